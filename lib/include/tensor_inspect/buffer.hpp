@@ -1,0 +1,87 @@
+// tensor_inspect/buffer.hpp — bytes on a device: CPU (heap, owned) or DISK (a read-only
+// memory map of a file, so a multi-gigabyte file opens instantly and only the pages that
+// are read are ever touched).
+//
+//   auto file = ti::MappedFile::open("model.safetensors");    // throws Error(Io) if unreadable
+//   auto buf  = ti::Buffer::disk(file, 4096, 1024);            // bytes [4096, 5120) of the file
+//   auto cpu  = ti::Buffer::cpu(64);                           // 64 zeroed bytes
+//   std::span<const std::byte> b = buf->bytes();
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tensor_inspect {
+
+/// Where a buffer's bytes live.
+enum class Device { CPU, DISK };
+
+/// A whole file mapped read-only (PROT_READ, MAP_PRIVATE); or, for standard input or an
+/// empty file, the bytes read into memory. RAII: the mapping ends with the last owner.
+class MappedFile {
+ public:
+  /// Maps `path` read-only. Throws Error(Io) naming the path and errno text when the
+  /// file cannot be opened, is a directory, or cannot be mapped. The file is never written.
+  static std::shared_ptr<MappedFile> open(const std::string& path);
+  /// Reads all of standard input (or any fd) into memory; `name` is used in messages.
+  /// Throws Error(Io) on a read error.
+  static std::shared_ptr<MappedFile> read_fd(int fd, const std::string& name);
+  /// Wraps bytes already in memory (tests, decompressed members).
+  static std::shared_ptr<MappedFile> from_bytes(std::vector<std::byte> bytes, const std::string& name);
+
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  /// The file's bytes; size() is the file length in bytes.
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+  std::size_t size() const { return size_; }
+  /// The path (or "<stdin>") used in error messages.
+  const std::string& name() const { return name_; }
+  /// True when the bytes are a memory map of the file (not a heap copy).
+  bool is_mapped() const { return mapped_; }
+
+ private:
+  MappedFile() = default;
+  const std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool mapped_ = false;
+  std::vector<std::byte> owned_;
+  std::string name_;
+};
+
+/// A contiguous run of bytes on a device. DISK buffers are read-only slices of a
+/// MappedFile; CPU buffers own their (zero-initialised) memory.
+class Buffer {
+ public:
+  /// A zeroed CPU buffer of `nbytes` bytes. Throws Error(Unsupported) past 2^40 bytes
+  /// rather than attempting the allocation.
+  static std::shared_ptr<Buffer> cpu(std::size_t nbytes);
+  /// A read-only DISK slice [offset, offset + nbytes) of `file`. Throws Error(BadFile)
+  /// naming the file when the slice does not lie inside it.
+  static std::shared_ptr<Buffer> disk(std::shared_ptr<const MappedFile> file, std::uint64_t offset,
+                                      std::uint64_t nbytes);
+
+  Device device() const { return device_; }
+  std::size_t nbytes() const { return size_; }
+  /// The bytes, readable on both devices.
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+  /// Writable bytes; CPU buffers only (asserts on DISK: a file is never modified).
+  std::span<std::byte> mutable_bytes();
+  /// The file behind a DISK buffer (nullptr on CPU).
+  const std::shared_ptr<const MappedFile>& file() const { return file_; }
+
+ private:
+  Buffer() = default;
+  Device device_ = Device::CPU;
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::unique_ptr<std::byte[]> owned_;
+  std::shared_ptr<const MappedFile> file_;
+};
+
+}  // namespace tensor_inspect

@@ -1,0 +1,62 @@
+// tensor_inspect/graph.hpp — immutable, interned nodes of the lazy graph.
+//
+// A Node is {op, dtype, shape, src, arg}. Nodes come only from `make_node`, which returns
+// the existing node when one with the same fields is alive: same structure, same pointer.
+// Building never computes; realize (realize.hpp) is the one door to execution.
+//
+//   NodePtr a = ti::make_node(Op::Const, DType::Int32, {2, 2}, {}, Scalar::from_int(1));
+//   NodePtr b = ti::make_node(Op::Const, DType::Int32, {2, 2}, {}, Scalar::from_int(1));
+//   assert(a == b);                                     // interned
+//   std::string dump = ti::graph_to_string(a);          // one line per node
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/dtype.hpp"
+#include "tensor_inspect/ops.hpp"
+#include "tensor_inspect/view.hpp"
+
+namespace tensor_inspect {
+
+/// Fills `out` (numel * itemsize bytes, native order, C-contiguous) with a source's
+/// elements at realize time. May throw Error (e.g. a corrupt compressed member).
+struct Producer {
+  std::string label;                                    ///< shown in graph dumps
+  std::function<void(std::span<std::byte> out)> fill;
+};
+
+struct Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+/// The argument of a node, by op: Reshape/Expand a Shape; Permute/Flip/Reduce* axes;
+/// Pad/Shrink Ranges; Const a Scalar; Buffer a buffer; Producer a producer.
+using NodeArg = std::variant<std::monostate, Shape, std::vector<std::int64_t>, Ranges, Scalar,
+                             std::shared_ptr<Buffer>, std::shared_ptr<const Producer>>;
+
+/// One operation of the graph. Immutable; compare by pointer.
+struct Node {
+  Op op;
+  DType dtype;
+  Shape shape;               ///< the shape of this node's result
+  std::vector<NodePtr> src;
+  NodeArg arg;
+};
+
+/// The interning factory: returns the live node with these fields, or a new one.
+/// Checks each op's dtype and shape rules (tinygrad's spec) and throws Error(Internal)
+/// when a caller breaks them.
+NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src = {}, NodeArg arg = {});
+
+/// Text dump of the graph below `root`, one line per node in topological order:
+/// `%3 = ADD float32 (2, 3) %1 %2`.
+std::string graph_to_string(const NodePtr& root);
+/// Graphviz dot source of the same graph.
+std::string graph_to_dot(const NodePtr& root);
+
+}  // namespace tensor_inspect

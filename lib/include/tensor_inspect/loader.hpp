@@ -1,0 +1,90 @@
+// tensor_inspect/loader.hpp — tensor files: detect the format, read the header into a
+// listing of named tensors, and hand each tensor to the engine lazily over a DISK buffer.
+//
+// Opening a file reads its header only; the data stays in the memory map until a tensor
+// is realized, and then only its bytes are touched. Offsets, lengths, counts and names in
+// headers are untrusted: every loader reads through a bounded ByteReader and throws
+// Error(BadFile) naming the file and the byte offset or field on any violation.
+//
+//   ti::LoadedFile f = ti::open_file("model.safetensors");       // header only
+//   for (const auto& e : f.tensors) std::cout << e.name << ' ' << shape_repr(e.shape) << '\n';
+//   ti::Tensor t = f.tensors[0].load();                           // lazy: nothing read yet
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/dtype.hpp"
+#include "tensor_inspect/tensor.hpp"
+#include "tensor_inspect/view.hpp"
+
+namespace tensor_inspect {
+
+/// One named tensor of a file, as its header describes it.
+struct TensorEntry {
+  std::string name;           ///< the format's name ("model.norm.weight"); "" for a lone .npy
+  std::string stored_type;    ///< the format's own type name: "<f4", "F16", "Q4_0", "LongStorage"
+  std::optional<DType> dtype; ///< the dtype values come out as; nullopt if they cannot be shown
+  Shape shape;                ///< row-major (outermost first), as NumPy and tinygrad show it
+  Shape stored_shape;         ///< the order the file stores (GGUF: innermost first); else == shape
+  std::uint64_t offset = 0;   ///< byte offset of the data in the file
+  std::uint64_t nbytes = 0;   ///< bytes of stored data
+  std::string note;           ///< e.g. "big-endian, converted to native order"; may be empty
+  /// Builds the lazy tensor (reads nothing). Throws Error(Unsupported) naming the
+  /// stored type when the values cannot be shown; Error(BadFile) for a bad entry.
+  std::function<Tensor()> load;
+};
+
+/// One metadata key of a file (safetensors __metadata__, GGUF key/values, npy header).
+struct MetaEntry {
+  std::string key;
+  std::string type;           ///< the format's own type name ("string", "uint32", "array[string]")
+  nlohmann::ordered_json value;
+};
+
+/// What opening a file found: its format, tensors in file order, and metadata.
+struct LoadedFile {
+  std::string path;
+  std::string format;          ///< registry name: "npy", "safetensors", "npz", "gguf", "pytorch", "raw"
+  std::vector<TensorEntry> tensors;
+  std::vector<MetaEntry> metadata;
+  std::shared_ptr<const MappedFile> file;  ///< keeps the mapping alive for lazy tensors
+};
+
+/// One supported format, registered in one table (loaders/registry.cpp).
+struct FormatInfo {
+  std::string_view name;
+  std::vector<std::string_view> extensions;                 ///< ".npy", ".safetensors"
+  bool (*sniff)(std::span<const std::byte> head);           ///< magic-byte test of the first bytes
+  LoadedFile (*open)(std::shared_ptr<const MappedFile> file);
+};
+
+/// The registered formats, in detection order.
+const std::vector<FormatInfo>& formats();
+
+/// Maps `path` ("-" is standard input) and opens it with `format` if given, else with the
+/// first format whose magic bytes match, else by extension. Throws Error(Io) when the file
+/// cannot be read, Error(BadFile) when no format matches or the header is malformed.
+LoadedFile open_file(const std::string& path, const std::optional<std::string>& format = std::nullopt);
+
+/// Options of numpy.frombuffer for raw bytes.
+struct RawOptions {
+  DType dtype = DType::UInt8;
+  std::optional<Shape> shape;  ///< default: one axis from the length
+  std::uint64_t offset = 0;    ///< bytes skipped at the start
+  bool big_endian = false;
+};
+/// Reads `file` as numpy.frombuffer would. Throws Error(BadFile) when the length after
+/// the offset is not a multiple of the itemsize or does not match the shape.
+LoadedFile open_raw(std::shared_ptr<const MappedFile> file, const RawOptions& options);
+
+}  // namespace tensor_inspect
