@@ -1,0 +1,101 @@
+// loaders/byte_reader.hpp — the one bounded reader every format parser reads through.
+//
+// Each read checks the bytes left and throws Error(BadFile) naming the input, the field
+// and the byte offset; nothing reads past the span. Integers are little-endian unless
+// asked otherwise.
+//
+//   ByteReader r(file->bytes(), file->name());
+//   auto magic = r.bytes(4, "magic");            // span of 4 bytes, or Error at offset 0
+//   auto n = r.u64le("tensor count");
+//   auto s = r.string(r.u64le("key length"), "key", 65536);   // capped length
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+
+class ByteReader {
+ public:
+  ByteReader(std::span<const std::byte> data, std::string name, std::uint64_t base_offset = 0)
+      : data_(data), name_(std::move(name)), base_(base_offset) {}
+
+  /// Bytes consumed so far (relative to the span).
+  std::uint64_t pos() const { return pos_; }
+  /// Absolute offset in the file (base_offset + pos), for messages.
+  std::uint64_t offset() const { return base_ + pos_; }
+  std::uint64_t remaining() const { return data_.size() - pos_; }
+  const std::string& name() const { return name_; }
+
+  /// Throws Error(BadFile): "<name>: <what> at byte <offset>".
+  [[noreturn]] void fail(const std::string& what) const { fail_at(what, offset()); }
+  [[noreturn]] void fail_at(const std::string& what, std::uint64_t at) const {
+    throw Error(ErrorCode::BadFile, name_ + ": " + what + " at byte " + std::to_string(at));
+  }
+
+  /// The next n bytes; Error(BadFile) naming `field` when fewer remain.
+  std::span<const std::byte> bytes(std::uint64_t n, std::string_view field) {
+    if (n > remaining())
+      fail("truncated " + std::string(field) + ": needs " + std::to_string(n) + " bytes, " +
+           std::to_string(remaining()) + " left");
+    auto s = data_.subspan(static_cast<std::size_t>(pos_), static_cast<std::size_t>(n));
+    pos_ += n;
+    return s;
+  }
+  void skip(std::uint64_t n, std::string_view field) { (void)bytes(n, field); }
+  void seek(std::uint64_t pos, std::string_view field) {
+    if (pos > data_.size()) fail("seek past end for " + std::string(field));
+    pos_ = pos;
+  }
+
+  /// A string of n bytes, refusing lengths over `cap` before reading anything.
+  std::string string(std::uint64_t n, std::string_view field, std::uint64_t cap) {
+    if (n > cap)
+      fail(std::string(field) + " length " + std::to_string(n) + " exceeds the limit of " + std::to_string(cap));
+    auto s = bytes(n, field);
+    return std::string(reinterpret_cast<const char*>(s.data()), s.size());
+  }
+
+  template <typename T>
+  T read_le(std::string_view field) {
+    auto s = bytes(sizeof(T), field);
+    unsigned char b[sizeof(T)];
+    std::memcpy(b, s.data(), sizeof(T));
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+    T out;
+    if constexpr (sizeof(T) == 8) {
+      std::memcpy(&out, &v, 8);
+    } else {
+      auto narrow = static_cast<std::uint32_t>(v);
+      if constexpr (sizeof(T) == 4) std::memcpy(&out, &narrow, 4);
+      else if constexpr (sizeof(T) == 2) { auto n16 = static_cast<std::uint16_t>(v); std::memcpy(&out, &n16, 2); }
+      else { auto n8 = static_cast<std::uint8_t>(v); std::memcpy(&out, &n8, 1); }
+    }
+    return out;
+  }
+  std::uint8_t u8(std::string_view f) { return read_le<std::uint8_t>(f); }
+  std::uint16_t u16le(std::string_view f) { return read_le<std::uint16_t>(f); }
+  std::uint32_t u32le(std::string_view f) { return read_le<std::uint32_t>(f); }
+  std::uint64_t u64le(std::string_view f) { return read_le<std::uint64_t>(f); }
+
+ private:
+  std::span<const std::byte> data_;
+  std::string name_;
+  std::uint64_t base_ = 0;
+  std::uint64_t pos_ = 0;
+};
+
+/// a * b, or Error(BadFile) "<name>: <what> overflows" when it exceeds 2^63 - 1.
+inline std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const std::string& name, std::string_view what) {
+  if (a != 0 && b > static_cast<std::uint64_t>(INT64_MAX) / a)
+    throw Error(ErrorCode::BadFile, name + ": " + std::string(what) + " overflows");
+  return a * b;
+}
+
+}  // namespace tensor_inspect
