@@ -1,0 +1,52 @@
+// loaders/formats.hpp — the per-format entry points the registry (registry.cpp) lists.
+//
+// Each format provides a magic-byte test of the first bytes and an open function that
+// reads the header of a mapped file into a LoadedFile (lazy tensors over DISK buffers).
+//
+//   auto file = MappedFile::open("x.npy");
+//   if (sniff_npy(file->bytes())) LoadedFile f = open_npy(file);
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/loader.hpp"
+
+namespace tensor_inspect {
+
+/// True when `head` starts with the .npy magic "\x93NUMPY" (NEP 1, numpy.lib.format).
+bool sniff_npy(std::span<const std::byte> head);
+/// Reads a .npy header (versions 1.0, 2.0, 3.0). Throws Error(BadFile) for a malformed
+/// header or short data, Error(Unsupported) for dtypes that cannot be shown.
+LoadedFile open_npy(std::shared_ptr<const MappedFile> file);
+
+/// True when `head` starts with a safetensors header length (u64 LE, 2..100,000,000) and
+/// byte 8 is '{' (huggingface/safetensors, "Format").
+bool sniff_safetensors(std::span<const std::byte> head);
+/// Reads a safetensors header. Throws Error(BadFile) naming the file and the tensor for a
+/// malformed header (length past the end or over 100 MB, bad JSON, duplicate names,
+/// unknown dtype tag, offsets out of bounds, overlapping, or not tiling the data).
+LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file);
+/// Parses a JSON header, refusing duplicate keys (nlohmann keeps the last; safetensors'
+/// serde refuses them). `base` is the file offset of text[0], for messages. Throws
+/// Error(BadFile) "<file>: header is not valid JSON (...) at byte N".
+nlohmann::ordered_json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base);
+
+/// True when `head` is a JSON object that names "weight_map" (a sharded checkpoint's
+/// model.safetensors.index.json, as transformers writes it).
+bool sniff_safetensors_index(std::span<const std::byte> head);
+/// Opens every shard a *.safetensors.index.json names (relative to its directory) and
+/// lists their tensors as one file. Throws Error(BadFile) when a shard name escapes the
+/// directory, or the index and a shard disagree on a tensor; Error(Io) for a missing shard.
+LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file);
+
+/// True when `head` starts with the GGUF magic "GGUF" (ggml docs/gguf.md).
+bool sniff_gguf(std::span<const std::byte> head);
+/// Reads a GGUF v2/v3 header: metadata key/values and tensor infos. Throws Error(BadFile)
+/// naming the file, the field and the byte for a malformed header, Error(Unsupported) for
+/// GGUF v1 and big-endian files.
+LoadedFile open_gguf(std::shared_ptr<const MappedFile> file);
+
+}  // namespace tensor_inspect

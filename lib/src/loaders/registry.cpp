@@ -1,0 +1,84 @@
+// loaders/registry.cpp — the one table of formats, and detection: magic bytes first,
+// then the extension; an explicit format name overrides both.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "loaders/formats.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
+
+namespace tensor_inspect {
+
+const std::vector<FormatInfo>& formats() {
+  // One row per format, in detection order.
+  static const std::vector<FormatInfo> table = {
+      {"npy", {".npy"}, sniff_npy, open_npy},
+  };
+  return table;
+}
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool has_extension(const std::string& path, const FormatInfo& info) {
+  const std::string p = lower(path);
+  return std::any_of(info.extensions.begin(), info.extensions.end(), [&](std::string_view ext) {
+    return p.size() >= ext.size() && p.compare(p.size() - ext.size(), ext.size(), ext) == 0;
+  });
+}
+
+// "93 4e 55 4d 50 59 01 00 ..." for messages: at most 8 bytes.
+std::string first_bytes(std::span<const std::byte> bytes) {
+  if (bytes.empty()) return "the file is empty";
+  std::string out = "first bytes:";
+  const std::size_t n = std::min<std::size_t>(bytes.size(), 8);
+  for (std::size_t i = 0; i < n; ++i) {
+    char hex[4];
+    std::snprintf(hex, sizeof hex, " %02x", static_cast<unsigned>(bytes[i]));
+    out += hex;
+  }
+  if (bytes.size() > n) out += " ...";
+  return out;
+}
+
+LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedFile>& file) {
+  LoadedFile loaded = info.open(file);
+  loaded.format = std::string(info.name);
+  loaded.file = file;
+  return loaded;
+}
+
+}  // namespace
+
+LoadedFile open_file(const std::string& path, const std::optional<std::string>& format) {
+  const std::vector<FormatInfo>& table = formats();
+  const FormatInfo* forced = nullptr;
+  if (format) {
+    for (const FormatInfo& info : table)
+      if (info.name == *format) forced = &info;
+    if (!forced) {
+      std::string known;
+      for (const FormatInfo& info : table) known += (known.empty() ? "" : ", ") + std::string(info.name);
+      throw Error(ErrorCode::Usage, "unknown format '" + *format + "' (known: " + known + ")");
+    }
+  }
+
+  std::shared_ptr<const MappedFile> file =
+      path == "-" ? MappedFile::read_fd(0, "<stdin>") : MappedFile::open(path);
+  if (forced) return open_with(*forced, file);
+
+  const std::span<const std::byte> head = file->bytes().first(std::min<std::size_t>(file->size(), 64));
+  for (const FormatInfo& info : table)
+    if (info.sniff(head)) return open_with(info, file);
+  for (const FormatInfo& info : table)
+    if (has_extension(path, info)) return open_with(info, file);
+  throw Error(ErrorCode::BadFile, file->name() + ": not a recognised tensor file (" + first_bytes(file->bytes()) + ")");
+}
+
+}  // namespace tensor_inspect
