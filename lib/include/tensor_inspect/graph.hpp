@@ -34,10 +34,11 @@ struct Producer {
 struct Node;
 using NodePtr = std::shared_ptr<const Node>;
 
-/// The argument of a node, by op: Reshape/Expand a Shape; Permute/Flip/Reduce* axes;
-/// Pad/Shrink Ranges; Const a Scalar; Buffer a buffer; Producer a producer.
-using NodeArg = std::variant<std::monostate, Shape, std::vector<std::int64_t>, Ranges, Scalar,
-                             std::shared_ptr<Buffer>, std::shared_ptr<const Producer>>;
+/// The argument of a node, by op: Reshape/Expand the new Shape; Permute/Flip/Reduce* the
+/// axes (also a std::vector<int64_t>, i.e. a Shape); Pad/Shrink Ranges; Const a Scalar;
+/// Buffer a buffer; Producer a producer.
+using NodeArg = std::variant<std::monostate, Shape, Ranges, Scalar, std::shared_ptr<Buffer>,
+                             std::shared_ptr<const Producer>>;
 
 /// One operation of the graph. Immutable; compare by pointer.
 struct Node {

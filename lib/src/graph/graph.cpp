@@ -1,0 +1,206 @@
+// graph.cpp — interned graph nodes, the op name table, per-op checks, and graph dumps.
+#include "tensor_inspect/graph.hpp"
+
+#include <array>
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+namespace {
+
+constexpr std::array<std::string_view, static_cast<std::size_t>(Op::Contiguous) + 1> kOpNames = {
+    "BUFFER", "CONST", "PRODUCER", "RESHAPE", "PERMUTE", "EXPAND", "PAD", "SHRINK", "FLIP",
+    "CAST", "BITCAST", "NEG", "NOT", "ABS", "EXP", "EXP2", "LOG", "LOG2", "SIN", "COS", "TAN", "SQRT",
+    "RECIP", "TRUNC", "TANH", "ADD", "SUB", "MUL", "DIV", "FLOORDIV", "MOD", "POW", "MAX", "MIN",
+    "CMPLT", "CMPLE", "CMPEQ", "CMPNE", "AND", "OR", "XOR", "WHERE", "REDUCE_SUM", "REDUCE_PROD",
+    "REDUCE_MAX", "REDUCE_MIN", "CONTIGUOUS"};
+
+bool scalar_equal(const Scalar& a, const Scalar& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case DKind::Bool: return a.b == b.b;
+    case DKind::Signed: return a.i == b.i;
+    case DKind::Unsigned: return a.u == b.u;
+    case DKind::Float: return std::memcmp(&a.f, &b.f, sizeof(double)) == 0;  // -0.0 != 0.0, nan == nan
+  }
+  return false;
+}
+
+bool arg_equal(const NodeArg& a, const NodeArg& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&b](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(b);
+        if constexpr (std::is_same_v<T, Scalar>) return scalar_equal(x, y);
+        else if constexpr (std::is_same_v<T, std::monostate>) return true;
+        else return x == y;  // shared_ptr compares by pointer, vectors by value
+      },
+      a);
+}
+
+std::size_t mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+std::size_t arg_hash(const NodeArg& a) {
+  std::size_t h = a.index();
+  std::visit(
+      [&h](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Shape>) {
+          for (auto x : v) h = mix(h, std::hash<std::int64_t>{}(x));
+        } else if constexpr (std::is_same_v<T, Ranges>) {
+          for (auto [x, y] : v) h = mix(mix(h, std::hash<std::int64_t>{}(x)), std::hash<std::int64_t>{}(y));
+        } else if constexpr (std::is_same_v<T, Scalar>) {
+          std::uint64_t bits;
+          std::memcpy(&bits, &v.u, sizeof bits);
+          h = mix(mix(h, static_cast<std::size_t>(v.kind)), std::hash<std::uint64_t>{}(bits));
+        } else if constexpr (!std::is_same_v<T, std::monostate>) {
+          h = mix(h, std::hash<const void*>{}(v.get()));
+        }
+      },
+      a);
+  return h;
+}
+
+std::unordered_multimap<std::size_t, std::weak_ptr<const Node>>& intern_table() {
+  static std::unordered_multimap<std::size_t, std::weak_ptr<const Node>> table;
+  return table;
+}
+
+[[noreturn]] void spec_fail(Op op, const std::string& why) {
+  throw Error(ErrorCode::Internal, "internal: invalid " + std::string(op_name(op)) + " node: " + why);
+}
+
+// tinygrad's spec: what each op requires of its sources. A failure is our bug, not bad input.
+void verify(Op op, DType dtype, const Shape& shape, const std::vector<NodePtr>& src, const NodeArg& arg) {
+  for (auto d : shape)
+    if (d < 0) spec_fail(op, "negative dimension");
+  if (is_source(op)) {
+    if (!src.empty()) spec_fail(op, "a source has no inputs");
+    return;
+  }
+  if (src.empty()) spec_fail(op, "needs an input");
+  if (is_binary(op) || op == Op::Where) {
+    for (const auto& s : src)
+      if (s->shape != shape) spec_fail(op, "input shapes differ");
+    if (is_comparison(op) ? dtype != DType::Bool : src[0]->dtype != dtype) spec_fail(op, "dtype mismatch");
+    if (is_binary(op) && src[0]->dtype != src[1]->dtype) spec_fail(op, "input dtypes differ");
+    if (op == Op::Where && (src[0]->dtype != DType::Bool || src[1]->dtype != dtype || src[2]->dtype != dtype))
+      spec_fail(op, "where needs a bool condition and equal value dtypes");
+  } else if (is_unary(op) && op != Op::Cast && op != Op::Bitcast) {
+    if (src[0]->dtype != dtype || src[0]->shape != shape) spec_fail(op, "unary changes neither dtype nor shape");
+  } else if (op == Op::Reshape) {
+    if (prod(shape) != prod(src[0]->shape)) spec_fail(op, "element count changes");
+  } else if (is_movement(op) || op == Op::Contiguous) {
+    if (src[0]->dtype != dtype) spec_fail(op, "movement keeps the dtype");
+  }
+  (void)arg;
+}
+
+}  // namespace
+
+std::string_view op_name(Op op) { return kOpNames[static_cast<std::size_t>(op)]; }
+
+NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, NodeArg arg) {
+  verify(op, dtype, shape, src, arg);
+  std::size_t h = mix(mix(static_cast<std::size_t>(op), static_cast<std::size_t>(dtype)), arg_hash(arg));
+  for (auto d : shape) h = mix(h, std::hash<std::int64_t>{}(d));
+  for (const auto& s : src) h = mix(h, std::hash<const void*>{}(s.get()));
+  auto& table = intern_table();
+  auto [lo, hi] = table.equal_range(h);
+  for (auto it = lo; it != hi;) {
+    NodePtr n = it->second.lock();
+    if (!n) {
+      it = table.erase(it);
+      continue;
+    }
+    if (n->op == op && n->dtype == dtype && n->shape == shape && n->src == src && arg_equal(n->arg, arg)) return n;
+    ++it;
+  }
+  auto node = std::make_shared<const Node>(Node{op, dtype, std::move(shape), std::move(src), std::move(arg)});
+  table.emplace(h, node);
+  return node;
+}
+
+namespace {
+
+void topo(const NodePtr& n, std::unordered_set<const Node*>& seen, std::vector<NodePtr>& order) {
+  if (!seen.insert(n.get()).second) return;
+  for (const auto& s : n->src) topo(s, seen, order);
+  order.push_back(n);
+}
+
+std::string arg_text(const Node& n) {
+  std::ostringstream o;
+  std::visit(
+      [&o, &n](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Shape>) {
+          o << shape_repr(v);
+        } else if constexpr (std::is_same_v<T, Ranges>) {
+          o << "(";
+          for (std::size_t i = 0; i < v.size(); ++i) o << (i ? ", " : "") << "(" << v[i].first << ", " << v[i].second << ")";
+          o << (v.size() == 1 ? ",)" : ")");
+        } else if constexpr (std::is_same_v<T, Scalar>) {
+          switch (v.kind) {
+            case DKind::Bool: o << (v.b ? "True" : "False"); break;
+            case DKind::Signed: o << v.i; break;
+            case DKind::Unsigned: o << v.u; break;
+            case DKind::Float: o << v.f; break;
+          }
+        } else if constexpr (std::is_same_v<T, std::shared_ptr<Buffer>>) {
+          o << (v->device() == Device::DISK ? "DISK " : "CPU ") << v->nbytes() << " bytes";
+        } else if constexpr (std::is_same_v<T, std::shared_ptr<const Producer>>) {
+          o << v->label;
+        }
+        (void)n;
+      },
+      n.arg);
+  return o.str();
+}
+
+}  // namespace
+
+std::string graph_to_string(const NodePtr& root) {
+  std::unordered_set<const Node*> seen;
+  std::vector<NodePtr> order;
+  topo(root, seen, order);
+  std::unordered_map<const Node*, std::size_t> id;
+  std::ostringstream o;
+  for (const auto& n : order) {
+    id[n.get()] = id.size();
+    o << "%" << id[n.get()] << " = " << op_name(n->op) << " " << dtype_info(n->dtype).name << " " << shape_repr(n->shape);
+    for (const auto& s : n->src) o << " %" << id[s.get()];
+    std::string a = arg_text(*n);
+    if (!a.empty()) o << " [" << a << "]";
+    o << "\n";
+  }
+  return o.str();
+}
+
+std::string graph_to_dot(const NodePtr& root) {
+  std::unordered_set<const Node*> seen;
+  std::vector<NodePtr> order;
+  topo(root, seen, order);
+  std::unordered_map<const Node*, std::size_t> id;
+  std::ostringstream o;
+  o << "digraph tensor {\n  node [shape=box, fontname=monospace];\n";
+  for (const auto& n : order) {
+    std::size_t i = id[n.get()] = id.size();
+    std::string a = arg_text(*n);
+    for (auto& c : a)
+      if (c == '"') c = '\'';
+    o << "  n" << i << " [label=\"" << op_name(n->op) << "\\n" << dtype_info(n->dtype).name << " " << shape_repr(n->shape)
+      << (a.empty() ? "" : "\\n" + a) << "\"];\n";
+    for (const auto& s : n->src) o << "  n" << id[s.get()] << " -> n" << i << ";\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+}  // namespace tensor_inspect
