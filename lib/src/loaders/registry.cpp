@@ -14,6 +14,9 @@ const std::vector<FormatInfo>& formats() {
   // One row per format, in detection order.
   static const std::vector<FormatInfo> table = {
       {"npy", {".npy"}, sniff_npy, open_npy},
+      {"gguf", {".gguf"}, sniff_gguf, open_gguf},
+      {"safetensors", {".safetensors"}, sniff_safetensors, open_safetensors},
+      {"safetensors-index", {".index.json"}, sniff_safetensors_index, open_safetensors_index},
   };
   return table;
 }

@@ -1,0 +1,336 @@
+// loaders/gguf.cpp — GGUF files (ggml docs/gguf.md), versions 2 and 3, little-endian.
+//
+// Byte layout:
+//   1. magic "GGUF" (4 bytes),
+//   2. version: u32 (2 or 3; version 1 had 32-bit counts and is refused),
+//   3. tensor_count: u64, then metadata_kv_count: u64,
+//   4. metadata key/values: key (u64 length + bytes), value type u32, value; types
+//      UINT8=0 INT8=1 UINT16=2 INT16=3 UINT32=4 INT32=5 FLOAT32=6 BOOL=7 STRING=8
+//      ARRAY=9 (element type u32, count u64, elements) UINT64=10 INT64=11 FLOAT64=12,
+//   5. tensor infos: name (string), n_dims u32 (<= 4, GGML_MAX_DIMS), dims u64 each
+//      (innermost first), ggml type u32, offset u64 relative to the data section,
+//   6. padding to `general.alignment` (u32, a power of two, default 32),
+//   7. the data section; each tensor's offset is a multiple of the alignment.
+// A vocabulary-only file (no tensors) may end before the aligned data section.
+// Plain types (F32, F16, BF16, F64, I8..I64) are lazy DISK slices; quantized blocks are
+// dequantized to float32 when realized (gguf_quants.cpp).
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "loaders/byte_reader.hpp"
+#include "loaders/formats.hpp"
+#include "loaders/gguf_quants.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
+
+namespace tensor_inspect {
+
+namespace {
+
+constexpr std::uint64_t kDefaultAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
+constexpr std::uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
+constexpr std::uint64_t kMaxKeyLength = 65536;
+constexpr std::uint64_t kMaxArrayCount = std::uint64_t{1} << 26;
+constexpr int kMaxArrayDepth = 4;
+constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // empty name, n_dims 0, type, offset
+constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, a u8 value
+
+enum GgufType : std::uint32_t {
+  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, BOOL = 7, STRING = 8, ARRAY = 9,
+  U64 = 10, I64 = 11, F64 = 12,
+};
+constexpr std::string_view kTypeNames[] = {"uint8", "int8",  "uint16", "int16",  "uint32", "int32", "float32",
+                                           "bool",  "string", "array", "uint64", "int64",  "float64"};
+constexpr std::uint64_t kTypeMinSize[] = {1, 1, 2, 2, 4, 4, 4, 1, 8, 12, 8, 8, 8};
+
+/// Python's bytes.decode("utf-8", "backslashreplace"): valid UTF-8 is kept, each byte of
+/// an invalid sequence becomes "\xNN", so the string is always valid JSON text.
+std::string utf8_or_escaped(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    std::uint32_t cp = 0, min = 0;
+    if (c < 0x80) len = 1, cp = c;
+    else if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1Fu, min = 0x80;
+    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0Fu, min = 0x800;
+    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07u, min = 0x10000;
+    bool ok = len > 0 && i + len <= s.size();
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      ok = (cc & 0xC0) == 0x80;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    if (ok) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string read_string(ByteReader& r, std::string_view field, std::uint64_t cap) {
+  const std::uint64_t n = r.u64le(std::string(field) + " length");
+  return r.string(n, field, cap);
+}
+
+std::string type_name(std::uint32_t type) {
+  return type < std::size(kTypeNames) ? std::string(kTypeNames[type]) : "type " + std::to_string(type);
+}
+
+nlohmann::ordered_json read_value(ByteReader& r, std::uint32_t type, const std::string& key, int depth,
+                                  std::string& type_out);
+
+nlohmann::ordered_json read_array(ByteReader& r, const std::string& key, int depth, std::string& type_out) {
+  const std::uint64_t at = r.offset();
+  if (depth >= kMaxArrayDepth)
+    r.fail("metadata '" + key + "': arrays nested deeper than " + std::to_string(kMaxArrayDepth));
+  const std::uint32_t elem = r.u32le("array element type");
+  if (elem > F64) r.fail_at("metadata '" + key + "': unknown array element type " + std::to_string(elem), at);
+  const std::uint64_t count = r.u64le("array count");
+  if (count > kMaxArrayCount || count > r.remaining() / kTypeMinSize[elem])
+    r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " " + type_name(elem) +
+                  " elements does not fit in the " + std::to_string(r.remaining()) + " bytes left",
+              at);
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  arr.get_ref<nlohmann::ordered_json::array_t&>().reserve(static_cast<std::size_t>(count));
+  std::string inner = type_name(elem);
+  for (std::uint64_t i = 0; i < count; ++i) arr.push_back(read_value(r, elem, key, depth + 1, inner));
+  type_out = "array[" + inner + "]";
+  return arr;
+}
+
+nlohmann::ordered_json read_value(ByteReader& r, std::uint32_t type, const std::string& key, int depth,
+                                  std::string& type_out) {
+  type_out = type_name(type);
+  switch (type) {
+    case U8: return r.u8("uint8 value");
+    case I8: return static_cast<std::int8_t>(r.u8("int8 value"));
+    case U16: return r.u16le("uint16 value");
+    case I16: return static_cast<std::int16_t>(r.u16le("int16 value"));
+    case U32: return r.u32le("uint32 value");
+    case I32: return static_cast<std::int32_t>(r.u32le("int32 value"));
+    case U64: return r.u64le("uint64 value");
+    case I64: return static_cast<std::int64_t>(r.u64le("int64 value"));
+    case F32: {
+      const std::uint32_t bits = r.u32le("float32 value");
+      float v = 0;
+      std::memcpy(&v, &bits, 4);
+      return static_cast<double>(v);
+    }
+    case F64: {
+      const std::uint64_t bits = r.u64le("float64 value");
+      double v = 0;
+      std::memcpy(&v, &bits, 8);
+      return v;
+    }
+    case BOOL: return r.u8("bool value") != 0;
+    case STRING: return utf8_or_escaped(read_string(r, "string value", std::numeric_limits<std::uint64_t>::max()));
+    case ARRAY: return read_array(r, key, depth, type_out);
+    default: break;
+  }
+  r.fail_at("metadata '" + key + "': unknown value type " + std::to_string(type), r.offset() - 4);
+}
+
+/// One tensor info as read, before its data is checked.
+struct GgufTensor {
+  std::string name;
+  Shape stored;  ///< innermost first
+  const GgmlType* type = nullptr;
+  std::uint64_t offset = 0;  ///< relative to the data section
+  std::uint64_t nbytes = 0;
+  std::uint64_t info_at = 0;  ///< file offset of the info, for messages
+};
+
+GgufTensor read_tensor_info(ByteReader& r) {
+  GgufTensor t;
+  t.info_at = r.offset();
+  t.name = utf8_or_escaped(read_string(r, "tensor name", kMaxKeyLength));
+  const std::string where = "tensor '" + t.name + "'";
+  const std::uint32_t n_dims = r.u32le("n_dims");
+  if (n_dims > kMaxDims)
+    r.fail_at(where + ": n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" + std::to_string(kMaxDims) + ")",
+              r.offset() - 4);
+  std::uint64_t numel = 1;
+  for (std::uint32_t i = 0; i < n_dims; ++i) {
+    const std::uint64_t d = r.u64le("dimension");
+    if (d > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      r.fail_at(where + ": dimension " + std::to_string(d) + " is too large", r.offset() - 8);
+    if (d != 0 && numel > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / d)
+      r.fail_at(where + ": element count overflows", r.offset() - 8);
+    numel *= d;
+    t.stored.push_back(static_cast<std::int64_t>(d));
+  }
+  const std::uint32_t type_id = r.u32le("tensor type");
+  t.type = ggml_type_from_id(type_id);
+  if (!t.type) r.fail_at(where + ": unknown ggml type id " + std::to_string(type_id), r.offset() - 4);
+  const std::uint64_t row = t.stored.empty() ? 1 : static_cast<std::uint64_t>(t.stored[0]);
+  if (row % t.type->block_elems != 0)
+    r.fail_at(where + ": row of " + std::to_string(row) + " elements is not a multiple of the " +
+                  std::string(t.type->name) + " block size " + std::to_string(t.type->block_elems),
+              r.offset() - 4);
+  t.nbytes = checked_mul(numel / t.type->block_elems, t.type->block_bytes, r.name(), where + ": byte size");
+  t.offset = r.u64le("tensor offset");
+  return t;
+}
+
+std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& file, const GgufTensor& t,
+                                    std::uint64_t abs_offset, const Shape& shape) {
+  const GgmlType& type = *t.type;
+  const std::string name = t.name;
+  const std::uint64_t nbytes = t.nbytes;
+  if (type.dtype) {
+    const DType dtype = *type.dtype;
+    return [file, abs_offset, nbytes, dtype, shape]() {
+      return Tensor::from_buffer(Buffer::disk(file, abs_offset, nbytes), dtype, shape);
+    };
+  }
+  if (!type.dequantizable) {
+    return [file, name, &type]() -> Tensor {
+      throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + name + "' is " + std::string(type.name) +
+                                              ", which this tool cannot dequantize");
+    };
+  }
+  return [file, name, &type, abs_offset, nbytes, shape]() {
+    auto producer = std::make_shared<Producer>();
+    producer->label = "dequantize " + std::string(type.name) + " '" + name + "'";
+    producer->fill = [file, &type, abs_offset, nbytes](std::span<std::byte> out) {
+      const auto src = file->bytes().subspan(static_cast<std::size_t>(abs_offset), static_cast<std::size_t>(nbytes));
+      const std::size_t blocks = src.size() / type.block_bytes;
+      assert(out.size() == blocks * type.block_elems * sizeof(float));
+      float block[256];
+      for (std::size_t i = 0; i < blocks; ++i) {
+        dequantize_ggml(type, src.subspan(i * type.block_bytes, type.block_bytes), std::span(block, type.block_elems));
+        std::memcpy(out.data() + i * type.block_elems * sizeof(float), block, type.block_elems * sizeof(float));
+      }
+    };
+    return Tensor::from_producer(producer, DType::Float32, shape);
+  };
+}
+
+}  // namespace
+
+bool sniff_gguf(std::span<const std::byte> head) {
+  return head.size() >= 4 && std::memcmp(head.data(), "GGUF", 4) == 0;
+}
+
+LoadedFile open_gguf(std::shared_ptr<const MappedFile> file) {
+  const std::string& name = file->name();
+  ByteReader r(file->bytes(), name);
+  const auto magic = r.bytes(4, "magic");
+  if (std::memcmp(magic.data(), "GGUF", 4) != 0) r.fail_at("bad magic (expected \"GGUF\")", 0);
+  const std::uint32_t version = r.u32le("version");
+  const std::uint32_t swapped = (version >> 24) | ((version >> 8) & 0xFF00u) | ((version << 8) & 0xFF0000u) | (version << 24);
+  if (version == 1)
+    throw Error(ErrorCode::Unsupported, name + ": GGUF version 1 is not supported (it used 32-bit counts; "
+                                               "convert the file with a newer llama.cpp) at byte 4");
+  if (swapped == 2 || swapped == 3)
+    throw Error(ErrorCode::Unsupported, name + ": big-endian GGUF is not supported at byte 4");
+  if (version != 2 && version != 3)
+    throw Error(ErrorCode::Unsupported, name + ": GGUF version " + std::to_string(version) +
+                                            " is not supported (only 2 and 3) at byte 4");
+  const std::uint64_t tensor_count = r.u64le("tensor count");
+  const std::uint64_t kv_count = r.u64le("metadata count");
+  if (tensor_count > r.remaining() / kMinTensorInfoBytes)
+    r.fail_at("tensor count " + std::to_string(tensor_count) + " cannot fit in the file", 8);
+  if (kv_count > r.remaining() / kMinKeyValueBytes)
+    r.fail_at("metadata count " + std::to_string(kv_count) + " cannot fit in the file", 16);
+
+  LoadedFile out;
+  out.path = name;
+  out.format = "gguf";
+  out.file = file;
+
+  std::uint64_t alignment = kDefaultAlignment;
+  std::set<std::string> keys;
+  for (std::uint64_t i = 0; i < kv_count; ++i) {
+    const std::uint64_t at = r.offset();
+    std::string key = utf8_or_escaped(read_string(r, "metadata key", kMaxKeyLength));
+    if (!keys.insert(key).second) r.fail_at("duplicate metadata key '" + key + "'", at);
+    const std::uint32_t type = r.u32le("metadata value type");
+    const std::uint64_t value_at = r.offset();
+    std::string type_str;
+    nlohmann::ordered_json value = read_value(r, type, key, 0, type_str);
+    if (key == "general.alignment") {
+      if (type != U32) r.fail_at("general.alignment is " + type_name(type) + ", not uint32", value_at - 4);
+      alignment = value.get<std::uint64_t>();
+      if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+        r.fail_at("general.alignment " + std::to_string(alignment) + " is not a power of two", value_at);
+    }
+    out.metadata.push_back(MetaEntry{std::move(key), std::move(type_str), std::move(value)});
+  }
+
+  std::vector<GgufTensor> tensors;
+  tensors.reserve(static_cast<std::size_t>(tensor_count));
+  std::set<std::string> names;
+  for (std::uint64_t i = 0; i < tensor_count; ++i) {
+    GgufTensor t = read_tensor_info(r);
+    if (!names.insert(t.name).second) r.fail_at("duplicate tensor name '" + t.name + "'", t.info_at);
+    tensors.push_back(std::move(t));
+  }
+
+  // The data section starts at the next multiple of the alignment (maybe past the end
+  // of a file with no tensor data).
+  const std::uint64_t data_start = (r.offset() + alignment - 1) / alignment * alignment;
+  const std::uint64_t size = file->size();
+  for (const GgufTensor& t : tensors) {
+    const std::string where = "tensor '" + t.name + "'";
+    if (t.offset % alignment != 0)
+      r.fail_at(where + ": data offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
+                    std::to_string(alignment),
+                t.info_at);
+    if (data_start > size || t.offset > size - data_start || t.nbytes > size - data_start - t.offset)
+      r.fail_at(where + ": data offset " + std::to_string(t.offset) + " + " + std::to_string(t.nbytes) +
+                    " bytes is past the end of the file (" + std::to_string(size) + " bytes)",
+                t.info_at);
+  }
+  std::vector<const GgufTensor*> by_offset;
+  for (const GgufTensor& t : tensors) by_offset.push_back(&t);
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+                   [](const GgufTensor* a, const GgufTensor* b) { return a->offset < b->offset; });
+  for (std::size_t i = 1; i < by_offset.size(); ++i) {
+    const GgufTensor& a = *by_offset[i - 1];
+    const GgufTensor& b = *by_offset[i];
+    if (b.offset < a.offset + a.nbytes)
+      r.fail_at("tensor '" + b.name + "': data at offset " + std::to_string(b.offset) + " overlaps tensor '" + a.name +
+                    "' (" + std::to_string(a.offset) + " + " + std::to_string(a.nbytes) + " bytes)",
+                b.info_at);
+  }
+
+  for (const GgufTensor& t : tensors) {
+    TensorEntry e;
+    e.name = t.name;
+    e.stored_type = std::string(t.type->name);
+    e.stored_shape = t.stored;
+    e.shape = Shape(t.stored.rbegin(), t.stored.rend());
+    e.offset = data_start + t.offset;
+    e.nbytes = t.nbytes;
+    if (t.type->dtype) {
+      e.dtype = t.type->dtype;
+    } else {
+      e.dtype = t.type->dequantizable ? std::optional<DType>(DType::Float32) : std::nullopt;
+      e.note = std::string(t.type->name) + ": blocks of " + std::to_string(t.type->block_elems) + " elements in " +
+               std::to_string(t.type->block_bytes) + " bytes" +
+               (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
+    }
+    e.load = make_loader(file, t, e.offset, e.shape);
+    out.tensors.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace tensor_inspect
