@@ -32,6 +32,11 @@ class MappedFile {
   static std::shared_ptr<MappedFile> read_fd(int fd, const std::string& name);
   /// Wraps bytes already in memory (tests, decompressed members).
   static std::shared_ptr<MappedFile> from_bytes(std::vector<std::byte> bytes, const std::string& name);
+  /// Bytes [offset, offset + size) of `parent` as a file of their own, named `name`, sharing
+  /// the parent's memory (no copy) and keeping it alive: a STORED zip member. Throws
+  /// Error(BadFile) naming the parent when the range is not inside it.
+  static std::shared_ptr<MappedFile> slice(std::shared_ptr<const MappedFile> parent, std::uint64_t offset,
+                                           std::uint64_t size, const std::string& name);
 
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

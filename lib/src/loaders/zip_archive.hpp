@@ -1,0 +1,75 @@
+// loaders/zip_archive.hpp — a read-only zip archive over a mapped file, for the .npz and
+// PyTorch loaders.
+//
+// libzip checks the archive and decompresses members; it reads the mapping through a
+// buffer source and never writes. Where a member is STORED its bytes are used in place
+// (zero copy), so the data offset is taken from the member's LOCAL header: writers may
+// put an extra field there that the central directory does not repeat (NumPy's zip64
+// extra field in np.savez files), so 30 + name length + central extra length is wrong.
+//
+//   ZipArchive zip(file);                                // Error(BadFile) if corrupt
+//   for (const ZipMember& m : zip.members()) ...         // central directory order
+//   std::vector<std::byte> head = zip.read_prefix(m, 128);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tensor_inspect/buffer.hpp"
+
+namespace tensor_inspect {
+
+/// One member as the central directory and its local header describe it.
+struct ZipMember {
+  std::string name;              ///< the member's path inside the archive
+  std::uint64_t index = 0;       ///< libzip's index (central directory order)
+  bool stored = false;           ///< method 0: the bytes lie uncompressed in the file
+  std::uint64_t size = 0;        ///< uncompressed bytes, as declared
+  std::uint64_t comp_size = 0;   ///< bytes in the file, as declared
+  std::uint64_t data_offset = 0; ///< absolute file offset of the member's (compressed) data
+};
+
+/// An open archive. Copying is disabled; share it with std::shared_ptr when producers
+/// must read members at realize time.
+class ZipArchive {
+ public:
+  /// Opens `file` read-only. Throws Error(BadFile) "<file>: not a valid zip archive (<libzip
+  /// reason>)" or naming the member and byte offset of a bad central/local header.
+  explicit ZipArchive(std::shared_ptr<const MappedFile> file);
+  ~ZipArchive();
+  ZipArchive(const ZipArchive&) = delete;
+  ZipArchive& operator=(const ZipArchive&) = delete;
+
+  /// Members in central directory order.
+  const std::vector<ZipMember>& members() const { return members_; }
+  /// The member named exactly `name`, or nullptr.
+  const ZipMember* find(std::string_view name) const;
+  const std::shared_ptr<const MappedFile>& file() const { return file_; }
+
+  /// The first min(n, size) uncompressed bytes of `member` (decompresses only those).
+  /// Throws Error(BadFile) naming the file and member when the data is corrupt.
+  std::vector<std::byte> read_prefix(const ZipMember& member, std::size_t n) const;
+  /// Decompresses bytes [skip, skip + out.size()) of `member` into `out`; when
+  /// `to_end` is true these must be exactly the member's last bytes, and the CRC is
+  /// checked. Throws Error(BadFile) naming the file and member when the data is short,
+  /// longer than declared, or corrupt. Allocates nothing beyond libzip's buffers.
+  void read_into(const ZipMember& member, std::uint64_t skip, std::span<std::byte> out, bool to_end) const;
+
+ private:
+  std::shared_ptr<const MappedFile> file_;
+  void* zip_ = nullptr;  ///< zip_t*, kept opaque so libzip stays private to the library
+  std::vector<ZipMember> members_;
+};
+
+/// True when `head` starts with a zip local file header ("PK\x03\x04").
+bool sniff_zip(std::span<const std::byte> head);
+/// The name of the first member as far as it lies in `head` (possibly cut short), and
+/// whether it was cut; empty when `head` is not a zip local header.
+std::string zip_first_name(std::span<const std::byte> head, bool* truncated);
+
+}  // namespace tensor_inspect
