@@ -1,0 +1,348 @@
+// literal.cpp — a recursive-descent parser for the Python literals users write as tensors.
+#include "tensor_inspect/literal.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+namespace {
+
+constexpr std::size_t kMaxDepth = 64;
+
+struct LitValue {
+  enum Kind { Bool, Int, Float, None } kind = Int;
+  bool b = false;
+  std::uint64_t bits = 0;  // Int: the value modulo 2^64
+  bool nonzero = false;    // Int: exact truthiness (2**64 is nonzero though bits == 0)
+  double f = 0.0;          // Float, and Int correctly rounded to a double
+};
+
+struct LitNode {
+  bool is_list = false;
+  std::size_t column = 0;
+  LitValue value;
+  std::vector<LitNode> items;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : s_(text) {}
+
+  LitNode parse() {
+    skip_ws();
+    if (pos_ == s_.size()) fail(pos_, "empty literal");
+    LitNode n = value(0);
+    skip_ws();
+    if (pos_ != s_.size()) fail(pos_, std::string("unexpected '") + s_[pos_] + "' after the value (invalid syntax)");
+    return n;
+  }
+
+  [[noreturn]] void fail(std::size_t at, const std::string& what) const {
+    throw Error(ErrorCode::BadLiteral, "literal: column " + std::to_string(at + 1) + ": " + what);
+  }
+
+ private:
+  void skip_ws() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
+  }
+  bool peek(char c) {
+    skip_ws();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+
+  LitNode value(std::size_t depth) {
+    skip_ws();
+    if (depth > kMaxDepth) fail(pos_, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (pos_ == s_.size()) fail(pos_, "unexpected end of literal (a value is missing)");
+    const std::size_t start = pos_;
+    char c = s_[pos_];
+    if (c == '[' || c == '(') return sequence(depth);
+    if (c == '-' || c == '+') {
+      ++pos_;
+      LitNode n = value(depth + 1);
+      if (n.is_list || n.value.kind == LitValue::None)
+        fail(start, std::string("bad operand type for unary ") + c);
+      n.column = start;
+      if (c == '-') negate(n.value);
+      else if (n.value.kind == LitValue::Bool) n.value = int_of_bool(n.value.b);
+      return n;
+    }
+    if (c == '\'' || c == '"') fail(start, "strings are not tensor values");
+    if ((c >= '0' && c <= '9') || c == '.') return number();
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return name(depth);
+    fail(start, std::string("unexpected '") + c + "' (invalid syntax)");
+  }
+
+  static LitValue int_of_bool(bool b) {
+    LitValue v;
+    v.kind = LitValue::Int;
+    v.bits = b ? 1 : 0;
+    v.nonzero = b;
+    v.f = b ? 1.0 : 0.0;
+    return v;
+  }
+
+  static void negate(LitValue& v) {
+    if (v.kind == LitValue::Bool) v = int_of_bool(v.b);
+    if (v.kind == LitValue::Int) {
+      v.bits = ~v.bits + 1;
+      v.f = -v.f;
+    } else {
+      v.f = -v.f;
+    }
+  }
+
+  LitNode sequence(std::size_t depth) {
+    const std::size_t start = pos_;
+    const char open = s_[pos_++];
+    const char close = open == '[' ? ']' : ')';
+    LitNode n;
+    n.is_list = true;
+    n.column = start;
+    bool saw_comma = false;
+    while (true) {
+      skip_ws();
+      if (pos_ == s_.size()) fail(start, std::string("'") + open + "' was never closed");
+      if (s_[pos_] == close) {
+        ++pos_;
+        break;
+      }
+      if (!n.items.empty() && !saw_comma) fail(pos_, "invalid syntax. Perhaps you forgot a comma?");
+      if (s_[pos_] == ',') fail(pos_, "invalid syntax (unexpected ',')");
+      n.items.push_back(value(depth + 1));
+      saw_comma = false;
+      if (peek(',')) {
+        ++pos_;
+        saw_comma = true;
+      } else if (pos_ < s_.size() && s_[pos_] != close) {
+        if (s_[pos_] == ']' || s_[pos_] == ')') fail(pos_, std::string("closing '") + s_[pos_] + "' does not match opening '" + open + "'");
+        fail(pos_, "invalid syntax. Perhaps you forgot a comma?");
+      }
+    }
+    // `(5)` is just 5; `(5,)` and `()` are tuples.
+    if (open == '(' && n.items.size() == 1 && !saw_comma) {
+      LitNode inner = std::move(n.items[0]);
+      return inner;
+    }
+    return n;
+  }
+
+  LitNode name(std::size_t depth) {
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    std::string id(s_.substr(start, pos_ - start));
+    LitNode n;
+    n.column = start;
+    if (id == "True" || id == "False") {
+      n.value.kind = LitValue::Bool;
+      n.value.b = id == "True";
+      return n;
+    }
+    if (id == "None") {
+      n.value.kind = LitValue::None;
+      return n;
+    }
+    if (id == "float" && peek('(')) {
+      ++pos_;
+      skip_ws();
+      LitNode arg;
+      if (pos_ < s_.size() && (s_[pos_] == '\'' || s_[pos_] == '"')) {
+        const char q = s_[pos_++];
+        const std::size_t b = pos_;
+        while (pos_ < s_.size() && s_[pos_] != q) ++pos_;
+        if (pos_ == s_.size()) fail(b - 1, "unterminated string literal");
+        std::string word(s_.substr(b, pos_ - b));
+        ++pos_;
+        std::string w;
+        for (char ch : word)
+          if (ch != ' ') w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        arg.value.kind = LitValue::Float;
+        if (w == "nan" || w == "+nan" || w == "-nan") arg.value.f = std::numeric_limits<double>::quiet_NaN();
+        else if (w == "inf" || w == "+inf" || w == "infinity" || w == "+infinity") arg.value.f = INFINITY;
+        else if (w == "-inf" || w == "-infinity") arg.value.f = -INFINITY;
+        else {
+          char* end = nullptr;
+          arg.value.f = std::strtod(w.c_str(), &end);
+          if (w.empty() || *end) fail(b, "could not convert string to float: '" + word + "'");
+        }
+      } else {
+        arg = value(depth + 1);
+        if (arg.is_list || arg.value.kind == LitValue::None) fail(start, "float() argument must be a string or a real number");
+        if (arg.value.kind == LitValue::Bool) arg.value.f = arg.value.b ? 1.0 : 0.0;
+        arg.value.kind = LitValue::Float;
+      }
+      if (!peek(')')) fail(pos_, "'(' was never closed");
+      ++pos_;
+      arg.column = start;
+      return arg;
+    }
+    fail(start, "name '" + id + "' is not defined" +
+                    (id == "nan" || id == "inf" ? " (write float('" + id + "'))" : std::string()));
+  }
+
+  LitNode number() {
+    const std::size_t start = pos_;
+    LitNode n;
+    n.column = start;
+    auto is_digit_or_us = [](char ch) { return (ch >= '0' && ch <= '9') || ch == '_'; };
+    if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1])) {
+      const char base_ch = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
+      const unsigned base = base_ch == 'x' ? 16 : base_ch == 'o' ? 8 : 2;
+      pos_ += 2;
+      LitValue v;
+      v.kind = LitValue::Int;
+      std::size_t ndig = 0;
+      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
+        char ch = s_[pos_];
+        if (ch != '_') {
+          unsigned d = std::isdigit(static_cast<unsigned char>(ch)) ? unsigned(ch - '0')
+                                                                     : unsigned(std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10);
+          if (d >= base) fail(pos_, "invalid digit '" + std::string(1, ch) + "' in integer literal");
+          v.bits = v.bits * base + d;
+          v.f = v.f * base + d;
+          v.nonzero |= d != 0;
+          ++ndig;
+        }
+        ++pos_;
+      }
+      if (!ndig) fail(start, "invalid integer literal");
+      n.value = v;
+      return n;
+    }
+    std::string digits;
+    bool is_float = false;
+    while (pos_ < s_.size() && is_digit_or_us(s_[pos_])) {
+      if (s_[pos_] != '_') digits += s_[pos_];
+      ++pos_;
+    }
+    if (pos_ < s_.size() && s_[pos_] == '.') {
+      is_float = true;
+      digits += '.';
+      ++pos_;
+      while (pos_ < s_.size() && is_digit_or_us(s_[pos_])) {
+        if (s_[pos_] != '_') digits += s_[pos_];
+        ++pos_;
+      }
+    }
+    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+      is_float = true;
+      digits += 'e';
+      ++pos_;
+      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) digits += s_[pos_++];
+      std::size_t exp_start = pos_;
+      while (pos_ < s_.size() && is_digit_or_us(s_[pos_])) {
+        if (s_[pos_] != '_') digits += s_[pos_];
+        ++pos_;
+      }
+      if (pos_ == exp_start) fail(start, "invalid decimal literal");
+    }
+    if (pos_ < s_.size() && (s_[pos_] == 'j' || s_[pos_] == 'J')) fail(start, "complex numbers are not tensor values");
+    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+      fail(pos_, "invalid decimal literal");
+    if (digits == "." || digits.empty()) fail(start, "invalid syntax");
+    LitValue v;
+    v.f = std::strtod(digits.c_str(), nullptr);  // correctly rounded; overflow gives inf like Python
+    if (is_float) {
+      v.kind = LitValue::Float;
+    } else {
+      if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of('0') != std::string::npos)
+        fail(start, "leading zeros in decimal integer literals are not permitted");
+      v.kind = LitValue::Int;
+      for (char ch : digits) {
+        v.bits = v.bits * 10 + static_cast<std::uint64_t>(ch - '0');
+        v.nonzero |= ch != '0';
+      }
+    }
+    n.value = v;
+    return n;
+  }
+
+  std::string_view s_;
+  std::size_t pos_ = 0;
+};
+
+// tinygrad's get_shape: every element of a list must have the same shape.
+Shape shape_of(const LitNode& n, const Parser& p, std::string_view text) {
+  if (!n.is_list) return {};
+  Shape first;
+  for (std::size_t i = 0; i < n.items.size(); ++i) {
+    Shape s = shape_of(n.items[i], p, text);
+    if (i == 0) first = s;
+    else if (s != first)
+      p.fail(n.items[i].column, "inhomogeneous shape from " + std::string(text) + ": element " + std::to_string(i) +
+                                    " has shape " + shape_repr(s) + ", element 0 has " + shape_repr(first));
+  }
+  Shape out{static_cast<std::int64_t>(n.items.size())};
+  out.insert(out.end(), first.begin(), first.end());
+  return out;
+}
+
+void flatten(const LitNode& n, std::vector<const LitNode*>& out) {
+  if (!n.is_list) {
+    out.push_back(&n);
+    return;
+  }
+  for (const auto& c : n.items) flatten(c, out);
+}
+
+// dtypes.as_const followed by truncate[dtype]: Python's int()/float()/bool() then the
+// dtype's wrap or rounding.
+Scalar convert(const LitValue& v, DType dtype, const Parser& p, std::size_t column) {
+  const DKind kind = dtype_info(dtype).kind;
+  switch (v.kind) {
+    case LitValue::Bool: return cast_scalar(Scalar::from_bool(v.b), dtype);
+    case LitValue::Int:
+      if (kind == DKind::Bool) return Scalar::from_bool(v.nonzero);
+      if (kind == DKind::Float) return cast_scalar(Scalar::from_float(v.f), dtype);
+      return cast_scalar(Scalar::from_uint(v.bits), dtype);
+    case LitValue::Float:
+      if ((kind == DKind::Signed || kind == DKind::Unsigned) && !std::isfinite(v.f))
+        p.fail(column, std::string("cannot convert float ") + (std::isnan(v.f) ? "NaN" : "infinity") + " to integer");
+      return cast_scalar(Scalar::from_float(v.f), dtype);
+    case LitValue::None: return cast_scalar(Scalar::from_float(0.0), dtype);
+  }
+  return Scalar{};
+}
+
+}  // namespace
+
+Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, const Defaults& defaults) {
+  Parser parser(text);
+  LitNode root = parser.parse();
+  Shape shape = shape_of(root, parser, text);
+  std::vector<const LitNode*> leaves;
+  flatten(root, leaves);
+  DType d;
+  if (!root.is_list) {
+    switch (root.value.kind) {
+      case LitValue::Bool: d = DType::Bool; break;
+      case LitValue::Int: d = DType::WeakInt; break;
+      default: d = DType::WeakFloat; break;
+    }
+  } else {
+    int rank = leaves.empty() ? 2 : 0;  // [] is the default float
+    for (const LitNode* l : leaves) {
+      if (l->value.kind == LitValue::None) parser.fail(l->column, "Could not infer dtype of None");
+      rank = std::max(rank, l->value.kind == LitValue::Bool ? 0 : l->value.kind == LitValue::Int ? 1 : 2);
+    }
+    d = rank == 0 ? DType::Bool : rank == 1 ? defaults.int_dtype : defaults.float_dtype;
+  }
+  if (dtype) d = *dtype;
+  for (const LitNode* l : leaves)
+    if (l->value.kind == LitValue::None && root.is_list) parser.fail(l->column, "Could not infer dtype of None");
+  const std::size_t isz = dtype_info(d).itemsize;
+  auto buf = Buffer::cpu(leaves.size() * isz);
+  std::byte* dst = buf->mutable_bytes().data();
+  for (std::size_t i = 0; i < leaves.size(); ++i)
+    store_scalar(d, convert(leaves[i]->value, d, parser, leaves[i]->column), dst + i * isz);
+  return Tensor::from_buffer(buf, d, shape);
+}
+
+}  // namespace tensor_inspect

@@ -1,0 +1,113 @@
+// memoryview.cpp — Tensor.data() and CPython's memoryview rules (cast, strides, tolist).
+#include "tensor_inspect/memoryview.hpp"
+
+#include <string>
+
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/realize.hpp"
+
+namespace tensor_inspect {
+namespace {
+
+std::vector<std::int64_t> byte_strides(const Shape& shape, std::int64_t itemsize) {
+  std::vector<std::int64_t> s(shape.size());
+  std::int64_t acc = itemsize;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= shape[i];
+  }
+  return s;
+}
+
+std::optional<DType> dtype_for_format(char f) {
+  switch (f) {
+    case '?': return DType::Bool;
+    case 'b': return DType::Int8;
+    case 'B': case 'c': return DType::UInt8;
+    case 'h': return DType::Int16;
+    case 'H': return DType::UInt16;
+    case 'i': case 'l': return DType::Int32;
+    case 'I': case 'L': return DType::UInt32;
+    case 'q': return DType::Int64;
+    case 'Q': return DType::UInt64;
+    case 'e': return DType::Float16;
+    case 'f': return DType::Float32;
+    case 'd': return DType::Float64;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Scalar MemoryView::element(std::int64_t i) const {
+  return load_scalar(dtype, buffer->bytes().data() + i * itemsize);
+}
+
+MemoryView data(const Tensor& input, const DataOptions& options) {
+  Tensor t = input;
+  const DType dtype = commit_dtype(t.dtype(), options.defaults);
+  t = t.cast(dtype);
+  const DTypeInfo& info = dtype_info(dtype);
+  if (options.strict && info.fmt == 0)
+    throw Error(ErrorCode::NoFormat, "Tensor.data(): dtype " + std::string(info.name) +
+                                         " has no struct format, so no memoryview can hold it (--strict)");
+  MemoryView mv;
+  mv.dtype = dtype;
+  if (info.fmt) mv.format = info.fmt;
+  mv.itemsize = info.itemsize;
+  mv.tensor_shape = t.shape();
+  if (t.numel() == 0) {
+    mv.shape = {0};
+    mv.buffer = Buffer::cpu(0);
+  } else {
+    NodePtr done = realize(t.contiguous().node());
+    mv.shape = t.shape();
+    mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
+    if (mv.buffer->device() != Device::CPU) {  // a DISK buffer: copy into a host buffer
+      auto copy = Buffer::cpu(mv.buffer->nbytes());
+      std::copy(mv.buffer->bytes().begin(), mv.buffer->bytes().end(), copy->mutable_bytes().begin());
+      mv.buffer = copy;
+    }
+  }
+  if (mv.shape.size() > 64) throw Error(ErrorCode::BadShape, "memoryview: number of dimensions must not exceed 64");
+  mv.nbytes = prod(mv.shape) * mv.itemsize;
+  mv.strides = byte_strides(mv.shape, mv.itemsize);
+  return mv;
+}
+
+MemoryView cast_view(const MemoryView& view, char format, const std::optional<Shape>& shape) {
+  auto fail = [](const std::string& m) -> void { throw Error(ErrorCode::Unsupported, "memoryview: " + m); };
+  std::optional<DType> to = dtype_for_format(format);
+  if (!to) fail("destination format must be a native single character format prefixed with an optional '@'");
+  if (!view.c_contiguous) fail("casts are restricted to C-contiguous views");
+  auto is_byte = [](std::optional<char> f) { return f && (*f == 'B' || *f == 'b' || *f == 'c'); };
+  if (!view.format) fail("source format must be a native single character format prefixed with an optional '@'");
+  if (!is_byte(view.format) && !is_byte(format)) fail("cannot cast between two non-byte formats");
+  if (shape && !shape->empty() && view.ndim() != 1 && view.ndim() != 0 && view.ndim() != 1)
+    fail("cast must be 1D -> ND or ND -> 1D");
+  if (shape && shape->size() > 64) fail("number of dimensions must not exceed 64");
+  const std::int64_t isz = dtype_info(*to).itemsize;
+  MemoryView mv = view;
+  mv.format = format;
+  mv.dtype = *to;
+  mv.itemsize = isz;
+  if (shape && !shape->empty()) {
+    std::int64_t n = isz;
+    for (auto d : *shape) {
+      if (d <= 0) fail("cast: elements of shape must be integers > 0");
+      n *= d;
+    }
+    if (n != view.nbytes) fail("cast: product(shape) * itemsize != buffer size");
+    mv.shape = *shape;
+  } else if (shape && shape->empty()) {
+    if (view.nbytes != isz) fail("cast: product(shape) * itemsize != buffer size");
+    mv.shape = {};
+  } else {
+    if (view.nbytes % isz != 0) fail("length is not a multiple of itemsize");
+    mv.shape = {view.nbytes / isz};
+  }
+  mv.strides = byte_strides(mv.shape, isz);
+  return mv;
+}
+
+}  // namespace tensor_inspect

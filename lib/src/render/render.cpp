@@ -1,0 +1,154 @@
+// render.cpp — text (Python's print of each memoryview field) and JSON renderers.
+#include <charconv>
+#include <functional>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tensor_inspect/render.hpp"
+#include "tensor_inspect/view.hpp"
+
+namespace tensor_inspect {
+namespace {
+
+void write_int(OutBuffer& out, std::int64_t v) {
+  char buf[24];
+  out.write(std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)));
+}
+
+void write_scalar(OutBuffer& out, const Scalar& s, bool json, NonFinite nonfinite) {
+  char buf[40];
+  switch (s.kind) {
+    case DKind::Bool: out.write(json ? (s.b ? "true" : "false") : (s.b ? "True" : "False")); return;
+    case DKind::Signed:
+      out.write(std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, s.i).ptr - buf)));
+      return;
+    case DKind::Unsigned:
+      out.write(std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, s.u).ptr - buf)));
+      return;
+    case DKind::Float:
+      if (json && !std::isfinite(s.f)) {
+        if (nonfinite == NonFinite::Python) out.write(std::isnan(s.f) ? "NaN" : s.f > 0 ? "Infinity" : "-Infinity");
+        else out.write(std::isnan(s.f) ? "\"nan\"" : s.f > 0 ? "\"inf\"" : "\"-inf\"");
+        return;
+      }
+      out.write(std::string_view(buf, float_repr(s.f, buf)));
+      return;
+  }
+}
+
+void write_tuple(OutBuffer& out, const std::vector<std::int64_t>& v, bool json) {
+  if (json) {
+    out.put('[');
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) out.write(", ");
+      write_int(out, v[i]);
+    }
+    out.put(']');
+  } else {
+    out.write(shape_repr(v));
+  }
+}
+
+}  // namespace
+
+void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffer& out) {
+  if (mv.shape.empty()) {
+    write_scalar(out, mv.element(0), json, nonfinite);
+    return;
+  }
+  // Walk the elements in C order, opening and closing brackets as the index rolls over.
+  const std::size_t nd = mv.shape.size();
+  if (mv.numel() == 0) {
+    // Nested empty lists: [[], []] for shape (2, 0); [] when the first axis is 0.
+    std::function<void(std::size_t)> empty = [&](std::size_t d) {
+      out.put('[');
+      if (d + 1 < nd)
+        for (std::int64_t i = 0; i < mv.shape[d]; ++i) {
+          if (i) out.write(", ");
+          empty(d + 1);
+        }
+      out.put(']');
+    };
+    empty(0);
+    return;
+  }
+  std::vector<std::int64_t> idx(nd, 0);
+  for (std::size_t d = 0; d < nd; ++d) out.put('[');
+  const std::int64_t n = mv.numel();
+  for (std::int64_t e = 0; e < n; ++e) {
+    write_scalar(out, mv.element(e), json, nonfinite);
+    // Advance the multi-index; count the axes that roll over.
+    std::size_t d = nd;
+    while (d-- > 0) {
+      if (++idx[d] < mv.shape[d]) break;
+      idx[d] = 0;
+      out.put(']');
+    }
+    if (e + 1 < n) {
+      out.write(", ");
+      for (std::size_t k = d + 1; k < nd; ++k) out.put('[');
+    }
+  }
+}
+
+std::string json_string(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void render_text(const MemoryView& mv, OutBuffer& out) {
+  out.write("dtype: ");
+  out.write(dtype_info(mv.dtype).name);
+  out.write("\nformat: ");
+  if (mv.format) out.put(*mv.format);
+  else out.write("None");
+  out.write("\nshape: ");
+  write_tuple(out, mv.shape, false);
+  out.write("\nstrides: ");
+  write_tuple(out, mv.strides, false);
+  out.write("\nitemsize: ");
+  write_int(out, mv.itemsize);
+  out.write("\nnbytes: ");
+  write_int(out, mv.nbytes);
+  out.write("\nreadonly: ");
+  out.write(mv.readonly ? "True" : "False");
+  out.write("\ntolist: ");
+  write_tolist(mv, false, NonFinite::Python, out);
+  out.put('\n');
+}
+
+void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& out) {
+  out.write("{\"format\": ");
+  if (mv.format) {
+    out.put('"');
+    out.put(*mv.format);
+    out.put('"');
+  } else {
+    out.write("null");
+  }
+  out.write(", \"shape\": ");
+  write_tuple(out, mv.shape, true);
+  out.write(", \"itemsize\": ");
+  write_int(out, mv.itemsize);
+  out.write(", \"nbytes\": ");
+  write_int(out, mv.nbytes);
+  out.write(", \"ndim\": ");
+  write_int(out, static_cast<std::int64_t>(mv.ndim()));
+  out.write(", \"strides\": ");
+  write_tuple(out, mv.strides, true);
+  out.write(", \"readonly\": ");
+  out.write(mv.readonly ? "true" : "false");
+  out.write(", \"tolist\": ");
+  write_tolist(mv, true, options.nonfinite, out);
+  out.write(", \"dtype\": \"");
+  out.write(dtype_info(mv.dtype).name);
+  out.write("\", \"tensor_shape\": ");
+  write_tuple(out, mv.tensor_shape, true);
+  out.write(", \"c_contiguous\": ");
+  out.write(mv.c_contiguous ? "true" : "false");
+  out.write("}\n");
+}
+
+}  // namespace tensor_inspect

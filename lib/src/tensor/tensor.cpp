@@ -1,0 +1,173 @@
+// tensor.cpp — the Tensor primitives: each checks its arguments and adds one node.
+#include "tensor_inspect/tensor.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/realize.hpp"
+
+namespace tensor_inspect {
+namespace {
+
+[[noreturn]] void shape_error(const std::string& what) { throw Error(ErrorCode::BadShape, what); }
+
+void check_axes_ranges(const Shape& shape, const Ranges& r, const char* op) {
+  if (r.size() != shape.size())
+    shape_error(std::string(op) + " needs one pair per axis: got " + std::to_string(r.size()) + " for shape " +
+                shape_repr(shape));
+}
+
+}  // namespace
+
+Tensor Tensor::from_buffer(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape) {
+  for (auto d : shape)
+    if (d < 0) shape_error("negative dimension in shape " + shape_repr(shape));
+  auto need = static_cast<std::uint64_t>(prod(shape)) * dtype_info(dtype).itemsize;
+  if (buffer->nbytes() != need)
+    throw Error(ErrorCode::Internal, "internal: buffer of " + std::to_string(buffer->nbytes()) + " bytes for " +
+                                         std::to_string(need) + " bytes of " + std::string(dtype_info(dtype).name));
+  return Tensor(make_node(Op::Buffer, dtype, std::move(shape), {}, std::move(buffer)));
+}
+
+Tensor Tensor::from_producer(std::shared_ptr<const Producer> producer, DType dtype, Shape shape) {
+  return Tensor(make_node(Op::Producer, dtype, std::move(shape), {}, std::move(producer)));
+}
+
+Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
+  for (auto d : shape)
+    if (d < 0) shape_error("negative dimension in shape " + shape_repr(shape));
+  return Tensor(make_node(Op::Const, dtype, shape, {}, cast_scalar(value, dtype)));
+}
+
+Tensor Tensor::reshape(const Shape& new_shape) const {
+  for (auto d : new_shape)
+    if (d < 0) shape_error("negative dimension in reshape to " + shape_repr(new_shape));
+  if (prod(new_shape) != numel())
+    shape_error("cannot reshape " + shape_repr(shape()) + " (" + std::to_string(numel()) + " elements) to " +
+                shape_repr(new_shape));
+  if (new_shape == shape()) return *this;
+  return Tensor(make_node(Op::Reshape, dtype(), new_shape, {node_}, new_shape));
+}
+
+Tensor Tensor::permute(const std::vector<std::int64_t>& order) const {
+  std::vector<std::int64_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != static_cast<std::int64_t>(i) || sorted.size() != ndim())
+      shape_error("permute order " + shape_repr(order) + " is not a permutation of " + std::to_string(ndim()) + " axes");
+  bool identity = true;
+  Shape s;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    identity &= order[i] == static_cast<std::int64_t>(i);
+    s.push_back(shape()[static_cast<std::size_t>(order[i])]);
+  }
+  if (identity) return *this;
+  return Tensor(make_node(Op::Permute, dtype(), s, {node_}, order));
+}
+
+Tensor Tensor::expand(const Shape& new_shape) const {
+  if (new_shape.size() != ndim()) shape_error("expand " + shape_repr(shape()) + " to " + shape_repr(new_shape) + ": ndim differs");
+  for (std::size_t i = 0; i < ndim(); ++i)
+    if (shape()[i] != new_shape[i] && shape()[i] != 1)
+      shape_error("cannot expand " + shape_repr(shape()) + " to " + shape_repr(new_shape));
+  if (new_shape == shape()) return *this;
+  return Tensor(make_node(Op::Expand, dtype(), new_shape, {node_}, new_shape));
+}
+
+Tensor Tensor::pad(const Ranges& padding) const {
+  check_axes_ranges(shape(), padding, "pad");
+  Shape s = shape();
+  bool any = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (padding[i].first < 0 || padding[i].second < 0) shape_error("pad amounts must be >= 0");
+    s[i] += padding[i].first + padding[i].second;
+    any |= padding[i].first || padding[i].second;
+  }
+  if (!any) return *this;
+  return Tensor(make_node(Op::Pad, dtype(), s, {node_}, padding));
+}
+
+Tensor Tensor::shrink(const Ranges& ranges) const {
+  check_axes_ranges(shape(), ranges, "shrink");
+  Shape s;
+  bool any = false;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    auto [b, e] = ranges[i];
+    if (b < 0 || e < b || e > shape()[i])
+      shape_error("shrink range (" + std::to_string(b) + ", " + std::to_string(e) + ") is outside axis " +
+                  std::to_string(i) + " of size " + std::to_string(shape()[i]));
+    s.push_back(e - b);
+    any |= b != 0 || e != shape()[i];
+  }
+  if (!any) return *this;
+  return Tensor(make_node(Op::Shrink, dtype(), s, {node_}, ranges));
+}
+
+Tensor Tensor::flip(const std::vector<std::int64_t>& axes) const {
+  std::vector<std::int64_t> a;
+  for (auto ax : axes) {
+    if (ax < 0 || ax >= static_cast<std::int64_t>(ndim())) shape_error("flip axis " + std::to_string(ax) + " out of range");
+    if (std::find(a.begin(), a.end(), ax) != a.end()) shape_error("flip axis " + std::to_string(ax) + " repeated");
+    if (shape()[static_cast<std::size_t>(ax)] > 1) a.push_back(ax);
+  }
+  if (a.empty()) return *this;
+  std::sort(a.begin(), a.end());
+  return Tensor(make_node(Op::Flip, dtype(), shape(), {node_}, a));
+}
+
+Tensor Tensor::cast(DType target) const {
+  if (target == dtype()) return *this;
+  return Tensor(make_node(Op::Cast, target, shape(), {node_}));
+}
+
+Tensor Tensor::bitcast(DType target) const {
+  if (is_weak(dtype()) || is_weak(target))
+    throw Error(ErrorCode::Unsupported, "bitcast requires concrete dtypes, got dtypes." + std::string(dtype_info(dtype()).name) +
+                                            " -> dtypes." + std::string(dtype_info(target).name));
+  if (target == dtype()) return *this;
+  const auto from = dtype_info(dtype()).itemsize, to = dtype_info(target).itemsize;
+  Shape s = shape();
+  if (from != to) {
+    if (s.empty()) throw Error(ErrorCode::Unsupported, "bitcast of a 0-d tensor needs equal itemsizes");
+    auto& last = s.back();
+    if ((last * from) % to != 0) throw Error(ErrorCode::Unsupported, "unsupported size in bitcast");
+    last = last * from / to;
+  }
+  return Tensor(make_node(Op::Bitcast, target, s, {node_}));
+}
+
+Tensor Tensor::unary(Op op) const {
+  if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast) throw Error(ErrorCode::Internal, "internal: not a unary op");
+  return Tensor(make_node(op, dtype(), shape(), {node_}));
+}
+
+Tensor Tensor::binary(Op op, const Tensor& a, const Tensor& b) {
+  if (!is_binary(op)) throw Error(ErrorCode::Internal, "internal: not a binary op");
+  if (a.shape() != b.shape()) shape_error("shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
+  return Tensor(make_node(op, is_comparison(op) ? DType::Bool : a.dtype(), a.shape(), {a.node_, b.node_}));
+}
+
+Tensor Tensor::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (cond.shape() != a.shape() || a.shape() != b.shape()) shape_error("where: shapes differ");
+  return Tensor(make_node(Op::Where, a.dtype(), a.shape(), {cond.node_, a.node_, b.node_}));
+}
+
+Tensor Tensor::reduce(Op op, const std::vector<std::int64_t>& axes) const {
+  if (!is_reduce(op)) throw Error(ErrorCode::Internal, "internal: not a reduce op");
+  Shape s = shape();
+  for (auto ax : axes) {
+    if (ax < 0 || ax >= static_cast<std::int64_t>(ndim())) shape_error("reduce axis " + std::to_string(ax) + " out of range");
+    s[static_cast<std::size_t>(ax)] = 1;
+  }
+  return Tensor(make_node(op, dtype(), s, {node_}, Shape(axes)));
+}
+
+Tensor Tensor::contiguous() const {
+  if (node_->op == Op::Buffer || node_->op == Op::Contiguous) return *this;
+  return Tensor(make_node(Op::Contiguous, dtype(), shape(), {node_}));
+}
+
+Tensor Tensor::realize() const { return Tensor(tensor_inspect::realize(node_)); }
+
+}  // namespace tensor_inspect
