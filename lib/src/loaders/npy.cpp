@@ -169,12 +169,13 @@ class HeaderParser {
   std::string describe(std::size_t pos) const {
     if (pos >= text_.size()) return "end of header";
     auto u = static_cast<unsigned char>(text_[pos]);
+    if (u == '\'') return "\"'\"";
     if (u >= 0x21 && u < 0x7f) return std::string("'") + text_[pos] + "'";
     static const char* hex = "0123456789abcdef";
     return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
   }
   void skip_ws() {
-    while (pos_ < text_.size() && std::strchr(" \t\n\r\f\v", text_[pos_]) != nullptr && text_[pos_] != '\0') ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != '\0' && std::strchr(" \t\n\r\f\v", text_[pos_]) != nullptr) ++pos_;
   }
   PyValue make(PyValue::Kind kind, std::size_t at) const {
     PyValue v;

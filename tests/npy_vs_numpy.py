@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""Checks tensor-inspect against NumPy on .npy files.
+
+Usage: /usr/bin/python3 tests/npy_vs_numpy.py BUILD/tensor-inspect [FILE.npy ...]
+
+With no files, every samples/*.npy is checked. For each file, `tensor-inspect --json FILE`
+must give what tinygrad's Tensor(np.load(FILE)).data() gives: the struct format of the
+dtype, shape, itemsize, nbytes, ndim, C-contiguous strides and tolist() equal to
+np.load(FILE).tolist() (floats bit for bit, including -0.0; non-finite floats as the JSON
+strings "nan", "inf", "-inf"). An empty tensor's data() is a zero-length view of shape
+(0,), whatever the tensor's shape (DESIGN.md). Exit status 0 when all agree, 1 otherwise.
+"""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+# tinygrad's dtype -> struct format (tinygrad/dtype.py), keyed by NumPy's dtype name.
+FORMATS = {
+    "bool": "?", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i",
+    "uint32": "I", "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
+}
+
+
+def strict_constant(name):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def same(expected, got, where):
+    """Returns a list of differences between NumPy's tolist() and the JSON value."""
+    if isinstance(expected, list):
+        if not isinstance(got, list) or len(got) != len(expected):
+            return [f"{where}: expected a list of {len(expected)}, got {got!r}"]
+        out = []
+        for i, (e, g) in enumerate(zip(expected, got)):
+            out += same(e, g, f"{where}[{i}]")
+        return out
+    if isinstance(expected, bool):
+        return [] if got is expected else [f"{where}: expected {expected!r}, got {got!r}"]
+    if isinstance(expected, int):
+        ok = isinstance(got, int) and not isinstance(got, bool) and got == expected
+        return [] if ok else [f"{where}: expected {expected!r}, got {got!r}"]
+    if isinstance(expected, float):
+        if math.isnan(expected):
+            ok = got == "nan"
+        elif math.isinf(expected):
+            ok = got == ("inf" if expected > 0 else "-inf")
+        else:
+            ok = (isinstance(got, (int, float)) and not isinstance(got, bool) and float(got) == expected
+                  and math.copysign(1.0, float(got)) == math.copysign(1.0, expected))
+        return [] if ok else [f"{where}: expected {expected!r}, got {got!r}"]
+    return [f"{where}: unexpected value type {type(expected).__name__}"]
+
+
+def c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for dim in reversed(shape):
+        strides.insert(0, step)
+        step *= dim
+    return strides
+
+
+def check(binary, path):
+    a = np.load(path, allow_pickle=False)
+    name = a.dtype.name
+    proc = subprocess.run([binary, "--json", path], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        return [f"exit status {proc.returncode}: {proc.stderr.strip()}"]
+    try:
+        got = json.loads(proc.stdout, parse_constant=strict_constant)
+    except ValueError as e:
+        return [f"stdout is not strict JSON ({e}): {proc.stdout[:200]!r}"]
+
+    shape = list(a.shape) if a.size else [0]
+    expected = {
+        "format": FORMATS[name],
+        "dtype": name,
+        "shape": shape,
+        "ndim": len(shape),
+        "itemsize": a.itemsize,
+        "nbytes": a.nbytes,
+        "strides": c_strides(shape, a.itemsize),
+    }
+    diffs = [f"{key}: expected {value!r}, got {got.get(key, '<missing>')!r}"
+             for key, value in expected.items() if got.get(key, None) != value]
+    if not isinstance(got.get("readonly"), bool):
+        diffs.append(f"readonly: expected a bool, got {got.get('readonly', '<missing>')!r}")
+    diffs += same(a.tolist() if a.size else [], got.get("tolist"), "tolist")
+    return diffs
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    binary = argv[1]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = argv[2:] or sorted(glob.glob(os.path.join(root, "samples", "*.npy")))
+    if not files:
+        print("no .npy files to check", file=sys.stderr)
+        return 2
+    failed = 0
+    for path in files:
+        diffs = check(binary, path)
+        print(f"{'ok  ' if not diffs else 'FAIL'} {os.path.relpath(path, root)}")
+        for d in diffs[:10]:
+            print(f"     {d}")
+        failed += bool(diffs)
+    print(f"{len(files) - failed}/{len(files)} .npy files agree with NumPy")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,181 @@
+// Tests of buffer/buffer.cpp (MappedFile, Buffer) and error.cpp (error names, exit status).
+#include <doctest/doctest.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace ti = tensor_inspect;
+
+namespace {
+
+std::vector<std::byte> bytes_of(std::string_view s) {
+  std::vector<std::byte> out(s.size());
+  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
+  return out;
+}
+
+std::string text_of(std::span<const std::byte> b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }
+
+// A scratch directory removed at the end of each test case.
+struct TempDir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() / ("ti_buffer_test_" + std::to_string(::getpid()));
+  TempDir() { std::filesystem::create_directories(path); }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, std::string_view content) const {
+    const std::string p = (path / name).string();
+    FILE* f = std::fopen(p.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    std::fwrite(content.data(), 1, content.size(), f);
+    std::fclose(f);
+    return p;
+  }
+};
+
+ti::ErrorCode code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ti::Error& e) {
+    return e.code();
+  }
+  return ti::ErrorCode::Internal;
+}
+
+}  // namespace
+
+TEST_CASE("MappedFile::open maps a regular file read-only") {
+  TempDir dir;
+  const std::string path = dir.write("a.bin", "hello, tensors");
+  const auto file = ti::MappedFile::open(path);
+  CHECK(file->is_mapped());
+  CHECK(file->size() == 14);
+  CHECK(file->name() == path);
+  CHECK(text_of(file->bytes()) == "hello, tensors");
+}
+
+TEST_CASE("MappedFile::open reads an empty file instead of mapping it") {
+  TempDir dir;
+  const auto file = ti::MappedFile::open(dir.write("empty.bin", ""));
+  CHECK_FALSE(file->is_mapped());
+  CHECK(file->size() == 0);
+  CHECK(file->bytes().empty());
+}
+
+TEST_CASE("MappedFile::open names the path and the reason when it fails") {
+  TempDir dir;
+  const std::string missing = (dir.path / "missing.npy").string();
+  CHECK_THROWS_WITH_AS(ti::MappedFile::open(missing), (missing + ": cannot open: " + std::strerror(ENOENT)).c_str(), ti::Error);
+  CHECK(code_of([&] { ti::MappedFile::open(missing); }) == ti::ErrorCode::Io);
+  const std::string d = dir.path.string();
+  CHECK_THROWS_WITH_AS(ti::MappedFile::open(d), (d + ": is a directory").c_str(), ti::Error);
+  CHECK(code_of([&] { ti::MappedFile::open(d); }) == ti::ErrorCode::Io);
+}
+
+TEST_CASE("MappedFile::read_fd reads all of a pipe") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const std::string content(100000, 'x');  // more than one read chunk
+  // The pipe buffer (64 KiB) cannot hold it all: write from a child process.
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t n = ::write(fds[1], content.data() + done, content.size() - done);
+      if (n <= 0) ::_exit(1);
+      done += static_cast<std::size_t>(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  const auto file = ti::MappedFile::read_fd(fds[0], "<stdin>");
+  ::close(fds[0]);
+  CHECK(file->name() == "<stdin>");
+  CHECK_FALSE(file->is_mapped());
+  CHECK(text_of(file->bytes()) == content);
+  int status = 0;
+  CHECK(::waitpid(pid, &status, 0) == pid);
+  CHECK(status == 0);
+}
+
+TEST_CASE("MappedFile::read_fd of a bad descriptor is an Io error") {
+  CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(-1, "<stdin>"), (std::string("<stdin>: cannot read: ") + std::strerror(EBADF)).c_str(),
+                       ti::Error);
+}
+
+TEST_CASE("MappedFile::from_bytes wraps memory") {
+  const auto file = ti::MappedFile::from_bytes(bytes_of("abc"), "member.npy");
+  CHECK(file->name() == "member.npy");
+  CHECK(text_of(file->bytes()) == "abc");
+  CHECK_FALSE(file->is_mapped());
+}
+
+TEST_CASE("Buffer::cpu is zeroed and refuses more than 2^40 bytes") {
+  const auto buf = ti::Buffer::cpu(64);
+  CHECK(buf->device() == ti::Device::CPU);
+  CHECK(buf->nbytes() == 64);
+  for (std::byte b : buf->bytes()) CHECK(b == std::byte{0});
+  buf->mutable_bytes()[3] = std::byte{7};
+  CHECK(buf->bytes()[3] == std::byte{7});
+  CHECK(buf->file() == nullptr);
+  CHECK(ti::Buffer::cpu(0)->nbytes() == 0);
+  const std::size_t too_big = (std::size_t{1} << 40) + 1;
+  CHECK_THROWS_WITH_AS(ti::Buffer::cpu(too_big), "cannot allocate a buffer of 1099511627777 bytes: the limit is 2^40 bytes",
+                       ti::Error);
+  CHECK(code_of([&] { ti::Buffer::cpu(too_big); }) == ti::ErrorCode::Unsupported);
+}
+
+TEST_CASE("Buffer::disk is a bounds-checked slice of the file") {
+  const std::shared_ptr<const ti::MappedFile> file = ti::MappedFile::from_bytes(bytes_of("0123456789"), "f.bin");
+  const auto buf = ti::Buffer::disk(file, 2, 5);
+  CHECK(buf->device() == ti::Device::DISK);
+  CHECK(text_of(buf->bytes()) == "23456");
+  CHECK(buf->bytes().data() == file->bytes().data() + 2);  // a view, not a copy
+  CHECK(buf->file() == file);
+  CHECK(ti::Buffer::disk(file, 10, 0)->nbytes() == 0);  // empty slice at the end
+  CHECK(ti::Buffer::disk(file, 0, 10)->nbytes() == 10);
+
+  CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 8, 3), "f.bin: data at byte 8 + 3 bytes is past end of file (10 bytes)", ti::Error);
+  CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 11, 0), "f.bin: data at byte 11 + 0 bytes is past end of file (10 bytes)", ti::Error);
+  // offset + nbytes wraps around 2^64: still refused.
+  CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 2, UINT64_MAX),
+                       "f.bin: data at byte 2 + 18446744073709551615 bytes is past end of file (10 bytes)", ti::Error);
+  CHECK(code_of([&] { ti::Buffer::disk(file, 8, 3); }) == ti::ErrorCode::BadFile);
+}
+
+TEST_CASE("Buffer::disk keeps the mapping alive after the file handle is dropped") {
+  TempDir dir;
+  std::shared_ptr<ti::Buffer> buf;
+  {
+    const std::shared_ptr<const ti::MappedFile> file = ti::MappedFile::open(dir.write("k.bin", "keepalive"));
+    buf = ti::Buffer::disk(file, 4, 5);
+  }
+  CHECK(text_of(buf->bytes()) == "alive");
+}
+
+TEST_CASE("error codes have stable snake_case names and exit status 2") {
+  CHECK(ti::error_code_name(ti::ErrorCode::Usage) == "usage");
+  CHECK(ti::error_code_name(ti::ErrorCode::BadLiteral) == "bad_literal");
+  CHECK(ti::error_code_name(ti::ErrorCode::BadDType) == "bad_dtype");
+  CHECK(ti::error_code_name(ti::ErrorCode::BadExpression) == "bad_expression");
+  CHECK(ti::error_code_name(ti::ErrorCode::BadShape) == "bad_shape");
+  CHECK(ti::error_code_name(ti::ErrorCode::BadFile) == "bad_file");
+  CHECK(ti::error_code_name(ti::ErrorCode::Unsupported) == "unsupported");
+  CHECK(ti::error_code_name(ti::ErrorCode::NoFormat) == "no_format");
+  CHECK(ti::error_code_name(ti::ErrorCode::Io) == "io");
+  CHECK(ti::error_code_name(ti::ErrorCode::NotFound) == "not_found");
+  CHECK(ti::error_code_name(ti::ErrorCode::Internal) == "internal");
+  // DESIGN.md: 1 is reserved for checks that find a difference; every error is trouble.
+  for (int c = 0; c <= static_cast<int>(ti::ErrorCode::Internal); ++c)
+    CHECK(ti::exit_status(static_cast<ti::ErrorCode>(c)) == 2);
+}
