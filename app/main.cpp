@@ -1,2 +1,104 @@
-// Entry point; the command line is wired in app/inspect.cpp.
-int main() { return 0; }
+// app/main.cpp — wires the command line (CLI11) to run(); the one place errors are caught.
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "options.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/render.hpp"
+
+namespace ti = tensor_inspect;
+
+namespace {
+
+constexpr const char* kExamples = R"(Examples:
+  tensor-inspect '[[1, 2], [3, 4]]'                    what Tensor.data() holds: format i, shape (2, 2)
+  tensor-inspect --dtype float16 '[0.1, 65520, -0.0]'  values rounded as float16: 0.0999755859375, inf, -0.0
+  tensor-inspect '[1.5, True]' --json | jq .tolist     one JSON object, for scripts
+  tensor-inspect weights.npy                           a NumPy file (any dtype, big-endian, Fortran order)
+  tensor-inspect model.safetensors                     several tensors: a listing from the header alone
+  tensor-inspect model.safetensors --name norm.weight  one tensor's values
+  tensor-inspect model.gguf --meta                     GGUF key/values
+  tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
+  tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
+  tensor-inspect '[1.0]' --view-as i                   memoryview.cast('i'): the raw bits, [1065353216]
+  tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
+  cat x.npy | tensor-inspect -                         standard input
+  tensor-inspect -- -5                                 a negative literal after --
+
+Exit status: 0 success; 2 trouble (bad command line, unreadable or malformed input,
+unsupported operation), with one line on stderr and nothing on stdout.)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ti::app::Options o;
+  CLI::App cli{"tensor-inspect: what tinygrad's Tensor.data() returns for a tensor — the memoryview's\n"
+               "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
+               "tensor-inspect"};
+  cli.footer(kExamples);
+  cli.set_version_flag("--version", std::string("tensor-inspect ") + TI_VERSION);
+  cli.add_option("INPUT", o.input,
+                 "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
+  cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
+  cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
+  cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
+  cli.add_flag("--strict", o.strict, "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format)");
+  cli.add_option("--default-float", o.default_float, "what Python floats commit to")->capture_default_str();
+  cli.add_option("--default-int", o.default_int, "what Python ints commit to")->capture_default_str();
+  cli.add_option("--json-nonfinite", o.json_nonfinite, "nan/inf in JSON: string (\"nan\", strict JSON) or python (NaN)")
+      ->check(CLI::IsMember({"string", "python"}))
+      ->capture_default_str();
+  auto* files = "Files";
+  cli.add_option("--name", o.name, "the tensor of a file to inspect")->group(files);
+  cli.add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
+  cli.add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
+  cli.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
+  cli.add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
+  cli.add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
+  cli.add_option("--offset", o.offset, "bytes to skip before --raw data")->group(files);
+  cli.add_option("--byte-order", o.byte_order, "byte order of --raw data")
+      ->check(CLI::IsMember({"little", "big"}))
+      ->group(files);
+  auto* eng = "Engine";
+  cli.add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
+      ->expected(0, 1)
+      ->default_str("text")
+      ->group(eng);
+  cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
+  cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
+    std::cerr << "tensor-inspect: " << e.what() << " (see --help)\n";
+    return ti::exit_status(ti::ErrorCode::Usage);
+  }
+
+  auto logger = spdlog::stderr_color_st("tensor-inspect");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("tensor-inspect: %l: %v");
+  spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+
+  try {
+    return ti::app::run(o);
+  } catch (const ti::Error& e) {
+    std::fflush(stdout);
+    if (o.json)
+      std::cerr << "{\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
+                << "}}\n";
+    else
+      std::cerr << "tensor-inspect: " << e.what() << "\n";
+    return ti::exit_status(e.code());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tensor-inspect: out of memory\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "tensor-inspect: internal error: " << e.what() << "\n";
+    return 2;
+  }
+}

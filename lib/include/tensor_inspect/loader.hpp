@@ -76,6 +76,12 @@ const std::vector<FormatInfo>& formats();
 /// cannot be read, Error(BadFile) when no format matches or the header is malformed.
 LoadedFile open_file(const std::string& path, const std::optional<std::string>& format = std::nullopt);
 
+/// Opens bytes already mapped (e.g. standard input) with `format` if given, else with the
+/// first format whose magic bytes match; nullopt when none does. Throws Error(Usage) for
+/// an unknown format name, and what that format's loader throws.
+std::optional<LoadedFile> open_detected(const std::shared_ptr<const MappedFile>& file,
+                                        const std::optional<std::string>& format = std::nullopt);
+
 /// Options of numpy.frombuffer for raw bytes.
 struct RawOptions {
   DType dtype = DType::UInt8;

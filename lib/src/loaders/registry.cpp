@@ -75,13 +75,23 @@ LoadedFile open_file(const std::string& path, const std::optional<std::string>& 
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>") : MappedFile::open(path);
   if (forced) return open_with(*forced, file);
-
-  const std::span<const std::byte> head = file->bytes().first(std::min<std::size_t>(file->size(), 64));
-  for (const FormatInfo& info : table)
-    if (info.sniff(head)) return open_with(info, file);
+  if (auto loaded = open_detected(file)) return std::move(*loaded);
   for (const FormatInfo& info : table)
     if (has_extension(path, info)) return open_with(info, file);
   throw Error(ErrorCode::BadFile, file->name() + ": not a recognised tensor file (" + first_bytes(file->bytes()) + ")");
+}
+
+std::optional<LoadedFile> open_detected(const std::shared_ptr<const MappedFile>& file,
+                                       const std::optional<std::string>& format) {
+  if (format) {
+    for (const FormatInfo& info : formats())
+      if (info.name == *format) return open_with(info, file);
+    throw Error(ErrorCode::Usage, "unknown format '" + *format + "'");
+  }
+  const std::span<const std::byte> head = file->bytes().first(std::min<std::size_t>(file->size(), 64));
+  for (const FormatInfo& info : formats())
+    if (info.sniff(head)) return open_with(info, file);
+  return std::nullopt;
 }
 
 }  // namespace tensor_inspect

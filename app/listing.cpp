@@ -1,0 +1,116 @@
+// app/listing.cpp — tensor listings and metadata, text and JSON.
+#include "listing.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace tensor_inspect::app {
+namespace {
+
+// Names and metadata are untrusted: control characters and terminal escapes are shown
+// as Python would show them in a repr (\n, \r, \t, \x1b), never sent to the terminal.
+std::string escape_text(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\\') out += "\\\\";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string dtype_name(const TensorEntry& e) { return e.dtype ? std::string(dtype_info(*e.dtype).name) : "-"; }
+
+using Json = nlohmann::ordered_json;
+
+std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
+
+// Text form of a metadata value: scalars as JSON, long arrays shortened.
+std::string meta_text(const Json& v) {
+  if (v.is_array() && v.size() > 8) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < 8; ++i) s += (i ? ", " : "") + dump(v[i]);
+    return s + ", ... (" + std::to_string(v.size()) + " items)]";
+  }
+  return dump(v);
+}
+
+}  // namespace
+
+void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
+  if (json) {
+    Json j;
+    j["file"] = file.path;
+    j["format"] = file.format;
+    j["tensors"] = Json::array();
+    for (const auto& e : file.tensors) {
+      Json t;
+      t["name"] = e.name;
+      t["dtype"] = e.dtype ? Json(std::string(dtype_info(*e.dtype).name)) : Json(nullptr);
+      t["stored_type"] = e.stored_type;
+      t["shape"] = e.shape;
+      t["stored_shape"] = e.stored_shape;
+      t["nbytes"] = e.nbytes;
+      t["offset"] = e.offset;
+      if (!e.note.empty()) t["note"] = e.note;
+      j["tensors"].push_back(std::move(t));
+    }
+    j["metadata_count"] = file.metadata.size();
+    out.write(dump(j));
+    out.put('\n');
+    return;
+  }
+  std::vector<std::array<std::string, 6>> rows;
+  rows.push_back({"name", "dtype", "shape", "nbytes", "offset", "stored"});
+  for (const auto& e : file.tensors)
+    rows.push_back({escape_text(e.name), dtype_name(e), shape_repr(e.shape), std::to_string(e.nbytes), std::to_string(e.offset),
+                    escape_text(e.stored_type) + (e.note.empty() ? "" : " (" + escape_text(e.note) + ")")});
+  std::array<std::size_t, 6> width{};
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < 6; ++c) width[c] = std::max(width[c], r[c].size());
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < 6; ++c) {
+      line += r[c];
+      if (c + 1 < 6) line += std::string(width[c] - r[c].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out.write(line);
+    out.put('\n');
+  }
+  out.write(std::to_string(file.tensors.size()) + (file.tensors.size() == 1 ? " tensor" : " tensors") + ", " +
+            std::to_string(file.metadata.size()) + " metadata entries (" + file.format + ")\n");
+}
+
+void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
+  if (json) {
+    Json j;
+    j["file"] = file.path;
+    j["format"] = file.format;
+    j["metadata"] = Json::array();
+    for (const auto& m : file.metadata) j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", m.value}});
+    j["tensor_count"] = file.tensors.size();
+    out.write(dump(j));
+    out.put('\n');
+    return;
+  }
+  for (const auto& m : file.metadata) {
+    out.write(escape_text(m.key) + " (" + m.type + "): " + escape_text(meta_text(m.value)));
+    out.put('\n');
+  }
+  out.write(std::to_string(file.metadata.size()) + " metadata entries, " + std::to_string(file.tensors.size()) +
+            (file.tensors.size() == 1 ? " tensor" : " tensors") + " (" + file.format + ")\n");
+}
+
+}  // namespace tensor_inspect::app

@@ -1,0 +1,16 @@
+// app/listing.hpp — the listing (--list) and metadata (--meta) of a tensor file, in text
+// and JSON; both come from the header alone and never read tensor data.
+#pragma once
+
+#include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/render.hpp"
+
+namespace tensor_inspect::app {
+
+/// One row per tensor: name, dtype, shape, nbytes, offset, stored type (text: aligned
+/// columns, control characters escaped; JSON: {"file", "format", "tensors": [...]}).
+void render_listing(const LoadedFile& file, bool json, OutBuffer& out);
+/// The file's metadata key/values (text: `key: value`, long arrays shortened; JSON: all).
+void render_meta(const LoadedFile& file, bool json, OutBuffer& out);
+
+}  // namespace tensor_inspect::app

@@ -1,0 +1,38 @@
+// app/options.hpp — everything the command line can say, filled by CLI11 in main.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tensor_inspect::app {
+
+struct Options {
+  std::string input;                      ///< literal, path, or "-"; empty with only -e
+  std::optional<std::string> dtype;       ///< --dtype (literals), or the dtype of --raw
+  std::optional<std::string> expr;        ///< -e/--expr
+  bool json = false;
+  bool strict = false;
+  std::string default_float = "float32";
+  std::string default_int = "int32";
+  std::string json_nonfinite = "string";  ///< "string" (RFC 8259) or "python" (NaN/Infinity)
+  // files
+  std::optional<std::string> name;        ///< --name: which tensor of a file
+  bool list = false;                      ///< --list: the tensors, from the header only
+  bool meta = false;                      ///< --meta: the file's metadata
+  std::optional<std::string> format;      ///< --format: force a loader
+  std::optional<std::string> raw;         ///< --raw DTYPE: bytes as numpy.frombuffer
+  std::optional<std::string> shape;       ///< --shape 2,3 (raw)
+  std::uint64_t offset = 0;               ///< --offset BYTES (raw)
+  std::string byte_order = "little";      ///< --byte-order little|big (raw)
+  // engine
+  std::optional<std::string> graph;       ///< --graph[=text|dot]: the lazy graph and schedule on stderr
+  std::vector<std::string> view_as;       ///< --view-as FMT[:SHAPE], applied in order
+  int verbosity = 0;                      ///< -v / -vv
+};
+
+/// Runs the tool; returns the exit status. Throws tensor_inspect::Error for trouble.
+int run(const Options& options);
+
+}  // namespace tensor_inspect::app
