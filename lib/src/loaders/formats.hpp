@@ -49,4 +49,23 @@ bool sniff_gguf(std::span<const std::byte> head);
 /// GGUF v1 and big-endian files.
 LoadedFile open_gguf(std::shared_ptr<const MappedFile> file);
 
+/// True when `head` is a zip local header ("PK\x03\x04") whose first member is not a
+/// PyTorch data.pkl: np.savez writes "<key>.npy" members (numpy/lib/npyio.py).
+bool sniff_npz(std::span<const std::byte> head);
+/// Reads an .npz: one tensor per "<key>.npy" member, named <key>, in archive order; other
+/// members are listed in metadata as skipped. STORED members are read in place, DEFLATED
+/// ones inflated at realize. Throws Error(BadFile) naming the file and member for a
+/// corrupt archive or member, Error(Unsupported) for a compressed member over 512 MiB.
+LoadedFile open_npz(std::shared_ptr<const MappedFile> file);
+
+/// True when `head` is a zip whose first member is "<archive>/data.pkl" (torch.save since
+/// PyTorch 1.6, torch/serialization.py), or whose first name is cut off and has a '/'.
+bool sniff_pytorch(std::span<const std::byte> head);
+/// Reads a torch.save zip archive with a restricted unpickler that imports and calls
+/// nothing: tensors (dotted names for nested dicts and lists) over the storages'
+/// data/<key> members, other values as metadata. Throws Error(BadFile) naming the file and
+/// the pickle byte offset for a malformed pickle, Error(Unsupported) for the legacy
+/// (pre-1.6) format.
+LoadedFile open_pytorch(std::shared_ptr<const MappedFile> file);
+
 }  // namespace tensor_inspect

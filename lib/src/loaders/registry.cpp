@@ -17,6 +17,8 @@ const std::vector<FormatInfo>& formats() {
       {"gguf", {".gguf"}, sniff_gguf, open_gguf},
       {"safetensors", {".safetensors"}, sniff_safetensors, open_safetensors},
       {"safetensors-index", {".index.json"}, sniff_safetensors_index, open_safetensors_index},
+      {"pytorch", {".pt", ".pth", ".ckpt"}, sniff_pytorch, open_pytorch},
+      {"npz", {".npz"}, sniff_npz, open_npz},
   };
   return table;
 }

@@ -1,0 +1,146 @@
+// loaders/npz.cpp — NumPy's .npz: a zip archive of .npy members (numpy/lib/npyio.py,
+// np.savez and np.savez_compressed).
+//
+// Byte layout:
+//   1. a zip archive (see zip_archive.cpp), members STORED (np.savez) or DEFLATED
+//      (np.savez_compressed), zip64 extra fields when sizes need them;
+//   2. each member "<key>.npy" is a whole .npy file (see npy.cpp); np.load lists it as
+//      <key>, in archive order. Other members are not arrays and are skipped.
+//
+// A STORED member is read in place: its .npy is opened over a slice of the mapping, so
+// tensors are DISK views of the .npz itself. A DEFLATED member is inflated once while
+// listing to read its header (and dropped), and again at realize straight into the output
+// buffer, whose size comes from the header's shape: a member declaring more or fewer bytes
+// than header + shape, or holding more than it declares, is refused before any data is
+// trusted, so a deflate bomb cannot allocate past the declared, capped size.
+#include <algorithm>
+#include <bit>
+#include <set>
+#include <string>
+
+#include "loaders/formats.hpp"
+#include "loaders/zip_archive.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+
+namespace {
+
+// TODO: a header-only .npy entry point would let listing read just the first bytes of
+// a compressed member; until then a member is inflated whole (once) to read its header,
+// so members above this size are refused rather than held in memory.
+constexpr std::uint64_t kMaxInflatedMember = std::uint64_t{512} << 20;
+
+std::string npz_key(const std::string& member) { return member.substr(0, member.size() - 4); }
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string member_label(const std::string& file, const ZipMember& m) { return file + ": member '" + m.name + "'"; }
+
+/// Reverses the bytes of each `itemsize`-byte element in place.
+void swap_elements(std::span<std::byte> data, std::size_t itemsize) {
+  for (std::size_t at = 0; at + itemsize <= data.size(); at += itemsize)
+    std::reverse(data.begin() + static_cast<std::ptrdiff_t>(at), data.begin() + static_cast<std::ptrdiff_t>(at + itemsize));
+}
+
+/// The entry of a STORED member: its .npy opened in place over a slice of the mapping.
+TensorEntry stored_entry(const std::shared_ptr<const MappedFile>& file, const ZipMember& m) {
+  auto slice = MappedFile::slice(file, m.data_offset, m.size, file->name() + ":" + m.name);
+  LoadedFile inner = open_npy(slice);
+  TensorEntry entry = std::move(inner.tensors.at(0));
+  entry.offset += m.data_offset;
+  return entry;
+}
+
+/// The entry of a DEFLATED member: header read from an inflated copy (dropped after), data
+/// inflated again at realize into the output buffer.
+TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMember& m) {
+  const std::string& name = zip->file()->name();
+  if (m.size > kMaxInflatedMember)
+    throw Error(ErrorCode::Unsupported, member_label(name, m) + " (data at byte " + std::to_string(m.data_offset) +
+                                            ") declares " + std::to_string(m.size) +
+                                            " bytes uncompressed, more than the limit of " +
+                                            std::to_string(kMaxInflatedMember) + " for a compressed member");
+  std::vector<std::byte> bytes(static_cast<std::size_t>(m.size));
+  zip->read_into(m, 0, bytes, true);
+  LoadedFile inner = open_npy(MappedFile::from_bytes(std::move(bytes), name + ":" + m.name));
+  TensorEntry entry = std::move(inner.tensors.at(0));
+
+  const std::uint64_t data_at = entry.offset;
+  const std::uint64_t nbytes = entry.nbytes;
+  if (data_at + nbytes != m.size)
+    throw Error(ErrorCode::BadFile, member_label(name, m) + " (data at byte " + std::to_string(m.data_offset) +
+                                        ") declares " + std::to_string(m.size) + " bytes, but its header (" +
+                                        std::to_string(data_at) + " bytes) and shape " + shape_repr(entry.shape) +
+                                        " (" + std::to_string(nbytes) + " bytes) make " +
+                                        std::to_string(data_at + nbytes));
+  bool fortran = false;
+  bool big_endian = false;
+  for (const MetaEntry& meta : inner.metadata) {
+    if (meta.key == "fortran_order" && meta.value.is_boolean()) fortran = meta.value.get<bool>();
+    if (meta.key == "descr" && meta.value.is_string()) {
+      const std::string d = meta.value.get<std::string>();
+      big_endian = !d.empty() && (d[0] == '>' || d[0] == '!');
+    }
+  }
+  const DType dtype = entry.dtype.value();
+  const std::size_t itemsize = dtype_info(dtype).itemsize;
+  const bool swap = itemsize > 1 && big_endian != (std::endian::native == std::endian::big);
+  const bool column_major = fortran && entry.shape.size() > 1;
+  const Shape stored_shape = entry.stored_shape;
+
+  entry.offset = m.data_offset;
+  entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
+  const ZipMember member = m;
+  entry.load = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
+    auto producer = std::make_shared<Producer>();
+    producer->label = "inflate " + zip->file()->name() + ":" + member.name;
+    producer->fill = [zip, member, data_at, itemsize, swap](std::span<std::byte> out) {
+      zip->read_into(member, data_at, out, true);
+      if (swap) swap_elements(out, itemsize);
+    };
+    Tensor t = Tensor::from_producer(producer, dtype, stored_shape);
+    if (column_major) {
+      std::vector<std::int64_t> order(stored_shape.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(order.size() - 1 - i);
+      t = t.permute(order);
+    }
+    return t;
+  };
+  return entry;
+}
+
+}  // namespace
+
+bool sniff_npz(std::span<const std::byte> head) {
+  bool truncated = false;
+  const std::string first = zip_first_name(head, &truncated);
+  return sniff_zip(head) && !sniff_pytorch(head) && (truncated || ends_with(first, ".npy") || first.empty());
+}
+
+LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
+  auto zip = std::make_shared<ZipArchive>(file);
+  const std::string& name = file->name();
+  LoadedFile loaded;
+  loaded.path = name;
+  loaded.format = "npz";
+  loaded.file = file;
+  std::set<std::string> seen;
+  for (const ZipMember& m : zip->members()) {
+    if (!ends_with(m.name, ".npy")) {
+      loaded.metadata.push_back({m.name, "skipped", "not a .npy member"});
+      continue;
+    }
+    if (!seen.insert(m.name).second)
+      throw Error(ErrorCode::BadFile, member_label(name, m) + " appears twice (second at byte " +
+                                          std::to_string(m.data_offset) + ")");
+    TensorEntry entry = m.stored ? stored_entry(file, m) : deflated_entry(zip, m);
+    entry.name = npz_key(m.name);
+    loaded.tensors.push_back(std::move(entry));
+  }
+  return loaded;
+}
+
+}  // namespace tensor_inspect

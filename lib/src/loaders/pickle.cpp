@@ -1,0 +1,310 @@
+// loaders/pickle.cpp — the restricted pickle machine (CPython Lib/pickle.py, _Unpickler).
+//
+// Byte layout: a stream of one-byte opcodes, each followed by its fixed or
+// length-prefixed argument, ending with STOP ('.'). Integers in arguments are
+// little-endian; BINFLOAT is a big-endian double. Values live on a stack, MARK starts a
+// run that TUPLE/LIST/DICT/APPENDS/SETITEMS consume, and the memo (BINPUT/BINGET) lets a
+// value be referenced twice. Protocol-0 text opcodes and out-of-band buffers are refused.
+#include "loaders/pickle.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include "loaders/byte_reader.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+
+namespace {
+
+using Kind = PickleValue::Kind;
+
+class PickleMachine {
+ public:
+  PickleMachine(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits)
+      : r_(bytes, name + ": pickle"), limits_(limits) {}
+
+  PickleRef run() {
+    while (r_.remaining() > 0) {
+      op_at_ = r_.offset();
+      const std::uint8_t op = r_.u8("opcode");
+      if (op == '.') return pop();
+      step(op);
+    }
+    r_.fail("truncated: the pickle ends without STOP");
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { r_.fail_at(what, op_at_); }
+
+  PickleRef make(Kind kind) {
+    if (++made_ > limits_.max_values)
+      fail("more than " + std::to_string(limits_.max_values) + " values (limit)");
+    auto v = std::make_shared<PickleValue>();
+    v->kind = kind;
+    v->at = op_at_;
+    return v;
+  }
+  PickleRef make_int(std::int64_t i) {
+    auto v = make(Kind::Int);
+    v->integer = i;
+    return v;
+  }
+  PickleRef make_text(Kind kind, std::string s) {
+    auto v = make(kind);
+    v->text = std::move(s);
+    return v;
+  }
+
+  std::size_t frame_base() const { return marks_.empty() ? 0 : marks_.back(); }
+  void push(PickleRef v) { stack_.push_back(std::move(v)); }
+  PickleRef pop() {
+    if (stack_.size() <= frame_base()) fail("stack underflow");
+    PickleRef v = std::move(stack_.back());
+    stack_.pop_back();
+    return v;
+  }
+  PickleRef& top() {
+    if (stack_.size() <= frame_base()) fail("stack underflow");
+    return stack_.back();
+  }
+  /// The values pushed since the last MARK, which is removed.
+  std::vector<PickleRef> pop_mark() {
+    if (marks_.empty()) fail("no MARK to pop to");
+    const std::size_t base = marks_.back();
+    marks_.pop_back();
+    std::vector<PickleRef> items(std::make_move_iterator(stack_.begin() + static_cast<std::ptrdiff_t>(base)),
+                                 std::make_move_iterator(stack_.end()));
+    stack_.resize(base);
+    return items;
+  }
+
+  void memo_put(std::uint64_t index) {
+    if (memo_.size() >= limits_.max_memo && memo_.find(index) == memo_.end())
+      fail("more than " + std::to_string(limits_.max_memo) + " memo entries (limit)");
+    memo_[index] = top();
+  }
+  void memo_get(std::uint64_t index) {
+    auto it = memo_.find(index);
+    if (it == memo_.end()) fail("memo index " + std::to_string(index) + " was never stored");
+    push(it->second);
+  }
+
+  std::string read_line(std::string_view field) {
+    std::string out;
+    for (;;) {
+      const auto c = static_cast<char>(r_.u8(field));
+      if (c == '\n') return out;
+      if (out.size() >= 1024) r_.fail(std::string(field) + " longer than 1024 bytes");
+      out.push_back(c);
+    }
+  }
+  std::string read_str(std::uint64_t n, std::string_view field) { return r_.string(n, field, r_.remaining()); }
+
+  PickleRef make_long(std::uint64_t n) {
+    auto b = r_.bytes(n, "long");
+    if (n > 8) return make_text(Kind::BigInt, std::to_string(n));
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+    if (n > 0 && n < 8 && (static_cast<std::uint8_t>(b[n - 1]) & 0x80)) v |= ~std::uint64_t{0} << (8 * n);
+    return make_int(static_cast<std::int64_t>(v));
+  }
+
+  PickleRef make_seq(Kind kind, std::vector<PickleRef> items) {
+    auto v = make(kind);
+    v->items = std::move(items);
+    return v;
+  }
+
+  /// REDUCE, NEWOBJ: an OrderedDict becomes a dict; any other global an opaque Object
+  /// that keeps its arguments. Nothing is called.
+  PickleRef make_object(const PickleRef& callable, const PickleRef& args) {
+    if (callable->kind != Kind::Global && callable->kind != Kind::Object)
+      fail("cannot call a " + pickle_type_name(*callable));
+    if (args->kind != Kind::Tuple) fail("call arguments are a " + pickle_type_name(*args) + ", not a tuple");
+    if (callable->kind == Kind::Global && callable->text == "collections.OrderedDict") {
+      auto d = make(Kind::Dict);
+      if (!args->items.empty() && args->items[0]->kind == Kind::List)
+        for (const PickleRef& pair : args->items[0]->items)
+          if (pair->kind == Kind::Tuple && pair->items.size() == 2) {
+            d->items.push_back(pair->items[0]);
+            d->items.push_back(pair->items[1]);
+          }
+      return d;
+    }
+    auto obj = make_text(Kind::Object, callable->text);
+    obj->items = args->items;
+    return obj;
+  }
+
+  void add_items(std::vector<PickleRef> items, bool pairs) {
+    PickleRef& target = top();
+    if (target->kind == Kind::Object) return;  // a subclass of list or dict: contents dropped
+    if (pairs) {
+      if (target->kind != Kind::Dict) fail("SETITEM on a " + pickle_type_name(*target));
+      if (items.size() % 2 != 0) fail("SETITEMS with an odd number of values");
+    } else if (target->kind != Kind::List) {
+      fail("APPEND on a " + pickle_type_name(*target));
+    }
+    for (PickleRef& v : items) target->items.push_back(std::move(v));
+  }
+
+  void step(std::uint8_t op) {
+    switch (op) {
+      case 0x80: {  // PROTO
+        const std::uint8_t proto = r_.u8("protocol");
+        if (proto > 5) fail("unknown pickle protocol " + std::to_string(proto));
+        break;
+      }
+      case 0x95: r_.skip(8, "frame length"); break;  // FRAME: only a read-ahead hint
+      case '(': marks_.push_back(stack_.size()); break;
+      case '0':  // POP: a value, or a bare MARK as CPython does
+        if (stack_.size() > frame_base()) pop();
+        else (void)pop_mark();
+        break;
+      case '1': (void)pop_mark(); break;
+      case '2': push(top()); break;
+      case 'N': push(make(Kind::None)); break;
+      case 0x88: case 0x89: {
+        auto v = make(Kind::Bool);
+        v->boolean = op == 0x88;
+        push(v);
+        break;
+      }
+      case 'J': push(make_int(static_cast<std::int32_t>(r_.u32le("BININT")))); break;
+      case 'K': push(make_int(r_.u8("BININT1"))); break;
+      case 'M': push(make_int(r_.u16le("BININT2"))); break;
+      case 0x8a: push(make_long(r_.u8("LONG1 length"))); break;
+      case 0x8b: push(make_long(r_.u32le("LONG4 length"))); break;
+      case 'G': {
+        auto b = r_.bytes(8, "BINFLOAT");  // big-endian on the wire
+        std::uint64_t bits = 0;
+        for (std::size_t i = 0; i < 8; ++i) bits = bits << 8 | static_cast<std::uint64_t>(b[i]);
+        auto v = make(Kind::Float);
+        std::memcpy(&v->number, &bits, 8);
+        push(v);
+        break;
+      }
+      case 'X': push(make_text(Kind::Str, read_str(r_.u32le("BINUNICODE length"), "BINUNICODE"))); break;
+      case 0x8c: push(make_text(Kind::Str, read_str(r_.u8("SHORT_BINUNICODE length"), "SHORT_BINUNICODE"))); break;
+      case 0x8d: push(make_text(Kind::Str, read_str(r_.u64le("BINUNICODE8 length"), "BINUNICODE8"))); break;
+      case 'T': push(make_text(Kind::Str, read_str(r_.u32le("BINSTRING length"), "BINSTRING"))); break;
+      case 'U': push(make_text(Kind::Str, read_str(r_.u8("SHORT_BINSTRING length"), "SHORT_BINSTRING"))); break;
+      case 'B': push(make_text(Kind::Bytes, read_str(r_.u32le("BINBYTES length"), "BINBYTES"))); break;
+      case 'C': push(make_text(Kind::Bytes, read_str(r_.u8("SHORT_BINBYTES length"), "SHORT_BINBYTES"))); break;
+      case 0x8e: push(make_text(Kind::Bytes, read_str(r_.u64le("BINBYTES8 length"), "BINBYTES8"))); break;
+      case ')': push(make(Kind::Tuple)); break;
+      case ']': push(make(Kind::List)); break;
+      case '}': push(make(Kind::Dict)); break;
+      case 0x8f: push(make(Kind::List)); break;  // EMPTY_SET, shown as a list
+      case 't': push(make_seq(Kind::Tuple, pop_mark())); break;
+      case 'l': push(make_seq(Kind::List, pop_mark())); break;
+      case 0x91: push(make_seq(Kind::List, pop_mark())); break;  // FROZENSET
+      case 'd': {
+        auto items = pop_mark();
+        if (items.size() % 2 != 0) fail("DICT with an odd number of values");
+        push(make_seq(Kind::Dict, std::move(items)));
+        break;
+      }
+      case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
+        std::vector<PickleRef> items(static_cast<std::size_t>(op - 0x84));
+        for (std::size_t i = items.size(); i-- > 0;) items[i] = pop();
+        push(make_seq(Kind::Tuple, std::move(items)));
+        break;
+      }
+      case 'a': {
+        PickleRef v = pop();
+        add_items({v}, false);
+        break;
+      }
+      case 'e': add_items(pop_mark(), false); break;
+      case 0x90: add_items(pop_mark(), false); break;  // ADDITEMS to a set
+      case 's': {
+        PickleRef v = pop();
+        PickleRef k = pop();
+        add_items({k, v}, true);
+        break;
+      }
+      case 'u': add_items(pop_mark(), true); break;
+      case 'q': memo_put(r_.u8("BINPUT index")); break;
+      case 'r': memo_put(r_.u32le("LONG_BINPUT index")); break;
+      case 0x94: memo_put(memo_.size()); break;  // MEMOIZE
+      case 'h': memo_get(r_.u8("BINGET index")); break;
+      case 'j': memo_get(r_.u32le("LONG_BINGET index")); break;
+      case 'c': {
+        std::string module = read_line("GLOBAL module");
+        std::string qualname = read_line("GLOBAL name");
+        push(make_text(Kind::Global, module + "." + qualname));
+        break;
+      }
+      case 0x93: {  // STACK_GLOBAL
+        PickleRef qualname = pop();
+        PickleRef module = pop();
+        if (module->kind != Kind::Str || qualname->kind != Kind::Str) fail("STACK_GLOBAL needs two str");
+        push(make_text(Kind::Global, module->text + "." + qualname->text));
+        break;
+      }
+      case 'R': case 0x81: {  // REDUCE, NEWOBJ
+        PickleRef args = pop();
+        PickleRef callable = pop();
+        push(make_object(callable, args));
+        break;
+      }
+      case 0x92: {  // NEWOBJ_EX: keyword arguments are dropped
+        (void)pop();
+        PickleRef args = pop();
+        PickleRef callable = pop();
+        push(make_object(callable, args));
+        break;
+      }
+      case 'b': (void)pop(); (void)top(); break;  // BUILD: the state is dropped, never applied
+      case 'Q': {
+        PickleRef pid = pop();
+        auto v = make(Kind::PersistentId);
+        if (pid->kind == Kind::Tuple) v->items = pid->items;
+        else v->items = {pid};
+        push(v);
+        break;
+      }
+      default: {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(op));
+        fail("unsupported opcode " + std::string(hex));
+      }
+    }
+  }
+
+  ByteReader r_;
+  PickleLimits limits_;
+  std::vector<PickleRef> stack_;
+  std::vector<std::size_t> marks_;
+  std::unordered_map<std::uint64_t, PickleRef> memo_;
+  std::uint64_t made_ = 0;
+  std::uint64_t op_at_ = 0;
+};
+
+}  // namespace
+
+PickleRef read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits) {
+  return PickleMachine(bytes, name, limits).run();
+}
+
+std::string pickle_type_name(const PickleValue& v) {
+  switch (v.kind) {
+    case Kind::None: return "NoneType";
+    case Kind::Bool: return "bool";
+    case Kind::Int: case Kind::BigInt: return "int";
+    case Kind::Float: return "float";
+    case Kind::Str: return "str";
+    case Kind::Bytes: return "bytes";
+    case Kind::Tuple: return "tuple";
+    case Kind::List: return "list";
+    case Kind::Dict: return "dict";
+    case Kind::Global: case Kind::Object: return v.text;
+    case Kind::PersistentId: return "persistent_id";
+  }
+  return "object";
+}
+
+}  // namespace tensor_inspect

@@ -1,0 +1,56 @@
+// loaders/pickle.hpp — a restricted pickle reader: it runs the opcodes of protocols 2-5
+// (CPython Lib/pickletools.py) that torch.save and plain Python containers emit, and
+// imports and calls nothing.
+//
+// Containers (tuple, list, dict, OrderedDict) are built; any other global is an opaque
+// Object named by its global ("argparse.Namespace", "os.system"). REDUCE and NEWOBJ of a
+// global make an Object that keeps its arguments, so a caller can interpret the few it
+// knows (torch._utils._rebuild_tensor_v2); BUILD keeps the object and drops its state.
+// BINPERSID makes a PersistentId holding the id (torch's ('storage', type, key, ...)).
+//
+//   PickleRef root = read_pickle(bytes, "model.pt: archive/data.pkl");
+//   if (root->kind == PickleValue::Kind::Dict) ...
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tensor_inspect {
+
+struct PickleValue;
+using PickleRef = std::shared_ptr<PickleValue>;
+
+/// One value of the unpickled tree.
+struct PickleValue {
+  enum class Kind { None, Bool, Int, BigInt, Float, Str, Bytes, Tuple, List, Dict, Global, Object, PersistentId };
+  Kind kind = Kind::None;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  double number = 0.0;
+  /// Str: UTF-8 text; Bytes: the bytes; Global and Object: "module.name"; BigInt: its byte count.
+  std::string text;
+  /// Tuple, List, PersistentId: the items; Dict: key, value, key, value, ... in insertion
+  /// order; Object: the arguments it was made with.
+  std::vector<PickleRef> items;
+  std::uint64_t at = 0;  ///< byte offset of the opcode that made it, for messages
+};
+
+/// Limits that keep a hostile pickle from allocating without bound.
+struct PickleLimits {
+  std::uint64_t max_values = std::uint64_t{1} << 22;  ///< values made, all kinds together
+  std::uint64_t max_memo = std::uint64_t{1} << 22;    ///< memo entries
+};
+
+/// Runs the pickle in `bytes` up to its STOP and returns the result. `name` names the
+/// input in messages. Throws Error(BadFile) "<name>: pickle: <what> at byte <N>" for an
+/// unknown or unsupported opcode, stack underflow, a missing MARK, a memo index that was
+/// never stored, truncated input, or a limit exceeded.
+PickleRef read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits = {});
+
+/// Python's type name of a value: "int", "str", "dict", or an Object's global name.
+std::string pickle_type_name(const PickleValue& v);
+
+}  // namespace tensor_inspect

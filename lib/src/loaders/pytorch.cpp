@@ -1,0 +1,382 @@
+// loaders/pytorch.cpp — torch.save files (torch/serialization.py, _save and _load with
+// the zip format that is the default since PyTorch 1.6).
+//
+// Byte layout:
+//   1. a zip archive (see zip_archive.cpp), members STORED and 64-byte aligned:
+//   2. "<archive>/data.pkl": a pickle (protocol 2) of the saved object; each storage is a
+//      persistent id ('storage', torch.<Type>Storage, key, location, numel) and each tensor
+//      torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+//      backward_hooks[, metadata]), offsets and strides in elements;
+//   3. "<archive>/data/<key>": the storage's numel * itemsize bytes;
+//   4. "<archive>/byteorder": "little" or "big" (absent before PyTorch 1.10: little);
+//   5. "<archive>/version", "<archive>/.data/serialization_id": not needed here.
+// The legacy format (before 1.6) starts with a pickled magic number instead of "PK" and
+// is refused. The pickle is run by pickle.cpp, which imports and calls nothing.
+//
+// Nested dicts, lists and tuples are flattened to dotted names ("model.layer.0.weight");
+// values that are not tensors become metadata, objects by their global name.
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "loaders/byte_reader.hpp"
+#include "loaders/formats.hpp"
+#include "loaders/pickle.hpp"
+#include "loaders/zip_archive.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+
+namespace {
+
+using Kind = PickleValue::Kind;
+
+constexpr int kMaxDepth = 64;
+constexpr std::size_t kMaxEntries = std::size_t{1} << 20;
+constexpr std::size_t kMaxDims = 64;
+
+// LONG1 of 10 bytes holding 0x1950a86a20f9469cfc6c, as the legacy format pickles it first.
+constexpr unsigned char kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
+                                          0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+
+struct StorageType {
+  std::string_view name;
+  DType dtype;
+};
+// torch/storage.py: the typed storages a state_dict uses, by their global name.
+constexpr StorageType kStorageTypes[] = {
+    {"torch.FloatStorage", DType::Float32},  {"torch.HalfStorage", DType::Float16},
+    {"torch.BFloat16Storage", DType::BFloat16}, {"torch.DoubleStorage", DType::Float64},
+    {"torch.LongStorage", DType::Int64},     {"torch.IntStorage", DType::Int32},
+    {"torch.ShortStorage", DType::Int16},    {"torch.CharStorage", DType::Int8},
+    {"torch.ByteStorage", DType::UInt8},     {"torch.BoolStorage", DType::Bool},
+};
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Where a tensor's elements lie: storage member, dtype and the strided view over it.
+struct TensorRef {
+  std::string storage_type;
+  std::optional<DType> dtype;
+  const ZipMember* member = nullptr;
+  std::uint64_t storage_numel = 0;
+  std::int64_t offset = 0;
+  Shape size;
+  std::vector<std::int64_t> stride;
+};
+
+/// True when `stride` is the C-contiguous layout of `size` (size-1 axes may have any stride).
+bool is_c_contiguous(const Shape& size, const std::vector<std::int64_t>& stride) {
+  std::int64_t expect = 1;
+  for (std::size_t i = size.size(); i-- > 0;) {
+    if (size[i] != 1 && stride[i] != expect) return false;
+    expect *= size[i];
+  }
+  return true;
+}
+
+/// Copies the strided elements of a storage into `out` in C order, byte-swapping when
+/// the file is big-endian. `storage` starts at element 0 of the storage.
+void gather(std::span<const std::byte> storage, const TensorRef& t, std::size_t itemsize, bool swap,
+            std::span<std::byte> out) {
+  const std::size_t ndim = t.size.size();
+  std::vector<std::int64_t> idx(ndim, 0);
+  const auto numel = static_cast<std::size_t>(prod(t.size));
+  for (std::size_t n = 0; n < numel; ++n) {
+    std::int64_t e = t.offset;
+    for (std::size_t d = 0; d < ndim; ++d) e += idx[d] * t.stride[d];
+    std::memcpy(out.data() + n * itemsize, storage.data() + static_cast<std::size_t>(e) * itemsize, itemsize);
+    if (swap) std::reverse(out.begin() + static_cast<std::ptrdiff_t>(n * itemsize),
+                           out.begin() + static_cast<std::ptrdiff_t>((n + 1) * itemsize));
+    for (std::size_t d = ndim; d-- > 0;) {
+      if (++idx[d] < t.size[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+class PytorchReader {
+ public:
+  explicit PytorchReader(std::shared_ptr<const MappedFile> file)
+      : file_(std::move(file)), zip_(std::make_shared<ZipArchive>(file_)) {}
+
+  LoadedFile read() {
+    const ZipMember* pkl = nullptr;
+    for (const ZipMember& m : zip_->members())
+      if (ends_with(m.name, "/data.pkl") && std::count(m.name.begin(), m.name.end(), '/') == 1) {
+        pkl = &m;
+        break;
+      }
+    if (!pkl)
+      throw Error(ErrorCode::BadFile, file_->name() + ": no '<archive>/data.pkl' member: not a torch.save archive");
+    prefix_ = pkl->name.substr(0, pkl->name.size() - std::string_view("data.pkl").size());
+    read_byteorder();
+
+    pickle_name_ = file_->name() + ": " + pkl->name;
+    std::vector<std::byte> owned;
+    std::span<const std::byte> bytes;
+    if (pkl->stored) {
+      bytes = file_->bytes().subspan(static_cast<std::size_t>(pkl->data_offset), static_cast<std::size_t>(pkl->size));
+    } else {
+      // A pickle is read whole; the caps below bound what it may build.
+      if (pkl->size > (std::uint64_t{1} << 30))
+        throw Error(ErrorCode::Unsupported, pickle_name_ + ": compressed pickle of " + std::to_string(pkl->size) +
+                                                " bytes is over the limit of 1 GiB");
+      owned.resize(static_cast<std::size_t>(pkl->size));
+      zip_->read_into(*pkl, 0, owned, true);
+      bytes = owned;
+    }
+    PickleRef root = read_pickle(bytes, pickle_name_);
+
+    out_.path = file_->name();
+    out_.format = "pytorch";
+    out_.file = file_;
+    flatten(root, "", 0);
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, const PickleValue& at) const {
+    throw Error(ErrorCode::BadFile, pickle_name_ + ": " + what + " at byte " + std::to_string(at.at));
+  }
+
+  void read_byteorder() {
+    const ZipMember* m = zip_->find(prefix_ + "byteorder");
+    if (!m) return;
+    const std::vector<std::byte> text = zip_->read_prefix(*m, 16);
+    const std::string order(reinterpret_cast<const char*>(text.data()), text.size());
+    if (order == "big") big_endian_ = true;
+    else if (order != "little")
+      throw Error(ErrorCode::BadFile, file_->name() + ": member '" + m->name + "' at byte " +
+                                          std::to_string(m->data_offset) + " says '" + order +
+                                          "', expected 'little' or 'big'");
+  }
+
+  void add_meta(const std::string& key, const PickleValue& v) {
+    nlohmann::ordered_json value;
+    switch (v.kind) {
+      case Kind::None: value = nullptr; break;
+      case Kind::Bool: value = v.boolean; break;
+      case Kind::Int: value = v.integer; break;
+      case Kind::Float: value = v.number; break;
+      case Kind::Str: value = v.text; break;
+      case Kind::BigInt: value = "<int of " + v.text + " bytes>"; break;
+      case Kind::Bytes: value = "<" + std::to_string(v.text.size()) + " bytes>"; break;
+      default: value = "<" + pickle_type_name(v) + " object>"; break;
+    }
+    out_.metadata.push_back({key, pickle_type_name(v), std::move(value)});
+  }
+
+  std::string key_text(const PickleValue& k) const {
+    switch (k.kind) {
+      case Kind::Str: return k.text;
+      case Kind::Int: return std::to_string(k.integer);
+      case Kind::Bool: return k.boolean ? "True" : "False";
+      case Kind::None: return "None";
+      default: return "<" + pickle_type_name(k) + ">";
+    }
+  }
+
+  static std::string join(const std::string& prefix, const std::string& key) {
+    return prefix.empty() ? key : prefix + "." + key;
+  }
+
+  void flatten(const PickleRef& v, const std::string& name, int depth) {
+    if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " at '" + name + "'", *v);
+    if (out_.tensors.size() + out_.metadata.size() >= kMaxEntries)
+      fail("more than " + std::to_string(kMaxEntries) + " entries", *v);
+    if (v->kind == Kind::Dict) {
+      for (std::size_t i = 0; i + 1 < v->items.size(); i += 2)
+        flatten(v->items[i + 1], join(name, key_text(*v->items[i])), depth + 1);
+      return;
+    }
+    if (v->kind == Kind::List || v->kind == Kind::Tuple) {
+      for (std::size_t i = 0; i < v->items.size(); ++i) flatten(v->items[i], join(name, std::to_string(i)), depth + 1);
+      return;
+    }
+    if (v->kind == Kind::Object) {
+      const std::string& fn = v->text;
+      if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor") {
+        add_tensor(name, *v);
+        return;
+      }
+      // nn.Parameter(data, requires_grad, hooks): the tensor is its first argument.
+      if ((fn == "torch._utils._rebuild_parameter" || fn == "torch._utils._rebuild_parameter_with_state") &&
+          !v->items.empty()) {
+        flatten(v->items[0], name, depth + 1);
+        return;
+      }
+    }
+    add_meta(name, *v);
+  }
+
+  std::int64_t int_arg(const PickleValue& v, const std::string& tensor, const char* what) const {
+    if (v.kind != Kind::Int) fail("tensor '" + tensor + "': " + what + " is a " + pickle_type_name(v) + ", not an int", v);
+    return v.integer;
+  }
+
+  std::vector<std::int64_t> int_tuple(const PickleValue& v, const std::string& tensor, const char* what) const {
+    if (v.kind != Kind::Tuple && v.kind != Kind::List)
+      fail("tensor '" + tensor + "': " + what + " is a " + pickle_type_name(v) + ", not a tuple", v);
+    if (v.items.size() > kMaxDims)
+      fail("tensor '" + tensor + "': " + what + " has " + std::to_string(v.items.size()) + " dimensions, over " +
+               std::to_string(kMaxDims),
+           v);
+    std::vector<std::int64_t> out;
+    for (const PickleRef& d : v.items) {
+      const std::int64_t x = int_arg(*d, tensor, what);
+      if (x < 0) fail("tensor '" + tensor + "': " + what + " has a negative value " + std::to_string(x), *d);
+      out.push_back(x);
+    }
+    return out;
+  }
+
+  /// Reads the storage persistent id and the view arguments, and checks that every
+  /// element the view reaches lies inside the storage and the storage inside its member.
+  TensorRef tensor_ref(const std::string& name, const PickleValue& call) const {
+    if (call.items.size() < 4) fail("tensor '" + name + "': " + call.text + " needs 4 arguments", call);
+    const PickleValue& pid = *call.items[0];
+    if (pid.kind != Kind::PersistentId || pid.items.size() < 5 || pid.items[0]->kind != Kind::Str ||
+        pid.items[0]->text != "storage")
+      fail("tensor '" + name + "': storage is not a ('storage', type, key, location, numel) persistent id", pid);
+    const PickleValue& type = *pid.items[1];
+    const PickleValue& key = *pid.items[2];
+    if (type.kind != Kind::Global) fail("tensor '" + name + "': storage type is a " + pickle_type_name(type), type);
+    if (key.kind != Kind::Str) fail("tensor '" + name + "': storage key is a " + pickle_type_name(key), key);
+
+    TensorRef t;
+    t.storage_type = type.text;
+    for (const StorageType& st : kStorageTypes)
+      if (st.name == type.text) t.dtype = st.dtype;
+    const std::int64_t numel = int_arg(*pid.items[4], name, "storage numel");
+    if (numel < 0) fail("tensor '" + name + "': storage numel " + std::to_string(numel) + " is negative", *pid.items[4]);
+    t.storage_numel = static_cast<std::uint64_t>(numel);
+    t.offset = int_arg(*call.items[1], name, "storage offset");
+    if (t.offset < 0) fail("tensor '" + name + "': storage offset " + std::to_string(t.offset) + " is negative", *call.items[1]);
+    t.size = int_tuple(*call.items[2], name, "size");
+    t.stride = int_tuple(*call.items[3], name, "stride");
+    if (t.size.size() != t.stride.size())
+      fail("tensor '" + name + "': size " + shape_repr(t.size) + " and stride " + shape_repr(t.stride) +
+               " differ in length",
+           call);
+
+    const std::string member_name = prefix_ + "data/" + key.text;
+    t.member = zip_->find(member_name);
+    if (!t.member)
+      fail("tensor '" + name + "': storage '" + key.text + "' has no member '" + member_name + "' in the archive", key);
+    if (!t.dtype) return t;  // listed, refused at load
+
+    // The highest element the view reaches, with overflow checks.
+    const std::string& fname = pickle_name_;
+    std::uint64_t numel_view = 1;
+    std::uint64_t reach = static_cast<std::uint64_t>(t.offset);
+    for (std::size_t d = 0; d < t.size.size(); ++d) {
+      const auto n = static_cast<std::uint64_t>(t.size[d]);
+      numel_view = checked_mul(numel_view, n, fname, "tensor '" + name + "' size");
+      if (n > 0) {
+        const std::uint64_t step = checked_mul(n - 1, static_cast<std::uint64_t>(t.stride[d]), fname,
+                                               "tensor '" + name + "' extent");
+        if (step > static_cast<std::uint64_t>(INT64_MAX) - reach)
+          fail("tensor '" + name + "': extent overflows", call);
+        reach += step;
+      }
+    }
+    const std::uint64_t itemsize = dtype_info(*t.dtype).itemsize;
+    const std::uint64_t storage_bytes = checked_mul(t.storage_numel, itemsize, fname, "storage '" + key.text + "' size");
+    if (numel_view > 0 && reach >= t.storage_numel)
+      fail("tensor '" + name + "': offset " + std::to_string(t.offset) + ", size " + shape_repr(t.size) +
+               " and stride " + shape_repr(t.stride) + " reach element " + std::to_string(reach) +
+               " of a storage of " + std::to_string(t.storage_numel),
+           call);
+    if (storage_bytes > t.member->size)
+      fail("tensor '" + name + "': storage '" + key.text + "' of " + std::to_string(t.storage_numel) + " " +
+               std::string(dtype_info(*t.dtype).name) + " needs " + std::to_string(storage_bytes) + " bytes, member '" +
+               member_name + "' holds " + std::to_string(t.member->size),
+           key);
+    return t;
+  }
+
+  void add_tensor(const std::string& name, const PickleValue& call) {
+    const TensorRef t = tensor_ref(name, call);
+    TensorEntry entry;
+    entry.name = name;
+    entry.stored_type = t.storage_type.substr(t.storage_type.rfind('.') + 1);
+    entry.dtype = t.dtype;
+    entry.shape = t.size;
+    entry.stored_shape = t.size;
+    const std::uint64_t entry_itemsize = t.dtype ? dtype_info(*t.dtype).itemsize : 0;
+    entry.offset = t.member->data_offset + static_cast<std::uint64_t>(t.offset) * entry_itemsize;
+    entry.nbytes = static_cast<std::uint64_t>(prod(t.size)) * entry_itemsize;
+    const bool contiguous = is_c_contiguous(t.size, t.stride);
+    if (!contiguous) entry.note = "strides " + shape_repr(t.stride) + ", gathered into C order";
+    if (big_endian_) entry.note += std::string(entry.note.empty() ? "" : "; ") + "big-endian, converted to native order";
+    if (!t.member->stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
+
+    std::shared_ptr<ZipArchive> zip = zip_;
+    const bool swap = big_endian_ && entry_itemsize > 1;
+    entry.load = [zip, t, name, contiguous, swap]() -> Tensor {
+      if (!t.dtype)
+        throw Error(ErrorCode::Unsupported, zip->file()->name() + ": tensor '" + name + "': storage type " +
+                                                t.storage_type + " is not supported");
+      const DType dtype = *t.dtype;
+      const std::size_t itemsize = dtype_info(dtype).itemsize;
+      const std::uint64_t numel = static_cast<std::uint64_t>(prod(t.size));
+      if (t.member->stored && contiguous && !swap) {
+        auto buffer = Buffer::disk(zip->file(), t.member->data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
+                                   numel * itemsize);
+        return Tensor::from_buffer(buffer, dtype, t.size);
+      }
+      auto producer = std::make_shared<Producer>();
+      producer->label = "gather " + zip->file()->name() + ":" + t.member->name;
+      producer->fill = [zip, t, itemsize, swap](std::span<std::byte> out) {
+        if (out.empty()) return;
+        if (t.member->stored) {
+          gather(zip->file()->bytes().subspan(static_cast<std::size_t>(t.member->data_offset)), t, itemsize, swap, out);
+          return;
+        }
+        // Inflate only as far as the view reaches.
+        std::uint64_t reach = static_cast<std::uint64_t>(t.offset);
+        for (std::size_t d = 0; d < t.size.size(); ++d)
+          reach += static_cast<std::uint64_t>(t.size[d] - 1) * static_cast<std::uint64_t>(t.stride[d]);
+        std::vector<std::byte> storage(static_cast<std::size_t>((reach + 1) * itemsize));
+        zip->read_into(*t.member, 0, storage, false);
+        gather(storage, t, itemsize, swap, out);
+      };
+      return Tensor::from_producer(producer, dtype, t.size);
+    };
+    out_.tensors.push_back(std::move(entry));
+  }
+
+  std::shared_ptr<const MappedFile> file_;
+  std::shared_ptr<ZipArchive> zip_;
+  std::string prefix_;
+  std::string pickle_name_;
+  bool big_endian_ = false;
+  LoadedFile out_;
+};
+
+}  // namespace
+
+bool sniff_pytorch(std::span<const std::byte> head) {
+  if (head.size() >= sizeof kLegacyMagic && std::memcmp(head.data(), kLegacyMagic, sizeof kLegacyMagic) == 0)
+    return true;
+  bool truncated = false;
+  const std::string first = zip_first_name(head, &truncated);
+  if (first.empty()) return false;
+  if (truncated) return first.find('/') != std::string::npos;
+  return ends_with(first, "/data.pkl");
+}
+
+LoadedFile open_pytorch(std::shared_ptr<const MappedFile> file) {
+  const auto bytes = file->bytes();
+  if (bytes.size() >= sizeof kLegacyMagic && std::memcmp(bytes.data(), kLegacyMagic, sizeof kLegacyMagic) == 0)
+    throw Error(ErrorCode::Unsupported, file->name() +
+                                            ": legacy PyTorch format (before 1.6, pickle magic number "
+                                            "0x1950a86a20f9469cfc6c at byte 2) is not supported; re-save it with "
+                                            "torch.save in a current PyTorch");
+  return PytorchReader(std::move(file)).read();
+}
+
+}  // namespace tensor_inspect
