@@ -1,0 +1,507 @@
+// Tokenizer and recursive-descent parser for the Python expression subset.
+//
+// Precedence, loosest first (as in Python's grammar):
+//   comparison (< <= > >= == !=, no chaining)  |  ^  &  << >>  + -  * / // % @
+//   unary (- + ~)  **  (right-assoc; its right operand may be unary: 2 ** -1)
+//   primary: atom followed by .name, (args) and [index] trailers
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "expr/ast.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/expr.hpp"
+
+namespace tensor_inspect::expr {
+
+void fail(int col, const std::string& message) {
+  throw Error(ErrorCode::BadExpression, "expression: column " + std::to_string(col) + ": " + message);
+}
+
+namespace {
+
+struct Token {
+  enum class Kind { Number, String, Name, Op, End } kind = Kind::End;
+  std::string text;
+  Scalar value;
+  int col = 1;
+};
+
+bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view src) : src_(src) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    for (;;) {
+      while (pos_ < src_.size() && (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\n' || src_[pos_] == '\r')) ++pos_;
+      if (pos_ >= src_.size()) break;
+      out.push_back(next());
+    }
+    Token end;
+    end.col = col(src_.size());
+    out.push_back(end);
+    return out;
+  }
+
+ private:
+  int col(std::size_t p) const { return static_cast<int>(p) + 1; }
+
+  Token next() {
+    std::size_t start = pos_;
+    char c = src_[pos_];
+    Token t;
+    t.col = col(start);
+    if (is_digit(c) || (c == '.' && pos_ + 1 < src_.size() && is_digit(src_[pos_ + 1]))) return number();
+    if (is_name_start(c)) {
+      while (pos_ < src_.size() && is_name_char(src_[pos_])) ++pos_;
+      t.kind = Token::Kind::Name;
+      t.text = std::string(src_.substr(start, pos_ - start));
+      return t;
+    }
+    if (c == '\'' || c == '"') {
+      std::size_t end = src_.find(c, pos_ + 1);
+      if (end == std::string_view::npos) fail(t.col, "unterminated string literal");
+      t.kind = Token::Kind::String;
+      t.text = std::string(src_.substr(pos_ + 1, end - pos_ - 1));
+      pos_ = end + 1;
+      return t;
+    }
+    static constexpr std::string_view kOps[] = {"...", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "(", ")", "[", "]",
+                                                ",",   ":",  ".",  "+",  "-",  "*",  "/",  "%",  "@",  "~", "<", ">",
+                                                "=",   "&",  "|",  "^"};
+    for (std::string_view op : kOps) {
+      if (src_.substr(pos_, op.size()) == op) {
+        pos_ += op.size();
+        t.kind = Token::Kind::Op;
+        t.text = std::string(op);
+        return t;
+      }
+    }
+    fail(t.col, std::string("unexpected character '") + c + "'");
+  }
+
+  Token number() {
+    std::size_t start = pos_;
+    Token t;
+    t.kind = Token::Kind::Number;
+    t.col = col(start);
+    std::string digits;
+    // Appends a run of digits (with single '_' separators between digits) to `digits`.
+    auto take_digits = [&](auto pred) {
+      bool any = false, last_underscore = false;
+      while (pos_ < src_.size() && (pred(src_[pos_]) || src_[pos_] == '_')) {
+        if (src_[pos_] == '_') {
+          if (last_underscore || !any) fail(col(pos_), "invalid number literal");
+          last_underscore = true;
+        } else {
+          digits += src_[pos_];
+          any = true;
+          last_underscore = false;
+        }
+        ++pos_;
+      }
+      if (last_underscore) fail(col(pos_ - 1), "invalid number literal");
+    };
+    if (src_[pos_] == '0' && pos_ + 1 < src_.size() && std::strchr("xXoObB", src_[pos_ + 1]) != nullptr &&
+        src_[pos_ + 1] != '\0') {
+      char base_char = static_cast<char>(std::tolower(static_cast<unsigned char>(src_[pos_ + 1])));
+      int base = base_char == 'x' ? 16 : base_char == 'o' ? 8 : 2;
+      pos_ += 2;
+      take_digits([base](char ch) {
+        return base == 16 ? std::isxdigit(static_cast<unsigned char>(ch)) != 0 : (ch >= '0' && ch < static_cast<char>('0' + base));
+      });
+      if (digits.empty()) fail(t.col, "invalid number literal");
+      std::uint64_t v = 0;
+      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+      if (ec != std::errc() || p != digits.data() + digits.size()) fail(t.col, "integer literal " + digits + " is too large");
+      t.value = v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ? Scalar::from_uint(v)
+                                                                                        : Scalar::from_int(static_cast<std::int64_t>(v));
+    } else {
+      bool is_float = false;
+      take_digits(is_digit);
+      if (pos_ < src_.size() && src_[pos_] == '.' && src_.substr(pos_, 3) != "...") {
+        is_float = true;
+        digits += '.';
+        ++pos_;
+        take_digits(is_digit);
+      }
+      if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
+        is_float = true;
+        digits += 'e';
+        ++pos_;
+        if (pos_ < src_.size() && (src_[pos_] == '+' || src_[pos_] == '-')) digits += src_[pos_++];
+        if (pos_ >= src_.size() || !is_digit(src_[pos_])) fail(t.col, "invalid float literal");
+        take_digits(is_digit);
+      }
+      if (is_float) {
+        t.value = Scalar::from_float(std::strtod(digits.c_str(), nullptr));
+      } else {
+        if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of('0') != std::string::npos)
+          fail(t.col, "leading zeros in decimal integer literals are not permitted");
+        std::uint64_t v = 0;
+        auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+        if (ec != std::errc() || p != digits.data() + digits.size()) fail(t.col, "integer literal " + digits + " is too large");
+        t.value = v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                      ? Scalar::from_uint(v)
+                      : Scalar::from_int(static_cast<std::int64_t>(v));
+      }
+    }
+    if (pos_ < src_.size() && is_name_char(src_[pos_])) fail(t.col, "invalid number literal");
+    return t;
+  }
+
+  std::string_view src_;
+  std::size_t pos_ = 0;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> tokens) : toks_(std::move(tokens)) {}
+
+  NodePtr parse_all() {
+    if (peek().kind == Token::Kind::End) fail(peek().col, "empty expression");
+    NodePtr n = expression();
+    if (peek().kind != Token::Kind::End) fail(peek().col, "unexpected " + describe(peek()));
+    return n;
+  }
+
+ private:
+  // Guards the parser's own recursion (parentheses, unary chains).
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser, int col) : p(parser) {
+      if (++p.depth_ > kMaxExpressionDepth) fail(col, "expression is nested too deeply (more than " + std::to_string(kMaxExpressionDepth) + " levels)");
+    }
+    ~DepthGuard() { --p.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+  };
+
+  const Token& peek(std::size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
+  Token take() { return toks_[i_ < toks_.size() - 1 ? i_++ : i_]; }
+  bool is_op(std::string_view op, std::size_t k = 0) const {
+    return peek(k).kind == Token::Kind::Op && peek(k).text == op;
+  }
+  static std::string describe(const Token& t) {
+    switch (t.kind) {
+      case Token::Kind::End: return "end of expression";
+      case Token::Kind::Op: return "'" + t.text + "'";
+      case Token::Kind::Name: return "name '" + t.text + "'";
+      case Token::Kind::Number: return "number";
+      case Token::Kind::String: return "string";
+    }
+    return "token";
+  }
+  void expect(std::string_view op, const Token& opener) {
+    if (is_op(op)) { take(); return; }
+    if (peek().kind == Token::Kind::End)
+      fail(opener.col, "'" + opener.text + "' was never closed");
+    fail(peek().col, "expected '" + std::string(op) + "', got " + describe(peek()));
+  }
+
+  static NodePtr make(Node::Kind kind, int col, std::string text = {}) {
+    auto n = std::make_unique<Node>();
+    n->kind = kind;
+    n->col = col;
+    n->text = std::move(text);
+    return n;
+  }
+  static NodePtr finish(NodePtr n) {
+    int d = 0;
+    for (const NodePtr& k : n->kids)
+      if (k) d = std::max(d, k->depth);
+    n->depth = d + 1;
+    if (n->depth > kMaxExpressionDepth)
+      fail(n->col, "expression is nested too deeply (more than " + std::to_string(kMaxExpressionDepth) + " levels)");
+    return n;
+  }
+  static NodePtr binary(const Token& op, NodePtr a, NodePtr b) {
+    NodePtr n = make(Node::Kind::Binary, op.col, op.text);
+    n->kids.push_back(std::move(a));
+    n->kids.push_back(std::move(b));
+    return finish(std::move(n));
+  }
+
+  NodePtr expression() {
+    NodePtr left = bit_or();
+    static constexpr std::string_view kCmp[] = {"<", "<=", ">", ">=", "==", "!="};
+    for (std::string_view c : kCmp) {
+      if (!is_op(c)) continue;
+      Token op = take();
+      NodePtr right = bit_or();
+      for (std::string_view c2 : kCmp)
+        if (is_op(c2)) fail(peek().col, "chained comparisons are not supported");
+      return binary(op, std::move(left), std::move(right));
+    }
+    return left;
+  }
+
+  template <typename Next>
+  NodePtr left_assoc(std::initializer_list<std::string_view> ops, Next next) {
+    NodePtr left = (this->*next)();
+    for (;;) {
+      bool matched = false;
+      for (std::string_view op : ops) {
+        if (!is_op(op)) continue;
+        Token t = take();
+        left = binary(t, std::move(left), (this->*next)());
+        matched = true;
+        break;
+      }
+      if (!matched) return left;
+    }
+  }
+  NodePtr bit_or() { return left_assoc({"|"}, &Parser::bit_xor); }
+  NodePtr bit_xor() { return left_assoc({"^"}, &Parser::bit_and); }
+  NodePtr bit_and() { return left_assoc({"&"}, &Parser::shift); }
+  NodePtr shift() { return left_assoc({"<<", ">>"}, &Parser::arith); }
+  NodePtr arith() { return left_assoc({"+", "-"}, &Parser::term); }
+  NodePtr term() { return left_assoc({"*", "/", "//", "%", "@"}, &Parser::factor); }
+
+  NodePtr factor() {
+    if (is_op("-") || is_op("+") || is_op("~")) {
+      Token op = take();
+      DepthGuard guard(*this, op.col);
+      NodePtr n = make(Node::Kind::Unary, op.col, op.text);
+      n->kids.push_back(factor());
+      return finish(std::move(n));
+    }
+    return power();
+  }
+
+  NodePtr power() {
+    NodePtr base = primary();
+    if (!is_op("**")) return base;
+    Token op = take();
+    DepthGuard guard(*this, op.col);
+    return binary(op, std::move(base), factor());
+  }
+
+  NodePtr primary() {
+    NodePtr n = atom();
+    for (;;) {
+      if (is_op(".")) {
+        take();
+        if (peek().kind != Token::Kind::Name) fail(peek().col, "expected an attribute name after '.', got " + describe(peek()));
+        Token name = take();
+        NodePtr a = make(Node::Kind::Attribute, name.col, name.text);
+        a->kids.push_back(std::move(n));
+        n = finish(std::move(a));
+      } else if (is_op("(")) {
+        n = call(std::move(n));
+      } else if (is_op("[")) {
+        Token open = take();
+        DepthGuard guard(*this, open.col);
+        NodePtr idx = make(Node::Kind::Index, open.col);
+        idx->kids.push_back(std::move(n));
+        idx->kids.push_back(subscript(open));
+        expect("]", open);
+        n = finish(std::move(idx));
+      } else {
+        return n;
+      }
+    }
+  }
+
+  NodePtr call(NodePtr callee) {
+    Token open = take();
+    DepthGuard guard(*this, open.col);
+    // The column of a call is its method or function name, where errors point.
+    NodePtr n = make(Node::Kind::Call, callee->col);
+    n->kids.push_back(std::move(callee));
+    std::vector<NodePtr> kw_values;
+    while (!is_op(")")) {
+      if (peek().kind == Token::Kind::End) fail(open.col, "'(' was never closed");
+      if (peek().kind == Token::Kind::Name && is_op("=", 1)) {
+        Token name = take();
+        take();
+        for (const std::string& k : n->keywords)
+          if (k == name.text) fail(name.col, "keyword argument repeated: " + name.text);
+        n->keywords.push_back(name.text);
+        kw_values.push_back(expression());
+      } else {
+        if (!n->keywords.empty()) fail(peek().col, "positional argument follows keyword argument");
+        n->kids.push_back(expression());
+        ++n->positional;
+      }
+      if (is_op(",")) take();
+      else if (!is_op(")")) {
+        if (peek().kind == Token::Kind::End) fail(open.col, "'(' was never closed");
+        fail(peek().col, "expected ',' or ')' in call, got " + describe(peek()));
+      }
+    }
+    take();
+    for (NodePtr& v : kw_values) n->kids.push_back(std::move(v));
+    return finish(std::move(n));
+  }
+
+  // One index item: a slice `a:b:c` (any part optional) or an expression.
+  NodePtr index_item() {
+    int col = peek().col;
+    NodePtr start;
+    if (!is_op(":")) {
+      start = expression();
+      if (!is_op(":")) return start;
+    }
+    NodePtr s = make(Node::Kind::Slice, col);
+    take();  // ':'
+    NodePtr stop, step;
+    if (!is_op(":") && !is_op("]") && !is_op(",")) stop = expression();
+    if (is_op(":")) {
+      take();
+      if (!is_op("]") && !is_op(",")) step = expression();
+    }
+    s->kids.push_back(std::move(start));
+    s->kids.push_back(std::move(stop));
+    s->kids.push_back(std::move(step));
+    return finish(std::move(s));
+  }
+
+  NodePtr subscript(const Token& open) {
+    if (is_op("]")) fail(peek().col, "empty index");
+    NodePtr first = index_item();
+    if (!is_op(",")) return first;
+    NodePtr tuple = make(Node::Kind::Tuple, first->col);
+    tuple->kids.push_back(std::move(first));
+    while (is_op(",")) {
+      take();
+      if (is_op("]")) break;
+      if (peek().kind == Token::Kind::End) fail(open.col, "'[' was never closed");
+      tuple->kids.push_back(index_item());
+    }
+    return finish(std::move(tuple));
+  }
+
+  // Elements of a (...) or [...] display, after the opener.
+  NodePtr display(const Token& open, std::string_view close, bool paren) {
+    DepthGuard guard(*this, open.col);
+    NodePtr n = make(paren ? Node::Kind::Tuple : Node::Kind::List, open.col);
+    bool comma = false;
+    while (!is_op(close)) {
+      if (peek().kind == Token::Kind::End) fail(open.col, "'" + open.text + "' was never closed");
+      n->kids.push_back(expression());
+      if (is_op(",")) {
+        take();
+        comma = true;
+      } else if (!is_op(close)) {
+        if (peek().kind == Token::Kind::End) fail(open.col, "'" + open.text + "' was never closed");
+        fail(peek().col, "expected ',' or '" + std::string(close) + "', got " + describe(peek()));
+      }
+    }
+    take();
+    if (paren && n->kids.size() == 1 && !comma) return std::move(n->kids[0]);
+    return finish(std::move(n));
+  }
+
+  NodePtr atom() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Token::Kind::Number: {
+        Token tok = take();
+        NodePtr n = make(Node::Kind::Number, tok.col);
+        n->value = tok.value;
+        return n;
+      }
+      case Token::Kind::String: {
+        Token tok = take();
+        return make(Node::Kind::String, tok.col, tok.text);
+      }
+      case Token::Kind::Name: {
+        Token tok = take();
+        if (tok.text == "True" || tok.text == "False" || tok.text == "None") return make(Node::Kind::Constant, tok.col, tok.text);
+        static constexpr std::string_view kKeywords[] = {"and", "or", "not", "if", "else", "lambda", "for", "in", "is"};
+        for (std::string_view k : kKeywords)
+          if (tok.text == k) fail(tok.col, "'" + tok.text + "' is not supported in expressions");
+        return make(Node::Kind::Name, tok.col, tok.text);
+      }
+      case Token::Kind::Op: {
+        if (t.text == "(" || t.text == "[") {
+          Token open = take();
+          return display(open, open.text == "(" ? ")" : "]", open.text == "(");
+        }
+        if (t.text == "...") {
+          Token tok = take();
+          return make(Node::Kind::Ellipsis, tok.col);
+        }
+        fail(t.col, "unexpected " + describe(t));
+      }
+      case Token::Kind::End: fail(t.col, "unexpected end of expression");
+    }
+    fail(t.col, "unexpected " + describe(t));
+  }
+
+  std::vector<Token> toks_;
+  std::size_t i_ = 0;
+  int depth_ = 0;
+};
+
+std::string number_text(const Scalar& v) {
+  if (v.kind == DKind::Signed) return std::to_string(v.i);
+  if (v.kind == DKind::Unsigned) return std::to_string(v.u);
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v.f);
+  (void)ec;
+  std::string s(buf, p);
+  if (std::isfinite(v.f) && s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+NodePtr parse(std::string_view source) {
+  Lexer lexer(source);
+  Parser parser(lexer.run());
+  return parser.parse_all();
+}
+
+std::string to_sexpr(const Node& n) {
+  auto kid = [](const NodePtr& k) { return k ? to_sexpr(*k) : std::string("_"); };
+  std::string out;
+  switch (n.kind) {
+    case Node::Kind::Number: return number_text(n.value);
+    case Node::Kind::String: return "'" + n.text + "'";
+    case Node::Kind::Constant:
+    case Node::Kind::Name: return n.text;
+    case Node::Kind::Ellipsis: return "...";
+    case Node::Kind::Attribute: return "(. " + kid(n.kids[0]) + " " + n.text + ")";
+    case Node::Kind::Call: {
+      out = "(call " + kid(n.kids[0]);
+      for (std::size_t i = 1; i < n.kids.size(); ++i) {
+        out += " ";
+        if (i > n.positional) out += n.keywords[i - 1 - n.positional] + "=";
+        out += kid(n.kids[i]);
+      }
+      return out + ")";
+    }
+    case Node::Kind::Index: return "(index " + kid(n.kids[0]) + " " + kid(n.kids[1]) + ")";
+    case Node::Kind::Slice: return "(slice " + kid(n.kids[0]) + " " + kid(n.kids[1]) + " " + kid(n.kids[2]) + ")";
+    case Node::Kind::Tuple:
+    case Node::Kind::List: {
+      out = n.kind == Node::Kind::Tuple ? "(tuple" : "(list";
+      for (const NodePtr& k : n.kids) out += " " + kid(k);
+      return out + ")";
+    }
+    case Node::Kind::Unary: {
+      std::string name = n.text == "-" ? "neg" : n.text == "+" ? "pos" : "inv";
+      return "(" + name + " " + kid(n.kids[0]) + ")";
+    }
+    case Node::Kind::Binary: return "(" + n.text + " " + kid(n.kids[0]) + " " + kid(n.kids[1]) + ")";
+  }
+  return out;
+}
+
+}  // namespace tensor_inspect::expr
+
+namespace tensor_inspect {
+
+std::string expression_tree(std::string_view expr) { return expr::to_sexpr(*expr::parse(expr)); }
+
+}  // namespace tensor_inspect
