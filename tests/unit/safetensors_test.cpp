@@ -1,0 +1,393 @@
+// Tests of loaders/safetensors.cpp and loaders/safetensors_index.cpp: header validation
+// on files built byte by byte, the samples written by samples/make_safetensors_samples.py
+// and the real files of other projects (../shared/realdata/EXPECTED.md).
+//
+// Expected values come from the sample writer's NumPy arrays or from hand-checked bytes;
+// byte offsets in messages are 8 + the header length + the offset in the data buffer.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <variant>
+
+#include <unistd.h>
+
+#include "loaders/formats.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
+
+namespace ti = tensor_inspect;
+
+namespace {
+
+std::vector<std::byte> st_bytes(std::string_view s) {
+  std::vector<std::byte> out(s.size());
+  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
+  return out;
+}
+
+std::string le64(std::uint64_t n) {
+  std::string out;
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+  return out;
+}
+
+// A safetensors file: 8-byte little-endian header length, the header, the data buffer.
+std::string st(std::string_view header, std::string_view data = {}) {
+  return le64(header.size()) + std::string(header) + std::string(data);
+}
+
+ti::LoadedFile open_st(const std::string& file) {
+  return ti::open_safetensors(ti::MappedFile::from_bytes(st_bytes(file), "x.safetensors"));
+}
+
+ti::ErrorCode st_error_code(const std::string& file) {
+  try {
+    open_st(file);
+  } catch (const ti::Error& e) {
+    return e.code();
+  }
+  return ti::ErrorCode::Internal;
+}
+
+#define CHECK_ST_ERROR(file, message)                                   \
+  do {                                                                  \
+    const std::string file_ = (file);                                   \
+    const std::string message_ = (message);                             \
+    CHECK_THROWS_WITH_AS(open_st(file_), message_.c_str(), ti::Error);  \
+    CHECK(st_error_code(file_) == ti::ErrorCode::BadFile);              \
+  } while (0)
+
+std::vector<ti::Scalar> st_values(const ti::Tensor& t) {
+  const ti::Tensor r = t.realize();
+  const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(r.node()->arg);
+  const auto itemsize = ti::dtype_info(r.dtype()).itemsize;
+  std::vector<ti::Scalar> out;
+  for (std::int64_t i = 0; i < r.numel(); ++i)
+    out.push_back(ti::load_scalar(r.dtype(), buffer->bytes().data() + i * itemsize));
+  return out;
+}
+
+std::vector<double> st_doubles(const ti::Tensor& t) {
+  std::vector<double> out;
+  for (const ti::Scalar& s : st_values(t)) out.push_back(s.as_double());
+  return out;
+}
+
+std::vector<std::int64_t> st_ints(const ti::Tensor& t) {
+  std::vector<std::int64_t> out;
+  for (const ti::Scalar& s : st_values(t)) out.push_back(static_cast<std::int64_t>(s.as_bits()));
+  return out;
+}
+
+std::vector<std::string> names_of(const ti::LoadedFile& f) {
+  std::vector<std::string> out;
+  for (const auto& e : f.tensors) out.push_back(e.name);
+  return out;
+}
+
+const std::string kStSamples = std::string(TI_SOURCE_DIR) + "/samples/";
+const std::string kStRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
+
+// A fresh directory for checkpoint files, removed at the end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() / ("ti_st_test_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const std::string p = (path / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+};
+
+const std::string kA4 = R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
+
+}  // namespace
+
+TEST_CASE("safetensors: a header lists tensors in data order with dtype, shape, offsets and metadata") {
+  const std::string h =
+      R"({"b":{"dtype":"I16","shape":[2],"data_offsets":[4,8]},"__metadata__":{"format":"pt"},)"
+      R"("a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}}   )";
+  const ti::LoadedFile f = open_st(st(h, std::string("\x00\x00\xc0\x3f\x01\x00\xfe\xff", 8)));
+  REQUIRE(f.tensors.size() == 2);
+  CHECK(names_of(f) == std::vector<std::string>{"a", "b"});
+  CHECK(f.tensors[0].stored_type == "F32");
+  CHECK(f.tensors[0].dtype == ti::DType::Float32);
+  CHECK(f.tensors[0].shape == ti::Shape{});
+  CHECK(f.tensors[0].offset == 8 + h.size());
+  CHECK(f.tensors[0].nbytes == 4);
+  CHECK(f.tensors[1].dtype == ti::DType::Int16);
+  CHECK(f.tensors[1].stored_shape == ti::Shape{2});
+  CHECK(f.tensors[1].offset == 8 + h.size() + 4);
+  REQUIRE(f.metadata.size() == 1);
+  CHECK(f.metadata[0].key == "format");
+  CHECK(f.metadata[0].type == "string");
+  CHECK(f.metadata[0].value == "pt");
+  CHECK(st_doubles(f.tensors[0].load()) == std::vector<double>{1.5});
+  CHECK(st_ints(f.tensors[1].load()) == std::vector<std::int64_t>{1, -2});
+}
+
+TEST_CASE("safetensors: load is lazy, a DISK buffer over the tensor's bytes") {
+  const std::string h = "{" + kA4 + "}";
+  const ti::LoadedFile f = open_st(st(h, std::string("\x00\x00\x80\xbf", 4)));
+  const ti::Tensor t = f.tensors[0].load();
+  REQUIRE(t.node()->op == ti::Op::Buffer);
+  const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(t.node()->arg);
+  CHECK(buffer->device() == ti::Device::DISK);
+  CHECK(buffer->bytes().data() == f.file->bytes().data() + 8 + h.size());
+  CHECK(st_doubles(t) == std::vector<double>{-1.0});
+}
+
+TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are listed, then refused") {
+  SUBCASE("fp8 tags are tinygrad's fp8 dtypes") {
+    const ti::LoadedFile f = open_st(st(R"({"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]},)"
+                                        R"("b":{"dtype":"F8_E5M2","shape":[1],"data_offsets":[2,3]}})",
+                                        std::string("\x38\x40\x3c", 3)));
+    CHECK(f.tensors[0].dtype == ti::DType::FP8E4M3);
+    CHECK(f.tensors[1].dtype == ti::DType::FP8E5M2);
+  }
+  SUBCASE("every tinygrad tag") {
+    const std::vector<std::pair<std::string, ti::DType>> tags = {
+        {"BOOL", ti::DType::Bool},     {"U8", ti::DType::UInt8},     {"I8", ti::DType::Int8},
+        {"U16", ti::DType::UInt16},    {"I16", ti::DType::Int16},    {"U32", ti::DType::UInt32},
+        {"I32", ti::DType::Int32},     {"U64", ti::DType::UInt64},   {"I64", ti::DType::Int64},
+        {"F16", ti::DType::Float16},   {"BF16", ti::DType::BFloat16}, {"F32", ti::DType::Float32},
+        {"F64", ti::DType::Float64}};
+    for (const auto& [tag, dtype] : tags) {
+      CAPTURE(tag);
+      const ti::LoadedFile f = open_st(st(R"({"a":{"dtype":")" + tag + R"(","shape":[0],"data_offsets":[0,0]}})"));
+      CHECK(f.tensors[0].dtype == dtype);
+    }
+  }
+  SUBCASE("F8_E8M0, F4, F6 and C64 are listed with their size, and load names the tag") {
+    const ti::LoadedFile f = open_st(st(R"({"e":{"dtype":"F8_E8M0","shape":[2],"data_offsets":[0,2]},)"
+                                        R"("f":{"dtype":"F4","shape":[4],"data_offsets":[2,4]},)"
+                                        R"("g":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[4,7]},)"
+                                        R"("c":{"dtype":"C64","shape":[1],"data_offsets":[7,15]}})",
+                                        std::string(15, '\0')));
+    CHECK(names_of(f) == std::vector<std::string>{"e", "f", "g", "c"});
+    for (const auto& e : f.tensors) CHECK_FALSE(e.dtype.has_value());
+    CHECK(f.tensors[1].stored_type == "F4");
+    CHECK(f.tensors[2].nbytes == 3);
+    CHECK_THROWS_WITH_AS(f.tensors[0].load(), "x.safetensors: tensor 'e' has dtype F8_E8M0, which tinygrad has no dtype for",
+                         ti::Error);
+    try {
+      f.tensors[3].load();
+    } catch (const ti::Error& e) {
+      CHECK(e.code() == ti::ErrorCode::Unsupported);
+    }
+  }
+}
+
+TEST_CASE("safetensors: header length, first byte and JSON errors name the byte") {
+  CHECK_ST_ERROR(std::string("\x10\x00\x00", 3), "x.safetensors: truncated header length: needs 8 bytes, 3 left at byte 0");
+  CHECK_ST_ERROR(le64(100'000'001) + "{}", "x.safetensors: header length 100000001 exceeds the limit of 100000000 at byte 0");
+  CHECK_ST_ERROR(le64(1000) + "{\"a\":1}" + std::string(13, ' '),
+                 "x.safetensors: header length 1000 runs past the end of the file (28 bytes) at byte 0");
+  CHECK_ST_ERROR(st("  {}"), "x.safetensors: header does not start with '{' at byte 8");
+  CHECK_ST_ERROR(st("[1]"), "x.safetensors: header does not start with '{' at byte 8");
+  // '}' is header byte 5, file byte 13.
+  CHECK_ST_ERROR(st(R"({"a":})"),
+                 "x.safetensors: header is not valid JSON (syntax error while parsing value - unexpected '}'; "
+                 "expected '[', '{', or a literal) at byte 13");
+}
+
+TEST_CASE("safetensors: hostile offsets, sizes and names are refused naming the tensor") {
+  SUBCASE("offsets past the end of the data") {
+    const std::string h = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    CHECK_ST_ERROR(st(h, "1234"), "x.safetensors: tensor 'a': data_offsets [0, 8) run past the end of the data (4 bytes) at byte " +
+                                      std::to_string(8 + h.size()));
+  }
+  SUBCASE("overlapping tensors") {
+    const std::string h = "{" + kA4 + R"(,"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})";
+    CHECK_ST_ERROR(st(h, "123456"), "x.safetensors: tensor 'b': data_offsets [2, 6) overlap tensor 'a' at byte " +
+                                        std::to_string(8 + h.size() + 2));
+  }
+  SUBCASE("negative and fractional offsets") {
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[-1,0]}})", "1"),
+                   "x.safetensors: tensor 'a': data_offsets begin must be a non-negative integer, not -1");
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1.0]}})", "1"),
+                   "x.safetensors: tensor 'a': data_offsets end must be a non-negative integer, not 1.0");
+  }
+  SUBCASE("end before begin") {
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"U8","shape":[0],"data_offsets":[4,0]}})", "1234"),
+                   "x.safetensors: tensor 'a': data_offsets [4, 0) end before they begin");
+  }
+  SUBCASE("a hole between tensors") {
+    const std::string h = "{" + kA4 + R"(,"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})";
+    CHECK_ST_ERROR(st(h, std::string(12, 'x')), "x.safetensors: tensor 'b': data_offsets [8, 12) leave a hole of 4 bytes before it at byte " +
+                                                    std::to_string(8 + h.size() + 4));
+  }
+  SUBCASE("a hole before the first tensor") {
+    const std::string h = R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})";
+    CHECK_ST_ERROR(st(h, "12"), "x.safetensors: tensor 'a': data_offsets [1, 2) leave a hole of 1 bytes before it at byte " +
+                                    std::to_string(8 + h.size()));
+  }
+  SUBCASE("bytes after the last tensor") {
+    const std::string h = "{" + kA4 + "}";
+    CHECK_ST_ERROR(st(h, "12345678"), "x.safetensors: 4 bytes after the last tensor belong to no tensor at byte " +
+                                          std::to_string(8 + h.size() + 4));
+  }
+  SUBCASE("a size that does not match the shape") {
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", "12345678"),
+                   "x.safetensors: tensor 'a': shape (3,) of F32 needs 12 bytes, but data_offsets [0, 8) hold 8");
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", "12"),
+                   "x.safetensors: tensor 'a': 3 elements of F4 do not fill whole bytes");
+  }
+  SUBCASE("a shape whose element count overflows") {
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,0]}})"),
+                   "x.safetensors: tensor 'a': element count of shape (4294967296, 4294967296) overflows");
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"F64","shape":[2305843009213693952],"data_offsets":[0,0]}})"),
+                   "x.safetensors: tensor 'a': byte size of shape (2305843009213693952,) overflows");
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,0]}})"),
+                   "x.safetensors: tensor 'a': shape dimension must be a non-negative integer, not -2");
+  }
+  SUBCASE("duplicate tensor names and duplicate fields (JSON parsers keep the last)") {
+    CHECK_ST_ERROR(st("{" + kA4 + "," + kA4 + "}", "1234"), "x.safetensors: tensor 'a' appears twice in the header");
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"F32","dtype":"U8","shape":[1],"data_offsets":[0,4]}})", "1234"),
+                   "x.safetensors: key 'dtype' appears twice in header object 'a'");
+    CHECK_ST_ERROR(st(R"({"__metadata__":{"k":"1","k":"2"}})"),
+                   "x.safetensors: key 'k' appears twice in header object '__metadata__'");
+  }
+  SUBCASE("an unknown dtype tag") {
+    CHECK_ST_ERROR(st(R"({"w":{"dtype":"F12","shape":[1],"data_offsets":[0,4]}})", "1234"),
+                   "x.safetensors: tensor 'w': unknown dtype 'F12'");
+  }
+  SUBCASE("missing fields and non-string metadata") {
+    CHECK_ST_ERROR(st(R"({"a":{"dtype":"F32","data_offsets":[0,4]}})", "1234"),
+                   "x.safetensors: tensor 'a': header entry has no \"shape\"");
+    CHECK_ST_ERROR(st(R"({"a":[1,2]})"), "x.safetensors: tensor 'a': header entry is not an object");
+    CHECK_ST_ERROR(st(R"({"__metadata__":{"n":1}})"), "x.safetensors: __metadata__ value of 'n' is not a string");
+  }
+}
+
+TEST_CASE("safetensors: sniff wants a plausible length and '{' at byte 8") {
+  const auto yes = st_bytes(st(R"({"a":1})"));
+  CHECK(ti::sniff_safetensors(yes));
+  CHECK_FALSE(ti::sniff_safetensors(st_bytes(le64(200'000'000) + "{")));
+  CHECK_FALSE(ti::sniff_safetensors(st_bytes(le64(7) + "[")));
+  CHECK_FALSE(ti::sniff_safetensors(st_bytes("GGUF\x03\0\0\0{")));
+  CHECK_FALSE(ti::sniff_safetensors(st_bytes("{\"weight_map\": {}}")));
+}
+
+TEST_CASE("safetensors: the sample written by make_safetensors_samples.py lists in data order with NumPy's values") {
+  const ti::LoadedFile f = ti::open_file(kStSamples + "mixed.safetensors");
+  CHECK(f.format == "safetensors");
+  CHECK(names_of(f) == std::vector<std::string>{"weight", "half", "bf16", "ids", "mask", "scalar", "empty"});
+  // Header length 488 (0x1e8, bytes 0-7 of the file), so the data starts at byte 496.
+  CHECK(f.tensors[0].offset == 496);
+  CHECK(f.tensors[3].offset == 496 + 36);
+  REQUIRE(f.metadata.size() == 2);
+  CHECK(f.metadata[1].key == "source");
+  CHECK(f.metadata[1].value == "tensor-inspect samples");
+  CHECK(f.tensors[0].shape == ti::Shape{2, 3});
+  CHECK(st_doubles(f.tensors[0].load()) == std::vector<double>{1.5, -2.0, 0.25, 3.0, 4.0, -0.125});
+  CHECK(st_doubles(f.tensors[1].load()) == std::vector<double>{0.0999755859375, -1.0, 65504.0, 0.5});
+  CHECK(f.tensors[2].dtype == ti::DType::BFloat16);
+  CHECK(st_doubles(f.tensors[2].load()) == std::vector<double>{1.0, -3.5});
+  CHECK(st_ints(f.tensors[3].load()) == std::vector<std::int64_t>{-1, 0, 9007199254740993});
+  CHECK(st_ints(f.tensors[4].load()) == std::vector<std::int64_t>{1, 0, 0, 1});
+  CHECK(f.tensors[5].shape == ti::Shape{});
+  CHECK(st_doubles(f.tensors[5].load()) == std::vector<double>{7.0});
+  CHECK(f.tensors[6].shape == ti::Shape{0, 3});
+  CHECK(f.tensors[6].nbytes == 0);
+}
+
+TEST_CASE("safetensors: the real files of other projects behave as EXPECTED.md says") {
+  if (!std::filesystem::exists(kStRealData + "candle_jfk-codes.safetensors")) {
+    MESSAGE("no " << kStRealData << ": skipped");
+    return;
+  }
+  SUBCASE("candle's jfk codes: one I64 tensor (1, 2, 828), header padded with spaces") {
+    const ti::LoadedFile f = ti::open_file(kStRealData + "candle_jfk-codes.safetensors");
+    REQUIRE(f.tensors.size() == 1);
+    CHECK(f.tensors[0].name == "codes");
+    CHECK(f.tensors[0].shape == ti::Shape{1, 2, 828});
+    CHECK(f.tensors[0].nbytes == 13248);
+    const std::vector<std::int64_t> v = st_ints(f.tensors[0].load());
+    REQUIRE(v.size() == 1656);
+    CHECK(std::vector<std::int64_t>(v.begin(), v.begin() + 5) == std::vector<std::int64_t>{865, 62, 408, 408, 475});
+    CHECK(std::vector<std::int64_t>(v.begin() + 828, v.begin() + 833) == std::vector<std::int64_t>{200, 518, 518, 518, 937});
+    CHECK(std::vector<std::int64_t>(v.end() - 3, v.end()) == std::vector<std::int64_t>{873, 796, 889});
+    CHECK(*std::min_element(v.begin(), v.end()) == 0);
+    CHECK(*std::max_element(v.begin(), v.end()) == 1023);
+  }
+  SUBCASE("safetensors-cpp abuse attempt: a header length of 1000 in an 88-byte file") {
+    const std::string path = kStRealData + "stcpp_safetensors_abuse_attempt_1.safetensors";
+    CHECK_THROWS_WITH_AS(ti::open_file(path),
+                         (path + ": header length 1000 runs past the end of the file (88 bytes) at byte 0").c_str(),
+                         ti::Error);
+  }
+}
+
+TEST_CASE("safetensors index: the sharded sample lists both shards' tensors as one file") {
+  const std::string index = kStSamples + "sharded/model.safetensors.index.json";
+  const ti::LoadedFile f = ti::open_file(index);
+  CHECK(f.format == "safetensors-index");
+  CHECK(names_of(f) == std::vector<std::string>{"embed.weight", "layer.0.bias", "layer.1.weight", "lm_head.weight"});
+  REQUIRE(f.metadata.size() == 1);
+  CHECK(f.metadata[0].key == "total_size");
+  CHECK(f.metadata[0].value == 40);  // 16 + 4 + 12 + 8 bytes of data
+  CHECK(f.tensors[2].note == "in shard model-00002-of-00002.safetensors");
+  CHECK(st_doubles(f.tensors[0].load()) == std::vector<double>{1, 2, 3, 4});
+  CHECK(st_doubles(f.tensors[1].load()) == std::vector<double>{0.5, -0.5});
+  CHECK(st_ints(f.tensors[2].load()) == std::vector<std::int64_t>{7, -8, 9});
+  CHECK(st_doubles(f.tensors[3].load()) == std::vector<double>{0.25, -0.75});
+}
+
+TEST_CASE("safetensors index: the index and its shards must agree, and shard names stay in the directory") {
+  TempDir dir;
+  const std::string shard = st("{" + kA4 + "}", std::string("\0\0\0\0", 4));
+  dir.write("s1.safetensors", shard);
+  auto open_index = [&](const std::string& json) { return ti::open_file(dir.write("m.safetensors.index.json", json)); };
+  const std::string index_path = (dir.path / "m.safetensors.index.json").string();
+
+  SUBCASE("a consistent index opens") {
+    CHECK(names_of(open_index(R"({"weight_map": {"a": "s1.safetensors"}})")) == std::vector<std::string>{"a"});
+  }
+  SUBCASE("a tensor mapped to a shard that lacks it") {
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors", "b": "s1.safetensors"}})"),
+                         (index_path + ": tensor 'b' is mapped to shard 's1.safetensors', which does not hold it").c_str(),
+                         ti::Error);
+  }
+  SUBCASE("a shard tensor the index does not list") {
+    dir.write("s2.safetensors", st("{" + kA4 + R"(,"z":{"dtype":"U8","shape":[1],"data_offsets":[4,5]}})",
+                                   std::string("\0\0\0\0\x07", 5)));
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s2.safetensors"}})"),
+                         (index_path + ": shard 's2.safetensors' holds tensor 'z', which the index does not list").c_str(),
+                         ti::Error);
+  }
+  SUBCASE("shard names that escape the directory") {
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "../s1.safetensors"}})"),
+                         (index_path + ": tensor 'a': shard name '../s1.safetensors' leaves the index's directory").c_str(),
+                         ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "sub/../../x"}})"),
+                         (index_path + ": tensor 'a': shard name 'sub/../../x' leaves the index's directory").c_str(),
+                         ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "/etc/passwd"}})"),
+                         (index_path + ": tensor 'a': shard name '/etc/passwd' is an absolute path").c_str(), ti::Error);
+  }
+  SUBCASE("a missing shard is an I/O error") {
+    try {
+      open_index(R"({"weight_map": {"a": "nope.safetensors"}})");
+      FAIL("no error");
+    } catch (const ti::Error& e) {
+      CHECK(e.code() == ti::ErrorCode::Io);
+    }
+  }
+  SUBCASE("an index without a weight map, or with duplicate tensors") {
+    CHECK_THROWS_WITH_AS(open_index(R"({"metadata": {}, "weight": {}})"),
+                         (index_path + ": index has no \"weight_map\" object").c_str(), ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors", "a": "s1.safetensors"}})"),
+                         (index_path + ": key 'a' appears twice in header object 'weight_map'").c_str(), ti::Error);
+  }
+}
