@@ -179,6 +179,41 @@ Shape resolve_reshape(const Tensor& t, const Shape& shape) {
 
 }  // namespace
 
+namespace {
+
+// The unsigned int dtype with the itemsize of `d`.
+DType bits_dtype(DType d) {
+  switch (dtype_info(d).itemsize) {
+    case 1: return DType::UInt8;
+    case 2: return DType::UInt16;
+    case 4: return DType::UInt32;
+    default: return DType::UInt64;
+  }
+}
+
+// cond ? a : b on equal shapes and dtypes.
+// NOTE: the graph's spec check currently accepts WHERE only for bool values; for other
+// dtypes the selection is made exactly through integer arithmetic on the values (ints) or
+// their bit patterns (floats), a*c + b*(1-c), which wraps exactly and keeps nan and -0.0.
+Tensor select(const Tensor& c, const Tensor& a, const Tensor& b) {
+  try {
+    return Tensor::where(c, a, b);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::Internal) throw;
+  }
+  DType d = a.dtype();
+  if (d == DType::WeakFloat) return select(c, a.cast(DType::Float32), b.cast(DType::Float32)).cast(d);
+  DType u = is_float(d) ? bits_dtype(d) : d;
+  Tensor ua = is_float(d) ? a.bitcast(u) : a, ub = is_float(d) ? b.bitcast(u) : b;
+  Tensor ci = c.cast(u);
+  Tensor one = Tensor::full(c.shape(), Scalar::from_int(1), u);
+  Tensor r = Tensor::binary(Op::Add, Tensor::binary(Op::Mul, ua, ci),
+                            Tensor::binary(Op::Mul, ub, Tensor::binary(Op::Sub, one, ci)));
+  return is_float(d) ? r.bitcast(d) : r;
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------- helpers
 
 void check_shape(const Shape& shape, const std::string& what) {
@@ -313,7 +348,7 @@ Tensor where(const Operand& cond, const Operand& a, const Operand& b) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
   Tensor ta = to_tensor(a, d), tb = to_tensor(b, d);
   Shape s = broadcast_shape(broadcast_shape(c.shape(), ta.shape()), tb.shape());
-  return Tensor::where(broadcast_to(c, s), broadcast_to(ta, s), broadcast_to(tb, s));
+  return select(broadcast_to(c, s), broadcast_to(ta, s), broadcast_to(tb, s));
 }
 
 Tensor clip(const Tensor& t, const std::optional<Operand>& lo, const std::optional<Operand>& hi) {
@@ -804,6 +839,14 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   double len = std::ceil((s1 - s0) / st);
   n = len <= 0 ? 0 : (len > static_cast<double>(kMaxElements) ? kMaxElements + 1 : static_cast<std::int64_t>(len));
   check_shape({n}, "arange");
+  if (is_float(d) && dtype_info(d).itemsize <= 4) {
+    // tinygrad computes start + i*step in the float32 dtype, each step rounded.
+    float f0 = static_cast<float>(s0), fs = static_cast<float>(st);
+    return produced({n}, d, "arange", [f0, fs](std::int64_t i) {
+      float v = f0 + static_cast<float>(i) * fs;
+      return Scalar::from_float(static_cast<double>(v));
+    });
+  }
   return produced({n}, d, "arange", [s0, st](std::int64_t i) { return Scalar::from_float(s0 + static_cast<double>(i) * st); });
 }
 
