@@ -15,7 +15,6 @@
 // trusted, so a deflate bomb cannot allocate past the declared, capped size.
 #include <algorithm>
 #include <bit>
-#include <set>
 #include <string>
 
 #include "loaders/formats.hpp"
@@ -127,15 +126,11 @@ LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
   loaded.path = name;
   loaded.format = "npz";
   loaded.file = file;
-  std::set<std::string> seen;
   for (const ZipMember& m : zip->members()) {
     if (!ends_with(m.name, ".npy")) {
       loaded.metadata.push_back({m.name, "skipped", "not a .npy member"});
       continue;
     }
-    if (!seen.insert(m.name).second)
-      throw Error(ErrorCode::BadFile, member_label(name, m) + " appears twice (second at byte " +
-                                          std::to_string(m.data_offset) + ")");
     TensorEntry entry = m.stored ? stored_entry(file, m) : deflated_entry(zip, m);
     entry.name = npz_key(m.name);
     loaded.tensors.push_back(std::move(entry));

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "loaders/byte_reader.hpp"
 #include "tensor_inspect/error.hpp"
@@ -231,6 +232,12 @@ std::string zip_first_name(std::span<const std::byte> head, bool* truncated) {
 ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move(file)) {
   const std::string& name = file_->name();
   members_ = read_members(file_->bytes(), name);
+  // libzip refuses duplicates too, but without naming them.
+  std::set<std::string_view> seen;
+  for (const ZipMember& m : members_)
+    if (!seen.insert(m.name).second)
+      throw Error(ErrorCode::BadFile, name + ": member '" + m.name + "' appears twice (second at byte " +
+                                          std::to_string(m.data_offset) + ")");
 
   zip_error_t err;
   zip_error_init(&err);

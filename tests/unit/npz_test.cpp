@@ -1,0 +1,257 @@
+// Tests of loaders/npz.cpp and loaders/zip_archive.cpp: the real candle file, the samples
+// NumPy wrote (values from NumPy in samples/npz_expected.json), and hostile archives
+// built byte by byte (zip_builder.hpp). Byte offsets in messages were worked out by hand
+// from the layout: local header 30 bytes + name + extra, central entry 46 + name.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "loaders/formats.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/memoryview.hpp"
+#include "tensor_inspect/render.hpp"
+#include "zip_builder.hpp"
+
+namespace ti = tensor_inspect;
+
+namespace {
+
+const std::string kSamples = std::string(TI_SOURCE_DIR) + "/samples/";
+const std::string kRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
+
+/// Python's repr of Tensor.data().tolist(), through the library's renderer.
+std::string tolist(const ti::Tensor& t) {
+  const ti::MemoryView mv = ti::data(t);
+  char* text = nullptr;
+  std::size_t len = 0;
+  std::FILE* f = open_memstream(&text, &len);
+  {
+    ti::OutBuffer out(f);
+    ti::write_tolist(mv, false, ti::NonFinite::String, out);
+  }
+  std::fclose(f);
+  std::string s(text, len);
+  std::free(text);
+  return s;
+}
+
+// A .npy: magic, version 1.0, 2-byte header length, header, data.
+std::string npy(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + data;
+}
+
+ti::LoadedFile open_zip(const std::vector<zip_test::Member>& members) {
+  return ti::open_npz(zip_test::file_of(zip_test::build(members), "x.npz"));
+}
+
+ti::ErrorCode code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ti::Error& e) {
+    return e.code();
+  }
+  return ti::ErrorCode::Internal;
+}
+
+// struct.pack('<3h', 1, -2, 3)
+const std::string kI2Data("\x01\x00\xfe\xff\x03\x00", 6);
+
+}  // namespace
+
+TEST_CASE("npz: candle_test.npz lists x and x_plus_one, data after the LOCAL extra field") {
+  const std::string path = kRealData + "candle_test.npz";
+  if (!std::filesystem::exists(path)) {
+    MESSAGE("no " << path << ": skipped");
+    return;
+  }
+  const ti::LoadedFile f = ti::open_file(path);
+  CHECK(f.format == "npz");
+  REQUIRE(f.tensors.size() == 2);
+  CHECK(f.tensors[0].name == "x");
+  CHECK(f.tensors[1].name == "x_plus_one");
+  // x.npy: local header at 0, 30 + 5 (name) + 20 (local zip64 extra) + 128 (npy header).
+  CHECK(f.tensors[0].offset == 183);
+  // x_plus_one.npy: local header at 263 (hexdump), 263 + 30 + 14 + 20 + 128.
+  CHECK(f.tensors[1].offset == 455);
+  const ti::Tensor x = f.tensors[0].load();
+  CHECK(x.node()->op == ti::Op::Buffer);  // zero copy: a DISK view of the .npz itself
+  CHECK(ti::data(x).format == 'q');
+  CHECK(ti::data(x).nbytes == 80);
+  CHECK(tolist(x) == "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]");
+  CHECK(tolist(f.tensors[1].load()) == "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]");
+}
+
+TEST_CASE("npz: np.savez and np.savez_compressed samples give NumPy's values") {
+  std::ifstream in(kSamples + "npz_expected.json");
+  const nlohmann::json expected = nlohmann::json::parse(in);
+  for (const char* sample : {"arrays.npz", "arrays_compressed.npz"}) {
+    CAPTURE(sample);
+    const ti::LoadedFile f = ti::open_file(kSamples + sample);
+    CHECK(f.format == "npz");
+    std::vector<std::string> names;
+    for (const auto& e : f.tensors) names.push_back(e.name);
+    CHECK(names == std::vector<std::string>{"weights", "ids", "mask", "big", "fortran"});
+    for (const ti::TensorEntry& e : f.tensors) {
+      CAPTURE(e.name);
+      const nlohmann::json& want = expected.at(e.name);
+      CHECK(e.stored_type == want.at("descr").get<std::string>());
+      CHECK(e.shape == want.at("shape").get<ti::Shape>());
+      CHECK(tolist(e.load()) == want.at("tolist").get<std::string>());
+    }
+  }
+  SUBCASE("a compressed member is a producer: nothing inflated until realize") {
+    const ti::LoadedFile f = ti::open_file(kSamples + "arrays_compressed.npz");
+    CHECK(f.tensors[1].load().node()->op == ti::Op::Producer);
+    CHECK(f.tensors[1].note == "deflated, inflated at realize");
+  }
+}
+
+TEST_CASE("npz: hand-built archives: stored and deflated members, skipped non-.npy members") {
+  const ti::LoadedFile f = open_zip({zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data)), zip_test::stored("notes.txt", "hello"),
+                                     zip_test::deflated("b.npy", npy("<i2", "(3,)", kI2Data))});
+  REQUIRE(f.tensors.size() == 2);
+  CHECK(f.tensors[0].name == "a");
+  CHECK(f.tensors[0].offset == 30 + 5 + 128);
+  CHECK(f.tensors[1].name == "b");
+  CHECK(tolist(f.tensors[0].load()) == "[1, -2, 3]");
+  CHECK(tolist(f.tensors[1].load()) == "[1, -2, 3]");
+  REQUIRE(f.metadata.size() == 1);
+  CHECK(f.metadata[0].key == "notes.txt");
+  CHECK(f.metadata[0].type == "skipped");
+}
+
+TEST_CASE("npz: detection by magic tells .npz from torch.save archives") {
+  const std::string npz = zip_test::build({zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data))});
+  const std::string pt = zip_test::build({zip_test::stored("archive/data.pkl", "\x80\x02}.")});
+  auto head = [](const std::string& s) { return std::span(reinterpret_cast<const std::byte*>(s.data()), s.size()); };
+  CHECK(ti::sniff_npz(head(npz)));
+  CHECK_FALSE(ti::sniff_pytorch(head(npz)));
+  CHECK(ti::sniff_pytorch(head(pt)));
+  CHECK_FALSE(ti::sniff_npz(head(pt)));
+  CHECK_FALSE(ti::sniff_npz(head(std::string("\x93NUMPY", 6))));
+}
+
+TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, member and byte") {
+  const std::string a = npy("<i2", "(3,)", kI2Data);  // 134 bytes: 128 header + 6 data
+  const std::string good = zip_test::build({zip_test::stored("a.npy", a)});
+  // Layout of `good`: local header 0..35, data 35..169, central entry 169..220, end record 220..242.
+  REQUIRE(good.size() == 242);
+
+  SUBCASE("truncated: the end record is gone") {
+    CHECK_THROWS_WITH_AS(ti::open_npz(zip_test::file_of(good.substr(0, 120), "x.npz")),
+                         "x.npz: not a valid zip archive (no end of central directory record in the last 120 bytes)",
+                         ti::Error);
+  }
+  SUBCASE("shorter than an end record") {
+    CHECK_THROWS_WITH_AS(ti::open_npz(zip_test::file_of("PK\x03\x04", "x.npz")),
+                         "x.npz: not a valid zip archive (4 bytes is shorter than the 22-byte end record)", ti::Error);
+  }
+  SUBCASE("bad central directory signature") {
+    std::string bad = good;
+    bad[169] = 'X';
+    CHECK_THROWS_WITH_AS(ti::open_npz(zip_test::file_of(bad, "x.npz")),
+                         "x.npz: bad central directory entry signature (entry 0) at byte 169", ti::Error);
+  }
+  SUBCASE("central directory past the end of the file") {
+    std::string bad = good;
+    bad[220 + 16] = '\xc0';  // central directory offset 169 -> 192
+    CHECK_THROWS_WITH_AS(ti::open_npz(zip_test::file_of(bad, "x.npz")),
+                         "x.npz: central directory [192, +51) runs past the end of the file (242 bytes) at byte 220",
+                         ti::Error);
+  }
+  SUBCASE("an entry count the central directory cannot hold") {
+    std::string bad = good;
+    bad[220 + 10] = '\x09';
+    CHECK_THROWS_WITH_AS(ti::open_npz(zip_test::file_of(bad, "x.npz")),
+                         "x.npz: 9 central directory entries cannot fit in 51 bytes at byte 220", ti::Error);
+  }
+  SUBCASE("member data past the end of the file") {
+    zip_test::Member m = zip_test::stored("a.npy", a);
+    m.size = m.comp_size = 5000;
+    CHECK_THROWS_WITH_AS(open_zip({m}),
+                         "x.npz: member 'a.npy': data [35, +5000) runs past the end of the file (242 bytes) at byte 0",
+                         ti::Error);
+  }
+  SUBCASE("local header offset past the end of the file") {
+    std::string bad = good;
+    bad[169 + 42 + 1] = '\x10';  // local header offset 0 -> 4096
+    CHECK_THROWS_WITH_AS(
+        ti::open_npz(zip_test::file_of(bad, "x.npz")),
+        "x.npz: member 'a.npy': local header offset 4096 is past the end of the file (242 bytes) at byte 169",
+        ti::Error);
+  }
+  SUBCASE("bad local header signature") {
+    std::string bad = good;
+    bad[0] = 'X';
+    CHECK_THROWS_WITH_AS(ti::open_npz(zip_test::file_of(bad, "x.npz")),
+                         "x.npz: member 'a.npy': bad local header signature at byte 0", ti::Error);
+  }
+  SUBCASE("a stored member whose sizes disagree") {
+    zip_test::Member m = zip_test::stored("a.npy", a);
+    m.size = 60;
+    CHECK_THROWS_WITH_AS(open_zip({m}),
+                         "x.npz: member 'a.npy': stored member declares 60 bytes uncompressed but 134 compressed at byte 0",
+                         ti::Error);
+  }
+  SUBCASE("a stored member whose shape needs more data than it holds") {
+    CHECK_THROWS_WITH_AS(open_zip({zip_test::stored("a.npy", npy("<i2", "(1000000000,)", kI2Data))}),
+                         "x.npz:a.npy: data at byte 128 is 6 bytes, shape (1000000000,) of <i2 needs 2000000000",
+                         ti::Error);
+  }
+  SUBCASE("deflate bomb: a tiny shape, a member declaring far more bytes than header and shape") {
+    const std::string padded = a + std::string(100000, '\0');
+    CHECK_THROWS_WITH_AS(open_zip({zip_test::deflated("a.npy", padded)}),
+                         "x.npz: member 'a.npy' (data at byte 35) declares 100134 bytes, but its header (128 bytes) "
+                         "and shape (3,) (6 bytes) make 134",
+                         ti::Error);
+  }
+  SUBCASE("deflate bomb: a declared size over the limit is refused before any allocation") {
+    zip_test::Member m = zip_test::deflated("a.npy", a);
+    m.size = 0xF0000000u;
+    CHECK(code_of([&] { open_zip({m}); }) == ti::ErrorCode::Unsupported);
+    CHECK_THROWS_WITH_AS(open_zip({m}),
+                         "x.npz: member 'a.npy' (data at byte 35) declares 4026531840 bytes uncompressed, more than "
+                         "the limit of 536870912 for a compressed member",
+                         ti::Error);
+  }
+  SUBCASE("a deflate stream holding more than the member declares") {
+    // 134 bytes declared, 234 in the stream: reading stops at the declared size.
+    zip_test::Member m = zip_test::deflated("a.npy", a);
+    m.raw = zip_test::deflate_stored(a + std::string(100, 'z'));
+    CHECK(code_of([&] { open_zip({m}); }) == ti::ErrorCode::BadFile);
+  }
+  SUBCASE("a deflate stream that ends before the declared size") {
+    zip_test::Member m = zip_test::deflated("a.npy", a);
+    m.raw = zip_test::deflate_stored(a.substr(0, 40));
+    CHECK_THROWS_WITH_AS(open_zip({m}),
+                         "x.npz: member 'a.npy' (data at byte 35): corrupt data (CRC error)", ti::Error);
+  }
+  SUBCASE("corrupt deflate data") {
+    zip_test::Member m = zip_test::deflated("a.npy", a);
+    m.raw = std::string("\x07\xff\xff\xff", 4);
+    CHECK_THROWS_WITH_AS(open_zip({m}), "x.npz: member 'a.npy' (data at byte 35): corrupt data (Zlib error: data error)",
+                         ti::Error);
+  }
+  SUBCASE("a CRC that does not match the inflated bytes") {
+    zip_test::Member m = zip_test::deflated("a.npy", a);
+    m.crc = 1234;
+    CHECK_THROWS_WITH_AS(open_zip({m}),
+                         "x.npz: member 'a.npy' (data at byte 35): corrupt data (CRC error)", ti::Error);
+  }
+  SUBCASE("a member name appearing twice") {
+    CHECK_THROWS_WITH_AS(open_zip({zip_test::stored("a.npy", a), zip_test::stored("a.npy", a)}),
+                         "x.npz: member 'a.npy' appears twice (second at byte 204)", ti::Error);
+  }
+}
