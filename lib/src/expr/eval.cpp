@@ -62,8 +62,11 @@ std::int64_t as_i64(const Scalar& s, int col) {
   fail(col, "'float' object cannot be interpreted as an integer");
 }
 
-Scalar checked(bool overflow, std::int64_t r, int col) {
-  if (overflow) fail(col, "integer result is out of the 64-bit range");
+// The int result of a checked operation `op(x, y, &r)` (one of the __builtin_*_overflow).
+template <typename F>
+Scalar checked(F op, std::int64_t x, std::int64_t y, int col) {
+  std::int64_t r = 0;
+  if (op(x, y, &r)) fail(col, "integer result is out of the 64-bit range");
   return Scalar::from_int(r);
 }
 
@@ -129,10 +132,13 @@ Scalar scalar_binary(const std::string& op, const Scalar& a, const Scalar& b, in
       return Scalar::from_float(std::pow(x, y));
     }
   } else {
-    std::int64_t x = as_i64(a, col), y = as_i64(b, col), r = 0;
-    if (op == "+") return checked(__builtin_add_overflow(x, y, &r), r, col);
-    if (op == "-") return checked(__builtin_sub_overflow(x, y, &r), r, col);
-    if (op == "*") return checked(__builtin_mul_overflow(x, y, &r), r, col);
+    std::int64_t x = as_i64(a, col), y = as_i64(b, col);
+    auto add = [](std::int64_t p, std::int64_t q, std::int64_t* r) { return __builtin_add_overflow(p, q, r); };
+    auto subtract = [](std::int64_t p, std::int64_t q, std::int64_t* r) { return __builtin_sub_overflow(p, q, r); };
+    auto multiply = [](std::int64_t p, std::int64_t q, std::int64_t* r) { return __builtin_mul_overflow(p, q, r); };
+    if (op == "+") return checked(add, x, y, col);
+    if (op == "-") return checked(subtract, x, y, col);
+    if (op == "*") return checked(multiply, x, y, col);
     if (op == "//" || op == "%") {
       if (y == 0) fail(col, "integer division or modulo by zero");
       if (x == std::numeric_limits<std::int64_t>::min() && y == -1) {
@@ -149,9 +155,9 @@ Scalar scalar_binary(const std::string& op, const Scalar& a, const Scalar& b, in
       }
       std::int64_t result = 1, base = x;
       while (y > 0) {
-        if (y & 1) checked(__builtin_mul_overflow(result, base, &result), 0, col);
+        if (y & 1) result = checked(multiply, result, base, col).i;
         y >>= 1;
-        if (y > 0) checked(__builtin_mul_overflow(base, base, &base), 0, col);
+        if (y > 0) base = checked(multiply, base, base, col).i;
       }
       return Scalar::from_int(result);
     }
