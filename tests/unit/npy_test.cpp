@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -346,6 +347,30 @@ TEST_CASE("registry: open_file detects .npy by magic, forces formats by name, an
     CHECK(e.code() == ti::ErrorCode::Usage);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("registry: open_file(\"-\") reads standard input and detects its format by magic") {
+  const std::vector<std::byte> bytes = npy(header("<i2", "(2,)"), std::string("\x05\x00\xfe\xff", 4));  // 5, -2
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  REQUIRE(::write(fds[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));  // fits the pipe buffer
+  ::close(fds[1]);
+  const int saved_stdin = ::dup(0);
+  ::dup2(fds[0], 0);
+  ::close(fds[0]);
+  std::optional<ti::LoadedFile> f;
+  try {
+    f = ti::open_file("-");
+  } catch (...) {
+  }
+  ::dup2(saved_stdin, 0);
+  ::close(saved_stdin);
+  REQUIRE(f.has_value());
+  CHECK(f->path == "<stdin>");
+  CHECK(f->format == "npy");
+  CHECK(f->tensors[0].offset == 68);
+  CHECK_FALSE(f->file->is_mapped());
+  CHECK(ints(f->tensors[0].load()) == std::vector<std::int64_t>{5, -2});
 }
 
 TEST_CASE("npy: the real files of other projects behave as EXPECTED.md says") {
