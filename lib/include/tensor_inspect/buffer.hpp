@@ -79,8 +79,12 @@ class Buffer {
   std::span<std::byte> mutable_bytes();
   /// The file behind a DISK buffer (nullptr on CPU).
   const std::shared_ptr<const MappedFile>& file() const { return file_; }
+  /// How many CPU buffers this process has allocated so far (tests use it to show that
+  /// building a graph allocates nothing and a fused kernel allocates only its output).
+  static std::uint64_t cpu_allocations() { return cpu_allocations_; }
 
  private:
+  static std::uint64_t cpu_allocations_;
   Buffer() = default;
   Device device_ = Device::CPU;
   std::byte* data_ = nullptr;

@@ -97,6 +97,8 @@ MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
+std::uint64_t Buffer::cpu_allocations_ = 0;
+
 std::shared_ptr<Buffer> Buffer::cpu(std::size_t nbytes) {
   if (nbytes > kMaxCpuBytes)
     throw Error(ErrorCode::Unsupported, "cannot allocate a buffer of " + std::to_string(nbytes) +
@@ -106,6 +108,7 @@ std::shared_ptr<Buffer> Buffer::cpu(std::size_t nbytes) {
   buf->owned_ = std::make_unique<std::byte[]>(nbytes);  // value-initialised: zeroed
   buf->data_ = buf->owned_.get();
   buf->size_ = nbytes;
+  ++cpu_allocations_;
   return buf;
 }
 

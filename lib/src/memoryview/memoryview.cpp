@@ -82,9 +82,10 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
   if (!view.c_contiguous) fail("casts are restricted to C-contiguous views");
   auto is_byte = [](std::optional<char> f) { return f && (*f == 'B' || *f == 'b' || *f == 'c'); };
   if (!view.format) fail("source format must be a native single character format prefixed with an optional '@'");
-  if (!is_byte(view.format) && !is_byte(format)) fail("cannot cast between two non-byte formats");
-  if (shape && !shape->empty() && view.ndim() != 1 && view.ndim() != 0 && view.ndim() != 1)
-    fail("cast must be 1D -> ND or ND -> 1D");
+  if (!is_byte(view.format) && !is_byte(format))
+    fail(std::string("cannot cast between two non-byte formats (cast to 'B' first: --view-as B --view-as ") + format + ")");
+  const std::size_t target_ndim = shape ? shape->size() : 1;
+  if (view.ndim() != 1 && target_ndim != 1) fail("cast must be 1D -> ND or ND -> 1D");
   if (shape && shape->size() > 64) fail("number of dimensions must not exceed 64");
   const std::int64_t isz = dtype_info(*to).itemsize;
   MemoryView mv = view;
@@ -94,13 +95,13 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
   if (shape && !shape->empty()) {
     std::int64_t n = isz;
     for (auto d : *shape) {
-      if (d <= 0) fail("cast: elements of shape must be integers > 0");
+      if (d <= 0) throw Error(ErrorCode::Unsupported, "memoryview.cast(): elements of shape must be integers > 0");
       n *= d;
     }
-    if (n != view.nbytes) fail("cast: product(shape) * itemsize != buffer size");
+    if (n != view.nbytes) fail("product(shape) * itemsize != buffer size");
     mv.shape = *shape;
   } else if (shape && shape->empty()) {
-    if (view.nbytes != isz) fail("cast: product(shape) * itemsize != buffer size");
+    if (view.nbytes != isz) fail("product(shape) * itemsize != buffer size");
     mv.shape = {};
   } else {
     if (view.nbytes % isz != 0) fail("length is not a multiple of itemsize");

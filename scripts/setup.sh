@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what tensor-inspect needs from Debian's packages (only what is missing), then
+# configures and builds it. Idempotent: a second run with nothing changed takes seconds.
+#   scripts/setup.sh            Release build in build/ (the tool: build/tensor-inspect)
+#   BUILD_DIR=b BUILD_TYPE=Debug CMAKE_ARGS="-DTI_SANITIZE=ON" scripts/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev libzip-dev python3 python3-numpy)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build_dir=${BUILD_DIR:-build}
+build_type=${BUILD_TYPE:-Release}
+# shellcheck disable=SC2086
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j"$(nproc)"
