@@ -25,11 +25,14 @@ class PickleMachine {
   PickleMachine(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits)
       : r_(bytes, name + ": pickle"), limits_(limits) {}
 
-  PickleRef run() {
+  Pickled run() {
     while (r_.remaining() > 0) {
       op_at_ = r_.offset();
       const std::uint8_t op = r_.u8("opcode");
-      if (op == '.') return pop();
+      if (op == '.') {
+        PickleRef root = pop();
+        return {std::move(arena_), root};
+      }
       step(op);
     }
     r_.fail("truncated: the pickle ends without STOP");
@@ -41,7 +44,8 @@ class PickleMachine {
   PickleRef make(Kind kind) {
     if (++made_ > limits_.max_values)
       fail("more than " + std::to_string(limits_.max_values) + " values (limit)");
-    auto v = std::make_shared<PickleValue>();
+    arena_.push_back(std::make_unique<PickleValue>());
+    PickleRef v = arena_.back().get();
     v->kind = kind;
     v->at = op_at_;
     return v;
@@ -100,7 +104,10 @@ class PickleMachine {
       out.push_back(c);
     }
   }
-  std::string read_str(std::uint64_t n, std::string_view field) { return r_.string(n, field, r_.remaining()); }
+  std::string read_str(std::uint64_t n, std::string_view field) {
+    auto b = r_.bytes(n, field);  // bounded by the bytes left, so no cap is needed
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  }
 
   PickleRef make_long(std::uint64_t n) {
     auto b = r_.bytes(n, "long");
@@ -161,7 +168,8 @@ class PickleMachine {
       case '(': marks_.push_back(stack_.size()); break;
       case '0':  // POP: a value, or a bare MARK as CPython does
         if (stack_.size() > frame_base()) pop();
-        else (void)pop_mark();
+        else if (!marks_.empty()) (void)pop_mark();
+        else fail("stack underflow");
         break;
       case '1': (void)pop_mark(); break;
       case '2': push(top()); break;
@@ -277,6 +285,7 @@ class PickleMachine {
 
   ByteReader r_;
   PickleLimits limits_;
+  std::vector<std::unique_ptr<PickleValue>> arena_;
   std::vector<PickleRef> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, PickleRef> memo_;
@@ -286,7 +295,7 @@ class PickleMachine {
 
 }  // namespace
 
-PickleRef read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits) {
+Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits) {
   return PickleMachine(bytes, name, limits).run();
 }
 

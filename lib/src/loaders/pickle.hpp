@@ -8,8 +8,8 @@
 // knows (torch._utils._rebuild_tensor_v2); BUILD keeps the object and drops its state.
 // BINPERSID makes a PersistentId holding the id (torch's ('storage', type, key, ...)).
 //
-//   PickleRef root = read_pickle(bytes, "model.pt: archive/data.pkl");
-//   if (root->kind == PickleValue::Kind::Dict) ...
+//   Pickled p = read_pickle(bytes, "model.pt: archive/data.pkl");
+//   if (p.root->kind == PickleValue::Kind::Dict) ...
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,9 @@
 namespace tensor_inspect {
 
 struct PickleValue;
-using PickleRef = std::shared_ptr<PickleValue>;
+/// A value inside a Pickled arena: pickles may hold cycles (a list that contains itself),
+/// so values refer to each other by plain pointer and the arena owns them all.
+using PickleRef = PickleValue*;
 
 /// One value of the unpickled tree.
 struct PickleValue {
@@ -38,6 +40,12 @@ struct PickleValue {
   std::uint64_t at = 0;  ///< byte offset of the opcode that made it, for messages
 };
 
+/// The result of a pickle: its root value and the arena that owns every value made.
+struct Pickled {
+  std::vector<std::unique_ptr<PickleValue>> arena;
+  PickleRef root = nullptr;
+};
+
 /// Limits that keep a hostile pickle from allocating without bound.
 struct PickleLimits {
   std::uint64_t max_values = std::uint64_t{1} << 22;  ///< values made, all kinds together
@@ -48,7 +56,7 @@ struct PickleLimits {
 /// input in messages. Throws Error(BadFile) "<name>: pickle: <what> at byte <N>" for an
 /// unknown or unsupported opcode, stack underflow, a missing MARK, a memo index that was
 /// never stored, truncated input, or a limit exceeded.
-PickleRef read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits = {});
+Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits = {});
 
 /// Python's type name of a value: "int", "str", "dict", or an Object's global name.
 std::string pickle_type_name(const PickleValue& v);

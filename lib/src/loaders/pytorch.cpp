@@ -128,12 +128,12 @@ class PytorchReader {
       zip_->read_into(*pkl, 0, owned, true);
       bytes = owned;
     }
-    PickleRef root = read_pickle(bytes, pickle_name_);
+    const Pickled pickled = read_pickle(bytes, pickle_name_);
 
     out_.path = file_->name();
     out_.format = "pytorch";
     out_.file = file_;
-    flatten(root, "", 0);
+    flatten(pickled.root, "", 0);
     return std::move(out_);
   }
 
