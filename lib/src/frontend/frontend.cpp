@@ -163,7 +163,7 @@ Shape resolve_reshape(const Tensor& t, const Shape& shape) {
     } else if (shape[i] < 0) {
       shape_error("reshape: negative size in " + ints_repr(shape));
     } else {
-      known = known > kMaxElements ? known : known * shape[i];
+      known = (shape[i] != 0 && known > kMaxElements / shape[i]) ? kMaxElements + 1 : known * shape[i];
     }
   }
   Shape out = shape;
@@ -555,6 +555,8 @@ Tensor pad(const Tensor& t, const std::vector<OptRange>& arg, const Scalar& valu
   for (std::size_t i = 0; i < arg.size(); ++i) {
     if (!arg[i]) continue;
     auto [before, after] = *arg[i];
+    if (std::max(std::abs(std::max(before, -kMaxElements)), std::abs(std::max(after, -kMaxElements))) >= kMaxElements)
+      shape_error("padding (" + std::to_string(before) + ", " + std::to_string(after) + ") is out of range");
     std::int64_t b = std::max<std::int64_t>(-before, 0), e = t.shape()[i] - std::max<std::int64_t>(-after, 0);
     if (b > e) shape_error("padding " + std::to_string(before) + ", " + std::to_string(after) + " crops more than axis " +
                            std::to_string(i) + " of " + shape_repr(t.shape()) + " holds");
@@ -676,7 +678,7 @@ Tensor getitem(const Tensor& t, const std::vector<IndexItem>& items) {
                     " with size " + std::to_string(n));
       ranges.push_back(std::pair{i, i + 1});
     } else {
-      std::int64_t step = it.step.value_or(1);
+      std::int64_t step = std::max(it.step.value_or(1), -std::numeric_limits<std::int64_t>::max());
       if (step == 0) shape_error("slice step cannot be zero");
       std::int64_t start, stop;
       auto clampv = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); };
@@ -687,8 +689,8 @@ Tensor getitem(const Tensor& t, const std::vector<IndexItem>& items) {
         start = it.start ? clampv(*it.start < 0 ? *it.start + n : *it.start, -1, n - 1) : n - 1;
         stop = it.stop ? clampv(*it.stop < 0 ? *it.stop + n : *it.stop, -1, n - 1) : -1;
       }
-      std::int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
-                                    : (start > stop ? (start - stop + (-step) - 1) / (-step) : 0);
+      std::int64_t count = step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0)
+                                    : (start > stop ? (start - stop - 1) / (-step) + 1 : 0);
       std::int64_t abs_step = step > 0 ? step : -step;
       if (count == 0) {
         ranges.push_back(std::pair{0, 0});
@@ -832,7 +834,7 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
     double span = (static_cast<double>(b) - static_cast<double>(a)) / static_cast<double>(c);
     if (span > static_cast<double>(kMaxElements)) n = kMaxElements + 1;
     else if (span <= 0) n = 0;
-    else n = c > 0 ? (b - a + c - 1) / c : (a - b + (-c) - 1) / (-c);
+    else n = c > 0 ? (b - a - 1) / c + 1 : (a - b - 1) / (-std::max(c, -std::numeric_limits<std::int64_t>::max())) + 1;
     check_shape({n}, "arange");
     return produced({n}, d, "arange", [a, c](std::int64_t i) { return Scalar::from_int(a + i * c); });
   }
