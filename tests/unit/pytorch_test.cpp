@@ -397,3 +397,41 @@ TEST_CASE("pytorch: tensors that do not fit their storage or archive are refused
                          ti::Error);
   }
 }
+
+TEST_CASE("pytorch: every truncation and every single-byte corruption gives a result or an Error") {
+  const auto original = ti::MappedFile::open(kSamples + "state_dict.pt");
+  const std::string bytes(reinterpret_cast<const char*>(original->bytes().data()), original->size());
+  auto survive = [](const std::string& damaged) {
+    try {
+      const ti::LoadedFile f = ti::open_pytorch(zip_test::file_of(damaged, "x.pt"));
+      for (const ti::TensorEntry& e : f.tensors) (void)ti::data(e.load());
+    } catch (const ti::Error&) {
+    }
+  };
+  for (std::size_t n = 0; n < bytes.size(); n += 5) CHECK_NOTHROW(survive(bytes.substr(0, n)));
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::string damaged = bytes;
+    damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
+    CHECK_NOTHROW(survive(damaged));
+  }
+}
+
+TEST_CASE("pytorch: every single-byte corruption of a pickle gives a result or an Error") {
+  Pickle p;
+  p.op("}").str("a");
+  p.tensor("FloatStorage", "0", 4, 1, {2}, {2});
+  p.op("q\x01").str("b").op("h\x01").op("s").str("n").i32(-7).op("u.");
+  for (std::size_t i = 2; i < p.s.size(); ++i) {
+    for (unsigned x : {0x01u, 0x80u, 0xffu}) {
+      std::string damaged = p.s;
+      damaged[i] = static_cast<char>(static_cast<unsigned char>(damaged[i]) ^ x);
+      CHECK_NOTHROW([&] {
+        try {
+          const ti::LoadedFile f = ti::open_pytorch(archive(damaged, {{"0", kF32}}));
+          for (const ti::TensorEntry& e : f.tensors) (void)ti::data(e.load());
+        } catch (const ti::Error&) {
+        }
+      }());
+    }
+  }
+}
