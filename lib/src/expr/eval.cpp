@@ -174,7 +174,7 @@ class Args {
       : fname_(std::move(fname)), col_(col), pos_(std::move(pos)), kw_(std::move(kw)) {}
 
   /// Binds to parameters `names`; the first `required` are mandatory. Returns one optional
-  /// per parameter. `varargs`: positional arguments beyond the list are allowed (read with rest()).
+  /// per parameter; too many, unknown, repeated or missing arguments throw.
   std::vector<std::optional<Value>> bind(std::initializer_list<std::string_view> names, std::size_t required = 0) const {
     std::vector<std::string_view> n(names);
     if (pos_.size() > n.size())
