@@ -12,6 +12,8 @@
 #include <string>
 #include <variant>
 
+#include <unistd.h>
+
 #include "loaders/formats.hpp"
 #include "loaders/gguf_quants.hpp"
 #include "tensor_inspect/error.hpp"
@@ -448,4 +450,54 @@ TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {
     CHECK(meta(f, "tokenizer.ggml.tokens").value.size() == 32064);
     for (const auto& m : f.metadata) CHECK_NOTHROW((void)m.value.dump());
   }
+}
+
+TEST_CASE("gguf: the first part of a split model lists the tensors of every part") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ti_gguf_split_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // llama.cpp's gguf-split keys: split.no and split.count are uint16, split.tensors.count int32.
+  auto part = [&](unsigned no, std::uint32_t tensors_total, const std::vector<std::string>& names) {
+    Gguf g;
+    g.header(names.size(), 3).str("split.no").u32(2).raw(std::string{static_cast<char>(no), '\0'});
+    g.str("split.count").u32(2).raw(std::string("\x02\x00", 2)).str("split.tensors.count").u32(5).u32(tensors_total);
+    std::uint64_t offset = 0;
+    for (const std::string& n : names) g.info(n, {1}, 0, offset), offset += 32;
+    g.pad();
+    for (std::size_t i = 0; i < names.size(); ++i) g.raw(std::string("\x00\x00\x80\x3f", 4)).pad();  // 1.0f
+    const std::string path = (dir / ("m-0000" + std::to_string(no + 1) + "-of-00002.gguf")).string();
+    std::ofstream(path, std::ios::binary) << g.b;
+    return path;
+  };
+  const std::string first = part(0, 3, {"a"});
+  SUBCASE("two parts, three tensors") {
+    const std::string second = part(1, 3, {"b", "c"});
+    const ti::LoadedFile f = ti::open_file(first);
+    REQUIRE(f.tensors.size() == 3);
+    CHECK(f.tensors[0].name == "a");
+    CHECK(f.tensors[0].note == "in part 1 of 2");
+    CHECK(f.tensors[2].name == "c");
+    CHECK(f.tensors[2].note == "in part 2 of 2");
+    CHECK(gg_doubles(f.tensors[2].load()) == std::vector<double>{1.0});
+    CHECK(ti::open_file(second).tensors.size() == 2);  // a later part opens alone
+  }
+  SUBCASE("a tensor in two parts") {
+    const std::string second = part(1, 3, {"b", "a"});
+    CHECK_THROWS_WITH_AS(ti::open_file(first), (second + ": tensor 'a' is also in an earlier part").c_str(), ti::Error);
+  }
+  SUBCASE("a tensor count that does not match split.tensors.count") {
+    part(1, 3, {"b"});
+    CHECK_THROWS_WITH_AS(ti::open_file(first),
+                         (first + ": split.tensors.count is 3, but the 2 parts hold 2 tensors").c_str(), ti::Error);
+  }
+  SUBCASE("a missing part is an I/O error") {
+    try {
+      ti::open_file(first);
+      FAIL("no error");
+    } catch (const ti::Error& e) {
+      CHECK(e.code() == ti::ErrorCode::Io);
+    }
+  }
+  std::filesystem::remove_all(dir);
 }

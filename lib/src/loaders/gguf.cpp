@@ -11,11 +11,14 @@
 //      (innermost first), ggml type u32, offset u64 relative to the data section,
 //   6. padding to `general.alignment` (u32, a power of two, default 32),
 //   7. the data section; each tensor's offset is a multiple of the alignment.
-// A vocabulary-only file (no tensors) may end before the aligned data section.
+// A vocabulary-only file (no tensors) may end before the aligned data section. A split
+// model (llama.cpp gguf-split: "<name>-00001-of-00003.gguf", keys split.no, split.count,
+// split.tensors.count) opened at its first part lists the tensors of every part.
 // Plain types (F32, F16, BF16, F64, I8..I64) are lazy DISK slices; quantized blocks are
 // dequantized to float32 when realized (gguf_quants.cpp).
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -222,13 +225,8 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
   };
 }
 
-}  // namespace
-
-bool sniff_gguf(std::span<const std::byte> head) {
-  return head.size() >= 4 && std::memcmp(head.data(), "GGUF", 4) == 0;
-}
-
-LoadedFile open_gguf(std::shared_ptr<const MappedFile> file) {
+/// Reads one GGUF file (one part of a split model).
+LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
   const std::string& name = file->name();
   ByteReader r(file->bytes(), name);
   const auto magic = r.bytes(4, "magic");
@@ -330,6 +328,88 @@ LoadedFile open_gguf(std::shared_ptr<const MappedFile> file) {
     e.load = make_loader(file, t, e.offset, e.shape);
     out.tensors.push_back(std::move(e));
   }
+  return out;
+}
+
+/// The parts of a split model as llama.cpp's gguf-split names them:
+/// "<prefix>-00001-of-00003.gguf". nullopt for other names.
+struct SplitName {
+  std::string prefix;
+  unsigned part = 0;
+  unsigned count = 0;
+};
+
+std::optional<SplitName> split_name(const std::string& path) {
+  static constexpr std::string_view kTail = "-00000-of-00000.gguf";
+  if (path.size() <= kTail.size()) return std::nullopt;
+  const std::string tail = path.substr(path.size() - kTail.size());
+  unsigned part = 0, count = 0;
+  for (std::size_t i = 0; i < kTail.size(); ++i) {
+    const char want = kTail[i], got = tail[i];
+    if (want == '0') {
+      if (got < '0' || got > '9') return std::nullopt;
+      unsigned& n = i < 7 ? part : count;
+      n = n * 10 + static_cast<unsigned>(got - '0');
+    } else if (got != want) {
+      return std::nullopt;
+    }
+  }
+  if (part == 0 || count < 2 || part > count) return std::nullopt;
+  return SplitName{path.substr(0, path.size() - kTail.size()), part, count};
+}
+
+std::string part_path(const SplitName& s, unsigned part) {
+  char tail[32];
+  std::snprintf(tail, sizeof tail, "-%05u-of-%05u.gguf", part, s.count);
+  return s.prefix + tail;
+}
+
+/// The value of an unsigned integer metadata key, if present.
+std::optional<std::uint64_t> meta_uint(const LoadedFile& f, std::string_view key) {
+  for (const MetaEntry& m : f.metadata)
+    if (m.key == key && m.value.is_number_integer() && m.value.get<std::int64_t>() >= 0)
+      return m.value.get<std::uint64_t>();  // llama.cpp writes split.no as uint16, split.tensors.count as int32
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool sniff_gguf(std::span<const std::byte> head) {
+  return head.size() >= 4 && std::memcmp(head.data(), "GGUF", 4) == 0;
+}
+
+LoadedFile open_gguf(std::shared_ptr<const MappedFile> file) {
+  LoadedFile out = read_gguf(file);
+  // The first part of a split model opens the others and lists all tensors as one file;
+  // a later part opened on its own lists only itself.
+  const std::optional<SplitName> split = split_name(file->name());
+  if (!split || split->part != 1) return out;
+  const std::string& name = file->name();
+  if (auto n = meta_uint(out, "split.count"); n && *n != split->count)
+    throw Error(ErrorCode::BadFile, name + ": split.count " + std::to_string(*n) + " does not match the file name's " +
+                                        std::to_string(split->count) + " parts");
+  std::set<std::string> names;
+  for (TensorEntry& e : out.tensors) {
+    names.insert(e.name);
+    e.note += std::string(e.note.empty() ? "" : "; ") + "in part 1 of " + std::to_string(split->count);
+  }
+  for (unsigned part = 2; part <= split->count; ++part) {
+    const std::string path = part_path(*split, part);
+    LoadedFile more = read_gguf(MappedFile::open(path));
+    if (auto no = meta_uint(more, "split.no"); no && *no != part - 1)
+      throw Error(ErrorCode::BadFile, path + ": split.no " + std::to_string(*no) + " should be " + std::to_string(part - 1));
+    for (TensorEntry& e : more.tensors) {
+      if (!names.insert(e.name).second)
+        throw Error(ErrorCode::BadFile, path + ": tensor '" + e.name + "' is also in an earlier part");
+      e.note += std::string(e.note.empty() ? "" : "; ") + "in part " + std::to_string(part) + " of " +
+                std::to_string(split->count);
+      out.tensors.push_back(std::move(e));
+    }
+  }
+  if (auto total = meta_uint(out, "split.tensors.count"); total && *total != out.tensors.size())
+    throw Error(ErrorCode::BadFile, name + ": split.tensors.count is " + std::to_string(*total) + ", but the " +
+                                        std::to_string(split->count) + " parts hold " +
+                                        std::to_string(out.tensors.size()) + " tensors");
   return out;
 }
 
