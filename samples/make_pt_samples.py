@@ -46,6 +46,13 @@ checkpoint = {
 torch.save(checkpoint, os.path.join(HERE, "checkpoint.pt"))
 
 
+# The same state_dict with pickle protocol 4 (FRAME, SHORT_BINUNICODE, MEMOIZE,
+# STACK_GLOBAL), and in the legacy pre-1.6 format, which the loader refuses.
+small = collections.OrderedDict(a=base.t(), b=torch.tensor([True, False]))
+torch.save(small, os.path.join(HERE, "protocol4.pt"), pickle_protocol=4)
+torch.save(small, os.path.join(HERE, "legacy.pt"), _use_new_zipfile_serialization=False)
+
+
 def describe(t):
     return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "stride": list(t.stride()),
             "storage_offset": t.storage_offset(), "tolist": repr(t.tolist())}
@@ -61,6 +68,7 @@ for k, t in loaded["model"].items():
     expected["checkpoint.pt"]["model." + k] = describe(t)
 for i, t in enumerate(loaded["layers"]):
     expected["checkpoint.pt"]["layers.%d" % i] = describe(t)
+expected["protocol4.pt"] = {k: describe(t) for k, t in torch.load(os.path.join(HERE, "protocol4.pt")).items()}
 with open(os.path.join(HERE, "pt_expected.json"), "w") as f:
     json.dump(expected, f, indent=1)
     f.write("\n")
@@ -70,4 +78,4 @@ np.array([1.0, -2.5, 3.25, 0.1], dtype="<f4").tofile(os.path.join(HERE, "raw_f32
 with open(os.path.join(HERE, "raw_be_i16.bin"), "wb") as f:
     f.write(b"PREAMBLE")
     f.write(np.array([1, -2, 258, -32768, 32767, 0], dtype=">i2").tobytes())
-print("wrote state_dict.pt, checkpoint.pt, pt_expected.json, raw_f32.bin, raw_be_i16.bin")
+print("wrote state_dict.pt, checkpoint.pt, protocol4.pt, legacy.pt, pt_expected.json, raw_f32.bin, raw_be_i16.bin")

@@ -134,7 +134,7 @@ TEST_CASE("pytorch: candle_test.pt holds 'test', int64 (2, 4) 1..8") {
 TEST_CASE("pytorch: torch.save samples give torch.load's values, strides and shared storages included") {
   std::ifstream in(kSamples + "pt_expected.json");
   const nlohmann::ordered_json expected = nlohmann::ordered_json::parse(in);
-  for (const char* sample : {"state_dict.pt", "checkpoint.pt"}) {
+  for (const char* sample : {"state_dict.pt", "checkpoint.pt", "protocol4.pt"}) {
     CAPTURE(sample);
     const ti::LoadedFile f = ti::open_file(kSamples + sample);
     CHECK(f.format == "pytorch");
@@ -385,6 +385,14 @@ TEST_CASE("pytorch: tensors that do not fit their storage or archive are refused
   SUBCASE("no data.pkl member") {
     const auto file = zip_test::file_of(zip_test::build({zip_test::stored("weights.bin", "abc")}), "x.pt");
     CHECK_THROWS_WITH_AS(ti::open_pytorch(file), "x.pt: no '<archive>/data.pkl' member: not a torch.save archive",
+                         ti::Error);
+  }
+  SUBCASE("a real legacy file from torch.save(_use_new_zipfile_serialization=False) is refused") {
+    const std::string path = kSamples + "legacy.pt";
+    CHECK_THROWS_WITH_AS(ti::open_file(path),
+                         (path + ": legacy PyTorch format (before 1.6, pickle magic number 0x1950a86a20f9469cfc6c at "
+                                 "byte 2) is not supported; re-save it with torch.save in a current PyTorch")
+                             .c_str(),
                          ti::Error);
   }
   SUBCASE("the legacy format is detected and refused") {
