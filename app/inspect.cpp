@@ -13,10 +13,7 @@
 #include "listing.hpp"
 #include "options.hpp"
 #include "tensor_inspect/error.hpp"
-#if __has_include("tensor_inspect/expr.hpp")
 #include "tensor_inspect/expr.hpp"
-#define TI_HAVE_EXPR 1
-#endif
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
@@ -200,11 +197,7 @@ int run(const Options& o) {
     return 0;
   }
   Tensor t = [&] {
-#ifdef TI_HAVE_EXPR
     if (o.expr) return evaluate_expression(*o.expr, in.tensor, defaults);
-#else
-    if (o.expr) throw Error(ErrorCode::Unsupported, "expressions are not built in");
-#endif
     if (!in.tensor) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
     return *in.tensor;
   }();

@@ -182,35 +182,10 @@ Shape resolve_reshape(const Tensor& t, const Shape& shape) {
 namespace {
 
 // The unsigned int dtype with the itemsize of `d`.
-DType bits_dtype(DType d) {
-  switch (dtype_info(d).itemsize) {
-    case 1: return DType::UInt8;
-    case 2: return DType::UInt16;
-    case 4: return DType::UInt32;
-    default: return DType::UInt64;
-  }
 }
 
 // cond ? a : b on equal shapes and dtypes.
-// NOTE: the graph's spec check currently accepts WHERE only for bool values; for other
-// dtypes the selection is made exactly through integer arithmetic on the values (ints) or
-// their bit patterns (floats), a*c + b*(1-c), which wraps exactly and keeps nan and -0.0.
-Tensor select(const Tensor& c, const Tensor& a, const Tensor& b) {
-  try {
-    return Tensor::where(c, a, b);
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::Internal) throw;
-  }
-  DType d = a.dtype();
-  if (d == DType::WeakFloat) return select(c, a.cast(DType::Float32), b.cast(DType::Float32)).cast(d);
-  DType u = is_float(d) ? bits_dtype(d) : d;
-  Tensor ua = is_float(d) ? a.bitcast(u) : a, ub = is_float(d) ? b.bitcast(u) : b;
-  Tensor ci = c.cast(u);
-  Tensor one = Tensor::full(c.shape(), Scalar::from_int(1), u);
-  Tensor r = Tensor::binary(Op::Add, Tensor::binary(Op::Mul, ua, ci),
-                            Tensor::binary(Op::Mul, ub, Tensor::binary(Op::Sub, one, ci)));
-  return is_float(d) ? r.bitcast(d) : r;
-}
+Tensor select(const Tensor& c, const Tensor& a, const Tensor& b) { return Tensor::where(c, a, b); }
 
 }  // namespace
 

@@ -88,7 +88,7 @@ void verify(Op op, DType dtype, const Shape& shape, const std::vector<NodePtr>& 
   if (is_binary(op) || op == Op::Where) {
     for (const auto& s : src)
       if (s->shape != shape) spec_fail(op, "input shapes differ");
-    if (is_comparison(op) ? dtype != DType::Bool : src[0]->dtype != dtype) spec_fail(op, "dtype mismatch");
+    if (op != Op::Where && (is_comparison(op) ? dtype != DType::Bool : src[0]->dtype != dtype)) spec_fail(op, "dtype mismatch");
     if (is_binary(op) && src[0]->dtype != src[1]->dtype) spec_fail(op, "input dtypes differ");
     if (op == Op::Where && (src[0]->dtype != DType::Bool || src[1]->dtype != dtype || src[2]->dtype != dtype))
       spec_fail(op, "where needs a bool condition and equal value dtypes");
