@@ -181,9 +181,6 @@ Shape resolve_reshape(const Tensor& t, const Shape& shape) {
 
 namespace {
 
-// The unsigned int dtype with the itemsize of `d`.
-}
-
 // cond ? a : b on equal shapes and dtypes.
 Tensor select(const Tensor& c, const Tensor& a, const Tensor& b) { return Tensor::where(c, a, b); }
 
