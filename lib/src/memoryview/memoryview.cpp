@@ -62,12 +62,10 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
   } else {
     NodePtr done = realize(t.contiguous().node());
     mv.shape = t.shape();
+    // NOTE: Tensor.data() copies into a fresh host buffer. The bytes are immutable here, so
+    // a DISK buffer is read in place through the memory map instead: printing a 1 GB
+    // tensor streams its pages rather than allocating a second gigabyte.
     mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
-    if (mv.buffer->device() != Device::CPU) {  // a DISK buffer: copy into a host buffer
-      auto copy = Buffer::cpu(mv.buffer->nbytes());
-      std::copy(mv.buffer->bytes().begin(), mv.buffer->bytes().end(), copy->mutable_bytes().begin());
-      mv.buffer = copy;
-    }
   }
   if (mv.shape.size() > 64) throw Error(ErrorCode::BadShape, "memoryview: number of dimensions must not exceed 64");
   mv.nbytes = prod(mv.shape) * mv.itemsize;

@@ -39,11 +39,17 @@ struct Scheduler {
     Kernel k{KernelKind::Loop, n, {}, {}};
     if (n->op == Op::Producer) {
       k.kind = KernelKind::Produce;
-    } else if (n->op == Op::Bitcast || (n->op == Op::Contiguous && n->src[0]->op == Op::Buffer)) {
+    } else if (n->op == Op::Bitcast) {
       need_buffer(n->src[0]);
       k.kind = KernelKind::Alias;
       k.inputs.push_back(n->src[0]);
       k.fused.push_back(n->op);
+    } else if (NodePtr base = reshaped_buffer(n)) {
+      // Every buffer is C-contiguous, so reshaping one (or marking it contiguous) is free.
+      need_buffer(base);
+      k.kind = KernelKind::Alias;
+      k.inputs.push_back(base);
+      for (const Node* m = n.get(); m != base.get(); m = m->src[0].get()) k.fused.push_back(m->op);
     } else {
       NodePtr body = n->op == Op::Contiguous ? n->src[0] : n;
       if (is_reduce(body->op)) {
@@ -55,6 +61,14 @@ struct Scheduler {
       }
     }
     kernels.push_back(std::move(k));
+  }
+
+  // The buffer-like node under a chain of Reshape/Contiguous, or nullptr.
+  static NodePtr reshaped_buffer(const NodePtr& n) {
+    if (n->op != Op::Reshape && n->op != Op::Contiguous) return nullptr;
+    NodePtr m = n;
+    while (m->op == Op::Reshape || m->op == Op::Contiguous) m = m->src[0];
+    return is_boundary(m->op) ? m : nullptr;
   }
 
   // Walks the fused part of a kernel, scheduling the buffers it reads first.
