@@ -89,9 +89,9 @@ def write_safetensors(path, tensors, tail=b""):
     return start
 
 
-def write_npy(path, count, head):
+def write_npy(path, count, head, descr="<f4"):
     """Writes a float32 .npy of `count` values: `head` first, then a hole of zeros."""
-    text = ("{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % count).encode()
+    text = ("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, count)).encode()
     text += b" " * (-(10 + len(text) + 1) % 64) + b"\n"
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text)
@@ -307,6 +307,15 @@ def main():
             check_run(".npy -e 'x[-3:]' --json", run, 2 * ra + MiB)
             got = (run.json() or {}).get("tolist")
             check(".npy -e 'x[-3:]': values", got == [0.0, 0.0, 0.0], f"got {got}")
+
+            # Big-endian: the byte swap must stay lazy too, so slicing touches two values.
+            # 64 MiB is enough to tell: a full swap would bring in and copy all of it.
+            be = os.path.join(tmp, "big_endian.npy")
+            write_npy(be, 16 * MiB, struct.pack(">3f", *head), descr=">f4")
+            run = Run([tool, be, "-e", "x[:2]", "--json"], [be])
+            check_run("big-endian .npy (64 MiB) -e 'x[:2]' --json", run, ra + MiB)
+            got = (run.json() or {}).get("tolist")
+            check("big-endian .npy -e 'x[:2]': values", got == head[:2], f"got {got}, want {head[:2]}")
 
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
