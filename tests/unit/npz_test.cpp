@@ -132,6 +132,27 @@ TEST_CASE("npz: hand-built archives: stored and deflated members, skipped non-.n
   CHECK(f.metadata[0].type == "skipped");
 }
 
+TEST_CASE("npz: zip64 members: sizes from the central zip64 extra field, data after the local one") {
+  zip_test::Member a = zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data));
+  zip_test::Member b = zip_test::deflated("b.npy", npy("<i2", "(3,)", kI2Data));
+  a.zip64 = b.zip64 = true;
+  const ti::LoadedFile f = open_zip({a, b});
+  REQUIRE(f.tensors.size() == 2);
+  CHECK(f.tensors[0].offset == 30 + 5 + 20 + 128);  // local header, name, zip64 extra, npy header
+  CHECK(tolist(f.tensors[0].load()) == "[1, -2, 3]");
+  CHECK(tolist(f.tensors[1].load()) == "[1, -2, 3]");
+  SUBCASE("0xFFFFFFFF sizes without the zip64 extra field") {
+    std::string bytes = zip_test::build({a});
+    const std::size_t cd = bytes.size() - 22 - (46 + 5 + 20);
+    bytes[cd + 30] = 0;  // central extra length 20 -> 0: the name is followed by 20 stray bytes
+    CHECK_THROWS_WITH_AS(ti::open_npz(zip_test::file_of(bytes, "x.npz")),
+                         ("x.npz: member 'a.npy': 0xFFFFFFFF size or offset without a zip64 extra field at byte " +
+                          std::to_string(cd + 46 + 5))
+                             .c_str(),
+                         ti::Error);
+  }
+}
+
 TEST_CASE("npz: detection by magic tells .npz from torch.save archives") {
   const std::string npz = zip_test::build({zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data))});
   const std::string pt = zip_test::build({zip_test::stored("archive/data.pkl", "\x80\x02}.")});

@@ -54,6 +54,7 @@ struct Member {
   std::optional<std::uint32_t> comp_size;    ///< overrides the declared compressed size
   std::optional<std::uint32_t> crc;          ///< overrides the CRC
   std::optional<std::string> raw;            ///< overrides the bytes written as data
+  bool zip64 = false;                        ///< sizes as 0xFFFFFFFF plus zip64 extra fields (id 0x0001)
 };
 
 /// A STORED member.
@@ -78,6 +79,16 @@ inline void put32(std::string& s, std::uint32_t v) {
   put16(s, v & 0xffff);
   put16(s, v >> 16);
 }
+inline void put64(std::string& s, std::uint64_t v) {
+  put32(s, static_cast<std::uint32_t>(v & 0xffffffffu));
+  put32(s, static_cast<std::uint32_t>(v >> 32));
+}
+/// A zip64 extended information extra field holding both sizes (APPNOTE 4.5.3).
+inline std::string zip64_extra(std::uint64_t size, std::uint64_t comp) {
+  std::string e;
+  put16(e, 0x0001), put16(e, 16), put64(e, size), put64(e, comp);
+  return e;
+}
 
 /// The archive's bytes.
 inline std::string build(const std::vector<Member>& members) {
@@ -89,19 +100,23 @@ inline std::string build(const std::vector<Member>& members) {
     const auto comp = m.comp_size ? *m.comp_size : static_cast<std::uint32_t>(payload.size());
     const auto local_at = static_cast<std::uint32_t>(out.size());
     const std::uint32_t method = m.deflate ? 8 : 0;
+    const std::string local_extra = m.zip64 ? zip64_extra(size, comp) + m.local_extra : m.local_extra;
+    const std::string central_extra = m.zip64 ? zip64_extra(size, comp) : std::string();
+    const std::uint32_t size32 = m.zip64 ? 0xFFFFFFFFu : size;
+    const std::uint32_t comp32 = m.zip64 ? 0xFFFFFFFFu : comp;
     put32(out, 0x04034b50);
-    put16(out, 20), put16(out, 0), put16(out, method), put16(out, 0), put16(out, 0x21);
-    put32(out, crc), put32(out, comp), put32(out, size);
-    put16(out, static_cast<std::uint32_t>(m.name.size())), put16(out, static_cast<std::uint32_t>(m.local_extra.size()));
-    out += m.name + m.local_extra + payload;
+    put16(out, m.zip64 ? 45 : 20), put16(out, 0), put16(out, method), put16(out, 0), put16(out, 0x21);
+    put32(out, crc), put32(out, comp32), put32(out, size32);
+    put16(out, static_cast<std::uint32_t>(m.name.size())), put16(out, static_cast<std::uint32_t>(local_extra.size()));
+    out += m.name + local_extra + payload;
 
     put32(central, 0x02014b50);
-    put16(central, 20), put16(central, 20), put16(central, 0), put16(central, method), put16(central, 0),
-        put16(central, 0x21);
-    put32(central, crc), put32(central, comp), put32(central, size);
-    put16(central, static_cast<std::uint32_t>(m.name.size())), put16(central, 0), put16(central, 0);
-    put16(central, 0), put16(central, 0), put32(central, 0), put32(central, local_at);
-    central += m.name;
+    put16(central, m.zip64 ? 45 : 20), put16(central, m.zip64 ? 45 : 20), put16(central, 0), put16(central, method),
+        put16(central, 0), put16(central, 0x21);
+    put32(central, crc), put32(central, comp32), put32(central, size32);
+    put16(central, static_cast<std::uint32_t>(m.name.size())), put16(central, static_cast<std::uint32_t>(central_extra.size()));
+    put16(central, 0), put16(central, 0), put16(central, 0), put32(central, 0), put32(central, local_at);
+    central += m.name + central_extra;
   }
   const auto cd_at = static_cast<std::uint32_t>(out.size());
   out += central;
