@@ -37,6 +37,12 @@ class MappedFile {
   /// Error(BadFile) naming the parent when the range is not inside it.
   static std::shared_ptr<MappedFile> slice(std::shared_ptr<const MappedFile> parent, std::uint64_t offset,
                                            std::uint64_t size, const std::string& name);
+  /// `size` bytes that read as `head` followed by zeros, named `name`: an anonymous mapping
+  /// that commits memory only for the pages of `head`. Lets a header parser check lengths
+  /// against data it never reads (a compressed .npz member, inflated later). Throws
+  /// Error(Unsupported) past 2^40 bytes or when the address space cannot be reserved.
+  static std::shared_ptr<MappedFile> sparse(std::span<const std::byte> head, std::uint64_t size,
+                                            const std::string& name);
 
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -54,8 +54,8 @@ LoadedFile open_gguf(std::shared_ptr<const MappedFile> file);
 bool sniff_npz(std::span<const std::byte> head);
 /// Reads an .npz: one tensor per "<key>.npy" member, named <key>, in archive order; other
 /// members are listed in metadata as skipped. STORED members are read in place, DEFLATED
-/// ones inflated at realize. Throws Error(BadFile) naming the file and member for a
-/// corrupt archive or member, Error(Unsupported) for a compressed member over 512 MiB.
+/// ones inflated at realize (listing inflates only their .npy header). Throws
+/// Error(BadFile) naming the file and member for a corrupt archive or member.
 LoadedFile open_npz(std::shared_ptr<const MappedFile> file);
 
 /// True when `head` is a zip whose first member is "<archive>/data.pkl" (torch.save since

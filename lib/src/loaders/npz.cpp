@@ -8,11 +8,11 @@
 //      <key>, in archive order. Other members are not arrays and are skipped.
 //
 // A STORED member is read in place: its .npy is opened over a slice of the mapping, so
-// tensors are DISK views of the .npz itself. A DEFLATED member is inflated once while
-// listing to read its header (and dropped), and again at realize straight into the output
-// buffer, whose size comes from the header's shape: a member declaring more or fewer bytes
-// than header + shape, or holding more than it declares, is refused before any data is
-// trusted, so a deflate bomb cannot allocate past the declared, capped size.
+// tensors are DISK views of the .npz itself. Of a DEFLATED member only the .npy header is
+// inflated while listing (parsed over a sparse stand-in of the member's declared size);
+// the data is inflated at realize straight into the output buffer, whose size comes from
+// the header's shape. A member declaring more or fewer bytes than header + shape, or
+// holding more than it declares, is refused, so a deflate bomb allocates nothing.
 #include <algorithm>
 #include <bit>
 #include <string>
@@ -25,10 +25,9 @@ namespace tensor_inspect {
 
 namespace {
 
-// TODO: a header-only .npy entry point would let listing read just the first bytes of
-// a compressed member; until then a member is inflated whole (once) to read its header,
-// so members above this size are refused rather than held in memory.
-constexpr std::uint64_t kMaxInflatedMember = std::uint64_t{512} << 20;
+// The most of a compressed member inflated to read its .npy header: npy.cpp refuses
+// headers over 1 MiB, plus 12 bytes of magic, version and length.
+constexpr std::uint64_t kMaxNpyPrefix = (std::uint64_t{1} << 20) + 12;
 
 std::string npz_key(const std::string& member) { return member.substr(0, member.size() - 4); }
 
@@ -53,18 +52,26 @@ TensorEntry stored_entry(const std::shared_ptr<const MappedFile>& file, const Zi
   return entry;
 }
 
-/// The entry of a DEFLATED member: header read from an inflated copy (dropped after), data
-/// inflated again at realize into the output buffer.
+/// The inflated first bytes of a .npy member through the end of its header: magic (6),
+/// version (2), header length (u16 in 1.0, u32 in 2.0 and 3.0), header.
+std::vector<std::byte> npy_prefix(const ZipArchive& zip, const ZipMember& m) {
+  std::vector<std::byte> head = zip.read_prefix(m, 12);
+  if (head.size() < 12) return head;  // open_npy says what is missing
+  std::uint64_t end = 0;
+  if (static_cast<std::uint8_t>(head[6]) == 1)
+    end = 10 + (static_cast<std::uint64_t>(head[8]) | static_cast<std::uint64_t>(head[9]) << 8);
+  else
+    for (std::size_t i = 0; i < 4; ++i) end += static_cast<std::uint64_t>(head[8 + i]) << (8 * i);
+  if (static_cast<std::uint8_t>(head[6]) != 1) end += 12;
+  return zip.read_prefix(m, static_cast<std::size_t>(std::min(end, kMaxNpyPrefix)));
+}
+
+/// The entry of a DEFLATED member: the header inflated and parsed over a sparse stand-in
+/// of the member, the data inflated at realize into the output buffer.
 TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMember& m) {
   const std::string& name = zip->file()->name();
-  if (m.size > kMaxInflatedMember)
-    throw Error(ErrorCode::Unsupported, member_label(name, m) + " (data at byte " + std::to_string(m.data_offset) +
-                                            ") declares " + std::to_string(m.size) +
-                                            " bytes uncompressed, more than the limit of " +
-                                            std::to_string(kMaxInflatedMember) + " for a compressed member");
-  std::vector<std::byte> bytes(static_cast<std::size_t>(m.size));
-  zip->read_into(m, 0, bytes, true);
-  LoadedFile inner = open_npy(MappedFile::from_bytes(std::move(bytes), name + ":" + m.name));
+  const std::vector<std::byte> head = npy_prefix(*zip, m);
+  LoadedFile inner = open_npy(MappedFile::sparse(head, m.size, name + ":" + m.name));
   TensorEntry entry = std::move(inner.tensors.at(0));
 
   const std::uint64_t data_at = entry.offset;

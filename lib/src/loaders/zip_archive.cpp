@@ -325,29 +325,3 @@ void ZipArchive::read_into(const ZipMember& member, std::uint64_t skip, std::spa
 }
 
 }  // namespace tensor_inspect
-
-namespace tensor_inspect {
-
-// Defined here, next to its only user, so buffer.cpp stays about files and memory.
-std::shared_ptr<MappedFile> MappedFile::slice(std::shared_ptr<const MappedFile> parent, std::uint64_t offset,
-                                              std::uint64_t size, const std::string& name) {
-  if (offset > parent->size() || size > parent->size() - offset)
-    throw Error(ErrorCode::BadFile, parent->name() + ": bytes [" + std::to_string(offset) + ", +" +
-                                        std::to_string(size) + ") of '" + name + "' run past the end of the file (" +
-                                        std::to_string(parent->size()) + " bytes)");
-  // The slice neither maps nor owns: it points into the parent, which the holder keeps alive.
-  struct Holder {
-    std::shared_ptr<const MappedFile> parent;
-    std::unique_ptr<MappedFile> view;
-  };
-  auto holder = std::make_shared<Holder>();
-  holder->parent = std::move(parent);
-  holder->view.reset(new MappedFile());
-  MappedFile& view = *holder->view;
-  view.data_ = holder->parent->bytes().data() + offset;
-  view.size_ = static_cast<std::size_t>(size);
-  view.name_ = name;
-  return std::shared_ptr<MappedFile>(holder, holder->view.get());
-}
-
-}  // namespace tensor_inspect
