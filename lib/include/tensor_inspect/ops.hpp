@@ -23,6 +23,7 @@ enum class Op : std::uint8_t {
   Reshape, Permute, Expand, Pad, Shrink, Flip,
   // element-wise unary
   Cast, Bitcast, Neg, Not, Abs, Exp, Exp2, Log, Log2, Sin, Cos, Tan, Sqrt, Recip, Trunc, Tanh,
+  ByteSwap,  ///< reverses the bytes of each element (unsigned ints; big-endian files)
   // element-wise binary
   Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, CmpLt, CmpLe, CmpEq, CmpNe, And, Or, Xor,
   // element-wise ternary
@@ -38,7 +39,7 @@ std::string_view op_name(Op op);
 
 constexpr bool is_source(Op op) { return op <= Op::Producer; }
 constexpr bool is_movement(Op op) { return op >= Op::Reshape && op <= Op::Flip; }
-constexpr bool is_unary(Op op) { return op >= Op::Cast && op <= Op::Tanh; }
+constexpr bool is_unary(Op op) { return op >= Op::Cast && op <= Op::ByteSwap; }
 constexpr bool is_binary(Op op) { return op >= Op::Add && op <= Op::Xor; }
 constexpr bool is_comparison(Op op) { return op >= Op::CmpLt && op <= Op::CmpNe; }
 constexpr bool is_elementwise(Op op) { return op >= Op::Cast && op <= Op::Where; }

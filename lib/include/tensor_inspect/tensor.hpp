@@ -58,6 +58,10 @@ class Tensor {
   /// (tinygrad's bitcast). Throws Error(Unsupported) for weak dtypes or a last axis that
   /// does not divide.
   Tensor bitcast(DType dtype) const;
+  /// Reverses the bytes of every element: big-endian data made native. Unsigned int
+  /// dtypes only (view other dtypes through the same-size uint and bitcast after);
+  /// Error(Internal) otherwise. Fuses into loops like any element-wise op.
+  Tensor byteswap() const;
   /// A unary op (Neg, Exp, Sqrt, ...) computed in this tensor's dtype.
   Tensor unary(Op op) const;
   /// A binary op on equal shapes and dtypes; comparisons give bool.

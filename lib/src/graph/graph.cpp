@@ -16,7 +16,7 @@ namespace {
 constexpr std::array<std::string_view, static_cast<std::size_t>(Op::Contiguous) + 1> kOpNames = {
     "BUFFER", "CONST", "PRODUCER", "RESHAPE", "PERMUTE", "EXPAND", "PAD", "SHRINK", "FLIP",
     "CAST", "BITCAST", "NEG", "NOT", "ABS", "EXP", "EXP2", "LOG", "LOG2", "SIN", "COS", "TAN", "SQRT",
-    "RECIP", "TRUNC", "TANH", "ADD", "SUB", "MUL", "DIV", "FLOORDIV", "MOD", "POW", "MAX", "MIN",
+    "RECIP", "TRUNC", "TANH", "BYTESWAP", "ADD", "SUB", "MUL", "DIV", "FLOORDIV", "MOD", "POW", "MAX", "MIN",
     "CMPLT", "CMPLE", "CMPEQ", "CMPNE", "AND", "OR", "XOR", "WHERE", "REDUCE_SUM", "REDUCE_PROD",
     "REDUCE_MAX", "REDUCE_MIN", "CONTIGUOUS"};
 

@@ -16,6 +16,12 @@
 
 namespace tensor_inspect {
 
+/// A lazy tensor over stored elements of `dtype` in C order (`buffer` holds
+/// prod(shape) * itemsize bytes). Big-endian data is made native element by element
+/// (a byte swap fused into whatever reads it), so slicing a big file touches only the
+/// slice. Throws what Tensor::from_buffer throws.
+Tensor tensor_from_stored(std::shared_ptr<Buffer> buffer, DType dtype, const Shape& shape, bool big_endian);
+
 /// True when `head` starts with the .npy magic "\x93NUMPY" (NEP 1, numpy.lib.format).
 bool sniff_npy(std::span<const std::byte> head);
 /// Reads a .npy header (versions 1.0, 2.0, 3.0). Throws Error(BadFile) for a malformed

@@ -532,14 +532,8 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
   if (swap) entry.note = d.big_endian ? "big-endian, converted to native order" : "little-endian, converted to native order";
   if (column_major) entry.note += (entry.note.empty() ? "" : "; ") + std::string("Fortran order, converted to C order");
   const DType dtype = d.dtype;
-  entry.load = [file, data_at, nbytes, numel, itemsize, dtype, stored_shape, swap, column_major]() {
-    std::shared_ptr<Buffer> buffer = Buffer::disk(file, data_at, nbytes);
-    Tensor t = Tensor::from_buffer(buffer, dtype, stored_shape);
-    if (swap && numel > 0) {
-      // Byte swap as tensor ops so it stays lazy: reverse the bytes of each element.
-      const Shape bytes_shape = {static_cast<std::int64_t>(numel), static_cast<std::int64_t>(itemsize)};
-      t = Tensor::from_buffer(buffer, DType::UInt8, bytes_shape).flip({1}).contiguous().bitcast(dtype).reshape(stored_shape);
-    }
+  entry.load = [file, data_at, nbytes, dtype, stored_shape, swap, column_major]() {
+    Tensor t = tensor_from_stored(Buffer::disk(file, data_at, nbytes), dtype, stored_shape, swap);
     if (column_major) {
       std::vector<std::int64_t> order(stored_shape.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(order.size() - 1 - i);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "loaders/byte_reader.hpp"
+#include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 
@@ -22,12 +23,6 @@ std::string raw_stored_type(const DTypeInfo& info, bool big_endian) {
   if (info.numpy_kind.empty()) return std::string(info.name);
   const char order = info.itemsize == 1 ? '|' : (big_endian ? '>' : '<');
   return order + std::string(info.numpy_kind);
-}
-
-/// Elements stored big-endian, made native lazily from primitives: view the bytes as
-/// uint8 (numel, itemsize), reverse each element's bytes, then reinterpret.
-Tensor swap_to_native(const Tensor& bytes_2d, DType dtype, const Shape& shape) {
-  return bytes_2d.flip({1}).contiguous().bitcast(dtype).reshape(shape);
 }
 
 }  // namespace
@@ -67,7 +62,7 @@ LoadedFile open_raw(std::shared_ptr<const MappedFile> file, const RawOptions& op
     shape = {static_cast<std::int64_t>(length / itemsize)};
   }
 
-  const bool swap = options.big_endian && itemsize > 1;
+  const bool swap = options.big_endian && itemsize > 1 && length > 0;
   TensorEntry entry;
   entry.name = "";
   entry.stored_type = raw_stored_type(info, options.big_endian);
@@ -76,15 +71,11 @@ LoadedFile open_raw(std::shared_ptr<const MappedFile> file, const RawOptions& op
   entry.stored_shape = shape;
   entry.offset = options.offset;
   entry.nbytes = length;
-  if (swap) entry.note = "big-endian, converted to native order";
+  if (options.big_endian && itemsize > 1) entry.note = "big-endian, converted to native order";
   const DType dtype = options.dtype;
   const std::uint64_t offset = options.offset;
-  entry.load = [file, dtype, shape, offset, length, swap, itemsize]() {
-    auto buffer = Buffer::disk(file, offset, length);
-    if (!swap) return Tensor::from_buffer(buffer, dtype, shape);
-    const auto numel = static_cast<std::int64_t>(length / itemsize);
-    Tensor bytes = Tensor::from_buffer(buffer, DType::UInt8, {numel, static_cast<std::int64_t>(itemsize)});
-    return swap_to_native(bytes, dtype, shape);
+  entry.load = [file, dtype, shape, offset, length, swap]() {
+    return tensor_from_stored(Buffer::disk(file, offset, length), dtype, shape, swap);
   };
 
   LoadedFile out;

@@ -23,8 +23,18 @@ namespace {
 
 constexpr std::size_t kChunk = 1024;
 
-bool is_boundary(Op op) {
-  return op == Op::Buffer || op == Op::Producer || op == Op::Contiguous || op == Op::Bitcast || is_reduce(op);
+// A same-size bitcast of an int is exact on the loop's values, so it fuses; other
+// bitcasts (another itemsize, or float bits a double could not carry: signalling nans)
+// reinterpret a realized buffer's bytes instead.
+bool is_fused_bitcast(const Node& n) {
+  const DType from = n.src[0]->dtype;
+  return dtype_info(from).itemsize == dtype_info(n.dtype).itemsize && (is_int(from) || from == DType::Bool);
+}
+
+bool is_boundary(const Node& n) {
+  const Op op = n.op;
+  if (op == Op::Bitcast) return !is_fused_bitcast(n);
+  return op == Op::Buffer || op == Op::Producer || op == Op::Contiguous || is_reduce(op);
 }
 
 // ------------------------------------------------------------------------------ scheduling
@@ -39,7 +49,7 @@ struct Scheduler {
     Kernel k{KernelKind::Loop, n, {}, {}};
     if (n->op == Op::Producer) {
       k.kind = KernelKind::Produce;
-    } else if (n->op == Op::Bitcast) {
+    } else if (n->op == Op::Bitcast && !is_fused_bitcast(*n)) {
       need_buffer(n->src[0]);
       k.kind = KernelKind::Alias;
       k.inputs.push_back(n->src[0]);
@@ -68,12 +78,12 @@ struct Scheduler {
     if (n->op != Op::Reshape && n->op != Op::Contiguous) return nullptr;
     NodePtr m = n;
     while (m->op == Op::Reshape || m->op == Op::Contiguous) m = m->src[0];
-    return is_boundary(m->op) ? m : nullptr;
+    return is_boundary(*m) ? m : nullptr;
   }
 
   // Walks the fused part of a kernel, scheduling the buffers it reads first.
   void collect(const NodePtr& n, Kernel& k) {
-    if (is_boundary(n->op)) {
+    if (is_boundary(*n)) {
       NodePtr leaf = n;
       // A contiguous marker inside a loop is a buffer of its source.
       need_buffer(leaf);
@@ -173,6 +183,11 @@ bool compare(Op op, const Scalar& a, const Scalar& b) {
 Scalar apply_unary(Op op, DType d, const Scalar& a) {
   const DKind kind = dtype_info(d).kind;
   if (op == Op::Cast) return cast_scalar(a, d);
+  if (op == Op::ByteSwap) {
+    std::uint64_t x = a.as_bits(), r = 0;
+    for (unsigned i = 0; i < dtype_info(d).itemsize; ++i, x >>= 8) r = (r << 8) | (x & 0xff);
+    return make_int(d, r);
+  }
   if (kind == DKind::Float) {
     double x = a.f, r = x;
     switch (op) {
@@ -315,6 +330,13 @@ class LoopProgram {
         } else if (is_binary(k->op)) {
           const DType sd = k->src[0]->dtype;
           for (std::size_t i = 0; i < n; ++i) out[i] = apply_binary(k->op, sd, s0[i], k->scratch[1][i]);
+        } else if (k->op == Op::Bitcast) {
+          const DType from = k->src[0]->dtype;
+          std::byte bytes[8];
+          for (std::size_t i = 0; i < n; ++i) {
+            store_scalar(from, s0[i], bytes);
+            out[i] = load_scalar(k->dtype, bytes);
+          }
         } else {
           for (std::size_t i = 0; i < n; ++i) out[i] = apply_unary(k->op, k->dtype, s0[i]);
         }

@@ -137,8 +137,14 @@ Tensor Tensor::bitcast(DType target) const {
   return Tensor(make_node(Op::Bitcast, target, s, {node_}));
 }
 
+Tensor Tensor::byteswap() const {
+  if (!is_unsigned(dtype())) throw Error(ErrorCode::Internal, "internal: byteswap needs an unsigned dtype");
+  if (dtype_info(dtype()).itemsize == 1) return *this;
+  return Tensor(make_node(Op::ByteSwap, dtype(), shape(), {node_}));
+}
+
 Tensor Tensor::unary(Op op) const {
-  if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast) throw Error(ErrorCode::Internal, "internal: not a unary op");
+  if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast || op == Op::ByteSwap) throw Error(ErrorCode::Internal, "internal: not a unary op");
   return Tensor(make_node(op, dtype(), shape(), {node_}));
 }
 
