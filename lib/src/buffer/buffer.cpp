@@ -76,6 +76,24 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
 }
 
 std::shared_ptr<MappedFile> MappedFile::read_fd(int fd, const std::string& name) {
+  // Standard input redirected from a regular file (`< big.npy`) is mapped like a named
+  // file, from the current position, so its data is not read into memory.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    off_t pos = ::lseek(fd, 0, SEEK_CUR);
+    if (pos >= 0 && st.st_size > pos && pos % ::sysconf(_SC_PAGESIZE) == 0) {
+      auto size = static_cast<std::size_t>(st.st_size - pos);
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, pos);
+      if (p != MAP_FAILED) {
+        std::shared_ptr<MappedFile> file(new MappedFile());
+        file->name_ = name;
+        file->data_ = static_cast<const std::byte*>(p);
+        file->size_ = size;
+        file->mapped_ = true;
+        return file;
+      }
+    }
+  }
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
   file->owned_ = read_all(fd, name);
