@@ -32,6 +32,25 @@ constexpr const char* kExamples = R"(Examples:
 Exit status: 0 success; 2 trouble (bad command line, unreadable or malformed input,
 unsupported operation), with one line on stderr and nothing on stdout.)";
 
+// An error is one line: control characters from untrusted names are escaped, never sent
+// to the terminal.
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,7 +111,7 @@ int main(int argc, char** argv) {
       std::cerr << "{\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
                 << "}}\n";
     else
-      std::cerr << "tensor-inspect: " << e.what() << "\n";
+      std::cerr << "tensor-inspect: " << one_line(e.what()) << "\n";
     return ti::exit_status(e.code());
   } catch (const std::bad_alloc&) {
     std::cerr << "tensor-inspect: out of memory\n";
