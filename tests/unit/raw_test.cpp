@@ -10,6 +10,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/memoryview.hpp"
 
 namespace ti = tensor_inspect;
 
@@ -103,6 +104,12 @@ TEST_CASE("raw: empty data is the shape (0,), as np.frombuffer(b'', np.uint8) gi
   const ti::LoadedFile f = ti::open_raw(raw_file("abc"), opts(ti::DType::UInt8, std::nullopt, 3));
   CHECK(f.tensors[0].shape == ti::Shape{0});
   CHECK(f.tensors[0].load().numel() == 0);
+}
+
+TEST_CASE("raw: empty big-endian data is the shape (0,) too") {
+  const ti::LoadedFile f = ti::open_raw(raw_file(""), opts(ti::DType::Float32, std::nullopt, 0, true));
+  CHECK(f.tensors[0].shape == ti::Shape{0});
+  CHECK(ti::data(f.tensors[0].load()).nbytes == 0);
 }
 
 TEST_CASE("raw: lengths that do not fit the itemsize or the shape are refused with the numbers") {
