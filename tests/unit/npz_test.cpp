@@ -162,6 +162,17 @@ TEST_CASE("npz: detection by magic tells .npz from torch.save archives") {
   CHECK(ti::sniff_pytorch(head(pt)));
   CHECK_FALSE(ti::sniff_npz(head(pt)));
   CHECK_FALSE(ti::sniff_npz(head(std::string("\x93NUMPY", 6))));
+  SUBCASE("a first name cut off by the 64 sniffed bytes is left to the extension") {
+    const std::string long_pt =
+        zip_test::build({zip_test::stored("a_checkpoint_with_a_long_archive_name/data.pkl", "\x80\x02}.")});
+    const auto first64 = head(long_pt).first(64);
+    CHECK_FALSE(ti::sniff_npz(first64));
+    CHECK_FALSE(ti::sniff_pytorch(first64));
+    const std::string path = (std::filesystem::temp_directory_path() / "ti_npz_test_long_name.pt").string();
+    std::ofstream(path, std::ios::binary) << long_pt;
+    CHECK(ti::open_file(path).format == "pytorch");
+    std::filesystem::remove(path);
+  }
 }
 
 TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, member and byte") {

@@ -55,8 +55,8 @@ bool sniff_gguf(std::span<const std::byte> head);
 /// GGUF v1 and big-endian files.
 LoadedFile open_gguf(std::shared_ptr<const MappedFile> file);
 
-/// True when `head` is a zip local header ("PK\x03\x04") whose first member is not a
-/// PyTorch data.pkl: np.savez writes "<key>.npy" members (numpy/lib/npyio.py).
+/// True when `head` is a zip local header ("PK\x03\x04") whose first member's name lies
+/// whole inside `head` and ends with ".npy", as np.savez writes them (numpy/lib/npyio.py).
 bool sniff_npz(std::span<const std::byte> head);
 /// Reads an .npz: one tensor per "<key>.npy" member, named <key>, in archive order; other
 /// members are listed in metadata as skipped. STORED members are read in place, DEFLATED

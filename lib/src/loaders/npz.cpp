@@ -123,7 +123,8 @@ TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMemb
 bool sniff_npz(std::span<const std::byte> head) {
   bool truncated = false;
   const std::string first = zip_first_name(head, &truncated);
-  return sniff_zip(head) && !sniff_pytorch(head) && (truncated || ends_with(first, ".npy") || first.empty());
+  // A name cut off by the end of `head` could be either format: the extension decides.
+  return sniff_zip(head) && !truncated && ends_with(first, ".npy");
 }
 
 LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
