@@ -61,8 +61,16 @@ class PickleMachine {
     return v;
   }
 
+  void add_refs(std::uint64_t n) {
+    refs_ += n;
+    if (refs_ > limits_.max_refs)
+      fail("more than " + std::to_string(limits_.max_refs) + " stack and container references (limit)");
+  }
   std::size_t frame_base() const { return marks_.empty() ? 0 : marks_.back(); }
-  void push(PickleRef v) { stack_.push_back(std::move(v)); }
+  void push(PickleRef v) {
+    add_refs(1);
+    stack_.push_back(std::move(v));
+  }
   PickleRef pop() {
     if (stack_.size() <= frame_base()) fail("stack underflow");
     PickleRef v = std::move(stack_.back());
@@ -141,6 +149,7 @@ class PickleMachine {
       return d;
     }
     auto obj = make_text(Kind::Object, callable->text);
+    add_refs(args->items.size());
     obj->items = args->items;
     return obj;
   }
@@ -154,6 +163,7 @@ class PickleMachine {
     } else if (target->kind != Kind::List) {
       fail("APPEND on a " + pickle_type_name(*target));
     }
+    add_refs(items.size());
     for (PickleRef& v : items) target->items.push_back(std::move(v));
   }
 
@@ -165,7 +175,10 @@ class PickleMachine {
         break;
       }
       case 0x95: r_.skip(8, "frame length"); break;  // FRAME: only a read-ahead hint
-      case '(': marks_.push_back(stack_.size()); break;
+      case '(':
+        add_refs(1);
+        marks_.push_back(stack_.size());
+        break;
       case '0':  // POP: a value, or a bare MARK as CPython does
         if (stack_.size() > frame_base()) pop();
         else if (!marks_.empty()) (void)pop_mark();
@@ -290,6 +303,7 @@ class PickleMachine {
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, PickleRef> memo_;
   std::uint64_t made_ = 0;
+  std::uint64_t refs_ = 0;
   std::uint64_t op_at_ = 0;
 };
 

@@ -50,6 +50,9 @@ struct Pickled {
 struct PickleLimits {
   std::uint64_t max_values = std::uint64_t{1} << 22;  ///< values made, all kinds together
   std::uint64_t max_memo = std::uint64_t{1} << 22;    ///< memo entries
+  /// References held: stack pushes, MARKs and container items (DUP, BINGET and APPEND
+  /// add references without making values, one input byte each).
+  std::uint64_t max_refs = std::uint64_t{1} << 26;
 };
 
 /// Runs the pickle in `bytes` up to its STOP and returns the result. `name` names the
