@@ -38,7 +38,7 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file);
 /// Parses a JSON header, refusing duplicate keys (nlohmann keeps the last; safetensors'
 /// serde refuses them). `base` is the file offset of text[0], for messages. Throws
 /// Error(BadFile) "<file>: header is not valid JSON (...) at byte N".
-nlohmann::ordered_json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base);
+nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base);
 
 /// True when `head` is a JSON object that names "weight_map" (a sharded checkpoint's
 /// model.safetensors.index.json, as transformers writes it).

@@ -321,7 +321,7 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
       e.dtype = t.type->dtype;
     } else {
       e.dtype = t.type->dequantizable ? std::optional<DType>(DType::Float32) : std::nullopt;
-      e.note = std::string(t.type->name) + ": blocks of " + std::to_string(t.type->block_elems) + " elements in " +
+      e.note = "blocks of " + std::to_string(t.type->block_elems) + " elements in " +
                std::to_string(t.type->block_bytes) + " bytes" +
                (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
     }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "loaders/byte_reader.hpp"
@@ -66,13 +67,13 @@ struct StTensor {
   throw Error(ErrorCode::BadFile, file + ": " + what);
 }
 
-std::uint64_t json_uint(const nlohmann::ordered_json& v, const std::string& file, const std::string& where) {
+std::uint64_t json_uint(const nlohmann::json& v, const std::string& file, const std::string& where) {
   if (!v.is_number_unsigned())
-    fail(file, where + " must be a non-negative integer, not " + v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    fail(file, where + " must be a non-negative integer, not " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return v.get<std::uint64_t>();
 }
 
-StTensor read_tensor_info(const std::string& file, const std::string& name, const nlohmann::ordered_json& info) {
+StTensor read_tensor_info(const std::string& file, const std::string& name, const nlohmann::json& info) {
   const std::string where = "tensor '" + name + "'";
   if (!info.is_object()) fail(file, where + ": header entry is not an object");
   for (const char* field : {"dtype", "shape", "data_offsets"})
@@ -118,52 +119,75 @@ StTensor read_tensor_info(const std::string& file, const std::string& name, cons
 
 }  // namespace
 
-nlohmann::ordered_json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base) {
-  using json = nlohmann::ordered_json;
-  // Keys seen in each open object (arrays push an unused set so the stack pairs up), and
-  // the key under which each object was opened, for messages. nlohmann keeps the last of
-  // duplicate keys; the reference implementation (serde) refuses them, and so do we.
-  std::vector<std::vector<std::string>> seen;
-  std::vector<std::string> path;
-  std::string last_key;
-  auto callback = [&](int, json::parse_event_t event, json& parsed) {
-    using E = json::parse_event_t;
-    switch (event) {
-      case E::object_start:
-      case E::array_start:
-        seen.emplace_back();
-        path.push_back(last_key);
-        break;
-      case E::object_end:
-      case E::array_end:
-        if (!seen.empty()) seen.pop_back();
-        if (!path.empty()) path.pop_back();
-        break;
-      case E::key: {
-        last_key = parsed.get<std::string>();
-        auto& keys = seen.back();
-        if (std::find(keys.begin(), keys.end(), last_key) != keys.end()) {
-          if (seen.size() == 1)
-            fail(file, "tensor '" + last_key + "' appears twice in the header");
-          fail(file, "key '" + last_key + "' appears twice in header object '" + path.back() + "'");
-        }
-        keys.push_back(last_key);
-        break;
-      }
-      case E::value:
-        break;
+namespace {
+
+/// A SAX pass that refuses duplicate keys and records the first syntax error. nlohmann
+/// keeps the last of duplicate keys; the reference implementation (serde) refuses them.
+/// NOTE: a SAX pass, not a parser callback: the callback parser rescans the parent object
+/// after every child object, which is quadratic in the number of tensors.
+class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return open(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    last_key_ = k;
+    if (!seen_.back().insert(k).second) {
+      if (seen_.size() == 1) fail(file_, "tensor '" + k + "' appears twice in the header");
+      fail(file_, "key '" + k + "' appears twice in header object '" + path_.back() + "'");
     }
     return true;
-  };
-  try {
-    return json::parse(text.begin(), text.end(), callback);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+    error_position = position;
+    error = ex.what();
+    return false;
+  }
+
+  std::size_t error_position = 0;
+  std::string error;
+
+ private:
+  bool open() {
+    seen_.emplace_back();
+    path_.push_back(last_key_);
+    return true;
+  }
+  bool close() {
+    seen_.pop_back();
+    path_.pop_back();
+    return true;
+  }
+  const std::string& file_;
+  std::vector<std::unordered_set<std::string>> seen_;  // keys of each open object or array
+  std::vector<std::string> path_;                      // the key each was opened under
+  std::string last_key_;
+};
+
+}  // namespace
+
+nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base) {
+  // NOTE: nlohmann::json (a std::map), not ordered_json: ordered_json looks keys up
+  // linearly, so a hostile header with a million tensors would take minutes to parse.
+  using json = nlohmann::json;
+  DuplicateKeyCheck check(file);
+  if (!json::sax_parse(text.begin(), text.end(), &check)) {
+    std::string what = check.error;
     const std::size_t colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    const std::uint64_t at = base + (e.byte > 0 ? e.byte - 1 : 0);
+    const std::uint64_t at = base + (check.error_position > 0 ? check.error_position - 1 : 0);
     throw Error(ErrorCode::BadFile, file + ": header is not valid JSON (" + what + ") at byte " + std::to_string(at));
   }
+  return json::parse(text.begin(), text.end());
 }
 
 bool sniff_safetensors(std::span<const std::byte> head) {
@@ -186,7 +210,7 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   const auto header_bytes = r.bytes(n, "header");
   const std::string_view text(reinterpret_cast<const char*>(header_bytes.data()), header_bytes.size());
   if (text.empty() || text.front() != '{') r.fail_at("header does not start with '{'", 8);
-  const nlohmann::ordered_json header = parse_json_header(text, name, 8);
+  const nlohmann::json header = parse_json_header(text, name, 8);
   if (!header.is_object()) r.fail_at("header is not a JSON object", 8);
 
   LoadedFile out;
@@ -201,7 +225,7 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
       if (!it.value().is_object()) fail(name, "__metadata__ is not a map of strings");
       for (auto m = it.value().begin(); m != it.value().end(); ++m) {
         if (!m.value().is_string()) fail(name, "__metadata__ value of '" + m.key() + "' is not a string");
-        out.metadata.push_back(MetaEntry{m.key(), "string", m.value()});
+        out.metadata.push_back(MetaEntry{m.key(), "string", nlohmann::ordered_json(m.value().get<std::string>())});
       }
       continue;
     }
@@ -209,6 +233,7 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   }
 
   // Tile the buffer: sorted by (begin, end), each tensor starts where the previous ended.
+  // Zero-size tensors at one offset stay in name order (the header is read sorted).
   std::stable_sort(tensors.begin(), tensors.end(), [](const StTensor& a, const StTensor& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   if (file->size() > kMaxIndex)
     fail(name, "index is " + std::to_string(file->size()) + " bytes, over the limit of " + std::to_string(kMaxIndex));
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
-  const nlohmann::ordered_json index = parse_json_header(text, name, 0);
+  const nlohmann::json index = parse_json_header(text, name, 0);
   if (!index.is_object()) fail(name, "index is not a JSON object");
   if (!index.contains("weight_map") || !index["weight_map"].is_object())
     fail(name, "index has no \"weight_map\" object");
@@ -72,7 +73,8 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
     if (!meta.is_object() && !meta.is_null()) fail(name, "\"metadata\" is not an object");
     if (meta.is_object())
       for (auto it = meta.begin(); it != meta.end(); ++it)
-        out.metadata.push_back(MetaEntry{it.key(), it.value().type_name(), it.value()});
+        out.metadata.push_back(
+            MetaEntry{it.key(), it.value().type_name(), nlohmann::ordered_json::parse(it.value().dump())});
   }
 
   // tensor -> shard, and the shards in sorted order.
@@ -92,7 +94,9 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
     const std::string shard_path = (dir / shard).string();
     std::shared_ptr<const MappedFile> shard_file = MappedFile::open(shard_path);
     LoadedFile part = open_safetensors(shard_file);
+    std::set<std::string> held;
     for (const TensorEntry& e : part.tensors) {
+      held.insert(e.name);
       auto it = shard_of.find(e.name);
       if (it == shard_of.end())
         fail(name, "shard '" + shard + "' holds tensor '" + e.name + "', which the index does not list");
@@ -100,9 +104,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         fail(name, "shard '" + shard + "' holds tensor '" + e.name + "', which the index maps to '" + it->second + "'");
     }
     for (const std::string& tensor : names) {
-      const bool found = std::any_of(part.tensors.begin(), part.tensors.end(),
-                                     [&](const TensorEntry& e) { return e.name == tensor; });
-      if (!found) fail(name, "tensor '" + tensor + "' is mapped to shard '" + shard + "', which does not hold it");
+      if (!held.count(tensor)) fail(name, "tensor '" + tensor + "' is mapped to shard '" + shard + "', which does not hold it");
     }
     for (TensorEntry& e : part.tensors) {
       e.note = "in shard " + shard;
