@@ -157,11 +157,16 @@ TEST_CASE("pytorch: torch.save samples give torch.load's values, strides and sha
     FAIL("no tensor " << name);
     throw;
   };
-  SUBCASE("contiguous tensors are DISK views; strided ones are gathered at realize") {
+  SUBCASE("contiguous tensors are DISK buffers; permuted and broadcast ones movement ops over one") {
     CHECK(entry("w32").load().node()->op == ti::Op::Buffer);
     CHECK(entry("shared_b").load().node()->op == ti::Op::Buffer);
-    CHECK(entry("transposed").load().node()->op == ti::Op::Producer);
-    CHECK(entry("transposed").note == "strides (1, 3), gathered into C order");
+    CHECK(ti::is_movement(entry("transposed").load().node()->op));
+    CHECK(entry("transposed").note == "strides (1, 3), a view over the storage");
+    CHECK(ti::is_movement(entry("broadcast").load().node()->op));
+  }
+  SUBCASE("a step slice skips elements: gathered at realize") {
+    CHECK(entry("every_other").load().node()->op == ti::Op::Producer);
+    CHECK(entry("every_other").note == "strides (3, 2), gathered into C order");
   }
   SUBCASE("two tensors over one storage sit 5 - 2 = 3 int32 elements apart") {
     CHECK(entry("shared_b").offset - entry("shared_a").offset == 12);
@@ -208,6 +213,16 @@ TEST_CASE("pytorch: hand-built archives: offsets, big-endian storages, deflated 
     p.op("s.");
     const ti::LoadedFile f = open_pickle(p, {{"0", kF32}});
     CHECK(tolist(f.tensors[0].load()) == "[-2.5, 0.5]");
+  }
+  SUBCASE("a permuted layout with a broadcast axis in the middle: element [i][j][k] = storage[i + 2k]") {
+    Pickle p;
+    p.op("}").str("v");
+    p.tensor("FloatStorage", "0", 4, 0, {2, 3, 2}, {1, 0, 2});
+    p.op("s.");
+    const ti::LoadedFile f = open_pickle(p, {{"0", kF32}});
+    CHECK(ti::is_movement(f.tensors[0].load().node()->op));
+    CHECK(tolist(f.tensors[0].load()) ==
+          "[[[1.0, 3.25], [1.0, 3.25], [1.0, 3.25]], [[-2.5, 0.5], [-2.5, 0.5], [-2.5, 0.5]]]");
   }
   SUBCASE("byteorder 'big' swaps each element: struct.pack('>2f', 1.0, -2.5)") {
     Pickle p;

@@ -17,6 +17,7 @@
 // values that are not tensors become metadata, objects by their global name.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "loaders/byte_reader.hpp"
@@ -75,6 +76,40 @@ bool is_c_contiguous(const Shape& size, const std::vector<std::int64_t>& stride)
     expect *= size[i];
   }
   return true;
+}
+
+/// The axes of a view that walk memory (size > 1, stride > 0), outermost first, when
+/// their strides are a permutation of a C-contiguous layout; nullopt when elements
+/// overlap or are skipped (a step slice), which only a gather can express.
+std::optional<std::vector<std::size_t>> permuted_layout(const Shape& size, const std::vector<std::int64_t>& stride) {
+  std::vector<std::size_t> axes;
+  for (std::size_t d = 0; d < size.size(); ++d)
+    if (size[d] > 1 && stride[d] != 0) axes.push_back(d);
+  std::stable_sort(axes.begin(), axes.end(), [&](std::size_t a, std::size_t b) { return stride[a] > stride[b]; });
+  std::int64_t expect = 1;
+  for (std::size_t i = axes.size(); i-- > 0;) {
+    if (stride[axes[i]] != expect) return std::nullopt;
+    expect *= size[axes[i]];
+  }
+  return axes;
+}
+
+/// The view over `buffer` (the elements it spans, from the storage offset) as movement
+/// ops: the memory axes in memory order, permuted back to the tensor's order, then
+/// reshaped with size-1 axes and expanded along the broadcast (stride 0) axes.
+Tensor view_over(std::shared_ptr<Buffer> buffer, DType dtype, const Shape& size, const std::vector<std::size_t>& axes) {
+  Shape memory_shape;
+  for (std::size_t a : axes) memory_shape.push_back(size[a]);
+  Tensor t = Tensor::from_buffer(std::move(buffer), dtype, memory_shape);
+  std::vector<std::size_t> in_order = axes;
+  std::sort(in_order.begin(), in_order.end());
+  std::vector<std::int64_t> perm;
+  for (std::size_t a : in_order)
+    perm.push_back(static_cast<std::int64_t>(std::find(axes.begin(), axes.end(), a) - axes.begin()));
+  t = t.permute(perm);
+  Shape with_ones(size.size(), 1);
+  for (std::size_t a : axes) with_ones[a] = size[a];
+  return t.reshape(with_ones).expand(size);
 }
 
 /// Copies the strided elements of a storage into `out` in C order, byte-swapping when
@@ -309,14 +344,16 @@ class PytorchReader {
     const std::uint64_t entry_itemsize = t.dtype ? dtype_info(*t.dtype).itemsize : 0;
     entry.offset = t.member->data_offset + static_cast<std::uint64_t>(t.offset) * entry_itemsize;
     entry.nbytes = static_cast<std::uint64_t>(prod(t.size)) * entry_itemsize;
-    const bool contiguous = is_c_contiguous(t.size, t.stride);
-    if (!contiguous) entry.note = "strides " + shape_repr(t.stride) + ", gathered into C order";
+    const bool contiguous = is_c_contiguous(t.size, t.stride) || prod(t.size) == 0;
+    const std::optional<std::vector<std::size_t>> layout = permuted_layout(t.size, t.stride);
+    if (!contiguous)
+      entry.note = "strides " + shape_repr(t.stride) + (layout ? ", a view over the storage" : ", gathered into C order");
     if (big_endian_) entry.note += std::string(entry.note.empty() ? "" : "; ") + "big-endian, converted to native order";
     if (!t.member->stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
 
     std::shared_ptr<ZipArchive> zip = zip_;
     const bool swap = big_endian_ && entry_itemsize > 1;
-    entry.load = [zip, t, name, contiguous, swap]() -> Tensor {
+    entry.load = [zip, t, name, contiguous, layout, swap]() -> Tensor {
       if (!t.dtype)
         throw Error(ErrorCode::Unsupported, zip->file()->name() + ": tensor '" + name + "': storage type " +
                                                 t.storage_type + " is not supported");
@@ -327,6 +364,13 @@ class PytorchReader {
         auto buffer = Buffer::disk(zip->file(), t.member->data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
                                    numel * itemsize);
         return Tensor::from_buffer(buffer, dtype, t.size);
+      }
+      if (t.member->stored && layout && !swap) {
+        std::uint64_t span = 1;
+        for (std::size_t a : *layout) span *= static_cast<std::uint64_t>(t.size[a]);
+        auto buffer = Buffer::disk(zip->file(), t.member->data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
+                                   span * itemsize);
+        return view_over(buffer, dtype, t.size, *layout);
       }
       auto producer = std::make_shared<Producer>();
       producer->label = "gather " + zip->file()->name() + ":" + t.member->name;
