@@ -186,6 +186,15 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     CHECK_GG_ERROR(s.b, ErrorCode::BadFile,
                    "x.gguf: metadata 'k': array of 3 string elements does not fit in the 18 bytes left" + at(strings_at));
   }
+  SUBCASE("more array elements in all metadata than the limit of 2**24") {
+    Gguf g;
+    g.header(0, 2).str("a").u32(9).u32(0).u64(1).raw(std::string(1, '\0')).str("b").u32(9);
+    const std::uint64_t array_at = g.at();
+    g.u32(0).u64(std::uint64_t{1} << 24).raw(std::string(std::size_t{1} << 24, '\0'));  // 1 + 2**24 uint8 in all
+    CHECK_GG_ERROR(g.b, ErrorCode::BadFile,
+                   "x.gguf: metadata 'b': array of 16777216 elements goes over the limit of 16777216 array elements "
+                   "in all metadata" + at(array_at));
+  }
   SUBCASE("unknown value types and arrays nested too deep") {
     Gguf g;
     g.header(0, 1).str("k");

@@ -38,7 +38,9 @@ namespace {
 constexpr std::uint64_t kDefaultAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
 constexpr std::uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
 constexpr std::uint64_t kMaxKeyLength = 65536;
-constexpr std::uint64_t kMaxArrayCount = std::uint64_t{1} << 26;
+// Array elements in all metadata together: real vocabularies hold about a million
+// (tokens, scores, types, merges), and each element costs a JSON value in memory.
+constexpr std::uint64_t kMaxArrayElements = std::uint64_t{1} << 24;
 constexpr int kMaxArrayDepth = 4;
 constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // empty name, n_dims 0, type, offset
 constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, a u8 value
@@ -96,29 +98,35 @@ std::string type_name(std::uint32_t type) {
 }
 
 nlohmann::ordered_json read_value(ByteReader& r, std::uint32_t type, const std::string& key, int depth,
-                                  std::string& type_out);
+                                  std::string& type_out, std::uint64_t& elements_left);
 
-nlohmann::ordered_json read_array(ByteReader& r, const std::string& key, int depth, std::string& type_out) {
+nlohmann::ordered_json read_array(ByteReader& r, const std::string& key, int depth, std::string& type_out,
+                                  std::uint64_t& elements_left) {
   const std::uint64_t at = r.offset();
   if (depth >= kMaxArrayDepth)
     r.fail("metadata '" + key + "': arrays nested deeper than " + std::to_string(kMaxArrayDepth));
   const std::uint32_t elem = r.u32le("array element type");
   if (elem > F64) r.fail_at("metadata '" + key + "': unknown array element type " + std::to_string(elem), at);
   const std::uint64_t count = r.u64le("array count");
-  if (count > kMaxArrayCount || count > r.remaining() / kTypeMinSize[elem])
+  if (count > r.remaining() / kTypeMinSize[elem])
     r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " " + type_name(elem) +
                   " elements does not fit in the " + std::to_string(r.remaining()) + " bytes left",
               at);
+  if (count > elements_left)
+    r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " elements goes over the limit of " +
+                  std::to_string(kMaxArrayElements) + " array elements in all metadata",
+              at);
+  elements_left -= count;
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   arr.get_ref<nlohmann::ordered_json::array_t&>().reserve(static_cast<std::size_t>(count));
   std::string inner = type_name(elem);
-  for (std::uint64_t i = 0; i < count; ++i) arr.push_back(read_value(r, elem, key, depth + 1, inner));
+  for (std::uint64_t i = 0; i < count; ++i) arr.push_back(read_value(r, elem, key, depth + 1, inner, elements_left));
   type_out = "array[" + inner + "]";
   return arr;
 }
 
 nlohmann::ordered_json read_value(ByteReader& r, std::uint32_t type, const std::string& key, int depth,
-                                  std::string& type_out) {
+                                  std::string& type_out, std::uint64_t& elements_left) {
   type_out = type_name(type);
   switch (type) {
     case U8: return r.u8("uint8 value");
@@ -143,7 +151,7 @@ nlohmann::ordered_json read_value(ByteReader& r, std::uint32_t type, const std::
     }
     case BOOL: return r.u8("bool value") != 0;
     case STRING: return utf8_or_escaped(read_string(r, "string value", std::numeric_limits<std::uint64_t>::max()));
-    case ARRAY: return read_array(r, key, depth, type_out);
+    case ARRAY: return read_array(r, key, depth, type_out, elements_left);
     default: break;
   }
   r.fail_at("metadata '" + key + "': unknown value type " + std::to_string(type), r.offset() - 4);
@@ -255,6 +263,7 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
 
   std::uint64_t alignment = kDefaultAlignment;
   std::set<std::string> keys;
+  std::uint64_t elements_left = kMaxArrayElements;
   for (std::uint64_t i = 0; i < kv_count; ++i) {
     const std::uint64_t at = r.offset();
     std::string key = utf8_or_escaped(read_string(r, "metadata key", kMaxKeyLength));
@@ -262,7 +271,7 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
     const std::uint32_t type = r.u32le("metadata value type");
     const std::uint64_t value_at = r.offset();
     std::string type_str;
-    nlohmann::ordered_json value = read_value(r, type, key, 0, type_str);
+    nlohmann::ordered_json value = read_value(r, type, key, 0, type_str, elements_left);
     if (key == "general.alignment") {
       if (type != U32) r.fail_at("general.alignment is " + type_name(type) + ", not uint32", value_at - 4);
       alignment = value.get<std::uint64_t>();
