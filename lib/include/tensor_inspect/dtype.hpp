@@ -34,7 +34,7 @@ enum class DKind : std::uint8_t { Bool, Signed, Unsigned, Float };
 struct DTypeInfo {
   DType dtype;
   std::string_view name;         ///< tinygrad's canonical name: "float16", "weakint"
-  std::uint8_t itemsize;         ///< bytes per element (weak dtypes: their committed itemsize)
+  std::uint8_t itemsize;         ///< bytes per element (weak dtypes: 8, a Python int or float)
   char fmt;                      ///< struct/memoryview format char, or 0 when tinygrad has none
   DKind kind;
   std::uint8_t bits;             ///< value bits: 1 for bool, 8..64 otherwise

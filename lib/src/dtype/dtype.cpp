@@ -28,8 +28,9 @@ constexpr std::array<DTypeInfo, kDTypeCount> kTable = {{
     {DType::Float64, "float64", 8, 'd', DKind::Float, 64, "f8", "F64"},
     {DType::FP8E4M3, "fp8e4m3", 1, 0, DKind::Float, 8, "", "F8_E4M3"},
     {DType::FP8E5M2, "fp8e5m2", 1, 0, DKind::Float, 8, "", "F8_E5M2"},
-    {DType::WeakInt, "weakint", 4, 'i', DKind::Signed, 32, "", ""},
-    {DType::WeakFloat, "weakfloat", 4, 'f', DKind::Float, 32, "", ""},
+    // Weak dtypes hold a Python scalar at full precision until data() commits them.
+    {DType::WeakInt, "weakint", 8, 'q', DKind::Signed, 64, "", ""},
+    {DType::WeakFloat, "weakfloat", 8, 'd', DKind::Float, 64, "", ""},
 }};
 static_assert(kTable.size() == static_cast<std::size_t>(DType::WeakFloat) + 1, "one row per DType");
 
@@ -109,8 +110,7 @@ double round_to_float_dtype(double v, DType d) {
   switch (d) {
     case DType::Float16: return float16_to_double(float16_from_double(v));
     case DType::BFloat16: return bfloat16_to_double(bfloat16_from_double(v));
-    case DType::Float32:
-    case DType::WeakFloat: return static_cast<double>(static_cast<float>(v));
+    case DType::Float32: return static_cast<double>(static_cast<float>(v));
     case DType::FP8E4M3:
     case DType::FP8E5M2: return fp8_to_double(fp8_from_double(v, d), d);
     default: return v;
@@ -222,16 +222,16 @@ Scalar load_scalar(DType dtype, const std::byte* src) {
     case DType::UInt8: return Scalar::from_uint(rd(std::uint8_t{}));
     case DType::Int16: return Scalar::from_int(rd(std::int16_t{}));
     case DType::UInt16: return Scalar::from_uint(rd(std::uint16_t{}));
-    case DType::Int32:
-    case DType::WeakInt: return Scalar::from_int(rd(std::int32_t{}));
+    case DType::Int32: return Scalar::from_int(rd(std::int32_t{}));
     case DType::UInt32: return Scalar::from_uint(rd(std::uint32_t{}));
-    case DType::Int64: return Scalar::from_int(rd(std::int64_t{}));
+    case DType::Int64:
+    case DType::WeakInt: return Scalar::from_int(rd(std::int64_t{}));
     case DType::UInt64: return Scalar::from_uint(rd(std::uint64_t{}));
     case DType::Float16: return Scalar::from_float(float16_to_double(rd(std::uint16_t{})));
     case DType::BFloat16: return Scalar::from_float(bfloat16_to_double(rd(std::uint16_t{})));
-    case DType::Float32:
-    case DType::WeakFloat: return Scalar::from_float(static_cast<double>(rd(float{})));
-    case DType::Float64: return Scalar::from_float(rd(double{}));
+    case DType::Float32: return Scalar::from_float(static_cast<double>(rd(float{})));
+    case DType::Float64:
+    case DType::WeakFloat: return Scalar::from_float(rd(double{}));
     case DType::FP8E4M3:
     case DType::FP8E5M2: return Scalar::from_float(fp8_to_double(rd(std::uint8_t{}), dtype));
   }
@@ -247,15 +247,15 @@ void store_scalar(DType dtype, Scalar v, std::byte* dst) {
     case DType::Int16:
     case DType::UInt16: wr(static_cast<std::uint16_t>(v.as_bits())); break;
     case DType::Int32:
-    case DType::UInt32:
-    case DType::WeakInt: wr(static_cast<std::uint32_t>(v.as_bits())); break;
+    case DType::UInt32: wr(static_cast<std::uint32_t>(v.as_bits())); break;
     case DType::Int64:
-    case DType::UInt64: wr(v.as_bits()); break;
+    case DType::UInt64:
+    case DType::WeakInt: wr(v.as_bits()); break;
     case DType::Float16: wr(float16_from_double(v.as_double())); break;
     case DType::BFloat16: wr(bfloat16_from_double(v.as_double())); break;
-    case DType::Float32:
-    case DType::WeakFloat: wr(static_cast<float>(v.as_double())); break;
-    case DType::Float64: wr(v.as_double()); break;
+    case DType::Float32: wr(static_cast<float>(v.as_double())); break;
+    case DType::Float64:
+    case DType::WeakFloat: wr(v.as_double()); break;
     case DType::FP8E4M3:
     case DType::FP8E5M2: wr(fp8_from_double(v.as_double(), dtype)); break;
   }
