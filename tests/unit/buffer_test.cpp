@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <string>
 
 #include <sys/wait.h>
@@ -13,47 +12,21 @@
 
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 
 namespace {
 
-std::vector<std::byte> bytes_of(std::string_view s) {
-  std::vector<std::byte> out(s.size());
-  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
-  return out;
-}
+using test_util::bytes_of;
+using test_util::code_of;
 
 std::string text_of(std::span<const std::byte> b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }
-
-// A scratch directory removed at the end of each test case.
-struct TempDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() / ("ti_buffer_test_" + std::to_string(::getpid()));
-  TempDir() { std::filesystem::create_directories(path); }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, std::string_view content) const {
-    const std::string p = (path / name).string();
-    FILE* f = std::fopen(p.c_str(), "wb");
-    REQUIRE(f != nullptr);
-    std::fwrite(content.data(), 1, content.size(), f);
-    std::fclose(f);
-    return p;
-  }
-};
-
-ti::ErrorCode code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ti::Error& e) {
-    return e.code();
-  }
-  return ti::ErrorCode::Internal;
-}
 
 }  // namespace
 
 TEST_CASE("MappedFile::open maps a regular file read-only") {
-  TempDir dir;
+  const test_util::TempDir dir("ti_buffer_test_");
   const std::string path = dir.write("a.bin", "hello, tensors");
   const auto file = ti::MappedFile::open(path);
   CHECK(file->is_mapped());
@@ -63,7 +36,7 @@ TEST_CASE("MappedFile::open maps a regular file read-only") {
 }
 
 TEST_CASE("MappedFile::open reads an empty file instead of mapping it") {
-  TempDir dir;
+  const test_util::TempDir dir("ti_buffer_test_");
   const auto file = ti::MappedFile::open(dir.write("empty.bin", ""));
   CHECK_FALSE(file->is_mapped());
   CHECK(file->size() == 0);
@@ -71,7 +44,7 @@ TEST_CASE("MappedFile::open reads an empty file instead of mapping it") {
 }
 
 TEST_CASE("MappedFile::open names the path and the reason when it fails") {
-  TempDir dir;
+  const test_util::TempDir dir("ti_buffer_test_");
   const std::string missing = (dir.path / "missing.npy").string();
   CHECK_THROWS_WITH_AS(ti::MappedFile::open(missing), (missing + ": cannot open: " + std::strerror(ENOENT)).c_str(), ti::Error);
   CHECK(code_of([&] { ti::MappedFile::open(missing); }) == ti::ErrorCode::Io);
@@ -154,7 +127,7 @@ TEST_CASE("Buffer::disk is a bounds-checked slice of the file") {
 }
 
 TEST_CASE("Buffer::disk keeps the mapping alive after the file handle is dropped") {
-  TempDir dir;
+  const test_util::TempDir dir("ti_buffer_test_");
   std::shared_ptr<ti::Buffer> buf;
   {
     const std::shared_ptr<const ti::MappedFile> file = ti::MappedFile::open(dir.write("k.bin", "keepalive"));

@@ -9,6 +9,7 @@
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/frontend.hpp"
 #include "tensor_inspect/memoryview.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 using ti::DType;
@@ -19,12 +20,7 @@ namespace {
 
 Tensor eval(const std::string& e, const std::optional<Tensor>& x = std::nullopt) { return ti::evaluate_expression(e, x, {}); }
 
-std::vector<double> values(const Tensor& t) {
-  ti::MemoryView mv = ti::data(t);
-  std::vector<double> out;
-  for (std::int64_t i = 0; i < mv.numel(); ++i) out.push_back(mv.element(i).as_double());
-  return out;
-}
+using test_util::values;
 
 double value(const std::string& e) {
   std::vector<double> v = values(eval(e));

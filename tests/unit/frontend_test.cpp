@@ -11,6 +11,7 @@
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/frontend.hpp"
 #include "tensor_inspect/memoryview.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 namespace tg = tensor_inspect::tg;
@@ -21,12 +22,7 @@ using ti::Tensor;
 
 namespace {
 
-std::vector<double> values(const Tensor& t) {
-  ti::MemoryView mv = ti::data(t);
-  std::vector<double> out;
-  for (std::int64_t i = 0; i < mv.numel(); ++i) out.push_back(mv.element(i).as_double());
-  return out;
-}
+using test_util::values;
 
 Tensor ints(std::vector<std::int64_t> v, DType d, Shape shape = {}) {
   std::vector<Scalar> s;

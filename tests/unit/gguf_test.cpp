@@ -18,10 +18,15 @@
 #include "loaders/gguf_quants.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 
 namespace {
+
+using test_util::doubles;
+using test_util::kRealData;
+using test_util::kSamples;
 
 // Little-endian GGUF bytes, written field by field.
 struct Gguf {
@@ -47,18 +52,7 @@ struct Gguf {
 };
 
 ti::LoadedFile open_gg(const std::string& bytes) {
-  std::vector<std::byte> v(bytes.size());
-  if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-  return ti::open_gguf(ti::MappedFile::from_bytes(std::move(v), "x.gguf"));
-}
-
-ti::ErrorCode gg_error_code(const std::string& bytes) {
-  try {
-    open_gg(bytes);
-  } catch (const ti::Error& e) {
-    return e.code();
-  }
-  return ti::ErrorCode::Internal;
+  return ti::open_gguf(ti::MappedFile::from_bytes(test_util::bytes_of(bytes), "x.gguf"));
 }
 
 #define CHECK_GG_ERROR(bytes, code, message)                    \
@@ -66,26 +60,10 @@ ti::ErrorCode gg_error_code(const std::string& bytes) {
     const std::string bytes_ = (bytes);                         \
     const std::string message_ = (message);                    \
     CHECK_THROWS_WITH_AS(open_gg(bytes_), message_.c_str(), ti::Error); \
-    CHECK(gg_error_code(bytes_) == (code));                     \
+    CHECK(test_util::code_of([&] { open_gg(bytes_); }) == (code)); \
   } while (0)
 
 std::string at(std::uint64_t n) { return " at byte " + std::to_string(n); }
-
-std::vector<ti::Scalar> gg_values(const ti::Tensor& t) {
-  const ti::Tensor r = t.realize();
-  const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(r.node()->arg);
-  const auto itemsize = ti::dtype_info(r.dtype()).itemsize;
-  std::vector<ti::Scalar> out;
-  for (std::int64_t i = 0; i < r.numel(); ++i)
-    out.push_back(ti::load_scalar(r.dtype(), buffer->bytes().data() + i * itemsize));
-  return out;
-}
-
-std::vector<double> gg_doubles(const ti::Tensor& t) {
-  std::vector<double> out;
-  for (const ti::Scalar& s : gg_values(t)) out.push_back(s.as_double());
-  return out;
-}
 
 const ti::TensorEntry& entry(const ti::LoadedFile& f, const std::string& name) {
   for (const auto& e : f.tensors)
@@ -100,9 +78,6 @@ const ti::MetaEntry& meta(const ti::LoadedFile& f, const std::string& key) {
   FAIL("no metadata " << key);
   throw 0;
 }
-
-const std::string kGgSamples = std::string(TI_SOURCE_DIR) + "/samples/";
-const std::string kGgRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
 
 }  // namespace
 
@@ -127,8 +102,8 @@ TEST_CASE("gguf: a v3 header gives metadata and tensors, shapes row-major, data 
   CHECK(f.tensors[0].offset == data);
   CHECK(f.tensors[0].nbytes == 24);
   CHECK(f.tensors[1].offset == data + 32);
-  CHECK(gg_doubles(f.tensors[0].load()) == std::vector<double>{1, 2, 3, 4, 5, 6});
-  CHECK(gg_doubles(f.tensors[1].load()) == std::vector<double>{1.0, -2.0});
+  CHECK(doubles(f.tensors[0].load()) == std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(doubles(f.tensors[1].load()) == std::vector<double>{1.0, -2.0});
   const ti::Tensor t = f.tensors[0].load();
   REQUIRE(t.node()->op == ti::Op::Buffer);
   CHECK(std::get<std::shared_ptr<ti::Buffer>>(t.node()->arg)->device() == ti::Device::DISK);
@@ -318,9 +293,9 @@ TEST_CASE("gguf: sniff matches the magic") {
 }
 
 TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy computed from ggml's formulas") {
-  const ti::LoadedFile f = ti::open_file(kGgSamples + "quants.gguf");
+  const ti::LoadedFile f = ti::open_file(kSamples + "quants.gguf");
   CHECK(f.format == "gguf");
-  std::ifstream in(kGgSamples + "gguf_expected.json");
+  std::ifstream in(kSamples + "gguf_expected.json");
   REQUIRE(in.good());
   const nlohmann::json expected = nlohmann::json::parse(in);
   REQUIRE(expected.size() == 11);
@@ -333,7 +308,7 @@ TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy c
     const ti::Tensor t = e.load();
     CHECK(t.dtype() == ti::DType::Float32);
     CHECK(t.shape() == e.shape);
-    const std::vector<double> got = gg_doubles(t);
+    const std::vector<double> got = doubles(t);
     const auto want = (*it)["values"].get<std::vector<double>>();
     REQUIRE(got.size() == want.size());
     std::size_t mismatches = 0;
@@ -349,19 +324,19 @@ TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy c
 }
 
 TEST_CASE("gguf: the sample's plain tensors, unsupported quants and every metadata type") {
-  const ti::LoadedFile f = ti::open_file(kGgSamples + "quants.gguf");
+  const ti::LoadedFile f = ti::open_file(kSamples + "quants.gguf");
   CHECK(f.tensors.size() == 15);
   CHECK(f.tensors[0].name == "f32");
   CHECK(f.tensors[0].shape == ti::Shape{2, 3});
   CHECK(f.tensors[0].offset % 64 == 0);
-  CHECK(gg_doubles(f.tensors[0].load()) == std::vector<double>{-1.0, -0.5, 0.0, 0.5, 1.0, 1.5});
-  CHECK(gg_doubles(entry(f, "f16").load()) == std::vector<double>{0.0999755859375, -2.0, 0.5, 1024.0});
-  CHECK(gg_doubles(entry(f, "i32").load()) == std::vector<double>{-7, 123456});
+  CHECK(doubles(f.tensors[0].load()) == std::vector<double>{-1.0, -0.5, 0.0, 0.5, 1.0, 1.5});
+  CHECK(doubles(entry(f, "f16").load()) == std::vector<double>{0.0999755859375, -2.0, 0.5, 1024.0});
+  CHECK(doubles(entry(f, "i32").load()) == std::vector<double>{-7, 123456});
   const ti::TensorEntry& iq = entry(f, "iq4_nl");
   CHECK(iq.stored_type == "IQ4_NL");
   CHECK_FALSE(iq.dtype.has_value());
   CHECK(iq.nbytes == 18);
-  CHECK_THROWS_WITH_AS(iq.load(), (kGgSamples + "quants.gguf: tensor 'iq4_nl' is IQ4_NL, which this tool cannot dequantize").c_str(),
+  CHECK_THROWS_WITH_AS(iq.load(), (kSamples + "quants.gguf: tensor 'iq4_nl' is IQ4_NL, which this tool cannot dequantize").c_str(),
                        ti::Error);
 
   CHECK(f.metadata.size() == 16);
@@ -404,12 +379,12 @@ TEST_CASE("gguf: ggml's type table has the ids and block sizes of ggml.h and ggm
 }
 
 TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {
-  if (!std::filesystem::exists(kGgRealData + "ollama_llama-2-tiny-random.gguf")) {
-    MESSAGE("no " << kGgRealData << ": skipped");
+  if (!std::filesystem::exists(kRealData + "ollama_llama-2-tiny-random.gguf")) {
+    MESSAGE("no " << kRealData << ": skipped");
     return;
   }
   SUBCASE("ollama's tiny random llama: 18 metadata entries, 12 F16/F32 tensors") {
-    const ti::LoadedFile f = ti::open_file(kGgRealData + "ollama_llama-2-tiny-random.gguf");
+    const ti::LoadedFile f = ti::open_file(kRealData + "ollama_llama-2-tiny-random.gguf");
     CHECK(f.metadata.size() == 18);
     CHECK(meta(f, "general.architecture").value == "llama");
     CHECK(meta(f, "llama.embedding_length").value == 8);
@@ -436,20 +411,20 @@ TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {
       CHECK(e.stored_type == (shape.size() == 1 ? "F32" : "F16"));
       CHECK(e.dtype == (shape.size() == 1 ? ti::DType::Float32 : ti::DType::Float16));
     }
-    const std::vector<double> embd = gg_doubles(entry(f, "token_embd.weight").load().shrink({{0, 2}, {0, 8}}));
+    const std::vector<double> embd = doubles(entry(f, "token_embd.weight").load().shrink({{0, 2}, {0, 8}}));
     CHECK(std::vector<double>(embd.begin(), embd.begin() + 8) == std::vector<double>(8, 0.0));
     CHECK(std::vector<double>(embd.begin() + 8, embd.end()) ==
           std::vector<double>{0.034088134765625, 0.0158843994140625, 0.01776123046875, -0.02484130859375,
                               -0.0306854248046875, 0.01349639892578125, 0.018768310546875, -0.0203704833984375});
-    const std::vector<double> q = gg_doubles(entry(f, "blk.0.attn_q.weight").load());
+    const std::vector<double> q = doubles(entry(f, "blk.0.attn_q.weight").load());
     CHECK(std::vector<double>(q.begin(), q.begin() + 8) ==
           std::vector<double>{0.024261474609375, 0.0196990966796875, -0.0509033203125, -0.041351318359375,
                               0.0223541259765625, 0.0037899017333984375, -0.007671356201171875, -0.0003211498260498047});
     for (const char* norm : {"blk.0.attn_norm.weight", "blk.0.ffn_norm.weight", "output_norm.weight"})
-      CHECK(gg_doubles(entry(f, norm).load()) == std::vector<double>(8, 1.0));
+      CHECK(doubles(entry(f, norm).load()) == std::vector<double>(8, 1.0));
   }
   SUBCASE("llama.cpp's phi-3 vocabulary: 26 metadata entries, no tensors, ends before the data section") {
-    const ti::LoadedFile f = ti::open_file(kGgRealData + "llamacpp_ggml-vocab-phi-3.gguf");
+    const ti::LoadedFile f = ti::open_file(kRealData + "llamacpp_ggml-vocab-phi-3.gguf");
     CHECK(f.format == "gguf");
     CHECK(f.metadata.size() == 26);
     CHECK(f.tensors.empty());
@@ -488,7 +463,7 @@ TEST_CASE("gguf: the first part of a split model lists the tensors of every part
     CHECK(f.tensors[0].note == "in part 1 of 2");
     CHECK(f.tensors[2].name == "c");
     CHECK(f.tensors[2].note == "in part 2 of 2");
-    CHECK(gg_doubles(f.tensors[2].load()) == std::vector<double>{1.0});
+    CHECK(doubles(f.tensors[2].load()) == std::vector<double>{1.0});
     CHECK(ti::open_file(second).tensors.size() == 2);  // a later part opens alone
   }
   SUBCASE("a tensor in two parts") {

@@ -5,15 +5,12 @@
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/memoryview.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 using ti::DType;
 
-namespace {
-ti::MemoryView mv(const char* text, std::optional<DType> dtype = std::nullopt) {
-  return ti::data(ti::tensor_from_literal(text, dtype));
-}
-}  // namespace
+using test_util::mv;
 
 TEST_CASE("literal dtype inference follows dtypes.from_py: bool < int < float, scalars weak") {
   CHECK(ti::tensor_from_literal("[[1, 2], [3, 4]]", std::nullopt).dtype() == DType::Int32);

@@ -3,17 +3,12 @@
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/memoryview.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 using ti::DType;
 
-namespace {
-ti::MemoryView mv(const char* text, std::optional<DType> dtype = std::nullopt, bool strict = false) {
-  ti::DataOptions o;
-  o.strict = strict;
-  return ti::data(ti::tensor_from_literal(text, dtype), o);
-}
-}  // namespace
+using test_util::mv;
 
 TEST_CASE("data() of an empty tensor is a zero-length view of shape (0,)") {
   auto m = mv("[[], []]", DType::Int64);

@@ -18,85 +18,36 @@
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 
 namespace {
 
-std::vector<std::byte> bytes_of(std::string_view s) {
-  std::vector<std::byte> out(s.size());
-  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
-  return out;
-}
-
-// A .npy file: magic, version major.0, header length (2 bytes in 1.0, else 4), header, data.
-std::vector<std::byte> npy(std::string_view header, std::string_view data = {}, int major = 1) {
-  std::string out("\x93NUMPY", 6);
-  out += static_cast<char>(major);
-  out += '\0';
-  const std::size_t n = header.size();
-  const int len_bytes = major == 1 ? 2 : 4;
-  for (int i = 0; i < len_bytes; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
-  out += header;
-  out += data;
-  return bytes_of(out);
-}
-
-std::string header(std::string_view descr, std::string_view shape, bool fortran = false) {
-  return "{'descr': '" + std::string(descr) + "', 'fortran_order': " + (fortran ? "True" : "False") +
-         ", 'shape': " + std::string(shape) + ", }\n";
-}
+using test_util::bytes_of;
+using test_util::doubles;
+using test_util::ints;
+using test_util::kRealData;
+using test_util::kSamples;
+using test_util::npy;
+using test_util::npy_header;
 
 ti::LoadedFile open_bytes(const std::vector<std::byte>& bytes) {
   return ti::open_npy(ti::MappedFile::from_bytes(bytes, "x.npy"));
 }
-
-ti::ErrorCode error_code(const std::vector<std::byte>& bytes) {
-  try {
-    open_bytes(bytes);
-  } catch (const ti::Error& e) {
-    return e.code();
-  }
-  return ti::ErrorCode::Internal;
-}
+ti::LoadedFile open_bytes(const std::string& bytes) { return open_bytes(bytes_of(bytes)); }
 
 #define CHECK_NPY_ERROR(bytes, code, message)                       \
   do {                                                              \
     const auto bytes_ = (bytes);                                    \
     CHECK_THROWS_WITH_AS(open_bytes(bytes_), message, ti::Error);   \
-    CHECK(error_code(bytes_) == (code));                            \
+    CHECK(test_util::code_of([&] { open_bytes(bytes_); }) == (code)); \
   } while (0)
-
-// The values of a tensor after realize, read with the dtype table.
-std::vector<ti::Scalar> values(const ti::Tensor& t) {
-  const ti::Tensor r = t.realize();
-  const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(r.node()->arg);
-  const auto itemsize = ti::dtype_info(r.dtype()).itemsize;
-  std::vector<ti::Scalar> out;
-  for (std::int64_t i = 0; i < r.numel(); ++i)
-    out.push_back(ti::load_scalar(r.dtype(), buffer->bytes().data() + i * itemsize));
-  return out;
-}
-
-std::vector<double> doubles(const ti::Tensor& t) {
-  std::vector<double> out;
-  for (const ti::Scalar& s : values(t)) out.push_back(s.as_double());
-  return out;
-}
-
-std::vector<std::int64_t> ints(const ti::Tensor& t) {
-  std::vector<std::int64_t> out;
-  for (const ti::Scalar& s : values(t)) out.push_back(static_cast<std::int64_t>(s.as_bits()));
-  return out;
-}
-
-const std::string kSamples = std::string(TI_SOURCE_DIR) + "/samples/";
-const std::string kRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
 
 }  // namespace
 
 TEST_CASE("npy: a numpy 1.0 header gives dtype, shape, data offset and metadata") {
-  const std::string h = header("<f8", "(2,)");
+  const std::string h = npy_header("<f8", "(2,)");
   const std::string data("\0\0\0\0\0\0\xf0\x3f\0\0\0\0\0\0\0\xc0", 16);  // 1.0, -2.0
   const ti::LoadedFile f = open_bytes(npy(h, data));
   CHECK(f.format == "npy");
@@ -138,7 +89,7 @@ TEST_CASE("npy: every numeric descr numpy writes maps to its dtype") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.descr);
-    const ti::LoadedFile f = open_bytes(npy(header(c.descr, "()"), std::string(8, '\0')));
+    const ti::LoadedFile f = open_bytes(npy(npy_header(c.descr, "()"), std::string(8, '\0')));
     CHECK(f.tensors[0].dtype == c.dtype);
     CHECK(f.tensors[0].note == "");  // native order, or a 1-byte type where order does not apply
   }
@@ -155,38 +106,38 @@ TEST_CASE("npy: header edge cases numpy accepts") {
     CHECK(f.metadata[1].key == "shape");  // metadata keeps the file's key order
   }
   SUBCASE("Python 2 longs in a 1.0 header") {
-    CHECK(open_bytes(npy(header("<u1", "(2L, 3L)"), "abcdef")).tensors[0].shape == ti::Shape{2, 3});
+    CHECK(open_bytes(npy(npy_header("<u1", "(2L, 3L)"), "abcdef")).tensors[0].shape == ti::Shape{2, 3});
   }
   SUBCASE("a 0-d shape") {
-    const ti::LoadedFile f = open_bytes(npy(header("<i4", "()"), "abcd"));
+    const ti::LoadedFile f = open_bytes(npy(npy_header("<i4", "()"), "abcd"));
     CHECK(f.tensors[0].shape == ti::Shape{});
     CHECK(f.tensors[0].nbytes == 4);
   }
   SUBCASE("zero-size shapes need no data") {
-    const ti::LoadedFile f = open_bytes(npy(header("<f8", "(3, 0)"), ""));
+    const ti::LoadedFile f = open_bytes(npy(npy_header("<f8", "(3, 0)"), ""));
     CHECK(f.tensors[0].shape == ti::Shape{3, 0});
     CHECK(f.tensors[0].nbytes == 0);
   }
   SUBCASE("bytes after the data are ignored") {
-    CHECK(open_bytes(npy(header("|u1", "(2,)"), "abc")).tensors[0].nbytes == 2);
+    CHECK(open_bytes(npy(npy_header("|u1", "(2,)"), "abc")).tensors[0].nbytes == 2);
   }
   SUBCASE("version 2.0 has a 4-byte header length") {
-    const std::string h = header("<u2", "(1,)");
+    const std::string h = npy_header("<u2", "(1,)");
     const ti::LoadedFile f = open_bytes(npy(h, "ab", 2));
     CHECK(f.tensors[0].offset == 12 + h.size());
   }
   SUBCASE("version 3.0 is UTF-8") {
-    const std::string h = header("<u2", "(1,)");
+    const std::string h = npy_header("<u2", "(1,)");
     CHECK(open_bytes(npy(h, "ab", 3)).tensors[0].dtype == ti::DType::UInt16);
   }
   SUBCASE("big-endian and Fortran order are noted") {
-    const ti::LoadedFile f = open_bytes(npy(header(">f4", "(2, 3)", true), std::string(24, '\0')));
+    const ti::LoadedFile f = open_bytes(npy(npy_header(">f4", "(2, 3)", true), std::string(24, '\0')));
     CHECK(f.tensors[0].note == "big-endian, converted to native order; Fortran order, converted to C order");
     CHECK(f.tensors[0].shape == ti::Shape{2, 3});
     CHECK(f.tensors[0].stored_shape == ti::Shape{3, 2});
   }
   SUBCASE("a 1-d Fortran array is already in C order") {
-    CHECK(open_bytes(npy(header("<f4", "(2,)", true), std::string(8, '\0'))).tensors[0].note == "");
+    CHECK(open_bytes(npy(npy_header("<f4", "(2,)", true), std::string(8, '\0'))).tensors[0].note == "");
   }
 }
 
@@ -233,7 +184,7 @@ TEST_CASE("npy: header dict syntax errors name the byte") {
                   "x.npy: header: unsupported escape '\\q' in a string at byte 23");
   CHECK_NPY_ERROR(npy(std::string(40, '[') + std::string(40, ']')), ErrorCode::BadFile,
                   "x.npy: header: values nest deeper than 32 levels at byte 43");
-  CHECK_NPY_ERROR(npy(header("<u1", "(2L,)"), "ab", 3), ErrorCode::BadFile,
+  CHECK_NPY_ERROR(npy(npy_header("<u1", "(2L,)"), "ab", 3), ErrorCode::BadFile,
                   "x.npy: header: malformed number at byte 63");
   CHECK_NPY_ERROR(npy("{'descr': '<f\xff', 'fortran_order': False, 'shape': ()}", "abcd", 3), ErrorCode::BadFile,
                   "x.npy: header: invalid UTF-8 in a string at byte 25");
@@ -263,7 +214,7 @@ TEST_CASE("npy: header keys and values are checked") {
                   "x.npy: header: 'shape' (2, -3) has a negative dimension at byte 64");
   std::string dims65 = "(";
   for (int i = 0; i < 65; ++i) dims65 += "1, ";
-  CHECK_NPY_ERROR(npy(header("<f8", dims65 + ")")), ErrorCode::BadFile,
+  CHECK_NPY_ERROR(npy(npy_header("<f8", dims65 + ")")), ErrorCode::BadFile,
                   "x.npy: header: 'shape' has 65 dimensions, more than 64 at byte 60");
 }
 
@@ -286,21 +237,21 @@ TEST_CASE("npy: shapes whose size overflows and data shorter than the shape are 
 
 TEST_CASE("npy: dtypes tinygrad cannot show are refused as unsupported after the header parses") {
   using ti::ErrorCode;
-  CHECK_NPY_ERROR(npy(header("<c8", "(2,)")), ErrorCode::Unsupported,
+  CHECK_NPY_ERROR(npy(npy_header("<c8", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: complex dtype '<c8' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("<c16", "(2,)")), ErrorCode::Unsupported,
+  CHECK_NPY_ERROR(npy(npy_header("<c16", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: complex dtype '<c16' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("|O", "(2,)")), ErrorCode::Unsupported, "x.npy: object dtype '|O' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("|S5", "(2,)")), ErrorCode::Unsupported,
+  CHECK_NPY_ERROR(npy(npy_header("|O", "(2,)")), ErrorCode::Unsupported, "x.npy: object dtype '|O' is not supported at byte 20");
+  CHECK_NPY_ERROR(npy(npy_header("|S5", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: bytes string dtype '|S5' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("<U3", "(2,)")), ErrorCode::Unsupported,
+  CHECK_NPY_ERROR(npy(npy_header("<U3", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: unicode string dtype '<U3' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("<M8[ns]", "(2,)")), ErrorCode::Unsupported,
+  CHECK_NPY_ERROR(npy(npy_header("<M8[ns]", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: datetime64 dtype '<M8[ns]' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("<m8[s]", "(2,)")), ErrorCode::Unsupported,
+  CHECK_NPY_ERROR(npy(npy_header("<m8[s]", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: timedelta64 dtype '<m8[s]' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("|V8", "(2,)")), ErrorCode::Unsupported, "x.npy: void dtype '|V8' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(header("<f16", "(2,)")), ErrorCode::Unsupported,
+  CHECK_NPY_ERROR(npy(npy_header("|V8", "(2,)")), ErrorCode::Unsupported, "x.npy: void dtype '|V8' is not supported at byte 20");
+  CHECK_NPY_ERROR(npy(npy_header("<f16", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: long double dtype '<f16' is not supported at byte 20");
   CHECK_NPY_ERROR(npy("{'descr': [('a', '<i4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,), }"),
                   ErrorCode::Unsupported,
@@ -318,27 +269,18 @@ TEST_CASE("npy: sniff matches the magic only") {
 }
 
 TEST_CASE("registry: open_file detects .npy by magic, forces formats by name, and names unknown files") {
-  const auto dir = std::filesystem::temp_directory_path() / ("ti_npy_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto write = [&](const std::string& file, const std::vector<std::byte>& bytes) {
-    const std::string path = (dir / file).string();
-    FILE* f = std::fopen(path.c_str(), "wb");
-    REQUIRE(f != nullptr);
-    std::fwrite(bytes.data(), 1, bytes.size(), f);
-    std::fclose(f);
-    return path;
-  };
-  const std::string good = write("data.bin", npy(header("|u1", "(2,)"), "ab"));
+  const test_util::TempDir dir("ti_npy_test_");
+  const std::string good = dir.write("data.bin", npy(npy_header("|u1", "(2,)"), "ab"));
   CHECK(ti::open_file(good).format == "npy");
   CHECK(ti::open_file(good, std::string("npy")).tensors[0].shape == ti::Shape{2});
   CHECK(ti::formats().at(0).name == "npy");
 
-  const std::string unknown = write("junk.bin", bytes_of("hello world"));
+  const std::string unknown = dir.write("junk.bin", "hello world");
   CHECK_THROWS_WITH_AS(ti::open_file(unknown), (unknown + ": not a recognised tensor file (first bytes: 68 65 6c 6c 6f 20 77 6f ...)").c_str(), ti::Error);
-  const std::string empty = write("empty.bin", {});
+  const std::string empty = dir.write("empty.bin", "");
   CHECK_THROWS_WITH_AS(ti::open_file(empty), (empty + ": not a recognised tensor file (the file is empty)").c_str(), ti::Error);
   // By extension, a .npy without its magic reaches the npy loader and its message.
-  const std::string bad_npy = write("bad.NPY", bytes_of("NUMPY!"));
+  const std::string bad_npy = dir.write("bad.NPY", "NUMPY!");
   CHECK_THROWS_WITH_AS(ti::open_file(bad_npy), (bad_npy + ": bad magic: not a .npy file at byte 0").c_str(), ti::Error);
   CHECK_THROWS_WITH_AS(ti::open_file(good, std::string("tiff")), doctest::Contains("unknown format 'tiff' (known: npy"), ti::Error);
   try {
@@ -346,11 +288,10 @@ TEST_CASE("registry: open_file detects .npy by magic, forces formats by name, an
   } catch (const ti::Error& e) {
     CHECK(e.code() == ti::ErrorCode::Usage);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("registry: open_file(\"-\") reads standard input and detects its format by magic") {
-  const std::vector<std::byte> bytes = npy(header("<i2", "(2,)"), std::string("\x05\x00\xfe\xff", 4));  // 5, -2
+  const std::string bytes = npy(npy_header("<i2", "(2,)"), std::string("\x05\x00\xfe\xff", 4));  // 5, -2
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   REQUIRE(::write(fds[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));  // fits the pipe buffer
@@ -410,7 +351,7 @@ TEST_CASE("npy: the real files of other projects behave as EXPECTED.md says") {
 }
 
 TEST_CASE("npy: load is lazy, a DISK buffer over the file's data") {
-  const std::string h = header("<i2", "(2, 2)");
+  const std::string h = npy_header("<i2", "(2, 2)");
   const ti::LoadedFile f = open_bytes(npy(h, std::string("\x01\x00\x02\x00\x03\x00\xff\xff", 8)));
   const ti::Tensor t = f.tensors[0].load();
   REQUIRE(t.node()->op == ti::Op::Buffer);
@@ -423,19 +364,19 @@ TEST_CASE("npy: load is lazy, a DISK buffer over the file's data") {
 
 TEST_CASE("npy: big-endian data is byte-swapped lazily") {
   SUBCASE(">f8 from hand-checked bytes (struct.pack('>d', ...))") {
-    const ti::LoadedFile f = open_bytes(npy(header(">f8", "(2,)"), std::string("\x3f\xf0\0\0\0\0\0\0\xc0\x04\0\0\0\0\0\0", 16)));
+    const ti::LoadedFile f = open_bytes(npy(npy_header(">f8", "(2,)"), std::string("\x3f\xf0\0\0\0\0\0\0\xc0\x04\0\0\0\0\0\0", 16)));
     const ti::Tensor t = f.tensors[0].load();
     CHECK(t.node()->op != ti::Op::Buffer);  // a graph, not yet computed
     CHECK(t.shape() == ti::Shape{2});
     CHECK(doubles(t) == std::vector<double>{1.0, -2.5});
   }
   SUBCASE(">u2 0-d") {
-    const ti::Tensor t = open_bytes(npy(header(">u2", "()"), "\x01\x02")).tensors[0].load();
+    const ti::Tensor t = open_bytes(npy(npy_header(">u2", "()"), "\x01\x02")).tensors[0].load();
     CHECK(t.shape() == ti::Shape{});
     CHECK(ints(t) == std::vector<std::int64_t>{0x0102});
   }
   SUBCASE("an empty big-endian array") {
-    const ti::Tensor t = open_bytes(npy(header(">f4", "(0, 3)"), "")).tensors[0].load();
+    const ti::Tensor t = open_bytes(npy(npy_header(">f4", "(0, 3)"), "")).tensors[0].load();
     CHECK(t.shape() == ti::Shape{0, 3});
     CHECK(t.dtype() == ti::DType::Float32);
   }

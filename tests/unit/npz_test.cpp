@@ -16,53 +16,25 @@
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/render.hpp"
+#include "test_util.hpp"
 #include "zip_builder.hpp"
 
 namespace ti = tensor_inspect;
 
 namespace {
 
-const std::string kSamples = std::string(TI_SOURCE_DIR) + "/samples/";
-const std::string kRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
+using test_util::code_of;
+using test_util::kRealData;
+using test_util::kSamples;
+using test_util::tolist;
 
-/// Python's repr of Tensor.data().tolist(), through the library's renderer.
-std::string tolist(const ti::Tensor& t) {
-  const ti::MemoryView mv = ti::data(t);
-  char* text = nullptr;
-  std::size_t len = 0;
-  std::FILE* f = open_memstream(&text, &len);
-  {
-    ti::OutBuffer out(f);
-    ti::write_tolist(mv, false, ti::NonFinite::String, out);
-  }
-  std::fclose(f);
-  std::string s(text, len);
-  std::free(text);
-  return s;
-}
-
-// A .npy: magic, version 1.0, 2-byte header length, header, data.
+// A .npy as NumPy writes it: version 1.0, the header padded so the data starts at a multiple of 64.
 std::string npy(const std::string& descr, const std::string& shape, const std::string& data) {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-  header += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);
-  return out + header + data;
+  return test_util::npy(test_util::npy_header(descr, shape, false, true), data);
 }
 
 ti::LoadedFile open_zip(const std::vector<zip_test::Member>& members) {
   return ti::open_npz(zip_test::file_of(zip_test::build(members), "x.npz"));
-}
-
-ti::ErrorCode code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ti::Error& e) {
-    return e.code();
-  }
-  return ti::ErrorCode::Internal;
 }
 
 // struct.pack('<3h', 1, -2, 3)
@@ -100,8 +72,7 @@ TEST_CASE("npz: np.savez and np.savez_compressed samples give NumPy's values") {
     CAPTURE(sample);
     const ti::LoadedFile f = ti::open_file(kSamples + sample);
     CHECK(f.format == "npz");
-    std::vector<std::string> names;
-    for (const auto& e : f.tensors) names.push_back(e.name);
+    const std::vector<std::string> names = test_util::names_of(f);
     CHECK(names == std::vector<std::string>{"weights", "ids", "mask", "big", "fortran"});
     for (const ti::TensorEntry& e : f.tensors) {
       CAPTURE(e.name);

@@ -17,30 +17,16 @@
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/render.hpp"
+#include "test_util.hpp"
 #include "zip_builder.hpp"
 
 namespace ti = tensor_inspect;
 
 namespace {
 
-const std::string kSamples = std::string(TI_SOURCE_DIR) + "/samples/";
-const std::string kRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
-
-/// Python's repr of Tensor.data().tolist(), through the library's renderer.
-std::string tolist(const ti::Tensor& t) {
-  const ti::MemoryView mv = ti::data(t);
-  char* text = nullptr;
-  std::size_t len = 0;
-  std::FILE* f = open_memstream(&text, &len);
-  {
-    ti::OutBuffer out(f);
-    ti::write_tolist(mv, false, ti::NonFinite::String, out);
-  }
-  std::fclose(f);
-  std::string s(text, len);
-  std::free(text);
-  return s;
-}
+using test_util::kRealData;
+using test_util::kSamples;
+using test_util::tolist;
 
 /// A pickle written opcode by opcode (protocol 2, as torch.save writes it).
 struct Pickle {
@@ -175,8 +161,7 @@ TEST_CASE("pytorch: torch.save samples give torch.load's values, strides and sha
 
 TEST_CASE("pytorch: a nested checkpoint lists tensors by dotted name and other values as metadata") {
   const ti::LoadedFile f = ti::open_file(kSamples + "checkpoint.pt");
-  std::vector<std::string> names;
-  for (const auto& e : f.tensors) names.push_back(e.name);
+  const std::vector<std::string> names = test_util::names_of(f);
   CHECK(names == std::vector<std::string>{"model.layer.weight", "model.layer.bias", "layers.0", "layers.1"});
   REQUIRE(f.metadata.size() == 4);
   CHECK(f.metadata[0].key == "epoch");

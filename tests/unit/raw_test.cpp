@@ -11,36 +11,18 @@
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 
 namespace {
 
+using test_util::doubles;
+using test_util::ints;
+using test_util::kSamples;
+
 std::shared_ptr<ti::MappedFile> raw_file(const std::string& bytes, const std::string& name = "x.bin") {
-  std::vector<std::byte> v(bytes.size());
-  if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-  return ti::MappedFile::from_bytes(std::move(v), name);
-}
-
-std::vector<ti::Scalar> realized(const ti::Tensor& t) {
-  const ti::Tensor r = t.realize();
-  const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(r.node()->arg);
-  const auto itemsize = ti::dtype_info(r.dtype()).itemsize;
-  std::vector<ti::Scalar> out;
-  for (std::int64_t i = 0; i < r.numel(); ++i) out.push_back(ti::load_scalar(r.dtype(), buffer->bytes().data() + i * itemsize));
-  return out;
-}
-
-std::vector<double> doubles(const ti::Tensor& t) {
-  std::vector<double> out;
-  for (const ti::Scalar& s : realized(t)) out.push_back(s.as_double());
-  return out;
-}
-
-std::vector<std::int64_t> ints(const ti::Tensor& t) {
-  std::vector<std::int64_t> out;
-  for (const ti::Scalar& s : realized(t)) out.push_back(static_cast<std::int64_t>(s.as_bits()));
-  return out;
+  return ti::MappedFile::from_bytes(test_util::bytes_of(bytes), name);
 }
 
 ti::RawOptions opts(ti::DType dtype, std::optional<ti::Shape> shape = std::nullopt, std::uint64_t offset = 0,
@@ -52,8 +34,6 @@ ti::RawOptions opts(ti::DType dtype, std::optional<ti::Shape> shape = std::nullo
   o.big_endian = big_endian;
   return o;
 }
-
-const std::string kSamples = std::string(TI_SOURCE_DIR) + "/samples/";
 
 }  // namespace
 

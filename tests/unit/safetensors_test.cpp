@@ -19,16 +19,18 @@
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 
 namespace {
 
-std::vector<std::byte> st_bytes(std::string_view s) {
-  std::vector<std::byte> out(s.size());
-  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
-  return out;
-}
+using test_util::bytes_of;
+using test_util::doubles;
+using test_util::ints;
+using test_util::kRealData;
+using test_util::kSamples;
+using test_util::names_of;
 
 std::string le64(std::uint64_t n) {
   std::string out;
@@ -42,16 +44,7 @@ std::string st(std::string_view header, std::string_view data = {}) {
 }
 
 ti::LoadedFile open_st(const std::string& file) {
-  return ti::open_safetensors(ti::MappedFile::from_bytes(st_bytes(file), "x.safetensors"));
-}
-
-ti::ErrorCode st_error_code(const std::string& file) {
-  try {
-    open_st(file);
-  } catch (const ti::Error& e) {
-    return e.code();
-  }
-  return ti::ErrorCode::Internal;
+  return ti::open_safetensors(ti::MappedFile::from_bytes(bytes_of(file), "x.safetensors"));
 }
 
 #define CHECK_ST_ERROR(file, message)                                   \
@@ -59,39 +52,8 @@ ti::ErrorCode st_error_code(const std::string& file) {
     const std::string file_ = (file);                                   \
     const std::string message_ = (message);                             \
     CHECK_THROWS_WITH_AS(open_st(file_), message_.c_str(), ti::Error);  \
-    CHECK(st_error_code(file_) == ti::ErrorCode::BadFile);              \
+    CHECK(test_util::code_of([&] { open_st(file_); }) == ti::ErrorCode::BadFile); \
   } while (0)
-
-std::vector<ti::Scalar> st_values(const ti::Tensor& t) {
-  const ti::Tensor r = t.realize();
-  const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(r.node()->arg);
-  const auto itemsize = ti::dtype_info(r.dtype()).itemsize;
-  std::vector<ti::Scalar> out;
-  for (std::int64_t i = 0; i < r.numel(); ++i)
-    out.push_back(ti::load_scalar(r.dtype(), buffer->bytes().data() + i * itemsize));
-  return out;
-}
-
-std::vector<double> st_doubles(const ti::Tensor& t) {
-  std::vector<double> out;
-  for (const ti::Scalar& s : st_values(t)) out.push_back(s.as_double());
-  return out;
-}
-
-std::vector<std::int64_t> st_ints(const ti::Tensor& t) {
-  std::vector<std::int64_t> out;
-  for (const ti::Scalar& s : st_values(t)) out.push_back(static_cast<std::int64_t>(s.as_bits()));
-  return out;
-}
-
-std::vector<std::string> names_of(const ti::LoadedFile& f) {
-  std::vector<std::string> out;
-  for (const auto& e : f.tensors) out.push_back(e.name);
-  return out;
-}
-
-const std::string kStSamples = std::string(TI_SOURCE_DIR) + "/samples/";
-const std::string kStRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
 
 // A fresh directory for checkpoint files, removed at the end of the test.
 struct TempDir {
@@ -132,8 +94,8 @@ TEST_CASE("safetensors: a header lists tensors in data order with dtype, shape, 
   CHECK(f.metadata[0].key == "format");
   CHECK(f.metadata[0].type == "string");
   CHECK(f.metadata[0].value == "pt");
-  CHECK(st_doubles(f.tensors[0].load()) == std::vector<double>{1.5});
-  CHECK(st_ints(f.tensors[1].load()) == std::vector<std::int64_t>{1, -2});
+  CHECK(doubles(f.tensors[0].load()) == std::vector<double>{1.5});
+  CHECK(ints(f.tensors[1].load()) == std::vector<std::int64_t>{1, -2});
 }
 
 TEST_CASE("safetensors: load is lazy, a DISK buffer over the tensor's bytes") {
@@ -144,7 +106,7 @@ TEST_CASE("safetensors: load is lazy, a DISK buffer over the tensor's bytes") {
   const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(t.node()->arg);
   CHECK(buffer->device() == ti::Device::DISK);
   CHECK(buffer->bytes().data() == f.file->bytes().data() + 8 + h.size());
-  CHECK(st_doubles(t) == std::vector<double>{-1.0});
+  CHECK(doubles(t) == std::vector<double>{-1.0});
 }
 
 TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are listed, then refused") {
@@ -271,16 +233,16 @@ TEST_CASE("safetensors: hostile offsets, sizes and names are refused naming the 
 }
 
 TEST_CASE("safetensors: sniff wants a plausible length and '{' at byte 8") {
-  const auto yes = st_bytes(st(R"({"a":1})"));
+  const auto yes = bytes_of(st(R"({"a":1})"));
   CHECK(ti::sniff_safetensors(yes));
-  CHECK_FALSE(ti::sniff_safetensors(st_bytes(le64(200'000'000) + "{")));
-  CHECK_FALSE(ti::sniff_safetensors(st_bytes(le64(7) + "[")));
-  CHECK_FALSE(ti::sniff_safetensors(st_bytes("GGUF\x03\0\0\0{")));
-  CHECK_FALSE(ti::sniff_safetensors(st_bytes("{\"weight_map\": {}}")));
+  CHECK_FALSE(ti::sniff_safetensors(bytes_of(le64(200'000'000) + "{")));
+  CHECK_FALSE(ti::sniff_safetensors(bytes_of(le64(7) + "[")));
+  CHECK_FALSE(ti::sniff_safetensors(bytes_of("GGUF\x03\0\0\0{")));
+  CHECK_FALSE(ti::sniff_safetensors(bytes_of("{\"weight_map\": {}}")));
 }
 
 TEST_CASE("safetensors: the sample written by make_safetensors_samples.py lists in data order with NumPy's values") {
-  const ti::LoadedFile f = ti::open_file(kStSamples + "mixed.safetensors");
+  const ti::LoadedFile f = ti::open_file(kSamples + "mixed.safetensors");
   CHECK(f.format == "safetensors");
   CHECK(names_of(f) == std::vector<std::string>{"weight", "half", "bf16", "ids", "mask", "scalar", "empty"});
   // Header length 488 (0x1e8, bytes 0-7 of the file), so the data starts at byte 496.
@@ -290,30 +252,30 @@ TEST_CASE("safetensors: the sample written by make_safetensors_samples.py lists 
   CHECK(f.metadata[1].key == "source");
   CHECK(f.metadata[1].value == "tensor-inspect samples");
   CHECK(f.tensors[0].shape == ti::Shape{2, 3});
-  CHECK(st_doubles(f.tensors[0].load()) == std::vector<double>{1.5, -2.0, 0.25, 3.0, 4.0, -0.125});
-  CHECK(st_doubles(f.tensors[1].load()) == std::vector<double>{0.0999755859375, -1.0, 65504.0, 0.5});
+  CHECK(doubles(f.tensors[0].load()) == std::vector<double>{1.5, -2.0, 0.25, 3.0, 4.0, -0.125});
+  CHECK(doubles(f.tensors[1].load()) == std::vector<double>{0.0999755859375, -1.0, 65504.0, 0.5});
   CHECK(f.tensors[2].dtype == ti::DType::BFloat16);
-  CHECK(st_doubles(f.tensors[2].load()) == std::vector<double>{1.0, -3.5});
-  CHECK(st_ints(f.tensors[3].load()) == std::vector<std::int64_t>{-1, 0, 9007199254740993});
-  CHECK(st_ints(f.tensors[4].load()) == std::vector<std::int64_t>{1, 0, 0, 1});
+  CHECK(doubles(f.tensors[2].load()) == std::vector<double>{1.0, -3.5});
+  CHECK(ints(f.tensors[3].load()) == std::vector<std::int64_t>{-1, 0, 9007199254740993});
+  CHECK(ints(f.tensors[4].load()) == std::vector<std::int64_t>{1, 0, 0, 1});
   CHECK(f.tensors[5].shape == ti::Shape{});
-  CHECK(st_doubles(f.tensors[5].load()) == std::vector<double>{7.0});
+  CHECK(doubles(f.tensors[5].load()) == std::vector<double>{7.0});
   CHECK(f.tensors[6].shape == ti::Shape{0, 3});
   CHECK(f.tensors[6].nbytes == 0);
 }
 
 TEST_CASE("safetensors: the real files of other projects behave as EXPECTED.md says") {
-  if (!std::filesystem::exists(kStRealData + "candle_jfk-codes.safetensors")) {
-    MESSAGE("no " << kStRealData << ": skipped");
+  if (!std::filesystem::exists(kRealData + "candle_jfk-codes.safetensors")) {
+    MESSAGE("no " << kRealData << ": skipped");
     return;
   }
   SUBCASE("candle's jfk codes: one I64 tensor (1, 2, 828), header padded with spaces") {
-    const ti::LoadedFile f = ti::open_file(kStRealData + "candle_jfk-codes.safetensors");
+    const ti::LoadedFile f = ti::open_file(kRealData + "candle_jfk-codes.safetensors");
     REQUIRE(f.tensors.size() == 1);
     CHECK(f.tensors[0].name == "codes");
     CHECK(f.tensors[0].shape == ti::Shape{1, 2, 828});
     CHECK(f.tensors[0].nbytes == 13248);
-    const std::vector<std::int64_t> v = st_ints(f.tensors[0].load());
+    const std::vector<std::int64_t> v = ints(f.tensors[0].load());
     REQUIRE(v.size() == 1656);
     CHECK(std::vector<std::int64_t>(v.begin(), v.begin() + 5) == std::vector<std::int64_t>{865, 62, 408, 408, 475});
     CHECK(std::vector<std::int64_t>(v.begin() + 828, v.begin() + 833) == std::vector<std::int64_t>{200, 518, 518, 518, 937});
@@ -322,7 +284,7 @@ TEST_CASE("safetensors: the real files of other projects behave as EXPECTED.md s
     CHECK(*std::max_element(v.begin(), v.end()) == 1023);
   }
   SUBCASE("safetensors-cpp abuse attempt: a header length of 1000 in an 88-byte file") {
-    const std::string path = kStRealData + "stcpp_safetensors_abuse_attempt_1.safetensors";
+    const std::string path = kRealData + "stcpp_safetensors_abuse_attempt_1.safetensors";
     CHECK_THROWS_WITH_AS(ti::open_file(path),
                          (path + ": header length 1000 runs past the end of the file (88 bytes) at byte 0").c_str(),
                          ti::Error);
@@ -330,7 +292,7 @@ TEST_CASE("safetensors: the real files of other projects behave as EXPECTED.md s
 }
 
 TEST_CASE("safetensors index: the sharded sample lists both shards' tensors as one file") {
-  const std::string index = kStSamples + "sharded/model.safetensors.index.json";
+  const std::string index = kSamples + "sharded/model.safetensors.index.json";
   const ti::LoadedFile f = ti::open_file(index);
   CHECK(f.format == "safetensors-index");
   CHECK(names_of(f) == std::vector<std::string>{"embed.weight", "layer.0.bias", "layer.1.weight", "lm_head.weight"});
@@ -338,10 +300,10 @@ TEST_CASE("safetensors index: the sharded sample lists both shards' tensors as o
   CHECK(f.metadata[0].key == "total_size");
   CHECK(f.metadata[0].value == 40);  // 16 + 4 + 12 + 8 bytes of data
   CHECK(f.tensors[2].note == "in shard model-00002-of-00002.safetensors");
-  CHECK(st_doubles(f.tensors[0].load()) == std::vector<double>{1, 2, 3, 4});
-  CHECK(st_doubles(f.tensors[1].load()) == std::vector<double>{0.5, -0.5});
-  CHECK(st_ints(f.tensors[2].load()) == std::vector<std::int64_t>{7, -8, 9});
-  CHECK(st_doubles(f.tensors[3].load()) == std::vector<double>{0.25, -0.75});
+  CHECK(doubles(f.tensors[0].load()) == std::vector<double>{1, 2, 3, 4});
+  CHECK(doubles(f.tensors[1].load()) == std::vector<double>{0.5, -0.5});
+  CHECK(ints(f.tensors[2].load()) == std::vector<std::int64_t>{7, -8, 9});
+  CHECK(doubles(f.tensors[3].load()) == std::vector<double>{0.25, -0.75});
 }
 
 TEST_CASE("safetensors index: the index and its shards must agree, and shard names stay in the directory") {
