@@ -100,3 +100,27 @@ TEST_CASE("graph nodes are interned: same structure, same pointer") {
   CHECK(a.node() == b.node());
   CHECK(Tensor::binary(Op::Add, x, scalar_like(x, -0.0)).node() != Tensor::binary(Op::Add, x, scalar_like(x, 0.0)).node());
 }
+
+TEST_CASE("float32 sums keep counting past 2**24 and constant inputs reduce in closed form") {
+  // 2**25 ones: a float32 accumulator stalls at 16777216; the exact sum is 33554432.
+  Tensor ones = Tensor::full({1 << 25}, ti::Scalar::from_float(1.0), DType::Float32);
+  CHECK(ti::data(ones.reduce(Op::ReduceSum, {0})).element(0).f == 33554432.0);
+  Tensor materialized = ones.contiguous();
+  CHECK(ti::data(materialized.reduce(Op::ReduceSum, {0})).element(0).f == 33554432.0);
+  Tensor twos = Tensor::full({3, 4}, ti::Scalar::from_int(2), DType::Int32);
+  auto p = ti::data(twos.reduce(Op::ReduceProd, {1}));
+  CHECK(p.element(0).i == 16);
+  auto s8 = ti::data(Tensor::full({300}, ti::Scalar::from_int(1), DType::Int8).reduce(Op::ReduceSum, {0}));
+  CHECK(s8.element(0).i == 44);  // 300 wraps in int8, as a C loop would
+}
+
+TEST_CASE("arange-like producers are computed inside the loop: a slice makes only the slice") {
+  auto producer = std::make_shared<ti::Producer>();
+  producer->label = "iota";
+  producer->element = [](std::int64_t i) { return ti::Scalar::from_int(i); };
+  Tensor big = Tensor::from_producer(producer, DType::Int64, {std::int64_t{1} << 40});
+  auto before = ti::Buffer::cpu_allocations();
+  auto mv = ti::data(big.shrink({{(std::int64_t{1} << 40) - 2, std::int64_t{1} << 40}}));
+  CHECK(ti::Buffer::cpu_allocations() == before + 1);
+  CHECK(mv.element(1).i == (std::int64_t{1} << 40) - 1);
+}

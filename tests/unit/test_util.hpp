@@ -149,7 +149,7 @@ struct TempDir {
     const std::string p = (path / name).string();
     std::FILE* f = std::fopen(p.c_str(), "wb");
     REQUIRE(f != nullptr);
-    std::fwrite(content.data(), 1, content.size(), f);
+    if (!content.empty()) std::fwrite(content.data(), 1, content.size(), f);
     std::fclose(f);
     return p;
   }

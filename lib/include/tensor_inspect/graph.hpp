@@ -29,6 +29,10 @@ namespace tensor_inspect {
 struct Producer {
   std::string label;                                    ///< shown in graph dumps
   std::function<void(std::span<std::byte> out)> fill;
+  /// Optional: element i (C order, already of the node's dtype) as a formula of i. When
+  /// set, loops compute elements on demand and no buffer is made (arange, eye): a slice
+  /// of a huge arange computes only the slice.
+  std::function<Scalar(std::int64_t i)> element;
 };
 
 struct Node;

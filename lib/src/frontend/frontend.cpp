@@ -32,15 +32,16 @@ Tensor cast_to(const Tensor& t, DType d) { return t.dtype() == d ? t : t.cast(d)
 
 Tensor scalar_tensor(const Scalar& v, DType d) { return Tensor::full({}, v, d); }
 
-// A tensor whose elements are made at realize by `value(i)` (C order).
+// A tensor whose element i (C order) is `value(i)`: computed inside whatever loop reads it,
+// so only the elements used are ever made.
 Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value) {
   check_shape(shape, label);
   auto producer = std::make_shared<Producer>();
   producer->label = std::move(label);
-  producer->fill = [dtype, value = std::move(value)](std::span<std::byte> out) {
+  producer->element = [dtype, value](std::int64_t i) { return cast_scalar(value(i), dtype); };
+  producer->fill = [dtype, element = producer->element](std::span<std::byte> out) {
     std::size_t item = dtype_info(dtype).itemsize;
-    for (std::size_t i = 0; i * item < out.size(); ++i)
-      store_scalar(dtype, cast_scalar(value(sz(i)), dtype), out.data() + i * item);
+    for (std::size_t i = 0; i * item < out.size(); ++i) store_scalar(dtype, element(sz(i)), out.data() + i * item);
   };
   return Tensor::from_producer(producer, dtype, shape);
 }

@@ -8,6 +8,7 @@
 // would round them.
 #include "tensor_inspect/realize.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -31,10 +32,16 @@ bool is_fused_bitcast(const Node& n) {
   return dtype_info(from).itemsize == dtype_info(n.dtype).itemsize && (is_int(from) || from == DType::Bool);
 }
 
+// A producer with an element formula is computed inside loops, like a constant.
+bool is_formula(const Node& n) {
+  return n.op == Op::Producer && std::get<std::shared_ptr<const Producer>>(n.arg)->element != nullptr;
+}
+
 bool is_boundary(const Node& n) {
   const Op op = n.op;
   if (op == Op::Bitcast) return !is_fused_bitcast(n);
-  return op == Op::Buffer || op == Op::Producer || op == Op::Contiguous || is_reduce(op);
+  if (op == Op::Producer) return !is_formula(n);
+  return op == Op::Buffer || op == Op::Contiguous || is_reduce(op);
 }
 
 // ------------------------------------------------------------------------------ scheduling
@@ -47,7 +54,7 @@ struct Scheduler {
     if (n->op == Op::Buffer || done.count(n.get())) return;
     done.insert(n.get());
     Kernel k{KernelKind::Loop, n, {}, {}};
-    if (n->op == Op::Producer) {
+    if (n->op == Op::Producer && !is_formula(*n)) {
       k.kind = KernelKind::Produce;
     } else if (n->op == Op::Bitcast && !is_fused_bitcast(*n)) {
       need_buffer(n->src[0]);
@@ -100,12 +107,13 @@ struct Scheduler {
 // ------------------------------------------------------------------------------ execution
 
 struct KNode {
-  enum Kind { Load, Const, Move, Elem } kind = Const;
+  enum Kind { Load, Const, Formula, Move, Elem } kind = Const;
   Op op = Op::Const;
   DType dtype = DType::Float32;
   std::vector<KNode*> src;
   const std::byte* data = nullptr;  // Load
   Scalar value;                     // Const
+  const Producer* formula = nullptr;  // Formula
   std::vector<View> views;          // Move: applied last to first
   std::vector<std::vector<Scalar>> scratch;
   std::vector<std::int64_t> idx_scratch;
@@ -310,6 +318,9 @@ class LoopProgram {
       case KNode::Const:
         for (std::size_t i = 0; i < n; ++i) out[i] = k->value;
         return;
+      case KNode::Formula:
+        for (std::size_t i = 0; i < n; ++i) out[i] = idx[i] < 0 ? zero_of(k->dtype) : k->formula->element(idx[i]);
+        return;
       case KNode::Move: {
         std::int64_t* m = k->idx_scratch.data();
         for (std::size_t i = 0; i < n; ++i) {
@@ -363,6 +374,9 @@ class LoopProgram {
     } else if (n->op == Op::Const) {
       k->kind = KNode::Const;
       k->value = std::get<Scalar>(n->arg);
+    } else if (is_formula(*n)) {
+      k->kind = KNode::Formula;
+      k->formula = std::get<std::shared_ptr<const Producer>>(n->arg).get();
     } else if (is_movement(n->op)) {
       k->kind = KNode::Move;
       // Fold the chain of movement ops below into as few Views as possible.
@@ -473,6 +487,27 @@ NodePtr run_reduce(const Kernel& k, const std::unordered_map<const Node*, NodePt
   for (std::size_t i = 0; i < in_shape.size(); ++i)
     if (red->shape[i] == 1) out_strides[i] = 0;
   LoopProgram prog(in, buffers);
+  // NOTE: float sums and products accumulate in double and round once at the end, so a
+  // float32 sum keeps counting past 2**24 (tinygrad splits large reductions into stages
+  // for the same reason); ints wrap in their own dtype as C would.
+  const bool wide = dtype_info(d).kind == DKind::Float && (op == Op::ReduceSum || op == Op::ReduceProd);
+  if (prog.root()->kind == KNode::Const && n_out > 0) {
+    // A constant input reduces in closed form: n copies of v.
+    const Scalar v = prog.root()->value;
+    const auto count = static_cast<std::int64_t>(n_in / n_out);
+    Scalar r = acc[0];
+    if (count > 0) {
+      if (op == Op::ReduceSum)
+        r = wide ? Scalar::from_float(v.f * static_cast<double>(count))
+                 : apply_binary(Op::Mul, d, v, cast_scalar(Scalar::from_int(count), d));
+      else if (op == Op::ReduceProd)
+        r = wide ? Scalar::from_float(std::pow(v.f, static_cast<double>(count))) : int_pow(d, v, cast_scalar(Scalar::from_int(count), d));
+      else
+        r = v;
+    }
+    std::fill(acc.begin(), acc.end(), r);
+    n_in = 0;
+  }
   std::vector<std::int64_t> idx(kChunk);
   std::vector<Scalar> vals(kChunk);
   for (std::size_t start = 0; start < n_in; start += kChunk) {
@@ -487,7 +522,8 @@ NodePtr run_reduce(const Kernel& k, const std::unordered_map<const Node*, NodePt
       }
       auto oi = static_cast<std::size_t>(o);
       Scalar& a = acc[oi];
-      if (op == Op::ReduceSum) a = apply_binary(Op::Add, d, a, vals[i]);
+      if (wide) a.f = op == Op::ReduceSum ? a.f + vals[i].f : a.f * vals[i].f;
+      else if (op == Op::ReduceSum) a = apply_binary(Op::Add, d, a, vals[i]);
       else if (op == Op::ReduceProd) a = apply_binary(Op::Mul, d, a, vals[i]);
       else if (!seen[oi]) a = vals[i];
       else a = apply_binary(op == Op::ReduceMax ? Op::Max : Op::Min, d, a, vals[i]);
@@ -497,7 +533,7 @@ NodePtr run_reduce(const Kernel& k, const std::unordered_map<const Node*, NodePt
   const DTypeInfo& info = dtype_info(d);
   auto buf = Buffer::cpu(n_out * info.itemsize);
   std::byte* dst = buf->mutable_bytes().data();
-  for (std::size_t i = 0; i < n_out; ++i) store_scalar(d, acc[i], dst + i * info.itemsize);
+  for (std::size_t i = 0; i < n_out; ++i) store_scalar(d, cast_scalar(acc[i], d), dst + i * info.itemsize);
   return make_node(Op::Buffer, d, red->shape, {}, buf);
 }
 
