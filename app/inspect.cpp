@@ -89,6 +89,7 @@ std::vector<std::string> close_matches(const std::string& want, const std::vecto
   };
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& e : entries) {
+    if (e.name.empty()) continue;
     std::size_t d = e.name.find(want) != std::string::npos ? 0 : distance(want, e.name);
     if (d <= std::max<std::size_t>(3, want.size() / 3)) scored.push_back({d, e.name});
   }
@@ -102,10 +103,12 @@ struct Resolved {
   std::optional<Tensor> tensor;
   std::optional<LoadedFile> file;  // set when the input is a file that should be listed
   std::string name, note;
+  std::string label;  ///< the input as messages name it: a path, "<stdin>", or empty for a literal
 };
 
 Resolved resolve_file(LoadedFile lf, const Options& o) {
   Resolved r;
+  if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
   if (o.meta || o.list) {
     r.file = std::move(lf);
     return r;
@@ -120,6 +123,8 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
       if (!near.empty()) {
         msg += "; close matches:";
         for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", '" : " '") + near[i] + "'";
+      } else if (lf.tensors.size() == 1 && lf.tensors[0].name.empty()) {
+        msg += " (it holds one unnamed tensor: drop --name)";
       } else {
         msg += " (" + std::to_string(lf.tensors.size()) + " tensors; --list shows them)";
       }
@@ -132,6 +137,7 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
     return r;
   }
   r.tensor = entry->load();
+  r.label = lf.path + (entry->name.empty() ? "" : ": tensor '" + entry->name + "'");
   r.name = entry->name;
   r.note = entry->note;
   r.file.reset();
@@ -169,7 +175,12 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     auto bytes = file->bytes();
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     Resolved r;
-    r.tensor = tensor_from_literal(text, literal_dtype, defaults);
+    r.label = "<stdin>";
+    try {
+      r.tensor = tensor_from_literal(text, literal_dtype, defaults);
+    } catch (const Error& e) {
+      throw Error(e.code(), "<stdin>: " + std::string(e.what()));
+    }
     return r;
   }
   if (file_mode || is_regular_or_special_file(o.input) || !looks_like_literal(o.input)) {
@@ -215,7 +226,14 @@ int run(const Options& o) {
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
-  MemoryView mv = data(t, dopt);
+  MemoryView mv = [&] {
+    try {
+      return data(t, dopt);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::NoFormat || in.label.empty()) throw;
+      throw Error(e.code(), in.label + ": " + e.what());
+    }
+  }();
   for (const std::string& spec : o.view_as) {
     auto colon = spec.find(':');
     std::string fmt = spec.substr(0, colon);

@@ -36,14 +36,22 @@ using Json = nlohmann::ordered_json;
 
 std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
-// Text form of a metadata value: scalars as JSON, long arrays shortened.
+// Text form of a metadata value: strings quoted with their control characters escaped
+// once, numbers as JSON writes them, long arrays shortened to their first 8 items.
 std::string meta_text(const Json& v) {
-  if (v.is_array() && v.size() > 8) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < 8; ++i) s += (i ? ", " : "") + dump(v[i]);
-    return s + ", ... (" + std::to_string(v.size()) + " items)]";
+  if (v.is_string()) {
+    std::string s = escape_text(v.get_ref<const std::string&>()), q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
+    return q + "\"";
   }
-  return dump(v);
+  if (v.is_array()) {
+    std::string s = "[";
+    const std::size_t shown = std::min<std::size_t>(v.size(), 8);
+    for (std::size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + meta_text(v[i]);
+    if (v.size() > shown) s += ", ... (" + std::to_string(v.size()) + " items)";
+    return s + "]";
+  }
+  return escape_text(dump(v));
 }
 
 }  // namespace
@@ -106,7 +114,7 @@ void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
     return;
   }
   for (const auto& m : file.metadata) {
-    out.write(escape_text(m.key) + " (" + m.type + "): " + escape_text(meta_text(m.value)));
+    out.write(escape_text(m.key) + " (" + escape_text(m.type) + "): " + meta_text(m.value));
     out.put('\n');
   }
   out.write(std::to_string(file.metadata.size()) + " metadata entries, " + std::to_string(file.tensors.size()) +

@@ -1,5 +1,8 @@
 // app/main.cpp — wires the command line (CLI11) to run(); the one place errors are caught.
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -36,8 +39,24 @@ unsupported operation), with one line on stderr and nothing on stdout.)";
 // to the terminal.
 std::string one_line(std::string_view s) {
   std::string out;
-  for (char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      // Keep a valid UTF-8 sequence whole; escape stray bytes.
+      std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+      bool valid = len > 0 && i + len <= s.size();
+      for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+      if (valid) {
+        out += s.substr(i, len);
+        i += len - 1;
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out += buf;
+      }
+      continue;
+    }
     if (c == '\n') out += "\\n";
     else if (c == '\r') out += "\\r";
     else if (c < 0x20 || c == 0x7f) {
@@ -51,9 +70,21 @@ std::string one_line(std::string_view s) {
   return out;
 }
 
+// Prints an error as one line on stderr (a JSON object with --json) and returns the exit
+// status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
+int report(const ti::Error& e, bool json) {
+  if (json)
+    std::cerr << "{\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
+              << "}}\n";
+  else
+    std::cerr << "tensor-inspect: " << one_line(e.what()) << "\n";
+  return ti::exit_status(e.code());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error we report, not a signal
   ti::app::Options o;
   CLI::App cli{"tensor-inspect: what tinygrad's Tensor.data() returns for a tensor — the memoryview's\n"
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
@@ -94,8 +125,9 @@ int main(int argc, char** argv) {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
-    std::cerr << "tensor-inspect: " << e.what() << " (see --help)\n";
-    return ti::exit_status(ti::ErrorCode::Usage);
+    bool json = false;
+    for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json";
+    return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
   }
 
   auto logger = spdlog::stderr_color_st("tensor-inspect");
@@ -103,21 +135,19 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
+  const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
-    return ti::app::run(o);
+    int status = ti::app::run(o);
+    // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
+    // not success: a CI job must not see exit 0 for lost output.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), o.json);
+    return status;
   } catch (const ti::Error& e) {
-    std::fflush(stdout);
-    if (o.json)
-      std::cerr << "{\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
-                << "}}\n";
-    else
-      std::cerr << "tensor-inspect: " << one_line(e.what()) << "\n";
-    return ti::exit_status(e.code());
+    return report(e, o.json);
   } catch (const std::bad_alloc&) {
-    std::cerr << "tensor-inspect: out of memory\n";
-    return 2;
+    return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), o.json);
   } catch (const std::exception& e) {
-    std::cerr << "tensor-inspect: internal error: " << e.what() << "\n";
-    return 2;
+    return report(ti::Error(ti::ErrorCode::Internal, "internal error: " + std::string(e.what())), o.json);
   }
 }

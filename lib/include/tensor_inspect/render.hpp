@@ -26,7 +26,7 @@ class OutBuffer {
   void write(std::string_view s) {
     if (s.size() > kSize - used_) flush();
     if (s.size() > kSize) {
-      std::fwrite(s.data(), 1, s.size(), file_);
+      if (!failed_ && std::fwrite(s.data(), 1, s.size(), file_) != s.size()) failed_ = true;
       return;
     }
     s.copy(buf_ + used_, s.size());
@@ -37,11 +37,14 @@ class OutBuffer {
     buf_[used_++] = c;
   }
   void flush() {
-    if (used_) std::fwrite(buf_, 1, used_, file_);
+    if (used_ && !failed_ && std::fwrite(buf_, 1, used_, file_) != used_) failed_ = true;
     used_ = 0;
   }
+  /// True once a write failed (full disk, closed pipe): renderers stop early.
+  bool failed() const { return failed_; }
 
  private:
+  bool failed_ = false;
   static constexpr std::size_t kSize = 1 << 16;
   std::FILE* file_;
   std::size_t used_ = 0;

@@ -40,7 +40,7 @@ class Parser {
     if (pos_ == s_.size()) fail(pos_, "empty literal");
     LitNode n = value(0);
     skip_ws();
-    if (pos_ != s_.size()) fail(pos_, std::string("unexpected '") + s_[pos_] + "' after the value (invalid syntax)");
+    if (pos_ != s_.size()) fail(pos_, "unexpected '" + char_at(pos_) + "' after the value (invalid syntax)");
     return n;
   }
 
@@ -49,6 +49,16 @@ class Parser {
   }
 
  private:
+  // The whole UTF-8 character at `at` (one byte when the bytes there are not valid UTF-8).
+  std::string char_at(std::size_t at) const {
+    auto c = static_cast<unsigned char>(s_[at]);
+    std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 1;
+    if (at + len > s_.size()) len = 1;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s_[at + k]) & 0xc0) != 0x80) len = 1;
+    return std::string(s_.substr(at, len));
+  }
+
   void skip_ws() {
     while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
   }
@@ -77,7 +87,7 @@ class Parser {
     if (c == '\'' || c == '"') fail(start, "strings are not tensor values");
     if ((c >= '0' && c <= '9') || c == '.') return number();
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return name(depth);
-    fail(start, std::string("unexpected '") + c + "' (invalid syntax)");
+    fail(start, "unexpected '" + char_at(start) + "' (invalid syntax)");
   }
 
   static LitValue int_of_bool(bool b) {

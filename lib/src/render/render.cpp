@@ -78,7 +78,7 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
   std::vector<std::int64_t> idx(nd, 0);
   for (std::size_t d = 0; d < nd; ++d) out.put('[');
   const std::int64_t n = mv.numel();
-  for (std::int64_t e = 0; e < n; ++e) {
+  for (std::int64_t e = 0; e < n && !out.failed(); ++e) {
     write_scalar(out, mv.element(e), json, nonfinite);
     // Advance the multi-index; count the axes that roll over.
     std::size_t d = nd;
