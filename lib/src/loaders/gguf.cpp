@@ -229,6 +229,23 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
         std::memcpy(out.data() + i * type.block_elems * sizeof(float), block, type.block_elems * sizeof(float));
       }
     };
+    // Element by element, decoding a block once while reads stay inside it: a slice of a
+    // large quantized tensor dequantizes only the blocks it reads.
+    struct BlockCache {
+      std::int64_t block = -1;
+      float values[256];
+    };
+    auto cache = std::make_shared<BlockCache>();
+    producer->element = [file, &type, abs_offset, cache](std::int64_t i) {
+      const auto per_block = static_cast<std::int64_t>(type.block_elems);
+      const std::int64_t b = i / per_block;
+      if (b != cache->block) {
+        const std::size_t at = static_cast<std::size_t>(abs_offset) + static_cast<std::size_t>(b) * type.block_bytes;
+        dequantize_ggml(type, file->bytes().subspan(at, type.block_bytes), std::span(cache->values, type.block_elems));
+        cache->block = b;
+      }
+      return Scalar::from_float(static_cast<double>(cache->values[i % per_block]));
+    };
     return Tensor::from_producer(producer, DType::Float32, shape);
   };
 }
