@@ -39,6 +39,33 @@ void write_scalar(OutBuffer& out, const Scalar& s, bool json, NonFinite nonfinit
   }
 }
 
+// Format 'c' elements are 1-byte bytes objects: Python prints b'a', b'\x01', b"'";
+// JSON has no bytes, so they become 1-character strings of that code point.
+void write_char(OutBuffer& out, std::uint8_t c, bool json) {
+  char buf[16];
+  if (json) {
+    if (c < 0x80) {
+      out.write(json_string(std::string(1, static_cast<char>(c))));
+    } else {
+      std::snprintf(buf, sizeof buf, "\"\\u%04x\"", c);
+      out.write(buf);
+    }
+    return;
+  }
+  if (c == '\'') out.write("b\"'\"");
+  else if (c == '\\') out.write("b'\\\\'");
+  else if (c == '\t') out.write("b'\\t'");
+  else if (c == '\n') out.write("b'\\n'");
+  else if (c == '\r') out.write("b'\\r'");
+  else if (c >= 0x20 && c < 0x7f) {
+    std::snprintf(buf, sizeof buf, "b'%c'", c);
+    out.write(buf);
+  } else {
+    std::snprintf(buf, sizeof buf, "b'\\x%02x'", c);
+    out.write(buf);
+  }
+}
+
 void write_tuple(OutBuffer& out, const std::vector<std::int64_t>& v, bool json) {
   if (json) {
     out.put('[');
@@ -55,8 +82,13 @@ void write_tuple(OutBuffer& out, const std::vector<std::int64_t>& v, bool json) 
 }  // namespace
 
 void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffer& out) {
+  const bool chars = mv.format == 'c';
+  auto write_element = [&](std::int64_t e) {
+    if (chars) write_char(out, static_cast<std::uint8_t>(mv.element(e).u), json);
+    else write_scalar(out, mv.element(e), json, nonfinite);
+  };
   if (mv.shape.empty()) {
-    write_scalar(out, mv.element(0), json, nonfinite);
+    write_element(0);
     return;
   }
   // Walk the elements in C order, opening and closing brackets as the index rolls over.
@@ -79,7 +111,7 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
   for (std::size_t d = 0; d < nd; ++d) out.put('[');
   const std::int64_t n = mv.numel();
   for (std::int64_t e = 0; e < n && !out.failed(); ++e) {
-    write_scalar(out, mv.element(e), json, nonfinite);
+    write_element(e);
     // Advance the multi-index; count the axes that roll over.
     std::size_t d = nd;
     while (d-- > 0) {
