@@ -59,6 +59,9 @@ TEST_CASE("memoryview.cast reinterprets bytes with CPython's rules") {
   auto h = ti::cast_view(mv("[1, 2]", DType::Int16), 'b');
   CHECK(h.shape == ti::Shape{4});
   CHECK(h.element(2).i == 2);
+  auto l = ti::cast_view(ti::cast_view(mv("[1, -2]", DType::Int64), 'B'), 'l');  // C long: 8 bytes on LP64
+  CHECK(l.itemsize == 8);
+  CHECK(l.element(1).i == -2);
   auto q = ti::cast_view(mv("[1, 0]", DType::UInt8), '?');
   CHECK(q.element(0).b);
   CHECK_FALSE(q.element(1).b);

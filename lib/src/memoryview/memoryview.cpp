@@ -26,10 +26,10 @@ std::optional<DType> dtype_for_format(char f) {
     case 'B': case 'c': return DType::UInt8;
     case 'h': return DType::Int16;
     case 'H': return DType::UInt16;
-    case 'i': case 'l': return DType::Int32;
-    case 'I': case 'L': return DType::UInt32;
-    case 'q': return DType::Int64;
-    case 'Q': return DType::UInt64;
+    case 'i': return DType::Int32;
+    case 'I': return DType::UInt32;
+    case 'q': case 'l': case 'n': return DType::Int64;  // C long and ssize_t are 8 bytes on LP64 Linux
+    case 'Q': case 'L': case 'N': case 'P': return DType::UInt64;
     case 'e': return DType::Float16;
     case 'f': return DType::Float32;
     case 'd': return DType::Float64;
