@@ -406,3 +406,18 @@ TEST_CASE("constructors: arange, full, ones, eye, linspace and their default dty
   CHECK_THROWS_AS(tg::ones({1 << 20, 1 << 20}, std::nullopt), ti::Error);
   CHECK_THROWS_AS(tg::expand(tg::ones({1}, std::nullopt), {1 << 20, 1 << 20}), ti::Error);
 }
+
+TEST_CASE("softmax and log_softmax follow tinygrad's max-shifted formulas") {
+  // NumPy, float32: e = exp(x - x.max(-1)); e / e.sum(-1) for rows [1, 2, 3] and [4, 5, 6]
+  const double expected[] = {0.09003057330846786, 0.2447284609079361, 0.6652409434318542};
+  const std::vector<Scalar> six = {Scalar::from_float(1), Scalar::from_float(2), Scalar::from_float(3),
+                                   Scalar::from_float(4), Scalar::from_float(5), Scalar::from_float(6)};
+  Tensor x = tg::from_values(six, {2, 3}, DType::Float32);
+  auto mv = ti::data(tg::softmax(x, -1));
+  CHECK(mv.shape == Shape{2, 3});
+  for (std::int64_t i = 0; i < 6; ++i) CHECK(mv.element(i).f == doctest::Approx(expected[i % 3]).epsilon(1e-6));
+  auto lmv = ti::data(tg::log_softmax(x, 1));
+  for (std::int64_t i = 0; i < 6; ++i) CHECK(lmv.element(i).f == doctest::Approx(std::log(expected[i % 3])).epsilon(1e-6));
+  CHECK(ti::data(tg::softmax(x, 0)).element(0).f == doctest::Approx(0.04742587317756678).epsilon(1e-6));  // 1/(1+e^3)
+  CHECK_THROWS_AS(tg::softmax(x, 2), ti::Error);
+}

@@ -197,6 +197,11 @@ Tensor var(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
            double correction = 1.0, const Defaults& defaults = {});
 Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim,
            double correction = 1.0, const Defaults& defaults = {});
+/// tinygrad's softmax(axis=-1): exp(x - max) / sum(exp(x - max)) over `axis` (negative counts
+/// from the end); ints become the default float. Error(BadShape) for an axis out of range.
+Tensor softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults = {});
+/// tinygrad's log_softmax(axis=-1): (x - max) - log(sum(exp(x - max))) over `axis`.
+Tensor log_softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults = {});
 /// Index of the first max/min along `axis` (nullopt: of the flattened tensor), int32.
 Tensor argmax(const Tensor& t, std::optional<std::int64_t> axis, bool keepdim);
 Tensor argmin(const Tensor& t, std::optional<std::int64_t> axis, bool keepdim);

@@ -744,6 +744,22 @@ Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& 
   return sqrt(var(t, axes, keepdim, correction, defaults), defaults);
 }
 
+Tensor softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults) {
+  // tinygrad: m = x - x.max(axis, keepdim=True); e = m.exp(); e / e.sum(axis, keepdim=True)
+  const std::vector<std::int64_t> ax{axis};
+  Tensor x = cast_to(t, is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults));
+  Tensor e = exp(sub(x, max(x, ax, true)), defaults);
+  return div(e, sum(e, ax, true), defaults);
+}
+
+Tensor log_softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults) {
+  // tinygrad: m = x - x.max(axis, keepdim=True); m - m.exp().sum(axis, keepdim=True).log()
+  const std::vector<std::int64_t> ax{axis};
+  Tensor x = cast_to(t, is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults));
+  Tensor m = sub(x, max(x, ax, true));
+  return sub(m, log(sum(exp(m, defaults), ax, true), defaults));
+}
+
 Tensor argmax(const Tensor& t, std::optional<std::int64_t> axis, bool keepdim) {
   if (!axis) {
     Tensor r = argmax(flatten(t), 0, false);
