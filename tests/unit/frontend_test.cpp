@@ -421,3 +421,16 @@ TEST_CASE("softmax and log_softmax follow tinygrad's max-shifted formulas") {
   CHECK(ti::data(tg::softmax(x, 0)).element(0).f == doctest::Approx(0.04742587317756678).epsilon(1e-6));  // 1/(1+e^3)
   CHECK_THROWS_AS(tg::softmax(x, 2), ti::Error);
 }
+
+TEST_CASE("cumsum gives NumPy's running sums along an axis") {
+  // np.array([[1, 2, 3], [4, 5, 6]]).cumsum(0) and .cumsum(1)
+  std::vector<Scalar> six;
+  for (int v = 1; v <= 6; ++v) six.push_back(Scalar::from_int(v));
+  Tensor x = tg::from_values(six, {2, 3}, DType::Int32);
+  CHECK(values(tg::cumsum(x, 0)) == std::vector<double>{1, 2, 3, 5, 7, 9});
+  CHECK(values(tg::cumsum(x, 1)) == std::vector<double>{1, 3, 6, 4, 9, 15});
+  CHECK(values(tg::cumsum(x, -1)) == std::vector<double>{1, 3, 6, 4, 9, 15});
+  Tensor i8 = tg::from_values({Scalar::from_int(100), Scalar::from_int(100)}, {2}, DType::Int8);
+  CHECK(values(tg::cumsum(i8, 0)) == std::vector<double>{100, 200});  // accumulates in int32, like sum
+  CHECK_THROWS_AS(tg::cumsum(x, 2), ti::Error);
+}

@@ -197,6 +197,9 @@ Tensor var(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
            double correction = 1.0, const Defaults& defaults = {});
 Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim,
            double correction = 1.0, const Defaults& defaults = {});
+/// tinygrad's cumsum(axis=0): running sums along `axis`, accumulated like sum (int8 in int32,
+/// float16 back to float16). Error(BadShape) for an axis out of range.
+Tensor cumsum(const Tensor& t, std::int64_t axis);
 /// tinygrad's softmax(axis=-1): exp(x - max) / sum(exp(x - max)) over `axis` (negative counts
 /// from the end); ints become the default float. Error(BadShape) for an axis out of range.
 Tensor softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults = {});

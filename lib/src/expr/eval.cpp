@@ -755,6 +755,10 @@ class Evaluator {
       double corr = p[2] ? to_number(*p[2], col, "correction").as_double() : 1.0;
       return Value::of(name == "var" ? tg::var(t, axes, keep, corr, defaults_) : tg::std_dev(t, axes, keep, corr, defaults_));
     }
+    if (name == "cumsum") {
+      auto p = args.bind({"axis"});
+      return Value::of(tg::cumsum(t, p[0] ? to_int(*p[0], col, "axis") : 0));
+    }
     if (name == "softmax" || name == "log_softmax") {
       auto p = args.bind({"axis"});
       std::int64_t axis = p[0] ? to_int(*p[0], col, "axis") : -1;
