@@ -37,6 +37,7 @@ enum class Op : std::uint8_t {
 /// Upper-case op name as tinygrad prints it ("ADD", "RESHAPE").
 std::string_view op_name(Op op);
 
+/// The named groups of ops (tinygrad's GroupOp): membership tests over the enum's ranges.
 constexpr bool is_source(Op op) { return op <= Op::Producer; }
 constexpr bool is_movement(Op op) { return op >= Op::Reshape && op <= Op::Flip; }
 constexpr bool is_unary(Op op) { return op >= Op::Cast && op <= Op::ByteSwap; }
