@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "tensor_inspect/memoryview.hpp"
@@ -123,4 +124,21 @@ TEST_CASE("arange-like producers are computed inside the loop: a slice makes onl
   auto mv = ti::data(big.shrink({{(std::int64_t{1} << 40) - 2, std::int64_t{1} << 40}}));
   CHECK(ti::Buffer::cpu_allocations() == before + 1);
   CHECK(mv.element(1).i == (std::int64_t{1} << 40) - 1);
+}
+
+TEST_CASE("float to int casts in kernels behave as compiled C on x86-64, as NumPy's astype does") {
+  // NumPy: np.array([nan, inf, -3e9, 300.7, -1.9], np.float32).astype(np.int32 / np.int8 / np.int64)
+  const double in[] = {std::nan(""), INFINITY, -3e9, 300.7, -1.9};
+  auto buf = ti::Buffer::cpu(5 * 8);
+  std::memcpy(buf->mutable_bytes().data(), in, sizeof in);
+  Tensor x = Tensor::from_buffer(buf, DType::Float64, {5});
+  auto i32 = ti::data(x.cast(DType::Int32));
+  const std::int64_t want32[] = {-2147483648LL, -2147483648LL, -2147483648LL, 300, -1};
+  for (int i = 0; i < 5; ++i) CHECK(i32.element(i).i == want32[i]);
+  auto i8 = ti::data(x.cast(DType::Int8));
+  const std::int64_t want8[] = {0, 0, 0, 44, -1};
+  for (int i = 0; i < 5; ++i) CHECK(i8.element(i).i == want8[i]);
+  auto i64 = ti::data(x.cast(DType::Int64));
+  CHECK(i64.element(0).i == INT64_MIN);
+  CHECK(i64.element(2).i == -3000000000LL);
 }

@@ -188,9 +188,29 @@ bool compare(Op op, const Scalar& a, const Scalar& b) {
   return false;
 }
 
+// A float to int cast as compiled C does it on x86-64 (cvttsd2si): truncate toward zero;
+// a value outside the converting instruction's range, or nan, gives its "integer
+// indefinite" (INT_MIN of 32 or 64 bits), which narrower targets then wrap. NumPy does
+// the same. (Python literals instead wrap exactly: int(3e9) -> c_int32 -> -1294967296.)
+Scalar c_float_to_int(double x, DType d) {
+  const DTypeInfo& info = dtype_info(d);
+  const bool via64 = info.bits == 64 || (info.kind == DKind::Unsigned && info.bits == 32);
+  const double lim = via64 ? 9223372036854775808.0 : 2147483648.0;
+  std::int64_t t;
+  if (info.kind == DKind::Unsigned && info.bits == 64 && x >= lim && x < 2 * lim) {
+    return Scalar::from_uint(static_cast<std::uint64_t>(x));
+  } else if (std::isnan(x) || x >= lim || x <= -lim - 1) {
+    t = via64 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int32_t>::min();
+  } else {
+    t = static_cast<std::int64_t>(x);
+  }
+  return cast_scalar(Scalar::from_int(t), d);
+}
+
 Scalar apply_unary(Op op, DType d, const Scalar& a) {
   const DKind kind = dtype_info(d).kind;
-  if (op == Op::Cast) return cast_scalar(a, d);
+  if (op == Op::Cast)
+    return a.kind == DKind::Float && (kind == DKind::Signed || kind == DKind::Unsigned) ? c_float_to_int(a.f, d) : cast_scalar(a, d);
   if (op == Op::ByteSwap) {
     std::uint64_t x = a.as_bits(), r = 0;
     for (unsigned i = 0; i < dtype_info(d).itemsize; ++i, x >>= 8) r = (r << 8) | (x & 0xff);
