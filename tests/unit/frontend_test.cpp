@@ -434,3 +434,21 @@ TEST_CASE("cumsum gives NumPy's running sums along an axis") {
   CHECK(values(tg::cumsum(i8, 0)) == std::vector<double>{100, 200});  // accumulates in int32, like sum
   CHECK_THROWS_AS(tg::cumsum(x, 2), ti::Error);
 }
+
+TEST_CASE("cat, stack, tril and triu agree with NumPy's concatenate, stack, tril and triu") {
+  std::vector<Scalar> four;
+  for (int v = 1; v <= 4; ++v) four.push_back(Scalar::from_int(v));
+  Tensor x = tg::from_values(four, {2, 2}, DType::Int32);
+  // np.concatenate([x, x], 1), np.stack([x, x], 1), np.tril(x), np.triu(x, 1)
+  CHECK(values(tg::cat({x, x}, 1)) == std::vector<double>{1, 2, 1, 2, 3, 4, 3, 4});
+  CHECK(tg::cat({x, x}, 0).shape() == Shape{4, 2});
+  CHECK(values(tg::stack({x, x}, 1)) == std::vector<double>{1, 2, 1, 2, 3, 4, 3, 4});
+  CHECK(tg::stack({x, x}, -1).shape() == Shape{2, 2, 2});
+  CHECK(values(tg::tril(x, 0)) == std::vector<double>{1, 0, 3, 4});
+  CHECK(values(tg::tril(x, 1, true)) == std::vector<double>{0, 2, 0, 0});
+  // -0.0 survives cat (added as bits, not as floats)
+  Tensor z = tg::from_values({Scalar::from_float(-0.0)}, {1}, DType::Float32);
+  CHECK(std::signbit(ti::data(tg::cat({z, z}, 0)).element(1).f));
+  CHECK_THROWS_AS(tg::cat({x, tg::from_values(four, {4}, DType::Int32)}, 0), ti::Error);
+  CHECK_THROWS_AS(tg::tril(tg::from_values(four, {4}, DType::Int32), 0), ti::Error);
+}

@@ -200,6 +200,14 @@ Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& 
 /// tinygrad's cumsum(axis=0): running sums along `axis`, accumulated like sum (int8 in int32,
 /// float16 back to float16). Error(BadShape) for an axis out of range.
 Tensor cumsum(const Tensor& t, std::int64_t axis);
+/// tinygrad's cat(dim=0): tensors joined along `dim` (shapes equal elsewhere), promoted to
+/// their least upper dtype. Error(BadShape) for mismatched shapes, 0-d or no tensors.
+Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim);
+/// tinygrad's stack(dim=0): equal shapes joined along a new axis `dim`.
+Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim);
+/// tinygrad's tril(diagonal) (upper=false) and triu(diagonal) (upper=true) over the last two
+/// axes: elements with j - i above (tril) or below (triu) `diagonal` become 0.
+Tensor tril(const Tensor& t, std::int64_t diagonal, bool upper = false);
 /// tinygrad's softmax(axis=-1): exp(x - max) / sum(exp(x - max)) over `axis` (negative counts
 /// from the end); ints become the default float. Error(BadShape) for an axis out of range.
 Tensor softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults = {});

@@ -626,6 +626,15 @@ class Evaluator {
       return Value::of(tg::linspace(to_number(*p[0], col, "linspace() start"), to_number(*p[1], col, "linspace() stop"),
                                     to_int(*p[2], col, "linspace() steps"), to_dtype(p[3], col), defaults_));
     }
+    if (name == "stack" || name == "cat") {
+      // Tensor.stack(a, b, dim=0) / Tensor.cat(a, b, dim=0), or a list as the first argument.
+      auto p = args.keywords({"dim"});
+      std::vector<Tensor> ts;
+      const std::vector<Value>& items = pos.size() == 1 && pos[0].is_seq() ? pos[0].items : pos;
+      for (const Value& v : items) ts.push_back(to_tensor_arg(v, col, name + "() arguments"));
+      const std::int64_t dim = p[0] ? to_int(*p[0], col, name + "() dim") : 0;
+      return Value::of(name == "stack" ? tg::stack(ts, dim) : tg::cat(ts, dim));
+    }
     // Tensor.method(t, ...) is t.method(...).
     if (!pos.empty() && pos[0].kind == Value::Kind::Tensor) {
       args.keywords({});  // the unbound form takes positional arguments only
@@ -754,6 +763,17 @@ class Evaluator {
       bool keep = p[1] ? to_bool(*p[1], col, "keepdim") : false;
       double corr = p[2] ? to_number(*p[2], col, "correction").as_double() : 1.0;
       return Value::of(name == "var" ? tg::var(t, axes, keep, corr, defaults_) : tg::std_dev(t, axes, keep, corr, defaults_));
+    }
+    if (name == "cat" || name == "stack") {
+      auto p = args.keywords({"dim"});
+      std::vector<Tensor> ts{t};
+      for (const Value& v : pos) ts.push_back(to_tensor_arg(v, col, name + "() arguments"));
+      const std::int64_t dim = p[0] ? to_int(*p[0], col, name + "() dim") : 0;
+      return Value::of(name == "stack" ? tg::stack(ts, dim) : tg::cat(ts, dim));
+    }
+    if (name == "tril" || name == "triu") {
+      auto p = args.bind({"diagonal"});
+      return Value::of(tg::tril(t, p[0] ? to_int(*p[0], col, name + "() diagonal") : 0, name == "triu"));
     }
     if (name == "cumsum") {
       auto p = args.bind({"axis"});

@@ -735,6 +735,62 @@ Tensor cumsum(const Tensor& t, std::int64_t axis) {
   return t.ndim() == 0 ? r.reshape({}) : r;
 }
 
+Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim) {
+  if (ts.empty()) shape_error("cat needs at least one tensor");
+  const Tensor& first = ts[0];
+  if (first.ndim() == 0) shape_error("zero-dimensional tensor cannot be concatenated");
+  const std::int64_t ax = resolve_axes(first, std::vector<std::int64_t>{dim})[0];
+  const auto uax = static_cast<std::size_t>(ax);
+  DType d = first.dtype();
+  std::int64_t total = 0;
+  for (const Tensor& t : ts) {
+    Shape a = t.shape(), b = first.shape();
+    if (a.size() != b.size()) shape_error("cat: shapes " + shape_repr(b) + " and " + shape_repr(a) + " differ in ndim");
+    a[uax] = b[uax] = 0;
+    if (a != b) shape_error("cat: shapes " + shape_repr(first.shape()) + " and " + shape_repr(t.shape()) + " differ off axis " + std::to_string(ax));
+    d = least_upper_dtype(d, t.dtype());
+    total += t.shape()[uax];
+  }
+  // tinygrad's cat: pad each piece to the full length along the axis and add them up.
+  // Floats are added as their bits (x + 0 would turn -0.0 into 0.0), so every value,
+  // -0.0 and nan payloads included, comes through unchanged.
+  const bool as_bits = is_float(d) && !is_weak(d);
+  const std::size_t isz = dtype_info(d).itemsize;
+  const DType bits = isz == 1 ? DType::UInt8 : isz == 2 ? DType::UInt16 : isz == 4 ? DType::UInt32 : DType::UInt64;
+  std::optional<Tensor> out;
+  std::int64_t offset = 0;
+  for (const Tensor& t : ts) {
+    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> padding(t.ndim());
+    const std::int64_t n = t.shape()[uax];
+    padding[uax] = std::pair<std::int64_t, std::int64_t>{offset, total - offset - n};
+    Tensor piece = cast_to(t, d);
+    piece = pad(as_bits ? piece.bitcast(bits) : piece, padding);
+    out = out ? add(*out, piece) : piece;
+    offset += n;
+  }
+  return as_bits ? out->bitcast(d) : *out;
+}
+
+Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim) {
+  if (ts.empty()) shape_error("stack needs at least one tensor");
+  std::vector<Tensor> lifted;
+  for (const Tensor& t : ts) {
+    if (t.shape() != ts[0].shape()) shape_error("stack: shapes " + shape_repr(ts[0].shape()) + " and " + shape_repr(t.shape()) + " differ");
+    lifted.push_back(unsqueeze(t, dim));
+  }
+  return cat(lifted, dim);
+}
+
+Tensor tril(const Tensor& t, std::int64_t diagonal, bool upper) {
+  if (t.ndim() < 2) shape_error(std::string(upper ? "triu" : "tril") + " needs at least 2 dimensions, got " + shape_repr(t.shape()));
+  const std::int64_t rows = t.shape()[t.ndim() - 2], cols = t.shape()[t.ndim() - 1];
+  Tensor keep = produced({rows, cols}, DType::Bool, upper ? "triu" : "tril", [cols, diagonal, upper](std::int64_t k) {
+    const std::int64_t i = k / cols, j = k % cols;
+    return Scalar::from_bool(upper ? j - i >= diagonal : j - i <= diagonal);
+  });
+  return where(keep, t, Scalar::from_int(0));
+}
+
 Tensor prod(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
   return reduce_axes(t, Op::ReduceProd, resolve_axes(t, axes), keepdim);
 }
