@@ -69,12 +69,13 @@ struct Scheduler {
       for (const Node* m = n.get(); m != base.get(); m = m->src[0].get()) k.fused.push_back(m->op);
     } else {
       NodePtr body = n->op == Op::Contiguous ? n->src[0] : n;
+      std::unordered_set<const Node*> seen;
       if (is_reduce(body->op)) {
         k.kind = KernelKind::Reduce;
         k.fused.push_back(body->op);
-        collect(body->src[0], k);
+        collect(body->src[0], k, seen);
       } else {
-        collect(body, k);
+        collect(body, k, seen);
       }
     }
     kernels.push_back(std::move(k));
@@ -88,18 +89,16 @@ struct Scheduler {
     return is_boundary(*m) ? m : nullptr;
   }
 
-  // Walks the fused part of a kernel, scheduling the buffers it reads first.
-  void collect(const NodePtr& n, Kernel& k) {
+  // Walks the fused part of a kernel once per node (the graph is a DAG), scheduling the
+  // buffers it reads first.
+  void collect(const NodePtr& n, Kernel& k, std::unordered_set<const Node*>& seen) {
+    if (!seen.insert(n.get()).second) return;
     if (is_boundary(*n)) {
-      NodePtr leaf = n;
-      // A contiguous marker inside a loop is a buffer of its source.
-      need_buffer(leaf);
-      for (const auto& in : k.inputs)
-        if (in == leaf) return;
-      k.inputs.push_back(leaf);
+      need_buffer(n);
+      k.inputs.push_back(n);
       return;
     }
-    for (const auto& s : n->src) collect(s, k);
+    for (const auto& s : n->src) collect(s, k, seen);
     k.fused.push_back(n->op);
   }
 };
