@@ -452,3 +452,11 @@ TEST_CASE("cat, stack, tril and triu agree with NumPy's concatenate, stack, tril
   CHECK_THROWS_AS(tg::cat({x, tg::from_values(four, {4}, DType::Int32)}, 0), ti::Error);
   CHECK_THROWS_AS(tg::tril(tg::from_values(four, {4}, DType::Int32), 0), ti::Error);
 }
+
+TEST_CASE("round goes half to even, as Python's round does") {
+  const double in[] = {0.5, 1.5, 2.5, -1.5, 2.4, 2.6, -2.6, -7.5};
+  std::vector<Scalar> s;
+  for (double v : in) s.push_back(Scalar::from_float(v));
+  // [float(round(v)) for v in in]
+  CHECK(values(tg::round(tg::from_values(s, {8}, DType::Float32))) == std::vector<double>{0, 2, 2, -2, 2, 3, -3, -8});
+}

@@ -125,6 +125,8 @@ Tensor reciprocal(const Tensor& t, const Defaults& defaults = {});
 Tensor floor(const Tensor& t);
 Tensor ceil(const Tensor& t);
 Tensor trunc(const Tensor& t);
+/// Rounds half to even (tinygrad's round, Python's round); ints are returned unchanged.
+Tensor round(const Tensor& t);
 /// -1, 0 or 1 in t's dtype.
 Tensor sign(const Tensor& t);
 /// t * t.

@@ -828,6 +828,7 @@ class Evaluator {
     if (name == "floor") return unary_p(tg::floor);
     if (name == "ceil") return unary_p(tg::ceil);
     if (name == "trunc") return unary_p(tg::trunc);
+    if (name == "round") return unary_p(tg::round);
     if (name == "sign") return unary_p(tg::sign);
     if (name == "square") return unary_p(tg::square);
     if (name == "exp") return unary_f(tg::exp);

@@ -413,6 +413,17 @@ Tensor ceil(const Tensor& t) {
   Tensor r = t.unary(Op::Trunc);
   return where(cmp_lt(r, t), add(r, Scalar::from_int(1)), r);
 }
+Tensor round(const Tensor& t) {
+  // Half to even, as tinygrad's round and Python's round: floor, then up when the rest is
+  // over a half, or exactly a half with an odd floor.
+  if (!is_float(t.dtype())) return t;
+  Tensor f = floor(t);
+  Tensor rest = sub(t, f);
+  Tensor up = add(f, Scalar::from_int(1));
+  Tensor odd = cmp_ne(mod(f, Scalar::from_int(2)), Scalar::from_int(0));
+  Tensor tie = where(odd, up, f);
+  return where(cmp_gt(rest, Scalar::from_float(0.5)), up, where(cmp_lt(rest, Scalar::from_float(0.5)), f, tie));
+}
 Tensor sign(const Tensor& t) {
   Tensor s = where(cmp_lt(t, Scalar::from_int(0)), Scalar::from_int(-1), Scalar::from_int(1));
   return cast_to(where(cmp_ne(t, Scalar::from_int(0)), s, Scalar::from_int(0)), t.dtype());
