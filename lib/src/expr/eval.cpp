@@ -375,6 +375,10 @@ class Evaluator {
     if (obj.kind == Value::Kind::Tensor) {
       const Tensor& t = *obj.tensor;
       if (a == "T") return Value::of(tg::transpose(t));
+      if (a == "mT") {  // the last two axes swapped (tinygrad's Tensor.mT)
+        if (t.ndim() < 2) fail(n.col, "mT needs at least 2 dimensions, got shape " + shape_repr(t.shape()));
+        return Value::of(tg::transpose(t, -2, -1));
+      }
       if (a == "shape") {
         Value v;
         v.kind = Value::Kind::Tuple;
