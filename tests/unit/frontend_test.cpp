@@ -460,3 +460,13 @@ TEST_CASE("round goes half to even, as Python's round does") {
   // [float(round(v)) for v in in]
   CHECK(values(tg::round(tg::from_values(s, {8}, DType::Float32))) == std::vector<double>{0, 2, 2, -2, 2, 3, -3, -8});
 }
+
+TEST_CASE("repeat tiles like np.tile") {
+  std::vector<Scalar> four;
+  for (int v = 1; v <= 4; ++v) four.push_back(Scalar::from_int(v));
+  Tensor x = tg::from_values(four, {2, 2}, DType::Int32);
+  // np.tile([[1, 2], [3, 4]], (1, 2)) and np.tile([[1, 2], [3, 4]], (2, 1, 1)).shape
+  CHECK(values(tg::repeat(x, {1, 2})) == std::vector<double>{1, 2, 1, 2, 3, 4, 3, 4});
+  CHECK(tg::repeat(x, {2, 1, 1}).shape() == Shape{2, 2, 2});
+  CHECK_THROWS_AS(tg::repeat(x, {2}), ti::Error);
+}

@@ -199,6 +199,9 @@ Tensor var(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
            double correction = 1.0, const Defaults& defaults = {});
 Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim,
            double correction = 1.0, const Defaults& defaults = {});
+/// tinygrad's repeat(repeats): the tensor tiled repeats[i] times along each axis (like
+/// np.tile); extra leading counts add axes. Error(BadShape) for too few or negative counts.
+Tensor repeat(const Tensor& t, const Shape& repeats);
 /// tinygrad's cumsum(axis=0): running sums along `axis`, accumulated like sum (int8 in int32,
 /// float16 back to float16). Error(BadShape) for an axis out of range.
 Tensor cumsum(const Tensor& t, std::int64_t axis);

@@ -671,6 +671,10 @@ class Evaluator {
       args.keywords({});
       return Value::of(tg::permute(t, shape_from(pos, col, name)));
     }
+    if (name == "repeat") {
+      args.keywords({});
+      return Value::of(tg::repeat(t, shape_from(pos, col, name)));
+    }
     if (name == "expand") {
       args.keywords({});
       return Value::of(tg::expand(t, shape_from(pos, col, name)));

@@ -722,6 +722,25 @@ Tensor sum(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
   return r;
 }
 
+Tensor repeat(const Tensor& t, const Shape& repeats) {
+  // tinygrad: reshape to interleave a size-1 axis before each axis, expand it to the
+  // repeat count, and merge each pair.
+  if (repeats.size() < t.ndim())
+    shape_error("repeat needs at least " + std::to_string(t.ndim()) + " counts for shape " + shape_repr(t.shape()));
+  for (std::int64_t r : repeats)
+    if (r < 0) shape_error("repeat counts must be >= 0, got " + shape_repr(repeats));
+  Shape base(repeats.size() - t.ndim(), 1);
+  base.insert(base.end(), t.shape().begin(), t.shape().end());
+  Shape interleaved, expanded, final_shape;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    interleaved.insert(interleaved.end(), {1, base[i]});
+    expanded.insert(expanded.end(), {repeats[i], base[i]});
+    final_shape.push_back(repeats[i] * base[i]);
+  }
+  check_shape(final_shape, "repeat");
+  return reshape(expand(reshape(t, interleaved), expanded), final_shape);
+}
+
 Tensor cumsum(const Tensor& t, std::int64_t axis) {
   const Tensor x = t.ndim() == 0 ? t.reshape({1}) : t;
   const std::int64_t ax = resolve_axes(x, std::vector<std::int64_t>{axis})[0];
