@@ -9,26 +9,8 @@
 namespace tensor_inspect::app {
 namespace {
 
-// Names and metadata are untrusted: control characters and terminal escapes are shown
-// as Python would show them in a repr (\n, \r, \t, \x1b), never sent to the terminal.
-std::string escape_text(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\\') out += "\\\\";
-    else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+// Names and metadata are untrusted: shown escaped, never sent raw to the terminal.
+std::string escape_text(std::string_view s) { return escape_untrusted(s, true); }
 
 std::string dtype_name(const TensorEntry& e) { return e.dtype ? std::string(dtype_info(*e.dtype).name) : "-"; }
 

@@ -35,41 +35,6 @@ constexpr const char* kExamples = R"(Examples:
 Exit status: 0 success; 2 trouble (bad command line, unreadable or malformed input,
 unsupported operation), with one line on stderr and nothing on stdout.)";
 
-// An error is one line: control characters from untrusted names are escaped, never sent
-// to the terminal.
-std::string one_line(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char ch = s[i];
-    auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x80) {
-      // Keep a valid UTF-8 sequence whole; escape stray bytes.
-      std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-      bool valid = len > 0 && i + len <= s.size();
-      for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-      if (valid) {
-        out += s.substr(i, len);
-        i += len - 1;
-      } else {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02x", c);
-        out += buf;
-      }
-      continue;
-    }
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
 // Prints an error as one line on stderr (a JSON object with --json) and returns the exit
 // status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
 int report(const ti::Error& e, bool json) {
@@ -77,7 +42,7 @@ int report(const ti::Error& e, bool json) {
     std::cerr << "{\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
               << "}}\n";
   else
-    std::cerr << "tensor-inspect: " << one_line(e.what()) << "\n";
+    std::cerr << "tensor-inspect: " << ti::escape_untrusted(e.what(), false) << "\n";
   return ti::exit_status(e.code());
 }
 

@@ -33,3 +33,10 @@ TEST_CASE("float_repr switches to exponent form at 1e16 and below 1e-4, as Pytho
   CHECK(ti::float_repr(1.5e-7) == "1.5e-07");
   CHECK(ti::float_repr(static_cast<double>(0.1f)) == "0.10000000149011612");
 }
+
+TEST_CASE("escape_untrusted shows control characters and stray bytes as Python repr escapes") {
+  CHECK(ti::escape_untrusted("a\nb\r\tc\x1b[31m", false) == "a\\nb\\r\\tc\\x1b[31m");
+  CHECK(ti::escape_untrusted("caf\xc3\xa9 \xff", false) == "caf\xc3\xa9 \\xff");  // valid UTF-8 kept, 0xff escaped
+  CHECK(ti::escape_untrusted("a\\b", false) == "a\\b");
+  CHECK(ti::escape_untrusted("a\\b", true) == "a\\\\b");
+}

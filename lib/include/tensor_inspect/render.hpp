@@ -77,6 +77,12 @@ void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& ou
 /// Python's repr of a memoryview's tolist() value, written to `out` (streamed).
 void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffer& out);
 
+/// Untrusted text (names, metadata, error lines) made safe for a terminal: \n \r \t,
+/// other control characters and bytes that are not valid UTF-8 become escapes as in a
+/// Python repr (\x1b); valid UTF-8 passes through. With `escape_backslash`, `\` becomes
+/// `\\` so an escape in the input cannot pass for one we made.
+std::string escape_untrusted(std::string_view s, bool escape_backslash);
+
 /// A JSON string literal (quotes included) for any bytes: invalid UTF-8 becomes U+FFFD.
 std::string json_string(std::string_view s);
 

@@ -2,6 +2,7 @@
 #include <charconv>
 #include <functional>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -124,6 +125,36 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
       for (std::size_t k = d + 1; k < nd; ++k) out.put('[');
     }
   }
+}
+
+std::string escape_untrusted(std::string_view s, bool escape_backslash) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // Keep a valid UTF-8 sequence whole; escape stray bytes.
+      std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+      bool valid = len > 0 && i + len <= s.size();
+      for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+      if (valid) {
+        out += s.substr(i, len);
+        i += len - 1;
+        continue;
+      }
+    }
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\\' && escape_backslash) out += "\\\\";
+    else if (c < 0x20 || c == 0x7f || c >= 0x80) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 std::string json_string(std::string_view s) {
