@@ -12,6 +12,7 @@
 #include "diff.hpp"
 #include "json_shape.hpp"
 #include "options.hpp"
+#include "version.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
                "tensor-inspect"};
   cli.footer(kExamples);
-  cli.set_version_flag("--version", std::string("tensor-inspect ") + TI_VERSION);
+  cli.set_version_flag("--version", ti::app::version_string());
   cli.add_option("INPUT", o.input,
                  "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
   cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
