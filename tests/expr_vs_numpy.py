@@ -67,6 +67,20 @@ CASES = [
     ("[1.5, 2.5]", None, "x.isnan().any() == False", "bool", ~np.isnan(arr([1.5, 2.5], np.float32)).any()),
 ]
 
+# Python int arithmetic folded before it meets a tensor (issue 9 fault 1: shifts by 64 or
+# more, signed overflow, INT_MIN // -1, % by 0). CPython's own eval gives the expected
+# value; with --default-int int64 a result in int64 prints as is, a result outside
+# [-2**63, 2**64) is refused, and ZeroDivisionError is refused.
+SCALARS = [
+    "0 << 64", "0 << 10**18", "1 << 62", "-1 << 63", "3 >> 64", "-3 >> 200", "-(2**62) >> 63",
+    "1 << 65", "(-5) << 64", "2**63 * 2**63", "(2**63-1) * -2", "(-2**63) * -1 - 1",
+    "(2**63-1) // -2", "(2**63-1) % -2", "-2**63 // 1", "-2**63 % -1", "-2**63 // -1 - 1",
+    "(-2**63) // 3", "(-2**63) % 3", "7 % 0", "7 // 0", "-7 // 0.0", "(-2)**63", "(-3)**40", "2**-2",
+    "-(-2**63) - 1", "~(-2**63)", "9223372036854775807 + 1 - 1", "abs(-2**63 + 1)",
+    "18446744073709551615 // 3", "18446744073709551615 == 18446744073709551614",
+    "9223372036854775808 > 9223372036854775807", "18446744073709551615 & 255",
+]
+
 ERRORS = [
     (MIXED_LIT, None, "x.isinf(detect_sign=True)", "unexpected keyword argument 'detect_sign'"),
     (MIXED_LIT, None, "x.any(axis=2)", "dim=2 out of range [-2, 1]"),
@@ -109,6 +123,23 @@ def command(binary, literal, dtype, expr):
     return cmd + ["-e", expr]
 
 
+def check_scalar(binary, expr):
+    """The tool's folding of a Python scalar expression against CPython's eval."""
+    run = subprocess.run([binary, "--json", "--default-int", "int64", "-e", expr], capture_output=True, text=True)
+    try:
+        want = eval(expr)  # noqa: S307 (our own constant expressions)
+    except ZeroDivisionError:
+        want = None
+    if want is None or (isinstance(want, int) and not isinstance(want, bool) and not -2**63 <= want < 2**64):
+        ok = run.returncode == 2 and not run.stdout and run.stderr.count("\n") == 1
+        return [] if ok else [f"-e {expr!r}: expected exit 2 (CPython: {want!r}), got {run.returncode} {run.stdout!r}"]
+    if run.returncode != 0:
+        return [f"-e {expr!r}: exit {run.returncode}: {run.stderr.strip()} (CPython: {want!r})"]
+    if isinstance(want, int) and not isinstance(want, bool) and want >= 2**63:
+        want -= 2**64  # committed to int64, a Python int above it wraps like a C cast
+    return same(want, json.loads(run.stdout)["tolist"], f"-e {expr!r}")
+
+
 def main():
     binary = sys.argv[1]
     failures = []
@@ -132,9 +163,12 @@ def main():
         run = subprocess.run(text_mode, capture_output=True, text=True)
         if run.returncode != 2 or run.stdout or words not in run.stderr or run.stderr.count("\n") != 1:
             failures.append(f"{where}: exit {run.returncode}, stdout {run.stdout!r}, stderr {run.stderr!r}; expected 2 and {words!r}")
+    for expr in SCALARS:
+        failures += check_scalar(binary, expr)
     for f in failures:
         print(f)
-    print(f"{len(CASES) + len(ERRORS) - len(failures)} of {len(CASES) + len(ERRORS)} expression cases agree with NumPy")
+    total = len(CASES) + len(ERRORS) + len(SCALARS)
+    print(f"{total - len(failures)} of {total} expression cases agree with NumPy and CPython")
     return 1 if failures else 0
 
 
