@@ -286,6 +286,7 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
 
 int run_diff(const DiffOptions& o) {
   if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be >= 0");
+  if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);
   std::vector<Row> rows = pair_up(a, b, o);
   CompareOptions copt;

@@ -100,7 +100,6 @@ Item item_of(const LoadedFile& lf, const TensorEntry& entry) {
 Resolved resolve_file(LoadedFile lf, const Options& o) {
   Resolved r;
   if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
-  if ((o.meta || o.list) && (o.all || !o.names.empty())) throw Error(ErrorCode::Usage, "--list and --meta show the whole file: drop --name/--all");
   if (o.meta || o.list) {
     r.file = std::move(lf);
     return r;

@@ -272,7 +272,13 @@ check("index vs file: 4 same", doc and doc["summary"]["same"] == 4, doc and doc[
 doc = diff_json("folder vs file", shard, P("unsharded.safetensors"), code=0)
 check("folder vs file: 4 same", doc and doc["summary"]["same"] == 4, doc and doc["summary"])
 
+with open(P("w.npy"), "rb") as f:
+  p = subprocess.run([BIN, "diff", "-", P("w.npy"), "--json"], stdin=f, capture_output=True, text=True, timeout=60)
+check("standard input vs file: same", p.returncode == 0 and json.loads(p.stdout)["summary"]["same"] == 1, (p.returncode, p.stderr))
+
 # ---- trouble is 2 ----
+rc, out, err = run("-", "-")
+check("both on stdin: exit 2", rc == 2 and out == "", (rc, err))
 rc, out, err = run(P("a.safetensors"), P("missing.safetensors"))
 check("missing file: exit 2, nothing on stdout, one line", rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (rc, out, err))
 rc, out, err = run(P("a.safetensors"), P("same.safetensors"), "--rtol", "-1")
