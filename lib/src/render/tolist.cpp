@@ -3,6 +3,8 @@
 // block per turn) and written in block order from each thread's buffer, so the bytes do
 // not depend on the thread count and memory stays at one buffer per thread.
 #include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -38,6 +40,32 @@ void write_empty(const MemoryView& mv, OutBuffer& out) {
   };
   empty(0);
 }
+
+// Gives back the pages of a memory-mapped file as the printing passes them, so peak RSS
+// stays flat however large the tensor: MADV_DONTNEED on a private file mapping only drops
+// this process's page table entries (the page cache keeps them, and a later read maps them
+// again). Never used on heap memory, where it would zero the bytes.
+class PageRelease {
+ public:
+  explicit PageRelease(const Buffer& b) {
+    if (b.device() != Device::DISK || !b.file() || !b.file()->is_mapped() || b.nbytes() < (std::size_t{8} << 20)) return;
+    page_ = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    next_ = reinterpret_cast<std::uintptr_t>(b.bytes().data()) & ~(page_ - 1);
+    next_ += page_;  // the first page may hold file bytes before the buffer
+    begin_ = reinterpret_cast<std::uintptr_t>(b.bytes().data());
+  }
+  /// The bytes [0, done) of the buffer will not be read again.
+  void release(std::size_t done) {
+    if (!page_) return;
+    const std::uintptr_t end = (begin_ + done) & ~(page_ - 1);
+    if (end <= next_) return;
+    ::madvise(reinterpret_cast<void*>(next_), end - next_, MADV_DONTNEED);
+    next_ = end;
+  }
+
+ private:
+  std::uintptr_t page_ = 0, begin_ = 0, next_ = 0;
+};
 
 }  // namespace
 
@@ -77,6 +105,8 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
   threads = static_cast<int>(std::min<std::int64_t>({threads, blocks, static_cast<std::int64_t>(kBufferBudget / capacity)}));
   threads = std::max(threads, 1);
 
+  const auto itemsize = static_cast<std::size_t>(mv.itemsize);
+  PageRelease pages(*mv.buffer);
   std::vector<std::unique_ptr<char[]>> buffers;
   for (int t = 0; t < threads; ++t) buffers.emplace_back(new char[capacity]);
   if (threads == 1) {
@@ -84,6 +114,7 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
     for (std::int64_t b = 0; b < blocks && !out.failed(); ++b) {
       char* end = loop(src, b * block, std::min(src.numel, (b + 1) * block), buf);
       out.write({buf, static_cast<std::size_t>(end - buf)});
+      pages.release(static_cast<std::size_t>(std::min(src.numel, (b + 1) * block)) * itemsize);
     }
     return;
   }
@@ -100,6 +131,7 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
         if (!stop.load(std::memory_order_relaxed)) {
           out.write({buf, static_cast<std::size_t>(end - buf)});
           if (out.failed()) stop.store(true, std::memory_order_relaxed);
+          pages.release(static_cast<std::size_t>(std::min(src.numel, (b + 1) * block)) * itemsize);
         }
       }
     }
