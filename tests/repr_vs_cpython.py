@@ -86,19 +86,22 @@ with tempfile.TemporaryDirectory() as d:
     check_npy(d, "int64", np.concatenate([np.array([0, -1, 2**63 - 1, -2**63], dtype=np.int64), ints]))
     check_npy(d, "uint64", np.array([0, 1, 9, 10, 99, 100, 2**64 - 1, 10**19, 10**19 - 1], dtype=np.uint64))
 
-    f16 = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    f16_path = check_npy(d, "float16_all", f16)
-    got = json.loads(run([f16_path, "--json", "--json-nonfinite", "python"]))["tolist"]
-    want = json.loads(json.dumps(f16.tolist()))
-    same = json.dumps(got) == json.dumps(want)
-    print(("ok  " if same else "FAIL") + " float16_all as JSON against json.dumps")
-    failures += not same
-
-    bf16 = np.arange(65536, dtype=np.uint32).astype(np.uint16)
-    raw = os.path.join(d, "bfloat16_all.bin")
-    bf16.tofile(raw)
-    widened = (bf16.astype(np.uint32) << 16).view(np.float32)
-    compare("bfloat16_all", tolist_line(run([raw, "--raw", "bfloat16"])), widened.tolist())
+    # Once (formatted value by value) and three times over (past 2^17 elements the printer
+    # looks 16-bit reprs up in a table).
+    patterns = np.arange(65536, dtype=np.uint32).astype(np.uint16)
+    for name, bits in (("all", patterns), ("all_x3", np.tile(patterns, 3))):
+        f16 = bits.view(np.float16)
+        f16_path = check_npy(d, "float16_" + name, f16)
+        for nonfinite, spelled in (("python", f16.tolist()), ("string", [repr(v) if v != v or abs(v) == float("inf") else v for v in f16.tolist()])):
+            got = run([f16_path, "--json", "--json-nonfinite", nonfinite])
+            want = json.dumps(spelled).encode()
+            found = got.find(b'"tolist": ' + want + b', "dtype"') >= 0
+            print(("ok  " if found else "FAIL") + f" float16_{name} as JSON (--json-nonfinite {nonfinite}) against json.dumps")
+            failures += not found
+        raw = os.path.join(d, "bfloat16.bin")
+        bits.tofile(raw)
+        widened = (bits.astype(np.uint32) << 16).view(np.float32)
+        compare("bfloat16_" + name, tolist_line(run([raw, "--raw", "bfloat16"])), widened.tolist())
 
     one = run([f32], env={**os.environ, "OMP_NUM_THREADS": "1"})
     three = run([f32], env={**os.environ, "OMP_NUM_THREADS": "3"})

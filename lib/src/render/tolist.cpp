@@ -1,7 +1,7 @@
 // tolist.cpp — write_tolist: the typed loop of tolist_loops.cpp run over fixed blocks of
-// elements. Large outputs are formatted by all OpenMP threads (a static schedule of one
-// block per turn) and written in block order from each thread's buffer, so the bytes do
-// not depend on the thread count and memory stays at one buffer per thread.
+// elements. Large outputs are formatted by all OpenMP threads (a static round-robin
+// schedule of blocks) and written in block order from each thread's buffer, so the bytes
+// do not depend on the thread count and memory stays at one buffer per thread.
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -94,7 +94,13 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
     src.nan = "\"nan\"", src.inf = "\"inf\"", src.ninf = "\"-inf\"";
   }
   if (mv.format == 'c') src.bytes = &render::bytes_repr(0, json);
-  const render::TolistLoop loop = render::pick_tolist_loop(mv, json);
+  std::unique_ptr<render::ReprEntry[]> table;
+  if ((mv.dtype == DType::Float16 || mv.dtype == DType::BFloat16) && mv.format != 'c' &&
+      src.numel >= render::kReprTableElements) {
+    table = render::make_repr_table(mv, json, src);
+    src.table = table.get();
+  }
+  const render::TolistLoop loop = render::pick_tolist_loop(mv, json, src.table != nullptr);
 
   std::int64_t block = std::min(src.numel, kBlockElements);
   // A deep shape with one-element rows spends more on brackets than on values: smaller blocks.
@@ -118,22 +124,29 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
     }
     return;
   }
+  // Thread t formats blocks t, t + team, t + 2 team, ... (a static schedule) and writes
+  // each when all before it are written. The wait blocks on a futex (std::atomic::wait)
+  // rather than OpenMP's spinning ordered construct: on a machine busy with other work a
+  // spinning thread burns the time slice the thread it waits for needs.
   out.flush();
+  std::atomic<std::int64_t> turn{0};  // the next block to write
   std::atomic<bool> stop{out.failed()};
 #pragma omp parallel num_threads(threads)
   {
+    const int team = omp_get_num_threads();
     char* buf = buffers[static_cast<std::size_t>(omp_get_thread_num())].get();
-#pragma omp for ordered schedule(static, 1)
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      char* end = stop.load(std::memory_order_relaxed) ? buf : loop(src, b * block, std::min(src.numel, (b + 1) * block), buf);
-#pragma omp ordered
-      {
-        if (!stop.load(std::memory_order_relaxed)) {
-          out.write({buf, static_cast<std::size_t>(end - buf)});
-          if (out.failed()) stop.store(true, std::memory_order_relaxed);
-          pages.release(static_cast<std::size_t>(std::min(src.numel, (b + 1) * block)) * itemsize);
-        }
+    for (std::int64_t b = omp_get_thread_num(); b < blocks; b += team) {
+      const std::int64_t last = std::min(src.numel, (b + 1) * block);
+      char* end = stop.load(std::memory_order_relaxed) ? buf : loop(src, b * block, last, buf);
+      for (std::int64_t now = turn.load(std::memory_order_acquire); now != b; now = turn.load(std::memory_order_acquire))
+        turn.wait(now, std::memory_order_acquire);
+      if (!stop.load(std::memory_order_relaxed)) {
+        out.write({buf, static_cast<std::size_t>(end - buf)});
+        if (out.failed()) stop.store(true, std::memory_order_relaxed);
+        pages.release(static_cast<std::size_t>(last) * itemsize);
       }
+      turn.store(b + 1, std::memory_order_release);
+      turn.notify_all();
     }
   }
 }

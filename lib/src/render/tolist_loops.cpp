@@ -113,6 +113,16 @@ struct BytesValue {
   }
 };
 
+// A float16/bfloat16 pattern's repr from the table: one fixed-size copy.
+struct TableValue {
+  static constexpr std::size_t size = 2;
+  static char* put(const TolistSource& src, const std::byte* p, char* o) {
+    const ReprEntry& r = src.table[load<std::uint16_t>(p)];
+    std::memcpy(o, r.text, kMaxValueRepr);
+    return o + r.size;
+  }
+};
+
 // ---------------------------------------------------------------- the loop
 
 // After the last element of a row (`next` is the index after it): close the rows that
@@ -212,9 +222,26 @@ std::size_t tolist_block_capacity(const TolistSource& src, std::int64_t count) {
   return n * (kMaxValueRepr + 2) + rows * (2 * nd + 2) + nd + 16;
 }
 
-TolistLoop pick_tolist_loop(const MemoryView& mv, bool json) {
+TolistLoop pick_tolist_loop(const MemoryView& mv, bool json, bool table) {
   if (mv.format == 'c') return format_elements<BytesValue>;
+  if (table) return format_elements<TableValue>;
   return json ? pick<true>(mv.dtype) : pick<false>(mv.dtype);
+}
+
+std::unique_ptr<ReprEntry[]> make_repr_table(const MemoryView& mv, bool json, const TolistSource& src) {
+  std::unique_ptr<ReprEntry[]> table(new ReprEntry[65536]);
+  const auto put = mv.dtype == DType::BFloat16 ? (json ? FloatValue<WidenBF16, true>::put : FloatValue<WidenBF16, false>::put)
+                                               : (json ? FloatValue<WidenF16, true>::put : FloatValue<WidenF16, false>::put);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < 65536; ++i) {
+    const auto bits = static_cast<std::uint16_t>(i);
+    std::byte in[2];
+    std::memcpy(in, &bits, 2);
+    ReprEntry& r = table[static_cast<std::size_t>(i)];
+    std::memset(r.text, ' ', sizeof r.text);
+    r.size = static_cast<std::uint8_t>(put(src, in, r.text) - r.text);
+  }
+  return table;
 }
 
 const std::string& bytes_repr(std::uint8_t c, bool json) {
