@@ -50,7 +50,10 @@ int report(const ti::Error& e, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error we report, not a signal
+  // A reader that stops early (`| head -1`) ends the run quietly through SIGPIPE, as it
+  // does for cat and grep, even when the parent ignored the signal. Other write errors
+  // (a full disk) are reported below.
+  std::signal(SIGPIPE, SIG_DFL);
   ti::app::Options o;
   CLI::App cli{"tensor-inspect: what tinygrad's Tensor.data() returns for a tensor — the memoryview's\n"
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
