@@ -1,0 +1,107 @@
+// The chunked executor (lib/src/realize/execute.cpp, program.cpp): shared nodes computed
+// once per chunk, loops identical on any thread count, and for_each_chunk streaming.
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "tensor_inspect/expr.hpp"
+#include "tensor_inspect/memoryview.hpp"
+#include "tensor_inspect/realize.hpp"
+#include "tensor_inspect/tensor.hpp"
+
+namespace ti = tensor_inspect;
+using ti::DType;
+using ti::Op;
+using ti::Tensor;
+
+namespace {
+template <typename T>
+Tensor tensor_of(const std::vector<T>& v, DType d, ti::Shape shape) {
+  auto buf = ti::Buffer::cpu(v.size() * sizeof(T));
+  std::memcpy(buf->mutable_bytes().data(), v.data(), v.size() * sizeof(T));
+  return Tensor::from_buffer(buf, d, std::move(shape));
+}
+}  // namespace
+
+TEST_CASE("a node used twice is computed once: t*t squared 60 times realizes at once") {
+  // Without per-chunk sharing this is 2**60 evaluations.
+  std::vector<std::int32_t> v = {3, -1, 2, 0};
+  Tensor t = tensor_of(v, DType::Int32, {4});
+  for (int i = 0; i < 60; ++i) t = Tensor::binary(Op::Mul, t, t);
+  auto mv = ti::data(t);
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    std::uint32_t want = static_cast<std::uint32_t>(v[k]);
+    for (int i = 0; i < 60; ++i) want *= want;  // wraps as int32 multiplication does
+    CHECK(mv.element(static_cast<std::int64_t>(k)).i == static_cast<std::int32_t>(want));
+  }
+}
+
+TEST_CASE("issue 9 fault 2: x%x%x%x%x%x%x%x%x%x%x%x%x over a 2-element float tensor") {
+  Tensor x = tensor_of(std::vector<float>{1.5f, -2.5f}, DType::Float32, {2});
+  Tensor r = ti::evaluate_expression("x%x%x%x%x%x%x%x%x%x%x%x%x", x, {});
+  auto mv = ti::data(r);
+  CHECK(mv.element(0).f == 0.0);  // Python: 1.5 % 1.5 == 0.0, then 0.0 % 1.5 == 0.0 ...
+  CHECK(mv.element(1).f == 0.0);
+}
+
+TEST_CASE("a fused loop over a transposed, padded, flipped view has the same bytes on 1 and 3 threads") {
+  std::vector<float> v(300 * 200);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.25f;
+  Tensor x = tensor_of(v, DType::Float32, {300, 200});
+  Tensor y = Tensor::binary(Op::Add, x.permute({1, 0}).pad({{1, 0}, {0, 2}}).flip({1}),
+                            Tensor::full({201, 302}, ti::Scalar::from_float(1.0), DType::Float32))
+                 .unary(Op::Sqrt);
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  auto a = ti::data(y);
+  omp_set_num_threads(3);
+  auto b = ti::data(y);
+  omp_set_num_threads(saved);
+  REQUIRE(a.shape == ti::Shape{201, 302});
+  CHECK(std::memcmp(a.buffer->bytes().data(), b.buffer->bytes().data(), a.buffer->bytes().size()) == 0);
+  // element (r, c): padded row 0 and columns flipped: source column 301 - c of x.T padded
+  for (std::int64_t r : {0, 1, 100, 200})
+    for (std::int64_t c : {0, 1, 2, 150, 301}) {
+      std::int64_t pc = 301 - c, pr = r - 1;  // undo flip, then pad
+      double base = (pr < 0 || pc >= 300) ? 0.0 : static_cast<double>(v[static_cast<std::size_t>(pc * 200 + pr)]);
+      float want = std::sqrt(static_cast<float>(base) + 1.0f);
+      CHECK(a.element(r * 302 + c).f == static_cast<double>(want));
+    }
+}
+
+TEST_CASE("for_each_chunk streams a bfloat16 tensor's transpose in C order, in bounded batches") {
+  // bfloat16 bits 0x3f80 + k: exactly 1 + k/128 for k < 128.
+  std::vector<std::uint16_t> bits(60 * 70);
+  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint16_t>(0x3f80 + i % 128);
+  Tensor x = tensor_of(bits, DType::BFloat16, {60, 70});
+  Tensor t = x.permute({1, 0});
+  std::int64_t next = 0;
+  std::size_t calls = 0;
+  ti::for_each_chunk(t.node(), 1000, [&](const ti::ValueChunk& c) {
+    REQUIRE(c.f != nullptr);
+    CHECK(c.start == next);
+    CHECK(c.size <= 2048);
+    for (std::size_t k = 0; k < c.size; ++k) {
+      std::int64_t flat = c.start + static_cast<std::int64_t>(k), row = flat / 60, col = flat % 60;
+      std::size_t src = static_cast<std::size_t>(col * 70 + row);
+      CHECK(c.f[k] == 1.0 + static_cast<double>(src % 128) / 128.0);
+    }
+    next += static_cast<std::int64_t>(c.size);
+    ++calls;
+  });
+  CHECK(next == 60 * 70);
+  CHECK(calls == 3);  // 4200 values in batches of 2048
+  // A reduction result is realized first, then streamed; ints come as int64.
+  std::vector<std::int8_t> small = {-3, 5, 7, -9};
+  Tensor s = tensor_of(small, DType::Int8, {2, 2}).cast(DType::Int32).reduce(Op::ReduceSum, {1});
+  std::vector<std::int64_t> got;
+  ti::for_each_chunk(s.node(), 1, [&](const ti::ValueChunk& c) {
+    REQUIRE(c.i != nullptr);
+    for (std::size_t k = 0; k < c.size; ++k) got.push_back(c.i[k]);
+  });
+  CHECK(got == std::vector<std::int64_t>{2, -2});
+}
