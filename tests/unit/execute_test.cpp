@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -104,4 +105,29 @@ TEST_CASE("for_each_chunk streams a bfloat16 tensor's transpose in C order, in b
     for (std::size_t k = 0; k < c.size; ++k) got.push_back(c.i[k]);
   });
   CHECK(got == std::vector<std::int64_t>{2, -2});
+}
+
+TEST_CASE("element formulas (which may cache, as GGUF's block decoder does) are never called from two threads at once") {
+  std::atomic<int> inside{0};
+  std::atomic<bool> overlapped{false};
+  auto producer = std::make_shared<ti::Producer>();
+  producer->label = "stateful";
+  producer->element = [&](std::int64_t i) {
+    if (inside.fetch_add(1) != 0) overlapped = true;
+    volatile double spin = 0;
+    for (int k = 0; k < 20; ++k) spin = spin + 1;
+    inside.fetch_sub(1);
+    return ti::Scalar::from_float(static_cast<double>(i % 7));
+  };
+  Tensor big = Tensor::from_producer(producer, DType::Float32, {100000});
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(4);
+  auto s = ti::data(big.reduce(Op::ReduceSum, {0}));
+  auto copy = ti::data(Tensor::binary(Op::Add, big, big));
+  omp_set_num_threads(saved);
+  CHECK(!overlapped);
+  double want = 0;
+  for (std::int64_t i = 0; i < 100000; ++i) want += static_cast<double>(i % 7);
+  CHECK(s.element(0).f == want);
+  CHECK(copy.element(99999).f == 2.0 * static_cast<double>(99999 % 7));
 }

@@ -37,7 +37,7 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
         const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
         const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
         encode(out->dtype, ev.run(start, m), m, dst + static_cast<std::size_t>(start) * info.itemsize);
-      });
+      }, prog.serial());
   return make_node(Op::Buffer, out->dtype, out->shape, {}, buf);
 }
 
@@ -122,7 +122,7 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
           const std::size_t off = static_cast<std::size_t>(c) * kChunk;
           const Word* v = ev.run(start + static_cast<std::int64_t>(off), std::min(kChunk, m - off));
           std::copy(v, v + std::min(kChunk, m - off), words.data() + off);
-        });
+        }, prog.serial());
     // NOTE: Word is a union of 8-byte members; its array is read as an array of one of them.
     ValueChunk chunk{root->dtype, start, m, nullptr, nullptr, nullptr};
     if (kind == DKind::Float) chunk.f = &words[0].f;

@@ -17,14 +17,15 @@
 namespace tensor_inspect::realize_detail {
 
 /// Runs body(evaluator_state, i) for i in [0, count) on all threads (statically
-/// scheduled); `make_state()` builds one state per thread (scratch buffers). The first
-/// exception thrown by any item is rethrown once all threads stop.
+/// scheduled), or on the calling thread alone when `serial`; `make_state()` builds one
+/// state per thread (scratch buffers). The first exception thrown by any item is rethrown
+/// once all threads stop.
 template <typename MakeState, typename Body>
-void parallel_for(std::int64_t count, MakeState make_state, Body body) {
+void parallel_for(std::int64_t count, MakeState make_state, Body body, bool serial = false) {
   std::exception_ptr error;
   std::atomic<bool> failed{false};
   std::mutex m;
-#pragma omp parallel if (count > 1)
+#pragma omp parallel if (count > 1 && !serial)
   {
     auto state = make_state();
 #pragma omp for schedule(static)

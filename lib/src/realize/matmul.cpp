@@ -73,7 +73,7 @@ std::vector<T> pack(const NodePtr& operand, const BufferMap& buffers) {
         const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
         const Word* v = ev.run(start, m);
         for (std::size_t i = 0; i < m; ++i) out[static_cast<std::size_t>(start) + i] = static_cast<T>(v[i].f);
-      });
+      }, prog.serial());
   return out;
 }
 

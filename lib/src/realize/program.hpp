@@ -42,6 +42,13 @@ struct Program {
   std::size_t root() const { return nodes.size() - 1; }
   /// True when the root is a constant under no mask: every chunk holds the same value.
   bool is_constant() const { return nodes.back().kind == Instance::Const && !nodes.back().masked; }
+  /// True when chunks must run on one thread: a Producer's element formula may keep state
+  /// (GGUF's keeps the last dequantized block) and graph.hpp promises it no thread safety.
+  bool serial() const {
+    for (const auto& n : nodes)
+      if (n.kind == Instance::Formula) return true;
+    return false;
+  }
 };
 
 /// Lowers `body` over the index space `body->shape`, or, with `permute`, over that shape

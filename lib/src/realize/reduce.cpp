@@ -175,7 +175,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
           const Word* v = ev.run(o0 * per, static_cast<std::size_t>(outs * per));
           for (std::int64_t o = 0; o < outs; ++o)
             acc[static_cast<std::size_t>(o0 + o)] = fold.block(v + o * per, static_cast<std::size_t>(per), true);
-        });
+        }, prog.serial());
   } else {
     const std::int64_t blocks = (per + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk);
     std::vector<Word> partial(static_cast<std::size_t>(n_out * blocks));
@@ -186,7 +186,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
           const std::int64_t lo = b * static_cast<std::int64_t>(kChunk);
           const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), per - lo));
           partial[static_cast<std::size_t>(t)] = fold.block(ev.run(o * per + lo, m), m, b == 0);
-        });
+        }, prog.serial());
     for (std::int64_t o = 0; o < n_out; ++o)
       acc[static_cast<std::size_t>(o)] = fold.tree(partial.data() + o * blocks, static_cast<std::size_t>(blocks));
   }
