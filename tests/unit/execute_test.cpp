@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "tensor_inspect/expr.hpp"
@@ -130,4 +132,34 @@ TEST_CASE("element formulas (which may cache, as GGUF's block decoder does) are 
   for (std::int64_t i = 0; i < 100000; ++i) want += static_cast<double>(i % 7);
   CHECK(s.element(0).f == want);
   CHECK(copy.element(99999).f == 2.0 * static_cast<double>(99999 % 7));
+}
+
+TEST_CASE("for_each_chunk_parallel hands every fixed 2048-element chunk once, from any thread") {
+  std::vector<std::int32_t> v(10000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>(i * 37 % 1001) - 500;
+  Tensor x = Tensor::binary(Op::Mul, tensor_of(v, DType::Int32, {100, 100}).permute({1, 0}),
+                            Tensor::full({100, 100}, ti::Scalar::from_int(3), DType::Int32));
+  std::vector<std::int64_t> sums(5, 0);
+  std::vector<int> seen(5, 0);
+  std::mutex m;
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(3);
+  ti::for_each_chunk_parallel(x.node(), [&](const ti::ValueChunk& c) {
+    REQUIRE(c.i != nullptr);
+    std::int64_t s = 0;
+    for (std::size_t k = 0; k < c.size; ++k) s += c.i[k];
+    std::lock_guard<std::mutex> lock(m);
+    CHECK(c.start % 2048 == 0);
+    CHECK(c.size == std::min<std::size_t>(2048, 10000 - static_cast<std::size_t>(c.start)));
+    sums[static_cast<std::size_t>(c.start / 2048)] = s;
+    ++seen[static_cast<std::size_t>(c.start / 2048)];
+  });
+  omp_set_num_threads(saved);
+  CHECK(seen == std::vector<int>{1, 1, 1, 1, 1});
+  for (std::size_t c = 0; c < 5; ++c) {
+    std::int64_t want = 0;
+    for (std::size_t flat = c * 2048; flat < std::min<std::size_t>(10000, (c + 1) * 2048); ++flat)
+      want += 3 * v[(flat % 100) * 100 + flat / 100];  // x.T * 3
+    CHECK(sums[c] == want);
+  }
 }

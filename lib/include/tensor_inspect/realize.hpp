@@ -82,4 +82,13 @@ using ChunkSink = std::function<void(const ValueChunk&)>;
 /// calls `sink` never. Throws what realize throws, and whatever `sink` throws.
 void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSink& sink);
 
+/// Like for_each_chunk, for sinks that can run concurrently: `sink` is called from the
+/// executor's threads, at the same time, once per chunk, in no particular order. Chunks
+/// are the fixed runs [2048 k, 2048 (k + 1)) of the tensor's C order, whatever the
+/// thread count, so per-chunk results combined by `start` (a fixed tree, or in order)
+/// are deterministic. Memory: 8 bytes per value of one chunk per thread. The first
+/// exception a sink throws is rethrown after the threads stop (other chunks may still
+/// have been handed out).
+void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink);
+
 }  // namespace tensor_inspect

@@ -14,15 +14,6 @@ namespace realize_detail {
 
 std::int64_t chunk_count(std::int64_t n) { return (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk); }
 
-// Evaluates elements [start, start + n) of a program into `out` (words), in chunks.
-void eval_range(ChunkEvaluator& ev, std::int64_t start, std::size_t n, Word* out) {
-  for (std::size_t done = 0; done < n; done += kChunk) {
-    const std::size_t m = std::min(kChunk, n - done);
-    const Word* v = ev.run(start + static_cast<std::int64_t>(done), m);
-    std::copy(v, v + m, out + done);
-  }
-}
-
 NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
   const NodePtr& out = k.output;
   const NodePtr body = out->op == Op::Contiguous ? out->src[0] : out;
@@ -97,22 +88,55 @@ Scalar ValueChunk::at(std::size_t k) const {
   return Scalar::from_uint(u[k]);
 }
 
-void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSink& sink) {
-  const std::int64_t n = prod(root->shape);
-  if (n == 0) return;
-  // Everything before the last kernel is realized; a last Loop kernel is streamed, any
-  // other last kernel (a reduction, a producer) is realized and its buffer streamed.
+namespace {
+
+// The program whose chunks are `root`'s values: everything before the last kernel is
+// realized; a last Loop kernel is streamed, any other last kernel (a reduction, a
+// producer) is realized and its buffer streamed. `buffers` keeps the realized ones alive.
+Program streaming_program(const NodePtr& root, BufferMap& buffers) {
   std::vector<Kernel> kernels = schedule(root);
   const bool stream_last = !kernels.empty() && kernels.back().kind == KernelKind::Loop;
-  BufferMap buffers = run_kernels(kernels, stream_last ? kernels.size() - 1 : kernels.size());
+  buffers = run_kernels(kernels, stream_last ? kernels.size() - 1 : kernels.size());
   NodePtr body = root;
   if (!stream_last && root->op != Op::Buffer) body = buffers.at(root.get());
   else if (stream_last && root->op == Op::Contiguous) body = root->src[0];
-  const Program prog = lower(body, buffers);
+  return lower(body, buffers);
+}
+
+ValueChunk chunk_of(DType dtype, std::int64_t start, std::size_t n, const Word* words) {
+  // NOTE: Word is a union of 8-byte members; its array is read as an array of one of them.
+  ValueChunk chunk{dtype, start, n, nullptr, nullptr, nullptr};
+  const DKind kind = dtype_info(dtype).kind;
+  if (kind == DKind::Float) chunk.f = &words[0].f;
+  else if (kind == DKind::Signed) chunk.i = &words[0].i;
+  else chunk.u = &words[0].u;
+  return chunk;
+}
+
+}  // namespace
+
+void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink) {
+  const std::int64_t n = prod(root->shape);
+  if (n == 0) return;
+  BufferMap buffers;
+  const Program prog = streaming_program(root, buffers);
+  parallel_for(
+      chunk_count(n), [&] { return ChunkEvaluator(prog); },
+      [&](ChunkEvaluator& ev, std::int64_t c) {
+        const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
+        const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
+        sink(chunk_of(root->dtype, start, m, ev.run(start, m)));
+      }, prog.serial());
+}
+
+void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSink& sink) {
+  const std::int64_t n = prod(root->shape);
+  if (n == 0) return;
+  BufferMap buffers;
+  const Program prog = streaming_program(root, buffers);
 
   const std::size_t batch = std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk);
   std::vector<Word> words(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))));
-  const DKind kind = dtype_info(root->dtype).kind;
   for (std::int64_t start = 0; start < n; start += static_cast<std::int64_t>(batch)) {
     const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(batch), n - start));
     const auto chunks = chunk_count(static_cast<std::int64_t>(m));
@@ -123,12 +147,7 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
           const Word* v = ev.run(start + static_cast<std::int64_t>(off), std::min(kChunk, m - off));
           std::copy(v, v + std::min(kChunk, m - off), words.data() + off);
         }, prog.serial());
-    // NOTE: Word is a union of 8-byte members; its array is read as an array of one of them.
-    ValueChunk chunk{root->dtype, start, m, nullptr, nullptr, nullptr};
-    if (kind == DKind::Float) chunk.f = &words[0].f;
-    else if (kind == DKind::Signed) chunk.i = &words[0].i;
-    else chunk.u = &words[0].u;
-    sink(chunk);
+    sink(chunk_of(root->dtype, start, m, words.data()));
   }
 }
 
