@@ -29,6 +29,8 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
   tensor-inspect x.npy -e 'x.isfinite().all(axis=1)'   bool checks: isnan isinf isfinite any all
+  tensor-inspect w.npy -e 'x @ x.T'                    a matrix product (float32/float64 through OpenBLAS)
+  OMP_NUM_THREADS=1 tensor-inspect x.npy -e 'x.sum()'  threads for loops; results are the same on any count
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
