@@ -12,6 +12,7 @@
 #include "diff.hpp"
 #include "json_shape.hpp"
 #include "options.hpp"
+#include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/render.hpp"
@@ -37,16 +38,19 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
   tensor-inspect x.npy -e 'x.isfinite().all(axis=1)'   bool checks: isnan isinf isfinite any all
+  tensor-inspect w.npy -e 'x @ x.T'                    a matrix product (float32/float64 through OpenBLAS)
+  OMP_NUM_THREADS=1 tensor-inspect x.npy -e 'x.sum()'  threads for loops; results are the same on any count
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
   tensor-inspect -- -5                                 a negative literal after --
+  tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 
-Exit status: 0 success; 1 a check (--expect, --assert) failed or diff found a difference;
-2 trouble (bad command line, unreadable or malformed input, unsupported operation), with
-one line on stderr and nothing on stdout. A file named diff is reached as ./diff.
-JSON objects carry "schema_version" and "kind"; a file of several tensors without --name
-gives its listing. Schemas: schemas/*.schema.json in the source tree.)";
+Exit status: 0 success; 1 a check (--expect, --assert) failed, diff found a difference or
+validate found something; 2 trouble (bad command line, unreadable or malformed input,
+unsupported operation), with one line on stderr and nothing on stdout. Files named diff or
+validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
+a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 
 // Prints an error as one line on stderr (a JSON object with --json) and returns the exit
 // status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
@@ -62,7 +66,10 @@ int report(const ti::Error& e, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error we report, not a signal
+  // A reader that stops early (`| head -1`) ends the run quietly through SIGPIPE, as it
+  // does for cat and grep, even when the parent ignored the signal. Other write errors
+  // (a full disk) are reported below.
+  std::signal(SIGPIPE, SIG_DFL);
   ti::app::Options o;
   CLI::App cli{"tensor-inspect: what tinygrad's Tensor.data() returns for a tensor — the memoryview's\n"
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
@@ -106,6 +113,8 @@ int main(int argc, char** argv) {
 
   ti::app::DiffOptions diff_options;
   CLI::App* diff = ti::app::setup_diff(cli, diff_options);
+  ti::app::ValidateOptions validate_options;
+  CLI::App* validate = ti::app::setup_validate(cli, validate_options);
 
   try {
     cli.parse(argc, argv);
@@ -121,10 +130,10 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
-  const bool json = o.json || o.jsonl || diff_options.json;
+  const bool json = o.json || o.jsonl || diff_options.json || validate_options.json;
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
-    int status = *diff ? ti::app::run_diff(diff_options) : ti::app::run(o);
+    int status = *diff ? ti::app::run_diff(diff_options) : *validate ? ti::app::run_validate(validate_options) : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.
     if (std::fflush(stdout) != 0 || std::ferror(stdout))
