@@ -43,10 +43,8 @@ Scalar MemoryView::element(std::int64_t i) const {
   return load_scalar(dtype, buffer->bytes().data() + i * itemsize);
 }
 
-MemoryView data(const Tensor& input, const DataOptions& options) {
-  Tensor t = input;
+MemoryView data_header(const Tensor& t, const DataOptions& options) {
   const DType dtype = commit_dtype(t.dtype(), options.defaults);
-  t = t.cast(dtype);
   const DTypeInfo& info = dtype_info(dtype);
   if (options.strict && info.fmt == 0)
     throw Error(ErrorCode::NoFormat, "Tensor.data(): dtype " + std::string(info.name) +
@@ -56,20 +54,24 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
   if (info.fmt) mv.format = info.fmt;
   mv.itemsize = info.itemsize;
   mv.tensor_shape = t.shape();
-  if (t.numel() == 0) {
-    mv.shape = {0};
-    mv.buffer = Buffer::cpu(0);
-  } else {
-    NodePtr done = realize(t.contiguous().node());
-    mv.shape = t.shape();
-    // NOTE: Tensor.data() copies into a fresh host buffer. The bytes are immutable here, so
-    // a DISK buffer is read in place through the memory map instead: printing a 1 GB
-    // tensor streams its pages rather than allocating a second gigabyte.
-    mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
-  }
+  mv.shape = t.numel() == 0 ? Shape{0} : t.shape();
   if (mv.shape.size() > 64) throw Error(ErrorCode::BadShape, "memoryview: number of dimensions must not exceed 64");
   mv.nbytes = prod(mv.shape) * mv.itemsize;
   mv.strides = byte_strides(mv.shape, mv.itemsize);
+  return mv;
+}
+
+MemoryView data(const Tensor& input, const DataOptions& options) {
+  MemoryView mv = data_header(input, options);
+  if (mv.nbytes == 0) {
+    mv.buffer = Buffer::cpu(0);
+  } else {
+    // NOTE: Tensor.data() copies into a fresh host buffer. The bytes are immutable here, so
+    // a DISK buffer is read in place through the memory map instead: printing a 1 GB
+    // tensor streams its pages rather than allocating a second gigabyte.
+    NodePtr done = realize(input.cast(mv.dtype).contiguous().node());
+    mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
+  }
   return mv;
 }
 

@@ -127,6 +127,11 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
   }
 }
 
+void write_element(const MemoryView& mv, std::int64_t i, bool json, NonFinite nonfinite, OutBuffer& out) {
+  if (mv.format == 'c') write_char(out, static_cast<std::uint8_t>(mv.element(i).u), json);
+  else write_scalar(out, mv.element(i), json, nonfinite);
+}
+
 std::string escape_untrusted(std::string_view s, bool escape_backslash) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
