@@ -75,6 +75,20 @@ Shape parse_shape(const std::string& text, const char* what) {
   return s;
 }
 
+// memoryview.cast(FMT[, SHAPE]) for each --view-as, in order.
+MemoryView apply_view_as(MemoryView mv, const std::vector<std::string>& view_as) {
+  for (const std::string& spec : view_as) {
+    auto colon = spec.find(':');
+    std::string fmt = spec.substr(0, colon);
+    if (fmt.size() == 2 && fmt[0] == '@') fmt = fmt.substr(1);
+    if (fmt.size() != 1) throw Error(ErrorCode::Usage, "--view-as '" + spec + "': a format is one struct character (B, b, c, i, f, ...)");
+    std::optional<Shape> shape;
+    if (colon != std::string::npos) shape = parse_shape(spec.substr(colon + 1), "--view-as");
+    mv = cast_view(mv, fmt[0], shape);
+  }
+  return mv;
+}
+
 std::vector<std::string> close_matches(const std::string& want, const std::vector<TensorEntry>& entries) {
   auto distance = [](const std::string& a, const std::string& b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -202,6 +216,10 @@ int run(const Options& o) {
   if (in.file) {
     if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                                   " tensors: choose one with --name before -e");
+    if (o.print.header)
+      throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
+                                                     : in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
+                                                           " tensors: choose one with --name for --header (--list shows them all)");
     OutBuffer out(stdout);
     if (o.meta) render_meta(*in.file, o.json, out);
     else render_listing(*in.file, o.json, out);
@@ -226,29 +244,23 @@ int run(const Options& o) {
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
-  MemoryView mv = [&] {
-    try {
-      return data(t, dopt);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::NoFormat || in.label.empty()) throw;
-      throw Error(e.code(), in.label + ": " + e.what());
-    }
-  }();
-  for (const std::string& spec : o.view_as) {
-    auto colon = spec.find(':');
-    std::string fmt = spec.substr(0, colon);
-    if (fmt.size() == 2 && fmt[0] == '@') fmt = fmt.substr(1);
-    if (fmt.size() != 1) throw Error(ErrorCode::Usage, "--view-as '" + spec + "': a format is one struct character (B, b, c, i, f, ...)");
-    std::optional<Shape> shape;
-    if (colon != std::string::npos) shape = parse_shape(spec.substr(colon + 1), "--view-as");
-    mv = cast_view(mv, fmt[0], shape);
-  }
-  OutBuffer out(stdout);
+  // Tensor.data() (or only its fields: data_header) with the --view-as casts applied.
+  auto view = [&](bool realized) {
+    MemoryView mv = [&] {
+      try {
+        return realized ? data(t, dopt) : data_header(t, dopt);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::NoFormat || in.label.empty()) throw;
+        throw Error(e.code(), in.label + ": " + e.what());
+      }
+    }();
+    return apply_view_as(mv, o.view_as);
+  };
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
   if (!in.note.empty()) spdlog::info("{}", in.note);
-  if (o.json) render_json(mv, jo, out);
-  else render_text(mv, out);
+  OutBuffer out(stdout);
+  print_tensor(t, view, !o.view_as.empty(), o.print, o.json, jo, out);
   return 0;
 }
 
