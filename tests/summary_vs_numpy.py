@@ -16,6 +16,7 @@ np.array2string(a, threshold=T, edgeitems=E, separator=', ', max_line_width=sys.
 Then values: a float32 array whose elements print differently in NumPy and Python; the
 positions come from NumPy's string of the index array, the values from Python's repr of
 a.flat[k] (what memoryview.tolist() gives), and the tool's line must equal that exactly.
+The same for every samples/*.npy (each dtype, big-endian, Fortran order, 0-d, empty).
 Defaults: text with no option summarizes as np.get_printoptions() (threshold 1000,
 edgeitems 3); JSON with no option and --full give the complete a.tolist().
 
@@ -128,6 +129,18 @@ def main():
                 got = text_field(out, "tolist")
                 check(f"float32 {shape} threshold {threshold} edgeitems {edgeitems}: values as Python prints them",
                       got == want, f"got {got!r}, want {want!r}")
+        # Every dtype and layout of the .npy samples (big-endian, Fortran order, bool, float16, 0-d, empty).
+        samples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "samples")
+        for sample in sorted(f for f in os.listdir(samples) if f.endswith(".npy")):
+            a = np.load(os.path.join(samples, sample))
+            flat = a.reshape(-1).tolist()
+            for threshold, edgeitems in [(1, 1), (0, 0)]:
+                want = as_python(numpy_layout(np.arange(a.size).reshape(a.shape), threshold, edgeitems), flat)
+                code, out, err = run(tool, os.path.join(samples, sample), "--threshold", str(threshold),
+                                     "--edgeitems", str(edgeitems))
+                got = text_field(out, "tolist")
+                check(f"samples/{sample} threshold {threshold} edgeitems {edgeitems}", got == want,
+                      f"got {got!r}, want {want!r}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
