@@ -16,6 +16,7 @@
 #include "listing.hpp"
 #include "selection.hpp"
 #include "options.hpp"
+#include "print_options.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/literal.hpp"
@@ -84,6 +85,20 @@ bool looks_like_literal(const std::string& s) {
 // several --name, --all or --jsonl.
 bool many_mode(const Options& o) {
   return o.all || o.jsonl || o.names.size() > 1 || (o.names.size() == 1 && is_glob(o.names[0]));
+}
+
+// memoryview.cast(FMT[, SHAPE]) for each --view-as, in order.
+MemoryView apply_view_as(MemoryView mv, const std::vector<std::string>& view_as) {
+  for (const std::string& spec : view_as) {
+    auto colon = spec.find(':');
+    std::string fmt = spec.substr(0, colon);
+    if (fmt.size() == 2 && fmt[0] == '@') fmt = fmt.substr(1);
+    if (fmt.size() != 1) throw Error(ErrorCode::Usage, "--view-as '" + spec + "': a format is one struct character (B, b, c, i, f, ...)");
+    std::optional<Shape> shape;
+    if (colon != std::string::npos) shape = parse_shape(spec.substr(colon + 1), "--view-as");
+    mv = cast_view(mv, fmt[0], shape);
+  }
+  return mv;
 }
 
 struct Resolved {
@@ -200,15 +215,7 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
       throw Error(e.code(), item.label + ": " + e.what());
     }
   }();
-  for (const std::string& spec : o.view_as) {
-    auto colon = spec.find(':');
-    std::string fmt = spec.substr(0, colon);
-    if (fmt.size() == 2 && fmt[0] == '@') fmt = fmt.substr(1);
-    if (fmt.size() != 1) throw Error(ErrorCode::Usage, "--view-as '" + spec + "': a format is one struct character (B, b, c, i, f, ...)");
-    std::optional<Shape> shape;
-    if (colon != std::string::npos) shape = parse_shape(spec.substr(colon + 1), "--view-as");
-    mv = cast_view(mv, fmt[0], shape);
-  }
+  mv = apply_view_as(mv, o.view_as);
   if (!item.note.empty()) spdlog::info("{}", item.note);
   return mv;
 }
@@ -222,6 +229,10 @@ int run(const Options& o) {
     if (!o.expects.empty() || !o.asserts.empty())
       throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                         " tensors: choose them with --name or --all before --expect/--assert");
+    if (o.print.header)
+      throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
+                                                     : in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
+                                                           " tensors: choose one with --name for --header (--list shows them all)");
     OutBuffer out(stdout);
     if (o.meta) render_meta(*in.file, o.json, out);
     else render_listing(*in.file, o.json, out);
@@ -237,13 +248,27 @@ int run(const Options& o) {
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
   if (many_mode(o)) return run_many(in.items, o, defaults);
   const Item& item = in.items[0];
-  MemoryView mv = item_view(item, o, defaults);
+  // Tensor.data() (or only its fields: data_header) with the --view-as casts applied.
+  auto view = [&](bool realized) {
+    if (realized) return item_view(item, o, defaults);
+    DataOptions dopt;
+    dopt.defaults = defaults;
+    dopt.strict = o.strict;
+    MemoryView mv = [&] {
+      try {
+        return data_header(item.tensor, dopt);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::NoFormat || item.label.empty()) throw;
+        throw Error(e.code(), item.label + ": " + e.what());
+      }
+    }();
+    return apply_view_as(mv, o.view_as);
+  };
   OutBuffer out(stdout);
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
   jo.head = tensor_json_head(item.file, item.name);
-  if (o.json) render_json(mv, jo, out);
-  else render_text(mv, out);
+  print_tensor(item.tensor, view, !o.view_as.empty(), o.print, o.json, jo, out);
   return 0;
 }
 

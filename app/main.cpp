@@ -42,6 +42,10 @@ constexpr const char* kExamples = R"(Examples:
   OMP_NUM_THREADS=1 tensor-inspect x.npy -e 'x.sum()'  threads for loops; results are the same on any count
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
+  tensor-inspect big.npy                               above 1000 elements: [0.5, 1.0, 2.0, ..., 7.0, 8.0, 9.0] as NumPy prints
+  tensor-inspect big.npy --edgeitems 1 --threshold 10  fewer items at each end; --full prints every element
+  tensor-inspect big.npy --json --threshold 1000       JSON summarizes only when asked: "..." marks the elisions
+  tensor-inspect big.npy --header                      format, shape, strides, nbytes: no data read
   cat x.npy | tensor-inspect -                         standard input
   tensor-inspect -- -5                                 a negative literal after --
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
@@ -110,6 +114,7 @@ int main(int argc, char** argv) {
       ->group(eng);
   cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
   cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+  ti::app::setup_print_options(cli, o.print);
 
   ti::app::DiffOptions diff_options;
   CLI::App* diff = ti::app::setup_diff(cli, diff_options);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "print_options.hpp"
+
 namespace tensor_inspect::app {
 
 struct Options {
@@ -34,6 +36,7 @@ struct Options {
   std::optional<std::string> graph;       ///< --graph[=text|dot]: the lazy graph and schedule on stderr
   std::vector<std::string> view_as;       ///< --view-as FMT[:SHAPE], applied in order
   int verbosity = 0;                      ///< -v / -vv
+  PrintFlags print;                       ///< --header, --full, --threshold, --edgeitems (print_options.hpp)
 };
 
 /// Runs the tool; returns the exit status. Throws tensor_inspect::Error for trouble.

@@ -98,7 +98,7 @@ def main():
         n_tensors = write_sparse_safetensors(st)
 
         rows.append((f"float32 .npy of {COUNT:.0e} values as text",
-                     [tool, npy],
+                     [tool, npy, "--full"],
                      python(f"import numpy as np; print(np.load({npy!r}).tolist())"),
                      lambda a, b: field(a, "tolist") == b.strip()))
         rows.append((f"float32 .npy of {COUNT:.0e} values as JSON",

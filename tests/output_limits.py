@@ -34,12 +34,12 @@ def peak_rss_mib(args):
     GNU time measures from a small parent; a fork of this Python would start the child's
     high-water mark at this process's size."""
     with open(os.devnull, "wb") as null:
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, *args], stdout=null, stderr=subprocess.PIPE)
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, "--full", *args], stdout=null, stderr=subprocess.PIPE)
     return p.returncode, int(p.stderr.decode().split()[-1]) / 1024
 
 
 with tempfile.TemporaryDirectory() as d:
-    p = subprocess.Popen([BIN, "-e", "Tensor.arange(2000000)"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen([BIN, "--full", "-e", "Tensor.arange(2000000)"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     head = p.stdout.read(100)
     p.stdout.close()
     err = p.stderr.read()
@@ -48,7 +48,7 @@ with tempfile.TemporaryDirectory() as d:
           f"closed pipe after 100 bytes: quiet (stderr {err!r}, status {p.returncode})")
 
     with open("/dev/full", "wb") as full:
-        q = subprocess.run([BIN, "-e", "Tensor.arange(200000)"], stdout=full, stderr=subprocess.PIPE)
+        q = subprocess.run([BIN, "--full", "-e", "Tensor.arange(200000)"], stdout=full, stderr=subprocess.PIPE)
     lines = q.stderr.decode().splitlines()
     check(q.returncode == 2 and len(lines) == 1 and "write error" in lines[0],
           f"/dev/full: exit {q.returncode}, stderr {lines!r}")

@@ -31,7 +31,7 @@ failures = 0
 
 
 def run(args, env=None):
-    p = subprocess.run([BIN, *args], capture_output=True, env=env)
+    p = subprocess.run([BIN, "--full", *args], capture_output=True, env=env)  # every value, not a summary
     if p.returncode != 0:
         raise SystemExit(f"{args}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
     return p.stdout

@@ -5,6 +5,7 @@
 //   mv.format;  mv.shape;  mv.nbytes;            // "f", (2, 3), 24
 //   mv.element(5);                               // the 6th value in C order, as a Scalar
 //   ti::MemoryView b = ti::cast_view(mv, 'B');   // memoryview.cast('B'): the raw bytes
+//   ti::data_header(t).nbytes;                   // the same fields, nothing realized
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,12 @@ struct DataOptions {
 /// Error(Unsupported) "realize needs N bytes, over the cap of M (DataOptions::max_bytes)"
 /// when the schedule's buffers would exceed a max_bytes cap.
 MemoryView data(const Tensor& t, const DataOptions& options = {});
+
+/// The fields data() would give (format, dtype, itemsize, nbytes, shape, strides, flags),
+/// from t's dtype and shape alone: nothing is realized or read, and `buffer` stays null.
+/// Throws what data() throws before it realizes (Error(NoFormat) with strict, a memoryview
+/// of more than 64 dimensions).
+MemoryView data_header(const Tensor& t, const DataOptions& options = {});
 
 /// CPython's memoryview.cast(fmt[, shape]): reinterprets the bytes. Only C-contiguous
 /// views; one side must be a byte format ('B', 'b', 'c'); the byte length must be kept;

@@ -5,6 +5,8 @@
 //   ti::render_text(mv, out);                     // "format: f\nshape: (2,)\n...tolist: [0.5, 1.0]\n"
 //   ti::render_json(mv, {}, out);                 // {"format": "f", "shape": [2], ...}
 //   char buf[32]; buf[ti::float_repr(0.1f, buf)] = 0;   // "0.10000000149011612"
+//   ti::render_text_header(ti::data_header(t), out);      // the fields without tolist, nothing read
+//   ti::render_text_summary(mv, edges, summary, out);    // NumPy-style "[0, 1, 2, ..., 7, 8, 9]"
 //   ti::write_element(mv, 3, false, ti::NonFinite::String, out);   // one value, as tolist() shows it
 #pragma once
 
@@ -14,6 +16,7 @@
 #include <string_view>
 
 #include "tensor_inspect/memoryview.hpp"
+#include "tensor_inspect/summary.hpp"
 
 namespace tensor_inspect {
 
@@ -102,6 +105,28 @@ void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& ou
 /// threads and written in order, so the bytes never depend on the thread count and memory
 /// stays within a few MiB per thread. Stops early once `out` failed().
 void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffer& out);
+
+/// Text without tolist: the lines render_text writes before `tolist:` (as data_header()
+/// gives them, so nothing of the data is read).
+void render_text_header(const MemoryView& mv, OutBuffer& out);
+/// JSON without tolist: render_json's object minus the "tolist" key, keys in its order.
+void render_json_header(const MemoryView& mv, OutBuffer& out);
+
+/// A summarized tolist, as numpy.array2string lays it out: `edges` holds the shown
+/// elements (edge_elements() of the tensor, shape summary.shown_shape()), and "..."
+/// stands for the middle of each elided axis: `[[0, 1, 2, ..., 7, 8, 9], ..., [...]]`.
+/// JSON writes the elision as the string "...", so the list stays strict JSON.
+void write_tolist_summary(const MemoryView& edges, const Summary& summary, bool json, NonFinite nonfinite,
+                          OutBuffer& out);
+/// Text of a summarized view: render_text's lines with mv's fields (the whole tensor's,
+/// from data_header()), the summarized tolist, and a last line
+/// `summary: 36 of 20000 elements shown (--full prints all)`.
+void render_text_summary(const MemoryView& mv, const MemoryView& edges, const Summary& summary, OutBuffer& out);
+/// JSON when summaries were asked for: render_json's keys, tolist summarized when
+/// `summary` is set (`shown` holds the edges) or complete (`shown` is mv), and a last key
+/// "summary": {"summarized": bool, "shown": elements shown, "size": elements in all}.
+void render_json_summary(const MemoryView& mv, const MemoryView& shown, const std::optional<Summary>& summary,
+                         const JsonOptions& options, OutBuffer& out);
 
 /// One value as tolist() prints it: True/False (JSON true/false), integers, float_repr
 /// (JSON: non-finite as `nonfinite` says). For summaries and other per-value printing.

@@ -57,10 +57,8 @@ Scalar MemoryView::element(std::int64_t i) const {
   return load_scalar(dtype, buffer->bytes().data() + i * itemsize);
 }
 
-MemoryView data(const Tensor& input, const DataOptions& options) {
-  Tensor t = input;
+MemoryView data_header(const Tensor& t, const DataOptions& options) {
   const DType dtype = commit_dtype(t.dtype(), options.defaults);
-  t = t.cast(dtype);
   const DTypeInfo& info = dtype_info(dtype);
   if (options.strict && info.fmt == 0)
     throw Error(ErrorCode::NoFormat, "Tensor.data(): dtype " + std::string(info.name) +
@@ -70,11 +68,19 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
   if (info.fmt) mv.format = info.fmt;
   mv.itemsize = info.itemsize;
   mv.tensor_shape = t.shape();
-  if (t.numel() == 0) {
-    mv.shape = {0};
+  mv.shape = t.numel() == 0 ? Shape{0} : t.shape();
+  if (mv.shape.size() > 64) throw Error(ErrorCode::BadShape, "memoryview: number of dimensions must not exceed 64");
+  mv.nbytes = prod(mv.shape) * mv.itemsize;
+  mv.strides = byte_strides(mv.shape, mv.itemsize);
+  return mv;
+}
+
+MemoryView data(const Tensor& input, const DataOptions& options) {
+  MemoryView mv = data_header(input, options);
+  if (mv.nbytes == 0) {
     mv.buffer = Buffer::cpu(0);
   } else {
-    NodePtr root = t.contiguous().node();
+    NodePtr root = input.cast(mv.dtype).contiguous().node();
     if (options.max_bytes != 0) {
       const std::uint64_t need = schedule_bytes(root);
       if (need > options.max_bytes)
@@ -82,16 +88,12 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
                                                 " bytes, over the cap of " + std::to_string(options.max_bytes) +
                                                 " (DataOptions::max_bytes)");
     }
-    NodePtr done = realize(root);
-    mv.shape = t.shape();
     // NOTE: Tensor.data() copies into a fresh host buffer. The bytes are immutable here, so
     // a DISK buffer is read in place through the memory map instead: printing a 1 GB
     // tensor streams its pages rather than allocating a second gigabyte.
+    NodePtr done = realize(root);
     mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
   }
-  if (mv.shape.size() > 64) throw Error(ErrorCode::BadShape, "memoryview: number of dimensions must not exceed 64");
-  mv.nbytes = prod(mv.shape) * mv.itemsize;
-  mv.strides = byte_strides(mv.shape, mv.itemsize);
   return mv;
 }
 

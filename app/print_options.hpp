@@ -1,0 +1,37 @@
+// app/print_options.hpp — how the inspected tensor is printed: in full, summarized as
+// NumPy does (--threshold, --edgeitems, --full) or its fields alone (--header).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+
+#include "tensor_inspect/render.hpp"
+
+namespace tensor_inspect::app {
+
+struct PrintFlags {
+  bool header = false;                     ///< --header: the memoryview's fields, no tolist, no data read
+  bool full = false;                       ///< --full: every element (NumPy's threshold=sys.maxsize)
+  std::optional<std::int64_t> threshold;   ///< --threshold N: summarize above N elements (text default 1000)
+  std::optional<std::int64_t> edgeitems;   ///< --edgeitems N: items at each end of an elided axis (default 3)
+};
+
+/// Adds --header, --full, --threshold and --edgeitems to `cli` (group "Printing").
+void setup_print_options(CLI::App& cli, PrintFlags& flags);
+
+/// The print options in effect, or nullopt for "print every element": --full, or JSON
+/// without --threshold/--edgeitems (scripts asked for the data). Text summarizes by default.
+std::optional<PrintOptions> print_options(const PrintFlags& flags, bool json);
+
+/// Writes the tensor as `flags` ask. `view(realized)` gives its memoryview with the
+/// --view-as casts applied: data() when `realized`, else data_header() (nothing read).
+/// A summary realizes only the shown elements of `t`, unless `reinterpreted` (--view-as
+/// changed the bytes' format), when they are taken from the realized view. Everything
+/// that can fail happens before the first byte is written.
+void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)>& view, bool reinterpreted,
+                  const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out);
+
+}  // namespace tensor_inspect::app
