@@ -150,7 +150,7 @@ class Evaluator {
   Value unary(const Node& n) {
     Value v = eval(*n.kids[0]);
     const std::string& op = n.text;
-    if (v.kind == Value::Kind::Scalar) return Value::scalar(scalar_unary(op, v.num, n.col));
+    if (is_number(v)) return fold_unary(op, v, n.col);
     if (v.kind != Value::Kind::Tensor) fail(n.col, "bad operand type for unary " + op + ": '" + type_name(v) + "'");
     if (op == "+") return v;
     if (op == "-") return Value::of(tg::neg(*v.tensor));
@@ -161,7 +161,9 @@ class Evaluator {
     Value a = eval(*n.kids[0]);
     Value b = eval(*n.kids[1]);
     const std::string& op = n.text;
-    if (a.kind == Value::Kind::Scalar && b.kind == Value::Kind::Scalar) return Value::scalar(scalar_binary(op, a.num, b.num, n.col));
+    if (is_number(a) && is_number(b)) return fold_binary(op, a, b, n.col);
+    if (a.kind == Value::Kind::BigInt) fail_big(a, n.col);
+    if (b.kind == Value::Kind::BigInt) fail_big(b, n.col);
     if ((op == "==" || op == "!=") && (a.kind != Value::Kind::Tensor || b.kind != Value::Kind::Tensor) &&
         !(a.kind == Value::Kind::Scalar || b.kind == Value::Kind::Scalar)) {
       if (a.kind == Value::Kind::DType && b.kind == Value::Kind::DType)
@@ -249,6 +251,7 @@ Tensor evaluate_expression(std::string_view expr, const std::optional<Tensor>& x
   expr::Value v = ev.eval(*tree);
   if (v.kind == expr::Value::Kind::Tensor) return *v.tensor;
   if (v.kind == expr::Value::Kind::Scalar) return tg::from_values({v.num}, {}, std::nullopt, defaults);
+  if (v.kind == expr::Value::Kind::BigInt) expr::fail_big(v, 1);
   expr::fail(1, "the expression gives a " + expr::type_name(v) + ", not a Tensor");
 }
 
