@@ -98,3 +98,22 @@ TEST_CASE("each dtype's extreme ints reach Tensor() exactly (issue 9 fault 15: T
   CHECK(error_of("Tensor([2**64])") == "expression: column 1: integer 18446744073709551616 is out of the 64-bit range");
   CHECK(error_of("Tensor([1]) + 2**64") == "expression: column 13: integer 18446744073709551616 is out of the 64-bit range");
 }
+
+TEST_CASE("a flat chain of 250 + is not nesting (issue 9 fault 14: depth limits counted chain length)") {
+  std::string chain = "1";
+  for (int i = 0; i < 250; ++i) chain += "+1";
+  CHECK(int_value(chain) == 251);
+  std::string transposes = "Tensor([[1, 2, 3]])";
+  for (int i = 0; i < 301; ++i) transposes += ".T";
+  CHECK(eval64(transposes).shape() == ti::Shape{3, 1});
+  std::string sums = "Tensor([1, 2])";
+  for (int i = 0; i < 150; ++i) sums += " + Tensor([1, 2])";
+  CHECK(test_util::ints(eval64(sums)) == std::vector<std::int64_t>{151, 302});
+  // Real nesting stays bounded, and so does the length of a chain: refused, never a stack overflow.
+  CHECK(error_of(std::string(201, '(') + "1" + std::string(201, ')')) ==
+        "expression: column 201: expression is nested too deeply (more than 200 levels)");
+  CHECK(int_value(std::string(200, '(') + "1" + std::string(200, ')')) == 1);
+  std::string huge = "1";
+  for (int i = 0; i < 100000; ++i) huge += "+1";
+  CHECK(error_of(huge) == "expression: column 1024: expression has more than 1024 terms");
+}
