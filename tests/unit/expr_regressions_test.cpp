@@ -117,3 +117,24 @@ TEST_CASE("a flat chain of 250 + is not nesting (issue 9 fault 14: depth limits 
   for (int i = 0; i < 100000; ++i) huge += "+1";
   CHECK(error_of(huge) == "expression: column 1024: expression has more than 1024 terms");
 }
+
+TEST_CASE("maximum and minimum compare an out-of-range Python int exactly (issue 9 fault 24)") {
+  // uint8 [0, 1, 255]: max(x, -1) == x and min(x, 300) == x mathematically; a winning
+  // out-of-range int is cast as where() casts it: 300 -> 44, -1 -> 255.
+  const std::string x = "Tensor([0, 1, 255], dtype=dtypes.uint8)";
+  CHECK(test_util::ints(eval64(x + ".maximum(-1)")) == std::vector<std::int64_t>{0, 1, 255});
+  CHECK(test_util::ints(eval64(x + ".minimum(300)")) == std::vector<std::int64_t>{0, 1, 255});
+  CHECK(test_util::ints(eval64(x + ".maximum(300)")) == std::vector<std::int64_t>{44, 44, 44});
+  CHECK(test_util::ints(eval64(x + ".minimum(-1)")) == std::vector<std::int64_t>{255, 255, 255});
+  CHECK(test_util::ints(eval64(x + ".clip(-5, 1000)")) == std::vector<std::int64_t>{0, 1, 255});
+  CHECK(test_util::ints(eval64("Tensor([-128, 5], dtype=dtypes.int8).maximum(-200)")) == std::vector<std::int64_t>{-128, 5});
+  CHECK(eval64(x + ".maximum(-1)").dtype() == DType::UInt8);
+  CHECK(test_util::ints(eval64(x + ".maximum(2)")) == std::vector<std::int64_t>{2, 2, 255});
+}
+
+TEST_CASE("clone() is a method, a copy with the same values (issue 9 fault 25)") {
+  Tensor c = eval64("Tensor([[1, 2], [3, 4]]).T.clone()");
+  CHECK(c.shape() == ti::Shape{2, 2});
+  CHECK(test_util::ints(c) == std::vector<std::int64_t>{1, 3, 2, 4});
+  CHECK(error_of("Tensor([1]).clone(1)") == "expression: column 13: clone() takes at most 0 arguments (1 given)");
+}
