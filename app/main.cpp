@@ -29,6 +29,7 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
   tensor-inspect x.npy -e 'x.isfinite().all(axis=1)'   bool checks: isnan isinf isfinite any all
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
+  tensor-inspect -vv x.npy -e 'x.sum()'                on stderr: format, bytes mapped, kernels, timings
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
   tensor-inspect -- -5                                 a negative literal after --

@@ -1,8 +1,11 @@
 // Evaluates a parse tree: names, attributes, indexing and operators here; Python scalar
 // arithmetic in scalar_ops.cpp; calls through the binding tables (methods.cpp, statics.cpp)
 // into tinygrad's semantics (frontend.hpp).
+#include <chrono>
 #include <limits>
 #include <numbers>
+
+#include <spdlog/spdlog.h>
 
 #include "expr/ast.hpp"
 #include "expr/bindings.hpp"
@@ -246,9 +249,13 @@ class Evaluator {
 namespace tensor_inspect {
 
 Tensor evaluate_expression(std::string_view expr, const std::optional<Tensor>& x, const Defaults& defaults) {
+  const auto start = std::chrono::steady_clock::now();
   expr::NodePtr tree = expr::parse(expr);
   expr::Evaluator ev(x, defaults);
   expr::Value v = ev.eval(*tree);
+  spdlog::debug("expression: parsed and built in {:.3f} ms: {}", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                v.kind == expr::Value::Kind::Tensor ? std::string(dtype_info(v.tensor->dtype()).name) + " " + shape_repr(v.tensor->shape())
+                                                    : expr::type_name(v));
   if (v.kind == expr::Value::Kind::Tensor) return *v.tensor;
   if (v.kind == expr::Value::Kind::Scalar) return tg::from_values({v.num}, {}, std::nullopt, defaults);
   if (v.kind == expr::Value::Kind::BigInt) expr::fail_big(v, 1);

@@ -1,4 +1,8 @@
 // memoryview.cpp — Tensor.data() and CPython's memoryview rules (cast, strides, tolist).
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
 #include "tensor_inspect/memoryview.hpp"
 
 #include <string>
@@ -60,12 +64,16 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
     mv.shape = {0};
     mv.buffer = Buffer::cpu(0);
   } else {
+    const auto start = std::chrono::steady_clock::now();
     NodePtr done = realize(t.contiguous().node());
     mv.shape = t.shape();
     // NOTE: Tensor.data() copies into a fresh host buffer. The bytes are immutable here, so
     // a DISK buffer is read in place through the memory map instead: printing a 1 GB
     // tensor streams its pages rather than allocating a second gigabyte.
     mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
+    spdlog::info("data(): {} {}, {} bytes, realized in {:.3f} ms ({})", info.name, shape_repr(mv.shape),
+                 prod(mv.shape) * mv.itemsize, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                 mv.buffer->device() == Device::DISK ? "read in place from the file mapping" : "in host memory");
   }
   if (mv.shape.size() > 64) throw Error(ErrorCode::BadShape, "memoryview: number of dimensions must not exceed 64");
   mv.nbytes = prod(mv.shape) * mv.itemsize;
@@ -88,6 +96,7 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
   const std::int64_t isz = dtype_info(*to).itemsize;
   MemoryView mv = view;
   mv.format = format;
+  mv.native_prefix = false;
   mv.dtype = *to;
   mv.itemsize = isz;
   if (shape && !shape->empty()) {
@@ -106,6 +115,16 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
     mv.shape = {view.nbytes / isz};
   }
   mv.strides = byte_strides(mv.shape, isz);
+  return mv;
+}
+
+MemoryView cast_view(const MemoryView& view, std::string_view format, const std::optional<Shape>& shape) {
+  const bool prefixed = format.size() == 2 && format[0] == '@';
+  if (format.size() != 1 && !prefixed)
+    throw Error(ErrorCode::Unsupported,
+                "memoryview: destination format must be a native single character format prefixed with an optional '@'");
+  MemoryView mv = cast_view(view, format.back(), shape);
+  mv.native_prefix = prefixed;
   return mv;
 }
 

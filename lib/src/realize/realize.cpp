@@ -6,6 +6,8 @@
 // pad's masked indices read as 0. Values travel as Scalars in the widest form of their
 // kind and are rounded to the node's dtype after every op, as the dtype's own arithmetic
 // would round them.
+#include <spdlog/spdlog.h>
+
 #include "tensor_inspect/realize.hpp"
 
 #include <algorithm>
@@ -586,6 +588,7 @@ NodePtr realize(const NodePtr& root) {
     return it != buffers.end() ? it->second : n;
   };
   for (const Kernel& k : kernels) {
+    spdlog::debug("realize: {}", k.to_string(static_cast<std::size_t>(&k - kernels.data())));
     const NodePtr& out = k.output;
     NodePtr result;
     switch (k.kind) {
