@@ -1,0 +1,157 @@
+// execute.cpp — the CPU executor: runs a schedule's kernels and returns buffers, and
+// streams a tensor's values in chunks without materializing it.
+//
+// A Loop kernel is its body lowered to a program (program.hpp) and evaluated over fixed
+// chunks of output indices on all threads; each chunk writes its own slice of the output,
+// so the bytes are the same on any number of threads.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "realize/kernels.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+namespace realize_detail {
+
+std::int64_t chunk_count(std::int64_t n) { return (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk); }
+
+NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
+  const NodePtr& out = k.output;
+  const NodePtr body = out->op == Op::Contiguous ? out->src[0] : out;
+  const DTypeInfo& info = dtype_info(out->dtype);
+  const std::int64_t n = prod(out->shape);
+  auto buf = Buffer::cpu(static_cast<std::size_t>(n) * info.itemsize);
+  const Program prog = lower(body, buffers);
+  std::byte* dst = buf->mutable_bytes().data();
+  parallel_for(
+      chunk_count(n), [&] { return ChunkEvaluator(prog); },
+      [&](ChunkEvaluator& ev, std::int64_t c) {
+        const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
+        const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
+        encode(out->dtype, ev.run(start, m), m, dst + static_cast<std::size_t>(start) * info.itemsize);
+      }, prog.serial());
+  return make_node(Op::Buffer, out->dtype, out->shape, {}, buf);
+}
+
+namespace {
+
+std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) { return std::get<std::shared_ptr<Buffer>>(buffer_node->arg); }
+
+// Runs every kernel of `kernels` but the ones from `stop` on; returns the buffers made.
+BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
+  BufferMap buffers;
+  auto resolve = [&buffers](const NodePtr& n) {
+    auto it = buffers.find(n.get());
+    return it != buffers.end() ? it->second : n;
+  };
+  for (std::size_t i = 0; i < stop; ++i) {
+    const Kernel& k = kernels[i];
+    spdlog::debug("realize: {}", k.to_string(i));
+    const NodePtr& out = k.output;
+    NodePtr result;
+    switch (k.kind) {
+      case KernelKind::Produce: {
+        const auto& producer = std::get<std::shared_ptr<const Producer>>(out->arg);
+        auto buf = Buffer::cpu(static_cast<std::size_t>(prod(out->shape)) * dtype_info(out->dtype).itemsize);
+        producer->fill(buf->mutable_bytes());
+        result = make_node(Op::Buffer, out->dtype, out->shape, {}, buf);
+        break;
+      }
+      case KernelKind::Alias:
+        result = make_node(Op::Buffer, out->dtype, out->shape, {}, buffer_of(resolve(k.inputs[0])));
+        break;
+      case KernelKind::Loop: result = run_loop(k, buffers); break;
+      case KernelKind::Reduce:
+        result = try_run_matmul(k, buffers);
+        if (!result) result = run_reduce(k, buffers);
+        break;
+    }
+    buffers[out.get()] = result;
+  }
+  return buffers;
+}
+
+}  // namespace
+}  // namespace realize_detail
+
+using namespace realize_detail;
+
+NodePtr realize(const NodePtr& root) {
+  if (root->op == Op::Buffer) return root;
+  std::vector<Kernel> kernels = schedule(root);
+  BufferMap buffers = run_kernels(kernels, kernels.size());
+  return buffers.at(root.get());
+}
+
+Scalar ValueChunk::at(std::size_t k) const {
+  if (f) return Scalar::from_float(f[k]);
+  if (i) return Scalar::from_int(i[k]);
+  if (dtype_info(dtype).kind == DKind::Bool) return Scalar::from_bool(u[k] != 0);
+  return Scalar::from_uint(u[k]);
+}
+
+namespace {
+
+// The program whose chunks are `root`'s values: everything before the last kernel is
+// realized; a last Loop kernel is streamed, any other last kernel (a reduction, a
+// producer) is realized and its buffer streamed. `buffers` keeps the realized ones alive.
+Program streaming_program(const NodePtr& root, BufferMap& buffers) {
+  std::vector<Kernel> kernels = schedule(root);
+  const bool stream_last = !kernels.empty() && kernels.back().kind == KernelKind::Loop;
+  buffers = run_kernels(kernels, stream_last ? kernels.size() - 1 : kernels.size());
+  NodePtr body = root;
+  if (!stream_last && root->op != Op::Buffer) body = buffers.at(root.get());
+  else if (stream_last && root->op == Op::Contiguous) body = root->src[0];
+  return lower(body, buffers);
+}
+
+ValueChunk chunk_of(DType dtype, std::int64_t start, std::size_t n, const Word* words) {
+  // NOTE: Word is a union of 8-byte members; its array is read as an array of one of them.
+  ValueChunk chunk{dtype, start, n, nullptr, nullptr, nullptr};
+  const DKind kind = dtype_info(dtype).kind;
+  if (kind == DKind::Float) chunk.f = &words[0].f;
+  else if (kind == DKind::Signed) chunk.i = &words[0].i;
+  else chunk.u = &words[0].u;
+  return chunk;
+}
+
+}  // namespace
+
+void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink) {
+  const std::int64_t n = prod(root->shape);
+  if (n == 0) return;
+  BufferMap buffers;
+  const Program prog = streaming_program(root, buffers);
+  parallel_for(
+      chunk_count(n), [&] { return ChunkEvaluator(prog); },
+      [&](ChunkEvaluator& ev, std::int64_t c) {
+        const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
+        const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
+        sink(chunk_of(root->dtype, start, m, ev.run(start, m)));
+      }, prog.serial());
+}
+
+void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSink& sink) {
+  const std::int64_t n = prod(root->shape);
+  if (n == 0) return;
+  BufferMap buffers;
+  const Program prog = streaming_program(root, buffers);
+
+  const std::size_t batch = std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk);
+  std::vector<Word> words(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))));
+  for (std::int64_t start = 0; start < n; start += static_cast<std::int64_t>(batch)) {
+    const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(batch), n - start));
+    const auto chunks = chunk_count(static_cast<std::int64_t>(m));
+    parallel_for(
+        chunks, [&] { return ChunkEvaluator(prog); },
+        [&](ChunkEvaluator& ev, std::int64_t c) {
+          const std::size_t off = static_cast<std::size_t>(c) * kChunk;
+          const Word* v = ev.run(start + static_cast<std::int64_t>(off), std::min(kChunk, m - off));
+          std::copy(v, v + std::min(kChunk, m - off), words.data() + off);
+        }, prog.serial());
+    sink(chunk_of(root->dtype, start, m, words.data()));
+  }
+}
+
+}  // namespace tensor_inspect
