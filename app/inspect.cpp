@@ -92,11 +92,11 @@ MemoryView apply_view_as(MemoryView mv, const std::vector<std::string>& view_as)
   for (const std::string& spec : view_as) {
     auto colon = spec.find(':');
     std::string fmt = spec.substr(0, colon);
-    if (fmt.size() == 2 && fmt[0] == '@') fmt = fmt.substr(1);
-    if (fmt.size() != 1) throw Error(ErrorCode::Usage, "--view-as '" + spec + "': a format is one struct character (B, b, c, i, f, ...)");
+    if (fmt.size() != 1 && !(fmt.size() == 2 && fmt[0] == '@'))
+      throw Error(ErrorCode::Usage, "--view-as '" + spec + "': a format is one struct character (B, b, c, i, f, ...)");
     std::optional<Shape> shape;
     if (colon != std::string::npos) shape = parse_shape(spec.substr(colon + 1), "--view-as");
-    mv = cast_view(mv, fmt[0], shape);
+    mv = cast_view(mv, std::string_view(fmt), shape);
   }
   return mv;
 }

@@ -41,6 +41,7 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect w.npy -e 'x @ x.T'                    a matrix product (float32/float64 through OpenBLAS)
   OMP_NUM_THREADS=1 tensor-inspect x.npy -e 'x.sum()'  threads for loops; results are the same on any count
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
+  tensor-inspect -vv x.npy -e 'x.sum()'                on stderr: format, bytes mapped, kernels, timings
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   tensor-inspect big.npy                               above 1000 elements: [0.5, 1.0, 2.0, ..., 7.0, 8.0, 9.0] as NumPy prints
   tensor-inspect big.npy --edgeitems 1 --threshold 10  fewer items at each end; --full prints every element

@@ -65,6 +65,16 @@ CASES = [
     ("5", None, "x.all()", "bool", np.array(5).all()),
     ("[1.5, 2.5]", None, "(x.abs() < 100).all()", "bool", (np.abs(arr([1.5, 2.5], np.float32)) < 100).all()),
     ("[1.5, 2.5]", None, "x.isnan().any() == False", "bool", ~np.isnan(arr([1.5, 2.5], np.float32)).any()),
+    # issue 9 fault 24: the exact maximum/minimum in int64, then cast to uint8 as where() casts
+    ("[0, 1, 255]", "uint8", "x.maximum(-1)", "uint8", np.maximum(arr([0, 1, 255], np.int64), -1).astype(np.uint8)),
+    ("[0, 1, 255]", "uint8", "x.minimum(300)", "uint8", np.minimum(arr([0, 1, 255], np.int64), 300).astype(np.uint8)),
+    ("[0, 1, 255]", "uint8", "x.maximum(300)", "uint8", np.maximum(arr([0, 1, 255], np.int64), 300).astype(np.uint8)),
+    ("[0, 1, 255]", "uint8", "x.minimum(-1)", "uint8", np.minimum(arr([0, 1, 255], np.int64), -1).astype(np.uint8)),
+    ("[-128, 0, 127]", "int8", "x.clip(-1000, 1000)", "int8", np.clip(arr([-128, 0, 127], np.int64), -1000, 1000).astype(np.int8)),
+    ("[0, 1, 255]", "uint8", "x > -1", "bool", arr([0, 1, 255], np.int64) > -1),
+    ("[0, 1, 255]", "uint8", "x == 257", "bool", arr([0, 1, 255], np.int64) == 257),
+    ("[1.5, -2.0]", None, "x.maximum(0)", "float32", np.maximum(arr([1.5, -2.0], np.float32), 0)),
+    ("[[1, 2], [3, 4]]", None, "x.T.clone()", "int32", arr([[1, 2], [3, 4]], np.int32).T.copy()),
 ]
 
 # Python int arithmetic folded before it meets a tensor (issue 9 fault 1: shifts by 64 or

@@ -79,6 +79,22 @@ TEST_CASE("memoryview.cast reinterprets bytes with CPython's rules") {
   CHECK_THROWS_WITH_AS(ti::cast_view(b2, 'B', ti::Shape{2, 4}), "memoryview: cast must be 1D -> ND or ND -> 1D", ti::Error);
 }
 
+TEST_CASE("memoryview.cast('@i') keeps the '@' in format, as CPython (issue 9 fault 23)") {
+  // CPython: memoryview(struct.pack('ff', 1.0, -2.0)).cast('B').cast('@i').format == '@i',
+  // .tolist() == [1065353216, -1073741824]; .cast('i').format == 'i'.
+  ti::MemoryView f = mv("[1.0, -2.0]");
+  ti::MemoryView b = ti::cast_view(f, std::string_view("B"));
+  ti::MemoryView at = ti::cast_view(b, std::string_view("@i"));
+  CHECK(at.format_string() == std::optional<std::string>("@i"));
+  CHECK(at.element(0).as_double() == 1065353216.0);
+  CHECK(at.element(1).as_double() == -1073741824.0);
+  CHECK(ti::cast_view(b, std::string_view("i")).format_string() == std::optional<std::string>("i"));
+  CHECK(ti::cast_view(at, std::string_view("B")).format_string() == std::optional<std::string>("B"));
+  CHECK_THROWS_WITH_AS(ti::cast_view(b, std::string_view("=i")),
+                       "memoryview: destination format must be a native single character format prefixed with an optional '@'",
+                       ti::Error);
+}
+
 TEST_CASE("DataOptions::max_bytes caps the buffers of the whole schedule, checked before anything runs") {
   // 1000 float32 = 4000 bytes per buffer. x.contiguous() + 1 is two kernels: the
   // contiguous copy and the add, 8000 bytes in all, though the result holds 4000.

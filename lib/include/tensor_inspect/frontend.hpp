@@ -72,7 +72,10 @@ Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults = {});
 /// a ** b in the promoted dtype: int ** int stays int; a float exponent gives a float;
 /// a negative base with a fractional exponent gives nan.
 Tensor pow(const Operand& a, const Operand& b);
-/// Element-wise max/min (tinygrad maximum/minimum).
+/// Element-wise max/min (tinygrad maximum/minimum). A Python int outside the tensor's
+/// dtype compares by its exact value, like the comparisons: uint8 maximum(-1) and
+/// minimum(300) leave x unchanged; a winning out-of-range int is cast as where() casts
+/// (uint8 maximum(300) is 44).
 Tensor maximum(const Operand& a, const Operand& b);
 Tensor minimum(const Operand& a, const Operand& b);
 /// Bitwise and/or/xor for ints, logical for bool. Throws Error(BadExpression) for floats.

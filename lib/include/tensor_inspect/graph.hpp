@@ -58,6 +58,10 @@ struct Node {
 /// when a caller breaks them.
 NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src = {}, NodeArg arg = {});
 
+/// Number of entries in the intern table: exactly the nodes alive now (a node's deleter
+/// erases its entry, so dropped graphs return their memory). For tests and leak checks.
+std::size_t intern_table_size();
+
 /// Text dump of the graph below `root`, one line per node in topological order:
 /// `%3 = ADD float32 (2, 3) %1 %2`.
 std::string graph_to_string(const NodePtr& root);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tensor_inspect/buffer.hpp"
@@ -32,6 +33,14 @@ struct MemoryView {
   bool c_contiguous = true;
   Shape tensor_shape;             ///< the tensor's own shape (differs for empty tensors)
   std::shared_ptr<Buffer> buffer; ///< the bytes (nbytes of them)
+  bool native_prefix = false;     ///< cast with an explicit '@' ("@i"): CPython keeps it in format
+
+  /// CPython's memoryview.format: the struct char, with the '@' it was cast with ("@i");
+  /// nullopt where there is no format.
+  std::optional<std::string> format_string() const {
+    if (!format) return std::nullopt;
+    return native_prefix ? std::string{'@', *format} : std::string(1, *format);
+  }
 
   std::size_t ndim() const { return shape.size(); }
   /// Number of elements.
@@ -69,5 +78,10 @@ MemoryView data_header(const Tensor& t, const DataOptions& options = {});
 /// Error(Unsupported) with CPython's words (e.g. "memoryview: cannot cast between two
 /// non-byte formats").
 MemoryView cast_view(const MemoryView& view, char format, const std::optional<Shape>& shape = std::nullopt);
+/// memoryview.cast with the format as Python spells it: one struct char, optionally after
+/// '@' ("@i"), which the result's format_string() keeps as CPython does. Any other
+/// spelling is Error(Unsupported) "memoryview: destination format must be a native single
+/// character format prefixed with an optional '@'".
+MemoryView cast_view(const MemoryView& view, std::string_view format, const std::optional<Shape>& shape = std::nullopt);
 
 }  // namespace tensor_inspect

@@ -1,5 +1,7 @@
 // buffer.cpp — MappedFile (a read-only mmap of a whole file, or bytes read into memory)
 // and Buffer (CPU heap bytes or a DISK slice of a MappedFile).
+#include <spdlog/spdlog.h>
+
 #include "tensor_inspect/buffer.hpp"
 
 #include <cassert>
@@ -72,6 +74,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   file->data_ = static_cast<const std::byte*>(p);
   file->size_ = size;
   file->mapped_ = true;
+  spdlog::debug("{}: mapped {} bytes read-only", path, size);
   return file;
 }
 

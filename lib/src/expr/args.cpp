@@ -7,16 +7,19 @@
 namespace tensor_inspect::expr {
 
 std::int64_t to_int(const Value& v, int col, const std::string& what) {
+  if (v.kind == Value::Kind::BigInt) fail_big(v, col);
   if (!v.is_int()) fail(col, what + " must be an int, got " + type_name(v));
   return as_i64(v.num, col);
 }
 
 bool to_bool(const Value& v, int col, const std::string& what) {
+  if (v.kind == Value::Kind::BigInt) return v.big != 0;
   if (v.kind != Value::Kind::Scalar) fail(col, what + " must be a bool, got " + type_name(v));
   return v.num.as_bool();
 }
 
 Scalar to_number(const Value& v, int col, const std::string& what) {
+  if (v.kind == Value::Kind::BigInt) fail_big(v, col);
   if (v.kind != Value::Kind::Scalar) fail(col, what + " must be a number, got " + type_name(v));
   return v.num;
 }
@@ -54,6 +57,7 @@ std::optional<std::vector<std::int64_t>> to_axes(const std::optional<Value>& v, 
 tg::Operand to_operand(const Value& v, int col, const std::string& op) {
   if (v.kind == Value::Kind::Tensor) return *v.tensor;
   if (v.kind == Value::Kind::Scalar) return v.num;
+  if (v.kind == Value::Kind::BigInt) fail_big(v, col);
   fail(col, "unsupported operand type for " + op + ": '" + type_name(v) + "'");
 }
 
@@ -70,6 +74,7 @@ void flatten_values(const Value& v, std::size_t depth, Shape& shape, std::vector
     out.push_back(v.num);
     return;
   }
+  if (v.kind == Value::Kind::BigInt) fail_big(v, col);
   if (!v.is_seq()) fail(col, "Tensor() cannot hold a " + type_name(v));
   if (depth == shape.size()) shape.push_back(static_cast<std::int64_t>(v.items.size()));
   else if (depth > shape.size() || shape[depth] != static_cast<std::int64_t>(v.items.size()))

@@ -33,7 +33,6 @@ struct Node {
   std::vector<std::unique_ptr<Node>> kids;
   std::vector<std::string> keywords;  ///< Call: names of the trailing keyword arguments
   std::size_t positional = 0;         ///< Call: number of positional arguments
-  int depth = 1;                      ///< height of the subtree
 };
 using NodePtr = std::unique_ptr<Node>;
 

@@ -1,8 +1,11 @@
 // Evaluates a parse tree: names, attributes, indexing and operators here; Python scalar
 // arithmetic in scalar_ops.cpp; calls through the binding tables (methods.cpp, statics.cpp)
 // into tinygrad's semantics (frontend.hpp).
+#include <chrono>
 #include <limits>
 #include <numbers>
+
+#include <spdlog/spdlog.h>
 
 #include "expr/ast.hpp"
 #include "expr/bindings.hpp"
@@ -150,7 +153,7 @@ class Evaluator {
   Value unary(const Node& n) {
     Value v = eval(*n.kids[0]);
     const std::string& op = n.text;
-    if (v.kind == Value::Kind::Scalar) return Value::scalar(scalar_unary(op, v.num, n.col));
+    if (is_number(v)) return fold_unary(op, v, n.col);
     if (v.kind != Value::Kind::Tensor) fail(n.col, "bad operand type for unary " + op + ": '" + type_name(v) + "'");
     if (op == "+") return v;
     if (op == "-") return Value::of(tg::neg(*v.tensor));
@@ -161,7 +164,9 @@ class Evaluator {
     Value a = eval(*n.kids[0]);
     Value b = eval(*n.kids[1]);
     const std::string& op = n.text;
-    if (a.kind == Value::Kind::Scalar && b.kind == Value::Kind::Scalar) return Value::scalar(scalar_binary(op, a.num, b.num, n.col));
+    if (is_number(a) && is_number(b)) return fold_binary(op, a, b, n.col);
+    if (a.kind == Value::Kind::BigInt) fail_big(a, n.col);
+    if (b.kind == Value::Kind::BigInt) fail_big(b, n.col);
     if ((op == "==" || op == "!=") && (a.kind != Value::Kind::Tensor || b.kind != Value::Kind::Tensor) &&
         !(a.kind == Value::Kind::Scalar || b.kind == Value::Kind::Scalar)) {
       if (a.kind == Value::Kind::DType && b.kind == Value::Kind::DType)
@@ -244,11 +249,16 @@ class Evaluator {
 namespace tensor_inspect {
 
 Tensor evaluate_expression(std::string_view expr, const std::optional<Tensor>& x, const Defaults& defaults) {
+  const auto start = std::chrono::steady_clock::now();
   expr::NodePtr tree = expr::parse(expr);
   expr::Evaluator ev(x, defaults);
   expr::Value v = ev.eval(*tree);
+  spdlog::debug("expression: parsed and built in {:.3f} ms: {}", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                v.kind == expr::Value::Kind::Tensor ? std::string(dtype_info(v.tensor->dtype()).name) + " " + shape_repr(v.tensor->shape())
+                                                    : expr::type_name(v));
   if (v.kind == expr::Value::Kind::Tensor) return *v.tensor;
   if (v.kind == expr::Value::Kind::Scalar) return tg::from_values({v.num}, {}, std::nullopt, defaults);
+  if (v.kind == expr::Value::Kind::BigInt) expr::fail_big(v, 1);
   expr::fail(1, "the expression gives a " + expr::type_name(v) + ", not a Tensor");
 }
 

@@ -266,6 +266,7 @@ const std::map<std::string_view, Fn, std::less<>>& table() {
       {"stack", cat_or_stack},
       // realization and sizes
       {"contiguous", contiguous},
+      {"clone", contiguous},  // tinygrad's clone(): a new tensor with the same values
       {"realize", realize},
       {"numel", numel},
       {"size", size},

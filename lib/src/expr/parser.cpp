@@ -31,7 +31,9 @@ class Parser {
   }
 
  private:
-  // Guards the parser's own recursion (parentheses, unary chains).
+  // Bounds real nesting (parentheses, calls, indexing, unary and ** chains), which is what
+  // recursion in the parser, the evaluator and the tree's walks follows; a flat chain
+  // like 1+1+...+1 is parsed by a loop and does not count.
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& parser, int col) : p(parser) {
@@ -64,27 +66,22 @@ class Parser {
     fail(peek().col, "expected '" + std::string(op) + "', got " + describe(peek()));
   }
 
-  static NodePtr make(Node::Kind kind, int col, std::string text = {}) {
+  // Every node is made here, so the count bounds the tree, and with it the graph the
+  // evaluator builds and every walk over them (nesting alone is bounded by DepthGuard).
+  NodePtr make(Node::Kind kind, int col, std::string text = {}) {
+    if (++nodes_ > kMaxExpressionNodes)
+      fail(col, "expression has more than " + std::to_string(kMaxExpressionNodes) + " terms");
     auto n = std::make_unique<Node>();
     n->kind = kind;
     n->col = col;
     n->text = std::move(text);
     return n;
   }
-  static NodePtr finish(NodePtr n) {
-    int d = 0;
-    for (const NodePtr& k : n->kids)
-      if (k) d = std::max(d, k->depth);
-    n->depth = d + 1;
-    if (n->depth > kMaxExpressionDepth)
-      fail(n->col, "expression is nested too deeply (more than " + std::to_string(kMaxExpressionDepth) + " levels)");
-    return n;
-  }
-  static NodePtr binary(const Token& op, NodePtr a, NodePtr b) {
+  NodePtr binary(const Token& op, NodePtr a, NodePtr b) {
     NodePtr n = make(Node::Kind::Binary, op.col, op.text);
     n->kids.push_back(std::move(a));
     n->kids.push_back(std::move(b));
-    return finish(std::move(n));
+    return n;
   }
 
   NodePtr expression() {
@@ -129,7 +126,7 @@ class Parser {
       DepthGuard guard(*this, op.col);
       NodePtr n = make(Node::Kind::Unary, op.col, op.text);
       n->kids.push_back(factor());
-      return finish(std::move(n));
+      return n;
     }
     return power();
   }
@@ -151,7 +148,7 @@ class Parser {
         Token name = take();
         NodePtr a = make(Node::Kind::Attribute, name.col, name.text);
         a->kids.push_back(std::move(n));
-        n = finish(std::move(a));
+        n = std::move(a);
       } else if (is_op("(")) {
         n = call(std::move(n));
       } else if (is_op("[")) {
@@ -161,7 +158,7 @@ class Parser {
         idx->kids.push_back(std::move(n));
         idx->kids.push_back(subscript(open));
         expect("]", open);
-        n = finish(std::move(idx));
+        n = std::move(idx);
       } else {
         return n;
       }
@@ -197,7 +194,7 @@ class Parser {
     }
     take();
     for (NodePtr& v : kw_values) n->kids.push_back(std::move(v));
-    return finish(std::move(n));
+    return n;
   }
 
   // One index item: a slice `a:b:c` (any part optional) or an expression.
@@ -219,7 +216,7 @@ class Parser {
     s->kids.push_back(std::move(start));
     s->kids.push_back(std::move(stop));
     s->kids.push_back(std::move(step));
-    return finish(std::move(s));
+    return s;
   }
 
   NodePtr subscript(const Token& open) {
@@ -234,7 +231,7 @@ class Parser {
       if (peek().kind == Token::Kind::End) fail(open.col, "'[' was never closed");
       tuple->kids.push_back(index_item());
     }
-    return finish(std::move(tuple));
+    return tuple;
   }
 
   // Elements of a (...) or [...] display, after the opener.
@@ -255,7 +252,7 @@ class Parser {
     }
     take();
     if (paren && n->kids.size() == 1 && !comma) return std::move(n->kids[0]);
-    return finish(std::move(n));
+    return n;
   }
 
   NodePtr atom() {
@@ -298,6 +295,7 @@ class Parser {
   std::vector<Token> toks_;
   std::size_t i_ = 0;
   int depth_ = 0;
+  int nodes_ = 0;
 };
 
 }  // namespace

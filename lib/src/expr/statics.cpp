@@ -50,7 +50,7 @@ Value call_builtin(std::string_view fname, const Args& args) {
   if (v.kind == Value::Kind::Tensor) return Value::of(tg::abs(*v.tensor));
   Scalar s = to_number(v, col, "abs()");
   if (s.kind == DKind::Float) return Value::scalar(Scalar::from_float(std::fabs(s.f)));
-  return Value::scalar(scalar_binary("*", s, Scalar::from_int(as_i64(s, col) < 0 ? -1 : 1), col));
+  return fold_unary(fold_binary("<", v, Value::scalar(Scalar::from_int(0)), col).num.b ? "-" : "+", v, col);
 }
 
 // Tensor(data, dtype=None)

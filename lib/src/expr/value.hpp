@@ -12,12 +12,15 @@ namespace tensor_inspect::expr {
 
 /// A Python value.
 struct Value {
-  enum class Kind { None, Scalar, String, Tensor, DType, Tuple, List, Slice, Ellipsis, Module, Builtin } kind = Kind::None;
+  enum class Kind { None, Scalar, String, Tensor, DType, Tuple, List, Slice, Ellipsis, Module, Builtin, BigInt } kind = Kind::None;
   Scalar num;                    ///< Scalar: bool, int (Signed/Unsigned) or float
-  std::string text;              ///< String contents; Module/Builtin name
+  std::string text;              ///< String contents; Module/Builtin name; BigInt in decimal
   std::optional<Tensor> tensor;  ///< Tensor
   DType dtype = DType::Float32;  ///< DType
   std::vector<Value> items;      ///< Tuple/List elements; Slice: start, stop, step (None if absent)
+  /// BigInt: a Python int outside [-2**63, 2**64), which only Python scalar arithmetic
+  /// takes (2**64 - 1); anything else refuses it as out of the 64-bit range.
+  __extension__ __int128 big = 0;
 
   static Value none() { return {}; }
   static Value scalar(Scalar s) { Value v; v.kind = Kind::Scalar; v.num = s; return v; }
@@ -50,6 +53,7 @@ inline std::string type_name(const Value& v) {
     case Value::Kind::Ellipsis: return "ellipsis";
     case Value::Kind::Module: return "module";
     case Value::Kind::Builtin: return "builtin_function_or_method";
+    case Value::Kind::BigInt: return "int";
   }
   return "object";
 }

@@ -156,8 +156,27 @@ Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults) {
 }
 
 Tensor pow(const Operand& a, const Operand& b) { return binop(Op::Pow, a, b); }
-Tensor maximum(const Operand& a, const Operand& b) { return binop(Op::Max, a, b); }
-Tensor minimum(const Operand& a, const Operand& b) { return binop(Op::Min, a, b); }
+namespace {
+// Whether one side is a Python int the other side's dtype cannot hold (uint8 and -1).
+bool int_out_of_range(const Operand& a, const Operand& b) {
+  DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  for (const Operand* side : {&a, &b})
+    if (is_python_int(*side) && !int_fits(std::get<Scalar>(*side), d)) return true;
+  return false;
+}
+}  // namespace
+
+// With a Python int out of the dtype's range, the comparison under max/min is made on the
+// exact values (cmp_lt widens), and the winner is then cast as where() casts it: uint8
+// maximum(-1) keeps x, maximum(300) gives 300 wrapped to 44 everywhere.
+Tensor maximum(const Operand& a, const Operand& b) {
+  if (int_out_of_range(a, b)) return where(cmp_lt(a, b), b, a);
+  return binop(Op::Max, a, b);
+}
+Tensor minimum(const Operand& a, const Operand& b) {
+  if (int_out_of_range(a, b)) return where(cmp_lt(b, a), b, a);
+  return binop(Op::Min, a, b);
+}
 
 namespace {
 Tensor bitwise(Op op, const char* name, const Operand& a, const Operand& b) {

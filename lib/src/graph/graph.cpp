@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -67,10 +68,42 @@ std::size_t arg_hash(const NodeArg& a) {
   return h;
 }
 
-std::unordered_multimap<std::size_t, std::weak_ptr<const Node>>& intern_table() {
-  static std::unordered_multimap<std::size_t, std::weak_ptr<const Node>> table;
-  return table;
+// The intern table: one entry per live node, erased by the node's own deleter, so the table
+// holds exactly the live nodes and a dropped node's memory returns at once. Entries keep a
+// raw pointer for comparing (valid under the lock: a dying node erases its entry, under the
+// lock, before its memory is freed) and a weak_ptr for handing out a new reference.
+struct InternEntry {
+  const Node* node;
+  std::weak_ptr<const Node> weak;
+};
+
+struct InternTable {
+  std::mutex mutex;
+  std::unordered_multimap<std::size_t, InternEntry> entries;
+};
+
+InternTable& intern_table() {
+  // Never destroyed: nodes that outlive main's statics still erase themselves safely.
+  static InternTable* table = new InternTable();
+  return *table;
 }
+
+struct NodeDeleter {
+  std::size_t hash;
+  void operator()(const Node* n) const {
+    {
+      InternTable& table = intern_table();
+      std::lock_guard<std::mutex> lock(table.mutex);
+      auto [lo, hi] = table.entries.equal_range(hash);
+      for (auto it = lo; it != hi; ++it)
+        if (it->second.node == n) {
+          table.entries.erase(it);
+          break;
+        }
+    }
+    delete n;  // outside the lock: its sources' deleters take it in turn
+  }
+};
 
 [[noreturn]] void spec_fail(Op op, const std::string& why) {
   throw Error(ErrorCode::Internal, "internal: invalid " + std::string(op_name(op)) + " node: " + why);
@@ -111,20 +144,26 @@ NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Nod
   std::size_t h = mix(mix(static_cast<std::size_t>(op), static_cast<std::size_t>(dtype)), arg_hash(arg));
   for (auto d : shape) h = mix(h, std::hash<std::int64_t>{}(d));
   for (const auto& s : src) h = mix(h, std::hash<const void*>{}(s.get()));
-  auto& table = intern_table();
-  auto [lo, hi] = table.equal_range(h);
-  for (auto it = lo; it != hi;) {
-    NodePtr n = it->second.lock();
-    if (!n) {
-      it = table.erase(it);
-      continue;
+  InternTable& table = intern_table();
+  {
+    std::lock_guard<std::mutex> lock(table.mutex);
+    auto [lo, hi] = table.entries.equal_range(h);
+    for (auto it = lo; it != hi; ++it) {
+      const Node& n = *it->second.node;
+      if (n.op == op && n.dtype == dtype && n.shape == shape && n.src == src && arg_equal(n.arg, arg))
+        if (NodePtr live = it->second.weak.lock()) return live;  // else it is dying: make a new one
     }
-    if (n->op == op && n->dtype == dtype && n->shape == shape && n->src == src && arg_equal(n->arg, arg)) return n;
-    ++it;
   }
-  auto node = std::make_shared<const Node>(Node{op, dtype, std::move(shape), std::move(src), std::move(arg)});
-  table.emplace(h, node);
+  NodePtr node(new Node{op, dtype, std::move(shape), std::move(src), std::move(arg)}, NodeDeleter{h});
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.entries.emplace(h, InternEntry{node.get(), node});
   return node;
+}
+
+std::size_t intern_table_size() {
+  InternTable& table = intern_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  return table.entries.size();
 }
 
 namespace {

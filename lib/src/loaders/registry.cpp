@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -54,9 +58,13 @@ std::string first_bytes(std::span<const std::byte> bytes) {
 }
 
 LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedFile>& file) {
+  const auto start = std::chrono::steady_clock::now();
   LoadedFile loaded = info.open(file);
   loaded.format = std::string(info.name);
   loaded.file = file;
+  spdlog::info("{}: {} format, {} tensors, {} metadata entries, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,
+               loaded.tensors.size(), loaded.metadata.size(), file->size(),
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return loaded;
 }
 

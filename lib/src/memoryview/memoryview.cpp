@@ -1,4 +1,8 @@
 // memoryview.cpp — Tensor.data() and CPython's memoryview rules (cast, strides, tolist).
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
 #include "tensor_inspect/memoryview.hpp"
 
 #include <string>
@@ -77,9 +81,11 @@ MemoryView data_header(const Tensor& t, const DataOptions& options) {
 
 MemoryView data(const Tensor& input, const DataOptions& options) {
   MemoryView mv = data_header(input, options);
+  const DTypeInfo& info = dtype_info(mv.dtype);
   if (mv.nbytes == 0) {
     mv.buffer = Buffer::cpu(0);
   } else {
+    const auto start = std::chrono::steady_clock::now();
     NodePtr root = input.cast(mv.dtype).contiguous().node();
     if (options.max_bytes != 0) {
       const std::uint64_t need = schedule_bytes(root);
@@ -93,6 +99,9 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
     // tensor streams its pages rather than allocating a second gigabyte.
     NodePtr done = realize(root);
     mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
+    spdlog::info("data(): {} {}, {} bytes, realized in {:.3f} ms ({})", std::string(info.name), shape_repr(mv.shape),
+                 mv.nbytes, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                 mv.buffer->device() == Device::DISK ? "read in place from the file mapping" : "in host memory");
   }
   return mv;
 }
@@ -112,6 +121,7 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
   const std::int64_t isz = dtype_info(*to).itemsize;
   MemoryView mv = view;
   mv.format = format;
+  mv.native_prefix = false;
   mv.dtype = *to;
   mv.itemsize = isz;
   if (shape && !shape->empty()) {
@@ -130,6 +140,16 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
     mv.shape = {view.nbytes / isz};
   }
   mv.strides = byte_strides(mv.shape, isz);
+  return mv;
+}
+
+MemoryView cast_view(const MemoryView& view, std::string_view format, const std::optional<Shape>& shape) {
+  const bool prefixed = format.size() == 2 && format[0] == '@';
+  if (format.size() != 1 && !prefixed)
+    throw Error(ErrorCode::Unsupported,
+                "memoryview: destination format must be a native single character format prefixed with an optional '@'");
+  MemoryView mv = cast_view(view, format.back(), shape);
+  mv.native_prefix = prefixed;
   return mv;
 }
 

@@ -6,6 +6,8 @@
 // so the bytes are the same on any number of threads.
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "realize/kernels.hpp"
 #include "tensor_inspect/error.hpp"
 
@@ -45,6 +47,7 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
   };
   for (std::size_t i = 0; i < stop; ++i) {
     const Kernel& k = kernels[i];
+    spdlog::debug("realize: {}", k.to_string(i));
     const NodePtr& out = k.output;
     NodePtr result;
     switch (k.kind) {

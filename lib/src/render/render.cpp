@@ -93,7 +93,7 @@ void render_text(const MemoryView& mv, OutBuffer& out) {
   out.write("dtype: ");
   out.write(dtype_info(mv.dtype).name);
   out.write("\nformat: ");
-  if (mv.format) out.put(*mv.format);
+  if (mv.format) out.write(*mv.format_string());
   else out.write("None");
   out.write("\nshape: ");
   write_tuple(out, mv.shape, false);
@@ -116,7 +116,7 @@ void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& ou
   out.write("\"format\": ");
   if (mv.format) {
     out.put('"');
-    out.put(*mv.format);
+    out.write(*mv.format_string());
     out.put('"');
   } else {
     out.write("null");
