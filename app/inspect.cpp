@@ -14,6 +14,7 @@
 #include "options.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
@@ -197,6 +198,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
 }  // namespace
 
 int run(const Options& o) {
+  for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
   if (in.file) {

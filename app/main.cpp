@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
       ->group(eng);
   cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
   cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+  cli.add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
+      ->group(eng);
 
   try {
     cli.parse(argc, argv);

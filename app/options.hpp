@@ -30,6 +30,7 @@ struct Options {
   std::optional<std::string> graph;       ///< --graph[=text|dot]: the lazy graph and schedule on stderr
   std::vector<std::string> view_as;       ///< --view-as FMT[:SHAPE], applied in order
   int verbosity = 0;                      ///< -v / -vv
+  std::vector<std::string> limits;        ///< --limit NAME=N: raise a resource cap (tensor_inspect/limits.hpp)
 };
 
 /// Runs the tool; returns the exit status. Throws tensor_inspect::Error for trouble.

@@ -36,6 +36,17 @@ def zip_bytes(members) -> bytes:
       z.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED)
   return b.getvalue()
 
+def declare_size(zip_data: bytes, size: int) -> bytes:
+  """The archive with every member's declared uncompressed size (local and central) set to `size`."""
+  b = bytearray(zip_data)
+  at = 0
+  while (at := b.find(b"PK\x03\x04", at)) >= 0:
+    struct.pack_into("<I", b, at + 22, size); at += 4
+  at = 0
+  while (at := b.find(b"PK\x01\x02", at)) >= 0:
+    struct.pack_into("<I", b, at + 24, size); at += 4
+  return bytes(b)
+
 good_npy = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", struct.pack("<2f", 1.0, 2.0))
 
 FILES = {
@@ -86,6 +97,8 @@ FILES = {
   # npz and PyTorch
   "npz_truncated.npz": zip_bytes([("a.npy", good_npy, False)])[:40],
   "npz_bad_member.npz": zip_bytes([("a.npy", b"\x93NUMPY garbage", False)]),
+  # fault 3: a member declaring 4 GB (and a shape to match) from a few compressed bytes
+  "npz_declares_4GB.npz": declare_size(zip_bytes([("a.npy", npy("{'descr': '<i2', 'fortran_order': False, 'shape': (2147483616,), }"), True)]), 0xFFFFFF00),
   "npz_deflate_bomb.npz": zip_bytes([("a.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", b"\0" * 10_000_000), True)]),
   "pt_unknown_opcode.pt": zip_bytes([("archive/data.pkl", b"\x80\x02\xff", False), ("archive/version", b"3\n", False)]),
   "pt_missing_storage.pt": zip_bytes([("archive/data.pkl",
@@ -107,7 +120,11 @@ OPTIONS = [["--dtype", "float128", "[1]"], ["--frobnicate"], ["--default-float",
 
 def run(args, stdin=b""):
   try:
-    p = subprocess.run([BIN] + args, input=stdin, capture_output=True, timeout=20)
+    if isinstance(stdin, bytes):
+      p = subprocess.run([BIN] + args, input=stdin, capture_output=True, timeout=20)
+    else:  # a file to redirect from (/dev/zero)
+      with open(stdin, "rb") as f:
+        p = subprocess.run([BIN] + args, stdin=f, capture_output=True, timeout=20)
   except subprocess.TimeoutExpired:
     return "hang"
   err = p.stderr.decode("utf-8", "replace")
@@ -137,6 +154,12 @@ def main():
     for lit in LITERALS: check(f"literal {lit[:30]!r}", ["--", lit])
     for e in EXPRS: check(f"expression {e!r}", ["[[1.0, 2.0], [3.0, 4.0]]", "-e", e])
     for o in OPTIONS: check(f"options {o}", o)
+    # fault 7: endless devices and pipes stop at the stream cap (lowered here to keep the test small)
+    cap = ["--limit", "stream_bytes=1M"]
+    check("fault 7: /dev/zero", ["/dev/zero"] + cap)
+    check("fault 7: - < /dev/zero", ["-"] + cap, "/dev/zero")
+    check("fault 7: --raw on /dev/zero", ["--raw", "uint8", "/dev/zero"] + cap)
+    check("fault 7: --raw - < /dev/zero", ["--raw", "uint8", "-"] + cap, "/dev/zero")
   print(f"{passed} passed, {failed} failed")
   return 0 if failed == 0 else 1
 

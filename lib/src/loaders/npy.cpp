@@ -23,13 +23,13 @@
 #include "loaders/formats.hpp"
 #include "loaders/npy_header.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
 namespace {
 
 constexpr unsigned char kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-constexpr std::uint64_t kMaxHeaderBytes = std::uint64_t{1} << 20;  // numpy refuses > 10000 by default
 constexpr std::size_t kMaxDims = 64;  // NPY_MAXDIMS in numpy 2
 
 /// A numpy descr string split into byte order and dtype.
@@ -109,7 +109,10 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
 
   // 4: the header dict.
   const std::uint64_t header_at = r.offset();
-  const std::string header = r.string(header_len, "header", kMaxHeaderBytes);
+  if (header_len > limits().npy_header_bytes)
+    r.fail("header length " + std::to_string(header_len) + " exceeds the limit of " +
+           std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"));
+  const std::string header = r.string(header_len, "header", header_len);
   const std::uint64_t data_at = r.offset();
   const PyValue dict = parse_npy_header(header, name, header_at, major);
   auto bad = [&](const std::string& what, std::uint64_t at) -> Error {

@@ -13,6 +13,7 @@
 
 #include "loaders/byte_reader.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -43,7 +44,7 @@ class PickleMachine {
 
   PickleRef make(Kind kind) {
     if (++made_ > limits_.max_values)
-      fail("more than " + std::to_string(limits_.max_values) + " values (limit)");
+      fail("more than " + std::to_string(limits_.max_values) + " values" + limit_hint("pickle_values"));
     arena_.push_back(std::make_unique<PickleValue>());
     PickleRef v = arena_.back().get();
     v->kind = kind;
@@ -64,7 +65,8 @@ class PickleMachine {
   void add_refs(std::uint64_t n) {
     refs_ += n;
     if (refs_ > limits_.max_refs)
-      fail("more than " + std::to_string(limits_.max_refs) + " stack and container references (limit)");
+      fail("more than " + std::to_string(limits_.max_refs) + " stack and container references" +
+           limit_hint("pickle_refs"));
   }
   std::size_t frame_base() const { return marks_.empty() ? 0 : marks_.back(); }
   void push(PickleRef v) {
@@ -94,7 +96,7 @@ class PickleMachine {
 
   void memo_put(std::uint64_t index) {
     if (memo_.size() >= limits_.max_memo && memo_.find(index) == memo_.end())
-      fail("more than " + std::to_string(limits_.max_memo) + " memo entries (limit)");
+      fail("more than " + std::to_string(limits_.max_memo) + " memo entries" + limit_hint("pickle_memo"));
     memo_[index] = top();
   }
   void memo_get(std::uint64_t index) {
@@ -308,6 +310,10 @@ class PickleMachine {
 };
 
 }  // namespace
+
+PickleLimits PickleLimits::current() {
+  return {limits().pickle_values, limits().pickle_memo, limits().pickle_refs};
+}
 
 Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits) {
   return PickleMachine(bytes, name, limits).run();

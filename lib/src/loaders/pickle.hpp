@@ -46,20 +46,24 @@ struct Pickled {
   PickleRef root = nullptr;
 };
 
-/// Limits that keep a hostile pickle from allocating without bound.
+/// Limits that keep a hostile pickle from allocating without bound; the defaults are
+/// Limits::pickle_values, pickle_memo and pickle_refs (tensor_inspect/limits.hpp).
 struct PickleLimits {
-  std::uint64_t max_values = std::uint64_t{1} << 22;  ///< values made, all kinds together
-  std::uint64_t max_memo = std::uint64_t{1} << 22;    ///< memo entries
+  std::uint64_t max_values = 0;  ///< values made, all kinds together
+  std::uint64_t max_memo = 0;    ///< memo entries
   /// References held: stack pushes, MARKs and container items (DUP, BINGET and APPEND
   /// add references without making values, one input byte each).
-  std::uint64_t max_refs = std::uint64_t{1} << 26;
+  std::uint64_t max_refs = 0;
+  /// The caps in force (limits()).
+  static PickleLimits current();
 };
 
 /// Runs the pickle in `bytes` up to its STOP and returns the result. `name` names the
 /// input in messages. Throws Error(BadFile) "<name>: pickle: <what> at byte <N>" for an
 /// unknown or unsupported opcode, stack underflow, a missing MARK, a memo index that was
 /// never stored, truncated input, or a limit exceeded.
-Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits = {});
+Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name,
+                    const PickleLimits& limits = PickleLimits::current());
 
 /// Python's type name of a value: "int", "str", "dict", or an Object's global name.
 std::string pickle_type_name(const PickleValue& v);

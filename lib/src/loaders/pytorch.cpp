@@ -26,6 +26,7 @@
 #include "loaders/pytorch_storage.hpp"
 #include "loaders/zip_archive.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -33,8 +34,6 @@ namespace {
 
 using Kind = PickleValue::Kind;
 
-constexpr int kMaxDepth = 64;
-constexpr std::size_t kMaxEntries = std::size_t{1} << 20;
 constexpr std::size_t kMaxDims = 64;
 
 // LONG1 of 10 bytes holding 0x1950a86a20f9469cfc6c, as the legacy format pickles it first.
@@ -81,12 +80,13 @@ class PytorchReader {
     if (pkl->stored) {
       bytes = file_->bytes().subspan(static_cast<std::size_t>(pkl->data_offset), static_cast<std::size_t>(pkl->size));
     } else {
-      // A pickle is read whole; the caps below bound what it may build.
-      if (pkl->size > (std::uint64_t{1} << 30))
+      // A pickle is read whole, inflated as its bytes arrive; the pickle caps bound
+      // what it may build.
+      if (pkl->size > limits().pickle_bytes)
         throw Error(ErrorCode::Unsupported, pickle_name_ + ": compressed pickle of " + std::to_string(pkl->size) +
-                                                " bytes is over the limit of 1 GiB");
-      owned.resize(static_cast<std::size_t>(pkl->size));
-      zip_->read_into(*pkl, 0, owned, true);
+                                                " bytes is over the limit of " + std::to_string(limits().pickle_bytes) +
+                                                limit_hint("pickle_bytes"));
+      owned = zip_->read_all(*pkl);
       bytes = owned;
     }
     const Pickled pickled = read_pickle(bytes, pickle_name_);
@@ -145,9 +145,12 @@ class PytorchReader {
   }
 
   void flatten(const PickleRef& v, const std::string& name, int depth) {
-    if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " at '" + name + "'", *v);
-    if (out_.tensors.size() + out_.metadata.size() >= kMaxEntries)
-      fail("more than " + std::to_string(kMaxEntries) + " entries", *v);
+    if (static_cast<std::uint64_t>(depth) > limits().pickle_depth)
+      fail("nesting deeper than " + std::to_string(limits().pickle_depth) + " at '" + name + "'" +
+               limit_hint("pickle_depth"),
+           *v);
+    if (out_.tensors.size() + out_.metadata.size() >= limits().pickle_entries)
+      fail("more than " + std::to_string(limits().pickle_entries) + " entries" + limit_hint("pickle_entries"), *v);
     if (v->kind == Kind::Dict) {
       for (std::size_t i = 0; i + 1 < v->items.size(); i += 2)
         flatten(v->items[i + 1], join(name, key_text(*v->items[i])), depth + 1);

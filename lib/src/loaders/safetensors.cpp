@@ -20,13 +20,12 @@
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
 
 namespace tensor_inspect {
 
 namespace {
-
-constexpr std::uint64_t kMaxHeader = 100'000'000;
 
 /// One safetensors dtype tag: a tinygrad dtype, or a tag we recognise but cannot show.
 struct StTag {
@@ -194,15 +193,17 @@ bool sniff_safetensors(std::span<const std::byte> head) {
   if (head.size() < 9) return false;
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(head[i]) << (8 * i);
-  return n >= 2 && n <= kMaxHeader && head[8] == std::byte{'{'};
+  return n >= 2 && n <= limits().safetensors_header_bytes && head[8] == std::byte{'{'};
 }
 
 LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   const std::string& name = file->name();
   ByteReader r(file->bytes(), name);
   const std::uint64_t n = r.u64le("header length");
-  if (n > kMaxHeader)
-    r.fail_at("header length " + std::to_string(n) + " exceeds the limit of " + std::to_string(kMaxHeader), 0);
+  if (n > limits().safetensors_header_bytes)
+    r.fail_at("header length " + std::to_string(n) + " exceeds the limit of " +
+                  std::to_string(limits().safetensors_header_bytes) + limit_hint("safetensors_header_bytes"),
+              0);
   if (n > r.remaining())
     r.fail_at("header length " + std::to_string(n) + " runs past the end of the file (" +
                   std::to_string(file->size()) + " bytes)",

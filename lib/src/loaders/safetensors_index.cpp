@@ -17,13 +17,12 @@
 
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
 
 namespace tensor_inspect {
 
 namespace {
-
-constexpr std::uint64_t kMaxIndex = 100'000'000;
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
   throw Error(ErrorCode::BadFile, file + ": " + what);
@@ -56,8 +55,9 @@ bool sniff_safetensors_index(std::span<const std::byte> head) {
 
 LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   const std::string& name = file->name();
-  if (file->size() > kMaxIndex)
-    fail(name, "index is " + std::to_string(file->size()) + " bytes, over the limit of " + std::to_string(kMaxIndex));
+  if (file->size() > limits().index_bytes)
+    fail(name, "index is " + std::to_string(file->size()) + " bytes, over the limit of " +
+                   std::to_string(limits().index_bytes) + limit_hint("index_bytes"));
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
   const nlohmann::json index = parse_json_header(text, name, 0);
   if (!index.is_object()) fail(name, "index is not a JSON object");
