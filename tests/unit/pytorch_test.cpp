@@ -315,14 +315,23 @@ TEST_CASE("pytorch: malformed pickles give an Error naming the file, member and 
     CHECK_THROWS_WITH_AS(open_pickle(p), (kPickleName + ": SETITEMS with an odd number of values at byte 5").c_str(),
                          ti::Error);
   }
-  SUBCASE("a list that contains itself stops at the depth limit") {
+  SUBCASE("a list that contains itself is entered once: its second visit is a reference") {
     Pickle p;
     p.op(std::string("]q\0h\0", 5)).op("a.");
+    const ti::LoadedFile f = open_pickle(p);
+    REQUIRE(f.metadata.size() == 1);
+    CHECK(f.metadata[0].key == "0");
+    CHECK(f.metadata[0].type == "reference");
+    CHECK(f.metadata[0].value == "<same object as '<root>'>");
+  }
+  SUBCASE("70 nested lists stop at the depth limit") {
+    Pickle p;
+    p.op(std::string(70, ']')).op(std::string(69, 'a')).op(".");
     std::string name = "0";  // the 65th level: 0.0. ... .0
     for (int i = 0; i < 64; ++i) name += ".0";
     CHECK_THROWS_WITH_AS(open_pickle(p),
-                         ("x.pt: archive/data.pkl: nesting deeper than 64 at '" + name + "'" +
-                          " (limit pickle_depth; raise it with --limit pickle_depth=N) at byte 2")
+                         ("x.pt: archive/data.pkl: nesting deeper than 64 levels at '" + name + "'" +
+                          " (limit pickle_depth; raise it with --limit pickle_depth=N) at byte 67")
                              .c_str(),
                          ti::Error);
   }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "loaders/byte_reader.hpp"
 #include "tensor_inspect/error.hpp"
@@ -32,7 +33,7 @@ class PickleMachine {
       const std::uint8_t op = r_.u8("opcode");
       if (op == '.') {
         PickleRef root = pop();
-        return {std::move(arena_), root};
+        return {std::move(arena_), root, std::move(globals_)};
       }
       step(op);
     }
@@ -126,6 +127,12 @@ class PickleMachine {
     for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
     if (n > 0 && n < 8 && (static_cast<std::uint8_t>(b[n - 1]) & 0x80)) v |= ~std::uint64_t{0} << (8 * n);
     return make_int(static_cast<std::int64_t>(v));
+  }
+
+  /// A GLOBAL or STACK_GLOBAL: recorded once, so callers can check it against an allow-list.
+  PickleRef make_global(std::string name) {
+    if (global_names_.insert(name).second) globals_.push_back({name, op_at_});
+    return make_text(Kind::Global, std::move(name));
   }
 
   PickleRef make_seq(Kind kind, std::vector<PickleRef> items) {
@@ -258,14 +265,14 @@ class PickleMachine {
       case 'c': {
         std::string module = read_line("GLOBAL module");
         std::string qualname = read_line("GLOBAL name");
-        push(make_text(Kind::Global, module + "." + qualname));
+        push(make_global(module + "." + qualname));
         break;
       }
       case 0x93: {  // STACK_GLOBAL
         PickleRef qualname = pop();
         PickleRef module = pop();
         if (module->kind != Kind::Str || qualname->kind != Kind::Str) fail("STACK_GLOBAL needs two str");
-        push(make_text(Kind::Global, module->text + "." + qualname->text));
+        push(make_global(module->text + "." + qualname->text));
         break;
       }
       case 'R': case 0x81: {  // REDUCE, NEWOBJ
@@ -281,7 +288,15 @@ class PickleMachine {
         push(make_object(callable, args));
         break;
       }
-      case 'b': (void)pop(); (void)top(); break;  // BUILD: the state is dropped, never applied
+      case 'b': {  // BUILD: the state is kept beside the object, never applied
+        PickleRef state = pop();
+        PickleRef target = top();
+        if (target->kind == Kind::Object && !target->state) {
+          add_refs(1);
+          target->state = state;
+        }
+        break;
+      }
       case 'Q': {
         PickleRef pid = pop();
         auto v = make(Kind::PersistentId);
@@ -304,6 +319,8 @@ class PickleMachine {
   std::vector<PickleRef> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, PickleRef> memo_;
+  std::vector<PickleGlobal> globals_;
+  std::unordered_set<std::string> global_names_;
   std::uint64_t made_ = 0;
   std::uint64_t refs_ = 0;
   std::uint64_t op_at_ = 0;
