@@ -62,8 +62,11 @@ Shape parse_shape(const std::string& text, const char* what) {
     if (c != '(' && c != ')' && c != ' ') t += c;
   std::stringstream ss(t);
   std::string part;
+  // "2," is the 1-tuple (2,) (getline yields no part after the last comma); an empty
+  // part anywhere else ("2,,2", ",2") is a typo, not a shape.
   while (std::getline(ss, part, ',')) {
-    if (part.empty()) continue;
+    if (part.empty())
+      throw Error(ErrorCode::Usage, std::string(what) + ": '" + text + "' has an empty dimension (a shape is like 2,3)");
     try {
       std::size_t used = 0;
       long long v = std::stoll(part, &used);
@@ -108,6 +111,12 @@ struct Resolved {
 };
 
 Resolved resolve_file(LoadedFile lf, const Options& o) {
+  // What the file warns of (pickle globals torch.load would import, missing shards) goes
+  // to stderr; --strict refuses the file instead.
+  for (const std::string& w : lf.warnings) {
+    if (o.strict) throw Error(ErrorCode::BadFile, w + " (--strict)");
+    spdlog::warn("{}", escape_untrusted(w, false));
+  }
   Resolved r;
   if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
   if (o.meta || o.list) {

@@ -29,7 +29,8 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
-  cat x.npy | tensor-inspect -                         standard input
+  cat x.npy | tensor-inspect -                         standard input (up to 1 GiB: --limit stream_bytes=4G for more)
+  tensor-inspect model.pt --list --strict              refuse a pickle naming globals torch.load(weights_only=True) refuses
   tensor-inspect -- -5                                 a negative literal after --
 
 Exit status: 0 success; 2 trouble (bad command line, unreadable or malformed input,
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
   cli.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
   cli.add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
   cli.add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
-  cli.add_option("--offset", o.offset, "bytes to skip before --raw data")->group(files);
+  cli.add_option("--offset", o.offset, "bytes to skip before --raw data")->check(CLI::NonNegativeNumber)->group(files);
   cli.add_option("--byte-order", o.byte_order, "byte order of --raw data")
       ->check(CLI::IsMember({"little", "big"}))
       ->group(files);
