@@ -19,6 +19,7 @@
 #include "print_options.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
@@ -34,8 +35,11 @@ Shape parse_shape(const std::string& text, const char* what) {
     if (c != '(' && c != ')' && c != ' ') t += c;
   std::stringstream ss(t);
   std::string part;
+  // "2," is the 1-tuple (2,) (getline yields no part after the last comma); an empty
+  // part anywhere else ("2,,2", ",2") is a typo, not a shape.
   while (std::getline(ss, part, ',')) {
-    if (part.empty()) continue;
+    if (part.empty())
+      throw Error(ErrorCode::Usage, std::string(what) + ": '" + text + "' has an empty dimension (a shape is like 2,3)");
     try {
       std::size_t used = 0;
       long long v = std::stoll(part, &used);
@@ -113,6 +117,12 @@ Item item_of(const LoadedFile& lf, const TensorEntry& entry) {
 }
 
 Resolved resolve_file(LoadedFile lf, const Options& o) {
+  // What the file warns of (pickle globals torch.load would import, missing shards) goes
+  // to stderr; --strict refuses the file instead.
+  for (const std::string& w : lf.warnings) {
+    if (o.strict) throw Error(ErrorCode::BadFile, w + " (--strict)");
+    spdlog::warn("{}", escape_untrusted(w, false));
+  }
   Resolved r;
   if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
   if (o.meta || o.list) {
@@ -221,6 +231,7 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
 }
 
 int run(const Options& o) {
+  for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
   if (in.file) {

@@ -47,7 +47,8 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect big.npy --edgeitems 1 --threshold 10  fewer items at each end; --full prints every element
   tensor-inspect big.npy --json --threshold 1000       JSON summarizes only when asked: "..." marks the elisions
   tensor-inspect big.npy --header                      format, shape, strides, nbytes: no data read
-  cat x.npy | tensor-inspect -                         standard input
+  cat x.npy | tensor-inspect -                         standard input (up to 1 GiB: --limit stream_bytes=4G for more)
+  tensor-inspect model.pt --list --strict              refuse a pickle naming globals torch.load(weights_only=True) refuses
   tensor-inspect -- -5                                 a negative literal after --
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
   cli.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
   cli.add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
   cli.add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
-  cli.add_option("--offset", o.offset, "bytes to skip before --raw data")->group(files);
+  cli.add_option("--offset", o.offset, "bytes to skip before --raw data")->check(CLI::NonNegativeNumber)->group(files);
   cli.add_option("--byte-order", o.byte_order, "byte order of --raw data")
       ->check(CLI::IsMember({"little", "big"}))
       ->group(files);
@@ -116,6 +117,8 @@ int main(int argc, char** argv) {
   cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
   cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
   ti::app::setup_print_options(cli, o.print);
+  cli.add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
+      ->group(eng);
 
   ti::app::DiffOptions diff_options;
   CLI::App* diff = ti::app::setup_diff(cli, diff_options);

@@ -37,6 +37,7 @@ struct Options {
   std::vector<std::string> view_as;       ///< --view-as FMT[:SHAPE], applied in order
   int verbosity = 0;                      ///< -v / -vv
   PrintFlags print;                       ///< --header, --full, --threshold, --edgeitems (print_options.hpp)
+  std::vector<std::string> limits;        ///< --limit NAME=N: raise a resource cap (tensor_inspect/limits.hpp)
 };
 
 /// Runs the tool; returns the exit status. Throws tensor_inspect::Error for trouble.

@@ -36,6 +36,17 @@ def zip_bytes(members) -> bytes:
       z.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED)
   return b.getvalue()
 
+def declare_size(zip_data: bytes, size: int) -> bytes:
+  """The archive with every member's declared uncompressed size (local and central) set to `size`."""
+  b = bytearray(zip_data)
+  at = 0
+  while (at := b.find(b"PK\x03\x04", at)) >= 0:
+    struct.pack_into("<I", b, at + 22, size); at += 4
+  at = 0
+  while (at := b.find(b"PK\x01\x02", at)) >= 0:
+    struct.pack_into("<I", b, at + 24, size); at += 4
+  return bytes(b)
+
 good_npy = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", struct.pack("<2f", 1.0, 2.0))
 
 FILES = {
@@ -86,6 +97,14 @@ FILES = {
   # npz and PyTorch
   "npz_truncated.npz": zip_bytes([("a.npy", good_npy, False)])[:40],
   "npz_bad_member.npz": zip_bytes([("a.npy", b"\x93NUMPY garbage", False)]),
+  # fault 3: a member declaring 4 GB (and a shape to match) from a few compressed bytes
+  "npz_declares_4GB.npz": declare_size(zip_bytes([("a.npy", npy("{'descr': '<i2', 'fortran_order': False, 'shape': (2147483616,), }"), True)]), 0xFFFFFF00),
+  # fault 5: 20 MB of '[' as a safetensors header, and a deep index
+  "st_deep_nesting.safetensors": safetensors(b"[" * 20_000_000),
+  "st_deep_field.safetensors": safetensors(b'{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":' + b"[" * 1_000_000 + b"]" * 1_000_000 + b"}}", b"\0"),
+  "deep.safetensors.index.json": b'{"weight_map": {}, "metadata": ' + b"[" * 1_000_000 + b"]" * 1_000_000 + b"}",
+  # fault 20: NUL bytes after the header
+  "st_nul_after_header.safetensors": safetensors(b'{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}\0\0\0\0', b"\0"),
   "npz_deflate_bomb.npz": zip_bytes([("a.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", b"\0" * 10_000_000), True)]),
   "pt_unknown_opcode.pt": zip_bytes([("archive/data.pkl", b"\x80\x02\xff", False), ("archive/version", b"3\n", False)]),
   "pt_missing_storage.pt": zip_bytes([("archive/data.pkl",
@@ -107,7 +126,11 @@ OPTIONS = [["--dtype", "float128", "[1]"], ["--frobnicate"], ["--default-float",
 
 def run(args, stdin=b""):
   try:
-    p = subprocess.run([BIN] + args, input=stdin, capture_output=True, timeout=20)
+    if isinstance(stdin, bytes):
+      p = subprocess.run([BIN] + args, input=stdin, capture_output=True, timeout=20)
+    else:  # a file to redirect from (/dev/zero)
+      with open(stdin, "rb") as f:
+        p = subprocess.run([BIN] + args, stdin=f, capture_output=True, timeout=20)
   except subprocess.TimeoutExpired:
     return "hang"
   err = p.stderr.decode("utf-8", "replace")
@@ -137,6 +160,34 @@ def main():
     for lit in LITERALS: check(f"literal {lit[:30]!r}", ["--", lit])
     for e in EXPRS: check(f"expression {e!r}", ["[[1.0, 2.0], [3.0, 4.0]]", "-e", e])
     for o in OPTIONS: check(f"options {o}", o)
+    # fault 10: a name holding a NUL byte keeps the whole close-matches hint on its one line
+    nul = os.path.join(tmp, "nul_name.safetensors")
+    with open(nul, "wb") as f: f.write(safetensors(b'{"ab\\u0000cd":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"\0"))
+    p = subprocess.run([BIN, nul, "--name", "abcd"], capture_output=True, timeout=20)
+    if p.returncode != 2 or not p.stderr.decode().rstrip().endswith("close matches: 'ab\\x00cd'"):
+      failed += 1; print(f"FAIL fault 10: NUL in a name cuts the hint: {p.stderr!r}")
+    else: passed += 1
+    # fault 11: empty dimensions and negative offsets are usage errors
+    raw = os.path.join(tmp, "four.bin")
+    with open(raw, "wb") as f: f.write(b"\0" * 4)
+    check("fault 11: --shape 2,,2", [raw, "--raw", "uint8", "--shape", "2,,2"])
+    check("fault 11: --shape ,4", [raw, "--raw", "uint8", "--shape", ",4"])
+    check("fault 11: --offset -1", [raw, "--raw", "uint8", "--offset", "-1"])
+    # fault 12: a forced format that does not fit the file
+    check("fault 12: --format npz on a PyTorch file", [os.path.join(ROOT, "samples", "state_dict.pt"), "--format", "npz"])
+    check("fault 12: --format gguf on a .npy", [os.path.join(ROOT, "samples", "int8.npy"), "--format", "gguf"])
+    # fault 22: --strict refuses a pickle naming a global torch.load(weights_only=True) refuses
+    unsafe = os.path.join(tmp, "os_system.pt")
+    with open(unsafe, "wb") as f:
+      f.write(zip_bytes([("archive/data.pkl", b"\x80\x02}X\x01\x00\x00\x00xcos\nsystem\nX\x04\x00\x00\x00true\x85Rs.", False),
+                         ("archive/version", b"3\n", False)]))
+    check("fault 22: --strict on os.system", [unsafe, "--strict", "--list"])
+    # fault 7: endless devices and pipes stop at the stream cap (lowered here to keep the test small)
+    cap = ["--limit", "stream_bytes=1M"]
+    check("fault 7: /dev/zero", ["/dev/zero"] + cap)
+    check("fault 7: - < /dev/zero", ["-"] + cap, "/dev/zero")
+    check("fault 7: --raw on /dev/zero", ["--raw", "uint8", "/dev/zero"] + cap)
+    check("fault 7: --raw - < /dev/zero", ["--raw", "uint8", "-"] + cap, "/dev/zero")
   print(f"{passed} passed, {failed} failed")
   return 0 if failed == 0 else 1
 

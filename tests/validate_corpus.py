@@ -5,7 +5,8 @@
    breaks; validate must exit 1 and report every planted rule (text and --json).
 2. Every tensor file in samples/ must validate clean (exit 0, no finding), except
    checkpoint.pt, whose pickle really names argparse.Namespace, a global outside
-   PyTorch's weights_only allow-list: exactly that one warning.
+   PyTorch's weights_only allow-list: exactly that one warning; and whole_model.pt
+   (torch.save of a whole nn.Module), whose module classes are such globals too.
 3. Unreadable input (missing file, no tensor format) exits 2 with stdout empty.
 """
 import glob, json, os, subprocess, sys, tempfile
@@ -51,6 +52,9 @@ for path in samples:
     findings = json.loads(stdout)["files"][0]["findings"] if rc in (0, 1) else None
     if os.path.basename(path) == "checkpoint.pt":
         ok = rc == 1 and [(x["rule"], x["place"].endswith("global 'argparse.Namespace'")) for x in findings] == [("pickle.global", True)]
+    elif os.path.basename(path) == "whole_model.pt":
+        ok = rc == 1 and findings and all(x["rule"] == "pickle.global" for x in findings) and any(
+            x["place"].endswith("global 'torch.nn.modules.linear.Linear'") for x in findings)
     else:
         ok = rc == 0 and findings == []
     if not ok: failures.append(f"{path}: exit {rc}, findings {findings} {stderr.strip()[:100]}")

@@ -12,6 +12,7 @@
 
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "test_util.hpp"
 
 namespace ti = tensor_inspect;
@@ -86,6 +87,53 @@ TEST_CASE("MappedFile::read_fd of a bad descriptor is an Io error") {
                        ti::Error);
 }
 
+TEST_CASE("fault 7: an endless device or pipe is read up to Limits::stream_bytes, then refused") {
+  const ti::Limits saved = ti::limits();
+  ti::Limits small = saved;
+  small.stream_bytes = 1 << 20;
+  ti::set_limits(small);
+  SUBCASE("/dev/zero never ends") {
+    CHECK_THROWS_WITH_AS(ti::MappedFile::open("/dev/zero"),
+                         "/dev/zero: more than 1048576 bytes from a pipe or special file, which is read into memory "
+                         "(limit stream_bytes; raise it with --limit stream_bytes=N)",
+                         ti::Error);
+  }
+  SUBCASE("a pipe holding exactly the cap is read whole; one byte more is refused") {
+    for (const std::size_t n : {std::size_t{1} << 20, (std::size_t{1} << 20) + 1}) {
+      int fds[2];
+      REQUIRE(::pipe(fds) == 0);
+      const pid_t pid = ::fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        ::close(fds[0]);
+        const std::string chunk(n, 'x');
+        std::size_t done = 0;
+        while (done < n) {
+          const ssize_t w = ::write(fds[1], chunk.data() + done, n - done);
+          if (w <= 0) ::_exit(0);  // the reader stopped: fine
+          done += static_cast<std::size_t>(w);
+        }
+        ::_exit(0);
+      }
+      ::close(fds[1]);
+      if (n == std::size_t{1} << 20) {
+        const auto file = ti::MappedFile::read_fd(fds[0], "<stdin>");
+        CHECK(file->size() == n);
+        CHECK(static_cast<char>(file->bytes()[n - 1]) == 'x');
+      } else {
+        CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(fds[0], "<stdin>"),
+                             "<stdin>: more than 1048576 bytes from a pipe or special file, which is read into memory "
+                             "(limit stream_bytes; raise it with --limit stream_bytes=N)",
+                             ti::Error);
+      }
+      ::close(fds[0]);
+      int status = 0;
+      CHECK(::waitpid(pid, &status, 0) == pid);
+    }
+  }
+  ti::set_limits(saved);
+}
+
 TEST_CASE("MappedFile::from_bytes wraps memory") {
   const auto file = ti::MappedFile::from_bytes(bytes_of("abc"), "member.npy");
   CHECK(file->name() == "member.npy");
@@ -103,7 +151,7 @@ TEST_CASE("Buffer::cpu is zeroed and refuses more than 2^40 bytes") {
   CHECK(buf->file() == nullptr);
   CHECK(ti::Buffer::cpu(0)->nbytes() == 0);
   const std::size_t too_big = (std::size_t{1} << 40) + 1;
-  CHECK_THROWS_WITH_AS(ti::Buffer::cpu(too_big), "cannot allocate a buffer of 1099511627777 bytes: the limit is 2^40 bytes",
+  CHECK_THROWS_WITH_AS(ti::Buffer::cpu(too_big), "cannot allocate a buffer of 1099511627777 bytes: over the limit of 1099511627776 bytes (limit buffer_bytes; raise it with --limit buffer_bytes=N)",
                        ti::Error);
   CHECK(code_of([&] { ti::Buffer::cpu(too_big); }) == ti::ErrorCode::Unsupported);
 }

@@ -220,12 +220,13 @@ TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, memb
                          "and shape (3,) (6 bytes) make 134",
                          ti::Error);
   }
-  SUBCASE("deflate bomb: a declared size of 4 GB is refused after inflating the header only") {
+  SUBCASE("deflate bomb: a declared size of 4 GB is refused before anything is inflated") {
     zip_test::Member m = zip_test::deflated("a.npy", a);
     m.size = 0xF0000000u;
     CHECK_THROWS_WITH_AS(open_zip({m}),
-                         "x.npz: member 'a.npy' (data at byte 35) declares 4026531840 bytes, but its header (128 "
-                         "bytes) and shape (3,) (6 bytes) make 134",
+                         "x.npz: member 'a.npy': declares 4026531840 bytes uncompressed from 139 compressed, more "
+                         "than the ratio 1032:1 deflate can reach (limit zip_ratio; raise it with --limit "
+                         "zip_ratio=N) at byte 0",
                          ti::Error);
   }
   SUBCASE("a shape claiming far more data than a compressed member declares") {
@@ -292,4 +293,17 @@ TEST_CASE("npz: every truncation and every single-byte corruption gives a result
       CHECK_NOTHROW(survive(damaged));
     }
   }
+}
+
+TEST_CASE("fault 3: an npz member declaring a huge size that its shape matches is refused before any allocation") {
+  // The header says 1e9 int16 (2e9 bytes) and the member declares exactly header + data,
+  // but its 139 compressed bytes cannot inflate to more than 1032 times that.
+  zip_test::Member m = zip_test::deflated("a.npy", npy("<i2", "(1000000000,)", kI2Data));
+  m.size = 128u + 2000000000u;
+  const std::uint64_t before = ti::Buffer::cpu_allocations();
+  CHECK_THROWS_WITH_AS(open_zip({m}),
+                       "x.npz: member 'a.npy': declares 2000000128 bytes uncompressed from 139 compressed, more than "
+                       "the ratio 1032:1 deflate can reach (limit zip_ratio; raise it with --limit zip_ratio=N) at byte 0",
+                       ti::Error);
+  CHECK(ti::Buffer::cpu_allocations() == before);
 }

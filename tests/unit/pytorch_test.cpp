@@ -315,27 +315,38 @@ TEST_CASE("pytorch: malformed pickles give an Error naming the file, member and 
     CHECK_THROWS_WITH_AS(open_pickle(p), (kPickleName + ": SETITEMS with an odd number of values at byte 5").c_str(),
                          ti::Error);
   }
-  SUBCASE("a list that contains itself stops at the depth limit") {
+  SUBCASE("a list that contains itself is entered once: its second visit is a reference") {
     Pickle p;
     p.op(std::string("]q\0h\0", 5)).op("a.");
+    const ti::LoadedFile f = open_pickle(p);
+    REQUIRE(f.metadata.size() == 1);
+    CHECK(f.metadata[0].key == "0");
+    CHECK(f.metadata[0].type == "reference");
+    CHECK(f.metadata[0].value == "<same object as '<root>'>");
+  }
+  SUBCASE("70 nested lists stop at the depth limit") {
+    Pickle p;
+    p.op(std::string(70, ']')).op(std::string(69, 'a')).op(".");
     std::string name = "0";  // the 65th level: 0.0. ... .0
     for (int i = 0; i < 64; ++i) name += ".0";
     CHECK_THROWS_WITH_AS(open_pickle(p),
-                         ("x.pt: archive/data.pkl: nesting deeper than 64 at '" + name + "' at byte 2").c_str(),
+                         ("x.pt: archive/data.pkl: nesting deeper than 64 levels at '" + name + "'" +
+                          " (limit pickle_depth; raise it with --limit pickle_depth=N) at byte 67")
+                             .c_str(),
                          ti::Error);
   }
   SUBCASE("the value limit") {
     const std::string bytes = "\x80\x02NNNN.";
     const ti::PickleLimits limits{3, 3, 100};
     CHECK_THROWS_WITH_AS(ti::read_pickle(std::as_bytes(std::span(bytes.data(), bytes.size())), "p", limits),
-                         "p: pickle: more than 3 values (limit) at byte 5", ti::Error);
+                         "p: pickle: more than 3 values (limit pickle_values; raise it with --limit pickle_values=N) at byte 5", ti::Error);
   }
   SUBCASE("the reference limit: DUP and BINGET make no values but hold references") {
     const std::string bytes = "\x80\x02N" + std::string(20, '2') + ".";
     const ti::PickleLimits limits{100, 100, 10};
     // N is reference 1, the DUPs at bytes 3.. are 2, 3, ...: the 10th DUP (byte 12) is the 11th.
     CHECK_THROWS_WITH_AS(ti::read_pickle(std::as_bytes(std::span(bytes.data(), bytes.size())), "p", limits),
-                         "p: pickle: more than 10 stack and container references (limit) at byte 12", ti::Error);
+                         "p: pickle: more than 10 stack and container references (limit pickle_refs; raise it with --limit pickle_refs=N) at byte 12", ti::Error);
   }
 }
 

@@ -27,8 +27,10 @@ class MappedFile {
   /// Maps `path` read-only. Throws Error(Io) naming the path and errno text when the
   /// file cannot be opened, is a directory, or cannot be mapped. The file is never written.
   static std::shared_ptr<MappedFile> open(const std::string& path);
-  /// Reads all of standard input (or any fd) into memory; `name` is used in messages.
-  /// Throws Error(Io) on a read error.
+  /// Reads all of standard input (or any fd) into memory; `name` is used in messages. A
+  /// regular file is mapped instead. Throws Error(Io) on a read error, or past
+  /// Limits::stream_bytes (a pipe or device may never end). Special files given to
+  /// open() are read the same way.
   static std::shared_ptr<MappedFile> read_fd(int fd, const std::string& name);
   /// Wraps bytes already in memory (tests, decompressed members).
   static std::shared_ptr<MappedFile> from_bytes(std::vector<std::byte> bytes, const std::string& name);
@@ -40,7 +42,7 @@ class MappedFile {
   /// `size` bytes that read as `head` followed by zeros, named `name`: an anonymous mapping
   /// that commits memory only for the pages of `head`. Lets a header parser check lengths
   /// against data it never reads (a compressed .npz member, inflated later). Throws
-  /// Error(Unsupported) past 2^40 bytes or when the address space cannot be reserved.
+  /// Error(Unsupported) past Limits::buffer_bytes or when the address space cannot be reserved.
   static std::shared_ptr<MappedFile> sparse(std::span<const std::byte> head, std::uint64_t size,
                                             const std::string& name);
 
@@ -61,6 +63,7 @@ class MappedFile {
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
   bool mapped_ = false;
+  bool anonymous_ = false;  ///< bytes in an anonymous mapping (read from a stream): unmapped, not a file map
   std::vector<std::byte> owned_;
   std::string name_;
 };
@@ -69,7 +72,7 @@ class MappedFile {
 /// MappedFile; CPU buffers own their (zero-initialised) memory.
 class Buffer {
  public:
-  /// A zeroed CPU buffer of `nbytes` bytes. Throws Error(Unsupported) past 2^40 bytes
+  /// A zeroed CPU buffer of `nbytes` bytes. Throws Error(Unsupported) past Limits::buffer_bytes
   /// rather than attempting the allocation.
   static std::shared_ptr<Buffer> cpu(std::size_t nbytes);
   /// A read-only DISK slice [offset, offset + nbytes) of `file`. Throws Error(BadFile)

@@ -39,12 +39,18 @@ int exit_status(ErrorCode code);
 /// The library's only exception. `what()` is one line naming the input and the place.
 class Error : public std::runtime_error {
  public:
-  /// Throws nothing itself; `message` should already name the input and the place.
-  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  /// Throws nothing itself; `message` should already name the input and the place. A NUL
+  /// byte in it (a name from a file) is kept as the four characters \x00, so what() is
+  /// never cut short.
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(without_nul(message)), code_(code) {}
   /// The kind of failure.
   ErrorCode code() const noexcept { return code_; }
 
  private:
+  static std::string without_nul(std::string s) {
+    for (std::size_t at = s.find('\0'); at != std::string::npos; at = s.find('\0', at + 4)) s.replace(at, 1, "\\x00");
+    return s;
+  }
   ErrorCode code_;
 };
 

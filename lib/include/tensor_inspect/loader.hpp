@@ -57,6 +57,9 @@ struct LoadedFile {
   std::string format;          ///< registry name: "npy", "safetensors", "npz", "gguf", "pytorch", "raw"
   std::vector<TensorEntry> tensors;
   std::vector<MetaEntry> metadata;
+  /// What a reader should know before trusting the file, one line each, naming the file
+  /// and the place: pickle globals outside torch's weights_only allow-list, missing shards.
+  std::vector<std::string> warnings;
   std::shared_ptr<const MappedFile> file;  ///< keeps the mapping alive for lazy tensors
 };
 
@@ -73,7 +76,8 @@ const std::vector<FormatInfo>& formats();
 
 /// Maps `path` ("-" is standard input) and opens it with `format` if given, else with the
 /// first format whose magic bytes match, else by extension. Throws Error(Io) when the file
-/// cannot be read, Error(BadFile) when no format matches or the header is malformed.
+/// cannot be read, Error(BadFile) when no format matches, when `format` is forced but the
+/// magic bytes are another format's (the message names it), or the header is malformed.
 LoadedFile open_file(const std::string& path, const std::optional<std::string>& format = std::nullopt);
 
 /// Opens bytes already mapped (e.g. standard input) with `format` if given, else with the

@@ -4,6 +4,7 @@
 
 #include "tensor_inspect/buffer.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -30,23 +32,48 @@ struct FdGuard {
   throw Error(ErrorCode::Io, name + ": " + what + ": " + std::strerror(err));
 }
 
-// Reads everything from `fd` (a pipe, a terminal, an empty or special file).
-std::vector<std::byte> read_all(int fd, const std::string& name) {
-  std::vector<std::byte> out;
-  std::byte chunk[65536];
+/// Bytes read from a stream into an anonymous mapping.
+struct StreamBytes {
+  void* data = nullptr;  ///< nullptr when nothing was read
+  std::size_t size = 0;
+};
+
+// Reads everything from `fd` (a pipe, a terminal, an empty or special file), which may
+// never end (/dev/zero): at most Limits::stream_bytes, into address space reserved once
+// (MAP_NORESERVE: pages cost memory only once read into, and nothing is copied as it grows).
+StreamBytes read_all(int fd, const std::string& name) {
+  const std::uint64_t cap = limits().stream_bytes;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t reserved = static_cast<std::size_t>((cap + 1 + page - 1) / page * page);
+  void* p = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) fail_io(name, "cannot reserve " + std::to_string(reserved) + " bytes to read into", errno);
+  auto* base = static_cast<std::byte*>(p);
+  std::size_t got = 0;
   for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    const std::size_t want = std::min<std::size_t>(reserved - got, std::size_t{1} << 20);
+    const ssize_t n = want == 0 ? 0 : ::read(fd, base + got, want);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail_io(name, "cannot read", errno);
+      const int err = errno;
+      ::munmap(p, reserved);
+      fail_io(name, "cannot read", err);
     }
     if (n == 0) break;
-    out.insert(out.end(), chunk, chunk + n);
+    got += static_cast<std::size_t>(n);
+    if (got > cap) {
+      ::munmap(p, reserved);
+      throw Error(ErrorCode::Io, name + ": more than " + std::to_string(cap) +
+                                     " bytes from a pipe or special file, which is read into memory" +
+                                     limit_hint("stream_bytes"));
+    }
   }
-  return out;
+  // Give back the reservation past the last page read.
+  const std::size_t kept = (got + page - 1) / page * page;
+  if (kept < reserved) ::munmap(base + kept, reserved - kept);
+  if (got == 0) return {};
+  ::mprotect(p, kept, PROT_READ);
+  return {p, got};
 }
-
-constexpr std::size_t kMaxCpuBytes = std::size_t{1} << 40;
 
 }  // namespace
 
@@ -63,9 +90,10 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   // NOTE: a zero-length "regular" file may still have content (/proc files), and pipes
   // or devices cannot be mapped: those are read instead.
   if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-    file->owned_ = read_all(guard.fd, path);
-    file->data_ = file->owned_.data();
-    file->size_ = file->owned_.size();
+    const StreamBytes in = read_all(guard.fd, path);
+    file->data_ = static_cast<const std::byte*>(in.data);
+    file->size_ = in.size;
+    file->anonymous_ = in.data != nullptr;
     return file;
   }
   auto size = static_cast<std::size_t>(st.st_size);
@@ -99,9 +127,10 @@ std::shared_ptr<MappedFile> MappedFile::read_fd(int fd, const std::string& name)
   }
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
-  file->owned_ = read_all(fd, name);
-  file->data_ = file->owned_.data();
-  file->size_ = file->owned_.size();
+  const StreamBytes in = read_all(fd, name);
+  file->data_ = static_cast<const std::byte*>(in.data);
+  file->size_ = in.size;
+  file->anonymous_ = in.data != nullptr;
   return file;
 }
 
@@ -115,15 +144,16 @@ std::shared_ptr<MappedFile> MappedFile::from_bytes(std::vector<std::byte> bytes,
 }
 
 MappedFile::~MappedFile() {
-  if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (mapped_ || anonymous_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
 std::uint64_t Buffer::cpu_allocations_ = 0;
 
 std::shared_ptr<Buffer> Buffer::cpu(std::size_t nbytes) {
-  if (nbytes > kMaxCpuBytes)
+  if (nbytes > limits().buffer_bytes)
     throw Error(ErrorCode::Unsupported, "cannot allocate a buffer of " + std::to_string(nbytes) +
-                                            " bytes: the limit is 2^40 bytes");
+                                            " bytes: over the limit of " + std::to_string(limits().buffer_bytes) +
+                                            " bytes" + limit_hint("buffer_bytes"));
   std::shared_ptr<Buffer> buf(new Buffer());
   buf->device_ = Device::CPU;
   buf->owned_ = std::make_unique<std::byte[]>(nbytes);  // value-initialised: zeroed

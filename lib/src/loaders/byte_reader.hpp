@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -53,10 +54,12 @@ class ByteReader {
     pos_ = pos;
   }
 
-  /// A string of n bytes, refusing lengths over `cap` before reading anything.
-  std::string string(std::uint64_t n, std::string_view field, std::uint64_t cap) {
+  /// A string of n bytes, refusing lengths over `cap` before reading anything; `limit`
+  /// names the Limits field the cap comes from, for the message (limits.hpp).
+  std::string string(std::uint64_t n, std::string_view field, std::uint64_t cap, std::string_view limit = {}) {
     if (n > cap)
-      fail(std::string(field) + " length " + std::to_string(n) + " exceeds the limit of " + std::to_string(cap));
+      fail(std::string(field) + " length " + std::to_string(n) + " exceeds the limit of " + std::to_string(cap) +
+           (limit.empty() ? std::string() : limit_hint(limit)));
     auto s = bytes(n, field);
     return std::string(reinterpret_cast<const char*>(s.data()), s.size());
   }

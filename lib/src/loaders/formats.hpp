@@ -28,12 +28,14 @@ bool sniff_npy(std::span<const std::byte> head);
 /// header or short data, Error(Unsupported) for dtypes that cannot be shown.
 LoadedFile open_npy(std::shared_ptr<const MappedFile> file);
 
-/// True when `head` starts with a safetensors header length (u64 LE, 2..100,000,000) and
-/// byte 8 is '{' (huggingface/safetensors, "Format").
+/// True when `head` starts with a safetensors header length (u64 LE, 2 to
+/// Limits::safetensors_header_bytes) and the header starts with '{' after JSON
+/// whitespace (huggingface/safetensors, "Format").
 bool sniff_safetensors(std::span<const std::byte> head);
-/// Reads a safetensors header. Throws Error(BadFile) naming the file and the tensor for a
-/// malformed header (length past the end or over 100 MB, bad JSON, duplicate names,
-/// unknown dtype tag, offsets out of bounds, overlapping, or not tiling the data).
+/// Reads a safetensors header in one pass (safetensors_header.hpp). Throws Error(BadFile)
+/// naming the file and the tensor for a malformed header (length past the end or over
+/// Limits::safetensors_header_bytes, bad JSON, trailing bytes, duplicate names, unknown
+/// dtype tag, offsets out of bounds, overlapping, or not tiling the data).
 LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file);
 /// Parses a JSON header, refusing duplicate keys (nlohmann keeps the last; safetensors'
 /// serde refuses them). `base` is the file offset of text[0], for messages. Throws
@@ -45,7 +47,9 @@ nlohmann::json parse_json_header(std::string_view text, const std::string& file,
 bool sniff_safetensors_index(std::span<const std::byte> head);
 /// Opens every shard a *.safetensors.index.json names (relative to its directory) and
 /// lists their tensors as one file. Throws Error(BadFile) when a shard name escapes the
-/// directory, or the index and a shard disagree on a tensor; Error(Io) for a missing shard.
+/// directory, or the index and a shard disagree on a tensor. A shard that cannot be read
+/// is a warning of the file; its tensors are listed and throw Error(Io) naming the index,
+/// the tensor and the shard when loaded.
 LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file);
 /// A Hugging Face model folder: its one *.safetensors.index.json, else all its
 /// *.safetensors files, as one checkpoint (loaders/checkpoint_dir.cpp).

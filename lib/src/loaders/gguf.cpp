@@ -30,6 +30,7 @@
 #include "loaders/gguf_metadata.hpp"
 #include "loaders/gguf_quants.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
 
 namespace tensor_inspect {
@@ -38,7 +39,6 @@ namespace {
 
 constexpr std::uint64_t kDefaultAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
 constexpr std::uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
-constexpr std::uint64_t kMaxKeyLength = 65536;
 constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // empty name, n_dims 0, type, offset
 constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, a u8 value
 
@@ -55,7 +55,7 @@ struct GgufTensor {
 GgufTensor read_tensor_info(ByteReader& r) {
   GgufTensor t;
   t.info_at = r.offset();
-  t.name = gguf_utf8_or_escaped(gguf_read_string(r, "tensor name", kMaxKeyLength));
+  t.name = gguf_utf8_or_escaped(gguf_read_string(r, "tensor name", limits().gguf_key_bytes, "gguf_key_bytes"));
   const std::string where = "tensor '" + t.name + "'";
   const std::uint32_t n_dims = r.u32le("n_dims");
   if (n_dims > kMaxDims)
@@ -165,10 +165,10 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
 
   std::uint64_t alignment = kDefaultAlignment;
   std::set<std::string> keys;
-  std::uint64_t elements_left = kGgufMaxArrayElements;
+  std::uint64_t elements_left = limits().gguf_array_elements;
   for (std::uint64_t i = 0; i < kv_count; ++i) {
     const std::uint64_t at = r.offset();
-    std::string key = gguf_utf8_or_escaped(gguf_read_string(r, "metadata key", kMaxKeyLength));
+    std::string key = gguf_utf8_or_escaped(gguf_read_string(r, "metadata key", limits().gguf_key_bytes, "gguf_key_bytes"));
     if (!keys.insert(key).second) r.fail_at("duplicate metadata key '" + key + "'", at);
     const std::uint32_t type = r.u32le("metadata value type");
     const std::uint64_t value_at = r.offset();

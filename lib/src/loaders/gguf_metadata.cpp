@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -57,9 +58,9 @@ std::string gguf_utf8_or_escaped(std::string_view s) {
   return out;
 }
 
-std::string gguf_read_string(ByteReader& r, std::string_view field, std::uint64_t cap) {
+std::string gguf_read_string(ByteReader& r, std::string_view field, std::uint64_t cap, std::string_view limit) {
   const std::uint64_t n = r.u64le(std::string(field) + " length");
-  return r.string(n, field, cap);
+  return r.string(n, field, cap, limit);
 }
 
 std::string gguf_type_name(std::uint32_t type) {
@@ -85,7 +86,8 @@ nlohmann::ordered_json read_array(ByteReader& r, const std::string& key, int dep
               at);
   if (count > elements_left)
     r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " elements goes over the limit of " +
-                  std::to_string(kGgufMaxArrayElements) + " array elements in all metadata",
+                  std::to_string(limits().gguf_array_elements) + " array elements in all metadata" +
+                  limit_hint("gguf_array_elements"),
               at);
   elements_left -= count;
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();

@@ -15,7 +15,11 @@
 //   Q5_K 256 elems,176 B: d half | dmin half | scales[12] | qh[32] | qs[128]
 //   Q6_K 256 elems,210 B: ql[128] | qh[64] | scales[16] int8 | d half
 //   Q8_K 256 elems,292 B: d float32 | qs[256] int8 | bsums[16] int16
+//   NVFP4 64 elems, 36 B: d[4] UE4M3 (one per 16 elems) | qs[32] (E2M1 nibbles: low 0-7, high 8-15 of each 16)
+//   Q1_0 128 elems, 18 B: d half | qs[16] (bit j: +d if set, -d if clear)
+//   Q2_0  64 elems, 18 B: d half | qs[16] (2 bits per elem: (q - 1) * d, q in 0..3)
 #include <cassert>
+#include <cmath>
 #include <cstring>
 
 #include "loaders/gguf_quants.hpp"
@@ -58,6 +62,9 @@ constexpr GgmlType kGgmlTypes[] = {
     {34, "TQ1_0", 256, 54, std::nullopt, false},
     {35, "TQ2_0", 256, 66, std::nullopt, false},
     {39, "MXFP4", 32, 17, std::nullopt, false},
+    {40, "NVFP4", 64, 36, std::nullopt, true},
+    {41, "Q1_0", 128, 18, std::nullopt, true},
+    {42, "Q2_0", 64, 18, std::nullopt, true},
 };
 
 using u8 = std::uint8_t;
@@ -245,6 +252,41 @@ void q8_k(const u8* b, float* y) {
   for (int j = 0; j < 256; ++j) y[j] = d * f(static_cast<std::int8_t>(b[4 + j]));
 }
 
+// kvalues_fp4 (ggml-common.h): E2M1 values doubled; ggml_ue4m3_to_fp32 halves the scale.
+constexpr std::int8_t kFp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+/// ggml_ue4m3_to_fp32 (ggml-impl.h): unsigned E4M3 (bias 7; 0 and 0x7F are zero), halved.
+float ue4m3_half(u8 x) {
+  if (x == 0 || x == 0x7F) return 0.0f;
+  const int exp = (x >> 3) & 0xF;
+  const int man = x & 0x7;
+  const float raw = exp == 0 ? std::ldexp(f(man), -9) : std::ldexp(1.0f + f(man) / 8.0f, exp - 7);
+  return raw * 0.5f;
+}
+
+void nvfp4(const u8* b, float* y) {
+  const u8* qs = b + 4;
+  for (int s = 0; s < 4; ++s) {
+    const float d = ue4m3_half(b[s]);
+    for (int j = 0; j < 8; ++j) {
+      const u8 q = qs[s * 8 + j];
+      y[s * 16 + j] = f(kFp4Values[q & 0x0F]) * d;
+      y[s * 16 + j + 8] = f(kFp4Values[q >> 4]) * d;
+    }
+  }
+}
+
+void q1_0(const u8* b, float* y) {
+  const float d = half_at(b);
+  const float neg_d = -d;
+  for (int j = 0; j < 128; ++j) y[j] = (b[2 + j / 8] >> (j % 8)) & 1 ? d : neg_d;
+}
+
+void q2_0(const u8* b, float* y) {
+  const float d = half_at(b);
+  for (int j = 0; j < 64; ++j) y[j] = f(((b[2 + j / 4] >> ((j % 4) * 2)) & 0x03) - 1) * d;
+}
+
 }  // namespace
 
 const GgmlType* ggml_type_from_id(std::uint32_t id) {
@@ -270,6 +312,9 @@ void dequantize_ggml(const GgmlType& type, std::span<const std::byte> src, std::
     case 13: row = q5_k; break;
     case 14: row = q6_k; break;
     case 15: row = q8_k; break;
+    case 40: row = nvfp4; break;
+    case 41: row = q1_0; break;
+    case 42: row = q2_0; break;
     default: assert(false && "not a dequantizable ggml type"); return;
   }
   const auto* in = reinterpret_cast<const u8*>(src.data());

@@ -8,6 +8,7 @@
 
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -34,10 +35,9 @@ std::shared_ptr<MappedFile> MappedFile::slice(std::shared_ptr<const MappedFile> 
 
 std::shared_ptr<MappedFile> MappedFile::sparse(std::span<const std::byte> head, std::uint64_t size,
                                                const std::string& name) {
-  constexpr std::uint64_t kMaxSparse = std::uint64_t{1} << 40;
-  if (size > kMaxSparse)
+  if (size > limits().buffer_bytes)
     throw Error(ErrorCode::Unsupported, name + ": " + std::to_string(size) + " bytes is over the limit of " +
-                                            std::to_string(kMaxSparse));
+                                            std::to_string(limits().buffer_bytes) + limit_hint("buffer_bytes"));
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
   if (size == 0) return file;

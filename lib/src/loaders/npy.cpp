@@ -23,14 +23,35 @@
 #include "loaders/formats.hpp"
 #include "loaders/npy_header.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
 namespace {
 
 constexpr unsigned char kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-constexpr std::uint64_t kMaxHeaderBytes = std::uint64_t{1} << 20;  // numpy refuses > 10000 by default
 constexpr std::size_t kMaxDims = 64;  // NPY_MAXDIMS in numpy 2
+
+/// A dtype name numpy.dtype() accepts besides the descr strings ("<f4").
+struct NumpyName {
+  std::string_view name;
+  DType dtype;
+};
+constexpr NumpyName kNumpyNames[] = {
+    {"bool", DType::Bool},        {"bool_", DType::Bool},         {"int8", DType::Int8},
+    {"byte", DType::Int8},        {"uint8", DType::UInt8},        {"ubyte", DType::UInt8},
+    {"int16", DType::Int16},      {"short", DType::Int16},        {"uint16", DType::UInt16},
+    {"ushort", DType::UInt16},    {"int32", DType::Int32},        {"intc", DType::Int32},
+    {"uint32", DType::UInt32},    {"uintc", DType::UInt32},       {"int64", DType::Int64},
+    {"int", DType::Int64},        {"int_", DType::Int64},         {"long", DType::Int64},
+    {"longlong", DType::Int64},   {"intp", DType::Int64},         {"l", DType::Int64},
+    {"p", DType::Int64},          {"uint64", DType::UInt64},      {"uint", DType::UInt64},
+    {"ulong", DType::UInt64},     {"ulonglong", DType::UInt64},   {"uintp", DType::UInt64},
+    {"L", DType::UInt64},         {"P", DType::UInt64},           {"float16", DType::Float16},
+    {"half", DType::Float16},     {"float32", DType::Float32},    {"single", DType::Float32},
+    {"float64", DType::Float64},  {"double", DType::Float64},     {"float", DType::Float64},
+    {"float_", DType::Float64},
+};
 
 /// A numpy descr string split into byte order and dtype.
 struct Descr {
@@ -60,6 +81,18 @@ Descr parse_descr(const PyValue& v, const std::string& name) {
   std::string_view s = v.str;
   const auto at = " at byte " + std::to_string(v.at);
   bool big = std::endian::native == std::endian::big;
+  // np.load passes a str descr to numpy.dtype(), which also takes dtype names ('float32',
+  // 'int') and the C type codes with no struct format here ('l', 'p'); names take no
+  // byte-order prefix. Sizes are numpy's on LP64 Linux (np.dtype('int').str == '<i8').
+  for (const NumpyName& n : kNumpyNames)
+    if (s == n.name || (s.size() == 2 && n.name.size() == 1 && std::strchr("<>=|!", s[0]) && s[1] == n.name[0])) {
+      if (s.size() == 2) big = s[0] == '>' || s[0] == '!' || (s[0] != '<' && big);
+      return {n.dtype, big && dtype_info(n.dtype).itemsize > 1};
+    }
+  if (s == "longdouble" || s == "float128" || s == "g")
+    throw Error(ErrorCode::Unsupported, name + ": long double dtype " + py_str_repr(v.str) + " is not supported" + at);
+  if (s == "object" || s == "str" || s == "bytes" || s == "complex")
+    throw Error(ErrorCode::Unsupported, name + ": dtype " + py_str_repr(v.str) + " is not supported" + at);
   if (!s.empty() && std::strchr("<>=|!", s[0]) != nullptr) {
     if (s[0] == '<') big = false;
     if (s[0] == '>' || s[0] == '!') big = true;
@@ -109,7 +142,10 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
 
   // 4: the header dict.
   const std::uint64_t header_at = r.offset();
-  const std::string header = r.string(header_len, "header", kMaxHeaderBytes);
+  if (header_len > limits().npy_header_bytes)
+    r.fail("header length " + std::to_string(header_len) + " exceeds the limit of " +
+           std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"));
+  const std::string header = r.string(header_len, "header", header_len);
   const std::uint64_t data_at = r.offset();
   const PyValue dict = parse_npy_header(header, name, header_at, major);
   auto bad = [&](const std::string& what, std::uint64_t at) -> Error {

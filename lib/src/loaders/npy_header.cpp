@@ -5,12 +5,11 @@
 #include <cstring>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
 namespace {
-
-constexpr int kMaxDepth = 32;
 
 std::string type_name_of(const PyValue& v) {
   switch (v.kind) {
@@ -154,7 +153,9 @@ class HeaderParser {
   }
 
   PyValue value(int depth) {
-    if (depth > kMaxDepth) fail("values nest deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (static_cast<std::uint64_t>(depth) > limits().npy_header_depth)
+      fail("values nest deeper than " + std::to_string(limits().npy_header_depth) + " levels" +
+           limit_hint("npy_header_depth"));
     skip_ws();
     if (pos_ >= text_.size()) fail("expected a value, found end of header");
     char c = text_[pos_];

@@ -20,14 +20,12 @@
 #include "loaders/formats.hpp"
 #include "loaders/zip_archive.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
 namespace {
 
-// The most of a compressed member inflated to read its .npy header: npy.cpp refuses
-// headers over 1 MiB, plus 12 bytes of magic, version and length.
-constexpr std::uint64_t kMaxNpyPrefix = (std::uint64_t{1} << 20) + 12;
 
 std::string npz_key(const std::string& member) { return member.substr(0, member.size() - 4); }
 
@@ -63,7 +61,10 @@ std::vector<std::byte> npy_prefix(const ZipArchive& zip, const ZipMember& m) {
   else
     for (std::size_t i = 0; i < 4; ++i) end += static_cast<std::uint64_t>(head[8 + i]) << (8 * i);
   if (static_cast<std::uint8_t>(head[6]) != 1) end += 12;
-  return zip.read_prefix(m, static_cast<std::size_t>(std::min(end, kMaxNpyPrefix)));
+  // The most inflated to read a header: npy.cpp refuses more than Limits::npy_header_bytes,
+  // plus 12 bytes of magic, version and length.
+  const std::uint64_t most = limits().npy_header_bytes + 12;
+  return zip.read_prefix(m, static_cast<std::size_t>(std::min(end, most)));
 }
 
 /// The entry of a DEFLATED member: the header inflated and parsed over a sparse stand-in

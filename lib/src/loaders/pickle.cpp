@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "loaders/byte_reader.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -31,7 +33,7 @@ class PickleMachine {
       const std::uint8_t op = r_.u8("opcode");
       if (op == '.') {
         PickleRef root = pop();
-        return {std::move(arena_), root};
+        return {std::move(arena_), root, std::move(globals_)};
       }
       step(op);
     }
@@ -43,7 +45,7 @@ class PickleMachine {
 
   PickleRef make(Kind kind) {
     if (++made_ > limits_.max_values)
-      fail("more than " + std::to_string(limits_.max_values) + " values (limit)");
+      fail("more than " + std::to_string(limits_.max_values) + " values" + limit_hint("pickle_values"));
     arena_.push_back(std::make_unique<PickleValue>());
     PickleRef v = arena_.back().get();
     v->kind = kind;
@@ -64,7 +66,8 @@ class PickleMachine {
   void add_refs(std::uint64_t n) {
     refs_ += n;
     if (refs_ > limits_.max_refs)
-      fail("more than " + std::to_string(limits_.max_refs) + " stack and container references (limit)");
+      fail("more than " + std::to_string(limits_.max_refs) + " stack and container references" +
+           limit_hint("pickle_refs"));
   }
   std::size_t frame_base() const { return marks_.empty() ? 0 : marks_.back(); }
   void push(PickleRef v) {
@@ -94,7 +97,7 @@ class PickleMachine {
 
   void memo_put(std::uint64_t index) {
     if (memo_.size() >= limits_.max_memo && memo_.find(index) == memo_.end())
-      fail("more than " + std::to_string(limits_.max_memo) + " memo entries (limit)");
+      fail("more than " + std::to_string(limits_.max_memo) + " memo entries" + limit_hint("pickle_memo"));
     memo_[index] = top();
   }
   void memo_get(std::uint64_t index) {
@@ -124,6 +127,12 @@ class PickleMachine {
     for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
     if (n > 0 && n < 8 && (static_cast<std::uint8_t>(b[n - 1]) & 0x80)) v |= ~std::uint64_t{0} << (8 * n);
     return make_int(static_cast<std::int64_t>(v));
+  }
+
+  /// A GLOBAL or STACK_GLOBAL: recorded once, so callers can check it against an allow-list.
+  PickleRef make_global(std::string name) {
+    if (global_names_.insert(name).second) globals_.push_back({name, op_at_});
+    return make_text(Kind::Global, std::move(name));
   }
 
   PickleRef make_seq(Kind kind, std::vector<PickleRef> items) {
@@ -256,14 +265,14 @@ class PickleMachine {
       case 'c': {
         std::string module = read_line("GLOBAL module");
         std::string qualname = read_line("GLOBAL name");
-        push(make_text(Kind::Global, module + "." + qualname));
+        push(make_global(module + "." + qualname));
         break;
       }
       case 0x93: {  // STACK_GLOBAL
         PickleRef qualname = pop();
         PickleRef module = pop();
         if (module->kind != Kind::Str || qualname->kind != Kind::Str) fail("STACK_GLOBAL needs two str");
-        push(make_text(Kind::Global, module->text + "." + qualname->text));
+        push(make_global(module->text + "." + qualname->text));
         break;
       }
       case 'R': case 0x81: {  // REDUCE, NEWOBJ
@@ -279,7 +288,15 @@ class PickleMachine {
         push(make_object(callable, args));
         break;
       }
-      case 'b': (void)pop(); (void)top(); break;  // BUILD: the state is dropped, never applied
+      case 'b': {  // BUILD: the state is kept beside the object, never applied
+        PickleRef state = pop();
+        PickleRef target = top();
+        if (target->kind == Kind::Object && !target->state) {
+          add_refs(1);
+          target->state = state;
+        }
+        break;
+      }
       case 'Q': {
         PickleRef pid = pop();
         auto v = make(Kind::PersistentId);
@@ -302,12 +319,18 @@ class PickleMachine {
   std::vector<PickleRef> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, PickleRef> memo_;
+  std::vector<PickleGlobal> globals_;
+  std::unordered_set<std::string> global_names_;
   std::uint64_t made_ = 0;
   std::uint64_t refs_ = 0;
   std::uint64_t op_at_ = 0;
 };
 
 }  // namespace
+
+PickleLimits PickleLimits::current() {
+  return {limits().pickle_values, limits().pickle_memo, limits().pickle_refs};
+}
 
 Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits) {
   return PickleMachine(bytes, name, limits).run();

@@ -5,7 +5,8 @@
 // Containers (tuple, list, dict, OrderedDict) are built; any other global is an opaque
 // Object named by its global ("argparse.Namespace", "os.system"). REDUCE and NEWOBJ of a
 // global make an Object that keeps its arguments, so a caller can interpret the few it
-// knows (torch._utils._rebuild_tensor_v2); BUILD keeps the object and drops its state.
+// knows (torch._utils._rebuild_tensor_v2); BUILD keeps the state it would apply beside
+// the object (an nn.Module's __dict__: _parameters, _buffers, _modules), applying nothing.
 // BINPERSID makes a PersistentId holding the id (torch's ('storage', type, key, ...)).
 //
 //   Pickled p = read_pickle(bytes, "model.pt: archive/data.pkl");
@@ -38,28 +39,41 @@ struct PickleValue {
   /// order; Object: the arguments it was made with.
   std::vector<PickleRef> items;
   std::uint64_t at = 0;  ///< byte offset of the opcode that made it, for messages
+  /// Object: the state the first BUILD would have set (its __dict__), or nullptr.
+  PickleValue* state = nullptr;
+};
+
+/// A global the pickle names (GLOBAL or STACK_GLOBAL), and where it first does.
+struct PickleGlobal {
+  std::string name;      ///< "module.qualname": "collections.OrderedDict", "os.system"
+  std::uint64_t at = 0;  ///< byte offset of the first opcode naming it
 };
 
 /// The result of a pickle: its root value and the arena that owns every value made.
 struct Pickled {
   std::vector<std::unique_ptr<PickleValue>> arena;
   PickleRef root = nullptr;
+  std::vector<PickleGlobal> globals;  ///< every distinct global named, in order of first use
 };
 
-/// Limits that keep a hostile pickle from allocating without bound.
+/// Limits that keep a hostile pickle from allocating without bound; the defaults are
+/// Limits::pickle_values, pickle_memo and pickle_refs (tensor_inspect/limits.hpp).
 struct PickleLimits {
-  std::uint64_t max_values = std::uint64_t{1} << 22;  ///< values made, all kinds together
-  std::uint64_t max_memo = std::uint64_t{1} << 22;    ///< memo entries
+  std::uint64_t max_values = 0;  ///< values made, all kinds together
+  std::uint64_t max_memo = 0;    ///< memo entries
   /// References held: stack pushes, MARKs and container items (DUP, BINGET and APPEND
   /// add references without making values, one input byte each).
-  std::uint64_t max_refs = std::uint64_t{1} << 26;
+  std::uint64_t max_refs = 0;
+  /// The caps in force (limits()).
+  static PickleLimits current();
 };
 
 /// Runs the pickle in `bytes` up to its STOP and returns the result. `name` names the
 /// input in messages. Throws Error(BadFile) "<name>: pickle: <what> at byte <N>" for an
 /// unknown or unsupported opcode, stack underflow, a missing MARK, a memo index that was
 /// never stored, truncated input, or a limit exceeded.
-Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits = {});
+Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name,
+                    const PickleLimits& limits = PickleLimits::current());
 
 /// Python's type name of a value: "int", "str", "dict", or an Object's global name.
 std::string pickle_type_name(const PickleValue& v);

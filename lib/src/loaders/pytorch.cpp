@@ -13,8 +13,10 @@
 // The legacy format (before 1.6) starts with a pickled magic number instead of "PK" and
 // is refused. The pickle is run by pickle.cpp, which imports and calls nothing.
 //
-// Nested dicts, lists and tuples are flattened to dotted names ("model.layer.0.weight");
-// values that are not tensors become metadata, objects by their global name.
+// Nested dicts, lists and tuples are flattened to unique dotted names
+// ("model.layer.0.weight", see pytorch_flatten.cpp); values that are not tensors become
+// metadata, objects by their global name. Globals outside torch.load(weights_only=True)'s
+// allow-list (pytorch_allowlist.cpp) are warnings of the file.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -23,9 +25,12 @@
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/pickle.hpp"
+#include "loaders/pytorch_allowlist.hpp"
+#include "loaders/pytorch_flatten.hpp"
 #include "loaders/pytorch_storage.hpp"
 #include "loaders/zip_archive.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -33,8 +38,6 @@ namespace {
 
 using Kind = PickleValue::Kind;
 
-constexpr int kMaxDepth = 64;
-constexpr std::size_t kMaxEntries = std::size_t{1} << 20;
 constexpr std::size_t kMaxDims = 64;
 
 // LONG1 of 10 bytes holding 0x1950a86a20f9469cfc6c, as the legacy format pickles it first.
@@ -81,12 +84,13 @@ class PytorchReader {
     if (pkl->stored) {
       bytes = file_->bytes().subspan(static_cast<std::size_t>(pkl->data_offset), static_cast<std::size_t>(pkl->size));
     } else {
-      // A pickle is read whole; the caps below bound what it may build.
-      if (pkl->size > (std::uint64_t{1} << 30))
+      // A pickle is read whole, inflated as its bytes arrive; the pickle caps bound
+      // what it may build.
+      if (pkl->size > limits().pickle_bytes)
         throw Error(ErrorCode::Unsupported, pickle_name_ + ": compressed pickle of " + std::to_string(pkl->size) +
-                                                " bytes is over the limit of 1 GiB");
-      owned.resize(static_cast<std::size_t>(pkl->size));
-      zip_->read_into(*pkl, 0, owned, true);
+                                                " bytes is over the limit of " + std::to_string(limits().pickle_bytes) +
+                                                limit_hint("pickle_bytes"));
+      owned = zip_->read_all(*pkl);
       bytes = owned;
     }
     const Pickled pickled = read_pickle(bytes, pickle_name_);
@@ -94,7 +98,19 @@ class PytorchReader {
     out_.path = file_->name();
     out_.format = "pytorch";
     out_.file = file_;
-    flatten(pickled.root, "", 0);
+    for (const PickleGlobal& g : pickled.globals)
+      if (!torch_allows_global(g.name))
+        out_.warnings.push_back(pickle_name_ + ": global '" + g.name + "' at byte " + std::to_string(g.at) +
+                                " is outside torch.load(weights_only=True)'s allow-list: torch.load without it "
+                                "would import and may call it");
+    for (const PickleLeaf& leaf : flatten_pickle(pickled.root, pickle_name_)) {
+      if (!leaf.same_as.empty())
+        out_.metadata.push_back({leaf.name, "reference", "<same object as '" + leaf.same_as + "'>"});
+      else if (is_torch_tensor(*leaf.value))
+        add_tensor(leaf.name, *leaf.value);
+      else
+        add_meta(leaf.name, *leaf.value);
+    }
     return std::move(out_);
   }
 
@@ -128,49 +144,6 @@ class PytorchReader {
       default: value = "<" + pickle_type_name(v) + " object>"; break;
     }
     out_.metadata.push_back({key, pickle_type_name(v), std::move(value)});
-  }
-
-  std::string key_text(const PickleValue& k) const {
-    switch (k.kind) {
-      case Kind::Str: return k.text;
-      case Kind::Int: return std::to_string(k.integer);
-      case Kind::Bool: return k.boolean ? "True" : "False";
-      case Kind::None: return "None";
-      default: return "<" + pickle_type_name(k) + ">";
-    }
-  }
-
-  static std::string join(const std::string& prefix, const std::string& key) {
-    return prefix.empty() ? key : prefix + "." + key;
-  }
-
-  void flatten(const PickleRef& v, const std::string& name, int depth) {
-    if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " at '" + name + "'", *v);
-    if (out_.tensors.size() + out_.metadata.size() >= kMaxEntries)
-      fail("more than " + std::to_string(kMaxEntries) + " entries", *v);
-    if (v->kind == Kind::Dict) {
-      for (std::size_t i = 0; i + 1 < v->items.size(); i += 2)
-        flatten(v->items[i + 1], join(name, key_text(*v->items[i])), depth + 1);
-      return;
-    }
-    if (v->kind == Kind::List || v->kind == Kind::Tuple) {
-      for (std::size_t i = 0; i < v->items.size(); ++i) flatten(v->items[i], join(name, std::to_string(i)), depth + 1);
-      return;
-    }
-    if (v->kind == Kind::Object) {
-      const std::string& fn = v->text;
-      if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor") {
-        add_tensor(name, *v);
-        return;
-      }
-      // nn.Parameter(data, requires_grad, hooks): the tensor is its first argument.
-      if ((fn == "torch._utils._rebuild_parameter" || fn == "torch._utils._rebuild_parameter_with_state") &&
-          !v->items.empty()) {
-        flatten(v->items[0], name, depth + 1);
-        return;
-      }
-    }
-    add_meta(name, *v);
   }
 
   std::int64_t int_arg(const PickleValue& v, const std::string& tensor, const char* what) const {

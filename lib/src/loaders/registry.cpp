@@ -57,6 +57,18 @@ std::string first_bytes(std::span<const std::byte> bytes) {
   return out;
 }
 
+/// A forced format whose magic bytes do not match, where another format's do, is refused
+/// naming what the file looks like: reading a torch.save zip as .npz would list nothing.
+void check_forced_fits(const FormatInfo& info, const std::shared_ptr<const MappedFile>& file) {
+  const std::span<const std::byte> head = file->bytes().first(std::min<std::size_t>(file->size(), 64));
+  if (info.sniff(head)) return;
+  for (const FormatInfo& other : formats())
+    if (&other != &info && other.sniff(head))
+      throw Error(ErrorCode::BadFile, file->name() + ": --format " + std::string(info.name) +
+                                          " does not fit: the file looks like " + std::string(other.name) + " (" +
+                                          first_bytes(file->bytes()) + ")");
+}
+
 LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedFile>& file) {
   const auto start = std::chrono::steady_clock::now();
   LoadedFile loaded = info.open(file);
@@ -86,7 +98,10 @@ LoadedFile open_file(const std::string& path, const std::optional<std::string>& 
   if (!forced && path != "-" && std::filesystem::is_directory(path)) return open_checkpoint_dir(path);
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>") : MappedFile::open(path);
-  if (forced) return open_with(*forced, file);
+  if (forced) {
+    check_forced_fits(*forced, file);
+    return open_with(*forced, file);
+  }
   if (auto loaded = open_detected(file)) return std::move(*loaded);
   for (const FormatInfo& info : table)
     if (has_extension(path, info)) return open_with(info, file);
@@ -97,7 +112,10 @@ std::optional<LoadedFile> open_detected(const std::shared_ptr<const MappedFile>&
                                        const std::optional<std::string>& format) {
   if (format) {
     for (const FormatInfo& info : formats())
-      if (info.name == *format) return open_with(info, file);
+      if (info.name == *format) {
+        check_forced_fits(info, file);
+        return open_with(info, file);
+      }
     throw Error(ErrorCode::Usage, "unknown format '" + *format + "'");
   }
   const std::span<const std::byte> head = file->bytes().first(std::min<std::size_t>(file->size(), 64));

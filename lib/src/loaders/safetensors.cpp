@@ -3,9 +3,10 @@
 // Byte layout:
 //   1. header length N: u64 little-endian at byte 0; N <= 100,000,000 (the reference
 //      implementation's MAX_HEADER_SIZE),
-//   2. the header: N bytes of UTF-8 JSON starting with '{', maybe padded with trailing
-//      spaces; a map from tensor name to {"dtype", "shape", "data_offsets": [begin, end)}
-//      plus an optional "__metadata__" map of string to string,
+//   2. the header: N bytes of UTF-8 JSON, an object padded with JSON whitespace before
+//      and after (nothing else: no NUL bytes); a map from tensor name to {"dtype",
+//      "shape", "data_offsets": [begin, end)} plus an optional "__metadata__" map of
+//      string to string, read in one pass by safetensors_header.cpp,
 //   3. the byte buffer: everything after byte 8 + N. Offsets are relative to it, and the
 //      tensors must tile it exactly: no overlap, no hole, nothing after the last tensor
 //      (the reference `Metadata::validate` and its MetadataIncompleteBuffer check).
@@ -19,14 +20,14 @@
 
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
+#include "loaders/safetensors_header.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
 
 namespace tensor_inspect {
 
 namespace {
-
-constexpr std::uint64_t kMaxHeader = 100'000'000;
 
 /// One safetensors dtype tag: a tinygrad dtype, or a tag we recognise but cannot show.
 struct StTag {
@@ -67,46 +68,27 @@ struct StTensor {
   throw Error(ErrorCode::BadFile, file + ": " + what);
 }
 
-std::uint64_t json_uint(const nlohmann::json& v, const std::string& file, const std::string& where) {
-  if (!v.is_number_unsigned())
-    fail(file, where + " must be a non-negative integer, not " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  return v.get<std::uint64_t>();
-}
-
-StTensor read_tensor_info(const std::string& file, const std::string& name, const nlohmann::json& info) {
-  const std::string where = "tensor '" + name + "'";
-  if (!info.is_object()) fail(file, where + ": header entry is not an object");
-  for (const char* field : {"dtype", "shape", "data_offsets"})
-    if (!info.contains(field)) fail(file, where + ": header entry has no \"" + field + "\"");
-
+StTensor read_tensor_info(const std::string& file, SafetensorsInfo&& info) {
+  const std::string where = "tensor '" + info.name + "'";
   StTensor t;
-  t.name = name;
-  const auto& dtype = info["dtype"];
-  if (!dtype.is_string()) fail(file, where + ": dtype is not a string");
-  t.tag = dtype.get<std::string>();
+  t.name = std::move(info.name);
+  t.tag = std::move(info.dtype);
   std::optional<StTag> tag = tag_from_safetensors(t.tag);
   if (!tag) fail(file, where + ": unknown dtype '" + t.tag + "'");
   t.dtype = tag->dtype;
-
-  const auto& shape = info["shape"];
-  if (!shape.is_array()) fail(file, where + ": shape is not a list");
   std::uint64_t numel = 1;
-  for (const auto& d : shape) {
-    const std::uint64_t dim = json_uint(d, file, where + ": shape dimension");
-    if (dim > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      fail(file, where + ": shape dimension " + std::to_string(dim) + " is too large");
-    t.shape.push_back(static_cast<std::int64_t>(dim));
-    numel = checked_mul(numel, dim, file, where + ": element count of shape " + shape_repr(t.shape));
+  for (std::size_t i = 0; i < info.shape.size(); ++i) {
+    const auto dim = static_cast<std::uint64_t>(info.shape[i]);
+    if (dim != 0 && numel > static_cast<std::uint64_t>(INT64_MAX) / dim)
+      fail(file, where + ": element count of shape " + shape_repr(Shape(info.shape.begin(), info.shape.begin() + static_cast<std::ptrdiff_t>(i) + 1)) + " overflows");
+    numel *= dim;
   }
-
-  const auto& offsets = info["data_offsets"];
-  if (!offsets.is_array() || offsets.size() != 2) fail(file, where + ": data_offsets is not a list [begin, end]");
-  t.begin = json_uint(offsets[0], file, where + ": data_offsets begin");
-  t.end = json_uint(offsets[1], file, where + ": data_offsets end");
+  t.shape = std::move(info.shape);
+  t.begin = info.begin;
+  t.end = info.end;
   if (t.end < t.begin)
     fail(file, where + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                    ") end before they begin");
-
   const std::uint64_t bits = checked_mul(numel, tag->bits, file, where + ": byte size of shape " + shape_repr(t.shape));
   if (bits % 8 != 0)
     fail(file, where + ": " + std::to_string(numel) + " elements of " + t.tag + " do not fill whole bytes");
@@ -121,8 +103,10 @@ StTensor read_tensor_info(const std::string& file, const std::string& name, cons
 
 namespace {
 
-/// A SAX pass that refuses duplicate keys and records the first syntax error. nlohmann
-/// keeps the last of duplicate keys; the reference implementation (serde) refuses them.
+/// A SAX pass that refuses duplicate keys, nesting deeper than Limits::json_depth, and
+/// records the first syntax error, before any DOM is built. nlohmann keeps the last of
+/// duplicate keys; serde refuses them. Work is linear in the text: the key an object was
+/// opened under is kept once per open object, and only for messages.
 /// NOTE: a SAX pass, not a parser callback: the callback parser rescans the parent object
 /// after every child object, which is quadratic in the number of tensors.
 class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
@@ -135,8 +119,8 @@ class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
   bool number_float(number_float_t, const string_t&) override { return true; }
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return open(); }
-  bool start_array(std::size_t) override { return open(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool key(string_t& k) override {
@@ -155,11 +139,17 @@ class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
 
   std::size_t error_position = 0;
   std::string error;
+  bool too_deep = false;
 
  private:
-  bool open() {
+  bool open(bool object) {
+    if (seen_.size() >= limits().json_depth) {
+      too_deep = true;
+      return false;
+    }
     seen_.emplace_back();
-    path_.push_back(last_key_);
+    path_.push_back(object ? std::move(last_key_) : std::string());
+    last_key_.clear();
     return true;
   }
   bool close() {
@@ -181,6 +171,9 @@ nlohmann::json parse_json_header(std::string_view text, const std::string& file,
   using json = nlohmann::json;
   DuplicateKeyCheck check(file);
   if (!json::sax_parse(text.begin(), text.end(), &check)) {
+    if (check.too_deep)
+      throw Error(ErrorCode::BadFile, file + ": JSON nests deeper than " + std::to_string(limits().json_depth) +
+                                          " levels" + limit_hint("json_depth"));
     std::string what = check.error;
     const std::size_t colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
@@ -194,48 +187,50 @@ bool sniff_safetensors(std::span<const std::byte> head) {
   if (head.size() < 9) return false;
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(head[i]) << (8 * i);
-  return n >= 2 && n <= kMaxHeader && head[8] == std::byte{'{'};
+  if (n < 2 || n > limits().safetensors_header_bytes) return false;
+  // Writers may pad before the '{' (the reference accepts JSON whitespace there).
+  for (std::size_t i = 8; i < head.size() && i < 8 + n; ++i) {
+    const auto c = static_cast<char>(head[i]);
+    if (c == '{') return true;
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
+  }
+  return head.size() < 8 + n;  // all whitespace as far as `head` reaches
 }
 
 LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   const std::string& name = file->name();
   ByteReader r(file->bytes(), name);
   const std::uint64_t n = r.u64le("header length");
-  if (n > kMaxHeader)
-    r.fail_at("header length " + std::to_string(n) + " exceeds the limit of " + std::to_string(kMaxHeader), 0);
+  if (n > limits().safetensors_header_bytes)
+    r.fail_at("header length " + std::to_string(n) + " exceeds the limit of " +
+                  std::to_string(limits().safetensors_header_bytes) + limit_hint("safetensors_header_bytes"),
+              0);
   if (n > r.remaining())
     r.fail_at("header length " + std::to_string(n) + " runs past the end of the file (" +
                   std::to_string(file->size()) + " bytes)",
               0);
   const auto header_bytes = r.bytes(n, "header");
   const std::string_view text(reinterpret_cast<const char*>(header_bytes.data()), header_bytes.size());
-  if (text.empty() || text.front() != '{') r.fail_at("header does not start with '{'", 8);
-  const nlohmann::json header = parse_json_header(text, name, 8);
-  if (!header.is_object()) r.fail_at("header is not a JSON object", 8);
+  SafetensorsHeader header = parse_safetensors_header(text, name, 8);
 
   LoadedFile out;
   out.path = name;
   out.format = "safetensors";
   out.file = file;
-
+  // Metadata in key order, tensors in data order (name order among equal offsets), as a
+  // sorted map of the header would give them.
+  std::sort(header.metadata.begin(), header.metadata.end());
+  out.metadata.reserve(header.metadata.size());
+  for (auto& [key, value] : header.metadata) out.metadata.push_back(MetaEntry{key, "string", nlohmann::ordered_json(value)});
   std::vector<StTensor> tensors;
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == "__metadata__") {
-      if (it.value().is_null()) continue;
-      if (!it.value().is_object()) fail(name, "__metadata__ is not a map of strings");
-      for (auto m = it.value().begin(); m != it.value().end(); ++m) {
-        if (!m.value().is_string()) fail(name, "__metadata__ value of '" + m.key() + "' is not a string");
-        out.metadata.push_back(MetaEntry{m.key(), "string", nlohmann::ordered_json(m.value().get<std::string>())});
-      }
-      continue;
-    }
-    tensors.push_back(read_tensor_info(name, it.key(), it.value()));
-  }
+  tensors.reserve(header.tensors.size());
+  for (SafetensorsInfo& info : header.tensors) tensors.push_back(read_tensor_info(name, std::move(info)));
 
   // Tile the buffer: sorted by (begin, end), each tensor starts where the previous ended.
   // Zero-size tensors at one offset stay in name order (the header is read sorted).
-  std::stable_sort(tensors.begin(), tensors.end(), [](const StTensor& a, const StTensor& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  std::sort(tensors.begin(), tensors.end(), [](const StTensor& a, const StTensor& b) {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    return a.end != b.end ? a.end < b.end : a.name < b.name;
   });
   const std::uint64_t data_start = 8 + n;
   const std::uint64_t buffer_size = file->size() - data_start;
@@ -261,26 +256,26 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
     fail(name, std::to_string(buffer_size - cursor) + " bytes after the last tensor belong to no tensor at byte " +
                    std::to_string(data_start + cursor));
 
-  for (const StTensor& t : tensors) {
+  out.tensors.reserve(tensors.size());
+  for (StTensor& t : tensors) {
     TensorEntry e;
-    e.name = t.name;
-    e.stored_type = t.tag;
     e.dtype = t.dtype;
-    e.shape = t.shape;
-    e.stored_shape = t.shape;
     e.offset = data_start + t.begin;
     e.nbytes = t.end - t.begin;
-    const std::optional<DType> dtype = t.dtype;
-    const std::string tag = t.tag;
-    const std::string tensor_name = t.name;
-    const std::uint64_t offset = e.offset, nbytes = e.nbytes;
-    const Shape shape = t.shape;
-    e.load = [file, dtype, tag, tensor_name, offset, nbytes, shape]() {
-      if (!dtype)
+    e.stored_shape = t.shape;
+    if (t.dtype) {
+      e.load = [file, dtype = *t.dtype, offset = e.offset, nbytes = e.nbytes, shape = t.shape]() {
+        return Tensor::from_buffer(Buffer::disk(file, offset, nbytes), dtype, shape);
+      };
+    } else {
+      e.load = [file, tag = t.tag, tensor_name = t.name]() -> Tensor {
         throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag +
                                                 ", which tinygrad has no dtype for");
-      return Tensor::from_buffer(Buffer::disk(file, offset, nbytes), *dtype, shape);
-    };
+      };
+    }
+    e.name = std::move(t.name);
+    e.stored_type = std::move(t.tag);
+    e.shape = std::move(t.shape);
     out.tensors.push_back(std::move(e));
   }
   return out;

@@ -7,7 +7,9 @@
 // The index and the shards must agree exactly: every mapped tensor is in its shard, and
 // every shard tensor is mapped to that shard. Shard names are untrusted: they must stay
 // inside the index's directory (no absolute paths, no ".." components).
-// Tensors are listed shard by shard (shard names sorted), each shard in data order.
+// Tensors are listed shard by shard (shard names sorted), each shard in data order. A
+// shard that cannot be read is a warning: its tensors are listed (dtype and shape
+// unknown) and refuse to load, naming the index, the tensor and the shard.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -17,13 +19,12 @@
 
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
 
 namespace tensor_inspect {
 
 namespace {
-
-constexpr std::uint64_t kMaxIndex = 100'000'000;
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
   throw Error(ErrorCode::BadFile, file + ": " + what);
@@ -56,8 +57,9 @@ bool sniff_safetensors_index(std::span<const std::byte> head) {
 
 LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   const std::string& name = file->name();
-  if (file->size() > kMaxIndex)
-    fail(name, "index is " + std::to_string(file->size()) + " bytes, over the limit of " + std::to_string(kMaxIndex));
+  if (file->size() > limits().index_bytes)
+    fail(name, "index is " + std::to_string(file->size()) + " bytes, over the limit of " +
+                   std::to_string(limits().index_bytes) + limit_hint("index_bytes"));
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
   const nlohmann::json index = parse_json_header(text, name, 0);
   if (!index.is_object()) fail(name, "index is not a JSON object");
@@ -92,7 +94,29 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   const std::filesystem::path dir = std::filesystem::path(name).parent_path();
   for (const auto& [shard, names] : mapped_to) {
     const std::string shard_path = (dir / shard).string();
-    std::shared_ptr<const MappedFile> shard_file = MappedFile::open(shard_path);
+    std::shared_ptr<const MappedFile> shard_file;
+    try {
+      shard_file = MappedFile::open(shard_path);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Io) throw;
+      // A missing shard: its tensors are listed and marked; loading one names the index,
+      // the tensor and the shard. The present shards' tensors still load.
+      const std::string why = e.what();
+      out.warnings.push_back(name + ": shard '" + shard + "' of " + std::to_string(names.size()) + " tensor" +
+                             (names.size() == 1 ? "" : "s") + " cannot be read (" + why + ")");
+      for (const std::string& tensor : names) {
+        TensorEntry entry;
+        entry.name = tensor;
+        entry.stored_type = "-";
+        entry.note = "in missing shard " + shard;
+        entry.load = [index = name, tensor, shard, why]() -> Tensor {
+          throw Error(ErrorCode::Io, index + ": tensor '" + tensor + "' is in shard '" + shard +
+                                         "', which cannot be read (" + why + ")");
+        };
+        out.tensors.push_back(std::move(entry));
+      }
+      continue;
+    }
     LoadedFile part = open_safetensors(shard_file);
     std::set<std::string> held;
     for (const TensorEntry& e : part.tensors) {

@@ -19,6 +19,7 @@
 
 #include "loaders/byte_reader.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 
@@ -87,6 +88,10 @@ CentralDirectory read_end_records(std::span<const std::byte> bytes, const std::s
   if (cd.offset > bytes.size() || cd.size > bytes.size() - cd.offset)
     r.fail_at("central directory [" + std::to_string(cd.offset) + ", +" + std::to_string(cd.size) +
                   ") runs past the end of the file (" + std::to_string(bytes.size()) + " bytes)",
+              end_at);
+  if (cd.entries > limits().zip_members)
+    r.fail_at(std::to_string(cd.entries) + " members are more than the limit of " +
+                  std::to_string(limits().zip_members) + limit_hint("zip_members"),
               end_at);
   // Each entry takes at least 46 bytes: this caps the count before anything is reserved.
   if (cd.entries > cd.size / kCentralEntryMin)
@@ -163,6 +168,14 @@ std::vector<ZipMember> read_members(std::span<const std::byte> bytes, const std:
       local.fail_at("member '" + m.name + "': data [" + std::to_string(m.data_offset) + ", +" +
                         std::to_string(m.comp_size) + ") runs past the end of the file (" +
                         std::to_string(bytes.size()) + " bytes)",
+                    local_at);
+    // Deflate cannot expand a byte to more than zip_ratio bytes: a larger declared size is
+    // a lie, refused before anything is allocated for it.
+    const std::uint64_t ratio = limits().zip_ratio;
+    if (!m.stored && m.size / ratio > m.comp_size)
+      local.fail_at("member '" + m.name + "': declares " + std::to_string(m.size) + " bytes uncompressed from " +
+                        std::to_string(m.comp_size) + " compressed, more than the ratio " + std::to_string(ratio) +
+                        ":1 deflate can reach" + limit_hint("zip_ratio"),
                     local_at);
     if (m.stored && m.size != m.comp_size)
       local.fail_at("member '" + m.name + "': stored member declares " + std::to_string(m.size) +
@@ -290,6 +303,25 @@ std::vector<std::byte> ZipArchive::read_prefix(const ZipMember& member, std::siz
   const std::size_t got = reader.read(out);
   if (got < out.size())
     reader.fail("ends after " + std::to_string(got) + " bytes, but declares " + std::to_string(member.size));
+  return out;
+}
+
+std::vector<std::byte> ZipArchive::read_all(const ZipMember& member) const {
+  MemberReader reader(as_zip(zip_), file_->name(), member);
+  std::vector<std::byte> out;
+  std::size_t chunk = 1 << 16;
+  while (out.size() < member.size) {
+    const std::size_t at = out.size();
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, member.size - at));
+    out.resize(at + n);
+    const std::size_t got = reader.read({out.data() + at, n});
+    if (got < n)
+      reader.fail("ends after " + std::to_string(at + got) + " bytes, but declares " + std::to_string(member.size));
+    chunk = std::min<std::size_t>(chunk * 2, std::size_t{1} << 26);
+  }
+  // One more read: libzip checks the CRC when it reaches the end, and nothing may follow.
+  std::byte extra[1];
+  if (reader.read(extra) != 0) reader.fail("holds more than its declared " + std::to_string(member.size) + " bytes");
   return out;
 }
 

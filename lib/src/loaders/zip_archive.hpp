@@ -39,7 +39,10 @@ struct ZipMember {
 class ZipArchive {
  public:
   /// Opens `file` read-only. Throws Error(BadFile) "<file>: not a valid zip archive (<libzip
-  /// reason>)" or naming the member and byte offset of a bad central/local header.
+  /// reason>)" or naming the member and byte offset of a bad central/local header, more
+  /// members than Limits::zip_members, or a DEFLATED member declaring more than
+  /// Limits::zip_ratio times its compressed size (no allocation trusts a declared size
+  /// that the compressed bytes cannot hold).
   explicit ZipArchive(std::shared_ptr<const MappedFile> file);
   ~ZipArchive();
   ZipArchive(const ZipArchive&) = delete;
@@ -54,6 +57,10 @@ class ZipArchive {
   /// The first min(n, size) uncompressed bytes of `member` (decompresses only those).
   /// Throws Error(BadFile) naming the file and member when the data is corrupt.
   std::vector<std::byte> read_prefix(const ZipMember& member, std::size_t n) const;
+  /// The whole of `member`, inflated into a buffer that grows as bytes arrive (never to
+  /// more than the member holds), CRC checked. Throws Error(BadFile) naming the file and
+  /// member when the data is short, longer than declared, or corrupt.
+  std::vector<std::byte> read_all(const ZipMember& member) const;
   /// Decompresses bytes [skip, skip + out.size()) of `member` into `out`; when
   /// `to_end` is true these must be exactly the member's last bytes, and the CRC is
   /// checked. Throws Error(BadFile) naming the file and member when the data is short,

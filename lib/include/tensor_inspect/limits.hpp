@@ -1,0 +1,87 @@
+// tensor_inspect/limits.hpp — every resource cap of the library, in one place.
+//
+// Inputs are untrusted, so each parser bounds what an input can make it read, allocate or
+// compute: header sizes, nesting depths, pickle memo, stack and container sizes, zip
+// member counts and compression ratios, GGUF array elements, bytes read from pipes and
+// special files, and buffer sizes. Each cap is one field of `Limits`, with its default
+// here; parsers read `limits()` and name the field in their error, with how to raise it:
+//
+//   ti::Limits l = ti::limits();
+//   l.stream_bytes = std::uint64_t{8} << 30;     // read up to 8 GiB from a pipe
+//   ti::set_limits(l);                           // before opening files
+//   ti::set_limit("stream_bytes=8589934592");    // the same, as the CLI's --limit says it
+//
+// A cap is not a format rule: rules of the formats themselves (GGML_MAX_DIMS, a .npy
+// shape of non-negative ints) stay in the loaders and cannot be raised.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tensor_inspect {
+
+/// The caps. Units are bytes unless the name says otherwise (depth in levels, counts in
+/// items); every default is large enough for any real file seen so far.
+struct Limits {
+  /// Bytes read from standard input, a pipe or a special file (/dev/zero) that cannot be
+  /// memory-mapped: such input is read whole into memory, and may never end.
+  std::uint64_t stream_bytes = std::uint64_t{1} << 30;
+  /// Bytes of one CPU buffer (a realized tensor) or sparse stand-in of a compressed member.
+  std::uint64_t buffer_bytes = std::uint64_t{1} << 40;
+  /// Bytes of a .npy header dict (numpy's own reader refuses over 10,000 unless told not to).
+  std::uint64_t npy_header_bytes = std::uint64_t{1} << 20;
+  /// Nesting levels of a .npy header literal (a dict holding tuples is 2).
+  std::uint64_t npy_header_depth = 32;
+  /// Bytes of a safetensors JSON header (the reference implementation's MAX_HEADER_SIZE).
+  std::uint64_t safetensors_header_bytes = 100'000'000;
+  /// Bytes of a sharded checkpoint's *.safetensors.index.json.
+  std::uint64_t index_bytes = 100'000'000;
+  /// Nesting levels of JSON (safetensors headers are 3 deep; index metadata a few more).
+  std::uint64_t json_depth = 64;
+  /// Bytes of a GGUF metadata key or tensor name.
+  std::uint64_t gguf_key_bytes = 65536;
+  /// GGUF metadata array elements in all arrays of a file together (a vocabulary holds ~1e6).
+  std::uint64_t gguf_array_elements = std::uint64_t{1} << 24;
+  /// Members of a zip archive (.npz, PyTorch).
+  std::uint64_t zip_members = std::uint64_t{1} << 20;
+  /// Declared uncompressed size of a DEFLATED member over its compressed size. Deflate
+  /// cannot exceed 1032:1 (a 258-byte match in under 2 bits), so a member declaring more
+  /// cannot hold what it declares.
+  std::uint64_t zip_ratio = 1032;
+  /// Bytes of a PyTorch data.pkl that is compressed and must be inflated to be read.
+  std::uint64_t pickle_bytes = std::uint64_t{1} << 30;
+  /// Values a pickle makes, all kinds together.
+  std::uint64_t pickle_values = std::uint64_t{1} << 22;
+  /// Pickle memo entries.
+  std::uint64_t pickle_memo = std::uint64_t{1} << 22;
+  /// References a pickle holds: stack pushes, MARKs and container items.
+  std::uint64_t pickle_refs = std::uint64_t{1} << 26;
+  /// Nesting levels of the containers a PyTorch checkpoint's tensors are found in.
+  std::uint64_t pickle_depth = 64;
+  /// Tensors and metadata entries a PyTorch checkpoint lists.
+  std::uint64_t pickle_entries = std::uint64_t{1} << 20;
+};
+
+/// The caps in force (the defaults above until set_limits is called).
+const Limits& limits();
+/// Replaces the caps in force. Not thread-safe: call it before opening files.
+void set_limits(const Limits& l);
+
+/// One cap by name, for the command line and messages.
+struct LimitInfo {
+  std::string_view name;         ///< the field's name: "stream_bytes"
+  std::uint64_t Limits::*field;  ///< the field
+  std::string_view unit;         ///< "bytes", "levels", "items" or "ratio"
+};
+/// Every cap, in the order of the struct.
+std::span<const LimitInfo> limit_table();
+/// Sets one cap from "NAME=VALUE" (VALUE a decimal count, or with a K, M or G suffix for
+/// KiB, MiB, GiB). Throws Error(Usage) naming the spec for an unknown name, a malformed
+/// or zero value.
+void set_limit(std::string_view spec);
+/// The suffix errors use to name a cap: " (limit NAME; raise it with --limit NAME=N)".
+std::string limit_hint(std::string_view name);
+
+}  // namespace tensor_inspect

@@ -1,0 +1,73 @@
+// limits/limits.cpp — the caps in force, and setting them by name (see limits.hpp).
+#include "tensor_inspect/limits.hpp"
+
+#include <charconv>
+
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+
+namespace {
+
+Limits& current() {
+  static Limits l;
+  return l;
+}
+
+constexpr LimitInfo kTable[] = {
+    {"stream_bytes", &Limits::stream_bytes, "bytes"},
+    {"buffer_bytes", &Limits::buffer_bytes, "bytes"},
+    {"npy_header_bytes", &Limits::npy_header_bytes, "bytes"},
+    {"npy_header_depth", &Limits::npy_header_depth, "levels"},
+    {"safetensors_header_bytes", &Limits::safetensors_header_bytes, "bytes"},
+    {"index_bytes", &Limits::index_bytes, "bytes"},
+    {"json_depth", &Limits::json_depth, "levels"},
+    {"gguf_key_bytes", &Limits::gguf_key_bytes, "bytes"},
+    {"gguf_array_elements", &Limits::gguf_array_elements, "items"},
+    {"zip_members", &Limits::zip_members, "items"},
+    {"zip_ratio", &Limits::zip_ratio, "ratio"},
+    {"pickle_bytes", &Limits::pickle_bytes, "bytes"},
+    {"pickle_values", &Limits::pickle_values, "items"},
+    {"pickle_memo", &Limits::pickle_memo, "items"},
+    {"pickle_refs", &Limits::pickle_refs, "items"},
+    {"pickle_depth", &Limits::pickle_depth, "levels"},
+    {"pickle_entries", &Limits::pickle_entries, "items"},
+};
+
+}  // namespace
+
+const Limits& limits() { return current(); }
+void set_limits(const Limits& l) { current() = l; }
+std::span<const LimitInfo> limit_table() { return kTable; }
+
+void set_limit(std::string_view spec) {
+  const std::size_t eq = spec.find('=');
+  const std::string_view name = spec.substr(0, eq);
+  const LimitInfo* info = nullptr;
+  for (const LimitInfo& i : kTable)
+    if (i.name == name) info = &i;
+  if (!info) {
+    std::string known;
+    for (const LimitInfo& i : kTable) known += (known.empty() ? "" : ", ") + std::string(i.name);
+    throw Error(ErrorCode::Usage, "--limit '" + std::string(spec) + "': unknown limit (known: " + known + ")");
+  }
+  std::string_view text = eq == std::string_view::npos ? std::string_view() : spec.substr(eq + 1);
+  std::uint64_t scale = 1;
+  if (!text.empty() && (text.back() == 'K' || text.back() == 'M' || text.back() == 'G')) {
+    scale = text.back() == 'K' ? 1u << 10 : text.back() == 'M' ? 1u << 20 : 1u << 30;
+    text.remove_suffix(1);
+  }
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value == 0 ||
+      value > UINT64_MAX / scale)
+    throw Error(ErrorCode::Usage, "--limit '" + std::string(spec) + "': expected " + std::string(name) +
+                                      "=N with N a positive count (K, M, G suffixes allowed)");
+  current().*(info->field) = value * scale;
+}
+
+std::string limit_hint(std::string_view name) {
+  return " (limit " + std::string(name) + "; raise it with --limit " + std::string(name) + "=N)";
+}
+
+}  // namespace tensor_inspect

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Fault 17 of issue 9: listings line up by display width, and count in good English.
+
+    python3 tests/listing_width.py path/to/tensor-inspect
+
+Names of wide (CJK), combining and accented characters must not shift the columns after
+them: every row's dtype column starts at the same terminal column, measured here with
+Python's unicodedata (East Asian width W/F = 2 columns, combining marks 0). A file with
+one metadata entry says "1 metadata entry". Closes with `N passed, M failed`.
+"""
+import json, os, struct, subprocess, sys, tempfile, unicodedata
+
+BIN = os.path.abspath(sys.argv[1])
+
+def width(s):
+  return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+def main():
+  names = ["a", "\u00e9t\u00e9", "\u65e5\u672c\u8a9e", "e\u0301", "longer_ascii_name"]
+  header = {n: {"dtype": "U8", "shape": [1], "data_offsets": [i, i + 1]} for i, n in enumerate(names)}
+  header["__metadata__"] = {"format": "pt"}
+  h = json.dumps(header, ensure_ascii=False).encode()
+  passed = failed = 0
+  with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "wide.safetensors")
+    with open(path, "wb") as f: f.write(struct.pack("<Q", len(h)) + h + bytes(len(names)))
+    out = subprocess.run([BIN, path, "--list"], capture_output=True, check=True).stdout.decode()
+    rows = out.splitlines()[1:1 + len(names)]
+    columns = set()
+    for row in rows:
+      at = row.index("uint8")
+      columns.add(width(row[:at]))
+    if len(columns) == 1: passed += 1
+    else: failed += 1; print(f"FAIL dtype columns start at display columns {sorted(columns)}:\n{out}")
+    footer = out.splitlines()[1 + len(names)]
+    if footer == f"{len(names)} tensors, 1 metadata entry (safetensors)": passed += 1
+    else: failed += 1; print(f"FAIL footer {footer!r}")
+    meta = subprocess.run([BIN, path, "--meta"], capture_output=True, check=True).stdout.decode().splitlines()[-1]
+    if meta == f"1 metadata entry, {len(names)} tensors (safetensors)": passed += 1
+    else: failed += 1; print(f"FAIL --meta footer {meta!r}")
+  print(f"{passed} passed, {failed} failed")
+  return 0 if failed == 0 else 1
+
+if __name__ == "__main__":
+  sys.exit(main())
