@@ -65,4 +65,5 @@ zip_file_t* zip_fopen_index(zip_t* z, zip_uint64_t i, zip_flags_t flags) { TI_LI
 zip_int64_t zip_fread(zip_file_t* f, void* buf, zip_uint64_t n) { TI_LIBZIP(zip_fread, f, buf, n); }
 const char* zip_file_strerror(zip_file_t* f) { TI_LIBZIP(zip_file_strerror, f); }
 int zip_fclose(zip_file_t* f) { TI_LIBZIP(zip_fclose, f); }
+int zip_compression_method_supported(zip_int32_t method, int compress) { TI_LIBZIP(zip_compression_method_supported, method, compress); }
 }
