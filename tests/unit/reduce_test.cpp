@@ -23,7 +23,7 @@ namespace {
 template <typename T>
 Tensor tensor_of(const std::vector<T>& v, DType d, ti::Shape shape) {
   auto buf = ti::Buffer::cpu(v.size() * sizeof(T));
-  std::memcpy(buf->mutable_bytes().data(), v.data(), v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(buf->mutable_bytes().data(), v.data(), v.size() * sizeof(T));  // memcpy from null is UB
   return Tensor::from_buffer(buf, d, std::move(shape));
 }
 std::vector<float> normal_floats(std::size_t n, unsigned seed) {

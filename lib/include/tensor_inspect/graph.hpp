@@ -33,6 +33,11 @@ struct Producer {
   /// set, loops compute elements on demand and no buffer is made (arange, eye): a slice
   /// of a huge arange computes only the slice.
   std::function<Scalar(std::int64_t i)> element;
+  /// Optional, with `element`, for float dtypes: elements [first, first + out.size()) as
+  /// doubles, for loops that read a run of consecutive elements (GGUF dequantizes whole
+  /// blocks). Unlike `element`, it must be safe to call from several threads at once:
+  /// loops over a formula without it run on one thread.
+  std::function<void(std::int64_t first, std::span<double> out)> float_range;
 };
 
 struct Node;

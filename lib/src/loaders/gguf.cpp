@@ -131,6 +131,18 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
       }
       return Scalar::from_float(static_cast<double>(cache->values[i % per_block]));
     };
+    // Runs of elements, block by block, with no shared state: loops call it on all threads.
+    producer->float_range = [file, &type, abs_offset](std::int64_t first, std::span<double> out) {
+      const auto per_block = static_cast<std::int64_t>(type.block_elems);
+      float values[256];
+      for (std::size_t done = 0; done < out.size();) {
+        const std::int64_t i = first + static_cast<std::int64_t>(done), b = i / per_block;
+        const std::size_t at = static_cast<std::size_t>(abs_offset) + static_cast<std::size_t>(b) * type.block_bytes;
+        dequantize_ggml(type, file->bytes().subspan(at, type.block_bytes), std::span(values, type.block_elems));
+        for (auto k = static_cast<std::size_t>(i % per_block); k < type.block_elems && done < out.size(); ++k)
+          out[done++] = static_cast<double>(values[k]);
+      }
+    };
     return Tensor::from_producer(producer, DType::Float32, shape);
   };
 }

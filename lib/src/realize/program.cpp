@@ -225,6 +225,11 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
         }
         continue;
       case Instance::Formula: {
+        if (inst.formula->float_range && inst.views.empty()) {
+          // NOTE: Word is a union of 8-byte members; its array is written as doubles.
+          inst.formula->float_range(start, std::span<double>(&out[0].f, n));
+          continue;
+        }
         const std::int64_t* idx = indices(inst, start, n);
         for (std::size_t i = 0; i < n; ++i) out[i] = idx[i] < 0 ? Word{} : word_of(inst.formula->element(idx[i]));
         continue;

@@ -43,10 +43,11 @@ struct Program {
   /// True when the root is a constant under no mask: every chunk holds the same value.
   bool is_constant() const { return nodes.back().kind == Instance::Const && !nodes.back().masked; }
   /// True when chunks must run on one thread: a Producer's element formula may keep state
-  /// (GGUF's keeps the last dequantized block) and graph.hpp promises it no thread safety.
+  /// (GGUF's keeps the last dequantized block) and graph.hpp promises it no thread safety;
+  /// only its float_range is thread-safe, and loops use that for unmoved reads.
   bool serial() const {
     for (const auto& n : nodes)
-      if (n.kind == Instance::Formula) return true;
+      if (n.kind == Instance::Formula && !(n.formula->float_range && n.views.empty())) return true;
     return false;
   }
 };
