@@ -30,6 +30,7 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
+  tensor-inspect big.npy | head -c 300                 printed on all cores (OMP_NUM_THREADS=1: one); stops quietly
   tensor-inspect -- -5                                 a negative literal after --
 
 Exit status: 0 success; 2 trouble (bad command line, unreadable or malformed input,
