@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "options.hpp"
+#include "validate.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -27,14 +28,19 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect model.gguf --meta                     GGUF key/values
   tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
+  tensor-inspect x.npy -e 'x.isfinite().all(axis=1)'   bool checks: isnan isinf isfinite any all
+  tensor-inspect w.npy -e 'x @ x.T'                    a matrix product (float32/float64 through OpenBLAS)
+  OMP_NUM_THREADS=1 tensor-inspect x.npy -e 'x.sum()'  threads for loops; results are the same on any count
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
   tensor-inspect big.npy | head -c 300                 printed on all cores (OMP_NUM_THREADS=1: one); stops quietly
   tensor-inspect -- -5                                 a negative literal after --
+  tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 
-Exit status: 0 success; 2 trouble (bad command line, unreadable or malformed input,
-unsupported operation), with one line on stderr and nothing on stdout.)";
+Exit status: 0 success; 1 validate found something; 2 trouble (bad command line,
+unreadable or malformed input, unsupported operation), with one line on stderr and
+nothing on stdout. A file named validate is reached as ./validate.)";
 
 // Prints an error as one line on stderr (a JSON object with --json) and returns the exit
 // status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
@@ -90,6 +96,9 @@ int main(int argc, char** argv) {
   cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
   cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
 
+  ti::app::ValidateOptions validate_options;
+  CLI::App* validate = ti::app::setup_validate(cli, validate_options);
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -106,14 +115,14 @@ int main(int argc, char** argv) {
 
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
-    int status = ti::app::run(o);
+    int status = *validate ? ti::app::run_validate(validate_options) : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.
     if (std::fflush(stdout) != 0 || std::ferror(stdout))
       return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), o.json);
     return status;
   } catch (const ti::Error& e) {
-    return report(e, o.json);
+    return report(e, o.json || validate_options.json);
   } catch (const std::bad_alloc&) {
     return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), o.json);
   } catch (const std::exception& e) {
