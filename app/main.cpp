@@ -9,8 +9,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "diff.hpp"
+#include "json_shape.hpp"
 #include "options.hpp"
 #include "validate.hpp"
+#include "version.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -25,6 +28,12 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect weights.npy                           a NumPy file (any dtype, big-endian, Fortran order)
   tensor-inspect model.safetensors                     several tensors: a listing from the header alone
   tensor-inspect model.safetensors --name norm.weight  one tensor's values
+  tensor-inspect model.safetensors --name 'layers.*.mlp.*' --jsonl | jq -c '{name, shape}'
+                                                       globs (repeatable) or --all: one JSON line per tensor
+  tensor-inspect ./hf-model/ --list                    a model folder (shards and index) as one checkpoint
+  tensor-inspect m.safetensors --name lm_head.weight --expect dtype=bfloat16 --expect shape=32000,4096
+  tensor-inspect x.npy --assert '(x.abs() < 100).all()'   checks: exit 1 and each failure with its value
+  tensor-inspect diff a.safetensors b.gguf --rtol 1e-3   compare two inputs (see: tensor-inspect diff --help)
   tensor-inspect model.gguf --meta                     GGUF key/values
   tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
@@ -38,15 +47,17 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect -- -5                                 a negative literal after --
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 
-Exit status: 0 success; 1 validate found something; 2 trouble (bad command line,
-unreadable or malformed input, unsupported operation), with one line on stderr and
-nothing on stdout. A file named validate is reached as ./validate.)";
+Exit status: 0 success; 1 a check (--expect, --assert) failed, diff found a difference or
+validate found something; 2 trouble (bad command line, unreadable or malformed input,
+unsupported operation), with one line on stderr and nothing on stdout. Files named diff or
+validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
+a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 
 // Prints an error as one line on stderr (a JSON object with --json) and returns the exit
 // status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
 int report(const ti::Error& e, bool json) {
   if (json)
-    std::cerr << "{\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
+    std::cerr << "{" << ti::app::json_head("error") << "\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
               << "}}\n";
   else
     std::cerr << "tensor-inspect: " << ti::escape_untrusted(e.what(), false) << "\n";
@@ -65,7 +76,7 @@ int main(int argc, char** argv) {
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
                "tensor-inspect"};
   cli.footer(kExamples);
-  cli.set_version_flag("--version", std::string("tensor-inspect ") + TI_VERSION);
+  cli.set_version_flag("--version", ti::app::version_string());
   cli.add_option("INPUT", o.input,
                  "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
   cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
@@ -78,7 +89,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"string", "python"}))
       ->capture_default_str();
   auto* files = "Files";
-  cli.add_option("--name", o.name, "the tensor of a file to inspect")->group(files);
+  cli.add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
+  cli.add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
+  cli.add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
+  auto* checks = "Checks (exit 1 when one fails)";
+  cli.add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
+  cli.add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
   cli.add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
   cli.add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
   cli.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
@@ -96,6 +112,8 @@ int main(int argc, char** argv) {
   cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
   cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
 
+  ti::app::DiffOptions diff_options;
+  CLI::App* diff = ti::app::setup_diff(cli, diff_options);
   ti::app::ValidateOptions validate_options;
   CLI::App* validate = ti::app::setup_validate(cli, validate_options);
 
@@ -104,7 +122,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
     bool json = false;
-    for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json";
+    for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json" || std::string_view(argv[i]) == "--jsonl";
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
   }
 
@@ -113,19 +131,20 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
+  const bool json = o.json || o.jsonl || diff_options.json || validate_options.json;
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
-    int status = *validate ? ti::app::run_validate(validate_options) : ti::app::run(o);
+    int status = *diff ? ti::app::run_diff(diff_options) : *validate ? ti::app::run_validate(validate_options) : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.
     if (std::fflush(stdout) != 0 || std::ferror(stdout))
-      return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), o.json);
+      return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), json);
     return status;
   } catch (const ti::Error& e) {
-    return report(e, o.json || validate_options.json);
+    return report(e, json);
   } catch (const std::bad_alloc&) {
-    return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), o.json);
+    return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), json);
   } catch (const std::exception& e) {
-    return report(ti::Error(ti::ErrorCode::Internal, "internal error: " + std::string(e.what())), o.json);
+    return report(ti::Error(ti::ErrorCode::Internal, "internal error: " + std::string(e.what())), json);
   }
 }

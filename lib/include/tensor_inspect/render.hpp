@@ -84,12 +84,15 @@ enum class NonFinite { String, Python };
 /// Options for the JSON renderer.
 struct JsonOptions {
   NonFinite nonfinite = NonFinite::String;
+  /// JSON members written first, each followed by ", " (e.g. `"schema_version": 1, `):
+  /// how the app adds the keys of its versioned shape without a second renderer.
+  std::string head;
 };
 
 /// Text: one `key: value` line per field, values as Python prints them
 /// (dtype, format, shape, strides, itemsize, nbytes, readonly, tolist).
 void render_text(const MemoryView& mv, OutBuffer& out);
-/// JSON: one object with format, shape, itemsize, nbytes, ndim, strides, readonly,
+/// JSON: one object with options.head's members, then format, shape, itemsize, nbytes, ndim, strides, readonly,
 /// tolist, dtype, tensor_shape, c_contiguous; then a newline.
 void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& out);
 

@@ -111,7 +111,9 @@ void render_text(const MemoryView& mv, OutBuffer& out) {
 }
 
 void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& out) {
-  out.write("{\"format\": ");
+  out.put('{');
+  out.write(options.head);
+  out.write("\"format\": ");
   if (mv.format) {
     out.put('"');
     out.put(*mv.format);
