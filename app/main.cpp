@@ -49,6 +49,7 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect big.npy --header                      format, shape, strides, nbytes: no data read
   cat x.npy | tensor-inspect -                         standard input (up to 1 GiB: --limit stream_bytes=4G for more)
   tensor-inspect model.pt --list --strict              refuse a pickle naming globals torch.load(weights_only=True) refuses
+  tensor-inspect big.npy --full | head -c 300          printed on all cores (OMP_NUM_THREADS=1: one); stops quietly
   tensor-inspect -- -5                                 a negative literal after --
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 

@@ -4,9 +4,9 @@
 // for their ~3,400 relocations at every start, even for a literal or a .npy (about half of
 // start-up; see bench/README.md). So the library is not linked: these definitions of the
 // libzip functions the loaders call open TI_LIBZIP_SONAME with dlopen at the first call and
-// forward to it. The loaders keep calling the plain libzip API. A libzip function newly used
-// in lib/src/loaders/ needs one line here (the link fails with "undefined reference" until
-// then).
+// forward to it. The loaders keep calling the plain libzip API. A libzip function newly
+// used in lib/src/ (loaders/, validate/) needs one line here: until then the link fails
+// with "undefined reference".
 #include <dlfcn.h>
 #include <zip.h>
 
@@ -65,5 +65,7 @@ zip_file_t* zip_fopen_index(zip_t* z, zip_uint64_t i, zip_flags_t flags) { TI_LI
 zip_int64_t zip_fread(zip_file_t* f, void* buf, zip_uint64_t n) { TI_LIBZIP(zip_fread, f, buf, n); }
 const char* zip_file_strerror(zip_file_t* f) { TI_LIBZIP(zip_file_strerror, f); }
 int zip_fclose(zip_file_t* f) { TI_LIBZIP(zip_fclose, f); }
-int zip_compression_method_supported(zip_int32_t method, int compress) { TI_LIBZIP(zip_compression_method_supported, method, compress); }
+int zip_compression_method_supported(zip_int32_t method, int compress) {
+  TI_LIBZIP(zip_compression_method_supported, method, compress);
+}
 }

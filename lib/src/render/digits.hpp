@@ -59,6 +59,32 @@ inline char* write_digits(std::uint64_t v, int len, char* out) {
   return out + len;
 }
 
+/// write_uint without a branch on the number of digits (random 1- to 19-digit values
+/// mispredict the loops of write_digits): all 20 digits into a scratch buffer, then the
+/// significant ones copied as one fixed 20-byte block. Needs 20 writable bytes at `out`
+/// (bytes after the digits are overwritten with junk); returns the end of the digits.
+inline char* write_uint_fixed(std::uint64_t v, char* out) {
+  char tmp[40];
+  std::memset(tmp + 20, 0, 20);  // copied past the digits, never shown
+  const std::uint64_t top = v / 10000000000000000ull;       // < 1845: 4 digits
+  const std::uint64_t rest = v % 10000000000000000ull;
+  write_2_digits(static_cast<std::uint32_t>(top / 100), tmp);
+  write_2_digits(static_cast<std::uint32_t>(top % 100), tmp + 2);
+  write_8_digits(static_cast<std::uint32_t>(rest / 100000000), tmp + 4);
+  write_8_digits(static_cast<std::uint32_t>(rest % 100000000), tmp + 12);
+  const int len = decimal_length(v);
+  std::memcpy(out, tmp + 20 - len, 20);
+  return out + len;
+}
+
+/// write_int through write_uint_fixed: needs 21 writable bytes at `out`.
+inline char* write_int_fixed(std::int64_t v, char* out) {
+  *out = '-';
+  out += v < 0;
+  const auto u = static_cast<std::uint64_t>(v);
+  return write_uint_fixed(v < 0 ? 0 - u : u, out);
+}
+
 /// Python's repr of an unsigned integer: its decimal digits. At most 20 chars; returns the end.
 inline char* write_uint(std::uint64_t v, char* out) { return write_digits(v, decimal_length(v), out); }
 

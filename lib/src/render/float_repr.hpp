@@ -23,7 +23,8 @@ namespace tensor_inspect::render {
 /// The most chars a repr of a double takes: "-2.2250738585072014e-308".
 inline constexpr int kMaxFloatRepr = 24;
 
-/// Writes repr(v) at `out` (at most kMaxFloatRepr chars); returns the end.
+/// Writes repr(v) at `out` (at most kMaxFloatRepr chars, scratch included: the digits are
+/// written 20 at a time, at most 22 bytes from `out`); returns the end.
 inline char* write_float_repr(double v, char* out) {
   const auto bits = std::bit_cast<std::uint64_t>(v);
   const bool negative = bits >> 63;
@@ -47,7 +48,7 @@ inline char* write_float_repr(double v, char* out) {
   const int decpt = exp10 + nd;  // value = 0.d1d2...dn × 10^decpt
   if (decpt <= -4 || decpt > 16) {
     // d[.ddd]e±XX: the digits one place right, then the first moved back before the point.
-    write_digits(sig, nd, o + 1);
+    write_uint_fixed(sig, o + 1);
     o[0] = o[1];
     if (nd > 1) {
       o[1] = '.';
@@ -87,7 +88,7 @@ inline char* write_float_repr(double v, char* out) {
     return o + 2;
   }
   // dd.ddd: the digits one place right, the integer part moved back before the point.
-  write_digits(sig, nd, o + 1);
+  write_uint_fixed(sig, o + 1);
   std::memmove(o, o + 1, static_cast<std::size_t>(decpt));
   o[decpt] = '.';
   return o + nd + 1;

@@ -91,7 +91,11 @@ template <typename T>
 struct IntValue {
   static constexpr std::size_t size = sizeof(T);
   static char* put(const TolistSource&, const std::byte* p, char* o) {
-    if constexpr (std::is_signed_v<T>) return write_int(load<T>(p), o);
+    // Wide integers take any number of digits: the branch-free writer. Narrow ones are
+    // short, and the loop's branches predict well.
+    if constexpr (sizeof(T) >= 4 && std::is_signed_v<T>) return write_int_fixed(load<T>(p), o);
+    else if constexpr (sizeof(T) >= 4) return write_uint_fixed(load<T>(p), o);
+    else if constexpr (std::is_signed_v<T>) return write_int(load<T>(p), o);
     else return write_uint(load<T>(p), o);
   }
 };
