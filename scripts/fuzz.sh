@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 shift || true
-all=(literal expr expr_realize npy npz safetensors safetensors_index gguf pytorch pickle raw view_as inspect)
+all=(literal expr expr_realize npy npz safetensors safetensors_index gguf pytorch pickle raw view_as inspect validate)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
