@@ -28,6 +28,9 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect model.gguf --meta                     GGUF key/values
   tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
+  tensor-inspect x.npy -e 'x.isfinite().all(axis=1)'   bool checks: isnan isinf isfinite any all
+  tensor-inspect w.npy -e 'x @ x.T'                    a matrix product (float32/float64 through OpenBLAS)
+  OMP_NUM_THREADS=1 tensor-inspect x.npy -e 'x.sum()'  threads for loops; results are the same on any count
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
@@ -52,7 +55,10 @@ int report(const ti::Error& e, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error we report, not a signal
+  // A reader that stops early (`| head -1`) ends the run quietly through SIGPIPE, as it
+  // does for cat and grep, even when the parent ignored the signal. Other write errors
+  // (a full disk) are reported below.
+  std::signal(SIGPIPE, SIG_DFL);
   ti::app::Options o;
   CLI::App cli{"tensor-inspect: what tinygrad's Tensor.data() returns for a tensor — the memoryview's\n"
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
