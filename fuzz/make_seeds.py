@@ -71,6 +71,8 @@ def main():
         if not os.path.isfile(p) or f.endswith((".py", ".json", ".md")): continue
         data = sample(f)
         put("inspect", data, f)
+        ext = {".npy": 0, ".npz": 1, ".safetensors": 2, ".gguf": 3, ".pt": 4}.get(os.path.splitext(f)[1])
+        if ext is not None: put("validate", bytes([ext]) + data, f)
         if f.endswith(".npy"):
             put("npy", data, f)
             put("raw", bytes([DTYPES.index("uint8"), 0]) + data, f)
@@ -105,6 +107,15 @@ def main():
     with open(os.path.join(sh, "model.safetensors.index.json"), "rb") as f: index = f.read()
     put("safetensors_index", bytes(blob) + index, "sharded")
     put("inspect", index, "model.safetensors.index.json")
+    # validate: the broken corpus of tests/validate/make_broken.py, one planted fault set each
+    import subprocess, tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.join(ROOT, "tests", "validate", "make_broken.py"), tmp], check=True,
+                       capture_output=True)
+        for name in sorted(json.load(open(os.path.join(tmp, "manifest.json")))):
+            if "/" in name: continue  # the index cases need their shards beside them
+            ext = [".npy", ".npz", ".safetensors", ".gguf", ".pt"].index(os.path.splitext(name)[1])
+            with open(os.path.join(tmp, name), "rb") as fh: put("validate", bytes([ext]) + fh.read(), name)
     # view_as: float32 [1.0, 2.0] -> B -> i ; int16 bytes -> B (2, 4) -> B
     put("view_as", bytes([DTYPES.index("float32"), 8]) + struct.pack("<2f", 1.0, 2.0) + b"B\x03i\x03", "f32_B_i")
     put("view_as", bytes([DTYPES.index("int16"), 8]) + bytes(range(8)) + b"B\x02\x02\x04B\x03", "i16_B_2x4")

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 shift || true
-all=(literal expr expr_realize npy npz safetensors safetensors_index gguf pytorch pickle raw view_as inspect)
+all=(literal expr expr_realize npy npz safetensors safetensors_index gguf pytorch pickle raw view_as inspect validate)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
@@ -27,6 +27,7 @@ dict_of() {
     gguf) echo fuzz/dict/gguf.dict ;;
     pickle) echo fuzz/dict/pickle.dict ;;
     npz | pytorch) echo fuzz/dict/zip.dict ;;
+    validate) echo fuzz/dict/safetensors.dict ;;
     *) echo "" ;;
   esac
 }
@@ -38,12 +39,16 @@ fi
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake --preset fuzz "${launcher[@]}" >/dev/null
-nice -n 19 cmake --build build-fuzz -j2
+targets=()
+for h in "${harnesses[@]}"; do
+  [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz: no harness '$h' (known: ${all[*]})" >&2; exit 2; }
+  targets+=("fuzz_$h")
+done
+nice -n 19 cmake --build build-fuzz -j2 --target "${targets[@]}"
 
 failed=()
 for h in "${harnesses[@]}"; do
   bin=build-fuzz/fuzz/fuzz_$h
-  [ -x "$bin" ] || { echo "fuzz: no harness '$h' (known: ${all[*]})" >&2; exit 2; }
   mkdir -p "fuzz/corpus/$h" "fuzz/crashes/$h"
   dirs=("fuzz/corpus/$h")
   for d in fuzz/seeds/$h fuzz/regressions/$h; do [ -d "$d" ] && dirs+=("$d"); done

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <set>
 
 #include "loaders/byte_reader.hpp"
@@ -268,7 +269,9 @@ ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move
     throw Error(ErrorCode::BadFile, name + ": not a valid zip archive (" + text + ")");
   }
   zip_error_fini(&err);
-  zip_ = za;
+  // NOTE: a constructor that throws runs no destructor, so the archive is owned by a
+  // guard until every check passed; it leaked on each inconsistent archive before.
+  std::unique_ptr<zip_t, void (*)(zip_t*)> guard(za, [](zip_t* z) { zip_discard(z); });
 
   // libzip and our own walk must agree on the members, index by index.
   const zip_int64_t count = zip_get_num_entries(za, 0);
@@ -285,6 +288,7 @@ ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move
                                           zip_strerror(za) + ")");
   }
   (void)libzip_error;
+  zip_ = guard.release();
 }
 
 ZipArchive::~ZipArchive() {

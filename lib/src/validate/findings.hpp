@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
@@ -58,6 +59,10 @@ class Findings {
   std::string format_;
   std::string prefix_;
 };
+
+/// The deepest nesting of [ and { outside strings in JSON text, found without building
+/// anything (so a hostile header cannot make the DOM exhaust memory or the stack).
+int json_nesting(std::string_view text);
 
 /// The checkers, one per format (validate/<format>.cpp). `name` names the bytes in
 /// messages; `base` is the file offset of bytes[0] (a STORED zip member's data).

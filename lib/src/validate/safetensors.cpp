@@ -32,8 +32,9 @@ std::optional<std::uint64_t> itemsize_of_tag(const std::string& tag) {
   return std::nullopt;
 }
 
-// Deepest nesting of [ and { outside strings, without building anything.
-int nesting(std::string_view text) {
+}  // namespace
+
+int json_nesting(std::string_view text) {
   int depth = 0, most = 0;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -51,6 +52,8 @@ int nesting(std::string_view text) {
   }
   return most;
 }
+
+namespace {
 
 struct Range {
   std::uint64_t begin, end;
@@ -85,7 +88,7 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
             "the header is padded with NUL bytes; only spaces may follow the JSON");
   }
   const std::string_view json_text = text.substr(0, text.find_last_not_of(std::string_view("\0 ", 2)) + 1);
-  if (const int depth = nesting(json_text); depth > kMaxDepth) {
+  if (const int depth = json_nesting(json_text); depth > kMaxDepth) {
     f.error("depth", "header", 8, "the header nests " + std::to_string(depth) + " levels deep (a safetensors header has 3)");
     return;
   }

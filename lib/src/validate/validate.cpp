@@ -45,6 +45,14 @@ void check_legacy_pytorch(std::span<const std::byte> bytes, Findings& f) {
 
 void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
+  if (text.size() > 100'000'000) {
+    f.error("size", "index", std::nullopt, "the index is " + std::to_string(text.size()) + " bytes, over the limit of 100000000");
+    return;
+  }
+  if (const int depth = json_nesting(text); depth > 16) {
+    f.error("depth", "index", std::nullopt, "the index nests " + std::to_string(depth) + " levels deep (an index has 3)");
+    return;
+  }
   nlohmann::json index;
   try {
     index = nlohmann::json::parse(text);

@@ -80,8 +80,7 @@ void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string&
     const std::string name = st.name;
     const std::string place = "member '" + name + "'";
     if (!names.insert(name).second) f.error("duplicate_member", place, std::nullopt, "the archive holds two members named '" + name + "'");
-    if (!zip_compression_method_supported(static_cast<zip_int32_t>(st.comp_method), 0) ||
-        (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)) {
+    if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE) {
       f.error("method", place, std::nullopt, "compression method " + std::to_string(st.comp_method) +
                                                  " (numpy and torch write STORED or DEFLATED)");
       continue;
