@@ -12,6 +12,7 @@
 
 #include "listing.hpp"
 #include "options.hpp"
+#include "stats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/literal.hpp"
@@ -104,6 +105,7 @@ struct Resolved {
   std::optional<LoadedFile> file;  // set when the input is a file that should be listed
   std::string name, note;
   std::string label;  ///< the input as messages name it: a path, "<stdin>", or empty for a literal
+  std::optional<TensorEntry> entry;  ///< the file entry the tensor came from (statistics scan it in place)
 };
 
 Resolved resolve_file(LoadedFile lf, const Options& o) {
@@ -140,6 +142,7 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   r.label = lf.path + (entry->name.empty() ? "" : ": tensor '" + entry->name + "'");
   r.name = entry->name;
   r.note = entry->note;
+  r.entry = *entry;
   r.file.reset();
   return r;
 }
@@ -202,6 +205,8 @@ int run(const Options& o) {
   if (in.file) {
     if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                                   " tensors: choose one with --name before -e");
+    if (o.stats.active() && (o.meta || o.list)) throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on read values: not with --list or --meta");
+    if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
     OutBuffer out(stdout);
     if (o.meta) render_meta(*in.file, o.json, out);
     else render_listing(*in.file, o.json, out);
@@ -212,6 +217,7 @@ int run(const Options& o) {
     if (!in.tensor) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
     return *in.tensor;
   }();
+  if (o.stats.active()) return run_stats_tensor(t, o.expr || !in.entry ? nullptr : &*in.entry, in.label, o, defaults);
   if (o.graph) {
     std::string g = *o.graph;
     if (g != "text" && g != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + g + "'");

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "options.hpp"
+#include "stats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -31,9 +32,13 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
   tensor-inspect -- -5                                 a negative literal after --
+  tensor-inspect model.safetensors --stats             min max mean std absmax nan/inf/zero per tensor, totals
+  tensor-inspect model.gguf --name blk.0.attn_q.weight --stats --hist=40   dequantized values, a histogram
+  tensor-inspect x.npy --plot h.png                    a histogram PNG (--plot-kind heatmap: a 2-D tensor)
+  tensor-inspect model.safetensors --fail-on nan,inf   exit 1 naming the tensors that hold nan or inf
 
-Exit status: 0 success; 2 trouble (bad command line, unreadable or malformed input,
-unsupported operation), with one line on stderr and nothing on stdout.)";
+Exit status: 0 success; 1 a --fail-on check found something; 2 trouble (bad command line,
+unreadable or malformed input, unsupported operation), with one line on stderr and nothing on stdout.)";
 
 // Prints an error as one line on stderr (a JSON object with --json) and returns the exit
 // status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
@@ -85,6 +90,7 @@ int main(int argc, char** argv) {
       ->group(eng);
   cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
   cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+  ti::app::setup_stats(cli, o.stats);
 
   try {
     cli.parse(argc, argv);
@@ -95,6 +101,7 @@ int main(int argc, char** argv) {
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
   }
 
+  ti::app::adopt_input_from_hist(o.stats, o.input);
   auto logger = spdlog::stderr_color_st("tensor-inspect");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("tensor-inspect: %l: %v");

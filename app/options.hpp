@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "stats.hpp"
+
 namespace tensor_inspect::app {
 
 struct Options {
@@ -30,6 +32,7 @@ struct Options {
   std::optional<std::string> graph;       ///< --graph[=text|dot]: the lazy graph and schedule on stderr
   std::vector<std::string> view_as;       ///< --view-as FMT[:SHAPE], applied in order
   int verbosity = 0;                      ///< -v / -vv
+  StatsOptions stats;                     ///< --stats --hist --plot --fail-on (stats.hpp)
 };
 
 /// Runs the tool; returns the exit status. Throws tensor_inspect::Error for trouble.

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # zipcmp, zipmerge and ziptool: libzip-dev's CMake config checks that they exist.
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev libzip-dev zipcmp zipmerge ziptool
-          python3 python3-numpy)
+          python3 python3-numpy pkg-config libcairo2-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
