@@ -8,6 +8,8 @@
 #include <cassert>
 #include <cstring>
 
+#include <immintrin.h>
+
 #include "loaders/gguf_quants.hpp"
 
 namespace tensor_inspect {
@@ -29,26 +31,45 @@ void load_words(const std::byte* src, std::int64_t n, bool swap, U* out) {
       for (std::int64_t i = 0; i < n; ++i) out[i] = bswap(out[i]);
 }
 
+// Straight from the stored bytes (any alignment): no copy of the block first.
 __attribute__((target_clones("avx2", "default")))
-void bf16_to_f32(const std::uint16_t* in, std::int64_t n, float* out) {
+void bf16_to_f32(const std::byte* in, std::int64_t n, float* out) {
   for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(in[i]) << 16;
-    std::memcpy(out + i, &bits, 4);
+    std::uint16_t h;
+    std::memcpy(&h, in + 2 * i, 2);
+    out[i] = std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
   }
 }
 
 // IEEE half to float, exact: the exponent and mantissa shifted into float position and
 // scaled by 2^112 (which also normalizes subnormals); inf and nan keep their payload.
 __attribute__((target_clones("avx2", "default")))
-void f16_to_f32(const std::uint16_t* in, std::int64_t n, float* out) {
+void f16_to_f32(const std::byte* in, std::int64_t n, float* out) {
   for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint32_t h = in[i];
+    std::uint16_t stored;
+    std::memcpy(&stored, in + 2 * i, 2);
+    const std::uint32_t h = stored;
     const std::uint32_t em = h & 0x7fffu;
     float f = std::bit_cast<float>(em << 13) * 0x1p112f;
     std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
     bits = em >= 0x7c00u ? (0x7f800000u | (em & 0x3ffu) << 13) : bits;
     out[i] = std::bit_cast<float>(bits | (h & 0x8000u) << 16);
   }
+}
+
+// The same conversion in hardware (F16C's vcvtph2ps, exact), eight halves at a time.
+__attribute__((target("avx2,f16c")))
+void f16_to_f32_f16c(const std::byte* in, std::int64_t n, float* out) {
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i))));
+  if (i < n) f16_to_f32(in + 2 * i, n - i, out + i);
+}
+
+void half_to_float(const std::byte* in, std::int64_t n, float* out) {
+  static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2");
+  if (f16c) f16_to_f32_f16c(in, n, out);
+  else f16_to_f32(in, n, out);
 }
 
 const std::array<float, 256>& fp8_table(DType dtype) {
@@ -115,9 +136,13 @@ void decode_block(const StoredElements& s, std::int64_t first, std::int64_t n, v
     case DType::BFloat16:
     case DType::Float16: {
       std::uint16_t words[kStatsBlock];
-      load_words(src, n, swap, words);
-      if (s.stored == DType::BFloat16) bf16_to_f32(words, n, static_cast<float*>(out));
-      else f16_to_f32(words, n, static_cast<float*>(out));
+      const std::byte* native = src;
+      if (swap) {
+        load_words(src, n, swap, words);
+        native = reinterpret_cast<const std::byte*>(words);
+      }
+      if (s.stored == DType::BFloat16) bf16_to_f32(native, n, static_cast<float*>(out));
+      else half_to_float(native, n, static_cast<float*>(out));
       return;
     }
     case DType::FP8E4M3:

@@ -16,7 +16,13 @@ using v8i = std::int32_t __attribute__((vector_size(32)));
 using v4d = double __attribute__((vector_size(32)));
 using v4l = std::int64_t __attribute__((vector_size(32)));
 using v4f = float __attribute__((vector_size(16)));
-using v4i = std::int32_t __attribute__((vector_size(16)));
+
+// Four floats widened to doubles (one vcvtps2pd with AVX), loaded straight from x.
+inline v4d widen4(const float* x) {
+  v4f f;
+  std::memcpy(&f, x, sizeof f);
+  return __builtin_convertvector(f, v4d);
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -44,6 +50,10 @@ void scalar_pass1(T v, Moments& m, double& sum) {
 
 }  // namespace
 
+// Pass 1's vector loop assumes the block is clean (all finite): min/max as vminps/vmaxps,
+// sums unmasked, and only a count of finite values and zeros. A block that turns out to
+// hold a nan or inf (rare) is redone by the scalar rule, and its pass 2 masks them.
+// Four double accumulators per pass hide the latency of the adds.
 __attribute__((target_clones("avx2", "default")))
 Moments block_moments_f32(const float* x, std::int64_t n) {
   Moments m;
@@ -52,60 +62,64 @@ Moments block_moments_f32(const float* x, std::int64_t n) {
   const v8i abs_mask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
   const v8f zero = {};
   v8f mn = inf, mx = -inf;
-  v8i cnan = {}, cpos = {}, cneg = {}, czero = {}, cfin = {};
-  v4d s0 = {}, s1 = {};
-  std::int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    v8f v;
+  v8i cfin = {}, czero = {};
+  v4d s0 = {}, s1 = {}, s2 = {}, s3 = {};
+  const std::int64_t vec_end = n / 16 * 16;
+  for (std::int64_t i = 0; i < vec_end; i += 16) {
+    v8f v, w;
     std::memcpy(&v, x + i, sizeof v);
+    std::memcpy(&w, x + i + 8, sizeof w);
     const v8f a = reinterpret_cast<v8f>(reinterpret_cast<v8i>(v) & abs_mask);
-    const v8i fin = a < inf;
-    const v8i isinf = a == inf;
-    cnan -= v != v;
-    cpos -= isinf & (v > zero);
-    cneg -= isinf & (v < zero);
-    czero -= v == zero;
-    cfin -= fin;
-    const v8f vf = reinterpret_cast<v8f>(reinterpret_cast<v8i>(v) & fin);
-    mn = (fin & (v < mn)) ? v : mn;
-    mx = (fin & (v > mx)) ? v : mx;
-    s0 += __builtin_convertvector(__builtin_shufflevector(vf, vf, 0, 1, 2, 3), v4d);
-    s1 += __builtin_convertvector(__builtin_shufflevector(vf, vf, 4, 5, 6, 7), v4d);
+    const v8f b = reinterpret_cast<v8f>(reinterpret_cast<v8i>(w) & abs_mask);
+    cfin += (a < inf) + (b < inf);  // -1 per finite value
+    czero += (v == zero) + (w == zero);
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+    mn = w < mn ? w : mn;
+    mx = w > mx ? w : mx;
+    s0 += widen4(x + i);
+    s1 += widen4(x + i + 4);
+    s2 += widen4(x + i + 8);
+    s3 += widen4(x + i + 12);
   }
+  std::int64_t finite = 0;
+  for (int l = 0; l < 8; ++l) finite -= cfin[l];
+  const bool clean = finite == vec_end;
   double sum = 0;
-  for (int l = 0; l < 4; ++l) sum += s0[l] + s1[l];
-  for (int l = 0; l < 8; ++l) {
-    m.nan += static_cast<std::uint64_t>(cnan[l]);
-    m.posinf += static_cast<std::uint64_t>(cpos[l]);
-    m.neginf += static_cast<std::uint64_t>(cneg[l]);
-    m.zero += static_cast<std::uint64_t>(czero[l]);
-    m.finite += cfin[l];
-    m.fmin = std::min(m.fmin, static_cast<double>(mn[l]));
-    m.fmax = std::max(m.fmax, static_cast<double>(mx[l]));
+  if (clean) {
+    m.finite = finite;
+    for (int l = 0; l < 4; ++l) sum += (s0[l] + s1[l]) + (s2[l] + s3[l]);
+    for (int l = 0; l < 8; ++l) {
+      m.zero -= static_cast<std::uint64_t>(static_cast<std::int64_t>(czero[l]));
+      m.fmin = std::min(m.fmin, static_cast<double>(mn[l]));
+      m.fmax = std::max(m.fmax, static_cast<double>(mx[l]));
+    }
+    for (std::int64_t j = vec_end; j < n; ++j) scalar_pass1(x[j], m, sum);
+  } else {
+    for (std::int64_t j = 0; j < n; ++j) scalar_pass1(x[j], m, sum);
   }
-  for (std::int64_t j = i; j < n; ++j) scalar_pass1(x[j], m, sum);
   m.fsum = sum;
   if (m.finite == 0) return m;
 
   // Pass 2 over the cached block: squared deviations from the block's mean.
   const double mean = sum / static_cast<double>(m.finite);
   const v4d mv = {mean, mean, mean, mean};
-  v4d q0 = {}, q1 = {};
-  for (i = 0; i + 8 <= n; i += 8) {
-    v8f v;
-    std::memcpy(&v, x + i, sizeof v);
-    const v8f a = reinterpret_cast<v8f>(reinterpret_cast<v8i>(v) & abs_mask);
-    const v8i fin = a < inf;
-    const v4d d0 = __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3), v4d) - mv;
-    const v4d d1 = __builtin_convertvector(__builtin_shufflevector(v, v, 4, 5, 6, 7), v4d) - mv;
-    const v4l m0 = __builtin_convertvector(__builtin_shufflevector(fin, fin, 0, 1, 2, 3), v4l);
-    const v4l m1 = __builtin_convertvector(__builtin_shufflevector(fin, fin, 4, 5, 6, 7), v4l);
-    q0 += reinterpret_cast<v4d>(reinterpret_cast<v4l>(d0 * d0) & m0);
-    q1 += reinterpret_cast<v4d>(reinterpret_cast<v4l>(d1 * d1) & m1);
-  }
+  v4d q0 = {}, q1 = {}, q2 = {}, q3 = {};
   double m2 = 0;
-  for (int l = 0; l < 4; ++l) m2 += q0[l] + q1[l];
-  for (std::int64_t j = i; j < n; ++j)
+  if (clean) {
+    for (std::int64_t i = 0; i < vec_end; i += 16) {
+      const v4d d0 = widen4(x + i) - mv;
+      const v4d d1 = widen4(x + i + 4) - mv;
+      const v4d d2 = widen4(x + i + 8) - mv;
+      const v4d d3 = widen4(x + i + 12) - mv;
+      q0 += d0 * d0;
+      q1 += d1 * d1;
+      q2 += d2 * d2;
+      q3 += d3 * d3;
+    }
+    for (int l = 0; l < 4; ++l) m2 += (q0[l] + q1[l]) + (q2[l] + q3[l]);
+  }
+  for (std::int64_t j = clean ? vec_end : 0; j < n; ++j)
     if (std::isfinite(x[j])) {
       const double d = static_cast<double>(x[j]) - mean;
       m2 += d * d;

@@ -31,7 +31,9 @@ std::int64_t window_chunks(const StoredElements& s) {
 // parallel. After a window its pages may be released and progress is reported.
 template <typename Body>
 void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) {
-  const std::int64_t chunks = chunk_count(s), per_window = window_chunks(s);
+  // One window (one parallel region) unless pages are released or progress is shown.
+  const std::int64_t chunks = chunk_count(s);
+  const std::int64_t per_window = o.release_pages || o.progress ? window_chunks(s) : std::max<std::int64_t>(1, chunks);
   for (std::int64_t w0 = 0; w0 < chunks; w0 += per_window) {
     const std::int64_t w1 = std::min(chunks, w0 + per_window);
 #pragma omp parallel for schedule(static) if (w1 - w0 > 1)
