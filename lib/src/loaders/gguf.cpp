@@ -27,6 +27,7 @@
 
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
+#include "loaders/gguf_metadata.hpp"
 #include "loaders/gguf_quants.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -38,124 +39,8 @@ namespace {
 constexpr std::uint64_t kDefaultAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
 constexpr std::uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
 constexpr std::uint64_t kMaxKeyLength = 65536;
-// Array elements in all metadata together: real vocabularies hold about a million
-// (tokens, scores, types, merges), and each element costs a JSON value in memory.
-constexpr std::uint64_t kMaxArrayElements = std::uint64_t{1} << 24;
-constexpr int kMaxArrayDepth = 4;
 constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // empty name, n_dims 0, type, offset
 constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, a u8 value
-
-enum GgufType : std::uint32_t {
-  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, BOOL = 7, STRING = 8, ARRAY = 9,
-  U64 = 10, I64 = 11, F64 = 12,
-};
-constexpr std::string_view kTypeNames[] = {"uint8", "int8",  "uint16", "int16",  "uint32", "int32", "float32",
-                                           "bool",  "string", "array", "uint64", "int64",  "float64"};
-constexpr std::uint64_t kTypeMinSize[] = {1, 1, 2, 2, 4, 4, 4, 1, 8, 12, 8, 8, 8};
-
-/// Python's bytes.decode("utf-8", "backslashreplace"): valid UTF-8 is kept, each byte of
-/// an invalid sequence becomes "\xNN", so the string is always valid JSON text.
-std::string utf8_or_escaped(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
-    std::uint32_t cp = 0, min = 0;
-    if (c < 0x80) len = 1, cp = c;
-    else if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1Fu, min = 0x80;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0Fu, min = 0x800;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07u, min = 0x10000;
-    bool ok = len > 0 && i + len <= s.size();
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      ok = (cc & 0xC0) == 0x80;
-      cp = (cp << 6) | (cc & 0x3Fu);
-    }
-    ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-    if (ok) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      static const char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
-      ++i;
-    }
-  }
-  return out;
-}
-
-std::string read_string(ByteReader& r, std::string_view field, std::uint64_t cap) {
-  const std::uint64_t n = r.u64le(std::string(field) + " length");
-  return r.string(n, field, cap);
-}
-
-std::string type_name(std::uint32_t type) {
-  return type < std::size(kTypeNames) ? std::string(kTypeNames[type]) : "type " + std::to_string(type);
-}
-
-nlohmann::ordered_json read_value(ByteReader& r, std::uint32_t type, const std::string& key, int depth,
-                                  std::string& type_out, std::uint64_t& elements_left);
-
-nlohmann::ordered_json read_array(ByteReader& r, const std::string& key, int depth, std::string& type_out,
-                                  std::uint64_t& elements_left) {
-  const std::uint64_t at = r.offset();
-  if (depth >= kMaxArrayDepth)
-    r.fail("metadata '" + key + "': arrays nested deeper than " + std::to_string(kMaxArrayDepth));
-  const std::uint32_t elem = r.u32le("array element type");
-  if (elem > F64) r.fail_at("metadata '" + key + "': unknown array element type " + std::to_string(elem), at);
-  const std::uint64_t count = r.u64le("array count");
-  if (count > r.remaining() / kTypeMinSize[elem])
-    r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " " + type_name(elem) +
-                  " elements does not fit in the " + std::to_string(r.remaining()) + " bytes left",
-              at);
-  if (count > elements_left)
-    r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " elements goes over the limit of " +
-                  std::to_string(kMaxArrayElements) + " array elements in all metadata",
-              at);
-  elements_left -= count;
-  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-  arr.get_ref<nlohmann::ordered_json::array_t&>().reserve(static_cast<std::size_t>(count));
-  std::string inner = type_name(elem);
-  for (std::uint64_t i = 0; i < count; ++i) arr.push_back(read_value(r, elem, key, depth + 1, inner, elements_left));
-  type_out = "array[" + inner + "]";
-  return arr;
-}
-
-nlohmann::ordered_json read_value(ByteReader& r, std::uint32_t type, const std::string& key, int depth,
-                                  std::string& type_out, std::uint64_t& elements_left) {
-  type_out = type_name(type);
-  switch (type) {
-    case U8: return r.u8("uint8 value");
-    case I8: return static_cast<std::int8_t>(r.u8("int8 value"));
-    case U16: return r.u16le("uint16 value");
-    case I16: return static_cast<std::int16_t>(r.u16le("int16 value"));
-    case U32: return r.u32le("uint32 value");
-    case I32: return static_cast<std::int32_t>(r.u32le("int32 value"));
-    case U64: return r.u64le("uint64 value");
-    case I64: return static_cast<std::int64_t>(r.u64le("int64 value"));
-    case F32: {
-      const std::uint32_t bits = r.u32le("float32 value");
-      float v = 0;
-      std::memcpy(&v, &bits, 4);
-      return static_cast<double>(v);
-    }
-    case F64: {
-      const std::uint64_t bits = r.u64le("float64 value");
-      double v = 0;
-      std::memcpy(&v, &bits, 8);
-      return v;
-    }
-    case BOOL: return r.u8("bool value") != 0;
-    case STRING: return utf8_or_escaped(read_string(r, "string value", std::numeric_limits<std::uint64_t>::max()));
-    case ARRAY: return read_array(r, key, depth, type_out, elements_left);
-    default: break;
-  }
-  r.fail_at("metadata '" + key + "': unknown value type " + std::to_string(type), r.offset() - 4);
-}
 
 /// One tensor info as read, before its data is checked.
 struct GgufTensor {
@@ -170,7 +55,7 @@ struct GgufTensor {
 GgufTensor read_tensor_info(ByteReader& r) {
   GgufTensor t;
   t.info_at = r.offset();
-  t.name = utf8_or_escaped(read_string(r, "tensor name", kMaxKeyLength));
+  t.name = gguf_utf8_or_escaped(gguf_read_string(r, "tensor name", kMaxKeyLength));
   const std::string where = "tensor '" + t.name + "'";
   const std::uint32_t n_dims = r.u32le("n_dims");
   if (n_dims > kMaxDims)
@@ -280,17 +165,17 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
 
   std::uint64_t alignment = kDefaultAlignment;
   std::set<std::string> keys;
-  std::uint64_t elements_left = kMaxArrayElements;
+  std::uint64_t elements_left = kGgufMaxArrayElements;
   for (std::uint64_t i = 0; i < kv_count; ++i) {
     const std::uint64_t at = r.offset();
-    std::string key = utf8_or_escaped(read_string(r, "metadata key", kMaxKeyLength));
+    std::string key = gguf_utf8_or_escaped(gguf_read_string(r, "metadata key", kMaxKeyLength));
     if (!keys.insert(key).second) r.fail_at("duplicate metadata key '" + key + "'", at);
     const std::uint32_t type = r.u32le("metadata value type");
     const std::uint64_t value_at = r.offset();
     std::string type_str;
-    nlohmann::ordered_json value = read_value(r, type, key, 0, type_str, elements_left);
+    nlohmann::ordered_json value = gguf_read_value(r, type, key, type_str, elements_left);
     if (key == "general.alignment") {
-      if (type != U32) r.fail_at("general.alignment is " + type_name(type) + ", not uint32", value_at - 4);
+      if (type != kGgufUint32) r.fail_at("general.alignment is " + gguf_type_name(type) + ", not uint32", value_at - 4);
       alignment = value.get<std::uint64_t>();
       if (alignment == 0 || (alignment & (alignment - 1)) != 0)
         r.fail_at("general.alignment " + std::to_string(alignment) + " is not a power of two", value_at);

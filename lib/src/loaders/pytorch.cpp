@@ -23,6 +23,7 @@
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/pickle.hpp"
+#include "loaders/pytorch_storage.hpp"
 #include "loaders/zip_archive.hpp"
 #include "tensor_inspect/error.hpp"
 
@@ -55,81 +56,6 @@ constexpr StorageType kStorageTypes[] = {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-/// Where a tensor's elements lie: storage member, dtype and the strided view over it.
-struct TensorRef {
-  std::string storage_type;
-  std::optional<DType> dtype;
-  const ZipMember* member = nullptr;
-  std::uint64_t storage_numel = 0;
-  std::int64_t offset = 0;
-  Shape size;
-  std::vector<std::int64_t> stride;
-};
-
-/// True when `stride` is the C-contiguous layout of `size` (size-1 axes may have any stride).
-bool is_c_contiguous(const Shape& size, const std::vector<std::int64_t>& stride) {
-  std::int64_t expect = 1;
-  for (std::size_t i = size.size(); i-- > 0;) {
-    if (size[i] != 1 && stride[i] != expect) return false;
-    expect *= size[i];
-  }
-  return true;
-}
-
-/// The axes of a view that walk memory (size > 1, stride > 0), outermost first, when
-/// their strides are a permutation of a C-contiguous layout; nullopt when elements
-/// overlap or are skipped (a step slice), which only a gather can express.
-std::optional<std::vector<std::size_t>> permuted_layout(const Shape& size, const std::vector<std::int64_t>& stride) {
-  std::vector<std::size_t> axes;
-  for (std::size_t d = 0; d < size.size(); ++d)
-    if (size[d] > 1 && stride[d] != 0) axes.push_back(d);
-  std::stable_sort(axes.begin(), axes.end(), [&](std::size_t a, std::size_t b) { return stride[a] > stride[b]; });
-  std::int64_t expect = 1;
-  for (std::size_t i = axes.size(); i-- > 0;) {
-    if (stride[axes[i]] != expect) return std::nullopt;
-    expect *= size[axes[i]];
-  }
-  return axes;
-}
-
-/// The view over `buffer` (the elements it spans, from the storage offset) as movement
-/// ops: the memory axes in memory order, permuted back to the tensor's order, then
-/// reshaped with size-1 axes and expanded along the broadcast (stride 0) axes.
-Tensor view_over(std::shared_ptr<Buffer> buffer, DType dtype, const Shape& size, const std::vector<std::size_t>& axes) {
-  Shape memory_shape;
-  for (std::size_t a : axes) memory_shape.push_back(size[a]);
-  Tensor t = Tensor::from_buffer(std::move(buffer), dtype, memory_shape);
-  std::vector<std::size_t> in_order = axes;
-  std::sort(in_order.begin(), in_order.end());
-  std::vector<std::int64_t> perm;
-  for (std::size_t a : in_order)
-    perm.push_back(static_cast<std::int64_t>(std::find(axes.begin(), axes.end(), a) - axes.begin()));
-  t = t.permute(perm);
-  Shape with_ones(size.size(), 1);
-  for (std::size_t a : axes) with_ones[a] = size[a];
-  return t.reshape(with_ones).expand(size);
-}
-
-/// Copies the strided elements of a storage into `out` in C order, byte-swapping when
-/// the file is big-endian. `storage` starts at element 0 of the storage.
-void gather(std::span<const std::byte> storage, const TensorRef& t, std::size_t itemsize, bool swap,
-            std::span<std::byte> out) {
-  const std::size_t ndim = t.size.size();
-  std::vector<std::int64_t> idx(ndim, 0);
-  const auto numel = static_cast<std::size_t>(prod(t.size));
-  for (std::size_t n = 0; n < numel; ++n) {
-    std::int64_t e = t.offset;
-    for (std::size_t d = 0; d < ndim; ++d) e += idx[d] * t.stride[d];
-    std::memcpy(out.data() + n * itemsize, storage.data() + static_cast<std::size_t>(e) * itemsize, itemsize);
-    if (swap) std::reverse(out.begin() + static_cast<std::ptrdiff_t>(n * itemsize),
-                           out.begin() + static_cast<std::ptrdiff_t>((n + 1) * itemsize));
-    for (std::size_t d = ndim; d-- > 0;) {
-      if (++idx[d] < t.size[d]) break;
-      idx[d] = 0;
-    }
-  }
 }
 
 class PytorchReader {
@@ -270,7 +196,7 @@ class PytorchReader {
 
   /// Reads the storage persistent id and the view arguments, and checks that every
   /// element the view reaches lies inside the storage and the storage inside its member.
-  TensorRef tensor_ref(const std::string& name, const PickleValue& call) const {
+  TorchTensorRef tensor_ref(const std::string& name, const PickleValue& call) const {
     if (call.items.size() < 4) fail("tensor '" + name + "': " + call.text + " needs 4 arguments", call);
     const PickleValue& pid = *call.items[0];
     if (pid.kind != Kind::PersistentId || pid.items.size() < 5 || pid.items[0]->kind != Kind::Str ||
@@ -281,7 +207,7 @@ class PytorchReader {
     if (type.kind != Kind::Global) fail("tensor '" + name + "': storage type is a " + pickle_type_name(type), type);
     if (key.kind != Kind::Str) fail("tensor '" + name + "': storage key is a " + pickle_type_name(key), key);
 
-    TensorRef t;
+    TorchTensorRef t;
     t.storage_type = type.text;
     for (const StorageType& st : kStorageTypes)
       if (st.name == type.text) t.dtype = st.dtype;
@@ -334,7 +260,7 @@ class PytorchReader {
   }
 
   void add_tensor(const std::string& name, const PickleValue& call) {
-    const TensorRef t = tensor_ref(name, call);
+    const TorchTensorRef t = tensor_ref(name, call);
     TensorEntry entry;
     entry.name = name;
     entry.stored_type = t.storage_type.substr(t.storage_type.rfind('.') + 1);
@@ -351,45 +277,8 @@ class PytorchReader {
     if (big_endian_) entry.note += std::string(entry.note.empty() ? "" : "; ") + "big-endian, converted to native order";
     if (!t.member->stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
 
-    std::shared_ptr<ZipArchive> zip = zip_;
     const bool swap = big_endian_ && entry_itemsize > 1;
-    entry.load = [zip, t, name, contiguous, layout, swap]() -> Tensor {
-      if (!t.dtype)
-        throw Error(ErrorCode::Unsupported, zip->file()->name() + ": tensor '" + name + "': storage type " +
-                                                t.storage_type + " is not supported");
-      const DType dtype = *t.dtype;
-      const std::size_t itemsize = dtype_info(dtype).itemsize;
-      const std::uint64_t numel = static_cast<std::uint64_t>(prod(t.size));
-      if (t.member->stored && contiguous && !swap) {
-        auto buffer = Buffer::disk(zip->file(), t.member->data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
-                                   numel * itemsize);
-        return Tensor::from_buffer(buffer, dtype, t.size);
-      }
-      if (t.member->stored && layout && !swap) {
-        std::uint64_t span = 1;
-        for (std::size_t a : *layout) span *= static_cast<std::uint64_t>(t.size[a]);
-        auto buffer = Buffer::disk(zip->file(), t.member->data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
-                                   span * itemsize);
-        return view_over(buffer, dtype, t.size, *layout);
-      }
-      auto producer = std::make_shared<Producer>();
-      producer->label = "gather " + zip->file()->name() + ":" + t.member->name;
-      producer->fill = [zip, t, itemsize, swap](std::span<std::byte> out) {
-        if (out.empty()) return;
-        if (t.member->stored) {
-          gather(zip->file()->bytes().subspan(static_cast<std::size_t>(t.member->data_offset)), t, itemsize, swap, out);
-          return;
-        }
-        // Inflate only as far as the view reaches.
-        std::uint64_t reach = static_cast<std::uint64_t>(t.offset);
-        for (std::size_t d = 0; d < t.size.size(); ++d)
-          reach += static_cast<std::uint64_t>(t.size[d] - 1) * static_cast<std::uint64_t>(t.stride[d]);
-        std::vector<std::byte> storage(static_cast<std::size_t>((reach + 1) * itemsize));
-        zip->read_into(*t.member, 0, storage, false);
-        gather(storage, t, itemsize, swap, out);
-      };
-      return Tensor::from_producer(producer, dtype, t.size);
-    };
+    entry.load = torch_tensor_loader(zip_, t, name, swap);
     out_.tensors.push_back(std::move(entry));
   }
 

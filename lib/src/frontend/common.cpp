@@ -1,0 +1,81 @@
+// The frontend's shared pieces: shape checks, axis resolution, reductions over axes and
+// tensors produced element by element.
+#include <algorithm>
+#include <memory>
+
+#include "internal.hpp"
+
+namespace tensor_inspect::tg {
+
+namespace detail {
+
+Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value) {
+  check_shape(shape, label);
+  auto producer = std::make_shared<Producer>();
+  producer->label = std::move(label);
+  producer->element = [dtype, value](std::int64_t i) { return cast_scalar(value(i), dtype); };
+  producer->fill = [dtype, element = producer->element](std::span<std::byte> out) {
+    std::size_t item = dtype_info(dtype).itemsize;
+    for (std::size_t i = 0; i * item < out.size(); ++i) store_scalar(dtype, element(sz(i)), out.data() + i * item);
+  };
+  return Tensor::from_producer(producer, dtype, shape);
+}
+
+std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes) {
+  std::int64_t nd = sz(t.ndim());
+  std::vector<std::int64_t> out;
+  if (!axes) {
+    for (std::int64_t i = 0; i < nd; ++i) out.push_back(i);
+    return out;
+  }
+  for (std::int64_t a : *axes) {
+    std::int64_t r = resolve_dim(a, nd);
+    if (nd > 0) out.push_back(r);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
+  if (axes.empty()) return t;
+  Tensor r = t.reduce(op, axes);
+  if (keepdim) return r;
+  Shape s;
+  for (std::size_t i = 0; i < t.ndim(); ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), sz(i))) s.push_back(t.shape()[i]);
+  return r.reshape(s);
+}
+
+std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axes) {
+  std::int64_t n = 1;
+  for (std::int64_t a : axes) n *= t.shape()[uz(a)];
+  return n;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+void check_shape(const Shape& shape, const std::string& what) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0) shape_error(what + ": negative dimension in shape " + shape_repr(shape));
+    if (d != 0 && n > kMaxElements / d) n = kMaxElements + 1;
+    else n *= d;
+  }
+  if (shape.size() > 64) shape_error(what + ": shape " + shape_repr(shape) + " has more than 64 dimensions");
+  if (n > kMaxElements)
+    shape_error(what + ": shape " + shape_repr(shape) + " has more than " + std::to_string(kMaxElements) + " elements");
+}
+
+
+std::int64_t resolve_dim(std::int64_t dim, std::int64_t ndim) {
+  std::int64_t total = std::max<std::int64_t>(ndim, 1);
+  if (dim < -total || dim >= total)
+    shape_error("dim=" + std::to_string(dim) + " out of range [" + std::to_string(-total) + ", " +
+                std::to_string(total - 1) + "]");
+  return dim < 0 ? dim + total : dim;
+}
+
+}  // namespace tensor_inspect::tg

@@ -1,0 +1,96 @@
+// tinygrad's constructors: Tensor(...), arange, full, ones, zeros, eye, linspace. Values
+// are produced inside the loop that reads them, so nothing is allocated up front.
+#include <cmath>
+#include <limits>
+
+#include "internal.hpp"
+
+namespace tensor_inspect::tg {
+
+using namespace detail;
+
+// -------------------------------------------------------------------------- constructors
+
+Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype, const Defaults& defaults) {
+  bool any_float = start.kind == DKind::Float || stop.kind == DKind::Float || step.kind == DKind::Float;
+  DType d = dtype ? *dtype : (any_float ? defaults.float_dtype : defaults.int_dtype);
+  if (is_weak(d)) d = commit_dtype(d, defaults);
+  double s0 = start.as_double(), s1 = stop.as_double(), st = step.as_double();
+  if (st == 0.0) expr_error("arange: step cannot be 0");
+  if (!std::isfinite(s0) || !std::isfinite(s1) || !std::isfinite(st)) expr_error("arange: arguments must be finite");
+  std::int64_t n;
+  if (!any_float) {
+    std::int64_t a = start.kind == DKind::Unsigned ? static_cast<std::int64_t>(start.u) : (start.kind == DKind::Bool ? start.b : start.i);
+    std::int64_t b = stop.kind == DKind::Unsigned ? static_cast<std::int64_t>(stop.u) : (stop.kind == DKind::Bool ? stop.b : stop.i);
+    std::int64_t c = step.kind == DKind::Unsigned ? static_cast<std::int64_t>(step.u) : (step.kind == DKind::Bool ? step.b : step.i);
+    double span = (static_cast<double>(b) - static_cast<double>(a)) / static_cast<double>(c);
+    if (span > static_cast<double>(kMaxElements)) n = kMaxElements + 1;
+    else if (span <= 0) n = 0;
+    else n = c > 0 ? (b - a - 1) / c + 1 : (a - b - 1) / (-std::max(c, -std::numeric_limits<std::int64_t>::max())) + 1;
+    check_shape({n}, "arange");
+    return produced({n}, d, "arange", [a, c](std::int64_t i) { return Scalar::from_int(a + i * c); });
+  }
+  double len = std::ceil((s1 - s0) / st);
+  n = len <= 0 ? 0 : (len > static_cast<double>(kMaxElements) ? kMaxElements + 1 : static_cast<std::int64_t>(len));
+  check_shape({n}, "arange");
+  if (is_float(d) && dtype_info(d).itemsize <= 4) {
+    // tinygrad computes start + i*step in the float32 dtype, each step rounded.
+    float f0 = static_cast<float>(s0), fs = static_cast<float>(st);
+    return produced({n}, d, "arange", [f0, fs](std::int64_t i) {
+      float v = f0 + static_cast<float>(i) * fs;
+      return Scalar::from_float(static_cast<double>(v));
+    });
+  }
+  return produced({n}, d, "arange", [s0, st](std::int64_t i) { return Scalar::from_float(s0 + static_cast<double>(i) * st); });
+}
+
+Tensor full(const Shape& shape, const Scalar& value, std::optional<DType> dtype) {
+  check_shape(shape, "full");
+  DType d = dtype ? *dtype : python_dtype(value);
+  return Tensor::full(shape, value, d);
+}
+
+Tensor ones(const Shape& shape, std::optional<DType> dtype, const Defaults& defaults) {
+  return full(shape, Scalar::from_int(1), dtype ? *dtype : defaults.float_dtype);
+}
+
+Tensor zeros(const Shape& shape, std::optional<DType> dtype, const Defaults& defaults) {
+  return full(shape, Scalar::from_int(0), dtype ? *dtype : defaults.float_dtype);
+}
+
+Tensor eye(std::int64_t n, std::optional<std::int64_t> m, std::optional<DType> dtype, const Defaults& defaults) {
+  std::int64_t cols = m ? *m : n;
+  if (n < 0 || cols < 0) shape_error("eye: negative size " + std::to_string(n < 0 ? n : cols));
+  DType d = dtype ? *dtype : defaults.float_dtype;
+  return produced({n, cols}, d, "eye", [cols](std::int64_t i) { return Scalar::from_int(i / cols == i % cols ? 1 : 0); });
+}
+
+Tensor linspace(Scalar start, Scalar stop, std::int64_t steps, std::optional<DType> dtype, const Defaults& defaults) {
+  if (steps < 0) shape_error("linspace: number of steps must be non-negative, got " + std::to_string(steps));
+  DType d = dtype ? *dtype : defaults.float_dtype;
+  double a = start.as_double(), b = stop.as_double();
+  double delta = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
+  return produced({steps}, d, "linspace", [a, delta](std::int64_t i) { return Scalar::from_float(a + static_cast<double>(i) * delta); });
+}
+
+Tensor from_values(const std::vector<Scalar>& values, const Shape& shape, std::optional<DType> dtype,
+                   const Defaults& defaults) {
+  check_shape(shape, "Tensor");
+  if (shape.empty() && values.size() == 1) return Tensor::full({}, values[0], dtype ? *dtype : python_dtype(values[0]));
+  DType d = DType::Bool;
+  if (dtype) {
+    d = *dtype;
+  } else if (values.empty()) {
+    d = defaults.float_dtype;
+  } else {
+    bool any_float = false, any_int = false;
+    for (const Scalar& v : values) {
+      any_float = any_float || v.kind == DKind::Float;
+      any_int = any_int || v.kind == DKind::Signed || v.kind == DKind::Unsigned;
+    }
+    d = any_float ? defaults.float_dtype : any_int ? defaults.int_dtype : DType::Bool;
+  }
+  return produced(shape, d, "Tensor", [values](std::int64_t i) { return values[uz(i)]; });
+}
+
+}  // namespace tensor_inspect::tg

@@ -1,0 +1,166 @@
+// tinygrad's element-wise unary ops (composed as tinygrad composes them, so results round
+// the same way: exp = exp2(x / ln 2), cos = sin(pi/2 - x)), casts and bitcasts, and the
+// tril/triu masks.
+#include <cmath>
+#include <numbers>
+
+#include "internal.hpp"
+
+namespace tensor_inspect::tg {
+
+using namespace detail;
+
+namespace {
+
+
+// Float dtype a transcendental op computes in, and the dtype its result is cast back to:
+// ints -> least_upper_float; 16-bit and 8-bit floats compute in float32 and round back.
+struct FloatPlan {
+  DType compute, result;
+};
+FloatPlan float_plan(DType d, const Defaults& defaults) {
+  if (!is_float(d)) {
+    DType f = least_upper_float(d, defaults);
+    return {f, f};
+  }
+  if (!is_weak(d) && dtype_info(d).itemsize < 4) return {DType::Float32, d};
+  return {d, d};
+}
+
+Tensor float_unary(const Tensor& t, const Defaults& defaults, const std::function<Tensor(const Tensor&)>& f) {
+  FloatPlan plan = float_plan(t.dtype(), defaults);
+  return cast_to(f(cast_to(t, plan.compute)), plan.result);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------- unary
+
+Tensor logical_not(const Tensor& t) {
+  return Tensor::binary(Op::CmpNe, cast_to(t, DType::Bool), Tensor::full(t.shape(), Scalar::from_bool(true), DType::Bool));
+}
+
+Tensor neg(const Tensor& t) {
+  if (t.dtype() == DType::Bool) return logical_not(t);
+  return t.unary(Op::Neg);
+}
+
+Tensor invert(const Tensor& t) {
+  if (t.dtype() == DType::Bool) return logical_not(t);
+  if (is_float(t.dtype())) expr_error("operand of ~ must be an int or bool tensor, got " + std::string(dtype_info(t.dtype()).name));
+  return bitwise_xor(t, Scalar::from_int(-1));
+}
+
+Tensor abs(const Tensor& t) {
+  if (t.dtype() == DType::Bool || is_unsigned(t.dtype())) return t;
+  return where(cmp_lt(t, Scalar::from_int(0)), neg(t), t);
+}
+
+Tensor relu(const Tensor& t) { return where(cmp_gt(t, Scalar::from_int(0)), t, Scalar::from_int(0)); }
+
+Tensor exp2(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Exp2); });
+}
+Tensor exp(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) {
+    return mul(x, Scalar::from_float(1.0 / std::numbers::ln2)).unary(Op::Exp2);
+  });
+}
+Tensor log2(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Log2); });
+}
+Tensor log(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) { return mul(x.unary(Op::Log2), Scalar::from_float(std::numbers::ln2)); });
+}
+Tensor sqrt(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt); });
+}
+Tensor reciprocal(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Recip); });
+}
+Tensor rsqrt(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt).unary(Op::Recip); });
+}
+Tensor sin(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sin); });
+}
+Tensor cos(const Tensor& t, const Defaults& defaults) {
+  // tinygrad: cos(x) = sin(pi/2 - x)
+  return float_unary(t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); });
+}
+Tensor tan(const Tensor& t, const Defaults& defaults) {
+  return float_unary(t, defaults, [&defaults](const Tensor& x) { return div(sin(x, defaults), cos(x, defaults), defaults); });
+}
+Tensor sigmoid(const Tensor& t, const Defaults& defaults) {
+  // tinygrad: (1 + exp2(x * -1/ln 2)).reciprocal()
+  return float_unary(t, defaults, [](const Tensor& x) {
+    Tensor e = mul(x, Scalar::from_float(-1.0 / std::numbers::ln2)).unary(Op::Exp2);
+    return add(Scalar::from_int(1), e).unary(Op::Recip);
+  });
+}
+Tensor tanh(const Tensor& t, const Defaults& defaults) {
+  // tinygrad: 2 * sigmoid(2x) - 1
+  return float_unary(t, defaults, [&defaults](const Tensor& x) {
+    return sub(mul(Scalar::from_float(2.0), sigmoid(mul(Scalar::from_float(2.0), x), defaults)), Scalar::from_float(1.0));
+  });
+}
+
+Tensor trunc(const Tensor& t) { return is_float(t.dtype()) ? t.unary(Op::Trunc) : t; }
+Tensor floor(const Tensor& t) {
+  if (!is_float(t.dtype())) return t;
+  Tensor r = t.unary(Op::Trunc);
+  return where(cmp_gt(r, t), sub(r, Scalar::from_int(1)), r);
+}
+Tensor ceil(const Tensor& t) {
+  if (!is_float(t.dtype())) return t;
+  Tensor r = t.unary(Op::Trunc);
+  return where(cmp_lt(r, t), add(r, Scalar::from_int(1)), r);
+}
+Tensor round(const Tensor& t) {
+  // Half to even, as tinygrad's round and Python's round: floor, then up when the rest is
+  // over a half, or exactly a half with an odd floor.
+  if (!is_float(t.dtype())) return t;
+  Tensor f = floor(t);
+  Tensor rest = sub(t, f);
+  Tensor up = add(f, Scalar::from_int(1));
+  Tensor odd = cmp_ne(mod(f, Scalar::from_int(2)), Scalar::from_int(0));
+  Tensor tie = where(odd, up, f);
+  return where(cmp_gt(rest, Scalar::from_float(0.5)), up, where(cmp_lt(rest, Scalar::from_float(0.5)), f, tie));
+}
+Tensor sign(const Tensor& t) {
+  Tensor s = where(cmp_lt(t, Scalar::from_int(0)), Scalar::from_int(-1), Scalar::from_int(1));
+  return cast_to(where(cmp_ne(t, Scalar::from_int(0)), s, Scalar::from_int(0)), t.dtype());
+}
+Tensor square(const Tensor& t) { return mul(t, t); }
+
+// ------------------------------------------------------------------------------- dtype
+
+Tensor cast(const Tensor& t, DType dtype) {
+  if (is_weak(dtype)) expr_error("cast target must be a concrete dtype, got dtypes." + std::string(dtype_info(dtype).name));
+  return cast_to(t, dtype);
+}
+
+Tensor bitcast(const Tensor& t, DType dtype) {
+  if (is_weak(t.dtype()) || is_weak(dtype))
+    expr_error("bitcast requires concrete dtypes, got dtypes." + std::string(dtype_info(t.dtype()).name) + " -> dtypes." +
+               std::string(dtype_info(dtype).name));
+  if (t.dtype() == dtype) return t;
+  std::int64_t old_size = dtype_info(t.dtype()).itemsize, new_size = dtype_info(dtype).itemsize;
+  if (old_size != new_size && (t.ndim() == 0 || (t.shape().back() * old_size) % new_size != 0))
+    shape_error("unsupported size in bitcast: " + shape_repr(t.shape()) + " " + std::string(dtype_info(t.dtype()).name) +
+                " to " + std::string(dtype_info(dtype).name));
+  return t.bitcast(dtype);
+}
+
+
+Tensor tril(const Tensor& t, std::int64_t diagonal, bool upper) {
+  if (t.ndim() < 2) shape_error(std::string(upper ? "triu" : "tril") + " needs at least 2 dimensions, got " + shape_repr(t.shape()));
+  const std::int64_t rows = t.shape()[t.ndim() - 2], cols = t.shape()[t.ndim() - 1];
+  Tensor keep = produced({rows, cols}, DType::Bool, upper ? "triu" : "tril", [cols, diagonal, upper](std::int64_t k) {
+    const std::int64_t i = k / cols, j = k % cols;
+    return Scalar::from_bool(upper ? j - i >= diagonal : j - i <= diagonal);
+  });
+  return where(keep, t, Scalar::from_int(0));
+}
+
+}  // namespace tensor_inspect::tg

@@ -1,0 +1,48 @@
+// Helpers shared by the frontend's files (promotion, elementwise, movement, indexing,
+// reductions, constructors); not part of the public API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/frontend.hpp"
+
+namespace tensor_inspect::tg::detail {
+
+/// Per-axis (begin, end) or nullopt, as shrink and pad take them.
+using OptRange = std::optional<std::pair<std::int64_t, std::int64_t>>;
+
+[[noreturn]] inline void shape_error(const std::string& message) { throw Error(ErrorCode::BadShape, message); }
+[[noreturn]] inline void expr_error(const std::string& message) { throw Error(ErrorCode::BadExpression, message); }
+
+inline std::size_t uz(std::int64_t v) { return static_cast<std::size_t>(v); }
+inline std::int64_t sz(std::size_t v) { return static_cast<std::int64_t>(v); }
+
+inline std::string ints_repr(const std::vector<std::int64_t>& v) { return shape_repr(v); }
+
+/// `t` cast to `d`, or `t` itself when it already has that dtype.
+inline Tensor cast_to(const Tensor& t, DType d) { return t.dtype() == d ? t : t.cast(d); }
+
+/// A 0-d constant.
+inline Tensor scalar_tensor(const Scalar& v, DType d) { return Tensor::full({}, v, d); }
+
+/// A tensor whose element i (C order) is `value(i)`: computed inside whatever loop reads it,
+/// so only the elements used are ever made.
+Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value);
+
+/// Axes (all when nullopt) resolved against t's ndim, sorted and without repeats.
+std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes);
+
+/// t reduced by `op` over sorted `axes`, the reduced axes dropped unless keepdim.
+Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim);
+
+/// Number of elements a reduction over `axes` combines.
+std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axes);
+
+}  // namespace tensor_inspect::tg::detail

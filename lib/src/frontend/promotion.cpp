@@ -1,0 +1,196 @@
+// tinygrad's promotion and broadcasting (_broadcasted, least_upper_dtype with weak Python
+// scalars) and the binary ops, comparisons and where built on them.
+#include <algorithm>
+#include <limits>
+
+#include "internal.hpp"
+
+namespace tensor_inspect::tg {
+
+using namespace detail;
+
+namespace {
+
+// Whether a Python int is representable in an int dtype (exact comparison needs a wider one).
+bool int_fits(const Scalar& v, DType d) {
+  if (is_weak(d) || !is_int(d)) return true;
+  const DTypeInfo& info = dtype_info(d);
+  if (info.kind == DKind::Unsigned) {
+    if (v.kind == DKind::Unsigned) return info.bits == 64 || v.u < (std::uint64_t{1} << info.bits);
+    if (v.i < 0) return false;
+    return info.bits == 64 || static_cast<std::uint64_t>(v.i) < (std::uint64_t{1} << info.bits);
+  }
+  if (v.kind == DKind::Unsigned) return info.bits == 64 ? false : v.u < (std::uint64_t{1} << (info.bits - 1));
+  if (info.bits == 64) return true;
+  std::int64_t hi = (std::int64_t{1} << (info.bits - 1)) - 1;
+  return v.i >= -hi - 1 && v.i <= hi;
+}
+
+bool is_python_int(const Operand& v) {
+  const Scalar* s = std::get_if<Scalar>(&v);
+  return s != nullptr && (s->kind == DKind::Signed || s->kind == DKind::Unsigned);
+}
+
+struct Pair {
+  Tensor a, b;
+};
+
+// tinygrad's _broadcasted: promote both sides to their least upper dtype (or `dtype`),
+// then broadcast to a common shape.
+Pair broadcasted(const Operand& a, const Operand& b, std::optional<DType> dtype = std::nullopt) {
+  DType out = dtype ? *dtype : least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  Tensor ta = to_tensor(a, out), tb = to_tensor(b, out);
+  Shape s = broadcast_shape(ta.shape(), tb.shape());
+  return {broadcast_to(ta, s), broadcast_to(tb, s)};
+}
+
+Tensor binop(Op op, const Operand& a, const Operand& b) {
+  Pair p = broadcasted(a, b);
+  return Tensor::binary(op, p.a, p.b);
+}
+
+// The dtype both sides of a comparison are cast to: the promoted one, or a wider one when
+// a Python int does not fit it (so uint8 `x > -1` compares -1, not 255).
+DType compare_dtype(const Operand& a, const Operand& b) {
+  DType out = least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  for (const Operand* side : {&a, &b}) {
+    if (!is_python_int(*side)) continue;
+    const Scalar& v = std::get<Scalar>(*side);
+    if (int_fits(v, out)) continue;
+    bool fits_i64 = v.kind == DKind::Signed || v.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    return (fits_i64 && out != DType::UInt64) ? DType::Int64 : DType::Float64;
+  }
+  return out;
+}
+
+Tensor compare(Op op, const Operand& a, const Operand& b) {
+  Pair p = broadcasted(a, b, compare_dtype(a, b));
+  return Tensor::binary(op, p.a, p.b);
+}
+
+}  // namespace
+
+DType python_dtype(const Scalar& v) {
+  switch (v.kind) {
+    case DKind::Bool: return DType::Bool;
+    case DKind::Signed:
+    case DKind::Unsigned: return DType::WeakInt;
+    case DKind::Float: return DType::WeakFloat;
+  }
+  return DType::WeakFloat;
+}
+
+DType operand_dtype(const Operand& v) {
+  if (const Tensor* t = std::get_if<Tensor>(&v)) return t->dtype();
+  return python_dtype(std::get<Scalar>(v));
+}
+
+DType least_upper_float(DType d, const Defaults& defaults) {
+  if (is_float(d)) return d;
+  if (d == DType::WeakInt || d == DType::Bool) return DType::WeakFloat;
+  return defaults.float_dtype;
+}
+
+Tensor to_tensor(const Operand& v, DType dtype) {
+  if (const Tensor* t = std::get_if<Tensor>(&v)) return cast_to(*t, dtype);
+  return scalar_tensor(std::get<Scalar>(v), dtype);
+}
+
+Tensor to_tensor(const Operand& v) { return to_tensor(v, operand_dtype(v)); }
+
+Shape broadcast_shape(const Shape& a, const Shape& b) {
+  std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      shape_error("cannot broadcast " + shape_repr(a) + " with " + shape_repr(b));
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Tensor broadcast_to(const Tensor& t, const Shape& shape) {
+  if (t.shape() == shape) return t;
+  if (t.ndim() > shape.size()) shape_error("cannot broadcast " + shape_repr(t.shape()) + " to " + shape_repr(shape));
+  Shape padded(shape.size() - t.ndim(), 1);
+  padded.insert(padded.end(), t.shape().begin(), t.shape().end());
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (padded[i] != shape[i] && padded[i] != 1)
+      shape_error("cannot broadcast " + shape_repr(t.shape()) + " to " + shape_repr(shape));
+  check_shape(shape, "broadcast");
+  Tensor r = padded == t.shape() ? t : t.reshape(padded);
+  return padded == shape ? r : r.expand(shape);
+}
+
+
+// ------------------------------------------------------------------------------ binary
+
+Tensor add(const Operand& a, const Operand& b) { return binop(Op::Add, a, b); }
+Tensor sub(const Operand& a, const Operand& b) { return binop(Op::Sub, a, b); }
+Tensor mul(const Operand& a, const Operand& b) { return binop(Op::Mul, a, b); }
+
+Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
+  Pair p = broadcasted(a, b);
+  DType f = least_upper_float(p.a.dtype(), defaults);
+  Tensor den = cast_to(p.b, f).unary(Op::Recip);
+  return Tensor::binary(Op::Mul, cast_to(p.a, f), den);
+}
+
+Tensor floordiv(const Operand& a, const Operand& b, const Defaults& defaults) {
+  DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  if (is_float(d)) return floor(div(a, b, defaults));
+  if (d == DType::Bool) expr_error("unsupported operand dtype for //: bool");
+  return binop(Op::FloorDiv, a, b);
+}
+
+Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults) {
+  DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  if (is_float(d)) {
+    Pair p = broadcasted(a, b);
+    return sub(p.a, mul(floor(div(p.a, p.b, defaults)), p.b));
+  }
+  if (d == DType::Bool) expr_error("unsupported operand dtype for %: bool");
+  return binop(Op::Mod, a, b);
+}
+
+Tensor pow(const Operand& a, const Operand& b) { return binop(Op::Pow, a, b); }
+Tensor maximum(const Operand& a, const Operand& b) { return binop(Op::Max, a, b); }
+Tensor minimum(const Operand& a, const Operand& b) { return binop(Op::Min, a, b); }
+
+namespace {
+Tensor bitwise(Op op, const char* name, const Operand& a, const Operand& b) {
+  DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  if (is_float(d)) expr_error(std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name));
+  return binop(op, a, b);
+}
+}  // namespace
+
+Tensor bitwise_and(const Operand& a, const Operand& b) { return bitwise(Op::And, "&", a, b); }
+Tensor bitwise_or(const Operand& a, const Operand& b) { return bitwise(Op::Or, "|", a, b); }
+Tensor bitwise_xor(const Operand& a, const Operand& b) { return bitwise(Op::Xor, "^", a, b); }
+
+Tensor cmp_lt(const Operand& a, const Operand& b) { return compare(Op::CmpLt, a, b); }
+Tensor cmp_gt(const Operand& a, const Operand& b) { return compare(Op::CmpLt, b, a); }
+Tensor cmp_ne(const Operand& a, const Operand& b) { return compare(Op::CmpNe, a, b); }
+Tensor cmp_ge(const Operand& a, const Operand& b) { return logical_not(cmp_lt(a, b)); }
+Tensor cmp_le(const Operand& a, const Operand& b) { return logical_not(cmp_gt(a, b)); }
+Tensor cmp_eq(const Operand& a, const Operand& b) { return logical_not(cmp_ne(a, b)); }
+
+Tensor where(const Operand& cond, const Operand& a, const Operand& b) {
+  Tensor c = to_tensor(cond, DType::Bool);
+  DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  Tensor ta = to_tensor(a, d), tb = to_tensor(b, d);
+  Shape s = broadcast_shape(broadcast_shape(c.shape(), ta.shape()), tb.shape());
+  return Tensor::where(broadcast_to(c, s), broadcast_to(ta, s), broadcast_to(tb, s));
+}
+
+Tensor clip(const Tensor& t, const std::optional<Operand>& lo, const std::optional<Operand>& hi) {
+  Tensor r = t;
+  if (lo) r = maximum(r, *lo);
+  if (hi) r = minimum(r, *hi);
+  return r;
+}
+
+}  // namespace tensor_inspect::tg

@@ -1,0 +1,142 @@
+// tinygrad's reductions (with their accumulation dtypes), the ops built from them
+// (mean, var, std, softmax, argmax, cumsum) and matmul.
+#include <algorithm>
+
+#include "internal.hpp"
+
+namespace tensor_inspect::tg {
+
+using namespace detail;
+
+// ---------------------------------------------------------------------------- reductions
+
+Tensor sum(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
+  std::vector<std::int64_t> ax = resolve_axes(t, axes);
+  DType acc = sum_acc_dtype(t.dtype());
+  Tensor r = reduce_axes(cast_to(t, acc), Op::ReduceSum, ax, keepdim);
+  if (is_float(t.dtype()) && !is_weak(t.dtype()) && dtype_info(t.dtype()).itemsize < 4) r = cast_to(r, t.dtype());
+  return r;
+}
+
+
+Tensor cumsum(const Tensor& t, std::int64_t axis) {
+  const Tensor x = t.ndim() == 0 ? t.reshape({1}) : t;
+  const std::int64_t ax = resolve_axes(x, std::vector<std::int64_t>{axis})[0];
+  const std::int64_t last = static_cast<std::int64_t>(x.ndim()) - 1;
+  const std::int64_t n = x.shape()[static_cast<std::size_t>(ax)];
+  // Move the axis last, lay out y[..., i, j] = y[..., j], keep j <= i, and sum over j: the
+  // running sums as one fused reduction (tinygrad builds the same triangle with pad).
+  std::vector<std::int64_t> order;
+  for (std::int64_t d = 0; d <= last; ++d)
+    if (d != ax) order.push_back(d);
+  order.push_back(ax);
+  Tensor y = permute(x, order);
+  Shape square_shape = y.shape();
+  square_shape.insert(square_shape.end() - 1, n);
+  Tensor rows = expand(unsqueeze(y, -2), square_shape);
+  Tensor lower = produced({n, n}, DType::Bool, "tril", [n](std::int64_t k) { return Scalar::from_bool(k % n <= k / n); });
+  Tensor r = sum(where(lower, rows, Scalar::from_int(0)), std::vector<std::int64_t>{-1}, false);
+  // Put the axis back where it was.
+  std::vector<std::int64_t> back(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) back[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  r = permute(r, back);
+  return t.ndim() == 0 ? r.reshape({}) : r;
+}
+
+
+Tensor prod(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
+  return reduce_axes(t, Op::ReduceProd, resolve_axes(t, axes), keepdim);
+}
+
+Tensor max(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
+  return reduce_axes(t, Op::ReduceMax, resolve_axes(t, axes), keepdim);
+}
+
+Tensor min(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
+  return reduce_axes(t, Op::ReduceMin, resolve_axes(t, axes), keepdim);
+}
+
+Tensor mean(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, const Defaults& defaults) {
+  std::vector<std::int64_t> ax = resolve_axes(t, axes);
+  DType out = is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults);
+  Tensor num = reduce_axes(cast_to(t, sum_acc_dtype(t.dtype())), Op::ReduceSum, ax, keepdim);
+  return cast_to(div(num, Scalar::from_int(reduced_count(t, ax)), defaults), out);
+}
+
+Tensor var(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, double correction,
+           const Defaults& defaults) {
+  std::vector<std::int64_t> ax = resolve_axes(t, axes);
+  Tensor centered = sub(t, mean(t, ax, true, defaults));
+  Tensor sq = sum(square(centered), ax, keepdim);
+  double n = static_cast<double>(reduced_count(t, ax)) - correction;
+  return div(sq, Scalar::from_float(std::max(0.0, n)), defaults);
+}
+
+Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, double correction,
+               const Defaults& defaults) {
+  return sqrt(var(t, axes, keepdim, correction, defaults), defaults);
+}
+
+Tensor softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults) {
+  // tinygrad: m = x - x.max(axis, keepdim=True); e = m.exp(); e / e.sum(axis, keepdim=True)
+  const std::vector<std::int64_t> ax{axis};
+  Tensor x = cast_to(t, is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults));
+  Tensor e = exp(sub(x, max(x, ax, true)), defaults);
+  return div(e, sum(e, ax, true), defaults);
+}
+
+Tensor log_softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults) {
+  // tinygrad: m = x - x.max(axis, keepdim=True); m - m.exp().sum(axis, keepdim=True).log()
+  const std::vector<std::int64_t> ax{axis};
+  Tensor x = cast_to(t, is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults));
+  Tensor m = sub(x, max(x, ax, true));
+  return sub(m, log(sum(exp(m, defaults), ax, true), defaults));
+}
+
+Tensor argmax(const Tensor& t, std::optional<std::int64_t> axis, bool keepdim) {
+  if (!axis) {
+    Tensor r = argmax(flatten(t), 0, false);
+    if (!keepdim) return r;
+    return r.reshape(Shape(t.ndim(), 1));
+  }
+  if (t.ndim() == 0) {
+    resolve_dim(*axis, 0);
+    return scalar_tensor(Scalar::from_int(0), DType::Int32);
+  }
+  std::int64_t a = resolve_dim(*axis, sz(t.ndim()));
+  std::int64_t n = t.shape()[uz(a)];
+  if (n == 0) shape_error("argmax of an empty axis " + std::to_string(a) + " of " + shape_repr(t.shape()));
+  Tensor m = cmp_eq(t, max(t, std::vector<std::int64_t>{a}, true));
+  Shape col(t.ndim() - uz(a), 1);
+  col[0] = n;
+  Tensor count_down = reshape(arange(Scalar::from_int(n), Scalar::from_int(0), Scalar::from_int(-1), DType::Int32), col);
+  Tensor idx = mul(m, count_down);
+  return cast(sub(Scalar::from_int(n), max(idx, std::vector<std::int64_t>{a}, keepdim)), DType::Int32);
+}
+
+Tensor argmin(const Tensor& t, std::optional<std::int64_t> axis, bool keepdim) {
+  Tensor inv = is_float(t.dtype()) ? neg(t) : invert(t);
+  return argmax(inv, axis, keepdim);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  std::int64_t dx = sz(a.ndim()), dw = sz(b.ndim());
+  if (dx == 0 || dw == 0)
+    shape_error("both tensors need to be at least 1D, got " + std::to_string(dx) + "D and " + std::to_string(dw) + "D");
+  std::int64_t axis_w = -std::min<std::int64_t>(dw, 2);
+  if (a.shape().back() != b.shape()[uz(dw + axis_w)])
+    shape_error("cannot dot " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()));
+  std::int64_t ones = std::min<std::int64_t>({dx - 1, dw - 1, 1});
+  Shape xs(a.shape().begin(), a.shape().end() - 1);
+  for (std::int64_t i = 0; i < ones; ++i) xs.push_back(1);
+  xs.push_back(a.shape().back());
+  Shape ws(b.shape().begin(), b.shape().end() - std::min<std::int64_t>(dw, 2));
+  for (std::int64_t i = 0; i < ones; ++i) ws.push_back(1);
+  ws.insert(ws.end(), b.shape().end() + axis_w, b.shape().end());
+  Tensor x = a.reshape(xs);
+  Tensor w = transpose(b.reshape(ws), -1, axis_w);
+  DType out = least_upper_dtype(a.dtype(), b.dtype());
+  return cast_to(sum(mul(x, w), std::vector<std::int64_t>{-1}, false), out);
+}
+
+}  // namespace tensor_inspect::tg

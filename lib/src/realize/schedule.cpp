@@ -1,0 +1,96 @@
+// schedule.cpp — the scheduler: cuts the lazy graph into kernels at realization
+// boundaries. Element-wise ops and the movement ops between them fuse into one loop per
+// output buffer; the result is a plain list that can be printed (`--graph`) or tested.
+#include <sstream>
+#include <unordered_set>
+
+#include "realize/fusion.hpp"
+#include "tensor_inspect/realize.hpp"
+
+namespace tensor_inspect {
+namespace {
+
+using realize_detail::is_boundary;
+using realize_detail::is_formula;
+using realize_detail::is_fused_bitcast;
+
+struct Scheduler {
+  std::vector<Kernel> kernels;
+  std::unordered_set<const Node*> done;
+
+  void need_buffer(const NodePtr& n) {
+    if (n->op == Op::Buffer || done.count(n.get())) return;
+    done.insert(n.get());
+    Kernel k{KernelKind::Loop, n, {}, {}};
+    if (n->op == Op::Producer && !is_formula(*n)) {
+      k.kind = KernelKind::Produce;
+    } else if (n->op == Op::Bitcast && !is_fused_bitcast(*n)) {
+      need_buffer(n->src[0]);
+      k.kind = KernelKind::Alias;
+      k.inputs.push_back(n->src[0]);
+      k.fused.push_back(n->op);
+    } else if (NodePtr base = reshaped_buffer(n)) {
+      // Every buffer is C-contiguous, so reshaping one (or marking it contiguous) is free.
+      need_buffer(base);
+      k.kind = KernelKind::Alias;
+      k.inputs.push_back(base);
+      for (const Node* m = n.get(); m != base.get(); m = m->src[0].get()) k.fused.push_back(m->op);
+    } else {
+      NodePtr body = n->op == Op::Contiguous ? n->src[0] : n;
+      std::unordered_set<const Node*> seen;
+      if (is_reduce(body->op)) {
+        k.kind = KernelKind::Reduce;
+        k.fused.push_back(body->op);
+        collect(body->src[0], k, seen);
+      } else {
+        collect(body, k, seen);
+      }
+    }
+    kernels.push_back(std::move(k));
+  }
+
+  // The buffer-like node under a chain of Reshape/Contiguous, or nullptr.
+  static NodePtr reshaped_buffer(const NodePtr& n) {
+    if (n->op != Op::Reshape && n->op != Op::Contiguous) return nullptr;
+    NodePtr m = n;
+    while (m->op == Op::Reshape || m->op == Op::Contiguous) m = m->src[0];
+    return is_boundary(*m) ? m : nullptr;
+  }
+
+  // Walks the fused part of a kernel once per node (the graph is a DAG), scheduling the
+  // buffers it reads first.
+  void collect(const NodePtr& n, Kernel& k, std::unordered_set<const Node*>& seen) {
+    if (!seen.insert(n.get()).second) return;
+    if (is_boundary(*n)) {
+      need_buffer(n);
+      k.inputs.push_back(n);
+      return;
+    }
+    for (const auto& s : n->src) collect(s, k, seen);
+    k.fused.push_back(n->op);
+  }
+};
+
+}  // namespace
+
+std::string Kernel::to_string(std::size_t index) const {
+  static constexpr const char* kKinds[] = {"LOOP", "REDUCE", "PRODUCE", "ALIAS"};
+  std::ostringstream o;
+  o << "kernel " << index << ": " << kKinds[static_cast<int>(kind)] << " " << dtype_info(output->dtype).name << " "
+    << shape_repr(output->shape) << " <-";
+  for (const auto& in : inputs) o << " " << op_name(in->op) << shape_repr(in->shape);
+  if (inputs.empty()) o << " (none)";
+  o << " [";
+  for (std::size_t i = 0; i < fused.size(); ++i) o << (i ? " " : "") << op_name(fused[i]);
+  o << "]";
+  return o.str();
+}
+
+std::vector<Kernel> schedule(const NodePtr& root) {
+  Scheduler s;
+  s.need_buffer(root);
+  return std::move(s.kernels);
+}
+
+
+}  // namespace tensor_inspect
