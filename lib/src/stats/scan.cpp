@@ -3,6 +3,7 @@
 // pages dropped behind the scan when asked. Statistics and histograms are its two uses.
 #include <omp.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,11 +49,27 @@ void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) 
   }
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14
+#endif
+
+// Maps a chunk's pages in one call instead of a fault per 64 KiB (a hint: errors, such as
+// an older kernel's EINVAL, change nothing).
+void populate(const StoredElements& s, std::int64_t first, std::int64_t last) {
+  if (!s.file || !s.file->is_mapped()) return;
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(s.bytes.data() + byte_offset_of(s, first)) / page * page;
+  const auto end = reinterpret_cast<std::uintptr_t>(s.bytes.data()) +
+                   (last == s.numel ? s.bytes.size() : byte_offset_of(s, last));
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
+}
+
 // The moments of one chunk: its blocks decoded and folded in index order.
 Moments chunk_moments(const StoredElements& s, Lane lane, std::int64_t chunk) {
   alignas(64) std::byte buf[kStatsBlock * 8];
   Moments m;
   const std::int64_t first = chunk * kStatsChunk, last = std::min(s.numel, first + kStatsChunk);
+  populate(s, first, last);
   for (std::int64_t b = first; b < last; b += kStatsBlock) {
     const std::int64_t n = std::min(kStatsBlock, last - b);
     decode_block(s, b, n, buf);
