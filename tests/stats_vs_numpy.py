@@ -206,6 +206,22 @@ def main():
         shards.update(safetensors_values(shard))
     check_file("samples/sharded/model.safetensors.index.json", shards)
 
+    # .npz members through NumPy's own np.load; PyTorch files against samples/pt_expected.json
+    # (tolist() reprs PyTorch printed when the samples were made).
+    for path in ("samples/arrays.npz", "samples/arrays_compressed.npz"):
+        with np.load(path) as z:
+            check_file(path, {k: (z[k], kind_of(z[k].dtype)) for k in z.files})
+    with open("samples/pt_expected.json") as f:
+        pt = json.load(f)
+    for fname, tensors in pt.items():
+        values = {}
+        for name, t in tensors.items():
+            text = t["tolist"].replace("nan", "float('nan')").replace("inf", "float('inf')")
+            v = eval(text, {"__builtins__": {}, "float": float})  # the repr of nested lists of numbers
+            kind = "f" if "float" in t["dtype"] else "b" if t["dtype"] == "bool" else "u" if t["dtype"].startswith("uint") else "i"
+            values[name] = (np.array(v, dtype=np.float64 if kind == "f" else object), kind)
+        check_file("samples/" + fname, values)
+
     # GGUF: quantized tensors against NumPy's dequantization (samples/make_gguf_samples.py).
     with open("samples/gguf_expected.json") as f:
         gguf = json.load(f)
