@@ -2,11 +2,13 @@
 #include "tensor_inspect/plot.hpp"
 
 #include <cairo.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "tensor_inspect/error.hpp"
@@ -17,11 +19,65 @@ namespace {
 constexpr double kLeft = 80, kRight = 120, kTop = 60, kBottom = 50;
 constexpr double kArea = 512;  // the longer side of the data area
 
+// NOTE: cairo is loaded with dlopen on the first picture, not linked: the tool starts in
+// about a millisecond, which listing and header runs are bound by, and linking cairo would
+// add its 19 shared libraries (X11, fontconfig, freetype, ...) to every start.
+struct CairoApi {
+  decltype(&::cairo_image_surface_create) image_surface_create = nullptr;
+  decltype(&::cairo_create) create = nullptr;
+  decltype(&::cairo_set_source_rgb) set_source_rgb = nullptr;
+  decltype(&::cairo_paint) paint = nullptr;
+  decltype(&::cairo_select_font_face) select_font_face = nullptr;
+  decltype(&::cairo_set_font_size) set_font_size = nullptr;
+  decltype(&::cairo_text_extents) text_extents = nullptr;
+  decltype(&::cairo_move_to) move_to = nullptr;
+  decltype(&::cairo_show_text) show_text = nullptr;
+  decltype(&::cairo_surface_flush) surface_flush = nullptr;
+  decltype(&::cairo_surface_write_to_png) surface_write_to_png = nullptr;
+  decltype(&::cairo_set_line_width) set_line_width = nullptr;
+  decltype(&::cairo_rectangle) rectangle = nullptr;
+  decltype(&::cairo_stroke) stroke = nullptr;
+  decltype(&::cairo_fill) fill = nullptr;
+  decltype(&::cairo_surface_destroy) surface_destroy = nullptr;
+  decltype(&::cairo_destroy) destroy = nullptr;
+};
+
+const CairoApi& cairo() {
+  static const CairoApi api = [] {
+    CairoApi a;
+    void* lib = ::dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) throw Error(ErrorCode::Unsupported, "--plot needs the cairo library (Debian package libcairo2): " + std::string(::dlerror()));
+    auto load = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
+      if (!fn) throw Error(ErrorCode::Unsupported, std::string("--plot: libcairo.so.2 has no ") + name);
+    };
+    load(a.image_surface_create, "cairo_image_surface_create");
+    load(a.create, "cairo_create");
+    load(a.set_source_rgb, "cairo_set_source_rgb");
+    load(a.paint, "cairo_paint");
+    load(a.select_font_face, "cairo_select_font_face");
+    load(a.set_font_size, "cairo_set_font_size");
+    load(a.text_extents, "cairo_text_extents");
+    load(a.move_to, "cairo_move_to");
+    load(a.show_text, "cairo_show_text");
+    load(a.surface_flush, "cairo_surface_flush");
+    load(a.surface_write_to_png, "cairo_surface_write_to_png");
+    load(a.set_line_width, "cairo_set_line_width");
+    load(a.rectangle, "cairo_rectangle");
+    load(a.stroke, "cairo_stroke");
+    load(a.fill, "cairo_fill");
+    load(a.surface_destroy, "cairo_surface_destroy");
+    load(a.destroy, "cairo_destroy");
+    return a;
+  }();
+  return api;
+}
+
 struct SurfaceDeleter {
-  void operator()(cairo_surface_t* s) const { cairo_surface_destroy(s); }
+  void operator()(cairo_surface_t* s) const { cairo().surface_destroy(s); }
 };
 struct ContextDeleter {
-  void operator()(cairo_t* c) const { cairo_destroy(c); }
+  void operator()(cairo_t* c) const { cairo().destroy(c); }
 };
 using Surface = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
 using Context = std::unique_ptr<cairo_t, ContextDeleter>;
@@ -33,24 +89,24 @@ std::string label(double v) {
 }
 
 void set_rgb(cairo_t* cr, std::uint32_t rgb) {
-  cairo_set_source_rgb(cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0);
+  cairo().set_source_rgb(cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0);
 }
 
 void text(cairo_t* cr, double x, double y, const std::string& s, double size, double align = 0) {
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
+  cairo().select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo().set_font_size(cr, size);
   cairo_text_extents_t e;
-  cairo_text_extents(cr, s.c_str(), &e);
-  cairo_move_to(cr, x - align * e.x_advance, y);
-  cairo_show_text(cr, s.c_str());
+  cairo().text_extents(cr, s.c_str(), &e);
+  cairo().move_to(cr, x - align * e.x_advance, y);
+  cairo().show_text(cr, s.c_str());
 }
 
 // A canvas with a white background and the title on top.
 std::pair<Surface, Context> canvas(int w, int h, const std::string& title, const std::string& subtitle) {
-  Surface s(cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h));
-  Context cr(cairo_create(s.get()));
+  Surface s(cairo().image_surface_create(CAIRO_FORMAT_RGB24, w, h));
+  Context cr(cairo().create(s.get()));
   set_rgb(cr.get(), 0xffffff);
-  cairo_paint(cr.get());
+  cairo().paint(cr.get());
   set_rgb(cr.get(), 0x000000);
   text(cr.get(), w / 2.0, 24, title.size() > 90 ? title.substr(0, 87) + "..." : title, 15, 0.5);
   text(cr.get(), w / 2.0, 44, subtitle, 11, 0.5);
@@ -58,8 +114,8 @@ std::pair<Surface, Context> canvas(int w, int h, const std::string& title, const
 }
 
 void save(cairo_surface_t* s, const std::string& path) {
-  cairo_surface_flush(s);
-  if (cairo_surface_write_to_png(s, path.c_str()) != CAIRO_STATUS_SUCCESS)
+  cairo().surface_flush(s);
+  if (cairo().surface_write_to_png(s, path.c_str()) != CAIRO_STATUS_SUCCESS)
     throw Error(ErrorCode::Io, path + ": cannot write the PNG file");
 }
 
@@ -67,9 +123,9 @@ void save(cairo_surface_t* s, const std::string& path) {
 void axes(cairo_t* cr, const PlotLayout& l, double w, double h, const std::string& x_lo, const std::string& x_hi,
           const std::string& y_top, const std::string& y_bottom) {
   set_rgb(cr, 0x000000);
-  cairo_set_line_width(cr, 1);
-  cairo_rectangle(cr, l.x0 - 0.5, l.y0 - 0.5, w + 1, h + 1);
-  cairo_stroke(cr);
+  cairo().set_line_width(cr, 1);
+  cairo().rectangle(cr, l.x0 - 0.5, l.y0 - 0.5, w + 1, h + 1);
+  cairo().stroke(cr);
   text(cr, l.x0, l.y0 + h + 18, x_lo, 11, 0);
   text(cr, l.x0 + w, l.y0 + h + 18, x_hi, 11, 1);
   text(cr, l.x0 - 6, l.y0 + 10, y_top, 11, 1);
@@ -109,9 +165,9 @@ PlotLayout write_histogram_png(const std::string& path, const Histogram& h, cons
   set_rgb(cr.get(), heatmap_colour(0.35));
   for (std::size_t i = 0; i < h.counts.size(); ++i) {
     const double bar = ht * static_cast<double>(h.counts[i]) / static_cast<double>(peak);
-    cairo_rectangle(cr.get(), l.x0 + static_cast<double>(i) * l.cell_w, l.y0 + ht - bar, l.cell_w, bar);
+    cairo().rectangle(cr.get(), l.x0 + static_cast<double>(i) * l.cell_w, l.y0 + ht - bar, l.cell_w, bar);
   }
-  cairo_fill(cr.get());
+  cairo().fill(cr.get());
   axes(cr.get(), l, w, ht, label(h.lo), label(h.hi), std::to_string(peak), "0");
   save(surface.get(), path);
   return l;
@@ -169,17 +225,17 @@ PlotLayout write_heatmap_png(const std::string& path, const StoredElements& s, c
       set_rgb(cr.get(), count[k] == 0 ? 0x808080 : heatmap_colour(hi > lo ? (sum[k] - lo) / (hi - lo) : 0.0));
       // Cells snap to whole pixels so neighbours never blend at the edges.
       const double x = std::round(l.x0 + static_cast<double>(j) * px), y = std::round(l.y0 + static_cast<double>(i) * px);
-      cairo_rectangle(cr.get(), x, y, std::round(l.x0 + static_cast<double>(j + 1) * px) - x,
+      cairo().rectangle(cr.get(), x, y, std::round(l.x0 + static_cast<double>(j + 1) * px) - x,
                       std::round(l.y0 + static_cast<double>(i + 1) * px) - y);
-      cairo_fill(cr.get());
+      cairo().fill(cr.get());
     }
   axes(cr.get(), l, w, ht, "col 0", "col " + std::to_string(cols - 1), "row 0", "row " + std::to_string(rows - 1));
   // The colour scale: a vertical bar from hi (top) to lo (bottom).
   const double bx = l.x0 + w + 30, bw = 20;
   for (int y = 0; y < static_cast<int>(ht); ++y) {
     set_rgb(cr.get(), heatmap_colour(1.0 - (y + 0.5) / ht));
-    cairo_rectangle(cr.get(), bx, l.y0 + y, bw, 1);
-    cairo_fill(cr.get());
+    cairo().rectangle(cr.get(), bx, l.y0 + y, bw, 1);
+    cairo().fill(cr.get());
   }
   set_rgb(cr.get(), 0x000000);
   text(cr.get(), bx + bw + 4, l.y0 + 10, label(hi), 11);
