@@ -17,11 +17,12 @@ using v4d = double __attribute__((vector_size(32)));
 using v4l = std::int64_t __attribute__((vector_size(32)));
 using v4f = float __attribute__((vector_size(16)));
 
-// Four floats widened to doubles (one vcvtps2pd with AVX), loaded straight from x.
-inline v4d widen4(const float* x) {
+// Four floats widened to doubles (one vcvtps2pd with AVX), loaded straight from x. The
+// result goes through a reference: a vector returned by value changes the ABI by target.
+[[gnu::always_inline]] inline void widen4(const float* x, v4d& out) {
   v4f f;
   std::memcpy(&f, x, sizeof f);
-  return __builtin_convertvector(f, v4d);
+  out = __builtin_convertvector(f, v4d);
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -77,10 +78,15 @@ Moments block_moments_f32(const float* x, std::int64_t n) {
     mx = v > mx ? v : mx;
     mn = w < mn ? w : mn;
     mx = w > mx ? w : mx;
-    s0 += widen4(x + i);
-    s1 += widen4(x + i + 4);
-    s2 += widen4(x + i + 8);
-    s3 += widen4(x + i + 12);
+    v4d d0, d1, d2, d3;
+    widen4(x + i, d0);
+    widen4(x + i + 4, d1);
+    widen4(x + i + 8, d2);
+    widen4(x + i + 12, d3);
+    s0 += d0;
+    s1 += d1;
+    s2 += d2;
+    s3 += d3;
   }
   std::int64_t finite = 0;
   for (int l = 0; l < 8; ++l) finite -= cfin[l];
@@ -108,10 +114,15 @@ Moments block_moments_f32(const float* x, std::int64_t n) {
   double m2 = 0;
   if (clean) {
     for (std::int64_t i = 0; i < vec_end; i += 16) {
-      const v4d d0 = widen4(x + i) - mv;
-      const v4d d1 = widen4(x + i + 4) - mv;
-      const v4d d2 = widen4(x + i + 8) - mv;
-      const v4d d3 = widen4(x + i + 12) - mv;
+      v4d d0, d1, d2, d3;
+      widen4(x + i, d0);
+      widen4(x + i + 4, d1);
+      widen4(x + i + 8, d2);
+      widen4(x + i + 12, d3);
+      d0 -= mv;
+      d1 -= mv;
+      d2 -= mv;
+      d3 -= mv;
       q0 += d0 * d0;
       q1 += d1 * d1;
       q2 += d2 * d2;
