@@ -10,7 +10,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "checks.hpp"
+#include "inspect.hpp"
+#include "json_shape.hpp"
 #include "listing.hpp"
+#include "selection.hpp"
 #include "options.hpp"
 #include "stats.hpp"
 #include "tensor_inspect/error.hpp"
@@ -22,6 +26,28 @@
 #include "tensor_inspect/render.hpp"
 
 namespace tensor_inspect::app {
+
+Shape parse_shape(const std::string& text, const char* what) {
+  Shape s;
+  std::string t;
+  for (char c : text)
+    if (c != '(' && c != ')' && c != ' ') t += c;
+  std::stringstream ss(t);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    if (part.empty()) continue;
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(part, &used);
+      if (used != part.size() || v < 0) throw std::invalid_argument("bad");
+      s.push_back(v);
+    } catch (const std::exception&) {
+      throw Error(ErrorCode::Usage, std::string(what) + ": '" + text + "' is not a shape like 2,3");
+    }
+  }
+  return s;
+}
+
 namespace {
 
 DType parse_dtype(const std::string& name, const char* what) {
@@ -55,58 +81,23 @@ bool looks_like_literal(const std::string& s) {
   return word == "True" || word == "False" || word == "None" || word == "float" || word == "nan" || word == "inf";
 }
 
-Shape parse_shape(const std::string& text, const char* what) {
-  Shape s;
-  std::string t;
-  for (char c : text)
-    if (c != '(' && c != ')' && c != ' ') t += c;
-  std::stringstream ss(t);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (part.empty()) continue;
-    try {
-      std::size_t used = 0;
-      long long v = std::stoll(part, &used);
-      if (used != part.size() || v < 0) throw std::invalid_argument("bad");
-      s.push_back(v);
-    } catch (const std::exception&) {
-      throw Error(ErrorCode::Usage, std::string(what) + ": '" + text + "' is not a shape like 2,3");
-    }
-  }
-  return s;
-}
-
-std::vector<std::string> close_matches(const std::string& want, const std::vector<TensorEntry>& entries) {
-  auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
-  };
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& e : entries) {
-    if (e.name.empty()) continue;
-    std::size_t d = e.name.find(want) != std::string::npos ? 0 : distance(want, e.name);
-    if (d <= std::max<std::size_t>(3, want.size() / 3)) scored.push_back({d, e.name});
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < scored.size() && i < 5; ++i) out.push_back(scored[i].second);
-  return out;
+// Many-tensor mode is chosen by the command line, never by what the file holds: a glob,
+// several --name, --all or --jsonl.
+bool many_mode(const Options& o) {
+  return o.all || o.jsonl || o.names.size() > 1 || (o.names.size() == 1 && is_glob(o.names[0]));
 }
 
 struct Resolved {
-  std::optional<Tensor> tensor;
+  std::vector<Item> items;         // the tensors to show, before -e
   std::optional<LoadedFile> file;  // set when the input is a file that should be listed
-  std::string name, note;
-  std::string label;  ///< the input as messages name it: a path, "<stdin>", or empty for a literal
-  std::optional<TensorEntry> entry;  ///< the file entry the tensor came from (statistics scan it in place)
 };
+
+Item item_of(const LoadedFile& lf, const TensorEntry& entry) {
+  Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), entry.load(),
+          lf.path + (entry.name.empty() ? "" : ": tensor '" + entry.name + "'"), entry.note};
+  it.entry = entry;
+  return it;
+}
 
 Resolved resolve_file(LoadedFile lf, const Options& o) {
   Resolved r;
@@ -115,35 +106,22 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
     r.file = std::move(lf);
     return r;
   }
-  const TensorEntry* entry = nullptr;
-  if (o.name) {
-    for (const auto& e : lf.tensors)
-      if (e.name == *o.name) entry = &e;
-    if (!entry) {
-      std::string msg = lf.path + ": no tensor named '" + *o.name + "'";
-      auto near = close_matches(*o.name, lf.tensors);
-      if (!near.empty()) {
-        msg += "; close matches:";
-        for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", '" : " '") + near[i] + "'";
-      } else if (lf.tensors.size() == 1 && lf.tensors[0].name.empty()) {
-        msg += " (it holds one unnamed tensor: drop --name)";
-      } else {
-        msg += " (" + std::to_string(lf.tensors.size()) + " tensors; --list shows them)";
-      }
-      throw Error(ErrorCode::NotFound, msg);
-    }
-  } else if (lf.tensors.size() == 1 && !o.list) {
-    entry = &lf.tensors[0];
+  std::vector<std::size_t> chosen;
+  if (many_mode(o) && (o.all || !o.names.empty())) {
+    chosen = select_entries(lf, o.names, o.all);
+  } else if (!o.names.empty()) {
+    chosen = select_entries(lf, o.names, false);
+    if (chosen.size() > 1) chosen.erase(chosen.begin() + 1, chosen.end());  // an exact name held twice: the first, as before
+  } else if (lf.tensors.size() == 1) {
+    chosen = {0};
+  } else if (o.jsonl) {
+    throw Error(ErrorCode::Usage, lf.path + " holds " + std::to_string(lf.tensors.size()) +
+                                      " tensors: choose them with --name or --all for --jsonl");
   } else {
     r.file = std::move(lf);
     return r;
   }
-  r.tensor = entry->load();
-  r.label = lf.path + (entry->name.empty() ? "" : ": tensor '" + entry->name + "'");
-  r.name = entry->name;
-  r.note = entry->note;
-  r.entry = *entry;
-  r.file.reset();
+  for (std::size_t i : chosen) r.items.push_back(item_of(lf, lf.tensors[i]));
   return r;
 }
 
@@ -163,10 +141,10 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   }
   if (o.shape || o.offset || o.byte_order != "little") throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
   if (o.input.empty()) {
-    if (o.name || o.list || o.meta) throw Error(ErrorCode::Usage, "--name, --list and --meta need a file INPUT");
+    if (!o.names.empty() || o.all || o.list || o.meta) throw Error(ErrorCode::Usage, "--name, --all, --list and --meta need a file INPUT");
     return {};
   }
-  const bool file_mode = o.name || o.list || o.meta || o.format;
+  const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.format;
   if (o.input == "-") {
     auto file = MappedFile::read_fd(0, "<stdin>");
     std::optional<LoadedFile> lf = open_detected(file, o.format);
@@ -178,9 +156,8 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     auto bytes = file->bytes();
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     Resolved r;
-    r.label = "<stdin>";
     try {
-      r.tensor = tensor_from_literal(text, literal_dtype, defaults);
+      r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", ""});
     } catch (const Error& e) {
       throw Error(e.code(), "<stdin>: " + std::string(e.what()));
     }
@@ -193,31 +170,16 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     return resolve_file(std::move(lf), o);
   }
   Resolved r;
-  r.tensor = tensor_from_literal(o.input, literal_dtype, defaults);
+  r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", ""});
   return r;
 }
 
 }  // namespace
 
-int run(const Options& o) {
-  const Defaults defaults = parse_defaults(o);
-  Resolved in = resolve_input(o, defaults);
-  if (in.file) {
-    if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                                  " tensors: choose one with --name before -e");
-    if (o.stats.active() && (o.meta || o.list)) throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on read values: not with --list or --meta");
-    if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
-    OutBuffer out(stdout);
-    if (o.meta) render_meta(*in.file, o.json, out);
-    else render_listing(*in.file, o.json, out);
-    return 0;
-  }
-  Tensor t = [&] {
-    if (o.expr) return evaluate_expression(*o.expr, in.tensor, defaults);
-    if (!in.tensor) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
-    return *in.tensor;
-  }();
-  if (o.stats.active()) return run_stats_tensor(t, o.expr || !in.entry ? nullptr : &*in.entry, in.label, o, defaults);
+bool is_literal_input(const std::string& input) { return !is_regular_or_special_file(input) && looks_like_literal(input); }
+
+MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults) {
+  const Tensor& t = item.tensor;
   if (o.graph) {
     std::string g = *o.graph;
     if (g != "text" && g != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + g + "'");
@@ -236,8 +198,8 @@ int run(const Options& o) {
     try {
       return data(t, dopt);
     } catch (const Error& e) {
-      if (e.code() != ErrorCode::NoFormat || in.label.empty()) throw;
-      throw Error(e.code(), in.label + ": " + e.what());
+      if (e.code() != ErrorCode::NoFormat || item.label.empty()) throw;
+      throw Error(e.code(), item.label + ": " + e.what());
     }
   }();
   for (const std::string& spec : o.view_as) {
@@ -249,10 +211,48 @@ int run(const Options& o) {
     if (colon != std::string::npos) shape = parse_shape(spec.substr(colon + 1), "--view-as");
     mv = cast_view(mv, fmt[0], shape);
   }
+  if (!item.note.empty()) spdlog::info("{}", item.note);
+  return mv;
+}
+
+int run(const Options& o) {
+  const Defaults defaults = parse_defaults(o);
+  Resolved in = resolve_input(o, defaults);
+  if (in.file) {
+    if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
+                                                  " tensors: choose one with --name before -e");
+    if (o.stats.active() && (o.meta || o.list))
+      throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on read values: not with --list or --meta");
+    if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
+    if (!o.expects.empty() || !o.asserts.empty())
+      throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
+                                        " tensors: choose them with --name or --all before --expect/--assert");
+    OutBuffer out(stdout);
+    if (o.meta) render_meta(*in.file, o.json, out);
+    else render_listing(*in.file, o.json, out);
+    return 0;
+  }
+  // Everything lazy happens before the first byte is written: -e over each tensor.
+  if (in.items.empty()) {
+    if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
+    in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", ""});
+  } else if (o.expr) {
+    for (Item& it : in.items) it.tensor = evaluate_expression(*o.expr, it.tensor, defaults);
+  }
+  if (o.stats.active()) {
+    if (many_mode(o) || in.items.size() > 1)
+      throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on take one tensor (--name) or a whole file (no --name)");
+    const Item& item = in.items[0];
+    return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults);
+  }
+  if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
+  if (many_mode(o)) return run_many(in.items, o, defaults);
+  const Item& item = in.items[0];
+  MemoryView mv = item_view(item, o, defaults);
   OutBuffer out(stdout);
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
-  if (!in.note.empty()) spdlog::info("{}", in.note);
+  jo.head = tensor_json_head(item.file, item.name);
   if (o.json) render_json(mv, jo, out);
   else render_text(mv, out);
   return 0;

@@ -1,6 +1,8 @@
 // app/listing.cpp — tensor listings and metadata, text and JSON.
 #include "listing.hpp"
 
+#include "json_shape.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -15,6 +17,14 @@ std::string escape_text(std::string_view s) { return escape_untrusted(s, true); 
 std::string dtype_name(const TensorEntry& e) { return e.dtype ? std::string(dtype_info(*e.dtype).name) : "-"; }
 
 using Json = nlohmann::ordered_json;
+
+// Bytes of the values as data() hands them out (dtype itemsize x elements), which for
+// quantized or compressed tensors differs from the bytes stored.
+std::uint64_t decoded_nbytes(const TensorEntry& e) {
+  std::uint64_t n = dtype_info(*e.dtype).itemsize;
+  for (auto d : e.shape) n *= static_cast<std::uint64_t>(d);
+  return n;
+}
 
 std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
@@ -41,6 +51,8 @@ std::string meta_text(const Json& v) {
 void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   if (json) {
     Json j;
+    j["schema_version"] = kSchemaVersion;
+    j["kind"] = "listing";
     j["file"] = file.path;
     j["format"] = file.format;
     j["tensors"] = Json::array();
@@ -51,9 +63,10 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
       t["stored_type"] = e.stored_type;
       t["shape"] = e.shape;
       t["stored_shape"] = e.stored_shape;
-      t["nbytes"] = e.nbytes;
+      t["nbytes"] = e.nbytes;  // stored bytes (quantized blocks, compressed members: as stored)
+      t["decoded_nbytes"] = e.dtype ? Json(decoded_nbytes(e)) : Json(nullptr);
       t["offset"] = e.offset;
-      if (!e.note.empty()) t["note"] = e.note;
+      t["note"] = e.note.empty() ? Json(nullptr) : Json(e.note);
       j["tensors"].push_back(std::move(t));
     }
     j["metadata_count"] = file.metadata.size();
@@ -86,6 +99,8 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
 void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
   if (json) {
     Json j;
+    j["schema_version"] = kSchemaVersion;
+    j["kind"] = "metadata";
     j["file"] = file.path;
     j["format"] = file.format;
     j["metadata"] = Json::array();

@@ -9,8 +9,12 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "diff.hpp"
+#include "json_shape.hpp"
 #include "options.hpp"
 #include "stats.hpp"
+#include "validate.hpp"
+#include "version.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -25,9 +29,18 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect weights.npy                           a NumPy file (any dtype, big-endian, Fortran order)
   tensor-inspect model.safetensors                     several tensors: a listing from the header alone
   tensor-inspect model.safetensors --name norm.weight  one tensor's values
+  tensor-inspect model.safetensors --name 'layers.*.mlp.*' --jsonl | jq -c '{name, shape}'
+                                                       globs (repeatable) or --all: one JSON line per tensor
+  tensor-inspect ./hf-model/ --list                    a model folder (shards and index) as one checkpoint
+  tensor-inspect m.safetensors --name lm_head.weight --expect dtype=bfloat16 --expect shape=32000,4096
+  tensor-inspect x.npy --assert '(x.abs() < 100).all()'   checks: exit 1 and each failure with its value
+  tensor-inspect diff a.safetensors b.gguf --rtol 1e-3   compare two inputs (see: tensor-inspect diff --help)
   tensor-inspect model.gguf --meta                     GGUF key/values
   tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
+  tensor-inspect x.npy -e 'x.isfinite().all(axis=1)'   bool checks: isnan isinf isfinite any all
+  tensor-inspect w.npy -e 'x @ x.T'                    a matrix product (float32/float64 through OpenBLAS)
+  OMP_NUM_THREADS=1 tensor-inspect x.npy -e 'x.sum()'  threads for loops; results are the same on any count
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
   cat x.npy | tensor-inspect -                         standard input
@@ -36,15 +49,19 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect model.gguf --name blk.0.attn_q.weight --stats --hist=40   dequantized values, a histogram
   tensor-inspect x.npy --plot h.png                    a histogram PNG (--plot-kind heatmap: a 2-D tensor)
   tensor-inspect model.safetensors --fail-on nan,inf   exit 1 naming the tensors that hold nan or inf
+  tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 
-Exit status: 0 success; 1 a --fail-on check found something; 2 trouble (bad command line,
-unreadable or malformed input, unsupported operation), with one line on stderr and nothing on stdout.)";
+Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
+validate found something; 2 trouble (bad command line, unreadable or malformed input,
+unsupported operation), with one line on stderr and nothing on stdout. Files named diff or
+validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
+a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 
 // Prints an error as one line on stderr (a JSON object with --json) and returns the exit
 // status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
 int report(const ti::Error& e, bool json) {
   if (json)
-    std::cerr << "{\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
+    std::cerr << "{" << ti::app::json_head("error") << "\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
               << "}}\n";
   else
     std::cerr << "tensor-inspect: " << ti::escape_untrusted(e.what(), false) << "\n";
@@ -54,13 +71,16 @@ int report(const ti::Error& e, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error we report, not a signal
+  // A reader that stops early (`| head -1`) ends the run quietly through SIGPIPE, as it
+  // does for cat and grep, even when the parent ignored the signal. Other write errors
+  // (a full disk) are reported below.
+  std::signal(SIGPIPE, SIG_DFL);
   ti::app::Options o;
   CLI::App cli{"tensor-inspect: what tinygrad's Tensor.data() returns for a tensor — the memoryview's\n"
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
                "tensor-inspect"};
   cli.footer(kExamples);
-  cli.set_version_flag("--version", std::string("tensor-inspect ") + TI_VERSION);
+  cli.set_version_flag("--version", ti::app::version_string());
   cli.add_option("INPUT", o.input,
                  "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
   cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
@@ -73,7 +93,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"string", "python"}))
       ->capture_default_str();
   auto* files = "Files";
-  cli.add_option("--name", o.name, "the tensor of a file to inspect")->group(files);
+  cli.add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
+  cli.add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
+  cli.add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
+  auto* checks = "Checks (exit 1 when one fails)";
+  cli.add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
+  cli.add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
   cli.add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
   cli.add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
   cli.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
@@ -92,12 +117,17 @@ int main(int argc, char** argv) {
   cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
   ti::app::setup_stats(cli, o.stats);
 
+  ti::app::DiffOptions diff_options;
+  CLI::App* diff = ti::app::setup_diff(cli, diff_options);
+  ti::app::ValidateOptions validate_options;
+  CLI::App* validate = ti::app::setup_validate(cli, validate_options);
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
     bool json = false;
-    for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json";
+    for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json" || std::string_view(argv[i]) == "--jsonl";
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
   }
 
@@ -107,19 +137,20 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
+  const bool json = o.json || o.jsonl || diff_options.json || validate_options.json;
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
-    int status = ti::app::run(o);
+    int status = *diff ? ti::app::run_diff(diff_options) : *validate ? ti::app::run_validate(validate_options) : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.
     if (std::fflush(stdout) != 0 || std::ferror(stdout))
-      return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), o.json);
+      return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), json);
     return status;
   } catch (const ti::Error& e) {
-    return report(e, o.json);
+    return report(e, json);
   } catch (const std::bad_alloc&) {
-    return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), o.json);
+    return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), json);
   } catch (const std::exception& e) {
-    return report(ti::Error(ti::ErrorCode::Internal, "internal error: " + std::string(e.what())), o.json);
+    return report(ti::Error(ti::ErrorCode::Internal, "internal error: " + std::string(e.what())), json);
   }
 }

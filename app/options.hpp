@@ -20,7 +20,11 @@ struct Options {
   std::string default_int = "int32";
   std::string json_nonfinite = "string";  ///< "string" (RFC 8259) or "python" (NaN/Infinity)
   // files
-  std::optional<std::string> name;        ///< --name: which tensor of a file
+  std::vector<std::string> names;         ///< --name (repeatable): tensors of a file, exact or shell globs
+  bool all = false;                       ///< --all: every tensor of a file
+  bool jsonl = false;                     ///< --jsonl: one JSON object per tensor and line, streamed
+  std::vector<std::string> expects;       ///< --expect KEY=VALUE (checks.cpp)
+  std::vector<std::string> asserts;       ///< --assert EXPR over x (checks.cpp)
   bool list = false;                      ///< --list: the tensors, from the header only
   bool meta = false;                      ///< --meta: the file's metadata
   std::optional<std::string> format;      ///< --format: force a loader

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cmath>
 
+#include "json_shape.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::app {
@@ -197,7 +198,7 @@ void apply_fail_on(const FailOn& f, StatsRow& row) {
 void render_tensor_stats(const StatsRow& r, const std::string& input, const Histogram* hist, const FailOn& f, bool json,
                          bool show_stats, OutBuffer& out) {
   if (json) {
-    out.write("{\"schema_version\": 1, \"input\": " + (input.empty() ? std::string("null") : json_string(input)) + ", " +
+    out.write("{" + json_head("stats") + "\"input\": " + (input.empty() ? std::string("null") : json_string(input)) + ", " +
               json_row_fields(r) + ", \"histogram\": " + (hist ? json_histogram(*hist) : "null") +
               ", \"fail_on\": " + json_fail_on({r}, f) + "}\n");
     return;
@@ -247,7 +248,7 @@ void render_file_stats(const std::string& path, const std::string& format, const
     }
   }
   if (json) {
-    out.write("{\"schema_version\": 1, \"file\": " + json_string(path) + ", \"format\": " + json_string(format) + ", \"tensors\": [");
+    out.write("{" + json_head("file_stats") + "\"file\": " + json_string(path) + ", \"format\": " + json_string(format) + ", \"tensors\": [");
     for (std::size_t i = 0; i < rows.size(); ++i) out.write((i ? ", {" : "{") + json_row_fields(rows[i]) + "}");
     out.write("], \"totals\": {\"tensors\": " + std::to_string(all.tensors) + ", \"parameters\": " + std::to_string(all.parameters) +
               ", \"nbytes\": " + std::to_string(all.nbytes) + ", \"skipped\": " + std::to_string(skipped) +

@@ -470,3 +470,30 @@ TEST_CASE("repeat tiles like np.tile") {
   CHECK(tg::repeat(x, {2, 1, 1}).shape() == Shape{2, 2, 2});
   CHECK_THROWS_AS(tg::repeat(x, {2}), ti::Error);
 }
+
+TEST_CASE("isnan, isinf and isfinite give bools as tinygrad's x != x and x == +-inf") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  Tensor x = floats({1.0, nan, inf, -inf, -0.0});
+  CHECK(tg::isnan(x).dtype() == DType::Bool);
+  CHECK(values(tg::isnan(x)) == std::vector<double>{0, 1, 0, 0, 0});
+  CHECK(values(tg::isinf(x)) == std::vector<double>{0, 0, 1, 1, 0});
+  CHECK(values(tg::isinf(x, false, true)) == std::vector<double>{0, 0, 0, 1, 0});
+  CHECK(values(tg::isinf(x, true, false)) == std::vector<double>{0, 0, 1, 0, 0});
+  CHECK(values(tg::isinf(x, false, false)) == std::vector<double>{0, 0, 0, 0, 0});
+  CHECK(values(tg::isfinite(x)) == std::vector<double>{1, 0, 0, 0, 1});
+  CHECK(values(tg::isfinite(ints({-128, 127}, DType::Int8))) == std::vector<double>{1, 1});
+}
+
+TEST_CASE("any and all reduce to bool; any of nothing is False, all of nothing is True") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x = tg::reshape(floats({0.0, -0.0, nan, 2.0}), {2, 2});
+  CHECK(tg::any(x, std::nullopt, false).dtype() == DType::Bool);
+  CHECK(values(tg::any(x, std::vector<std::int64_t>{1}, false)) == std::vector<double>{0, 1});
+  CHECK(values(tg::all(x, std::vector<std::int64_t>{1}, false)) == std::vector<double>{0, 1});
+  CHECK(values(tg::all(x, std::vector<std::int64_t>{0}, true)) == std::vector<double>{0, 0});
+  CHECK(tg::all(x, std::vector<std::int64_t>{0}, true).shape() == Shape{1, 2});
+  Tensor empty = tg::reshape(ints({}, DType::Int32), {0, 3});
+  CHECK(values(tg::any(empty, std::vector<std::int64_t>{0}, false)) == std::vector<double>{0, 0, 0});
+  CHECK(values(tg::all(empty, std::vector<std::int64_t>{0}, false)) == std::vector<double>{1, 1, 1});
+  CHECK(values(tg::all(empty, std::nullopt, false)) == std::vector<double>{1});
+}

@@ -78,3 +78,24 @@ TEST_CASE("memoryview.cast reinterprets bytes with CPython's rules") {
                        "memoryview.cast(): elements of shape must be integers > 0", ti::Error);
   CHECK_THROWS_WITH_AS(ti::cast_view(b2, 'B', ti::Shape{2, 4}), "memoryview: cast must be 1D -> ND or ND -> 1D", ti::Error);
 }
+
+TEST_CASE("DataOptions::max_bytes caps the buffers of the whole schedule, checked before anything runs") {
+  // 1000 float32 = 4000 bytes per buffer. x.contiguous() + 1 is two kernels: the
+  // contiguous copy and the add, 8000 bytes in all, though the result holds 4000.
+  const ti::Tensor x = ti::Tensor::full({1000}, ti::Scalar::from_float(1.5), DType::Float32);
+  const ti::Tensor one = ti::Tensor::full({1000}, ti::Scalar::from_float(1.0), DType::Float32);
+  const ti::Tensor two_kernels = ti::Tensor::binary(ti::Op::Add, x.contiguous(), one);
+  ti::DataOptions o;
+  o.max_bytes = 4000;
+  CHECK(ti::data(x, o).nbytes == 4000);
+  const std::uint64_t before = ti::Buffer::cpu_allocations();
+  CHECK_THROWS_WITH_AS(ti::data(two_kernels, o),
+                       "Tensor.data(): realize needs 8000 bytes, over the cap of 4000 (DataOptions::max_bytes)", ti::Error);
+  CHECK(ti::Buffer::cpu_allocations() == before);  // refused before any buffer was made
+  o.max_bytes = 8000;
+  CHECK(ti::data(two_kernels, o).element(999).f == 2.5);
+  o.max_bytes = 3999;
+  CHECK_THROWS_AS(ti::data(x, o), ti::Error);
+  o.max_bytes = 0;  // no cap
+  CHECK(ti::data(two_kernels, o).nbytes == 4000);
+}

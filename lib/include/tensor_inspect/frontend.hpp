@@ -131,6 +131,13 @@ Tensor round(const Tensor& t);
 Tensor sign(const Tensor& t);
 /// t * t.
 Tensor square(const Tensor& t);
+/// tinygrad's isnan: t != t, bool of t's shape (False for ints and bools).
+Tensor isnan(const Tensor& t);
+/// tinygrad's isinf: (t == inf) where detect_positive, or (t == -inf) where
+/// detect_negative; bool of t's shape (all False when neither is asked for).
+Tensor isinf(const Tensor& t, bool detect_positive = true, bool detect_negative = true);
+/// tinygrad's isfinite: not (isinf or isnan), bool.
+Tensor isfinite(const Tensor& t);
 
 // ---- dtype ----
 /// Value conversion to a concrete dtype. Throws Error(BadExpression) for a weak target.
@@ -191,6 +198,11 @@ Tensor prod(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axe
 /// Max/min in t's own dtype; an empty axis gives the dtype's lowest/highest value.
 Tensor max(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim);
 Tensor min(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim);
+/// tinygrad's any(axis, keepdim): whether any element is true (nonzero; nan counts), as
+/// t.bool().max(); bool. The any of no elements is False.
+Tensor any(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim);
+/// tinygrad's all(axis, keepdim): not any(not t); bool. The all of no elements is True.
+Tensor all(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim);
 /// sum / count in a float (t's own float dtype, else float32); an empty reduction is nan.
 Tensor mean(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim,
             const Defaults& defaults = {});

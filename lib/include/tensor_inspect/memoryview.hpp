@@ -43,11 +43,17 @@ struct MemoryView {
 struct DataOptions {
   Defaults defaults;      ///< what weak dtypes commit to (--default-int/--default-float)
   bool strict = false;    ///< refuse dtypes with no struct format, as Tensor.data() does
+  /// Most bytes the realization may allocate, the result and every intermediate buffer of
+  /// its schedule together; 0 means no cap. Checked on the schedule before anything runs,
+  /// so a fuzzing harness or an embedder bounds memory without walking the graph itself.
+  std::uint64_t max_bytes = 0;
 };
 
 /// tinygrad's Tensor.data(): commits a weak dtype, then an empty tensor gives a
 /// zero-length view of shape (0,); otherwise contiguous + realize + a copy into a new host
-/// buffer. Throws Error(NoFormat) with strict for bfloat16/fp8 ("... has no struct format").
+/// buffer. Throws Error(NoFormat) with strict for bfloat16/fp8 ("... has no struct format"),
+/// Error(Unsupported) "realize needs N bytes, over the cap of M (DataOptions::max_bytes)"
+/// when the schedule's buffers would exceed a max_bytes cap.
 MemoryView data(const Tensor& t, const DataOptions& options = {});
 
 /// CPython's memoryview.cast(fmt[, shape]): reinterprets the bytes. Only C-contiguous

@@ -1,6 +1,11 @@
 // tensor_inspect/realize.hpp — the scheduler and the CPU executor: the one door from the
 // lazy graph to bytes.
 //
+// The executor runs each kernel as typed loops over fixed chunks of elements on all cores
+// (OpenMP, static schedules); reductions fold fixed blocks and combine them in a fixed
+// tree, so every result is the same on 1 or 16 threads (OMP_NUM_THREADS). Float32/float64
+// matrix products go through BLAS (OpenBLAS) over fixed row blocks, equally deterministic.
+//
 // schedule() cuts the graph into kernels at realization boundaries (file/producer sources,
 // contiguous, reductions, bitcasts). Element-wise ops and the movement ops between them
 // fuse into one loop per output buffer, so no intermediate buffer exists. The list is
@@ -9,8 +14,14 @@
 //   auto kernels = ti::schedule(t.node());             // nothing runs yet
 //   for (auto& k : kernels) std::cout << k.to_string() << '\n';
 //   NodePtr done = ti::realize(t.node());             // a BUFFER node over CPU bytes
+//   ti::for_each_chunk(t.node(), 1 << 16, [&](const ti::ValueChunk& c) {
+//     for (std::size_t k = 0; k < c.size; ++k) total += c.f[k];   // a float tensor, C order
+//   });
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,5 +54,41 @@ std::vector<Kernel> schedule(const NodePtr& root);
 /// Runs the schedule of `root` on the CPU and returns a Buffer node (C-contiguous, same
 /// dtype and shape). Output buffers are the only allocations. Throws what producers throw.
 NodePtr realize(const NodePtr& root);
+
+/// A run of consecutive elements of a tensor, as for_each_chunk hands them out. The
+/// values are in the widest form of the dtype's kind, as a Scalar holds them (dtype.hpp):
+/// exactly one pointer is set — `f` for every float dtype (the exact value of the
+/// float16/bfloat16/fp8/float32 element as a double), `i` for signed ints, `u` for
+/// unsigned ints and for bools (0 or 1). Valid only during the sink call.
+struct ValueChunk {
+  DType dtype;
+  std::int64_t start;  ///< C-order index (elements) of the first value in the tensor
+  std::size_t size;    ///< number of values
+  const double* f;
+  const std::int64_t* i;
+  const std::uint64_t* u;
+  /// Value k of the chunk as a Scalar of the dtype's kind.
+  Scalar at(std::size_t k) const;
+};
+/// Receives the chunks of for_each_chunk, in C order, on the calling thread.
+using ChunkSink = std::function<void(const ValueChunk&)>;
+
+/// Streams the values of `root` in C order without materializing it: every kernel before
+/// the last is realized as usual (a reduction's output, a decompressed member), then the
+/// last element-wise kernel (loads, decoders — float16, bfloat16, fp8, byte swaps — and
+/// fused ops) is computed on all threads, at most `max_elements` values at a time
+/// (rounded up to the executor's chunk of 2048), and handed to `sink` in order. Memory:
+/// 8 bytes per value of one batch, plus what the earlier kernels realize. An empty tensor
+/// calls `sink` never. Throws what realize throws, and whatever `sink` throws.
+void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSink& sink);
+
+/// Like for_each_chunk, for sinks that can run concurrently: `sink` is called from the
+/// executor's threads, at the same time, once per chunk, in no particular order. Chunks
+/// are the fixed runs [2048 k, 2048 (k + 1)) of the tensor's C order, whatever the
+/// thread count, so per-chunk results combined by `start` (a fixed tree, or in order)
+/// are deterministic. Memory: 8 bytes per value of one chunk per thread. The first
+/// exception a sink throws is rethrown after the threads stop (other chunks may still
+/// have been handed out).
+void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink);
 
 }  // namespace tensor_inspect

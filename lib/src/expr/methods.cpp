@@ -176,6 +176,14 @@ Value var_or_std(const MethodCall& c) {
                                            : tg::std_dev(c.t, axes, keep, corr, c.defaults));
 }
 
+Value isinf(const MethodCall& c) {
+  int col = c.args.col();
+  auto p = c.args.bind({"detect_positive", "detect_negative"});
+  bool pos = p[0] ? to_bool(*p[0], col, "detect_positive") : true;
+  bool neg = p[1] ? to_bool(*p[1], col, "detect_negative") : true;
+  return Value::of(tg::isinf(c.t, pos, neg));
+}
+
 Value tril(const MethodCall& c) {
   const std::string& name = c.args.fname();
   auto p = c.args.bind({"diagonal"});
@@ -278,6 +286,8 @@ const std::map<std::string_view, Fn, std::less<>>& table() {
       {"prod", reduction<tg::prod>},
       {"max", reduction<tg::max>},
       {"min", reduction<tg::min>},
+      {"any", reduction<tg::any>},
+      {"all", reduction<tg::all>},
       {"mean", mean},
       {"var", var_or_std},
       {"std", var_or_std},
@@ -317,6 +327,9 @@ const std::map<std::string_view, Fn, std::less<>>& table() {
       {"round", unary<tg::round>},
       {"sign", unary<tg::sign>},
       {"square", unary<tg::square>},
+      {"isnan", unary<tg::isnan>},
+      {"isinf", isinf},
+      {"isfinite", unary<tg::isfinite>},
       {"exp", unary_float<tg::exp>},
       {"exp2", unary_float<tg::exp2>},
       {"log", unary_float<tg::log>},

@@ -9,6 +9,30 @@ namespace tensor_inspect::tg {
 
 using namespace detail;
 
+namespace {
+
+__extension__ using Int = __int128;
+
+Int wide_int(const Scalar& s) {
+  if (s.kind == DKind::Bool) return s.b ? 1 : 0;
+  if (s.kind == DKind::Unsigned) return static_cast<Int>(s.u);
+  return static_cast<Int>(s.i);
+}
+
+std::string int_text(Int v) {
+  if (v == 0) return "0";
+  std::string out;
+  for (Int x = v < 0 ? -v : v; x > 0; x /= 10) out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
+  return v < 0 ? "-" + out : out;
+}
+
+// The error for an arange longer than kMaxElements, naming the length it would have.
+[[noreturn]] void too_many_elements(const std::string& count) {
+  shape_error("arange: shape (" + count + ",) has more than " + std::to_string(kMaxElements) + " elements");
+}
+
+}  // namespace
+
 // -------------------------------------------------------------------------- constructors
 
 Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype, const Defaults& defaults) {
@@ -20,18 +44,21 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   if (!std::isfinite(s0) || !std::isfinite(s1) || !std::isfinite(st)) expr_error("arange: arguments must be finite");
   std::int64_t n;
   if (!any_float) {
-    std::int64_t a = start.kind == DKind::Unsigned ? static_cast<std::int64_t>(start.u) : (start.kind == DKind::Bool ? start.b : start.i);
-    std::int64_t b = stop.kind == DKind::Unsigned ? static_cast<std::int64_t>(stop.u) : (stop.kind == DKind::Bool ? stop.b : stop.i);
-    std::int64_t c = step.kind == DKind::Unsigned ? static_cast<std::int64_t>(step.u) : (step.kind == DKind::Bool ? step.b : step.i);
-    double span = (static_cast<double>(b) - static_cast<double>(a)) / static_cast<double>(c);
-    if (span > static_cast<double>(kMaxElements)) n = kMaxElements + 1;
-    else if (span <= 0) n = 0;
-    else n = c > 0 ? (b - a - 1) / c + 1 : (a - b - 1) / (-std::max(c, -std::numeric_limits<std::int64_t>::max())) + 1;
-    check_shape({n}, "arange");
-    return produced({n}, d, "arange", [a, c](std::int64_t i) { return Scalar::from_int(a + i * c); });
+    // Python ints reach 2**64 - 1 here; counts and values are exact in 128 bits.
+    Int a = wide_int(start), b = wide_int(stop), c = wide_int(step);
+    Int count = c > 0 ? (b > a ? (b - a - 1) / c + 1 : 0) : (a > b ? (a - b - 1) / (-c) + 1 : 0);
+    if (count > kMaxElements) too_many_elements(int_text(count));
+    n = static_cast<std::int64_t>(count);
+    return produced({n}, d, "arange", [a, c](std::int64_t i) {
+      Int v = a + static_cast<Int>(i) * c;  // between start and stop
+      return v <= std::numeric_limits<std::int64_t>::max() ? Scalar::from_int(static_cast<std::int64_t>(v))
+                                                           : Scalar::from_uint(static_cast<std::uint64_t>(v));
+    });
   }
   double len = std::ceil((s1 - s0) / st);
-  n = len <= 0 ? 0 : (len > static_cast<double>(kMaxElements) ? kMaxElements + 1 : static_cast<std::int64_t>(len));
+  if (len > static_cast<double>(kMaxElements))
+    too_many_elements(len < 9.2e18 ? std::to_string(static_cast<std::int64_t>(len)) : "more than 9.2e18");
+  n = len <= 0 ? 0 : static_cast<std::int64_t>(len);
   check_shape({n}, "arange");
   if (is_float(d) && dtype_info(d).itemsize <= 4) {
     // tinygrad computes start + i*step in the float32 dtype, each step rounded.

@@ -2,6 +2,7 @@
 // the same way: exp = exp2(x / ln 2), cos = sin(pi/2 - x)), casts and bitcasts, and the
 // tril/triu masks.
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "internal.hpp"
@@ -132,6 +133,20 @@ Tensor sign(const Tensor& t) {
   return cast_to(where(cmp_ne(t, Scalar::from_int(0)), s, Scalar::from_int(0)), t.dtype());
 }
 Tensor square(const Tensor& t) { return mul(t, t); }
+
+Tensor isnan(const Tensor& t) { return cmp_ne(t, t); }
+
+Tensor isinf(const Tensor& t, bool detect_positive, bool detect_negative) {
+  // tinygrad: (x == inf) * detect_positive + (x == -inf) * detect_negative, in bool.
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor pos = cmp_eq(t, Scalar::from_float(inf)), neg_inf = cmp_eq(t, Scalar::from_float(-inf));
+  if (detect_positive && detect_negative) return bitwise_or(pos, neg_inf);
+  if (detect_positive) return pos;
+  if (detect_negative) return neg_inf;
+  return Tensor::full(t.shape(), Scalar::from_bool(false), DType::Bool);
+}
+
+Tensor isfinite(const Tensor& t) { return logical_not(bitwise_or(isinf(t), isnan(t))); }
 
 // ------------------------------------------------------------------------------- dtype
 

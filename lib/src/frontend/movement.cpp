@@ -232,7 +232,11 @@ Tensor repeat(const Tensor& t, const Shape& repeats) {
   for (std::size_t i = 0; i < base.size(); ++i) {
     interleaved.insert(interleaved.end(), {1, base[i]});
     expanded.insert(expanded.end(), {repeats[i], base[i]});
-    final_shape.push_back(repeats[i] * base[i]);
+    std::int64_t n = 0;
+    if (__builtin_mul_overflow(repeats[i], base[i], &n) || n > kMaxElements)
+      shape_error("repeat " + shape_repr(repeats) + " of shape " + shape_repr(t.shape()) + " has more than " +
+                  std::to_string(kMaxElements) + " elements");
+    final_shape.push_back(n);
   }
   check_shape(final_shape, "repeat");
   return reshape(expand(reshape(t, interleaved), expanded), final_shape);

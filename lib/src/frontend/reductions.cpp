@@ -56,6 +56,16 @@ Tensor min(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
   return reduce_axes(t, Op::ReduceMin, resolve_axes(t, axes), keepdim);
 }
 
+Tensor any(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
+  // tinygrad: self.bool().max(axis, keepdim); the max of no bools is False.
+  return max(cast_to(t, DType::Bool), axes, keepdim);
+}
+
+Tensor all(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
+  // tinygrad: self.logical_not().any(axis, keepdim).logical_not(); so all of nothing is True.
+  return logical_not(any(logical_not(t), axes, keepdim));
+}
+
 Tensor mean(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, const Defaults& defaults) {
   std::vector<std::int64_t> ax = resolve_axes(t, axes);
   DType out = is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults);

@@ -47,6 +47,9 @@ bool sniff_safetensors_index(std::span<const std::byte> head);
 /// lists their tensors as one file. Throws Error(BadFile) when a shard name escapes the
 /// directory, or the index and a shard disagree on a tensor; Error(Io) for a missing shard.
 LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file);
+/// A Hugging Face model folder: its one *.safetensors.index.json, else all its
+/// *.safetensors files, as one checkpoint (loaders/checkpoint_dir.cpp).
+LoadedFile open_checkpoint_dir(const std::string& path);
 
 /// True when `head` starts with the GGUF magic "GGUF" (ggml docs/gguf.md).
 bool sniff_gguf(std::span<const std::byte> head);

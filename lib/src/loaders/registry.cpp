@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
@@ -74,6 +75,7 @@ LoadedFile open_file(const std::string& path, const std::optional<std::string>& 
     }
   }
 
+  if (!forced && path != "-" && std::filesystem::is_directory(path)) return open_checkpoint_dir(path);
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>") : MappedFile::open(path);
   if (forced) return open_with(*forced, file);

@@ -37,6 +37,20 @@ std::optional<DType> dtype_for_format(char f) {
   }
 }
 
+// The bytes the schedule of `root` allocates: one output buffer per kernel that runs a
+// loop or a producer (Alias kernels re-read an existing buffer).
+std::uint64_t schedule_bytes(const NodePtr& root) {
+  std::uint64_t total = 0;
+  for (const Kernel& k : schedule(root)) {
+    if (k.kind == KernelKind::Alias) continue;
+    const auto n = static_cast<std::uint64_t>(prod(k.output->shape));
+    const auto isz = static_cast<std::uint64_t>(dtype_info(k.output->dtype).itemsize);
+    if (isz != 0 && n > (UINT64_MAX - total) / isz) return UINT64_MAX;
+    total += n * isz;
+  }
+  return total;
+}
+
 }  // namespace
 
 Scalar MemoryView::element(std::int64_t i) const {
@@ -60,7 +74,15 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
     mv.shape = {0};
     mv.buffer = Buffer::cpu(0);
   } else {
-    NodePtr done = realize(t.contiguous().node());
+    NodePtr root = t.contiguous().node();
+    if (options.max_bytes != 0) {
+      const std::uint64_t need = schedule_bytes(root);
+      if (need > options.max_bytes)
+        throw Error(ErrorCode::Unsupported, "Tensor.data(): realize needs " + std::to_string(need) +
+                                                " bytes, over the cap of " + std::to_string(options.max_bytes) +
+                                                " (DataOptions::max_bytes)");
+    }
+    NodePtr done = realize(root);
     mv.shape = t.shape();
     // NOTE: Tensor.data() copies into a fresh host buffer. The bytes are immutable here, so
     // a DISK buffer is read in place through the memory map instead: printing a 1 GB

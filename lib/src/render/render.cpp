@@ -1,6 +1,5 @@
-// render.cpp — text (Python's print of each memoryview field) and JSON renderers.
-#include <charconv>
-#include <functional>
+// render.cpp — text (Python's print of each memoryview field) and JSON renderers, and
+// the per-value printing they share with other renderers.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -8,64 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/digits.hpp"
+#include "render/float_repr.hpp"
+#include "render/tolist_loops.hpp"
 #include "tensor_inspect/render.hpp"
 #include "tensor_inspect/view.hpp"
 
 namespace tensor_inspect {
 namespace {
 
-void write_int(OutBuffer& out, std::int64_t v) {
-  char buf[24];
-  out.write(std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)));
-}
-
-void write_scalar(OutBuffer& out, const Scalar& s, bool json, NonFinite nonfinite) {
-  char buf[40];
-  switch (s.kind) {
-    case DKind::Bool: out.write(json ? (s.b ? "true" : "false") : (s.b ? "True" : "False")); return;
-    case DKind::Signed:
-      out.write(std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, s.i).ptr - buf)));
-      return;
-    case DKind::Unsigned:
-      out.write(std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, s.u).ptr - buf)));
-      return;
-    case DKind::Float:
-      if (json && !std::isfinite(s.f)) {
-        if (nonfinite == NonFinite::Python) out.write(std::isnan(s.f) ? "NaN" : s.f > 0 ? "Infinity" : "-Infinity");
-        else out.write(std::isnan(s.f) ? "\"nan\"" : s.f > 0 ? "\"inf\"" : "\"-inf\"");
-        return;
-      }
-      out.write(std::string_view(buf, float_repr(s.f, buf)));
-      return;
-  }
-}
-
-// Format 'c' elements are 1-byte bytes objects: Python prints b'a', b'\x01', b"'";
-// JSON has no bytes, so they become 1-character strings of that code point.
-void write_char(OutBuffer& out, std::uint8_t c, bool json) {
-  char buf[16];
-  if (json) {
-    if (c < 0x80) {
-      out.write(json_string(std::string(1, static_cast<char>(c))));
-    } else {
-      std::snprintf(buf, sizeof buf, "\"\\u%04x\"", c);
-      out.write(buf);
-    }
-    return;
-  }
-  if (c == '\'') out.write("b\"'\"");
-  else if (c == '\\') out.write("b'\\\\'");
-  else if (c == '\t') out.write("b'\\t'");
-  else if (c == '\n') out.write("b'\\n'");
-  else if (c == '\r') out.write("b'\\r'");
-  else if (c >= 0x20 && c < 0x7f) {
-    std::snprintf(buf, sizeof buf, "b'%c'", c);
-    out.write(buf);
-  } else {
-    std::snprintf(buf, sizeof buf, "b'\\x%02x'", c);
-    out.write(buf);
-  }
-}
+void write_int(OutBuffer& out, std::int64_t v) { out.commit(render::write_int(v, out.reserve(kMaxValueRepr))); }
 
 void write_tuple(OutBuffer& out, const std::vector<std::int64_t>& v, bool json) {
   if (json) {
@@ -82,49 +33,26 @@ void write_tuple(OutBuffer& out, const std::vector<std::int64_t>& v, bool json) 
 
 }  // namespace
 
-void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffer& out) {
-  const bool chars = mv.format == 'c';
-  auto write_element = [&](std::int64_t e) {
-    if (chars) write_char(out, static_cast<std::uint8_t>(mv.element(e).u), json);
-    else write_scalar(out, mv.element(e), json, nonfinite);
-  };
-  if (mv.shape.empty()) {
-    write_element(0);
-    return;
+void write_scalar(const Scalar& s, bool json, NonFinite nonfinite, OutBuffer& out) {
+  char* o = out.reserve(kMaxValueRepr);
+  switch (s.kind) {
+    case DKind::Bool: out.write(json ? (s.b ? "true" : "false") : (s.b ? "True" : "False")); return;
+    case DKind::Signed: out.commit(render::write_int(s.i, o)); return;
+    case DKind::Unsigned: out.commit(render::write_uint(s.u, o)); return;
+    case DKind::Float:
+      if (json && !std::isfinite(s.f)) {
+        if (nonfinite == NonFinite::Python) out.write(std::isnan(s.f) ? "NaN" : s.f > 0 ? "Infinity" : "-Infinity");
+        else out.write(std::isnan(s.f) ? "\"nan\"" : s.f > 0 ? "\"inf\"" : "\"-inf\"");
+        return;
+      }
+      out.commit(render::write_float_repr(s.f, o));
+      return;
   }
-  // Walk the elements in C order, opening and closing brackets as the index rolls over.
-  const std::size_t nd = mv.shape.size();
-  if (mv.numel() == 0) {
-    // Nested empty lists: [[], []] for shape (2, 0); [] when the first axis is 0.
-    std::function<void(std::size_t)> empty = [&](std::size_t d) {
-      out.put('[');
-      if (d + 1 < nd)
-        for (std::int64_t i = 0; i < mv.shape[d]; ++i) {
-          if (i) out.write(", ");
-          empty(d + 1);
-        }
-      out.put(']');
-    };
-    empty(0);
-    return;
-  }
-  std::vector<std::int64_t> idx(nd, 0);
-  for (std::size_t d = 0; d < nd; ++d) out.put('[');
-  const std::int64_t n = mv.numel();
-  for (std::int64_t e = 0; e < n && !out.failed(); ++e) {
-    write_element(e);
-    // Advance the multi-index; count the axes that roll over.
-    std::size_t d = nd;
-    while (d-- > 0) {
-      if (++idx[d] < mv.shape[d]) break;
-      idx[d] = 0;
-      out.put(']');
-    }
-    if (e + 1 < n) {
-      out.write(", ");
-      for (std::size_t k = d + 1; k < nd; ++k) out.put('[');
-    }
-  }
+}
+
+void write_element(const MemoryView& mv, std::int64_t i, bool json, NonFinite nonfinite, OutBuffer& out) {
+  if (mv.format == 'c') out.write(render::bytes_repr(static_cast<std::uint8_t>(mv.element(i).u), json));
+  else write_scalar(mv.element(i), json, nonfinite, out);
 }
 
 std::string escape_untrusted(std::string_view s, bool escape_backslash) {
@@ -183,7 +111,9 @@ void render_text(const MemoryView& mv, OutBuffer& out) {
 }
 
 void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& out) {
-  out.write("{\"format\": ");
+  out.put('{');
+  out.write(options.head);
+  out.write("\"format\": ");
   if (mv.format) {
     out.put('"');
     out.put(*mv.format);

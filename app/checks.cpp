@@ -1,0 +1,143 @@
+// app/checks.cpp — --expect and --assert over each selected tensor.
+#include "checks.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "json_shape.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/expr.hpp"
+#include "tensor_inspect/render.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+struct Expect {
+  std::string spec, key, value;  // value normalised: canonical dtype name, shape repr, digits
+};
+
+struct Result {
+  const Item* item;
+  std::string type, check, expected, actual;
+  bool passed;
+};
+
+std::string int_value(const std::string& spec, const std::string& v) {
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19)
+    throw Error(ErrorCode::Usage, "--expect '" + spec + "': '" + v + "' is not a non-negative integer");
+  return std::to_string(std::stoull(v));
+}
+
+Expect parse_expect(const std::string& spec) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos)
+    throw Error(ErrorCode::Usage, "--expect '" + spec + "': write KEY=VALUE with KEY one of dtype, shape, ndim, format, nbytes");
+  Expect e{spec, spec.substr(0, eq), spec.substr(eq + 1)};
+  if (e.key == "dtype") {
+    auto d = dtype_from_name(e.value);
+    if (!d || is_weak(*d)) throw Error(ErrorCode::BadDType, "--expect '" + spec + "': unknown dtype '" + e.value + "'");
+    e.value = std::string(dtype_info(*d).name);
+  } else if (e.key == "shape") {
+    e.value = shape_repr(parse_shape(e.value, "--expect shape"));
+  } else if (e.key == "ndim" || e.key == "nbytes") {
+    e.value = int_value(spec, e.value);
+  } else if (e.key == "format") {
+    if (e.value != "None" && e.value.size() != 1)
+      throw Error(ErrorCode::Usage, "--expect '" + spec + "': a format is one struct character (f, e, q, ...) or None");
+  } else {
+    throw Error(ErrorCode::Usage, "--expect '" + spec + "': unknown key '" + e.key + "' (dtype, shape, ndim, format, nbytes)");
+  }
+  return e;
+}
+
+// What data() would report, from the lazy tensor alone (nothing is read).
+std::string actual_of(const Expect& e, const Tensor& t, const Defaults& defaults) {
+  const DType d = commit_dtype(t.dtype(), defaults);
+  const auto& info = dtype_info(d);
+  if (e.key == "dtype") return std::string(info.name);
+  if (e.key == "shape") return shape_repr(t.shape());
+  if (e.key == "ndim") return std::to_string(t.ndim());
+  if (e.key == "format") return info.fmt ? std::string(1, info.fmt) : "None";
+  return std::to_string(static_cast<std::uint64_t>(t.numel()) * static_cast<std::uint64_t>(info.itemsize));
+}
+
+// True, or what made the assertion false: "False", "3 of 12 elements are False, first at [0, 2]".
+std::optional<std::string> assert_failure(const std::string& expr, const Item& item, const Defaults& defaults) {
+  const Tensor r = evaluate_expression(expr, item.tensor, defaults);
+  if (r.dtype() != DType::Bool)
+    throw Error(ErrorCode::BadExpression, "--assert '" + expr + "' gives " + std::string(dtype_info(commit_dtype(r.dtype(), defaults)).name) +
+                                              ", not a boolean (compare, or end with .all())");
+  DataOptions dopt;
+  dopt.defaults = defaults;
+  const MemoryView mv = data(r, dopt);
+  const std::int64_t n = mv.numel();
+  std::int64_t false_count = 0, first = -1;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (!mv.element(i).b) {
+      if (first < 0) first = i;
+      ++false_count;
+    }
+  if (false_count == 0) return std::nullopt;
+  if (mv.ndim() == 0) return "False";
+  std::string index;
+  for (std::size_t ax = mv.ndim(), rest = static_cast<std::size_t>(first); ax-- > 0;) {
+    const auto dim = static_cast<std::size_t>(mv.shape[ax]);
+    index = std::to_string(rest % dim) + (index.empty() ? "" : ", ") + index;
+    rest /= dim;
+  }
+  return std::to_string(false_count) + " of " + std::to_string(n) + " elements are False, first at [" + index + "]";
+}
+
+std::string result_json(const Result& r) {
+  return std::string("{") + json_head("check") + "\"file\": " + json_string_or_null(r.item->file) + ", \"name\": " +
+         json_string_or_null(r.item->name) + ", \"type\": \"" + r.type + "\", \"check\": " + json_string(r.check) +
+         ", \"passed\": " + (r.passed ? "true" : "false") + ", \"expected\": " + json_string(r.expected) +
+         ", \"actual\": " + json_string(r.actual) + "}";
+}
+
+}  // namespace
+
+int run_checks(const std::vector<Item>& items, const Options& o, const Defaults& defaults) {
+  if (!o.view_as.empty()) throw Error(ErrorCode::Usage, "--expect and --assert check the tensor itself: drop --view-as");
+  std::vector<Expect> expects;
+  for (const std::string& spec : o.expects) expects.push_back(parse_expect(spec));
+  // Every check is decided before anything is printed: trouble leaves stdout empty.
+  std::vector<Result> results;
+  for (const Item& item : items) {
+    for (const Expect& e : expects) {
+      std::string actual = actual_of(e, item.tensor, defaults);
+      results.push_back({&item, "expect", e.spec, e.value, actual, actual == e.value});
+    }
+    for (const std::string& expr : o.asserts) {
+      auto failure = assert_failure(expr, item, defaults);
+      results.push_back({&item, "assert", expr, "True", failure.value_or("True"), !failure});
+    }
+  }
+  std::size_t failed = 0;
+  for (const Result& r : results) failed += !r.passed;
+  OutBuffer out(stdout);
+  if (o.jsonl) {
+    for (const Result& r : results) out.write(result_json(r) + "\n");
+  } else if (o.json) {
+    out.write(std::string("{") + json_head("checks") + "\"file\": " + json_string_or_null(items.empty() ? std::nullopt : items[0].file) +
+              ", \"checked\": " + std::to_string(results.size()) + ", \"failed\": " + std::to_string(failed) + ", \"results\": [");
+    for (std::size_t i = 0; i < results.size(); ++i) out.write((i ? ", " : "") + result_json(results[i]));
+    out.write("]}\n");
+  } else {
+    for (const Result& r : results) {
+      if (r.passed) continue;
+      const std::string where = r.item->label.empty() ? "input" : escape_untrusted(r.item->label, true);
+      if (r.type == "expect")
+        out.write(where + ": --expect " + escape_untrusted(r.check, true) + " failed: " +
+                  r.check.substr(0, r.check.find('=')) + " is " + r.actual + "\n");
+      else
+        out.write(where + ": --assert '" + escape_untrusted(r.check, true) + "' failed: " + r.actual + "\n");
+    }
+    const std::string tensors = std::to_string(items.size()) + (items.size() == 1 ? " tensor" : " tensors");
+    if (failed) out.write(std::to_string(failed) + " of " + std::to_string(results.size()) + " checks failed on " + tensors + "\n");
+    else out.write("all " + std::to_string(results.size()) + " checks passed on " + tensors + "\n");
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace tensor_inspect::app

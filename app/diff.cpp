@@ -1,0 +1,308 @@
+// app/diff.cpp — the diff subcommand: open both inputs, pair their tensors, compare each
+// pair through the streaming comparison (compare.hpp), report a table or one JSON object.
+#include "diff.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <regex>
+
+#include "inspect.hpp"
+#include "json_shape.hpp"
+#include "selection.hpp"
+#include "tensor_inspect/compare.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/literal.hpp"
+#include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/render.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+constexpr const char* kDiffExamples = R"(Examples:
+  tensor-inspect diff original.safetensors converted.gguf --rtol 1e-3 --atol 1e-5
+  tensor-inspect diff a.npz b.npz --json | jq .summary
+  tensor-inspect diff x.npy y.npy --exact                   bits, not values (-0.0 differs from 0.0)
+  tensor-inspect diff ./hf-model/ model.pt --name 'model.layers.0.*'
+  tensor-inspect diff hf.safetensors model.gguf --rename-regex '^model\.layers\.(\d+)\.=blk.$1.'
+  tensor-inspect diff w.npy '[[1.5, -2.0]]'                 a literal, paired by position
+
+Tensors are paired by name (--rename FROM=TO and --rename-regex REGEX=REPLACEMENT map A's
+names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair by position.
+Elements are equal as numpy.allclose(A, B) has it: |a - b| <= atol + rtol * |b|, values
+widened to float64 (integers exactly); NaN equals NaN unless --nan-differs (h5diff).
+Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, or
+is on one side only; 2 trouble.)";
+
+struct Input {
+  std::string label, format;
+  std::vector<TensorEntry> entries;
+  std::optional<LoadedFile> file;  // keeps the mappings of lazy tensors alive
+};
+
+Input open_input(const std::string& arg) {
+  Input in;
+  in.label = arg;
+  if (arg != "-" && is_literal_input(arg)) {
+    Tensor t = tensor_from_literal(arg, std::nullopt);
+    TensorEntry e;
+    e.dtype = commit_dtype(t.dtype());
+    e.shape = t.shape();
+    e.load = [t] { return t; };
+    in.format = "literal";
+    in.entries.push_back(std::move(e));
+    return in;
+  }
+  in.file = open_file(arg);
+  in.file->path = arg == "-" ? "<stdin>" : arg;
+  in.label = in.file->path;
+  in.format = in.file->format;
+  in.entries = in.file->tensors;
+  return in;
+}
+
+enum class Status { Same, Differs, ShapeMismatch, DTypeMismatch, OnlyInA, OnlyInB };
+constexpr const char* kStatusText[] = {"same", "differs", "shape mismatch", "dtype mismatch", "only in A", "only in B"};
+constexpr const char* kStatusJson[] = {"same", "differs", "shape_mismatch", "dtype_mismatch", "only_in_a", "only_in_b"};
+
+struct Row {
+  const TensorEntry* a = nullptr;
+  const TensorEntry* b = nullptr;
+  Status status = Status::Same;
+  std::optional<Comparison> cmp;
+};
+
+std::optional<std::string> name_of(const TensorEntry* e) {
+  if (!e || e->name.empty()) return std::nullopt;
+  return e->name;
+}
+
+std::string dtype_of(const TensorEntry& e) { return e.dtype ? std::string(dtype_info(*e.dtype).name) : e.stored_type; }
+
+// A's name as B spells it: an exact --rename first, else every --rename-regex in order.
+struct Renamer {
+  std::map<std::string, std::string> exact;
+  std::vector<std::pair<std::regex, std::string>> regexes;
+  explicit Renamer(const DiffOptions& o) {
+    for (const std::string& r : o.renames) {
+      const auto eq = r.find('=');
+      if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::Usage, "diff --rename '" + r + "': write FROM=TO");
+      exact[r.substr(0, eq)] = r.substr(eq + 1);
+    }
+    for (const std::string& r : o.rename_regex) {
+      const auto eq = r.find('=');
+      if (eq == std::string::npos) throw Error(ErrorCode::Usage, "diff --rename-regex '" + r + "': write REGEX=REPLACEMENT");
+      try {
+        regexes.emplace_back(std::regex(r.substr(0, eq)), r.substr(eq + 1));
+      } catch (const std::regex_error& e) {
+        throw Error(ErrorCode::Usage, "diff --rename-regex '" + r + "': bad regular expression (" + e.what() + ")");
+      }
+    }
+  }
+  std::string operator()(const std::string& name) const {
+    if (auto it = exact.find(name); it != exact.end()) return it->second;
+    std::string out = name;
+    for (const auto& [re, replacement] : regexes) out = std::regex_replace(out, re, replacement);
+    return out;
+  }
+};
+
+// --name keeps the tensors whose name (or, for A, renamed name) matches a glob; unnamed
+// tensors (a lone .npy, a literal) are always kept. Each glob must match something.
+std::vector<const TensorEntry*> keep_named(const Input& in, const DiffOptions& o, const Renamer* rename, std::vector<bool>& matched) {
+  std::vector<const TensorEntry*> out;
+  for (const TensorEntry& e : in.entries) {
+    bool keep = o.names.empty() || e.name.empty();
+    for (std::size_t p = 0; p < o.names.size(); ++p)
+      if (glob_matches(o.names[p], e.name) || (rename && glob_matches(o.names[p], (*rename)(e.name)))) keep = matched[p] = true;
+    if (keep) out.push_back(&e);
+  }
+  return out;
+}
+
+std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
+  const Renamer rename(o);
+  std::vector<bool> matched(o.names.size(), false);
+  const std::vector<const TensorEntry*> ea = keep_named(a, o, &rename, matched), eb = keep_named(b, o, nullptr, matched);
+  for (std::size_t p = 0; p < o.names.size(); ++p)
+    if (!matched[p]) throw Error(ErrorCode::NotFound, "diff: --name '" + o.names[p] + "' matches no tensor of " + a.label + " or " + b.label);
+  std::vector<Row> rows;
+  if (ea.size() == 1 && eb.size() == 1) {
+    rows.push_back({ea[0], eb[0], Status::Same, std::nullopt});
+    return rows;
+  }
+  std::map<std::string, std::size_t> in_b;
+  for (std::size_t i = 0; i < eb.size(); ++i) in_b.emplace(eb[i]->name, i);
+  std::vector<bool> used(eb.size(), false);
+  for (const TensorEntry* e : ea) {
+    auto it = in_b.find(rename(e->name));
+    if (it != in_b.end() && !used[it->second]) {
+      used[it->second] = true;
+      rows.push_back({e, eb[it->second], Status::Same, std::nullopt});
+    } else {
+      rows.push_back({e, nullptr, Status::OnlyInA, std::nullopt});
+    }
+  }
+  for (std::size_t i = 0; i < eb.size(); ++i)
+    if (!used[i]) rows.push_back({nullptr, eb[i], Status::OnlyInB, std::nullopt});
+  return rows;
+}
+
+std::string index_repr(std::int64_t flat, const Shape& shape) {
+  std::string index;
+  for (std::size_t ax = shape.size(); ax-- > 0;) {
+    index = std::to_string(flat % shape[ax]) + (index.empty() ? "" : ", ") + index;
+    flat /= shape[ax];
+  }
+  return "[" + index + "]";
+}
+
+std::string figure_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string figure_json(std::optional<double> v) {
+  if (!v) return "null";
+  if (std::isnan(*v)) return "\"nan\"";
+  if (std::isinf(*v)) return *v > 0 ? "\"inf\"" : "\"-inf\"";
+  return float_repr(*v);
+}
+
+void compare_row(Row& r, const CompareOptions& copt, bool show_progress, std::size_t index, std::size_t count) {
+  if (!r.a || !r.b) return;
+  if (r.a->shape != r.b->shape) {
+    r.status = Status::ShapeMismatch;
+    return;
+  }
+  const Tensor ta = r.a->load(), tb = r.b->load();
+  auto progress = [&](std::int64_t done) {
+    if (show_progress)
+      std::fprintf(stderr, "\rdiff: tensor %zu of %zu, %lld of %lld elements\x1b[K", index + 1, count, static_cast<long long>(done),
+                   static_cast<long long>(ta.numel()));
+  };
+  r.cmp = compare_tensors(ta, tb, copt, progress);
+  if (commit_dtype(ta.dtype()) != commit_dtype(tb.dtype())) r.status = Status::DTypeMismatch;
+  else r.status = r.cmp->mismatched ? Status::Differs : Status::Same;
+}
+
+void write_text(const std::vector<Row>& rows, const Input& a, const Input& b, OutBuffer& out) {
+  std::vector<std::array<std::string, 7>> table;
+  table.push_back({"name", "status", "max_abs", "max_rel", "rmse", "cosine", "mismatched"});
+  std::size_t counts[6] = {};
+  for (const Row& r : rows) {
+    ++counts[static_cast<int>(r.status)];
+    std::string name = escape_untrusted(name_of(r.a ? r.a : r.b).value_or("(unnamed)"), true);
+    if (r.a && r.b && r.a->name != r.b->name && !r.b->name.empty() && !r.a->name.empty())
+      name += " -> " + escape_untrusted(r.b->name, true);
+    std::array<std::string, 7> row{name, kStatusText[static_cast<int>(r.status)], "-", "-", "-", "-", "-"};
+    if (r.status == Status::ShapeMismatch) row[6] = shape_repr(r.a->shape) + " vs " + shape_repr(r.b->shape);
+    if (r.cmp) {
+      row[2] = figure_text(r.cmp->max_abs);
+      row[3] = figure_text(r.cmp->max_rel);
+      row[4] = figure_text(r.cmp->rmse);
+      row[5] = r.cmp->cosine ? figure_text(*r.cmp->cosine) : "-";
+      row[6] = std::to_string(r.cmp->mismatched);
+      if (r.cmp->first_mismatch)
+        row[6] += " (of " + std::to_string(r.cmp->numel) + "), first at " + index_repr(*r.cmp->first_mismatch, r.a->shape);
+      if (r.status == Status::DTypeMismatch) row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
+    }
+    table.push_back(std::move(row));
+  }
+  std::array<std::size_t, 7> width{};
+  for (const auto& row : table)
+    for (std::size_t c = 0; c < 7; ++c) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t c = 0; c < 7; ++c) line += row[c] + (c + 1 < 7 ? std::string(width[c] - row[c].size() + 2, ' ') : "");
+    out.write(line + "\n");
+  }
+  const std::size_t compared = rows.size() - counts[4] - counts[5];
+  out.write(std::to_string(compared - counts[0]) + " of " + std::to_string(compared) + " compared tensors differ, " +
+            std::to_string(counts[4]) + " only in " + escape_untrusted(a.label, true) + ", " + std::to_string(counts[5]) +
+            " only in " + escape_untrusted(b.label, true) + "\n");
+}
+
+std::string shape_json(const TensorEntry* e) {
+  if (!e) return "null";
+  std::string s = "[";
+  for (std::size_t i = 0; i < e->shape.size(); ++i) s += (i ? ", " : "") + std::to_string(e->shape[i]);
+  return s + "]";
+}
+
+void write_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out) {
+  std::size_t counts[6] = {};
+  out.write(std::string("{") + json_head("diff") + "\"a\": {\"input\": " + json_string(a.label) + ", \"format\": " + json_string(a.format) +
+            "}, \"b\": {\"input\": " + json_string(b.label) + ", \"format\": " + json_string(b.format) + "}, \"rtol\": " +
+            figure_json(o.rtol) + ", \"atol\": " + figure_json(o.atol) + ", \"nan_equal\": " + (o.nan_differs ? "false" : "true") +
+            ", \"exact\": " + (o.exact ? "true" : "false") + ", \"tensors\": [");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    ++counts[static_cast<int>(r.status)];
+    const auto& c = r.cmp;
+    std::string first = "null";
+    if (c && c->first_mismatch) first = index_repr(*c->first_mismatch, r.a->shape);
+    out.write(std::string(i ? ", " : "") + "{\"name_a\": " + json_string_or_null(r.a ? name_of(r.a) : std::nullopt) +
+              ", \"name_b\": " + json_string_or_null(r.b ? name_of(r.b) : std::nullopt) + ", \"status\": \"" +
+              kStatusJson[static_cast<int>(r.status)] + "\", \"dtype_a\": " + (r.a ? json_string(dtype_of(*r.a)) : "null") +
+              ", \"dtype_b\": " + (r.b ? json_string(dtype_of(*r.b)) : "null") + ", \"shape_a\": " + shape_json(r.a) +
+              ", \"shape_b\": " + shape_json(r.b) + ", \"numel\": " + (c ? std::to_string(c->numel) : "null") +
+              ", \"mismatched\": " + (c ? std::to_string(c->mismatched) : "null") + ", \"first_mismatch\": " + first +
+              ", \"max_abs\": " + figure_json(c ? std::optional(c->max_abs) : std::nullopt) +
+              ", \"max_rel\": " + figure_json(c ? std::optional(c->max_rel) : std::nullopt) +
+              ", \"rmse\": " + figure_json(c ? std::optional(c->rmse) : std::nullopt) +
+              ", \"cosine\": " + figure_json(c ? c->cosine : std::nullopt) + "}");
+  }
+  const std::size_t compared = rows.size() - counts[4] - counts[5];
+  out.write("], \"summary\": {\"tensors\": " + std::to_string(rows.size()) + ", \"compared\": " + std::to_string(compared) +
+            ", \"same\": " + std::to_string(counts[0]) + ", \"differs\": " + std::to_string(counts[1]) +
+            ", \"shape_mismatch\": " + std::to_string(counts[2]) + ", \"dtype_mismatch\": " + std::to_string(counts[3]) +
+            ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) + "}}\n");
+}
+
+}  // namespace
+
+CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
+  CLI::App* sub = app.add_subcommand("diff", "compare two inputs tensor by tensor (exit 0 same, 1 different, 2 trouble)");
+  sub->footer(kDiffExamples);
+  sub->add_option("A", o.a, "first input: a file (.safetensors .gguf .pt .npz .npy, an index, a model folder) or a literal")->required();
+  sub->add_option("B", o.b, "second input, the reference of the relative tolerance")->required();
+  sub->add_option("--name", o.names, "compare only tensors whose name matches (shell glob; repeatable)");
+  sub->add_option("--rename", o.renames, "A's tensor FROM is B's TO (repeatable)");
+  sub->add_option("--rename-regex", o.rename_regex, "REGEX=REPLACEMENT applied to A's names, in order ($1 for groups)");
+  sub->add_option("--rtol", o.rtol, "relative tolerance, as numpy.allclose")->capture_default_str();
+  sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str();
+  sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
+  sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
+  sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
+  return sub;
+}
+
+int run_diff(const DiffOptions& o) {
+  if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be >= 0");
+  if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
+  const Input a = open_input(o.a), b = open_input(o.b);
+  std::vector<Row> rows = pair_up(a, b, o);
+  CompareOptions copt;
+  copt.rtol = o.rtol;
+  copt.atol = o.atol;
+  copt.nan_equal = !o.nan_differs;
+  copt.exact = o.exact;
+  const bool show_progress = ::isatty(2) != 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) compare_row(rows[i], copt, show_progress, i, rows.size());
+  if (show_progress && !rows.empty()) std::fprintf(stderr, "\r\x1b[K");
+  OutBuffer out(stdout);
+  if (o.json) write_json(rows, a, b, o, out);
+  else write_text(rows, a, b, out);
+  for (const Row& r : rows)
+    if (r.status != Status::Same) return 1;
+  return 0;
+}
+
+}  // namespace tensor_inspect::app

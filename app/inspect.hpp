@@ -1,0 +1,39 @@
+// app/inspect.hpp — what the inspect mode's parts share: one selected tensor of the input
+// (after -e) and the way to its memoryview.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/memoryview.hpp"
+#include "tensor_inspect/tensor.hpp"
+
+namespace tensor_inspect::app {
+
+/// One tensor a run shows or checks.
+struct Item {
+  std::optional<std::string> file;  ///< the path ("<stdin>" for standard input); nullopt for a literal or expression
+  std::optional<std::string> name;  ///< its name in the file; nullopt when unnamed (a lone .npy, a literal)
+  Tensor tensor;                    ///< the input after -e (lazy: nothing read yet)
+  std::string label;                ///< how messages name it: "model.safetensors: tensor 'w'", "" for a literal
+  std::string note;                 ///< the loader's note (logged at -v)
+  std::optional<TensorEntry> entry; ///< the file entry it came from (statistics scan GGUF blocks in place)
+};
+
+/// A shape written as 2,3 or (2, 3) or () (empty: 0-d). Throws Error(Usage) naming `what`.
+Shape parse_shape(const std::string& text, const char* what);
+
+/// True when INPUT is read as a Python literal: no such file, and it starts like a value.
+bool is_literal_input(const std::string& input);
+
+/// Tensor.data() of the item with --strict, --graph and --view-as applied. Throws Error.
+MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults);
+
+/// Several tensors: text blocks under their names, one JSON object listing them
+/// (--json), or one object per line, flushed as each is done (--jsonl). Returns 0.
+int run_many(const std::vector<Item>& items, const Options& o, const Defaults& defaults);
+
+}  // namespace tensor_inspect::app

@@ -1,0 +1,100 @@
+// app/validate.cpp — the `validate` subcommand: runs tensor_inspect::validate_file on each
+// file and prints every finding (text: one line each; --json: one object for CI).
+#include "validate.hpp"
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "tensor_inspect/render.hpp"
+#include "tensor_inspect/validate.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+constexpr const char* kValidateExamples = R"(Examples:
+  tensor-inspect validate model.safetensors                every rule of the format, every finding
+  tensor-inspect validate model.gguf weights.npz model.pt  several files, each by its own format
+  tensor-inspect validate model.pt --json | jq '.files[].findings[] | select(.severity == "error")'
+
+A finding is one line: FILE: SEVERITY: PLACE (byte N): MESSAGE [RULE]. Errors break the
+format's rules; warnings are legal but risky (misaligned data, trailing bytes, pickle
+globals outside PyTorch's weights_only allow-list, which torch.load would run).
+Exit status: 0 every file clean; 1 findings; 2 a file cannot be read or is no tensor file
+(then nothing is printed on stdout).)";
+
+std::size_t count(const ValidationReport& r, Severity s) {
+  std::size_t n = 0;
+  for (const Finding& f : r.findings) n += f.severity == s;
+  return n;
+}
+
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+CLI::App* setup_validate(CLI::App& app, ValidateOptions& o) {
+  CLI::App* sub = app.add_subcommand("validate", "check files against every rule of their format (exit 0 clean, 1 findings, 2 unreadable)");
+  sub->footer(kValidateExamples);
+  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt)")->required();
+  sub->add_flag("--json", o.json, "one JSON object (kind \"validate\") on stdout");
+  return sub;
+}
+
+int run_validate(const ValidateOptions& o) {
+  std::vector<ValidationReport> reports;
+  for (const std::string& path : o.files) reports.push_back(validate_file(path));  // throws before any output
+  std::size_t errors = 0, warnings = 0, clean = 0;
+  for (const auto& r : reports) {
+    errors += count(r, Severity::Error);
+    warnings += count(r, Severity::Warning);
+    clean += r.findings.empty();
+  }
+  OutBuffer out(stdout);
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["schema_version"] = 1;
+    j["kind"] = "validate";
+    j["files"] = nlohmann::ordered_json::array();
+    for (const auto& r : reports) {
+      nlohmann::ordered_json fj;
+      fj["file"] = r.file;
+      fj["format"] = r.format;
+      fj["clean"] = r.findings.empty();
+      fj["errors"] = count(r, Severity::Error);
+      fj["warnings"] = count(r, Severity::Warning);
+      fj["findings"] = nlohmann::ordered_json::array();
+      for (const Finding& f : r.findings) {
+        nlohmann::ordered_json x;
+        x["severity"] = severity_name(f.severity);
+        x["rule"] = f.rule;
+        x["place"] = f.place;
+        x["offset"] = f.offset ? nlohmann::ordered_json(*f.offset) : nlohmann::ordered_json(nullptr);
+        x["message"] = f.message;
+        fj["findings"].push_back(std::move(x));
+      }
+      j["files"].push_back(std::move(fj));
+    }
+    j["summary"] = {{"files", reports.size()}, {"clean", clean}, {"errors", errors}, {"warnings", warnings}};
+    out.write(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    out.put('\n');
+  } else {
+    for (const auto& r : reports) {
+      const std::string file = escape_untrusted(r.file, false);
+      if (r.findings.empty()) out.write(file + ": " + r.format + ": clean\n");
+      for (const Finding& f : r.findings) {
+        std::string line = file + ": " + std::string(severity_name(f.severity)) + ": ";
+        std::string place = escape_untrusted(f.place, true);
+        if (f.offset) place += (place.empty() ? "byte " : " (byte ") + std::to_string(*f.offset) + (place.empty() ? "" : ")");
+        if (!place.empty()) line += place + ": ";
+        line += escape_untrusted(f.message, true) + " [" + f.rule + "]\n";
+        out.write(line);
+      }
+    }
+    out.write(plural(reports.size(), "file") + ": " + std::to_string(clean) + " clean, " + plural(errors, "error") + ", " +
+              plural(warnings, "warning") + "\n");
+  }
+  return errors + warnings == 0 ? 0 : 1;
+}
+
+}  // namespace tensor_inspect::app

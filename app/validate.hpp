@@ -1,0 +1,23 @@
+// app/validate.hpp — `tensor-inspect validate FILE...`: every rule of each file's format,
+// every finding, exit 0 clean, 1 findings, 2 unreadable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace tensor_inspect::app {
+
+struct ValidateOptions {
+  std::vector<std::string> files;
+  bool json = false;
+};
+
+/// Adds the `validate` subcommand to `app`, filling `o`; returns it (true once parsed).
+CLI::App* setup_validate(CLI::App& app, ValidateOptions& o);
+/// Validates every file; returns 0 when all are clean, 1 when any has a finding. Throws
+/// Error (exit 2, nothing on stdout) when a file cannot be read or is no tensor file.
+int run_validate(const ValidateOptions& o);
+
+}  // namespace tensor_inspect::app

@@ -1,0 +1,57 @@
+// tensor_inspect/validate.hpp — checks a tensor file against every rule of its format's
+// specification that the loaders know, and reports all findings, not only the first.
+//
+// Rules by format: safetensors (header length and JSON, duplicate keys, entry keys, dtype
+// tags, shapes, data_offsets inside the data, overlaps and holes), GGUF (magic, version,
+// metadata types, duplicate keys and tensor names, general.alignment, tensor types, dims,
+// offsets aligned and inside the file, overlaps), .npy (magic, version, header keys,
+// newline and 64-byte alignment, data length), zip archives of .npz and PyTorch (central
+// directory, local headers, CRC of every member, duplicate names; each .npy member; the
+// pickle's opcodes and globals outside PyTorch's weights_only allow-list). A file that
+// passes every rule is then opened by its loader, so a file the tool cannot read is never
+// reported clean.
+//
+//   ti::ValidationReport r = ti::validate_file("model.safetensors");
+//   for (const ti::Finding& f : r.findings) std::cout << f.place << ": " << f.message << '\n';
+//   bool clean = r.findings.empty();
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tensor_inspect {
+
+/// How bad a finding is.
+enum class Severity {
+  Error,    ///< the file breaks a rule of its format: readers may refuse it or misread it
+  Warning,  ///< legal but risky: misaligned data, trailing bytes, globals that run code
+};
+
+/// "error" or "warning".
+std::string_view severity_name(Severity s);
+
+/// One broken rule, at one place of the file.
+struct Finding {
+  Severity severity = Severity::Error;
+  std::string rule;                     ///< stable id, "<format>.<rule>": "safetensors.overlap"
+  std::string place;                    ///< where: "tensor 'w'", "key 'general.alignment'", "member 'a.npy'"
+  std::optional<std::uint64_t> offset;  ///< byte offset in the file, when the rule has one
+  std::string message;                  ///< one line with the values: "data_offsets [0, 8) overlap 'b' [4, 12)"
+};
+
+/// All findings of one file.
+struct ValidationReport {
+  std::string file;               ///< the path as given
+  std::string format;             ///< registry name ("safetensors", "npz", ...) of what the file looks like
+  std::vector<Finding> findings;  ///< in file order within each format's checks
+};
+
+/// Detects the format of `path` by magic bytes (then extension) and checks every rule
+/// listed above. Throws Error(Io) when the file cannot be read and Error(BadFile) when it
+/// matches no known format; everything wrong inside a recognised file is a Finding.
+ValidationReport validate_file(const std::string& path);
+
+}  // namespace tensor_inspect

@@ -1,0 +1,153 @@
+// matmul.cpp — matrix products through BLAS (OpenBLAS), where the dtype allows.
+//
+// tinygrad's matmul is sum(x.reshape(..., M, 1, K) * w.T.reshape(..., 1, N, K), axis=-1),
+// accumulating in sum_acc_dtype: float32 products accumulate in float32 and float64 in
+// float64, which is what sgemm and dgemm compute (with fused multiply-adds, as tinygrad's
+// compiled CPU kernels contract them too). Half, bfloat16 and fp8 products round to their
+// own dtype before the float32 sum, and ints wrap: BLAS computes neither, so those stay on
+// the generic reduction. The operands are evaluated once each (any fused cast, view or
+// decoder) into packed row-major M x K and N x K panels.
+//
+// Determinism: the output is cut into fixed blocks of kRows rows, each one single-threaded
+// GEMM call, run on the executor's threads; OpenBLAS's own threading is switched off, so
+// the bits never depend on the thread count (OpenBLAS splits only M and N across its
+// threads anyway, never K, but a fixed partition makes that a property of ours).
+//
+// NOTE: OpenBLAS is loaded with dlopen at the first product, not linked: its start-up
+// (CPU detection, buffers, a thread pool) costs milliseconds that every other run of the
+// tool — a listing, a header — would pay. Without it, products take the generic path.
+#include <cblas.h>
+#include <dlfcn.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
+#include "realize/kernels.hpp"
+
+namespace tensor_inspect::realize_detail {
+namespace {
+
+constexpr std::int64_t kRows = 64;
+
+struct Blas {
+  decltype(&cblas_sgemm) sgemm;
+  decltype(&cblas_dgemm) dgemm;
+};
+
+// OpenBLAS, single-threaded, or nullptr when it cannot be loaded.
+const Blas* blas() {
+  static const Blas* loaded = []() -> const Blas* {
+    // No pool of OpenBLAS threads next to the executor's (an explicit setting is kept; the
+    // call below switches its threading off either way).
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    void* lib = nullptr;
+    for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    if (lib == nullptr) {
+      spdlog::debug("matmul: OpenBLAS not loaded ({}); generic loops", dlerror());
+      return nullptr;
+    }
+    auto set_threads = reinterpret_cast<decltype(&openblas_set_num_threads)>(dlsym(lib, "openblas_set_num_threads"));
+    static Blas b{reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(lib, "cblas_sgemm")),
+                  reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(lib, "cblas_dgemm"))};
+    if (set_threads == nullptr || b.sgemm == nullptr || b.dgemm == nullptr) return nullptr;
+    set_threads(1);
+    return &b;
+  }();
+  return loaded;
+}
+
+// x is independent of `axis` when it is an expand of a size-1 axis.
+bool broadcast_on(const Node& x, std::size_t axis) { return x.op == Op::Expand && x.src[0]->shape[axis] == 1; }
+
+// Evaluates `operand` (a node of shape (..., 1 or M, 1 or N, K)) into packed values of T.
+template <typename T>
+std::vector<T> pack(const NodePtr& operand, const BufferMap& buffers) {
+  const Program prog = lower(operand, buffers);
+  const std::int64_t n = prod(operand->shape);
+  std::vector<T> out(static_cast<std::size_t>(n));
+  parallel_for(
+      (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk), [&] { return ChunkEvaluator(prog); },
+      [&](ChunkEvaluator& ev, std::int64_t c) {
+        const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
+        const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
+        const Word* v = ev.run(start, m);
+        for (std::size_t i = 0; i < m; ++i) out[static_cast<std::size_t>(start) + i] = static_cast<T>(v[i].f);
+      }, prog.serial());
+  return out;
+}
+
+void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  blas()->sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+              static_cast<int>(k), b, static_cast<int>(k), 0.0f, c, static_cast<int>(n));
+}
+void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  blas()->dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
+              static_cast<int>(k), b, static_cast<int>(k), 0.0, c, static_cast<int>(n));
+}
+
+template <typename T>
+NodePtr run(const NodePtr& red, const NodePtr& a_node, const NodePtr& b_node, const BufferMap& buffers) {
+  const Shape& s = red->src[0]->shape;  // (batch..., M, N, K)
+  const std::size_t nd = s.size();
+  const std::int64_t m = s[nd - 3], n = s[nd - 2], k = s[nd - 1];
+  const Shape batch(s.begin(), s.end() - 3);
+  const std::int64_t batches = prod(batch);
+  spdlog::debug("matmul: {} batches of ({}, {}) x ({}, {}) through {}", batches, m, k, k, n,
+                sizeof(T) == 4 ? "sgemm" : "dgemm");
+  const std::vector<T> a = pack<T>(a_node, buffers), b = pack<T>(b_node, buffers);
+  // Batch strides of each panel set: 0 along axes the operand broadcasts.
+  std::vector<std::int64_t> a_stride(batch.size()), b_stride(batch.size());
+  for (std::int64_t sa = m * k, sb = n * k, d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
+    const auto du = static_cast<std::size_t>(d);
+    a_stride[du] = a_node->shape[du] == 1 ? 0 : sa;
+    b_stride[du] = b_node->shape[du] == 1 ? 0 : sb;
+    sa *= a_node->shape[du];
+    sb *= b_node->shape[du];
+  }
+  auto buf = Buffer::cpu(static_cast<std::size_t>(batches * m * n) * sizeof(T));
+  T* c = reinterpret_cast<T*>(buf->mutable_bytes().data());
+  const std::int64_t row_blocks = (m + kRows - 1) / kRows;
+  parallel_for(
+      batches * row_blocks, [] { return 0; },
+      [&](int, std::int64_t t) {
+        const std::int64_t bi = t / row_blocks, r0 = (t % row_blocks) * kRows, rows = std::min(kRows, m - r0);
+        std::int64_t ao = 0, bo = 0;
+        for (std::int64_t rest = bi, d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
+          const auto du = static_cast<std::size_t>(d);
+          const std::int64_t i = rest % batch[du];
+          rest /= batch[du];
+          ao += i * a_stride[du];
+          bo += i * b_stride[du];
+        }
+        gemm(a.data() + ao + r0 * k, b.data() + bo, c + (bi * m + r0) * n, rows, n, k);
+      });
+  return make_node(Op::Buffer, red->dtype, red->shape, {}, buf);
+}
+
+}  // namespace
+
+NodePtr try_run_matmul(const Kernel& kernel, const BufferMap& buffers) {
+  const NodePtr& out = kernel.output;
+  const NodePtr red = out->op == Op::Contiguous ? out->src[0] : out;
+  const NodePtr& in = red->src[0];
+  const DType d = red->dtype;
+  if (red->op != Op::ReduceSum || (d != DType::Float32 && d != DType::Float64) || in->op != Op::Mul) return nullptr;
+  const std::size_t nd = in->shape.size();
+  if (nd < 3) return nullptr;
+  for (std::size_t i = 0; i + 1 < nd; ++i)
+    if (red->shape[i] != in->shape[i]) return nullptr;
+  if (red->shape[nd - 1] != 1) return nullptr;
+  NodePtr a = in->src[0], b = in->src[1];
+  if (buffers.count(a.get()) || buffers.count(b.get())) return nullptr;
+  if (!broadcast_on(*a, nd - 2) || !broadcast_on(*b, nd - 3)) std::swap(a, b);
+  if (!broadcast_on(*a, nd - 2) || !broadcast_on(*b, nd - 3)) return nullptr;
+  const std::int64_t m = in->shape[nd - 3], n = in->shape[nd - 2], k = in->shape[nd - 1];
+  // BLAS takes int dimensions; a product beyond them (or of nothing) takes the generic path.
+  constexpr std::int64_t kIntMax = 2147483647;
+  if (m <= 0 || n <= 0 || k <= 0 || m > kIntMax || n > kIntMax || k > kIntMax || n * k > kIntMax) return nullptr;
+  if (blas() == nullptr) return nullptr;
+  return d == DType::Float32 ? run<float>(red, a->src[0], b->src[0], buffers) : run<double>(red, a->src[0], b->src[0], buffers);
+}
+
+}  // namespace tensor_inspect::realize_detail

@@ -1,0 +1,260 @@
+// program.cpp — lowering a kernel body to instances (program.hpp) and running chunks of it.
+#include "realize/program.hpp"
+
+#include <algorithm>
+
+#include "realize/fusion.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect::realize_detail {
+namespace {
+
+// A movement op on the way from the kernel's root down to a node.
+struct MoveStep {
+  Op op;
+  Shape shape;  // the op's result shape
+  Shape axes;   // Permute order, Flip axes
+  Ranges ranges;  // Pad, Shrink
+};
+
+bool same_view(const View& a, const View& b) {
+  return a.shape == b.shape && a.strides == b.strides && a.offset == b.offset && a.mask == b.mask;
+}
+bool same_views(const std::vector<View>& a, const std::vector<View>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), same_view);
+}
+
+class Lowering {
+ public:
+  Lowering(const BufferMap& buffers, Program& program) : buffers_(buffers), program_(program) {}
+
+  // `steps_` holds the movement ops above the current node, top first.
+  std::size_t visit(const NodePtr& n) {
+    const bool is_load = n->op == Op::Buffer || buffers_.count(n.get());
+    if (!is_load && is_movement(n->op)) {
+      steps_.push_back(step_of(*n));
+      std::size_t r = visit(n->src[0]);
+      steps_.pop_back();
+      return r;
+    }
+    std::vector<View> views = index_map(n->shape);
+    auto& seen = memo_[n.get()];
+    for (const auto& [v, at] : seen)
+      if (same_views(v, views)) return at;
+
+    Instance inst;
+    inst.op = n->op;
+    inst.dtype = n->dtype;
+    inst.masked = std::any_of(views.begin(), views.end(), [](const View& v) { return v.mask.has_value(); });
+    inst.views = views;
+    if (is_load) {
+      const NodePtr& buf = n->op == Op::Buffer ? n : buffers_.at(n.get());
+      inst.kind = Instance::Load;
+      inst.data = std::get<std::shared_ptr<Buffer>>(buf->arg)->bytes().data();
+    } else if (n->op == Op::Const) {
+      inst.kind = Instance::Const;
+      inst.value = word_of(cast_scalar(std::get<Scalar>(n->arg), n->dtype));
+    } else if (is_formula(*n)) {
+      inst.kind = Instance::Formula;
+      inst.formula = std::get<std::shared_ptr<const Producer>>(n->arg).get();
+    } else if (is_elementwise(n->op)) {
+      inst.kind = n->op == Op::Bitcast ? Instance::Bitcast : Instance::Elem;
+      for (const auto& s : n->src) inst.src.push_back(visit(s));
+    } else {
+      throw Error(ErrorCode::Internal, std::string("internal: ") + std::string(op_name(n->op)) + " inside a fused loop");
+    }
+    program_.nodes.push_back(std::move(inst));
+    seen.emplace_back(std::move(views), program_.nodes.size() - 1);
+    return program_.nodes.size() - 1;
+  }
+
+  std::vector<MoveStep> steps_;
+
+ private:
+  static MoveStep step_of(const Node& m) {
+    MoveStep s{m.op, m.shape, {}, {}};
+    if (m.op == Op::Permute || m.op == Op::Flip) s.axes = std::get<Shape>(m.arg);
+    if (m.op == Op::Pad || m.op == Op::Shrink) s.ranges = std::get<Ranges>(m.arg);
+    return s;
+  }
+
+  // The Views that map the kernel's index space to C order over `base`: the movement ops
+  // above the node applied bottom-up to a fresh view of it (tinygrad's ShapeTracker). A
+  // reshape a view cannot express starts a new view on top.
+  std::vector<View> index_map(const Shape& base) const {
+    std::vector<View> views;
+    View v = View::make(base);
+    for (std::size_t i = steps_.size(); i-- > 0;) {
+      const MoveStep& m = steps_[i];
+      switch (m.op) {
+        case Op::Reshape:
+          if (auto r = v.reshape(m.shape)) {
+            v = *r;
+          } else {
+            views.push_back(v);
+            v = View::make(m.shape);
+          }
+          break;
+        case Op::Permute: v = v.permute(m.axes); break;
+        case Op::Expand: v = v.expand(m.shape); break;
+        case Op::Pad: v = v.pad(m.ranges); break;
+        case Op::Shrink: v = v.shrink(m.ranges); break;
+        case Op::Flip: {
+          std::vector<bool> axes(m.shape.size(), false);
+          for (auto a : m.axes) axes[static_cast<std::size_t>(a)] = true;
+          v = v.flip(axes);
+          break;
+        }
+        default: break;
+      }
+    }
+    views.push_back(v);
+    std::erase_if(views, [](const View& view) { return view.contiguous; });
+    return views;
+  }
+
+  const BufferMap& buffers_;
+  Program& program_;
+  std::unordered_map<const Node*, std::vector<std::pair<std::vector<View>, std::size_t>>> memo_;
+};
+
+// Maps a linear index of view.shape through the view to a linear index of the space under
+// it, or -1 where the mask hides it.
+std::int64_t map_index(const View& v, std::int64_t idx) {
+  std::int64_t out = v.offset;
+  for (std::size_t d = v.shape.size(); d-- > 0;) {
+    std::int64_t dim = v.shape[d];
+    std::int64_t i = idx % dim;
+    idx /= dim;
+    if (v.mask && (i < (*v.mask)[d].first || i >= (*v.mask)[d].second)) return -1;
+    out += i * v.strides[d];
+  }
+  return out;
+}
+
+bool hidden(const View& v, const std::vector<std::int64_t>& c) {
+  for (std::size_t d = 0; d < c.size(); ++d)
+    if (c[d] < (*v.mask)[d].first || c[d] >= (*v.mask)[d].second) return true;
+  return false;
+}
+
+// The view applied to the consecutive indices [start, start + n): one multi-index counter
+// stepped like an odometer, so each element costs an add, not a division per axis.
+void walk_view(const View& v, std::int64_t start, std::size_t n, std::int64_t* out, std::vector<std::int64_t>& c) {
+  const std::size_t nd = v.shape.size();
+  c.assign(nd, 0);
+  std::int64_t rest = start, off = v.offset;
+  for (std::size_t d = nd; d-- > 0;) {
+    c[d] = rest % v.shape[d];
+    rest /= v.shape[d];
+    off += c[d] * v.strides[d];
+  }
+  if (nd == 0) {
+    std::fill(out, out + n, off);
+    return;
+  }
+  const std::int64_t last_stride = v.strides[nd - 1], last_dim = v.shape[nd - 1];
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = v.mask && hidden(v, c) ? -1 : off;
+    off += last_stride;
+    if (++c[nd - 1] < last_dim) continue;
+    std::size_t d = nd - 1;
+    while (true) {
+      off -= c[d] * v.strides[d];
+      c[d] = 0;
+      if (d == 0) break;
+      --d;
+      off += v.strides[d];
+      if (++c[d] < v.shape[d]) break;
+    }
+  }
+}
+
+}  // namespace
+
+Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional<std::vector<std::int64_t>>& permute) {
+  Program p;
+  Lowering l(buffers, p);
+  p.space = body->shape;
+  if (permute) {
+    Shape s;
+    for (auto a : *permute) s.push_back(body->shape[static_cast<std::size_t>(a)]);
+    p.space = s;
+    l.steps_.push_back(MoveStep{Op::Permute, s, *permute, {}});
+  }
+  l.visit(body);
+  return p;
+}
+
+ChunkEvaluator::ChunkEvaluator(const Program& program)
+    : program_(program), values_(program.nodes.size()), idx_(kChunk), const_ready_(program.nodes.size(), false) {
+  for (auto& v : values_) v.resize(kChunk);
+}
+
+const std::int64_t* ChunkEvaluator::indices(const Instance& inst, std::int64_t start, std::size_t n) {
+  std::int64_t* idx = idx_.data();
+  if (inst.views.empty()) {
+    for (std::size_t i = 0; i < n; ++i) idx[i] = start + static_cast<std::int64_t>(i);
+    return idx;
+  }
+  walk_view(inst.views.back(), start, n, idx, counter_);
+  for (std::size_t j = inst.views.size() - 1; j-- > 0;)
+    for (std::size_t i = 0; i < n; ++i)
+      if (idx[i] >= 0) idx[i] = map_index(inst.views[j], idx[i]);
+  return idx;
+}
+
+const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
+  for (std::size_t k = 0; k < program_.nodes.size(); ++k) {
+    const Instance& inst = program_.nodes[k];
+    Word* out = values_[k].data();
+    switch (inst.kind) {
+      case Instance::Load:
+        if (inst.views.empty())
+          decode(inst.dtype, inst.data + static_cast<std::size_t>(start) * dtype_info(inst.dtype).itemsize, nullptr, n, out);
+        else
+          decode(inst.dtype, inst.data, indices(inst, start, n), n, out);
+        continue;
+      case Instance::Const:
+        if (!inst.masked) {
+          if (!const_ready_[k]) std::fill(out, out + kChunk, inst.value);
+          const_ready_[k] = true;
+        } else {
+          const std::int64_t* idx = indices(inst, start, n);
+          for (std::size_t i = 0; i < n; ++i) out[i] = idx[i] < 0 ? Word{} : inst.value;
+        }
+        continue;
+      case Instance::Formula: {
+        const std::int64_t* idx = indices(inst, start, n);
+        for (std::size_t i = 0; i < n; ++i) out[i] = idx[i] < 0 ? Word{} : word_of(inst.formula->element(idx[i]));
+        continue;
+      }
+      case Instance::Bitcast: {
+        const Instance& from = program_.nodes[inst.src[0]];
+        bytes_.resize(n * dtype_info(from.dtype).itemsize);
+        encode(from.dtype, values_[inst.src[0]].data(), n, bytes_.data());
+        decode(inst.dtype, bytes_.data(), nullptr, n, out);
+        break;
+      }
+      case Instance::Elem: {
+        const Word* a = values_[inst.src[0]].data();
+        if (inst.op == Op::Where) {
+          apply_where_chunk(a, values_[inst.src[1]].data(), values_[inst.src[2]].data(), n, out);
+        } else if (is_binary(inst.op)) {
+          apply_binary_chunk(inst.op, program_.nodes[inst.src[0]].dtype, a, values_[inst.src[1]].data(), n, out);
+        } else {
+          apply_unary_chunk(inst.op, program_.nodes[inst.src[0]].dtype, inst.dtype, a, n, out);
+        }
+        break;
+      }
+    }
+    if (inst.masked) {
+      const std::int64_t* idx = indices(inst, start, n);
+      for (std::size_t i = 0; i < n; ++i)
+        if (idx[i] < 0) out[i] = Word{};
+    }
+  }
+  return values_[program_.root()].data();
+}
+
+}  // namespace tensor_inspect::realize_detail

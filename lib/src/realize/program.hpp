@@ -1,0 +1,76 @@
+// program.hpp — one fused kernel body lowered to a flat program over chunks.
+//
+// Movement ops are pushed down to the leaves, as tinygrad's ShapeTrackers are: every
+// node of the program is an *instance* of a graph node under one index map (a stack of
+// Views from the kernel's index space to the node's own C order), so a chunk of output
+// indices becomes, at each leaf, a chunk of buffer indices. An instance is made once per
+// distinct (node, index map): a graph that uses a node twice under the same map (x % x,
+// t * t) computes it once per chunk, and the program is a DAG in topological order that
+// a chunk walks once, node by node — linear in its size, never exponential.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "realize/chunk.hpp"
+#include "tensor_inspect/graph.hpp"
+
+namespace tensor_inspect::realize_detail {
+
+/// Realized nodes of the schedule so far: graph node -> its BUFFER node.
+using BufferMap = std::unordered_map<const Node*, NodePtr>;
+
+/// One node of a lowered kernel.
+struct Instance {
+  enum Kind { Load, Const, Formula, Elem, Bitcast } kind = Const;
+  Op op = Op::Const;
+  DType dtype = DType::Float32;
+  std::vector<std::size_t> src;       ///< earlier instances (program order)
+  std::vector<View> views;            ///< index map, top (kernel space) view last; empty: identity
+  bool masked = false;                ///< some view has a mask: hidden elements read as 0
+  const std::byte* data = nullptr;    ///< Load: the buffer's bytes
+  Word value{};                       ///< Const: the value as a word of its dtype
+  const Producer* formula = nullptr;  ///< Formula: element(i)
+};
+
+/// A lowered kernel body: instances in topological order, the last one is the root.
+struct Program {
+  Shape space;                     ///< the kernel's index space (C order)
+  std::vector<Instance> nodes;
+  std::size_t root() const { return nodes.size() - 1; }
+  /// True when the root is a constant under no mask: every chunk holds the same value.
+  bool is_constant() const { return nodes.back().kind == Instance::Const && !nodes.back().masked; }
+  /// True when chunks must run on one thread: a Producer's element formula may keep state
+  /// (GGUF's keeps the last dequantized block) and graph.hpp promises it no thread safety.
+  bool serial() const {
+    for (const auto& n : nodes)
+      if (n.kind == Instance::Formula) return true;
+    return false;
+  }
+};
+
+/// Lowers `body` over the index space `body->shape`, or, with `permute`, over that shape
+/// with its axes reordered (a reduction puts its reduced axes last). Nodes found in
+/// `buffers` (and BUFFER nodes) are loads.
+Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional<std::vector<std::int64_t>>& permute = {});
+
+/// Per-thread scratch for evaluating chunks of one program.
+class ChunkEvaluator {
+ public:
+  explicit ChunkEvaluator(const Program& program);
+  /// Computes elements [start, start + n) of the kernel space (n <= kChunk) at every
+  /// instance; returns the root's words, valid until the next call.
+  const Word* run(std::int64_t start, std::size_t n);
+
+ private:
+  const std::int64_t* indices(const Instance& inst, std::int64_t start, std::size_t n);
+  const Program& program_;
+  std::vector<std::vector<Word>> values_;
+  std::vector<std::int64_t> idx_, counter_;
+  std::vector<std::byte> bytes_;
+  std::vector<bool> const_ready_;
+};
+
+}  // namespace tensor_inspect::realize_detail

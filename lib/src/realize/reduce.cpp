@@ -1,0 +1,200 @@
+// reduce.cpp — Reduce kernels: the fused input evaluated in chunks, each output's
+// elements folded in a fixed order, so the result never depends on the thread count.
+//
+// The input's index space is permuted so the reduced axes come last: output o folds the
+// consecutive range [o*R, (o+1)*R) of it, R the number of elements per output, in C order
+// of the reduced axes (the order the sequential definition visits them). The range is cut
+// into blocks of kChunk elements; each block folds left to right, and the block partials
+// combine in a fixed pairwise tree. Blocks of all outputs are one flat list of work items
+// shared by the threads. Float sums and products accumulate in double and round once at
+// the end (tinygrad splits large reductions into stages for the same reason); ints wrap
+// in their own dtype as C would; a float sum starts from -0.0, IEEE's additive identity,
+// so a sum of negative zeros is -0.0 as tinygrad gives; max/min keep tinygrad's select
+// (`a < b ? b : a`), so a nan wins only where it comes first.
+#include <cmath>
+#include <limits>
+
+#include "realize/kernels.hpp"
+#include "realize/scalar_ops.hpp"
+
+namespace tensor_inspect::realize_detail {
+namespace {
+
+// How one reduction folds words of its dtype.
+struct Fold {
+  Op op;
+  DKind kind;
+
+  Word identity() const {
+    Word w{};
+    switch (kind) {
+      case DKind::Float:
+        if (op == Op::ReduceSum) w.f = -0.0;
+        else if (op == Op::ReduceProd) w.f = 1.0;
+        else if (op == Op::ReduceMax) w.f = -std::numeric_limits<double>::infinity();
+        else w.f = std::numeric_limits<double>::infinity();
+        return w;
+      case DKind::Signed:
+        if (op == Op::ReduceProd) w.i = 1;
+        else if (op == Op::ReduceMax) w.i = std::numeric_limits<std::int64_t>::min();
+        else if (op == Op::ReduceMin) w.i = std::numeric_limits<std::int64_t>::max();
+        return w;
+      case DKind::Unsigned:
+        if (op == Op::ReduceProd) w.u = 1;
+        else if (op == Op::ReduceMin) w.u = ~std::uint64_t{0};
+        return w;
+      case DKind::Bool:
+        w.u = op == Op::ReduceProd || op == Op::ReduceMin ? 1 : 0;
+        return w;
+    }
+    return w;
+  }
+
+  Word combine(Word a, Word b) const {
+    switch (kind) {
+      case DKind::Float:
+        switch (op) {
+          case Op::ReduceSum: a.f += b.f; return a;
+          case Op::ReduceProd: a.f *= b.f; return a;
+          case Op::ReduceMax: return a.f < b.f ? b : a;
+          default: return b.f < a.f ? b : a;
+        }
+      case DKind::Signed:
+      case DKind::Unsigned: {
+        const bool sgn = kind == DKind::Signed;
+        switch (op) {
+          case Op::ReduceSum: a.u += b.u; return a;
+          case Op::ReduceProd: a.u *= b.u; return a;
+          case Op::ReduceMax: return (sgn ? a.i < b.i : a.u < b.u) ? b : a;
+          default: return (sgn ? b.i < a.i : b.u < a.u) ? b : a;
+        }
+      }
+      case DKind::Bool:
+        if (op == Op::ReduceProd || op == Op::ReduceMin) a.u &= b.u;
+        else a.u |= b.u;
+        return a;
+    }
+    return a;
+  }
+
+  // Folds v[0..n) left to right. The first block of an output starts from its first
+  // element, as the sequential max/min does (a leading nan stays); later blocks start
+  // from the identity, which a nan never replaces.
+  Word block(const Word* v, std::size_t n, bool first) const {
+    Word a = identity();
+    std::size_t i = 0;
+    if (first && kind == DKind::Float && (op == Op::ReduceMax || op == Op::ReduceMin) && n > 0) a = v[i++];
+    switch (kind) {
+      case DKind::Float:
+        if (op == Op::ReduceSum) {
+          double s = a.f;
+          for (; i < n; ++i) s += v[i].f;
+          a.f = s;
+          return a;
+        }
+        if (op == Op::ReduceMax) {
+          double m = a.f;
+          for (; i < n; ++i) m = m < v[i].f ? v[i].f : m;
+          a.f = m;
+          return a;
+        }
+        if (op == Op::ReduceMin) {
+          double m = a.f;
+          for (; i < n; ++i) m = v[i].f < m ? v[i].f : m;
+          a.f = m;
+          return a;
+        }
+        break;
+      case DKind::Signed:
+      case DKind::Unsigned:
+        if (op == Op::ReduceSum) {
+          std::uint64_t s = a.u;
+          for (; i < n; ++i) s += v[i].u;
+          a.u = s;
+          return a;
+        }
+        break;
+      default: break;
+    }
+    for (; i < n; ++i) a = combine(a, v[i]);
+    return a;
+  }
+
+  Word tree(const Word* p, std::size_t n) const {
+    if (n == 1) return p[0];
+    const std::size_t half = n / 2;
+    return combine(tree(p, half), tree(p + half, n - half));
+  }
+};
+
+// A constant input reduces in closed form: `count` copies of v (the reference's rule).
+Word closed_form(Op op, DType d, Word value, std::int64_t count) {
+  const Scalar v = scalar_of(dtype_info(d).kind, value);
+  const bool wide = dtype_info(d).kind == DKind::Float && (op == Op::ReduceSum || op == Op::ReduceProd);
+  if (count == 0) return word_of(reduce_identity(op, d));
+  if (op == Op::ReduceSum)
+    return word_of(wide ? Scalar::from_float(v.f * static_cast<double>(count))
+                        : apply_binary(Op::Mul, d, v, cast_scalar(Scalar::from_int(count), d)));
+  if (op == Op::ReduceProd)
+    return word_of(wide ? Scalar::from_float(std::pow(v.f, static_cast<double>(count)))
+                        : int_pow(d, v, cast_scalar(Scalar::from_int(count), d)));
+  return value;
+}
+
+}  // namespace
+
+NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
+  const NodePtr& out = k.output;
+  const NodePtr red = out->op == Op::Contiguous ? out->src[0] : out;
+  const NodePtr& in = red->src[0];
+  const DType d = red->dtype;
+  const Fold fold{red->op, dtype_info(d).kind};
+  const std::int64_t n_out = prod(red->shape), n_in = prod(in->shape);
+  const std::int64_t per = n_out > 0 ? n_in / n_out : 0;
+
+  // Kept axes first, reduced axes last.
+  std::vector<std::int64_t> order, reduced;
+  for (std::size_t a = 0; a < in->shape.size(); ++a)
+    (red->shape[a] == 1 && in->shape[a] != 1 ? reduced : order).push_back(static_cast<std::int64_t>(a));
+  order.insert(order.end(), reduced.begin(), reduced.end());
+  bool identity_order = true;
+  for (std::size_t a = 0; a < order.size(); ++a) identity_order = identity_order && order[a] == static_cast<std::int64_t>(a);
+  const Program prog = lower(in, buffers, identity_order ? std::nullopt : std::optional(order));
+
+  std::vector<Word> acc(static_cast<std::size_t>(n_out));
+  if (per == 0 || prog.is_constant()) {
+    std::fill(acc.begin(), acc.end(), closed_form(red->op, d, prog.nodes.back().value, per));
+  } else if (per <= static_cast<std::int64_t>(kChunk)) {
+    // Several whole outputs per chunk: each folds its range in one block.
+    const std::int64_t group = static_cast<std::int64_t>(kChunk) / per;
+    const std::int64_t chunks = (n_out + group - 1) / group;
+    parallel_for(
+        chunks, [&] { return ChunkEvaluator(prog); },
+        [&](ChunkEvaluator& ev, std::int64_t c) {
+          const std::int64_t o0 = c * group, outs = std::min(group, n_out - o0);
+          const Word* v = ev.run(o0 * per, static_cast<std::size_t>(outs * per));
+          for (std::int64_t o = 0; o < outs; ++o)
+            acc[static_cast<std::size_t>(o0 + o)] = fold.block(v + o * per, static_cast<std::size_t>(per), true);
+        }, prog.serial());
+  } else {
+    const std::int64_t blocks = (per + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk);
+    std::vector<Word> partial(static_cast<std::size_t>(n_out * blocks));
+    parallel_for(
+        n_out * blocks, [&] { return ChunkEvaluator(prog); },
+        [&](ChunkEvaluator& ev, std::int64_t t) {
+          const std::int64_t o = t / blocks, b = t % blocks;
+          const std::int64_t lo = b * static_cast<std::int64_t>(kChunk);
+          const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), per - lo));
+          partial[static_cast<std::size_t>(t)] = fold.block(ev.run(o * per + lo, m), m, b == 0);
+        }, prog.serial());
+    for (std::int64_t o = 0; o < n_out; ++o)
+      acc[static_cast<std::size_t>(o)] = fold.tree(partial.data() + o * blocks, static_cast<std::size_t>(blocks));
+  }
+
+  const DTypeInfo& info = dtype_info(d);
+  auto buf = Buffer::cpu(static_cast<std::size_t>(n_out) * info.itemsize);
+  encode(d, acc.data(), acc.size(), buf->mutable_bytes().data());
+  return make_node(Op::Buffer, d, red->shape, {}, buf);
+}
+
+}  // namespace tensor_inspect::realize_detail

@@ -1,0 +1,74 @@
+// validate/findings.hpp — how each format's checker records what it finds.
+//
+// A checker adds findings as it goes and carries on; a fault that leaves nothing to read
+// after it (a truncated header) is thrown as Error(BadFile) by ByteReader and recorded by
+// `checked` as one finding of rule "<format>.structure".
+//
+//   Findings f("model.gguf", "gguf");
+//   f.error("duplicate_key", "key 'a'", 128, "key 'a' appears again (first at byte 24)");
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/validate.hpp"
+
+namespace tensor_inspect::validate {
+
+/// The findings of one checker run: the rule prefix and the place prefix of its input.
+class Findings {
+ public:
+  Findings(std::vector<Finding>& out, std::string format, std::string prefix = {})
+      : out_(out), format_(std::move(format)), prefix_(std::move(prefix)) {}
+  void add(Severity s, const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset,
+           const std::string& message) {
+    std::string where = prefix_.empty() ? place : place.empty() ? prefix_ : prefix_ + ": " + place;
+    out_.push_back(Finding{s, format_ + "." + rule, where, offset, message});
+  }
+  void error(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
+    add(Severity::Error, rule, place, offset, m);
+  }
+  void warning(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
+    add(Severity::Warning, rule, place, offset, m);
+  }
+  /// Runs `f`; an Error it throws becomes one error finding of rule "structure".
+  void checked(const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      error("structure", "", std::nullopt, e.what());
+    }
+  }
+  std::size_t errors() const {
+    std::size_t n = 0;
+    for (const Finding& f : out_) n += f.severity == Severity::Error;
+    return n;
+  }
+  std::vector<Finding>& all() { return out_; }
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  std::vector<Finding>& out_;
+  std::string format_;
+  std::string prefix_;
+};
+
+/// The checkers, one per format (validate/<format>.cpp). `name` names the bytes in
+/// messages; `base` is the file offset of bytes[0] (a STORED zip member's data).
+void check_safetensors(std::span<const std::byte> bytes, Findings& f);
+void check_gguf(std::span<const std::byte> bytes, Findings& f);
+void check_npy(std::span<const std::byte> bytes, std::uint64_t base, Findings& f);
+/// Walks one pickle up to its STOP and returns the bytes it took; with `whole`, bytes
+/// after the STOP are a finding (a lone data.pkl), else the caller reads on (legacy .pt).
+std::uint64_t check_pickle(std::span<const std::byte> bytes, std::uint64_t base, bool whole, Findings& f);
+/// Zip structure and CRCs; then each member by kind: "npz" checks .npy members,
+/// "pytorch" the data.pkl pickle.
+void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f);
+
+}  // namespace tensor_inspect::validate

@@ -1,0 +1,139 @@
+// validate/validate.cpp — validate_file(): detect the format as the registry does, run
+// its checker (validate/<format>.cpp), and open a file that broke no rule with its loader,
+// so that "clean" always means "the tool reads it".
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "loaders/formats.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
+#include "validate/findings.hpp"
+
+namespace tensor_inspect {
+
+std::string_view severity_name(Severity s) { return s == Severity::Error ? "error" : "warning"; }
+
+namespace validate {
+namespace {
+
+std::string detect(const std::shared_ptr<const MappedFile>& file, const std::string& path) {
+  const auto head = file->bytes().first(std::min<std::size_t>(file->size(), 64));
+  for (const FormatInfo& info : formats())
+    if (info.sniff(head)) return std::string(info.name);
+  for (const FormatInfo& info : formats())
+    for (std::string_view ext : info.extensions)
+      if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return std::string(info.name);
+  throw Error(ErrorCode::BadFile, path + ": not a recognised tensor file (validate knows npy, npz, safetensors, "
+                                         "safetensors-index, gguf, pytorch)");
+}
+
+// torch.save before 1.6: five pickles (magic number, protocol, system info, the object,
+// the storage keys) and then the raw storages.
+void check_legacy_pytorch(std::span<const std::byte> bytes, Findings& f) {
+  std::uint64_t at = 0;
+  for (int i = 0; i < 5 && at < bytes.size(); ++i) {
+    Findings inner(f.all(), "pickle", "pickle " + std::to_string(i + 1));
+    const std::size_t before = f.all().size();
+    at += check_pickle(bytes.subspan(at), at, false, inner);
+    if (f.all().size() != before && f.errors()) return;
+  }
+}
+
+void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
+  const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
+  nlohmann::json index;
+  try {
+    index = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    f.error("json", "index", e.byte - 1, std::string("the index is not valid JSON: ") + e.what());
+    return;
+  }
+  if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
+    f.error("weight_map", "index", std::nullopt, "the index has no \"weight_map\" object");
+    return;
+  }
+  std::map<std::string, std::set<std::string>> by_shard;
+  for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
+    if (!it.value().is_string()) {
+      f.error("weight_map", "tensor '" + it.key() + "'", std::nullopt, "the shard name is not a string");
+      continue;
+    }
+    const std::string shard = it.value().get<std::string>();
+    if (shard.empty() || shard.front() == '/' || shard.find("..") != std::string::npos)
+      f.error("shard_name", "tensor '" + it.key() + "'", std::nullopt, "shard name '" + shard + "' leaves the index's directory");
+    else by_shard[shard].insert(it.key());
+  }
+  const std::filesystem::path dir = std::filesystem::path(file->name()).parent_path();
+  for (const auto& [shard, names] : by_shard) {
+    const std::string place = "shard '" + shard + "'";
+    std::shared_ptr<MappedFile> sf;
+    try {
+      sf = MappedFile::open((dir / shard).string());
+    } catch (const Error& e) {
+      f.error("missing_shard", place, std::nullopt, "the shard of " + std::to_string(names.size()) + " tensors cannot be read (" + e.what() + ")");
+      continue;
+    }
+    Findings inner(f.all(), "safetensors", place);
+    const std::size_t before = f.errors();
+    inner.checked([&] { check_safetensors(sf->bytes(), inner); });
+    if (f.errors() != before) continue;
+    try {
+      const LoadedFile part = open_safetensors(sf);
+      std::set<std::string> held;
+      for (const TensorEntry& e : part.tensors) {
+        held.insert(e.name);
+        if (!names.count(e.name))
+          f.error("unmapped", place + ": tensor '" + e.name + "'", std::nullopt, "the shard holds a tensor the index does not map to it");
+      }
+      for (const std::string& n : names)
+        if (!held.count(n)) f.error("unmapped", "tensor '" + n + "'", std::nullopt, "the index maps it to " + place + ", which does not hold it");
+    } catch (const Error& e) {
+      f.error("loader", place, std::nullopt, e.what());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace validate
+
+ValidationReport validate_file(const std::string& path) {
+  const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+  ValidationReport report;
+  report.file = path;
+  report.format = validate::detect(file, path);
+  validate::Findings f(report.findings, report.format);
+  const auto bytes = file->bytes();
+  const bool is_zip = bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0;
+  f.checked([&] {
+    if (report.format == "safetensors") validate::check_safetensors(bytes, f);
+    else if (report.format == "gguf") validate::check_gguf(bytes, f);
+    else if (report.format == "npy") validate::check_npy(bytes, 0, f);
+    else if (report.format == "safetensors-index") validate::check_index(file, f);
+    else if (report.format == "npz" || (report.format == "pytorch" && is_zip)) validate::check_zip(file, report.format, f);
+    else if (report.format == "pytorch") validate::check_legacy_pytorch(bytes, f);
+  });
+  if (f.errors() == 0 && !(report.format == "pytorch" && !is_zip)) {
+    // The loader's own checks (storages, dtypes, quantized sizes). Unsupported is not a
+    // fault of the file: a valid file may hold what the tool cannot show.
+    try {
+      const std::optional<LoadedFile> loaded = open_detected(file, report.format);
+      if (loaded)
+        for (const TensorEntry& e : loaded->tensors) {
+          try {
+            (void)e.load();
+          } catch (const Error& err) {
+            if (err.code() != ErrorCode::Unsupported) f.error("loader", "tensor '" + e.name + "'", e.offset, err.what());
+          }
+        }
+    } catch (const Error& err) {
+      if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, err.what());
+    }
+  }
+  return report;
+}
+
+}  // namespace tensor_inspect

@@ -1,0 +1,116 @@
+// validate/zip.cpp — zip archives of .npz and torch.save files (PKWARE APPNOTE, through
+// libzip with its strict consistency checks): the central directory and every local
+// header agree, member names are unique, methods are STORED or DEFLATED, and every
+// member's data inflates to its declared size with its CRC-32. Then each member by the
+// format's rules: an .npz's "*.npy" members as .npy files; a torch.save archive has one
+// "<archive>/data.pkl" (checked as a pickle), all members under that one folder.
+// Offsets inside a member are relative to its uncompressed bytes.
+#include <zip.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "validate/findings.hpp"
+
+namespace tensor_inspect::validate {
+namespace {
+
+constexpr std::uint64_t kMaxKept = std::uint64_t{256} << 20;  // members checked in memory up to this size
+
+zip_t* open_zip(const std::shared_ptr<const MappedFile>& file, int flags, std::string* why) {
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t* src = zip_source_buffer_create(file->bytes().data(), file->size(), 0, &err);
+  zip_t* za = src ? zip_open_from_source(src, ZIP_RDONLY | flags, &err) : nullptr;
+  if (!za) {
+    *why = zip_error_strerror(&err);
+    if (src) zip_source_free(src);
+  }
+  zip_error_fini(&err);
+  return za;
+}
+
+// Reads the whole member (checking its CRC at the end); keeps the bytes when `keep`.
+// Returns false with `why` on a read error.
+bool read_member(zip_t* za, zip_uint64_t index, bool keep, std::vector<std::byte>& out, std::string* why) {
+  zip_file_t* zf = zip_fopen_index(za, index, 0);
+  if (!zf) {
+    *why = zip_strerror(za);
+    return false;
+  }
+  std::vector<std::byte> chunk(1 << 16);
+  bool ok = true;
+  for (;;) {
+    const zip_int64_t got = zip_fread(zf, chunk.data(), chunk.size());
+    if (got < 0) {
+      *why = zip_file_strerror(zf);
+      ok = false;
+      break;
+    }
+    if (got == 0) break;
+    if (keep) out.insert(out.end(), chunk.begin(), chunk.begin() + got);
+  }
+  zip_fclose(zf);
+  return ok;
+}
+
+}  // namespace
+
+void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f) {
+  std::string why;
+  zip_t* za = open_zip(file, ZIP_CHECKCONS, &why);
+  if (!za) {
+    f.error("zip", "archive", std::nullopt, "the zip structure is inconsistent (" + why + ")");
+    za = open_zip(file, 0, &why);
+    if (!za) return;
+  }
+  const zip_int64_t count = zip_get_num_entries(za, 0);
+  std::set<std::string> names;
+  std::set<std::string> folders;
+  std::size_t pickles = 0;
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const auto index = static_cast<zip_uint64_t>(i);
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(za, index, ZIP_FL_ENC_RAW, &st) != 0 || !st.name) {
+      f.error("zip", "member " + std::to_string(i), std::nullopt, std::string("cannot be read (") + zip_strerror(za) + ")");
+      continue;
+    }
+    const std::string name = st.name;
+    const std::string place = "member '" + name + "'";
+    if (!names.insert(name).second) f.error("duplicate_member", place, std::nullopt, "the archive holds two members named '" + name + "'");
+    if (!zip_compression_method_supported(static_cast<zip_int32_t>(st.comp_method), 0) ||
+        (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)) {
+      f.error("method", place, std::nullopt, "compression method " + std::to_string(st.comp_method) +
+                                                 " (numpy and torch write STORED or DEFLATED)");
+      continue;
+    }
+    const bool is_npy = kind == "npz" && name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0;
+    const bool is_pickle = kind == "pytorch" && name.size() >= 8 && name.compare(name.size() - 8, 8, "data.pkl") == 0;
+    if (kind == "pytorch") {
+      folders.insert(name.substr(0, name.find('/')));
+      pickles += is_pickle;
+    }
+    const bool keep = (is_npy || is_pickle) && st.size <= kMaxKept;
+    std::vector<std::byte> bytes;
+    if (!read_member(za, index, keep, bytes, &why)) {
+      f.error("crc", place, std::nullopt, "the member's data is corrupt (" + why + ")");
+      continue;
+    }
+    Findings inner(f.all(), is_npy ? "npy" : "pickle", place);
+    if (is_npy && keep) inner.checked([&] { check_npy(bytes, 0, inner); });
+    if (is_pickle && keep) inner.checked([&] { check_pickle(bytes, 0, true, inner); });
+  }
+  if (kind == "pytorch") {
+    if (pickles != 1)
+      f.error("layout", "archive", std::nullopt, "the archive holds " + std::to_string(pickles) +
+                                                     " data.pkl members (torch.save writes exactly one)");
+    if (folders.size() > 1)
+      f.error("layout", "archive", std::nullopt, "the members lie in " + std::to_string(folders.size()) +
+                                                     " top folders (torch.save puts all under one)");
+  }
+  zip_discard(za);
+}
+
+}  // namespace tensor_inspect::validate

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of fuzz/ (clang-14, ASan + UBSan: `cmake --preset fuzz`,
+# in build-fuzz/) and runs each in turn for SECONDS (default 60), niced, one at a time.
+#   scripts/fuzz.sh                 every harness, 60 s each
+#   scripts/fuzz.sh 15              the CI smoke run
+#   scripts/fuzz.sh 600 npy gguf    chosen harnesses (names of fuzz/fuzz_<name>.cpp)
+# Each harness grows its corpus in fuzz/corpus/<name>/ (git-ignored), starting from the
+# seeds fuzz/seeds/<name>/ (python3 fuzz/make_seeds.py) and the regressions
+# fuzz/regressions/<name>/. A crash, leak, timeout (over 10 s) or out-of-memory (over
+# 2 GiB) is kept in fuzz/crashes/<name>/ (git-ignored): reproduce it with
+# `build-fuzz/fuzz/fuzz_<name> FILE`; once it is fixed, move it to fuzz/regressions/<name>/
+# so `ctest -R fuzz/` replays it in every build. Exit status 1 when any harness failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+shift || true
+all=(literal expr expr_realize npy npz safetensors safetensors_index gguf pytorch pickle raw view_as inspect)
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
+
+dict_of() {
+  case "$1" in
+    literal | expr | expr_realize) echo fuzz/dict/expr.dict ;;
+    npy | raw) echo fuzz/dict/npy.dict ;;
+    safetensors | safetensors_index) echo fuzz/dict/safetensors.dict ;;
+    gguf) echo fuzz/dict/gguf.dict ;;
+    pickle) echo fuzz/dict/pickle.dict ;;
+    npz | pytorch) echo fuzz/dict/zip.dict ;;
+    *) echo "" ;;
+  esac
+}
+
+if ! command -v clang++-14 >/dev/null 2>&1; then
+  echo "fuzz: clang++-14 is missing: apt-get install clang-14 libclang-rt-14-dev libomp-14-dev" >&2
+  exit 2
+fi
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake --preset fuzz "${launcher[@]}" >/dev/null
+nice -n 19 cmake --build build-fuzz -j2
+
+failed=()
+for h in "${harnesses[@]}"; do
+  bin=build-fuzz/fuzz/fuzz_$h
+  [ -x "$bin" ] || { echo "fuzz: no harness '$h' (known: ${all[*]})" >&2; exit 2; }
+  mkdir -p "fuzz/corpus/$h" "fuzz/crashes/$h"
+  dirs=("fuzz/corpus/$h")
+  for d in fuzz/seeds/$h fuzz/regressions/$h; do [ -d "$d" ] && dirs+=("$d"); done
+  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
+        -artifact_prefix="fuzz/crashes/$h/")
+  dict=$(dict_of "$h")
+  [ -n "$dict" ] && args+=(-dict="$dict")
+  log=fuzz/crashes/$h.log
+  echo "== fuzz_$h (${seconds} s)"
+  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      nice -n 19 "$bin" "${args[@]}" "${dirs[@]}" >"$log" 2>&1; then
+    status=ok
+  else
+    status=FAILED
+    failed+=("$h")
+  fi
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
+  echo "   $status: ${execs:-?} executions, ${cov:-cov: ?}, log $log"
+  if [ "$status" = FAILED ]; then
+    grep -m3 -E 'ERROR: |SUMMARY: |Test unit written' "$log" | sed 's/^/   /' || true
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: ${#failed[@]} harness(es) failed: ${failed[*]} (inputs in fuzz/crashes/)"
+  exit 1
+fi
+echo "fuzz: all ${#harnesses[@]} harnesses ran ${seconds} s without a finding"

@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""`tensor-inspect diff` on real file pairs made by the producers, against NumPy.
+
+    /usr/bin/python3 tests/diff_pairs.py path/to/tensor-inspect
+
+NumPy writes .npy/.npz; the project's safetensors writer (samples/make_safetensors_samples.py)
+and a GGUF writer with the layout of samples/make_gguf_samples.py write the checkpoints.
+Each pair holds planted changes (one changed value, a transposed tensor, a dtype changed,
+a tensor removed, a Q8_0-quantized copy, NaNs, -0.0); the diff must report exactly
+those, with figures equal to NumPy's (computed here in float64) and the documented exit
+status (0 same, 1 different, 2 trouble). Every --json output is validated against
+schemas/diff.schema.json. Closes with `N passed, M failed`.
+"""
+import ast, json, math, os, struct, subprocess, sys, tempfile
+
+import numpy as np
+
+BIN = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "samples"))
+from make_safetensors_samples import write_safetensors  # noqa: E402
+from make_gguf_samples import gguf_string  # noqa: E402
+
+try:
+  import jsonschema
+  with open(os.path.join(ROOT, "schemas", "diff.schema.json")) as f:
+    DIFF_SCHEMA = json.load(f)
+except ImportError:  # python3-jsonschema is in scripts/setup.sh; without it, schema checks fail
+  jsonschema = None
+
+passed = failed = 0
+
+
+def check(what, ok, detail=""):
+  global passed, failed
+  if ok:
+    passed += 1
+  else:
+    failed += 1
+    print(f"FAIL {what}: {detail}")
+
+
+def run(*args):
+  p = subprocess.run([BIN, "diff", *args], capture_output=True, text=True, timeout=60)
+  return p.returncode, p.stdout, p.stderr
+
+
+def diff_json(what, *args, code):
+  rc, out, err = run(*args, "--json")
+  check(f"{what}: exit status", rc == code, f"got {rc}, want {code}; stderr {err!r}")
+  try:
+    doc = json.loads(out)
+  except ValueError as e:
+    check(f"{what}: JSON", False, f"{e}: {out[:300]!r}")
+    return None
+  if jsonschema is None:
+    check(f"{what}: schema", False, "python3-jsonschema is not installed")
+  else:
+    try:
+      jsonschema.validate(doc, DIFF_SCHEMA)
+      check(f"{what}: schema", True)
+    except jsonschema.ValidationError as e:
+      check(f"{what}: schema", False, e.message)
+  return doc
+
+
+def rows(doc):
+  return {(r["name_a"] if r["name_a"] is not None else r["name_b"]): r for r in doc["tensors"]} if doc else {}
+
+
+def close(x, y):
+  if isinstance(x, str):  # strict JSON spells non-finite figures "inf", "-inf", "nan"
+    x = float(x)
+  if isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
+    return True
+  if x is None or y is None:
+    return x == y
+  return x == y or abs(x - y) <= 1e-12 * max(abs(x), abs(y))
+
+
+def expect_figures(what, row, a, b, rtol=1e-05, atol=1e-08):
+  """The figures NumPy gives for a vs b (float64), with allclose's rule for the count."""
+  a = np.asarray(a, np.float64).ravel()
+  b = np.asarray(b, np.float64).ravel()
+  d = np.abs(a - b)
+  np.seterr(divide="ignore", invalid="ignore")
+  bad = ~np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+  want = {
+    "max_abs": float(d.max()) if d.size else 0.0,
+    "max_rel": float(np.max(np.where(d == 0, 0.0, d / np.abs(b)))) if d.size else 0.0,
+    "rmse": float(np.sqrt(np.mean(d * d))) if d.size else 0.0,
+    "cosine": float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))),
+    "mismatched": int(bad.sum()),
+  }
+  for k, v in want.items():
+    check(f"{what}: {k}", row is not None and close(row[k], v), f"got {row and row[k]}, NumPy {v}")
+  first = int(np.argmax(bad)) if bad.any() else None
+  return first
+
+
+T = tempfile.mkdtemp(prefix="ti_diff_")
+P = lambda name: os.path.join(T, name)
+rng = np.random.default_rng(7)
+
+# ---- a safetensors checkpoint and its altered copies ----
+w = rng.standard_normal((4, 8)).astype("<f4")
+sq = rng.standard_normal((4, 4)).astype("<f4")
+bias = rng.standard_normal(8).astype("<f4")
+emb = rng.standard_normal((3, 4)).astype("<f2")
+ids = np.array([-1, 0, 2**53 + 1, 7, -2**63], "<i8")
+
+
+def st(path, tensors):
+  tags = {"float32": "F32", "float16": "F16", "int64": "I64", "int32": "I32"}
+  write_safetensors(path, [(n, tags[a.dtype.name], a.shape, np.ascontiguousarray(a).tobytes()) for n, a in tensors])
+
+
+base = [("w", w), ("sq", sq), ("bias", bias), ("emb", emb), ("ids", ids)]
+st(P("a.safetensors"), base)
+st(P("same.safetensors"), base)
+w_changed = w.copy()
+w_changed[2, 5] += np.float32(0.5)
+ids_changed = ids.copy()
+ids_changed[2] = 2**53  # differs by 1 only beyond float64's 53 bits: integers compare exactly
+st(P("changed.safetensors"), [("w", w_changed), ("sq", sq), ("bias", bias), ("emb", emb), ("ids", ids_changed)])
+st(P("transposed.safetensors"), [("w", w.T.copy()), ("sq", sq.T.copy()), ("bias", bias), ("emb", emb), ("ids", ids)])
+bias16 = bias.astype("<f2")
+st(P("dtype.safetensors"), [("w", w), ("sq", sq), ("bias", bias16), ("emb", emb), ("ids", ids)])
+st(P("removed.safetensors"), [("w", w), ("sq", sq), ("bias", bias), ("ids", ids)])
+
+doc = diff_json("identical copy", P("a.safetensors"), P("same.safetensors"), code=0)
+check("identical copy: all same", doc and doc["summary"]["same"] == 5 and doc["summary"]["compared"] == 5, doc and doc["summary"])
+
+doc = diff_json("one changed value", P("a.safetensors"), P("changed.safetensors"), code=1)
+r = rows(doc)
+# ids[2]: 2**53 + 1 -> 2**53 is within allclose's default rtol, as NumPy agrees.
+check("one changed value: statuses", {k: v["status"] for k, v in r.items()} ==
+      {"w": "differs", "sq": "same", "bias": "same", "emb": "same", "ids": "same"}, {k: v["status"] for k, v in r.items()})
+check("one changed value: ids within tolerance as NumPy has it", np.allclose(ids, ids_changed))
+first = expect_figures("one changed value: w", r.get("w"), w, w_changed)
+check("one changed value: first index", r.get("w", {}).get("first_mismatch") == list(np.unravel_index(first, w.shape)),
+      r.get("w", {}).get("first_mismatch"))
+doc = diff_json("zero tolerance", P("a.safetensors"), P("changed.safetensors"), "--rtol", "0", "--atol", "0", code=1)
+r0 = rows(doc)
+check("zero tolerance: ids differ beyond 2**53 (as float64 they are equal)",
+      r0.get("ids", {}).get("mismatched") == 1 and r0["ids"]["first_mismatch"] == [2] and float(2**53 + 1) == float(2**53), r0.get("ids"))
+
+doc = diff_json("transposed", P("a.safetensors"), P("transposed.safetensors"), code=1)
+r = rows(doc)
+check("transposed: w shape mismatch", r.get("w", {}).get("status") == "shape_mismatch" and r["w"]["shape_b"] == [8, 4], r.get("w"))
+check("transposed: square tensor differs", r.get("sq", {}).get("status") == "differs", r.get("sq"))
+first = expect_figures("transposed: sq", r.get("sq"), sq, sq.T)
+check("transposed: sq first index", r.get("sq", {}).get("first_mismatch") == list(np.unravel_index(first, sq.shape)))
+check("transposed: others same", all(r[k]["status"] == "same" for k in ("bias", "emb", "ids")))
+
+doc = diff_json("dtype changed", P("a.safetensors"), P("dtype.safetensors"), code=1)
+r = rows(doc)
+check("dtype changed: status", r.get("bias", {}).get("status") == "dtype_mismatch" and r["bias"]["dtype_b"] == "float16", r.get("bias"))
+expect_figures("dtype changed: bias", r.get("bias"), bias, bias16)
+check("dtype changed: summary", doc and doc["summary"]["dtype_mismatch"] == 1 and doc["summary"]["same"] == 4, doc and doc["summary"])
+
+doc = diff_json("tensor removed", P("a.safetensors"), P("removed.safetensors"), code=1)
+r = rows(doc)
+check("tensor removed: only in A", r.get("emb", {}).get("status") == "only_in_a" and doc["summary"]["only_in_a"] == 1, r.get("emb"))
+doc = diff_json("tensor added", P("removed.safetensors"), P("a.safetensors"), code=1)
+check("tensor added: only in B", doc and doc["summary"]["only_in_b"] == 1 and rows(doc).get("emb", {}).get("status") == "only_in_b")
+
+rc, out, err = run(P("a.safetensors"), P("changed.safetensors"))
+check("text: exit 1", rc == 1, err)
+check("text: summary line", out.strip().splitlines()[-1].startswith("1 of 5 compared tensors differ, 0 only in"), out)
+check("text: first index shown", "1 (of 32), first at [2, 5]" in out, out)
+
+doc = diff_json("--name glob", P("a.safetensors"), P("changed.safetensors"), "--name", "s*", "--name", "b*", code=0)
+check("--name glob: only the chosen", doc and sorted(rows(doc)) == ["bias", "sq"], doc and sorted(rows(doc)))
+
+# ---- renames: Hugging Face names against GGUF-style names ----
+st(P("hf.safetensors"), [("model.layers.0.mlp.weight", w), ("model.norm.weight", bias)])
+st(P("ggufnames.safetensors"), [("blk.0.mlp.weight", w), ("output_norm.weight", bias)])
+doc = diff_json("rename", P("hf.safetensors"), P("ggufnames.safetensors"), "--rename-regex", r"^model\.layers\.(\d+)\.=blk.$1.",
+                "--rename", "model.norm.weight=output_norm.weight", code=0)
+check("rename: both paired", doc and doc["summary"]["same"] == 2 and doc["summary"]["compared"] == 2, doc and doc["summary"])
+diff_json("without rename", P("hf.safetensors"), P("ggufnames.safetensors"), code=1)
+
+
+# ---- GGUF: F32 against a Q8_0-quantized copy ----
+def write_gguf(path, tensors):
+  """tensors: (name, numpy shape, ggml type id, raw bytes); GGUF v3, alignment 32."""
+  out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 0)
+  data, offset = b"", 0
+  for name, shape, tid, raw in tensors:
+    dims = list(reversed(shape))
+    out += gguf_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+    out += struct.pack("<IQ", tid, offset)
+    pad = (-len(raw)) % 32
+    data += raw + bytes(pad)
+    offset += len(raw) + pad
+  out += bytes((-len(out)) % 32)
+  with open(path, "wb") as f:
+    f.write(out + data)
+
+
+def q8_0(x):
+  """ggml's quantize_row_q8_0: per 32 values d = amax / 127 (as float16), q = round(x / d)."""
+  blocks = x.reshape(-1, 32)
+  raw, deq = b"", []
+  for blk in blocks:
+    d = np.float32(np.abs(blk).max() / 127)
+    q = np.round(blk / d if d else blk * 0).astype(np.int8)
+    d16 = np.float16(d)
+    raw += d16.tobytes() + q.tobytes()
+    deq.append(q.astype(np.float32) * np.float32(d16))
+  return raw, np.concatenate(deq)
+
+
+big = rng.standard_normal((8, 64)).astype("<f4")
+raw_q, deq = q8_0(big.ravel())
+write_gguf(P("f32.gguf"), [("big", big.shape, 0, big.tobytes())])
+write_gguf(P("q8.gguf"), [("big", big.shape, 8, raw_q)])
+doc = diff_json("quantized copy", P("f32.gguf"), P("q8.gguf"), code=1)
+r = rows(doc)
+check("quantized copy: differs, same dtype", r.get("big", {}).get("status") == "differs" and r["big"]["dtype_b"] == "float32", r.get("big"))
+expect_figures("quantized copy", r.get("big"), big, deq.reshape(big.shape))
+tol = float(np.abs(big.astype(np.float64) - deq.reshape(big.shape)).max()) * 1.01
+doc = diff_json("quantized copy within --atol", P("f32.gguf"), P("q8.gguf"), "--rtol", "0", "--atol", repr(tol), code=0)
+doc = diff_json("safetensors vs GGUF", P("a.safetensors"), P("f32.gguf"), code=1)
+check("safetensors vs GGUF: nothing shared", doc and doc["summary"]["only_in_a"] == 5 and doc["summary"]["only_in_b"] == 1)
+
+# ---- NumPy files: .npy pairs (by position), .npz, NaN policy, -0.0 and --exact ----
+x = np.array([1.0, np.nan, -0.0, np.inf, 2.5], np.float32)
+y = np.array([1.0, np.nan, 0.0, np.inf, 2.5], np.float32)
+np.save(P("x.npy"), x)
+np.save(P("y.npy"), y)
+doc = diff_json("npy NaN equal", P("x.npy"), P("y.npy"), code=0)
+doc = diff_json("npy --nan-differs", P("x.npy"), P("y.npy"), "--nan-differs", code=1)
+check("--nan-differs: one mismatch at [1]", doc and doc["tensors"][0]["mismatched"] == 1 and doc["tensors"][0]["first_mismatch"] == [1],
+      doc and doc["tensors"][0])
+doc = diff_json("npy --exact", P("x.npy"), P("y.npy"), "--exact", code=1)
+check("--exact: -0.0 vs 0.0 at [2]", doc and doc["tensors"][0]["mismatched"] == 1 and doc["tensors"][0]["first_mismatch"] == [2],
+      doc and doc["tensors"][0])
+doc = diff_json("npy vs literal", P("y.npy"), "[1.0, 2.0]", code=1)
+check("npy vs literal: shape mismatch", doc and doc["tensors"][0]["status"] == "shape_mismatch")
+doc = diff_json("literal vs literal", "[1, 2, 3]", "[1, 2, 4]", code=1)
+check("literal vs literal: int figures", doc and doc["tensors"][0]["max_abs"] == 1.0 and doc["tensors"][0]["first_mismatch"] == [2])
+
+np.savez(P("a.npz"), w=w, bias=bias)
+np.savez_compressed(P("b.npz"), w=w_changed, bias=bias)
+doc = diff_json("npz", P("a.npz"), P("b.npz"), code=1)
+r = rows(doc)
+check("npz: statuses", {k: v["status"] for k, v in r.items()} == {"w": "differs", "bias": "same"})
+expect_figures("npz: w", r.get("w"), w, w_changed)
+np.save(P("w.npy"), w)
+doc = diff_json("npz member vs npy", P("a.npz"), P("w.npy"), "--name", "w", code=0)
+
+# ---- PyTorch: the sample state_dict against an .npz of what torch.load gives ----
+with open(os.path.join(ROOT, "samples", "pt_expected.json")) as f:
+  expected = json.load(f)["state_dict.pt"]
+arrays = {n: np.array(ast.literal_eval(e["tolist"]), dtype=e["dtype"]).reshape(e["shape"]) for n, e in expected.items()}
+np.savez(P("pt_copy.npz"), **arrays)
+doc = diff_json("pt vs npz", os.path.join(ROOT, "samples", "state_dict.pt"), P("pt_copy.npz"), code=0)
+check("pt vs npz: every tensor same", doc and doc["summary"]["same"] == len(arrays), doc and doc["summary"])
+arrays["w32"] = arrays["w32"] * np.float32(2)
+np.savez(P("pt_changed.npz"), **arrays)
+doc = diff_json("pt vs changed npz", os.path.join(ROOT, "samples", "state_dict.pt"), P("pt_changed.npz"), code=1)
+check("pt vs changed npz: w32 differs", rows(doc).get("w32", {}).get("mismatched") == 6)
+
+# ---- sharded index and a model folder against one file ----
+shard = os.path.join(ROOT, "samples", "sharded")
+st(P("unsharded.safetensors"), [("embed.weight", np.array([[1, 2], [3, 4]], "<f4")), ("layer.0.bias", np.array([0.5, -0.5], "<f2")),
+                                 ("layer.1.weight", np.array([7, -8, 9], "<i4")), ("lm_head.weight", np.array([[0.25, -0.75]], "<f4"))])
+doc = diff_json("index vs file", os.path.join(shard, "model.safetensors.index.json"), P("unsharded.safetensors"), code=0)
+check("index vs file: 4 same", doc and doc["summary"]["same"] == 4, doc and doc["summary"])
+doc = diff_json("folder vs file", shard, P("unsharded.safetensors"), code=0)
+check("folder vs file: 4 same", doc and doc["summary"]["same"] == 4, doc and doc["summary"])
+
+with open(P("w.npy"), "rb") as f:
+  p = subprocess.run([BIN, "diff", "-", P("w.npy"), "--json"], stdin=f, capture_output=True, text=True, timeout=60)
+check("standard input vs file: same", p.returncode == 0 and json.loads(p.stdout)["summary"]["same"] == 1, (p.returncode, p.stderr))
+
+# ---- trouble is 2 ----
+rc, out, err = run("-", "-")
+check("both on stdin: exit 2", rc == 2 and out == "", (rc, err))
+rc, out, err = run(P("a.safetensors"), P("missing.safetensors"))
+check("missing file: exit 2, nothing on stdout, one line", rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (rc, out, err))
+rc, out, err = run(P("a.safetensors"), P("same.safetensors"), "--rtol", "-1")
+check("bad tolerance: exit 2", rc == 2 and out == "", (rc, out, err))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,125 @@
+// Reductions of the typed executor (lib/src/realize/reduce.cpp): fixed blocks and a fixed
+// tree, so the bits never depend on the thread count; IEEE's -0.0 identity; tinygrad's
+// nan-first max. Expected values come from plain loops written here.
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "tensor_inspect/memoryview.hpp"
+#include "tensor_inspect/realize.hpp"
+#include "tensor_inspect/tensor.hpp"
+
+namespace ti = tensor_inspect;
+using ti::DType;
+using ti::Op;
+using ti::Tensor;
+
+namespace {
+template <typename T>
+Tensor tensor_of(const std::vector<T>& v, DType d, ti::Shape shape) {
+  auto buf = ti::Buffer::cpu(v.size() * sizeof(T));
+  std::memcpy(buf->mutable_bytes().data(), v.data(), v.size() * sizeof(T));
+  return Tensor::from_buffer(buf, d, std::move(shape));
+}
+std::vector<float> normal_floats(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+std::uint64_t bits_of(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return b;
+}
+struct Threads {  // restores the thread count a test changed
+  int saved = omp_get_max_threads();
+  ~Threads() { omp_set_num_threads(saved); }
+};
+}  // namespace
+
+TEST_CASE("a float32 sum of 10**6 values has the same bits on 1, 2 and 7 threads, and is the double sum rounded") {
+  Threads guard;
+  auto v = normal_floats(1000000, 7);
+  Tensor x = tensor_of(v, DType::Float32, {1000, 1000});
+  double exact = 0;
+  for (float f : v) exact += static_cast<double>(f);
+  std::vector<std::uint64_t> got;
+  for (int t : {1, 2, 7}) {
+    omp_set_num_threads(t);
+    got.push_back(bits_of(ti::data(x.reduce(Op::ReduceSum, {0, 1})).element(0).f));
+    // An axis reduction too: 1000 outputs of 1000 elements each.
+    auto rows = ti::data(x.reduce(Op::ReduceSum, {1}));
+    double row7 = 0;
+    for (std::size_t j = 0; j < 1000; ++j) row7 += static_cast<double>(v[7 * 1000 + j]);
+    CHECK(rows.element(7).f == static_cast<double>(static_cast<float>(row7)));
+  }
+  CHECK(got[0] == got[1]);
+  CHECK(got[0] == got[2]);
+  double r;
+  std::memcpy(&r, &got[0], 8);
+  CHECK(std::fabs(r - exact) <= std::fabs(exact) * 1e-6);
+}
+
+TEST_CASE("a sum of negative zeros is -0.0, an empty sum is +0.0") {
+  std::vector<float> zeros(5000, -0.0f);  // several blocks
+  for (std::size_t n : {std::size_t{2}, std::size_t{5000}}) {
+    std::vector<float> z(zeros.begin(), zeros.begin() + static_cast<std::ptrdiff_t>(n));
+    auto s = ti::data(tensor_of(z, DType::Float32, {static_cast<std::int64_t>(n)}).reduce(Op::ReduceSum, {0}));
+    CHECK(std::signbit(s.element(0).f));
+    CHECK(s.element(0).f == 0.0);
+  }
+  std::vector<double> d = {-0.0, -0.0, -0.0};
+  CHECK(std::signbit(ti::data(tensor_of(d, DType::Float64, {3}).reduce(Op::ReduceSum, {0})).element(0).f));
+  std::vector<double> mixed = {-0.0, 0.0};
+  CHECK(!std::signbit(ti::data(tensor_of(mixed, DType::Float64, {2}).reduce(Op::ReduceSum, {0})).element(0).f));
+  auto empty = ti::data(tensor_of(std::vector<float>{}, DType::Float32, {0}).reduce(Op::ReduceSum, {0}));
+  CHECK(!std::signbit(empty.element(0).f));
+}
+
+TEST_CASE("max keeps a nan only where it comes first, in any block, on any thread count") {
+  Threads guard;
+  const std::size_t n = 10000;  // five blocks of 2048
+  for (std::size_t pos : {std::size_t{0}, std::size_t{1}, std::size_t{2048}, std::size_t{9999}}) {
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 977) - 500.0f;
+    v[pos] = NAN;
+    // tinygrad's sequential select: acc = x0; acc = acc < v ? v : acc
+    float want = v[0];
+    for (std::size_t i = 1; i < n; ++i) want = want < v[i] ? v[i] : want;
+    for (int t : {1, 2, 7}) {
+      omp_set_num_threads(t);
+      double got = ti::data(tensor_of(v, DType::Float32, {static_cast<std::int64_t>(n)}).reduce(Op::ReduceMax, {0})).element(0).f;
+      if (std::isnan(want)) CHECK(std::isnan(got));
+      else CHECK(got == static_cast<double>(want));
+    }
+  }
+}
+
+TEST_CASE("max of zeros keeps the first zero's sign; min over a strided axis") {
+  std::vector<float> z = {-0.0f, 0.0f, -1.0f};
+  CHECK(std::signbit(ti::data(tensor_of(z, DType::Float32, {3}).reduce(Op::ReduceMax, {0})).element(0).f));
+  // min over axis 0 of a (3000, 3) int16 tensor: the reduced axis is not the last one.
+  std::vector<std::int16_t> v(9000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int16_t>((i * 7919) % 20011 - 10000);
+  auto m = ti::data(tensor_of(v, DType::Int16, {3000, 3}).reduce(Op::ReduceMin, {0}));
+  for (int c = 0; c < 3; ++c) {
+    std::int16_t want = INT16_MAX;
+    for (int r = 0; r < 3000; ++r) want = std::min(want, v[static_cast<std::size_t>(r * 3 + c)]);
+    CHECK(m.element(c).i == want);
+  }
+}
+
+TEST_CASE("int sums wrap in their dtype across blocks") {
+  std::vector<std::int32_t> v(100000, 2000000000);
+  auto s = ti::data(tensor_of(v, DType::Int32, {100000}).reduce(Op::ReduceSum, {0}));
+  std::uint32_t want = 0;
+  for (auto x : v) want += static_cast<std::uint32_t>(x);
+  CHECK(s.element(0).i == static_cast<std::int32_t>(want));
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""tests/validate_corpus.py BIN — `validate` against planted faults and real files.
+
+1. tests/validate/make_broken.py writes a corpus of broken files with the rules each
+   breaks; validate must exit 1 and report every planted rule (text and --json).
+2. Every tensor file in samples/ must validate clean (exit 0, no finding), except
+   checkpoint.pt, whose pickle really names argparse.Namespace, a global outside
+   PyTorch's weights_only allow-list: exactly that one warning.
+3. Unreadable input (missing file, no tensor format) exits 2 with stdout empty.
+"""
+import glob, json, os, subprocess, sys, tempfile
+
+BIN = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+failures = []
+
+
+def validate(*args, cwd=None):
+    p = subprocess.run([BIN, "validate", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+with tempfile.TemporaryDirectory() as out:
+    subprocess.run([sys.executable, os.path.join(HERE, "validate", "make_broken.py"), out], check=True, capture_output=True)
+    with open(os.path.join(out, "manifest.json")) as f:
+        manifest = json.load(f)
+    planted = 0
+    for name, rules in manifest.items():
+        rc, stdout, stderr = validate(name, "--json", cwd=out)
+        if rc != 1:
+            failures.append(f"{name}: exit {rc}, expected 1 ({stderr.strip()[:100]})")
+            continue
+        report = json.loads(stdout)
+        assert set(report) == {"schema_version", "kind", "files", "summary"}, report.keys()
+        found = {x["rule"] for x in report["files"][0]["findings"]}
+        for x in report["files"][0]["findings"]:
+            assert set(x) == {"severity", "rule", "place", "offset", "message"}, x
+        for rule in rules:
+            planted += 1
+            if rule not in found: failures.append(f"{name}: planted fault {rule} not reported (found {sorted(found)})")
+        rc, text, _ = validate(name, cwd=out)
+        if rc != 1 or not all(f"[{r}]" in text for r in rules): failures.append(f"{name}: text output lacks a planted rule")
+    if len(manifest) < 40: failures.append(f"only {len(manifest)} broken files")
+    print(f"{len(manifest)} broken files, {planted} planted faults checked")
+
+samples = sorted(p for ext in ("npy", "npz", "safetensors", "gguf", "pt") for p in glob.glob(os.path.join(ROOT, "samples", f"*.{ext}")))
+samples += sorted(glob.glob(os.path.join(ROOT, "samples", "sharded", "*")))
+for path in samples:
+    rc, stdout, stderr = validate(path, "--json")
+    findings = json.loads(stdout)["files"][0]["findings"] if rc in (0, 1) else None
+    if os.path.basename(path) == "checkpoint.pt":
+        ok = rc == 1 and [(x["rule"], x["place"].endswith("global 'argparse.Namespace'")) for x in findings] == [("pickle.global", True)]
+    else:
+        ok = rc == 0 and findings == []
+    if not ok: failures.append(f"{path}: exit {rc}, findings {findings} {stderr.strip()[:100]}")
+print(f"{len(samples)} sample files checked")
+
+for args in (["/nonexistent/x.safetensors"], [os.path.join(ROOT, "samples", "README.md")], ["--json", os.path.join(ROOT, "samples", "raw_f32.bin")]):
+    rc, stdout, stderr = validate(*args)
+    if rc != 2 or stdout or not stderr.strip(): failures.append(f"validate {args}: exit {rc}, stdout {stdout[:60]!r}")
+
+for f in failures: print("FAIL", f)
+print("ok" if not failures else f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
