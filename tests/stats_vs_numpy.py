@@ -36,12 +36,28 @@ def strict(name):
     raise ValueError(f"non-standard JSON constant {name}")
 
 
+SCHEMAS = {}
+try:
+    import jsonschema  # Debian's python3-jsonschema (scripts/setup.sh)
+    for path in glob.glob(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas", "*stats.schema.json")):
+        with open(path) as f:
+            schema = json.load(f)
+        SCHEMAS[schema["properties"]["kind"]["const"]] = jsonschema.Draft202012Validator(schema)
+except ImportError:
+    jsonschema = None
+
+
 def stats_json(args, env=None):
     code, out, err = run(args + ["--stats", "--json"], env)
     if code != 0:
         failures.append(f"{args}: exit {code}: {err.strip()}")
         return None
-    return json.loads(out, parse_constant=strict)
+    doc = json.loads(out, parse_constant=strict)
+    if jsonschema is not None:
+        errors = list(SCHEMAS[doc["kind"]].iter_errors(doc)) if doc.get("kind") in SCHEMAS else ["no schema"]
+        if errors:
+            failures.append(f"{args}: not a valid {doc.get('kind')}: {errors[0]}")
+    return doc
 
 
 def number(v):
