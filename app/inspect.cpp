@@ -17,6 +17,7 @@
 #include "selection.hpp"
 #include "options.hpp"
 #include "print_options.hpp"
+#include "stats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -113,6 +114,7 @@ struct Resolved {
 Item item_of(const LoadedFile& lf, const TensorEntry& entry) {
   Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), entry.load(),
           lf.path + (entry.name.empty() ? "" : ": tensor '" + entry.name + "'"), entry.note};
+  it.entry = entry;
   return it;
 }
 
@@ -237,6 +239,9 @@ int run(const Options& o) {
   if (in.file) {
     if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                                   " tensors: choose one with --name before -e");
+    if (o.stats.active() && (o.meta || o.list))
+      throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on read values: not with --list or --meta");
+    if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
     if (!o.expects.empty() || !o.asserts.empty())
       throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                         " tensors: choose them with --name or --all before --expect/--assert");
@@ -255,6 +260,12 @@ int run(const Options& o) {
     in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", ""});
   } else if (o.expr) {
     for (Item& it : in.items) it.tensor = evaluate_expression(*o.expr, it.tensor, defaults);
+  }
+  if (o.stats.active()) {
+    if (many_mode(o) || in.items.size() > 1)
+      throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on take one tensor (--name) or a whole file (no --name)");
+    const Item& item = in.items[0];
+    return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults);
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
   if (many_mode(o)) return run_many(in.items, o, defaults);

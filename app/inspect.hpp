@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "options.hpp"
+#include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/tensor.hpp"
 
@@ -19,6 +20,7 @@ struct Item {
   Tensor tensor;                    ///< the input after -e (lazy: nothing read yet)
   std::string label;                ///< how messages name it: "model.safetensors: tensor 'w'", "" for a literal
   std::string note;                 ///< the loader's note (logged at -v)
+  std::optional<TensorEntry> entry; ///< the file entry it came from (statistics scan GGUF blocks in place)
 };
 
 /// A shape written as 2,3 or (2, 3) or () (empty: 0-d). Throws Error(Usage) naming `what`.

@@ -12,6 +12,7 @@
 #include "diff.hpp"
 #include "json_shape.hpp"
 #include "options.hpp"
+#include "stats.hpp"
 #include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
@@ -51,9 +52,13 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect model.pt --list --strict              refuse a pickle naming globals torch.load(weights_only=True) refuses
   tensor-inspect big.npy --full | head -c 300          printed on all cores (OMP_NUM_THREADS=1: one); stops quietly
   tensor-inspect -- -5                                 a negative literal after --
+  tensor-inspect model.safetensors --stats             min max mean std absmax nan/inf/zero per tensor, totals
+  tensor-inspect model.gguf --name blk.0.attn_q.weight --stats --hist=40   dequantized values, a histogram
+  tensor-inspect x.npy --plot h.png                    a histogram PNG (--plot-kind heatmap: a 2-D tensor)
+  tensor-inspect model.safetensors --fail-on nan,inf   exit 1 naming the tensors that hold nan or inf
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 
-Exit status: 0 success; 1 a check (--expect, --assert) failed, diff found a difference or
+Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
 validate found something; 2 trouble (bad command line, unreadable or malformed input,
 unsupported operation), with one line on stderr and nothing on stdout. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
@@ -120,6 +125,7 @@ int main(int argc, char** argv) {
   ti::app::setup_print_options(cli, o.print);
   cli.add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
       ->group(eng);
+  ti::app::setup_stats(cli, o.stats);
 
   ti::app::DiffOptions diff_options;
   CLI::App* diff = ti::app::setup_diff(cli, diff_options);
@@ -135,6 +141,7 @@ int main(int argc, char** argv) {
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
   }
 
+  ti::app::adopt_input_from_hist(o.stats, o.input);
   auto logger = spdlog::stderr_color_st("tensor-inspect");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("tensor-inspect: %l: %v");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "print_options.hpp"
+#include "stats.hpp"
 
 namespace tensor_inspect::app {
 
@@ -38,6 +39,7 @@ struct Options {
   int verbosity = 0;                      ///< -v / -vv
   PrintFlags print;                       ///< --header, --full, --threshold, --edgeitems (print_options.hpp)
   std::vector<std::string> limits;        ///< --limit NAME=N: raise a resource cap (tensor_inspect/limits.hpp)
+  StatsOptions stats;                     ///< --stats --hist --plot --fail-on (stats.hpp)
 };
 
 /// Runs the tool; returns the exit status. Throws tensor_inspect::Error for trouble.

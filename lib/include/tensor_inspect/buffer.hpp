@@ -57,6 +57,11 @@ class MappedFile {
   const std::string& name() const { return name_; }
   /// True when the bytes are a memory map of the file (not a heap copy).
   bool is_mapped() const { return mapped_; }
+  /// Drops the whole pages inside bytes [offset, offset + length) from this process's
+  /// resident set (madvise MADV_DONTNEED), for scans that are past them: a file mapping
+  /// re-reads them from the page cache if they are touched again, so bytes() still reads
+  /// the same. Does nothing for bytes held in memory (stdin, anonymous stand-ins).
+  void release_pages(std::uint64_t offset, std::uint64_t length) const;
 
  private:
   MappedFile() = default;
@@ -64,6 +69,7 @@ class MappedFile {
   std::size_t size_ = 0;
   bool mapped_ = false;
   bool anonymous_ = false;  ///< bytes in an anonymous mapping (read from a stream): unmapped, not a file map
+  bool file_mapping_ = false;  ///< bytes are a MAP_PRIVATE mapping of a file (or a slice of one)
   std::vector<std::byte> owned_;
   std::string name_;
 };

@@ -42,6 +42,11 @@ struct TensorEntry {
   /// Builds the lazy tensor (reads nothing). Throws Error(Unsupported) naming the
   /// stored type when the values cannot be shown; Error(BadFile) for a bad entry.
   std::function<Tensor()> load;
+  /// GGUF block-quantized tensors: the ggml type id and the file holding the blocks at
+  /// [offset, offset + nbytes), so scans (statistics) dequantize block by block in place
+  /// instead of realizing the float32 tensor. Unset for every other tensor.
+  std::optional<std::uint32_t> ggml_type;
+  std::shared_ptr<const MappedFile> blocks_file;
 };
 
 /// One metadata key of a file (safetensors __metadata__, GGUF key/values, npy header).

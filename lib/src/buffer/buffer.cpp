@@ -103,6 +103,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   file->size_ = size;
   file->mapped_ = true;
   spdlog::debug("{}: mapped {} bytes read-only", path, size);
+  file->file_mapping_ = true;
   return file;
 }
 
@@ -121,6 +122,7 @@ std::shared_ptr<MappedFile> MappedFile::read_fd(int fd, const std::string& name)
         file->data_ = static_cast<const std::byte*>(p);
         file->size_ = size;
         file->mapped_ = true;
+        file->file_mapping_ = true;
         return file;
       }
     }

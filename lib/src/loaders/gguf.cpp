@@ -249,6 +249,10 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
                (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
     }
     e.load = make_loader(file, t, e.offset, e.shape);
+    if (t.type->dequantizable) {
+      e.ggml_type = t.type->id;
+      e.blocks_file = file;
+    }
     out.tensors.push_back(std::move(e));
   }
   return out;

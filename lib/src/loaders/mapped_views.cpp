@@ -30,6 +30,7 @@ std::shared_ptr<MappedFile> MappedFile::slice(std::shared_ptr<const MappedFile> 
   view.data_ = holder->parent->bytes().data() + offset;
   view.size_ = static_cast<std::size_t>(size);
   view.name_ = name;
+  view.file_mapping_ = holder->parent->file_mapping_;
   return std::shared_ptr<MappedFile>(holder, holder->view.get());
 }
 

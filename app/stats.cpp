@@ -1,0 +1,193 @@
+// app/stats.cpp — --stats, --hist, --plot and --fail-on: one tensor or every tensor of a
+// file, scanned in place where the bytes allow (stats.hpp), with progress on a terminal.
+// Everything is computed before the first byte reaches stdout.
+#include "stats.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "options.hpp"
+#include "stats_report.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/plot.hpp"
+#include "tensor_inspect/realize.hpp"
+#include "tensor_inspect/stats.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+constexpr std::size_t kDefaultBins = 20;
+
+std::size_t parse_bins(const std::string& text) {
+  std::size_t bins = 0;
+  bool ok = !text.empty() && text.size() <= 6;
+  for (char c : text) ok = ok && c >= '0' && c <= '9';
+  if (ok) bins = std::stoul(text);
+  if (!ok || bins < 1 || bins > 100000)
+    throw Error(ErrorCode::Usage, "--hist: '" + text + "' is not a number of bins from 1 to 100000 (write --hist=BINS before INPUT)");
+  return bins;
+}
+
+// The scan source of a tensor: a GGUF entry's blocks in place, else the tensor's bytes in
+// place, else the tensor realized.
+StoredElements source_of(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
+  if (entry && entry->ggml_type && entry->blocks_file) {
+    const auto bytes = entry->blocks_file->bytes();
+    if (entry->offset > bytes.size() || entry->nbytes > bytes.size() - entry->offset)
+      throw Error(ErrorCode::BadFile, entry->blocks_file->name() + ": tensor '" + entry->name + "' lies past the end of the file");
+    return gguf_blocks_source(bytes.subspan(entry->offset, entry->nbytes), *entry->ggml_type, entry->shape, entry->blocks_file);
+  }
+  return scan_source(t, defaults);
+}
+
+StatsRow row_of(const TensorEntry* entry, const std::string& name) {
+  StatsRow r;
+  r.name = name;
+  if (entry) {
+    r.dtype = entry->dtype;
+    r.stored_type = entry->stored_type;
+    r.shape = entry->shape;
+    r.nbytes = entry->nbytes;
+    r.group = entry->ggml_type || !entry->dtype ? entry->stored_type : std::string(dtype_info(*entry->dtype).name);
+  }
+  return r;
+}
+
+// Progress of a whole-file scan on stderr, only when stderr is a terminal, at most ten
+// times a second; the line is cleared when the scan ends.
+class Progress {
+ public:
+  Progress(std::size_t tensors, std::uint64_t bytes) : tensors_(tensors), total_(bytes), on_(::isatty(2) == 1) {}
+  ~Progress() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+  }
+  void update(std::size_t tensors_done, std::uint64_t bytes_done) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\r\033[Ktensor-inspect: %zu/%zu tensors, %.2f of %.2f GB, %.2f GB/s", tensors_done, tensors_,
+                 static_cast<double>(bytes_done) / 1e9, static_cast<double>(total_) / 1e9,
+                 secs > 0 ? static_cast<double>(bytes_done) / 1e9 / secs : 0.0);
+    shown_ = true;
+  }
+
+ private:
+  std::size_t tensors_;
+  std::uint64_t total_;
+  bool on_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
+};
+
+}  // namespace
+
+void adopt_input_from_hist(StatsOptions& o, std::string& input) {
+  if (!o.hist || !input.empty() || o.hist->empty()) return;
+  for (char c : *o.hist)
+    if (c < '0' || c > '9') {
+      input = *o.hist;
+      o.hist = std::to_string(kDefaultBins);
+      return;
+    }
+}
+
+void setup_stats(CLI::App& cli, StatsOptions& o) {
+  auto* g = "Statistics";
+  cli.add_flag("--stats", o.stats, "min, max, mean, std, absmax and nan/inf/zero counts; for a file, one row per tensor and totals")
+      ->group(g);
+  cli.add_option("--hist", o.hist, "a histogram of the finite values in BINS bins (default 20): bars in text, bins in JSON")
+      ->expected(0, 1)
+      ->default_str(std::to_string(kDefaultBins))
+      ->group(g);
+  cli.add_option("--plot", o.plot, "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values")->group(g);
+  cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap")
+      ->check(CLI::IsMember({"hist", "heatmap"}))
+      ->capture_default_str()
+      ->group(g);
+  cli.add_option("--fail-on", o.fail_on, "exit 1 naming the tensors that hold nan, inf, or are all zero (nan,inf,zero-tensor)")
+      ->group(g);
+}
+
+int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
+                     const Defaults& defaults) {
+  const StatsOptions& so = o.stats;
+  const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
+  const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
+  const StoredElements source = source_of(t, entry, defaults);
+  StatsRow row = row_of(entry, entry ? entry->name : "");
+  if (!entry || o.expr) {
+    row = StatsRow{};
+    row.dtype = commit_dtype(t.dtype(), defaults);
+    row.shape = t.shape();
+    row.nbytes = static_cast<std::uint64_t>(t.numel()) * dtype_info(*row.dtype).itemsize;
+    row.group = std::string(dtype_info(*row.dtype).name);
+    row.stored_type = row.group;
+    if (entry) row.name = entry->name;
+  }
+  row.stats = compute_stats(source);
+  apply_fail_on(fail_on, row);
+  std::optional<Histogram> hist;
+  if (so.hist || (so.plot && so.plot_kind == "hist")) {
+    const auto lo = row.stats->min_value(), hi = row.stats->max_value();
+    hist = compute_histogram(source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
+  }
+  if (so.plot) {
+    const std::string title = label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
+    if (so.plot_kind == "heatmap") {
+      // A heatmap reads rows in C order: a permuted or flipped view is made contiguous first.
+      const StoredElements c_order = source.c_order ? source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
+      write_heatmap_png(*so.plot, c_order, title);
+    } else {
+      write_histogram_png(*so.plot, *hist, title);
+    }
+  }
+  OutBuffer out(stdout);
+  render_tensor_stats(row, label, so.hist ? &*hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
+  return row.failed.empty() ? 0 : 1;
+}
+
+int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& defaults) {
+  const StatsOptions& so = o.stats;
+  if (so.hist || so.plot)
+    throw Error(ErrorCode::Usage, file.path + " holds " + std::to_string(file.tensors.size()) +
+                                      " tensors: --hist and --plot take one, chosen with --name");
+  const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
+  std::uint64_t total = 0;
+  for (const TensorEntry& e : file.tensors) total += e.nbytes;
+  Progress progress(file.tensors.size(), total);
+  std::vector<StatsRow> rows;
+  std::uint64_t done = 0;
+  for (const TensorEntry& e : file.tensors) {
+    StatsRow row = row_of(&e, e.name);
+    try {
+      const StoredElements source = source_of(e.load(), &e, defaults);
+      ScanOptions scan;
+      scan.release_pages = true;
+      scan.progress = [&](std::uint64_t bytes) { progress.update(rows.size(), done + bytes); };
+      row.stats = compute_stats(source, scan);
+    } catch (const Error& err) {
+      // A tensor whose values cannot be shown (an unknown dtype, a type we cannot
+      // dequantize) is listed as skipped; a corrupt file is trouble and ends the run.
+      if (err.code() != ErrorCode::Unsupported) throw;
+      row.skipped = err.what();
+      spdlog::warn("{}: tensor '{}' skipped: {}", file.path, e.name, err.what());
+    }
+    apply_fail_on(fail_on, row);
+    done += e.nbytes;
+    rows.push_back(std::move(row));
+    progress.update(rows.size(), done);
+  }
+  bool failed = false;
+  for (const StatsRow& r : rows) failed |= !r.failed.empty();
+  OutBuffer out(stdout);
+  render_file_stats(file.path, file.format, rows, fail_on, o.json, so.stats || !so.fail_on, out);
+  return failed ? 1 : 0;
+}
+
+}  // namespace tensor_inspect::app

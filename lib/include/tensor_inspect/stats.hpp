@@ -1,0 +1,126 @@
+// tensor_inspect/stats.hpp — statistics and histograms of a tensor's values, computed in
+// one pass over its stored bytes (decoded chunk by chunk, on all cores).
+//
+// A tensor from a file is scanned where it lies, in the memory map: stored_elements()
+// finds the bytes behind a lazy tensor (any dtype, big-endian, GGUF blocks), and the scan
+// decodes fixed chunks of them in parallel (OpenMP, static schedule). Anything else (an
+// expression's result, a compressed member) is realized first.
+//
+//   ti::StoredElements s = ti::scan_source(tensor);          // in place, or realized
+//   ti::TensorStats st = ti::compute_stats(s);                // min max mean std absmax, counts
+//   ti::Histogram h = ti::compute_histogram(s, 20, *st.min_value(), *st.max_value());
+//
+// Summation (the rule that makes results independent of the thread count): elements are
+// cut into blocks of kStatsBlock and chunks of kStatsChunk elements, fixed by the element
+// index alone. A block's sum is taken in double (ints: exactly, in 128 bits) and its
+// squared deviations around the block's own mean; blocks fold into their chunk in index
+// order; chunks combine in a fixed pairwise tree over their index (Chan, Golub and
+// LeVeque's update for the squared deviations). Which thread ran a chunk never matters.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/dtype.hpp"
+#include "tensor_inspect/tensor.hpp"
+
+namespace tensor_inspect {
+
+/// Elements per block: the unit whose sum and squared deviations are taken in one go
+/// (decoded into a 16-32 KiB buffer that stays in the L1 cache).
+inline constexpr std::int64_t kStatsBlock = 4096;
+/// Elements per chunk: the unit of parallel work and of the combine tree.
+inline constexpr std::int64_t kStatsChunk = 16 * kStatsBlock;
+
+/// The stored bytes of a tensor's elements, read in place. `bytes` hold `numel` elements
+/// of `stored` (native or big-endian), or, with `ggml_type`, GGUF blocks that dequantize to
+/// `numel` float32 values. The order is the stored one, which is C order only when
+/// `c_order` is set (a permuted or flipped view has the same values in another order).
+struct StoredElements {
+  std::span<const std::byte> bytes;
+  DType stored = DType::Float32;         ///< the element dtype as stored (quantized: Float32)
+  bool swap_bytes = false;               ///< each element's bytes are reversed from native order
+  std::optional<std::uint32_t> ggml_type;  ///< GGUF block type id (2 = Q4_0, 12 = Q4_K, ...)
+  std::int64_t numel = 0;                ///< elements (after dequantization)
+  Shape shape;                           ///< the tensor's shape (C order of the values)
+  bool c_order = true;                   ///< bytes are in C order of `shape`
+  std::shared_ptr<const MappedFile> file;  ///< the mapping holding `bytes`, if any (kept alive)
+  std::shared_ptr<Buffer> keep;          ///< a buffer holding `bytes`, if any (kept alive)
+};
+
+/// The elements of `t` in place, when t is a bijective view (reshape, permute, flip,
+/// contiguous) of one whole buffer, possibly byte-swapped and bitcast between dtypes of
+/// one itemsize (how loaders present big-endian data). nullopt for anything else: slices,
+/// padding, arithmetic, producers, weak dtypes. Reads no element bytes.
+std::optional<StoredElements> stored_elements(const Tensor& t);
+
+/// stored_elements(t), or else t realized on the CPU (weak dtypes committed with
+/// `defaults`), which allocates the result. Throws what realize throws.
+StoredElements scan_source(const Tensor& t, const Defaults& defaults = {});
+
+/// GGUF block-quantized bytes as a scan source: `bytes` are whole blocks of `ggml_type`
+/// (which must be dequantizable) making `shape`. Throws Error(Unsupported) for a type this
+/// tool cannot dequantize, Error(BadFile) when bytes do not hold whole blocks for shape.
+StoredElements gguf_blocks_source(std::span<const std::byte> bytes, std::uint32_t ggml_type, const Shape& shape,
+                                  std::shared_ptr<const MappedFile> file);
+
+/// How a scan runs.
+struct ScanOptions {
+  /// Drop each window of pages from the resident set once scanned (whole-file runs: memory
+  /// stays flat however large the file). Only file mappings are affected.
+  bool release_pages = false;
+  /// Called after each window with the bytes scanned so far (progress display).
+  std::function<void(std::uint64_t bytes_done)> progress;
+};
+
+/// Statistics of a tensor's values (decoded: float16, bfloat16, fp8 and GGUF blocks as
+/// their float values). Floats: min, max, mean, std and absmax are over the finite values
+/// (nan, +inf, -inf counted apart), as NumPy's on x[np.isfinite(x)]; std is the population
+/// std (ddof=0). Bool and ints: min, max, absmax and the sum exact (128-bit), mean the exact
+/// sum over count rounded once, std from double deviations as NumPy's. bool is 0/1.
+struct TensorStats {
+  DType dtype = DType::Float32;  ///< the dtype the values are of
+  std::int64_t count = 0;        ///< elements
+  std::int64_t finite = 0;       ///< elements that min..absmax are over (ints: all)
+  Scalar min, max;               ///< exact, of `dtype`'s kind; meaningless when finite == 0
+  Scalar absmax;                 ///< max |x|: a float, or an unsigned int for ints
+  double mean = 0, std = 0;      ///< meaningless when finite == 0
+  std::uint64_t nan = 0, posinf = 0, neginf = 0, zero = 0;  ///< counts (zero: +0 and -0)
+  /// min and max as doubles (ints rounded), nullopt when finite == 0.
+  std::optional<double> min_value() const;
+  std::optional<double> max_value() const;
+};
+
+/// One fused pass over the elements. Results depend on the chunk partition only (see the
+/// header comment), never on the number of threads. Throws nothing for valid sources.
+TensorStats compute_stats(const StoredElements& source, const ScanOptions& options = {});
+
+/// Counts of equal-width bins over [lo, hi] of the finite values, as NumPy's
+/// np.histogram(x.astype(float64)[finite], bins, range=(lo, hi)): edge i is lo + i * (hi -
+/// lo) / bins, the last bin includes hi, values outside are not counted. lo == hi widens
+/// to lo - 0.5, hi + 0.5 (NumPy's rule).
+struct Histogram {
+  double lo = 0, hi = 1;
+  std::vector<std::uint64_t> counts;
+  std::uint64_t nan = 0, posinf = 0, neginf = 0;  ///< counted apart, never in a bin
+  std::uint64_t outside = 0;                      ///< finite values outside [lo, hi]
+  /// Edge i (0 <= i <= bins) exactly as np.linspace computes it.
+  double edge(std::size_t i) const;
+};
+
+/// A second pass over the elements filling `bins` (>= 1) bins over [lo, hi]. Throws
+/// Error(Usage) when bins is 0 or lo > hi or either is not finite.
+Histogram compute_histogram(const StoredElements& source, std::size_t bins, double lo, double hi,
+                            const ScanOptions& options = {});
+
+/// The values of `source` as doubles, in its stored order, `first` .. `first + out.size()`
+/// (a quantized source decodes the blocks that cover the range). For heatmaps and tests.
+void decode_values(const StoredElements& source, std::int64_t first, std::span<double> out);
+
+}  // namespace tensor_inspect

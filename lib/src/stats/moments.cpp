@@ -1,0 +1,274 @@
+// stats/moments.cpp — the per-block statistics kernels. Float blocks run in 8-lane GCC
+// vector types (masks instead of branches for nan/inf), built twice by target_clones: for
+// AVX2 and for the x86-64 baseline, chosen at load time. Lane order and the horizontal sums
+// are fixed, so a block's result does not depend on which clone ran it.
+#include "stats/moments.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace tensor_inspect {
+namespace {
+
+using v8f = float __attribute__((vector_size(32)));
+using v8i = std::int32_t __attribute__((vector_size(32)));
+using v4d = double __attribute__((vector_size(32)));
+using v4l = std::int64_t __attribute__((vector_size(32)));
+using v4f = float __attribute__((vector_size(16)));
+
+// Four floats widened to doubles (one vcvtps2pd with AVX), loaded straight from x. The
+// result goes through a reference: a vector returned by value changes the ABI by target.
+[[gnu::always_inline]] inline void widen4(const float* x, v4d& out) {
+  v4f f;
+  std::memcpy(&f, x, sizeof f);
+  out = __builtin_convertvector(f, v4d);
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double mean_of(const Moments& m, Lane lane) {
+  if (m.finite == 0) return 0.0;
+  const double sum = lane == Lane::F32 || lane == Lane::F64 ? m.fsum : static_cast<double>(m.isum);
+  return sum / static_cast<double>(m.finite);
+}
+
+// The scalar rule every lane follows, for the tail of a block.
+template <typename T>
+void scalar_pass1(T v, Moments& m, double& sum) {
+  if (std::isnan(v)) {
+    ++m.nan;
+  } else if (std::isinf(v)) {
+    ++(v > 0 ? m.posinf : m.neginf);
+  } else {
+    ++m.finite;
+    if (v == 0) ++m.zero;
+    sum += static_cast<double>(v);
+    m.fmin = std::min(m.fmin, static_cast<double>(v));
+    m.fmax = std::max(m.fmax, static_cast<double>(v));
+  }
+}
+
+}  // namespace
+
+// Pass 1's vector loop assumes the block is clean (all finite): min/max as vminps/vmaxps,
+// sums unmasked, and only a count of finite values and zeros. A block that turns out to
+// hold a nan or inf (rare) is redone by the scalar rule, and its pass 2 masks them.
+// Four double accumulators per pass hide the latency of the adds.
+__attribute__((target_clones("avx2", "default")))
+Moments block_moments_f32(const float* x, std::int64_t n) {
+  Moments m;
+  m.count = n;
+  const v8f inf = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+  const v8i abs_mask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+  const v8f zero = {};
+  v8f mn = inf, mx = -inf;
+  v8i cfin = {}, czero = {};
+  v4d s0 = {}, s1 = {}, s2 = {}, s3 = {};
+  const std::int64_t vec_end = n / 16 * 16;
+  for (std::int64_t i = 0; i < vec_end; i += 16) {
+    v8f v, w;
+    std::memcpy(&v, x + i, sizeof v);
+    std::memcpy(&w, x + i + 8, sizeof w);
+    const v8f a = reinterpret_cast<v8f>(reinterpret_cast<v8i>(v) & abs_mask);
+    const v8f b = reinterpret_cast<v8f>(reinterpret_cast<v8i>(w) & abs_mask);
+    cfin += (a < inf) + (b < inf);  // -1 per finite value
+    czero += (v == zero) + (w == zero);
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+    mn = w < mn ? w : mn;
+    mx = w > mx ? w : mx;
+    v4d d0, d1, d2, d3;
+    widen4(x + i, d0);
+    widen4(x + i + 4, d1);
+    widen4(x + i + 8, d2);
+    widen4(x + i + 12, d3);
+    s0 += d0;
+    s1 += d1;
+    s2 += d2;
+    s3 += d3;
+  }
+  std::int64_t finite = 0;
+  for (int l = 0; l < 8; ++l) finite -= cfin[l];
+  const bool clean = finite == vec_end;
+  double sum = 0;
+  if (clean) {
+    m.finite = finite;
+    for (int l = 0; l < 4; ++l) sum += (s0[l] + s1[l]) + (s2[l] + s3[l]);
+    for (int l = 0; l < 8; ++l) {
+      m.zero -= static_cast<std::uint64_t>(static_cast<std::int64_t>(czero[l]));
+      m.fmin = std::min(m.fmin, static_cast<double>(mn[l]));
+      m.fmax = std::max(m.fmax, static_cast<double>(mx[l]));
+    }
+    for (std::int64_t j = vec_end; j < n; ++j) scalar_pass1(x[j], m, sum);
+  } else {
+    for (std::int64_t j = 0; j < n; ++j) scalar_pass1(x[j], m, sum);
+  }
+  m.fsum = sum;
+  if (m.finite == 0) return m;
+
+  // Pass 2 over the cached block: squared deviations from the block's mean.
+  const double mean = sum / static_cast<double>(m.finite);
+  const v4d mv = {mean, mean, mean, mean};
+  v4d q0 = {}, q1 = {}, q2 = {}, q3 = {};
+  double m2 = 0;
+  if (clean) {
+    for (std::int64_t i = 0; i < vec_end; i += 16) {
+      v4d d0, d1, d2, d3;
+      widen4(x + i, d0);
+      widen4(x + i + 4, d1);
+      widen4(x + i + 8, d2);
+      widen4(x + i + 12, d3);
+      d0 -= mv;
+      d1 -= mv;
+      d2 -= mv;
+      d3 -= mv;
+      q0 += d0 * d0;
+      q1 += d1 * d1;
+      q2 += d2 * d2;
+      q3 += d3 * d3;
+    }
+    for (int l = 0; l < 4; ++l) m2 += (q0[l] + q1[l]) + (q2[l] + q3[l]);
+  }
+  for (std::int64_t j = clean ? vec_end : 0; j < n; ++j)
+    if (std::isfinite(x[j])) {
+      const double d = static_cast<double>(x[j]) - mean;
+      m2 += d * d;
+    }
+  m.m2 = m2;
+  return m;
+}
+
+__attribute__((target_clones("avx2", "default")))
+Moments block_moments_f64(const double* x, std::int64_t n) {
+  Moments m;
+  m.count = n;
+  const v4d inf = {kInf, kInf, kInf, kInf};
+  const v4l abs_mask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+  const v4d zero = {};
+  v4d mn = inf, mx = -inf, s = {};
+  v4l cnan = {}, cpos = {}, cneg = {}, czero = {}, cfin = {};
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v4d v;
+    std::memcpy(&v, x + i, sizeof v);
+    const v4d a = reinterpret_cast<v4d>(reinterpret_cast<v4l>(v) & abs_mask);
+    const v4l fin = a < inf;
+    const v4l isinf = a == inf;
+    cnan -= v != v;
+    cpos -= isinf & (v > zero);
+    cneg -= isinf & (v < zero);
+    czero -= v == zero;
+    cfin -= fin;
+    mn = (fin & (v < mn)) ? v : mn;
+    mx = (fin & (v > mx)) ? v : mx;
+    s += reinterpret_cast<v4d>(reinterpret_cast<v4l>(v) & fin);
+  }
+  double sum = 0;
+  for (int l = 0; l < 4; ++l) {
+    sum += s[l];
+    m.nan += static_cast<std::uint64_t>(cnan[l]);
+    m.posinf += static_cast<std::uint64_t>(cpos[l]);
+    m.neginf += static_cast<std::uint64_t>(cneg[l]);
+    m.zero += static_cast<std::uint64_t>(czero[l]);
+    m.finite += cfin[l];
+    m.fmin = std::min(m.fmin, mn[l]);
+    m.fmax = std::max(m.fmax, mx[l]);
+  }
+  for (std::int64_t j = i; j < n; ++j) scalar_pass1(x[j], m, sum);
+  m.fsum = sum;
+  if (m.finite == 0) return m;
+  const double mean = sum / static_cast<double>(m.finite);
+  double m2 = 0;
+  v4d q = {};
+  const v4d mv = {mean, mean, mean, mean};
+  for (i = 0; i + 4 <= n; i += 4) {
+    v4d v;
+    std::memcpy(&v, x + i, sizeof v);
+    const v4d a = reinterpret_cast<v4d>(reinterpret_cast<v4l>(v) & abs_mask);
+    const v4d d = v - mv;
+    q += reinterpret_cast<v4d>(reinterpret_cast<v4l>(d * d) & (a < inf));
+  }
+  for (int l = 0; l < 4; ++l) m2 += q[l];
+  for (std::int64_t j = i; j < n; ++j)
+    if (std::isfinite(x[j])) m2 += (x[j] - mean) * (x[j] - mean);
+  m.m2 = m2;
+  return m;
+}
+
+Moments block_moments_i64(const std::int64_t* x, std::int64_t n) {
+  Moments m;
+  m.count = m.finite = n;
+  Int128 sum = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t v = x[i];
+    sum += v;
+    m.imin = std::min(m.imin, v);
+    m.imax = std::max(m.imax, v);
+    m.zero += v == 0;
+  }
+  m.isum = sum;
+  if (n == 0) return m;
+  const double mean = static_cast<double>(sum) / static_cast<double>(n);
+  double m2 = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    m2 += d * d;
+  }
+  m.m2 = m2;
+  return m;
+}
+
+Moments block_moments_u64(const std::uint64_t* x, std::int64_t n) {
+  Moments m;
+  m.count = m.finite = n;
+  Int128 sum = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint64_t v = x[i];
+    sum += v;
+    m.umin = std::min(m.umin, v);
+    m.umax = std::max(m.umax, v);
+    m.zero += v == 0;
+  }
+  m.isum = sum;
+  if (n == 0) return m;
+  const double mean = static_cast<double>(sum) / static_cast<double>(n);
+  double m2 = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    m2 += d * d;
+  }
+  m.m2 = m2;
+  return m;
+}
+
+void merge_moments(Moments& a, const Moments& b, Lane lane) {
+  if (b.count == 0) return;
+  if (a.count == 0) {
+    a = b;
+    return;
+  }
+  if (b.finite > 0 && a.finite > 0) {
+    const double na = static_cast<double>(a.finite), nb = static_cast<double>(b.finite);
+    const double delta = mean_of(b, lane) - mean_of(a, lane);
+    a.m2 = a.m2 + b.m2 + delta * delta * (na * nb / (na + nb));
+  } else if (b.finite > 0) {
+    a.m2 = b.m2;
+  }
+  a.count += b.count;
+  a.finite += b.finite;
+  a.fsum += b.fsum;
+  a.isum += b.isum;
+  a.fmin = std::min(a.fmin, b.fmin);
+  a.fmax = std::max(a.fmax, b.fmax);
+  a.imin = std::min(a.imin, b.imin);
+  a.imax = std::max(a.imax, b.imax);
+  a.umin = std::min(a.umin, b.umin);
+  a.umax = std::max(a.umax, b.umax);
+  a.nan += b.nan;
+  a.posinf += b.posinf;
+  a.neginf += b.neginf;
+  a.zero += b.zero;
+}
+
+}  // namespace tensor_inspect

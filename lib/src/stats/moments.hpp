@@ -1,0 +1,46 @@
+// stats/moments.hpp — the partial statistics of a run of elements (count, extrema, sum,
+// squared deviations, class counts), made per block and merged in a fixed order.
+//
+//   Moments a = block_moments_f32(values, 4096);   // one block, decoded
+//   merge_moments(chunk, a);                        // blocks fold in index order
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace tensor_inspect {
+
+__extension__ typedef __int128 Int128;
+
+/// Partial statistics. Floats use fsum/fmin/fmax over the finite values; ints use the
+/// exact isum and imin/imax (signed) or umin/umax (unsigned and bool).
+struct Moments {
+  std::int64_t count = 0;   ///< elements seen
+  std::int64_t finite = 0;  ///< elements in the sums and extrema (ints: all)
+  double fsum = 0;
+  Int128 isum = 0;
+  double m2 = 0;            ///< sum of squared deviations from this partial's mean
+  double fmin = std::numeric_limits<double>::infinity();
+  double fmax = -std::numeric_limits<double>::infinity();
+  std::int64_t imin = std::numeric_limits<std::int64_t>::max();
+  std::int64_t imax = std::numeric_limits<std::int64_t>::min();
+  std::uint64_t umin = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t umax = 0;
+  std::uint64_t nan = 0, posinf = 0, neginf = 0, zero = 0;
+};
+
+/// What a block of values is decoded into before its moments are taken.
+enum class Lane { F32, F64, I64, U64 };
+
+/// One block (n <= kStatsBlock) of decoded values: two passes over the cached block, the
+/// second for the squared deviations around the block's mean.
+Moments block_moments_f32(const float* x, std::int64_t n);
+Moments block_moments_f64(const double* x, std::int64_t n);
+Moments block_moments_i64(const std::int64_t* x, std::int64_t n);
+Moments block_moments_u64(const std::uint64_t* x, std::int64_t n);
+
+/// Folds `b` (the later elements) into `a`: Chan, Golub and LeVeque's pairwise update
+/// m2 = m2a + m2b + (mean_b - mean_a)^2 * na * nb / (na + nb).
+void merge_moments(Moments& a, const Moments& b, Lane lane);
+
+}  // namespace tensor_inspect

@@ -1,0 +1,246 @@
+// stats/scan.cpp — one pass over a source's elements: fixed chunks decoded block by block
+// on all cores (OpenMP, static schedule), partials combined in a fixed tree; windows of
+// pages dropped behind the scan when asked. Statistics and histograms are its two uses.
+#include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "stats/decode.hpp"
+#include "stats/moments.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/stats.hpp"
+
+namespace tensor_inspect {
+namespace {
+
+// Pages are released, and progress reported, after each window of this many bytes.
+constexpr std::uint64_t kWindowBytes = std::uint64_t{32} << 20;
+
+std::int64_t chunk_count(const StoredElements& s) { return (s.numel + kStatsChunk - 1) / kStatsChunk; }
+
+// Chunks per window: at least one, so a window always advances.
+std::int64_t window_chunks(const StoredElements& s) {
+  const std::uint64_t chunk_bytes = std::max<std::uint64_t>(1, byte_offset_of(s, std::min(s.numel, kStatsChunk)));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(kWindowBytes / chunk_bytes));
+}
+
+// Calls body(chunk) for every chunk, window by window; the chunks of a window run in
+// parallel. After a window its pages may be released and progress is reported.
+template <typename Body>
+void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) {
+  // One window (one parallel region) unless pages are released or progress is shown.
+  const std::int64_t chunks = chunk_count(s);
+  const std::int64_t per_window = o.release_pages || o.progress ? window_chunks(s) : std::max<std::int64_t>(1, chunks);
+  for (std::int64_t w0 = 0; w0 < chunks; w0 += per_window) {
+    const std::int64_t w1 = std::min(chunks, w0 + per_window);
+#pragma omp parallel for schedule(static) if (w1 - w0 > 1)
+    for (std::int64_t c = w0; c < w1; ++c) body(c);
+    const std::uint64_t begin = byte_offset_of(s, w0 * kStatsChunk);
+    const std::uint64_t end = w1 == chunks ? s.bytes.size() : byte_offset_of(s, w1 * kStatsChunk);
+    if (o.release_pages && s.file) {
+      const auto base = static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data());
+      s.file->release_pages(base + begin, end - begin);
+    }
+    if (o.progress) o.progress(end);
+  }
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14
+#endif
+
+// Maps a chunk's pages in one call instead of a fault per 64 KiB (a hint: errors, such as
+// an older kernel's EINVAL, change nothing).
+void populate(const StoredElements& s, std::int64_t first, std::int64_t last) {
+  if (!s.file || !s.file->is_mapped()) return;
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(s.bytes.data() + byte_offset_of(s, first)) / page * page;
+  const auto end = reinterpret_cast<std::uintptr_t>(s.bytes.data()) +
+                   (last == s.numel ? s.bytes.size() : byte_offset_of(s, last));
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
+}
+
+// The moments of one chunk: its blocks decoded and folded in index order.
+Moments chunk_moments(const StoredElements& s, Lane lane, std::int64_t chunk) {
+  alignas(64) std::byte buf[kStatsBlock * 8];
+  Moments m;
+  const std::int64_t first = chunk * kStatsChunk, last = std::min(s.numel, first + kStatsChunk);
+  populate(s, first, last);
+  for (std::int64_t b = first; b < last; b += kStatsBlock) {
+    const std::int64_t n = std::min(kStatsBlock, last - b);
+    decode_block(s, b, n, buf);
+    Moments part;
+    switch (lane) {
+      case Lane::F32: part = block_moments_f32(reinterpret_cast<const float*>(buf), n); break;
+      case Lane::F64: part = block_moments_f64(reinterpret_cast<const double*>(buf), n); break;
+      case Lane::I64: part = block_moments_i64(reinterpret_cast<const std::int64_t*>(buf), n); break;
+      case Lane::U64: part = block_moments_u64(reinterpret_cast<const std::uint64_t*>(buf), n); break;
+    }
+    merge_moments(m, part, lane);
+  }
+  return m;
+}
+
+Scalar int_scalar(DType dtype, std::int64_t i, std::uint64_t u) {
+  if (dtype == DType::Bool) return Scalar::from_bool(u != 0);
+  return dtype_info(dtype).kind == DKind::Signed ? Scalar::from_int(i) : Scalar::from_uint(u);
+}
+
+std::uint64_t magnitude(std::int64_t v) {
+  return v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+}  // namespace
+
+std::optional<double> TensorStats::min_value() const {
+  if (finite == 0) return std::nullopt;
+  return min.as_double();
+}
+
+std::optional<double> TensorStats::max_value() const {
+  if (finite == 0) return std::nullopt;
+  return max.as_double();
+}
+
+TensorStats compute_stats(const StoredElements& s, const ScanOptions& o) {
+  const Lane lane = lane_of(s);
+  std::vector<Moments> parts(static_cast<std::size_t>(chunk_count(s)));
+  for_each_chunk(s, o, [&](std::int64_t c) { parts[static_cast<std::size_t>(c)] = chunk_moments(s, lane, c); });
+  // The fixed combine tree: neighbours at distance 1, 2, 4, ... over the chunk index.
+  for (std::size_t step = 1; step < parts.size(); step *= 2)
+    for (std::size_t i = 0; i + step < parts.size(); i += 2 * step) merge_moments(parts[i], parts[i + step], lane);
+  const Moments m = parts.empty() ? Moments{} : parts[0];
+
+  TensorStats st;
+  st.dtype = s.ggml_type ? DType::Float32 : s.stored;
+  st.count = s.numel;
+  st.finite = m.finite;
+  st.nan = m.nan;
+  st.posinf = m.posinf;
+  st.neginf = m.neginf;
+  st.zero = m.zero;
+  if (m.finite == 0) return st;
+  const double n = static_cast<double>(m.finite);
+  switch (lane) {
+    case Lane::F32:
+    case Lane::F64:
+      st.min = Scalar::from_float(m.fmin);
+      st.max = Scalar::from_float(m.fmax);
+      st.absmax = Scalar::from_float(std::max(-m.fmin, m.fmax));
+      st.mean = m.fsum / n;
+      break;
+    case Lane::I64:
+      st.min = int_scalar(st.dtype, m.imin, 0);
+      st.max = int_scalar(st.dtype, m.imax, 0);
+      st.absmax = Scalar::from_uint(std::max(magnitude(m.imin), magnitude(m.imax)));
+      st.mean = static_cast<double>(m.isum) / n;
+      break;
+    case Lane::U64:
+      st.min = int_scalar(st.dtype, 0, m.umin);
+      st.max = int_scalar(st.dtype, 0, m.umax);
+      st.absmax = Scalar::from_uint(m.umax);
+      st.mean = static_cast<double>(m.isum) / n;
+      break;
+  }
+  st.std = std::sqrt(m.m2 / n);
+  return st;
+}
+
+double Histogram::edge(std::size_t i) const {
+  // np.linspace(lo, hi, bins + 1): arange(0, num) * step + start, the last set to stop.
+  const std::size_t bins = counts.size();
+  if (i >= bins) return hi;
+  const double step = (hi - lo) / static_cast<double>(bins);
+  if (step == 0) return static_cast<double>(i) / static_cast<double>(bins) * (hi - lo) + lo;
+  const double scaled = static_cast<double>(i) * step;
+  return scaled + lo;
+}
+
+Histogram compute_histogram(const StoredElements& s, std::size_t bins, double lo, double hi, const ScanOptions& o) {
+  if (bins == 0) throw Error(ErrorCode::Usage, "--hist: the number of bins must be at least 1");
+  if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
+    throw Error(ErrorCode::Usage, "histogram range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is not a finite interval");
+  if (lo == hi) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  Histogram h;
+  h.lo = lo;
+  h.hi = hi;
+  h.counts.assign(bins, 0);
+  std::vector<double> edges(bins + 1);
+  for (std::size_t i = 0; i <= bins; ++i) edges[i] = h.edge(i);
+  const Lane lane = lane_of(s);
+  const int threads = omp_get_max_threads();
+  // Integer counts add up the same in any order: each thread keeps its own.
+  std::vector<std::vector<std::uint64_t>> per_thread(static_cast<std::size_t>(threads), std::vector<std::uint64_t>(bins + 4, 0));
+  const double denom = hi - lo, numer = static_cast<double>(bins);
+  const auto last_bin = static_cast<std::int64_t>(bins) - 1;
+  for_each_chunk(s, o, [&](std::int64_t c) {
+    auto& counts = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
+    double values[kStatsBlock];
+    alignas(64) std::byte buf[kStatsBlock * 8];
+    const std::int64_t first = c * kStatsChunk, last = std::min(s.numel, first + kStatsChunk);
+    for (std::int64_t b = first; b < last; b += kStatsBlock) {
+      const std::int64_t n = std::min(kStatsBlock, last - b);
+      decode_block(s, b, n, buf);
+      for (std::int64_t i = 0; i < n; ++i) {
+        switch (lane) {
+          case Lane::F32: values[i] = static_cast<double>(reinterpret_cast<const float*>(buf)[i]); break;
+          case Lane::F64: values[i] = reinterpret_cast<const double*>(buf)[i]; break;
+          case Lane::I64: values[i] = static_cast<double>(reinterpret_cast<const std::int64_t*>(buf)[i]); break;
+          case Lane::U64: values[i] = static_cast<double>(reinterpret_cast<const std::uint64_t*>(buf)[i]); break;
+        }
+      }
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double v = values[i];
+        if (std::isnan(v)) { ++counts[bins]; continue; }
+        if (std::isinf(v)) { ++counts[v > 0 ? bins + 1 : bins + 2]; continue; }
+        if (v < lo || v > hi) { ++counts[bins + 3]; continue; }
+        // NumPy's np.histogram for equal bins: scale, truncate, then correct by the edges.
+        auto k = static_cast<std::int64_t>((v - lo) / denom * numer);
+        if (k > last_bin) k = last_bin;
+        if (v < edges[static_cast<std::size_t>(k)]) --k;
+        if (k != last_bin && v >= edges[static_cast<std::size_t>(k) + 1]) ++k;
+        ++counts[static_cast<std::size_t>(k)];
+      }
+    }
+  });
+  for (const auto& counts : per_thread) {
+    for (std::size_t i = 0; i < bins; ++i) h.counts[i] += counts[i];
+    h.nan += counts[bins];
+    h.posinf += counts[bins + 1];
+    h.neginf += counts[bins + 2];
+    h.outside += counts[bins + 3];
+  }
+  return h;
+}
+
+void decode_values(const StoredElements& s, std::int64_t first, std::span<double> out) {
+  const Lane lane = lane_of(s);
+  std::int64_t align = 1;
+  if (s.ggml_type) align = kStatsBlock;  // a multiple of every GGUF block size
+  alignas(64) std::byte buf[kStatsBlock * 8];
+  const std::int64_t end = first + static_cast<std::int64_t>(out.size());
+  for (std::int64_t b = first / align * align; b < end; b += kStatsBlock) {
+    const std::int64_t n = std::min(kStatsBlock, s.numel - b);
+    decode_block(s, b, n, buf);
+    for (std::int64_t i = std::max(b, first); i < std::min(b + n, end); ++i) {
+      const std::int64_t j = i - b;
+      double v = 0;
+      switch (lane) {
+        case Lane::F32: v = static_cast<double>(reinterpret_cast<const float*>(buf)[j]); break;
+        case Lane::F64: v = reinterpret_cast<const double*>(buf)[j]; break;
+        case Lane::I64: v = static_cast<double>(reinterpret_cast<const std::int64_t*>(buf)[j]); break;
+        case Lane::U64: v = static_cast<double>(reinterpret_cast<const std::uint64_t*>(buf)[j]); break;
+      }
+      out[static_cast<std::size_t>(i - first)] = v;
+    }
+  }
+}
+
+}  // namespace tensor_inspect

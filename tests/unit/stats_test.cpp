@@ -1,0 +1,241 @@
+// tests/unit/stats_test.cpp — statistics, histograms, decoders and PNG pictures
+// (lib/src/stats/), against values checked by hand or computed by the dtype module's own
+// scalar conversions; NumPy comparisons are in tests/stats_vs_numpy.py.
+#include <cairo.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "test_util.hpp"
+#include "tensor_inspect/plot.hpp"
+#include "tensor_inspect/stats.hpp"
+
+namespace ti = tensor_inspect;
+
+namespace {
+
+template <typename T>
+ti::Tensor tensor_of(const std::vector<T>& values, ti::DType dtype, ti::Shape shape = {}) {
+  if (shape.empty()) shape = {static_cast<std::int64_t>(values.size())};
+  auto buf = ti::Buffer::cpu(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(buf->mutable_bytes().data(), values.data(), values.size() * sizeof(T));
+  return ti::Tensor::from_buffer(buf, dtype, shape);
+}
+
+ti::TensorStats stats_of(const ti::Tensor& t) { return ti::compute_stats(ti::scan_source(t)); }
+
+// Every bit pattern of a 16-bit dtype, decoded by the scan and by dtype.hpp's conversion.
+void check_all_patterns(ti::DType dtype, double (*reference)(std::uint16_t)) {
+  std::vector<std::uint16_t> bits(65536);
+  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint16_t>(i);
+  const ti::StoredElements s = ti::scan_source(tensor_of(bits, dtype));
+  std::vector<double> got(bits.size());
+  ti::decode_values(s, 0, got);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    const double want = reference(bits[i]);
+    const bool same = std::isnan(want) ? std::isnan(got[i]) : got[i] == want && std::signbit(got[i]) == std::signbit(want);
+    wrong += !same;
+  }
+  CHECK(wrong == 0);
+}
+
+std::uint32_t pixel(cairo_surface_t* s, double x, double y) {
+  const unsigned char* data = cairo_image_surface_get_data(s);
+  const int stride = cairo_image_surface_get_stride(s);
+  std::uint32_t v = 0;
+  std::memcpy(&v, data + static_cast<int>(y) * stride + static_cast<int>(x) * 4, 4);
+  return v & 0xffffffu;
+}
+
+}  // namespace
+
+TEST_CASE("stats of [1, 2, 3, 4] are the hand-computed ones") {
+  const ti::TensorStats s = stats_of(tensor_of(std::vector<float>{1, 2, 3, 4}, ti::DType::Float32));
+  CHECK(s.count == 4);
+  CHECK(s.finite == 4);
+  CHECK(s.min.f == 1.0);
+  CHECK(s.max.f == 4.0);
+  CHECK(s.mean == 2.5);
+  CHECK(s.std == doctest::Approx(std::sqrt(1.25)).epsilon(1e-15));
+  CHECK(s.absmax.f == 4.0);
+  CHECK(s.zero == 0);
+}
+
+TEST_CASE("float stats are over the finite values; nan, +inf, -inf and zeros are counted apart") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const ti::TensorStats s = stats_of(tensor_of(std::vector<float>{nan, -2, inf, 0, -0.0f, -inf, 6, nan}, ti::DType::Float32));
+  CHECK(s.count == 8);
+  CHECK(s.finite == 4);
+  CHECK(s.nan == 2);
+  CHECK(s.posinf == 1);
+  CHECK(s.neginf == 1);
+  CHECK(s.zero == 2);
+  CHECK(s.min.f == -2.0);
+  CHECK(s.max.f == 6.0);
+  CHECK(s.mean == 1.0);
+  CHECK(s.std == doctest::Approx(std::sqrt((9 + 1 + 1 + 25) / 4.0)));
+  CHECK(s.absmax.f == 6.0);
+}
+
+TEST_CASE("all-nan and empty tensors have counts but no min/max") {
+  const ti::TensorStats a = stats_of(tensor_of(std::vector<float>(5, NAN), ti::DType::Float32));
+  CHECK(a.finite == 0);
+  CHECK(a.nan == 5);
+  CHECK_FALSE(a.min_value().has_value());
+  const ti::TensorStats e = stats_of(tensor_of(std::vector<float>{}, ti::DType::Float32));
+  CHECK(e.count == 0);
+  CHECK_FALSE(e.max_value().has_value());
+}
+
+TEST_CASE("int64 extremes are exact: 128-bit sum, absmax of INT64_MIN is 2^63") {
+  const auto lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  const ti::TensorStats s = stats_of(tensor_of(std::vector<std::int64_t>{lo, hi, lo, hi, 0}, ti::DType::Int64));
+  CHECK(s.min.i == lo);
+  CHECK(s.max.i == hi);
+  CHECK(s.absmax.u == (std::uint64_t{1} << 63));
+  CHECK(s.mean == -2.0 / 5.0);  // the exact sum is -2
+  CHECK(s.zero == 1);
+  const ti::TensorStats u = stats_of(tensor_of(std::vector<std::uint64_t>(3, ~std::uint64_t{0}), ti::DType::UInt64));
+  CHECK(u.max.u == ~std::uint64_t{0});
+  CHECK(u.mean == 18446744073709551615.0);
+  CHECK(u.std == 0.0);
+}
+
+TEST_CASE("bool stats count True as 1") {
+  const ti::TensorStats s = stats_of(tensor_of(std::vector<std::uint8_t>{1, 0, 1, 1}, ti::DType::Bool));
+  CHECK(s.min.kind == ti::DKind::Bool);
+  CHECK_FALSE(s.min.b);
+  CHECK(s.max.b);
+  CHECK(s.mean == 0.75);
+  CHECK(s.zero == 1);
+}
+
+TEST_CASE("decoders match dtype.hpp on every float16, bfloat16 and fp8 bit pattern") {
+  check_all_patterns(ti::DType::Float16, ti::float16_to_double);
+  check_all_patterns(ti::DType::BFloat16, ti::bfloat16_to_double);
+  for (ti::DType d : {ti::DType::FP8E4M3, ti::DType::FP8E5M2}) {
+    std::vector<std::uint8_t> bits(256);
+    for (std::size_t i = 0; i < 256; ++i) bits[i] = static_cast<std::uint8_t>(i);
+    std::vector<double> got(256);
+    ti::decode_values(ti::scan_source(tensor_of(bits, d)), 0, got);
+    for (std::size_t i = 0; i < 256; ++i) {
+      const double want = ti::fp8_to_double(bits[i], d);
+      CHECK((std::isnan(want) ? std::isnan(got[i]) : got[i] == want));
+    }
+  }
+}
+
+TEST_CASE("results do not depend on the number of threads") {
+  std::vector<float> v(1'000'003);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(static_cast<double>(i)) * 1e3 + 1e4);
+  const ti::StoredElements s = ti::scan_source(tensor_of(v, ti::DType::Float32));
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const ti::TensorStats one = ti::compute_stats(s);
+  omp_set_num_threads(5);
+  const ti::TensorStats five = ti::compute_stats(s);
+  omp_set_num_threads(before);
+  CHECK(std::memcmp(&one.mean, &five.mean, sizeof(double)) == 0);
+  CHECK(std::memcmp(&one.std, &five.std, sizeof(double)) == 0);
+  CHECK(one.min.f == five.min.f);
+}
+
+TEST_CASE("stored_elements reads bijective views in place and refuses slices") {
+  const ti::Tensor t = tensor_of(std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}, ti::DType::Int32, {2, 3});
+  auto in_place = ti::stored_elements(t.permute({1, 0}).flip({0}).reshape({6}));
+  REQUIRE(in_place.has_value());
+  CHECK_FALSE(in_place->c_order);
+  CHECK(in_place->numel == 6);
+  CHECK(ti::stored_elements(t)->c_order);
+  CHECK_FALSE(ti::stored_elements(t.shrink({{0, 1}, {0, 3}})).has_value());
+  // A slice is realized instead, and its stats are the slice's.
+  const ti::TensorStats s = stats_of(t.shrink({{1, 2}, {0, 3}}));
+  CHECK(s.min.i == 4);
+  CHECK(s.max.i == 6);
+}
+
+TEST_CASE("big-endian storage (byteswap + bitcast, as loaders build it) is decoded") {
+  std::vector<std::uint32_t> be;
+  for (float f : {1.5f, -2.0f}) {
+    std::uint32_t u = 0;
+    std::memcpy(&u, &f, 4);
+    be.push_back(__builtin_bswap32(u));
+  }
+  const ti::Tensor t = tensor_of(be, ti::DType::UInt32).byteswap().bitcast(ti::DType::Float32);
+  const ti::TensorStats s = stats_of(t);
+  CHECK(s.min.f == -2.0);
+  CHECK(s.max.f == 1.5);
+}
+
+TEST_CASE("histogram bins follow np.histogram: edges from linspace, last bin closed") {
+  const ti::StoredElements s = ti::scan_source(tensor_of(std::vector<double>{0, 0.25, 0.5, 0.75, 1, NAN, 2}, ti::DType::Float64));
+  const ti::Histogram h = ti::compute_histogram(s, 4, 0.0, 1.0);
+  CHECK(h.counts == std::vector<std::uint64_t>{1, 1, 1, 2});
+  CHECK(h.nan == 1);
+  CHECK(h.outside == 1);
+  CHECK(h.edge(1) == 0.25);
+  CHECK(h.edge(4) == 1.0);
+  const ti::Histogram same = ti::compute_histogram(s, 2, 3.0, 3.0);  // lo == hi widens by 0.5
+  CHECK(same.lo == 2.5);
+  CHECK(same.hi == 3.5);
+  CHECK(test_util::code_of([&] { ti::compute_histogram(s, 0, 0, 1); }) == ti::ErrorCode::Usage);
+}
+
+TEST_CASE("GGUF blocks are scanned in place: Q8_0 of d=0.5 and qs 0..31") {
+  std::vector<std::byte> block(34);
+  const std::uint16_t d = ti::float16_from_double(0.5);
+  std::memcpy(block.data(), &d, 2);
+  for (int i = 0; i < 32; ++i) block[static_cast<std::size_t>(2 + i)] = static_cast<std::byte>(i - 16);
+  const ti::StoredElements s = ti::gguf_blocks_source(block, 8, {32}, nullptr);
+  const ti::TensorStats st = ti::compute_stats(s);
+  CHECK(st.min.f == -8.0);
+  CHECK(st.max.f == 7.5);
+  CHECK(st.mean == -0.25);
+  CHECK(st.zero == 1);
+  CHECK(test_util::code_of([&] { ti::gguf_blocks_source(block, 8, {33}, nullptr); }) == ti::ErrorCode::BadFile);
+}
+
+TEST_CASE("release_pages leaves bytes held in memory untouched") {
+  std::vector<std::byte> bytes(1 << 20, std::byte{7});
+  auto file = ti::MappedFile::from_bytes(bytes, "mem");
+  file->release_pages(0, file->size());
+  CHECK(file->bytes()[4096 * 3] == std::byte{7});
+}
+
+TEST_CASE("heatmap PNG of [[0, 1], [2, 3]]: its size and the viridis colours of its cells") {
+  const ti::StoredElements s = ti::scan_source(tensor_of(std::vector<float>{0, 1, 2, 3}, ti::DType::Float32, {2, 2}));
+  const std::string path = std::filesystem::temp_directory_path() / ("ti_heatmap_" + std::to_string(::getpid()) + ".png");
+  const ti::PlotLayout l = ti::write_heatmap_png(path, s, "test");
+  cairo_surface_t* png = cairo_image_surface_create_from_png(path.c_str());
+  REQUIRE(cairo_surface_status(png) == CAIRO_STATUS_SUCCESS);
+  CHECK(cairo_image_surface_get_width(png) == l.width);
+  CHECK(cairo_image_surface_get_height(png) == l.height);
+  CHECK(l.width == 80 + 512 + 120);
+  CHECK(l.height == 60 + 512 + 50);
+  auto centre = [&](int r, int c) { return pixel(png, l.x0 + (c + 0.5) * l.cell_w, l.y0 + (r + 0.5) * l.cell_h); };
+  CHECK(centre(0, 0) == 0x440154u);  // matplotlib's viridis at 0
+  CHECK(centre(1, 1) == 0xfde725u);  // and at 1
+  CHECK(centre(0, 1) == ti::heatmap_colour(1.0 / 3.0));
+  CHECK(pixel(png, 2, l.height - 2) == 0xffffffu);  // the background
+  cairo_surface_destroy(png);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("histogram PNG: the tallest bar reaches the top of the plot area") {
+  const ti::StoredElements s = ti::scan_source(tensor_of(std::vector<float>{0, 1, 1, 1, 2}, ti::DType::Float32));
+  const ti::Histogram h = ti::compute_histogram(s, 3, 0, 2);
+  const std::string path = std::filesystem::temp_directory_path() / ("ti_hist_" + std::to_string(::getpid()) + ".png");
+  const ti::PlotLayout l = ti::write_histogram_png(path, h, "test");
+  cairo_surface_t* png = cairo_image_surface_create_from_png(path.c_str());
+  REQUIRE(cairo_surface_status(png) == CAIRO_STATUS_SUCCESS);
+  CHECK(cairo_image_surface_get_width(png) == l.width);
+  const double mid = l.x0 + 1.5 * l.cell_w, side = l.x0 + 0.5 * l.cell_w;
+  CHECK(pixel(png, mid, l.y0 + 5) == ti::heatmap_colour(0.35));           // the count-3 bar, full height
+  CHECK(pixel(png, side, l.y0 + 5) == 0xffffffu);                        // the count-1 bar is a third of it
+  CHECK(pixel(png, side, l.y0 + l.cell_h - 5) == ti::heatmap_colour(0.35));
+  cairo_surface_destroy(png);
+  std::filesystem::remove(path);
+}
