@@ -113,7 +113,7 @@ struct Resolved {
 
 Item item_of(const LoadedFile& lf, const TensorEntry& entry) {
   Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), entry.load(),
-          lf.path + (entry.name.empty() ? "" : ": tensor '" + entry.name + "'"), entry.note};
+          lf.path + (entry.name.empty() ? "" : ": tensor '" + entry.name + "'"), entry.note, entry};
   it.entry = entry;
   return it;
 }
@@ -182,7 +182,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     Resolved r;
     try {
-      r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", ""});
+      r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", "", std::nullopt});
     } catch (const Error& e) {
       throw Error(e.code(), "<stdin>: " + std::string(e.what()));
     }
@@ -195,7 +195,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     return resolve_file(std::move(lf), o);
   }
   Resolved r;
-  r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", ""});
+  r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", "", std::nullopt});
   return r;
 }
 
@@ -257,7 +257,7 @@ int run(const Options& o) {
   // Everything lazy happens before the first byte is written: -e over each tensor.
   if (in.items.empty()) {
     if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
-    in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", ""});
+    in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", "", std::nullopt});
   } else if (o.expr) {
     for (Item& it : in.items) it.tensor = evaluate_expression(*o.expr, it.tensor, defaults);
   }
