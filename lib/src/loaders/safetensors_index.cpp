@@ -109,8 +109,8 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         entry.name = tensor;
         entry.stored_type = "-";
         entry.note = "in missing shard " + shard;
-        entry.load = [index = name, tensor, shard, why]() -> Tensor {
-          throw Error(ErrorCode::Io, index + ": tensor '" + tensor + "' is in shard '" + shard +
+        entry.load = [index = name, tensor, shard_name = shard, why]() -> Tensor {
+          throw Error(ErrorCode::Io, index + ": tensor '" + tensor + "' is in shard '" + shard_name +
                                          "', which cannot be read (" + why + ")");
         };
         out.tensors.push_back(std::move(entry));
