@@ -34,7 +34,6 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one PNG each (--plot 'hist-{name}.png')");
   if (so.hist && o.json && !o.jsonl)
     throw Error(ErrorCode::Usage, "--hist over " + count + " in JSON: use --jsonl (one stats object with its histogram per line)");
-  if (o.jsonl && o.json) throw Error(ErrorCode::Usage, "--json and --jsonl: choose one");
   const bool show_stats = so.stats || !so.fail_on;
   OutBuffer out(stdout);
   std::vector<StatsRow> rows;
