@@ -56,6 +56,9 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect model.gguf --name blk.0.attn_q.weight --stats --hist=40   dequantized values, a histogram
   tensor-inspect x.npy --plot h.png                    a histogram PNG (--plot-kind heatmap: a 2-D tensor)
   tensor-inspect model.safetensors --fail-on nan,inf   exit 1 naming the tensors that hold nan or inf
+  tensor-inspect m.safetensors --name 'layers.*.mlp.*' --stats --jsonl | jq -c '{name, mean}'
+                                                       statistics of a selection, one JSON line per tensor
+  tensor-inspect m.safetensors --all --plot 'h-{name}.png'   one histogram PNG per tensor
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
