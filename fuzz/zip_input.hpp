@@ -48,7 +48,7 @@ inline std::string zip_from_input(const std::uint8_t* data, std::size_t size) {
     if (flags & 4) m.crc = zip_test::crc32(body) ^ 0x1u;
     if (flags & 8) {
       if (left() < 4) break;
-      m.size = static_cast<std::uint32_t>(p[0] | p[1] << 8 | p[2] << 16 | std::uint32_t{p[3]} << 24);
+      m.size = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
       p += 4;
     }
     members.push_back(std::move(m));

@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh                 every harness, 60 s each
 #   scripts/fuzz.sh 15              the CI smoke run
 #   scripts/fuzz.sh 600 npy gguf    chosen harnesses (names of fuzz/fuzz_<name>.cpp)
+#   FUZZ_PRESET=sanitize scripts/fuzz.sh 5   in CI's instrumented build (build-sanitize/, -O1,
+#                                   tests too) instead of the faster fuzz preset (build-fuzz/, -O2)
 # Each harness grows its corpus in fuzz/corpus/<name>/ (git-ignored), starting from the
 # seeds fuzz/seeds/<name>/ (python3 fuzz/make_seeds.py) and the regressions
 # fuzz/regressions/<name>/. A crash, leak, timeout (over 10 s) or out-of-memory (over
@@ -38,17 +40,19 @@ if ! command -v clang++-14 >/dev/null 2>&1; then
 fi
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake --preset fuzz "${launcher[@]}" >/dev/null
+preset=${FUZZ_PRESET:-fuzz}
+build_dir=build-$preset
+cmake --preset "$preset" "${launcher[@]}" >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do
   [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz: no harness '$h' (known: ${all[*]})" >&2; exit 2; }
   targets+=("fuzz_$h")
 done
-nice -n 19 cmake --build build-fuzz -j2 --target "${targets[@]}"
+nice -n 19 cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]}"
 
 failed=()
 for h in "${harnesses[@]}"; do
-  bin=build-fuzz/fuzz/fuzz_$h
+  bin=$build_dir/fuzz/fuzz_$h
   mkdir -p "fuzz/corpus/$h" "fuzz/crashes/$h"
   dirs=("fuzz/corpus/$h")
   for d in fuzz/seeds/$h fuzz/regressions/$h; do [ -d "$d" ] && dirs+=("$d"); done
@@ -58,7 +62,7 @@ for h in "${harnesses[@]}"; do
   [ -n "$dict" ] && args+=(-dict="$dict")
   log=fuzz/crashes/$h.log
   echo "== fuzz_$h (${seconds} s)"
-  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       nice -n 19 "$bin" "${args[@]}" "${dirs[@]}" >"$log" 2>&1; then
     status=ok
   else

@@ -404,7 +404,9 @@ TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {
         {"blk.0.ffn_gate.weight", {32, 8}},   {"blk.0.ffn_up.weight", {32, 8}}, {"blk.0.ffn_down.weight", {8, 32}},
         {"blk.0.attn_norm.weight", {8}},      {"blk.0.ffn_norm.weight", {8}},   {"output_norm.weight", {8}},
         {"output.weight", {32000, 8}}};
-    for (const auto& [name, shape] : shapes) {
+    for (const auto& item : shapes) {
+      const std::string& name = item.first;
+      const ti::Shape& shape = item.second;
       CAPTURE(name);
       const ti::TensorEntry& e = entry(f, name);
       CHECK(e.shape == shape);

@@ -95,7 +95,9 @@ TEST_CASE("fault 19: .npy descrs that are dtype names, as numpy.dtype() reads th
       {"half", "float16"},    {"intc", "int32"},    {"l", "int64"},       {">l", "int64"}, {"ulonglong", "uint64"},
       {"double", "float64"},  {"short", "int16"},   {"ubyte", "uint8"},   {"P", "uint64"},
   };
-  for (const auto& [descr, dtype] : cases) {
+  for (const auto& item : cases) {
+    const char* descr = item.first;
+    const char* dtype = item.second;
     CAPTURE(descr);
     const std::string header = "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': (0,), }";
     const ti::LoadedFile f = ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(test_util::npy(header)), "x.npy"));

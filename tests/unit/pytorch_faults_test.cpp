@@ -43,7 +43,9 @@ void check_sample(const char* sample) {
   const nlohmann::ordered_json& want = expected.at(sample);
   REQUIRE(f.tensors.size() == want.size());
   std::size_t i = 0;
-  for (const auto& [name, t] : want.items()) {
+  for (const auto& item : want.items()) {
+    const std::string& name = item.key();
+    const nlohmann::ordered_json& t = item.value();
     const ti::TensorEntry& e = f.tensors[i++];
     CAPTURE(name);
     CHECK(e.name == name);

@@ -124,7 +124,9 @@ TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are 
         {"I32", ti::DType::Int32},     {"U64", ti::DType::UInt64},   {"I64", ti::DType::Int64},
         {"F16", ti::DType::Float16},   {"BF16", ti::DType::BFloat16}, {"F32", ti::DType::Float32},
         {"F64", ti::DType::Float64}};
-    for (const auto& [tag, dtype] : tags) {
+    for (const auto& item : tags) {
+      const std::string& tag = item.first;
+      const ti::DType dtype = item.second;
       CAPTURE(tag);
       const ti::LoadedFile f = open_st(st(R"({"a":{"dtype":")" + tag + R"(","shape":[0],"data_offsets":[0,0]}})"));
       CHECK(f.tensors[0].dtype == dtype);

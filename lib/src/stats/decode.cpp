@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cstring>
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include "loaders/gguf_quants.hpp"
@@ -67,7 +68,11 @@ void f16_to_f32_f16c(const std::byte* in, std::int64_t n, float* out) {
 }
 
 void half_to_float(const std::byte* in, std::int64_t n, float* out) {
-  static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2");
+  static const bool f16c = [] {
+    // CPUID leaf 1, ECX bit 29 is F16C (clang 14's __builtin_cpu_supports does not know "f16c").
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0 && __builtin_cpu_supports("avx2");
+  }();
   if (f16c) f16_to_f32_f16c(in, n, out);
   else f16_to_f32(in, n, out);
 }
