@@ -86,6 +86,24 @@ def write_safetensors(path, tensors):
     return base
 
 
+def write_gguf(path, kvs, tensors):
+    """GGUF v3 (ggml docs/gguf.md): kvs of (key, value type, packed value); float32 tensors."""
+    gstr = lambda t: struct.pack("<Q", len(t)) + t.encode()
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs))
+    for key, vtype, packed in kvs:
+        out += gstr(key) + struct.pack("<I", vtype) + packed
+    offset = 0
+    for name, shape, values in tensors:
+        out += gstr(name) + struct.pack("<I", len(shape)) + struct.pack(f"<{len(shape)}Q", *reversed(shape))
+        out += struct.pack("<IQ", 0, offset)
+        offset += values.nbytes + (-values.nbytes % 32)
+    out += b"\0" * (-len(out) % 32)
+    for _, _, values in tensors:
+        out += values.tobytes() + b"\0" * (-values.nbytes % 32)
+    with open(path, "wb") as f:
+        f.write(out)
+
+
 def make_files(www):
     for name in os.listdir(SAMPLES):
         src = os.path.join(SAMPLES, name)
@@ -116,6 +134,12 @@ def make_files(www):
         weight_map[f"layers.{k}.bias"] = shard
     with open(os.path.join(www, "three", "model.safetensors.index.json"), "w") as f:
         json.dump({"metadata": {"total_size": 3 * 40}, "weight_map": weight_map}, f)
+    # A split GGUF model in two parts (llama.cpp's gguf-split keys), written by hand.
+    for part in (1, 2):
+        values = np.arange(8, dtype=np.float32) * part
+        write_gguf(os.path.join(www, f"split-{part:05d}-of-00002.gguf"),
+                   [("split.no", 2, struct.pack("<H", part - 1)), ("split.count", 2, struct.pack("<H", 2)),
+                    ("split.tensors.count", 5, struct.pack("<i", 2))], [(f"t{part}", (2, 4), values)])
     return small, mid
 
 
@@ -190,7 +214,9 @@ class Nginx:
 class FaultHandler(http.server.BaseHTTPRequestHandler):
     """GET /MODE/FILE of www: drop_once (first attempt of each range is cut off mid-body),
     drop (every attempt), truncate (Content-Length promised, body short), badrange (a wrong
-    Content-Range), 404, 416 (every range refused)."""
+    Content-Range), 404, 416 (every range refused), data404 (the first block is served, any
+    other range is 404: a tensor's values fail after its header was read), dropdata (the same,
+    with every other range cut off mid-body)."""
     www = ""
     seen = set()
     lock = threading.Lock()
@@ -205,17 +231,21 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         path = os.path.join(self.www, name)
         if mode == "404" or not os.path.isfile(path):
             return self.reply(404, b"not here")
-        data = open(path, "rb").read()
+        size = os.path.getsize(path)
         rng = self.headers.get("Range", "")
-        if mode == "416":
-            self.send_response(416)
-            self.send_header("Content-Range", f"bytes */{len(data)}")
+        if mode == "416" or (mode == "data404" and not rng.startswith("bytes=0-")):
+            self.send_response(416 if mode == "416" else 404)
+            if mode == "416":
+                self.send_header("Content-Range", f"bytes */{size}")
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
         first, last = rng.removeprefix("bytes=").split("-")
-        first, last = int(first), min(int(last), len(data) - 1)
-        body = data[first:last + 1]
+        first, last = int(first), min(int(last), size - 1)
+        with open(path, "rb") as f:
+            f.seek(first)
+            body = f.read(last + 1 - first)
+        data = range(size)  # only its length is used below
         key = (name, first, last)
         with self.lock:
             first_time = key not in self.seen
@@ -227,7 +257,7 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Range", crange)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if mode == "truncate" or mode == "drop" or (mode == "drop_once" and first_time):
+        if mode == "truncate" or mode == "drop" or (mode == "drop_once" and first_time) or (mode == "dropdata" and first > 0):
             self.wfile.write(body[:len(body) // 2])
             self.wfile.flush()
             self.close_connection = True
@@ -303,6 +333,9 @@ def checks(binary, nginx, fault_url, www, small, mid):
     for loc in ("redirect", "norange"):
         for n in ("mixed.safetensors", "arrays_compressed.npz", "quants.gguf", "sharded/model.safetensors.index.json"):
             same_as_local(binary, os.path.join(www, n), nginx.url(loc, n), ["--all", "--json"], f"{n} via /{loc}/")
+    status, out, err = run(binary, [nginx.url("files", "split-00001-of-00002.gguf"), "--name", "t2", "--json"])
+    check("a split GGUF's second part is found next to the first's URL", status == 0 and
+          json.loads(out)["tolist"] == (np.arange(8, dtype=np.float64) * 2).reshape(2, 4).tolist(), repr(err))
     # hf:// through TI_HF_ENDPOINT (a redirect to /files/, as the hub redirects to its CDN).
     env = {"TI_HF_ENDPOINT": f"http://127.0.0.1:{nginx.port}/hf"}
     want = run(binary, [os.path.join(www, "mixed.safetensors"), "--name", "weight", "--json"])
@@ -335,11 +368,27 @@ def checks(binary, nginx, fault_url, www, small, mid):
     stats = json.loads(out) if status == 0 else {}
     check("--stats of the remote tensor match NumPy", status == 0 and abs(stats.get("mean", 1e9) - float(mid.astype(np.float64).mean())) < 1e-9
           and stats.get("max") == float(mid.max()), repr(stats)[:300])
+    # Slices read only their part: the bytes a view reaches, nothing else of the tensor.
     m = nginx.mark()
     status, out, _ = run(binary, [nginx.url("files", "big.safetensors"), "--name", "huge", "-e", "x[-1024:].sum()"])
     sent = nginx.bytes_since(m)
-    check("an expression over 4 KiB at the end of a 1 GiB tensor", status == 0 and b"tolist: 523776.0" in out, repr(out))
+    check("x[-1024:].sum() at the end of a 1 GiB tensor: NumPy's value, < 2 MiB sent", status == 0 and
+          b"tolist: 523776.0" in out and sent < 2 * MiB, f"{out!r} {sent} bytes")
     print(f"# x[-1024:].sum() of the 1 GiB tensor: {sent} bytes sent")
+    m = nginx.mark()
+    status, out, err = run(binary, [nginx.url("files", "big.safetensors"), "--name", "huge"])
+    sent = nginx.bytes_since(m)
+    check("the summary of a 1 GiB remote tensor: < 2 MiB sent", status == 0 and b"summary:" in out and sent < 2 * MiB,
+          f"{sent} bytes {err[:200]!r}")
+    print(f"# summary of the 1 GiB tensor: {sent} bytes sent")
+    big = os.path.join(www, "big.safetensors")
+    for expr in ("x[1:3, ::-1]", "x.T[5, 100:110]", "x.flip(0)[:2, :3]", "x[::100, 7].sum()", "x.pad(((1, 1), (0, 2)))[:3, -4:]",
+                 "x[200:202].reshape(4, 256)[:, ::64]", "x[511, 511]"):
+        same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", expr, "--json"],
+                      f"mid tensor: -e '{expr}' via URL")
+    status, out, _ = run(binary, [nginx.url("files", "big.safetensors"), "--name", "mid", "-e", "x[::100, 7].double().sum()", "--json"])
+    check("a strided column sum of the remote tensor is NumPy's", status == 0 and
+          abs(json.loads(out)["tolist"] - float(mid[::100, 7].astype(np.float64).sum())) < 1e-12, repr(out))
 
     # 3. Tokens: reach the server, never the output.
     token_file = os.path.join(os.path.dirname(www), "token")
@@ -365,7 +414,11 @@ def checks(binary, nginx, fault_url, www, small, mid):
     same_as_local(binary, path, fault_url("drop_once", "mixed.safetensors"), ["--all"], "a dropped connection is retried")
     same_as_local(binary, os.path.join(www, "arrays_compressed.npz"), fault_url("drop_once", "arrays_compressed.npz"),
                   ["--all", "--json"], "dropped connections in a zip member are retried")
-    cases = [("drop", "mixed.safetensors", []), ("truncate", "mixed.safetensors", []), ("badrange", "mixed.safetensors", []),
+    same_as_local(binary, big, fault_url("drop_once", "big.safetensors"), ["--name", "mid", "-e", "x[::7, 3:5]", "--json"],
+                  "a dropped connection while fetching a tensor's values is retried")
+    cases = [("data404", "big.safetensors", ["--name", "mid"]), ("dropdata", "big.safetensors", ["--name", "mid", "--stats"]),
+             ("dropdata", "big.safetensors", ["--name", "mid", "-e", "x[::2].sum()", "--json"]),
+             ("drop", "mixed.safetensors", []), ("truncate", "mixed.safetensors", []), ("badrange", "mixed.safetensors", []),
              ("404", "mixed.safetensors", []), ("416", "mixed.safetensors", [])]
     for mode, n, args in cases:
         url = fault_url(mode, n)

@@ -116,6 +116,9 @@ class Buffer {
     if (!resident_.load(std::memory_order_acquire)) make_resident();
     return {data_, size_};
   }
+  /// The bytes, without fetching a remote file's: for a reader that knows which part it will
+  /// read and fetches only that first (fetch_bytes), as the executor does for a slice.
+  std::span<const std::byte> bytes_unfetched() const { return {data_, size_}; }
   /// Writable bytes; CPU buffers only (asserts on DISK: a file is never modified).
   std::span<std::byte> mutable_bytes();
   /// The file behind a DISK buffer (nullptr on CPU).

@@ -53,13 +53,13 @@ zip_int64_t callback(void* user, void* data, zip_uint64_t len, zip_source_cmd_t 
       zip_stat_init(st);
       st->size = size;
       st->valid |= ZIP_STAT_SIZE;
-      return sizeof(zip_stat_t);
+      return static_cast<zip_int64_t>(sizeof(zip_stat_t));
     }
     case ZIP_SOURCE_ERROR: {
       auto* codes = static_cast<int*>(data);
       codes[0] = s->error;
       codes[1] = 0;
-      return 2 * sizeof(int);
+      return static_cast<zip_int64_t>(2 * sizeof(int));
     }
     case ZIP_SOURCE_FREE:
       delete s;
