@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <clocale>
 #include <cstdio>
 #include <cwchar>
@@ -49,8 +50,6 @@ std::string count_of(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string dtype_name(const TensorEntry& e) { return e.dtype ? std::string(dtype_info(*e.dtype).name) : "-"; }
-
 using Json = nlohmann::ordered_json;
 
 // Bytes of the values as data() hands them out (dtype itemsize x elements), which for
@@ -81,59 +80,173 @@ std::string meta_text(const Json& v) {
   return escape_text(dump(v));
 }
 
+// Names, types and notes are printable ASCII in nearly every file: then the escaped text
+// and the JSON string are the bytes themselves, and nothing is allocated for them.
+bool plain_ascii(std::string_view s) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"') return false;
+  }
+  return true;
+}
+
+// escape_text(s), or s itself when escaping would not change it.
+std::string_view text_of(std::string_view s, std::string& scratch) {
+  if (plain_ascii(s)) return s;
+  scratch = escape_text(s);
+  return scratch;
+}
+
+void put_json_string(std::string_view s, OutBuffer& out) {
+  if (!plain_ascii(s)) {
+    out.write(json_string(s));
+    return;
+  }
+  out.put('"');
+  out.write(s);
+  out.put('"');
+}
+
+template <typename Int>
+void put_int(Int v, OutBuffer& out) {
+  char* p = out.reserve(24);
+  out.commit(std::to_chars(p, p + 24, v).ptr);
+}
+
+void put_json_ints(const Shape& shape, OutBuffer& out) {
+  out.put('[');
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) out.put(',');
+    put_int(shape[i], out);
+  }
+  out.put(']');
+}
+
+// The JSON listing, written member by member in the order (and with the compact spelling)
+// nlohmann's dump() gave it: the same bytes without a document of 10 nodes per tensor.
+void render_listing_json(const LoadedFile& file, OutBuffer& out) {
+  out.write("{\"schema_version\":");
+  put_int(kSchemaVersion, out);
+  out.write(",\"kind\":\"listing\",\"file\":");
+  put_json_string(file.path, out);
+  out.write(",\"format\":");
+  put_json_string(file.format, out);
+  out.write(",\"tensors\":[");
+  for (std::size_t i = 0; i < file.tensors.size(); ++i) {
+    const TensorEntry& e = file.tensors[i];
+    out.write(i ? ",{\"name\":" : "{\"name\":");
+    put_json_string(e.name, out);
+    out.write(",\"dtype\":");
+    if (e.dtype) put_json_string(dtype_info(*e.dtype).name, out);
+    else out.write("null");
+    out.write(",\"stored_type\":");
+    put_json_string(e.stored_type, out);
+    out.write(",\"shape\":");
+    put_json_ints(e.shape, out);
+    out.write(",\"stored_shape\":");
+    put_json_ints(e.stored_shape, out);
+    out.write(",\"nbytes\":");  // stored bytes (quantized blocks, compressed members: as stored)
+    put_int(e.nbytes, out);
+    out.write(",\"decoded_nbytes\":");
+    if (e.dtype) put_int(decoded_nbytes(e), out);
+    else out.write("null");
+    out.write(",\"offset\":");
+    put_int(e.offset, out);
+    out.write(",\"note\":");
+    if (e.note.empty()) out.write("null");
+    else put_json_string(e.note, out);
+    out.put('}');
+  }
+  out.write("],\"metadata_count\":");
+  put_int(file.metadata.size(), out);
+  out.write(",\"warnings\":[");
+  for (std::size_t i = 0; i < file.warnings.size(); ++i) {
+    if (i) out.put(',');
+    put_json_string(file.warnings[i], out);
+  }
+  out.write("]}\n");
+}
+
+constexpr std::size_t kColumns = 6;
+
+// The text cells of one listing row, pointing into the entry or into scratch buffers that
+// are reused from row to row (two passes: widths, then lines; no row is kept).
+class RowCells {
+ public:
+  void fill(const TensorEntry& e) {
+    cell[0] = text_of(e.name, name_);
+    cell[1] = e.dtype ? dtype_info(*e.dtype).name : std::string_view("-");
+    cell[2] = shape_text(e.shape);
+    cell[3] = number(e.nbytes, nbytes_);
+    cell[4] = number(e.offset, offset_);
+    if (e.note.empty()) {
+      cell[5] = text_of(e.stored_type, stored_);
+    } else {
+      stored_ = escape_text(e.stored_type) + " (" + escape_text(e.note) + ")";
+      cell[5] = stored_;
+    }
+  }
+  std::array<std::string_view, kColumns> cell;
+
+ private:
+  std::string_view shape_text(const Shape& shape) {
+    char* p = shape_;
+    char* const end = shape_ + sizeof shape_;
+    if (shape.size() > 8) {  // long shapes are rare: the general spelling
+      shape_long_ = shape_repr(shape);
+      return shape_long_;
+    }
+    *p++ = '(';
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (i) *p++ = ',', *p++ = ' ';
+      p = std::to_chars(p, end, shape[i]).ptr;
+    }
+    if (shape.size() == 1) *p++ = ',';
+    *p++ = ')';
+    return {shape_, static_cast<std::size_t>(p - shape_)};
+  }
+  static std::string_view number(std::uint64_t v, char (&buf)[24]) {
+    return {buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)};
+  }
+  std::string name_, stored_, shape_long_;
+  char shape_[8 * 22 + 4];
+  char nbytes_[24], offset_[24];
+};
+
+constexpr std::array<std::string_view, kColumns> kListingHeader = {"name", "dtype", "shape", "nbytes", "offset", "stored"};
+
 }  // namespace
 
 void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   if (json) {
-    Json j;
-    j["schema_version"] = kSchemaVersion;
-    j["kind"] = "listing";
-    j["file"] = file.path;
-    j["format"] = file.format;
-    j["tensors"] = Json::array();
-    for (const auto& e : file.tensors) {
-      Json t;
-      t["name"] = e.name;
-      t["dtype"] = e.dtype ? Json(std::string(dtype_info(*e.dtype).name)) : Json(nullptr);
-      t["stored_type"] = e.stored_type;
-      t["shape"] = e.shape;
-      t["stored_shape"] = e.stored_shape;
-      t["nbytes"] = e.nbytes;  // stored bytes (quantized blocks, compressed members: as stored)
-      t["decoded_nbytes"] = e.dtype ? Json(decoded_nbytes(e)) : Json(nullptr);
-      t["offset"] = e.offset;
-      t["note"] = e.note.empty() ? Json(nullptr) : Json(e.note);
-      j["tensors"].push_back(std::move(t));
-    }
-    j["metadata_count"] = file.metadata.size();
-    j["warnings"] = file.warnings;
-    out.write(dump(j));
-    out.put('\n');
+    render_listing_json(file, out);
     return;
   }
-  std::vector<std::array<std::string, 6>> rows;
-  rows.push_back({"name", "dtype", "shape", "nbytes", "offset", "stored"});
-  for (const auto& e : file.tensors)
-    rows.push_back({escape_text(e.name), dtype_name(e), shape_repr(e.shape), std::to_string(e.nbytes), std::to_string(e.offset),
-                    escape_text(e.stored_type) + (e.note.empty() ? "" : " (" + escape_text(e.note) + ")")});
   // Columns are padded by display width: a name of wide or combining characters lines up.
-  std::vector<std::size_t> name_width(rows.size());
-  std::array<std::size_t, 6> width{};
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    name_width[i] = display_width(rows[i][0]);
-    width[0] = std::max(width[0], name_width[i]);
-    for (std::size_t c = 1; c < 6; ++c) width[c] = std::max(width[c], rows[i][c].size());
+  std::array<std::size_t, kColumns> width{};
+  for (std::size_t c = 0; c < kColumns; ++c) width[c] = kListingHeader[c].size();
+  RowCells row;
+  for (const TensorEntry& e : file.tensors) {
+    row.fill(e);
+    width[0] = std::max(width[0], display_width(row.cell[0]));
+    for (std::size_t c = 1; c < kColumns; ++c) width[c] = std::max(width[c], row.cell[c].size());
   }
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& r = rows[i];
-    std::string line;
-    for (std::size_t c = 0; c < 6; ++c) {
-      line += r[c];
-      const std::size_t used = c == 0 ? name_width[i] : r[c].size();
-      if (c + 1 < 6) line += std::string(width[c] - used + 2, ' ');
+  std::string line;
+  const auto put_line = [&](const std::array<std::string_view, kColumns>& cells) {
+    line.clear();
+    for (std::size_t c = 0; c < kColumns; ++c) {
+      line += cells[c];
+      const std::size_t used = c == 0 ? display_width(cells[0]) : cells[c].size();
+      if (c + 1 < kColumns) line.append(width[c] - used + 2, ' ');
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
+    line += '\n';
     out.write(line);
-    out.put('\n');
+  };
+  put_line(kListingHeader);
+  for (const TensorEntry& e : file.tensors) {
+    row.fill(e);
+    put_line(row.cell);
   }
   out.write(count_of(file.tensors.size(), "tensor", "tensors") + ", " +
             count_of(file.metadata.size(), "metadata entry", "metadata entries") + " (" + file.format + ")\n");

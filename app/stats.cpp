@@ -1,5 +1,6 @@
 // app/stats.cpp — --stats, --hist, --plot and --fail-on: one tensor or every tensor of a
-// file, scanned in place where the bytes allow (stats.hpp), with progress on a terminal.
+// file, scanned in place where the bytes allow (stats.hpp), an expression's result
+// streamed through the executor, with progress on a terminal.
 // Everything is computed before the first byte reaches stdout.
 #include "stats.hpp"
 
@@ -21,6 +22,7 @@ namespace tensor_inspect::app {
 namespace {
 
 constexpr std::size_t kDefaultBins = 20;
+constexpr std::uint64_t kRealizeBytes = std::uint64_t{32} << 20;
 
 std::size_t parse_bins(const std::string& text) {
   std::size_t bins = 0;
@@ -43,6 +45,13 @@ StoredElements source_of(const Tensor& t, const TensorEntry* entry, const Defaul
     return gguf_blocks_source(bytes.subspan(entry->offset, entry->nbytes), *entry->ggml_type, entry->shape, entry->blocks_file);
   }
   return scan_source(t, defaults);
+}
+
+// The scan source of a tensor read where it lies (a GGUF entry's blocks, or its bytes in
+// the map); nullopt when the executor has to compute it, which is then streamed.
+std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
+  if (entry && entry->ggml_type && entry->blocks_file) return source_of(t, entry, defaults);
+  return stored_elements(t.cast(commit_dtype(t.dtype(), defaults)));
 }
 
 StatsRow row_of(const TensorEntry* entry, const std::string& name) {
@@ -120,7 +129,14 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
-  const StoredElements source = source_of(t, entry, defaults);
+  std::optional<StoredElements> source = in_place_source(t, entry, defaults);
+  // A computed tensor is streamed through the executor (memory stays flat). When a
+  // histogram scans it a second time and it is small, it is realized once instead: running
+  // the executor twice costs more than holding kRealizeBytes.
+  const bool two_passes = so.hist || (so.plot && so.plot_kind == "hist");
+  if (!source && two_passes &&
+      static_cast<std::uint64_t>(t.numel()) * dtype_info(commit_dtype(t.dtype(), defaults)).itemsize <= kRealizeBytes)
+    source = scan_source(t, defaults);
   StatsRow row = row_of(entry, entry ? entry->name : "");
   if (!entry || o.expr) {
     row = StatsRow{};
@@ -131,18 +147,21 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
     row.stored_type = row.group;
     if (entry) row.name = entry->name;
   }
-  row.stats = compute_stats(source);
+  row.stats = source ? compute_stats(*source) : compute_stats_streamed(t, defaults);
   apply_fail_on(fail_on, row);
   std::optional<Histogram> hist;
   if (so.hist || (so.plot && so.plot_kind == "hist")) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
-    hist = compute_histogram(source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
+    hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0)
+                  : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
   }
   if (so.plot) {
     const std::string title = label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
     if (so.plot_kind == "heatmap") {
-      // A heatmap reads rows in C order: a permuted or flipped view is made contiguous first.
-      const StoredElements c_order = source.c_order ? source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
+      // A heatmap reads rows in C order: a permuted or flipped view, or a computed tensor, is
+      // realized contiguous first.
+      const StoredElements c_order =
+          source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
       write_heatmap_png(*so.plot, c_order, title);
     } else {
       write_histogram_png(*so.plot, *hist, title);

@@ -4,6 +4,7 @@
 #   scripts/fuzz.sh                 every harness, 60 s each
 #   scripts/fuzz.sh 15              the CI smoke run
 #   scripts/fuzz.sh 600 npy gguf    chosen harnesses (names of fuzz/fuzz_<name>.cpp)
+#   FUZZ_RUNS=1000000 scripts/fuzz.sh 1800   each harness until 10^6 executions or 30 min
 #   FUZZ_PRESET=sanitize scripts/fuzz.sh 5   in CI's instrumented build (build-sanitize/, -O1,
 #                                   tests too) instead of the faster fuzz preset (build-fuzz/, -O2)
 # Each harness grows its corpus in fuzz/corpus/<name>/ (git-ignored), starting from the
@@ -58,6 +59,7 @@ for h in "${harnesses[@]}"; do
   for d in fuzz/seeds/$h fuzz/regressions/$h; do [ -d "$d" ] && dirs+=("$d"); done
   args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
         -artifact_prefix="fuzz/crashes/$h/")
+  [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
   dict=$(dict_of "$h")
   [ -n "$dict" ] && args+=(-dict="$dict")
   log=fuzz/crashes/$h.log

@@ -165,6 +165,36 @@ TEST_CASE("for_each_chunk_parallel hands every fixed 2048-element chunk once, fr
   }
 }
 
+TEST_CASE("for_each_run_parallel hands every fixed run once, rounded up to whole 2048-element chunks") {
+  std::vector<std::int32_t> v(10000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>(i * 37 % 1001) - 500;
+  Tensor x = Tensor::binary(Op::Mul, tensor_of(v, DType::Int32, {100, 100}).permute({1, 0}),
+                            Tensor::full({100, 100}, ti::Scalar::from_int(3), DType::Int32));
+  std::vector<std::int64_t> sums(3, 0);
+  std::vector<int> seen(3, 0);
+  std::mutex m;
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(3);
+  ti::for_each_run_parallel(x.node(), 3000, [&](const ti::ValueChunk& c) {  // runs of 4096
+    REQUIRE(c.i != nullptr);
+    std::int64_t s = 0;
+    for (std::size_t k = 0; k < c.size; ++k) s += c.i[k];
+    std::lock_guard<std::mutex> lock(m);
+    CHECK(c.start % 4096 == 0);
+    CHECK(c.size == std::min<std::size_t>(4096, 10000 - static_cast<std::size_t>(c.start)));
+    sums[static_cast<std::size_t>(c.start / 4096)] = s;
+    ++seen[static_cast<std::size_t>(c.start / 4096)];
+  });
+  omp_set_num_threads(saved);
+  CHECK(seen == std::vector<int>{1, 1, 1});
+  for (std::size_t c = 0; c < 3; ++c) {
+    std::int64_t want = 0;
+    for (std::size_t flat = c * 4096; flat < std::min<std::size_t>(10000, (c + 1) * 4096); ++flat)
+      want += 3 * v[(flat % 100) * 100 + flat / 100];  // x.T * 3
+    CHECK(sums[c] == want);
+  }
+}
+
 TEST_CASE("GGUF quantized tensors decode block runs on all threads, and agree with the element formula") {
   const ti::LoadedFile f = ti::open_file(std::string(TI_SOURCE_DIR) + "/samples/quants.gguf");
   int checked = 0;

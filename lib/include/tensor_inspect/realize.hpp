@@ -91,4 +91,12 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
 /// have been handed out).
 void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink);
 
+/// for_each_chunk_parallel with longer runs: each sink call holds the fixed run
+/// [run k, run (k + 1)) of the C order (the last one shorter), where run is `run_elements`
+/// rounded up to a multiple of the executor's chunk of 2048, so a caller can keep its own
+/// fixed partition (statistics: chunks of 65536) while the values are computed on the
+/// thread that consumes them. Memory: 8 bytes per value of one run per thread. Throws as
+/// for_each_chunk_parallel does.
+void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const ChunkSink& sink);
+
 }  // namespace tensor_inspect

@@ -4,7 +4,8 @@
 // A tensor from a file is scanned where it lies, in the memory map: stored_elements()
 // finds the bytes behind a lazy tensor (any dtype, big-endian, GGUF blocks), and the scan
 // decodes fixed chunks of them in parallel (OpenMP, static schedule). Anything else (an
-// expression's result, a compressed member) is realized first.
+// expression's result, a compressed member) is computed by the executor: scan_source()
+// realizes it, compute_stats_streamed() streams it a window at a time.
 //
 //   ti::StoredElements s = ti::scan_source(tensor);          // in place, or realized
 //   ti::TensorStats st = ti::compute_stats(s);                // min max mean std absmax, counts
@@ -118,6 +119,18 @@ struct Histogram {
 /// Error(Usage) when bins is 0 or lo > hi or either is not finite.
 Histogram compute_histogram(const StoredElements& source, std::size_t bins, double lo, double hi,
                             const ScanOptions& options = {});
+
+/// compute_stats of a tensor the executor computes (weak dtypes committed with
+/// `defaults`), streamed through the executor one chunk (kStatsChunk elements) at a time on
+/// the thread that scans it (for_each_run_parallel) instead of realized whole: the same
+/// numbers as compute_stats(scan_source(t, defaults)), with memory flat at about 1 MiB per
+/// thread however large t is (plus what the kernels before the last realize, e.g. a
+/// reduction's output). Throws what realize throws.
+TensorStats compute_stats_streamed(const Tensor& t, const Defaults& defaults = {});
+
+/// compute_histogram of such a tensor, streamed the same way (the executor runs again).
+/// Throws Error(Usage) as compute_histogram does.
+Histogram compute_histogram_streamed(const Tensor& t, const Defaults& defaults, std::size_t bins, double lo, double hi);
 
 /// The values of `source` as doubles, in its stored order, `first` .. `first + out.size()`
 /// (a quantized source decodes the blocks that cover the range). For heatmaps and tests.

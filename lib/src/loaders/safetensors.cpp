@@ -68,32 +68,39 @@ struct StTensor {
   throw Error(ErrorCode::BadFile, file + ": " + what);
 }
 
+// "tensor 'NAME'", made only when a message needs it (a listing of 20,000 tensors would
+// otherwise build 40,000 strings that are never shown).
+std::string where_of(const std::string& name) { return "tensor '" + name + "'"; }
+
 StTensor read_tensor_info(const std::string& file, SafetensorsInfo&& info) {
-  const std::string where = "tensor '" + info.name + "'";
   StTensor t;
   t.name = std::move(info.name);
   t.tag = std::move(info.dtype);
+  const std::string& name = t.name;
   std::optional<StTag> tag = tag_from_safetensors(t.tag);
-  if (!tag) fail(file, where + ": unknown dtype '" + t.tag + "'");
+  if (!tag) fail(file, where_of(name) + ": unknown dtype '" + t.tag + "'");
   t.dtype = tag->dtype;
   std::uint64_t numel = 1;
   for (std::size_t i = 0; i < info.shape.size(); ++i) {
     const auto dim = static_cast<std::uint64_t>(info.shape[i]);
     if (dim != 0 && numel > static_cast<std::uint64_t>(INT64_MAX) / dim)
-      fail(file, where + ": element count of shape " + shape_repr(Shape(info.shape.begin(), info.shape.begin() + static_cast<std::ptrdiff_t>(i) + 1)) + " overflows");
+      fail(file, where_of(name) + ": element count of shape " + shape_repr(Shape(info.shape.begin(), info.shape.begin() + static_cast<std::ptrdiff_t>(i) + 1)) + " overflows");
     numel *= dim;
   }
   t.shape = std::move(info.shape);
   t.begin = info.begin;
   t.end = info.end;
   if (t.end < t.begin)
-    fail(file, where + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+    fail(file, where_of(name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                    ") end before they begin");
-  const std::uint64_t bits = checked_mul(numel, tag->bits, file, where + ": byte size of shape " + shape_repr(t.shape));
+  // checked_mul's own test first, so its message is only built when it throws.
+  if (numel != 0 && tag->bits > static_cast<std::uint64_t>(INT64_MAX) / numel)
+    checked_mul(numel, tag->bits, file, where_of(name) + ": byte size of shape " + shape_repr(t.shape));
+  const std::uint64_t bits = numel * tag->bits;
   if (bits % 8 != 0)
-    fail(file, where + ": " + std::to_string(numel) + " elements of " + t.tag + " do not fill whole bytes");
+    fail(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + t.tag + " do not fill whole bytes");
   if (bits / 8 != t.end - t.begin)
-    fail(file, where + ": shape " + shape_repr(t.shape) + " of " + t.tag + " needs " + std::to_string(bits / 8) +
+    fail(file, where_of(name) + ": shape " + shape_repr(t.shape) + " of " + t.tag + " needs " + std::to_string(bits / 8) +
                    " bytes, but data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + ") hold " +
                    std::to_string(t.end - t.begin));
   return t;
@@ -235,22 +242,21 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   const std::uint64_t data_start = 8 + n;
   const std::uint64_t buffer_size = file->size() - data_start;
   std::uint64_t cursor = 0;
-  std::string previous;
+  const StTensor* previous = nullptr;
   for (const StTensor& t : tensors) {
-    const std::string where = "tensor '" + t.name + "'";
     if (t.end > buffer_size)
-      fail(name, where + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+      fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                      ") run past the end of the data (" + std::to_string(buffer_size) + " bytes) at byte " +
                      std::to_string(data_start + t.begin));
     if (t.begin < cursor)
-      fail(name, where + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                     ") overlap tensor '" + previous + "' at byte " + std::to_string(data_start + t.begin));
+      fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                     ") overlap tensor '" + previous->name + "' at byte " + std::to_string(data_start + t.begin));
     if (t.begin > cursor)
-      fail(name, where + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+      fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                      ") leave a hole of " + std::to_string(t.begin - cursor) + " bytes before it at byte " +
                      std::to_string(data_start + cursor));
     cursor = t.end;
-    previous = t.name;
+    previous = &t;
   }
   if (cursor != buffer_size)
     fail(name, std::to_string(buffer_size - cursor) + " bytes after the last tensor belong to no tensor at byte " +

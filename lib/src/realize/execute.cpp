@@ -5,6 +5,7 @@
 // chunks of output indices on all threads; each chunk writes its own slice of the output,
 // so the bytes are the same on any number of threads.
 #include <algorithm>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -129,6 +130,31 @@ void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink) {
         const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
         const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
         sink(chunk_of(root->dtype, start, m, ev.run(start, m)));
+      }, prog.serial());
+}
+
+void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const ChunkSink& sink) {
+  const std::int64_t n = prod(root->shape);
+  if (n == 0) return;
+  BufferMap buffers;
+  const Program prog = streaming_program(root, buffers);
+  const std::size_t run = std::max<std::size_t>(kChunk, (run_elements + kChunk - 1) / kChunk * kChunk);
+  const auto runs = static_cast<std::int64_t>((static_cast<std::size_t>(n) + run - 1) / run);
+  struct RunState {
+    ChunkEvaluator ev;
+    std::vector<Word> words;
+  };
+  parallel_for(
+      runs, [&] { return RunState{ChunkEvaluator(prog), std::vector<Word>(std::min(run, static_cast<std::size_t>(n)))}; },
+      [&](RunState& st, std::int64_t r) {
+        const std::int64_t start = r * static_cast<std::int64_t>(run);
+        const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(run), n - start));
+        for (std::size_t off = 0; off < m; off += kChunk) {
+          const std::size_t len = std::min(kChunk, m - off);
+          const Word* v = st.ev.run(start + static_cast<std::int64_t>(off), len);
+          std::copy(v, v + len, st.words.data() + off);
+        }
+        sink(chunk_of(root->dtype, start, m, st.words.data()));
       }, prog.serial());
 }
 

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "stats/decode.hpp"
+#include "stats/parts.hpp"
 #include "stats/moments.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/stats.hpp"
@@ -64,7 +65,8 @@ void populate(const StoredElements& s, std::int64_t first, std::int64_t last) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
 }
 
-// The moments of one chunk: its blocks decoded and folded in index order.
+}  // namespace
+
 Moments chunk_moments(const StoredElements& s, Lane lane, std::int64_t chunk) {
   alignas(64) std::byte buf[kStatsBlock * 8];
   Moments m;
@@ -84,6 +86,8 @@ Moments chunk_moments(const StoredElements& s, Lane lane, std::int64_t chunk) {
   }
   return m;
 }
+
+namespace {
 
 Scalar int_scalar(DType dtype, std::int64_t i, std::uint64_t u) {
   if (dtype == DType::Bool) return Scalar::from_bool(u != 0);
@@ -110,14 +114,18 @@ TensorStats compute_stats(const StoredElements& s, const ScanOptions& o) {
   const Lane lane = lane_of(s);
   std::vector<Moments> parts(static_cast<std::size_t>(chunk_count(s)));
   for_each_chunk(s, o, [&](std::int64_t c) { parts[static_cast<std::size_t>(c)] = chunk_moments(s, lane, c); });
+  return stats_of_parts(parts, lane, s.ggml_type ? DType::Float32 : s.stored, s.numel);
+}
+
+TensorStats stats_of_parts(std::vector<Moments>& parts, Lane lane, DType dtype, std::int64_t count) {
   // The fixed combine tree: neighbours at distance 1, 2, 4, ... over the chunk index.
   for (std::size_t step = 1; step < parts.size(); step *= 2)
     for (std::size_t i = 0; i + step < parts.size(); i += 2 * step) merge_moments(parts[i], parts[i + step], lane);
   const Moments m = parts.empty() ? Moments{} : parts[0];
 
   TensorStats st;
-  st.dtype = s.ggml_type ? DType::Float32 : s.stored;
-  st.count = s.numel;
+  st.dtype = dtype;
+  st.count = count;
   st.finite = m.finite;
   st.nan = m.nan;
   st.posinf = m.posinf;

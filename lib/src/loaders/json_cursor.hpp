@@ -1,0 +1,284 @@
+// loaders/json_cursor.hpp — a strict JSON reader that walks the mapped bytes in place.
+//
+// RFC 8259 and nothing more: no comments, no trailing commas, UTF-8 strings without raw
+// control characters, surrogate pairs in \u escapes. A parser derives from it and reads
+// the structure it expects directly into its own types (loaders/safetensors_header.cpp),
+// so no JSON document is built; strings without escapes are views of the input. Values it
+// does not want are skipped iteratively, nesting capped at Limits::json_depth. Every error
+// is Error(BadFile) "<file>: header is not valid JSON (<what>) at byte N", N counted from
+// `base`, the file offset of the text's first byte.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loaders/utf8.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
+
+namespace tensor_inspect {
+
+class JsonCursor {
+ protected:
+  /// `text` is read in place and must outlive the cursor; `file` names it in messages.
+  JsonCursor(std::string_view text, const std::string& file, std::uint64_t base)
+      : t_(text), file_(file), base_(base) {}
+
+  // ---- errors
+  [[noreturn]] void fail(const std::string& what) const { throw Error(ErrorCode::BadFile, file_ + ": " + what); }
+  [[noreturn]] void fail_at(const std::string& what, std::size_t pos, bool json) const {
+    throw Error(ErrorCode::BadFile, file_ + ": " + (json ? "header is not valid JSON (" + what + ")" : what) +
+                                        " at byte " + std::to_string(base_ + pos));
+  }
+  [[noreturn]] void syntax(const std::string& what, std::size_t pos) const { fail_at(what, pos, true); }
+  std::string found(std::size_t pos) const {
+    if (pos >= t_.size()) return "the end of the header";
+    const auto u = static_cast<unsigned char>(t_[pos]);
+    if (u >= 0x21 && u < 0x7f) return std::string("'") + t_[pos] + "'";
+    static const char* hex = "0123456789abcdef";
+    return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+  }
+  /// The source text of the value at [from, p_), shortened, for messages.
+  std::string raw(std::size_t from) const {
+    const std::string_view v = t_.substr(from, p_ - from);
+    return v.size() > 40 ? std::string(v.substr(0, 40)) + "..." : std::string(v);
+  }
+
+  // ---- lexing
+  char peek() const { return p_ < t_.size() ? t_[p_] : '\0'; }
+  void ws() {
+    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\t' || t_[p_] == '\n' || t_[p_] == '\r')) ++p_;
+  }
+  void expect(char c) {
+    ws();
+    if (peek() != c || p_ >= t_.size()) syntax(std::string("expected '") + c + "', found " + found(p_), p_);
+    ++p_;
+    ws();
+  }
+
+  /// Checks one UTF-8 sequence at p_ (lead byte >= 0x80) and steps over it.
+  void utf8_char() {
+    const std::size_t at = p_;
+    const auto lead = static_cast<unsigned char>(t_[p_]);
+    const std::size_t len = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    if (len == 0 || t_.size() - p_ < len) fail_at("header is not valid UTF-8", at, false);
+    std::uint32_t cp = lead & (0xffu >> (len + 1));
+    for (std::size_t i = 1; i < len; ++i) {
+      const auto b = static_cast<unsigned char>(t_[p_ + i]);
+      if ((b & 0xc0) != 0x80) fail_at("header is not valid UTF-8", at, false);
+      cp = (cp << 6) | (b & 0x3fu);
+    }
+    const std::uint32_t min = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) fail_at("header is not valid UTF-8", at, false);
+    p_ += len;
+  }
+  std::uint32_t hex4(std::size_t at) {
+    if (t_.size() - p_ < 4) syntax("malformed \\u escape", at);
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i, ++p_) {
+      const char h = t_[p_];
+      const int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+      if (d < 0) syntax("malformed \\u escape", at);
+      v = v * 16 + static_cast<std::uint32_t>(d);
+    }
+    return v;
+  }
+  /// A string at p_ (which must be '"'): a view of the mapped bytes when it holds no
+  /// escape, else of `scratch`, which receives the decoded text.
+  std::string_view string(std::string& scratch) {
+    if (peek() != '"' || p_ >= t_.size()) syntax("expected a string, found " + found(p_), p_);
+    const std::size_t start = ++p_;
+    bool escaped = false;
+    for (;;) {
+      if (p_ >= t_.size()) syntax("unterminated string", start - 1);
+      const auto c = static_cast<unsigned char>(t_[p_]);
+      if (c == '"') break;
+      if (c < 0x20) syntax("control character " + found(p_) + " in a string", p_);
+      if (c == '\\') {
+        if (!escaped) scratch.assign(t_.substr(start, p_ - start));
+        escaped = true;
+        escape(scratch);
+        continue;
+      }
+      const std::size_t from = p_;
+      if (c >= 0x80) utf8_char();
+      else ++p_;
+      if (escaped) scratch.append(t_.substr(from, p_ - from));
+    }
+    const std::string_view plain = t_.substr(start, p_ - start);
+    ++p_;
+    return escaped ? std::string_view(scratch) : plain;
+  }
+  void escape(std::string& out) {
+    const std::size_t at = p_++;
+    if (p_ >= t_.size()) syntax("unterminated string", at);
+    const char c = t_[p_++];
+    switch (c) {
+      case '"': out += '"'; return;
+      case '\\': out += '\\'; return;
+      case '/': out += '/'; return;
+      case 'b': out += '\b'; return;
+      case 'f': out += '\f'; return;
+      case 'n': out += '\n'; return;
+      case 'r': out += '\r'; return;
+      case 't': out += '\t'; return;
+      case 'u': {
+        std::uint32_t cp = hex4(at);
+        if (cp >= 0xdc00 && cp <= 0xdfff) syntax("lone trailing surrogate in a \\u escape", at);
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+          if (t_.substr(p_, 2) != "\\u") syntax("lone leading surrogate in a \\u escape", at);
+          p_ += 2;
+          const std::uint32_t lo = hex4(at);
+          if (lo < 0xdc00 || lo > 0xdfff) syntax("lone leading surrogate in a \\u escape", at);
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        }
+        append_utf8(out, cp);
+        return;
+      }
+      default: syntax("invalid escape '\\" + std::string(1, c) + "' in a string", at);
+    }
+  }
+  /// A JSON number at p_ (grammar checked); returns its text.
+  std::string_view number() {
+    const std::size_t start = p_;
+    auto digits = [&] {
+      const std::size_t from = p_;
+      while (p_ < t_.size() && t_[p_] >= '0' && t_[p_] <= '9') ++p_;
+      return p_ > from;
+    };
+    if (peek() == '-') ++p_;
+    if (peek() == '0') ++p_;
+    else if (!digits()) syntax("malformed number", start);
+    if (peek() == '.') {
+      ++p_;
+      if (!digits()) syntax("malformed number", start);
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      ++p_;
+      if (peek() == '+' || peek() == '-') ++p_;
+      if (!digits()) syntax("malformed number", start);
+    }
+    return t_.substr(start, p_ - start);
+  }
+  void literal(std::string_view word) {
+    if (t_.substr(p_, word.size()) != word) syntax("expected a value, found " + found(p_), p_);
+    p_ += word.size();
+  }
+
+  /// Skips one value of any kind, at nesting level `depth`, without recursion.
+  void skip_value(std::uint64_t depth) {
+    std::vector<char> open;  // the containers entered, innermost last
+    std::string scratch;
+    for (;;) {
+      ws();
+      const char c = peek();
+      if (p_ >= t_.size()) syntax("expected a value, found the end of the header", p_);
+      if (c == '{' || c == '[') {
+        if (depth + open.size() + 1 > limits().json_depth)
+          fail_at("values nest deeper than " + std::to_string(limits().json_depth) + " levels" +
+                      limit_hint("json_depth"),
+                  p_, false);
+        open.push_back(c == '{' ? '}' : ']');
+        ++p_;
+        ws();
+        if (peek() == open.back()) {
+          ++p_;
+          open.pop_back();
+        } else {
+          if (c == '{') {
+            string(scratch);
+            expect(':');
+          }
+          continue;
+        }
+      } else if (c == '"') {
+        string(scratch);
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        number();
+      } else if (c == 't') {
+        literal("true");
+      } else if (c == 'f') {
+        literal("false");
+      } else if (c == 'n') {
+        literal("null");
+      } else {
+        syntax("expected a value, found " + found(p_), p_);
+      }
+      // After a value: close containers or move to the next item.
+      for (;;) {
+        if (open.empty()) return;
+        ws();
+        const char n = peek();
+        if (n == ',' && p_ < t_.size()) {
+          ++p_;
+          ws();
+          if (open.back() == '}') {
+            string(scratch);
+            expect(':');
+          }
+          break;
+        }
+        if (n != open.back() || p_ >= t_.size())
+          syntax(std::string("expected ',' or '") + open.back() + "', found " + found(p_), p_);
+        ++p_;
+        open.pop_back();
+      }
+    }
+  }
+
+  std::uint64_t uint_value(const std::string& where) {
+    ws();
+    const std::size_t start = p_;
+    const char c = peek();
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::string_view n = number();
+      std::uint64_t v = 0;
+      bool ok = n.find_first_of("-.eE") == std::string_view::npos;
+      for (char d : n) {
+        if (!ok) break;
+        const auto digit = static_cast<std::uint64_t>(d - '0');
+        if (v > (UINT64_MAX - digit) / 10) ok = false;
+        else v = v * 10 + digit;
+      }
+      if (ok) return v;
+    } else {
+      skip_value(3);
+    }
+    fail(where + " must be a non-negative integer, not " + raw(start));
+  }
+
+  /// A list of unsigned integers at p_ into `out`, or nullopt-like false when the value is
+  /// not a list (skipped, so the caller can say what it expected).
+  template <typename F>
+  bool uint_list(F&& each) {
+    ws();
+    if (peek() != '[') {
+      skip_value(2);
+      return false;
+    }
+    ++p_;
+    ws();
+    if (peek() == ']') {
+      ++p_;
+      return true;
+    }
+    for (std::size_t i = 0;; ++i) {
+      each(i);
+      ws();
+      const char c = peek();
+      if (p_ >= t_.size() || (c != ',' && c != ']')) syntax("expected ',' or ']', found " + found(p_), p_);
+      ++p_;
+      if (c == ']') return true;
+    }
+  }
+
+  std::string_view t_;
+  const std::string& file_;
+  std::uint64_t base_;
+  std::size_t p_ = 0;
+};
+
+}  // namespace tensor_inspect
