@@ -214,7 +214,8 @@ class Nginx:
 class FaultHandler(http.server.BaseHTTPRequestHandler):
     """GET /MODE/FILE of www: drop_once (first attempt of each range is cut off mid-body),
     drop (every attempt), truncate (Content-Length promised, body short), badrange (a wrong
-    Content-Range), 404, 416 (every range refused), data404 (the first block is served, any
+    Content-Range), 404, 416 (every range refused), data200 (ranges after the first block
+    answered 200 with the whole file), data404 (the first block is served, any
     other range is 404: a tensor's values fail after its header was read), dropdata (the same,
     with every other range cut off mid-body)."""
     www = ""
@@ -242,6 +243,17 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
             return
         first, last = rng.removeprefix("bytes=").split("-")
         first, last = int(first), min(int(last), size - 1)
+        if mode == "data200" and first > 0:  # the whole file, streamed, until the client stops
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                with open(path, "rb") as f:
+                    while chunk := f.read(1 << 20):
+                        self.wfile.write(chunk)
+            except OSError:
+                self.close_connection = True
+            return
         with open(path, "rb") as f:
             f.seek(first)
             body = f.read(last + 1 - first)
@@ -336,6 +348,10 @@ def checks(binary, nginx, fault_url, www, small, mid):
     status, out, err = run(binary, [nginx.url("files", "split-00001-of-00002.gguf"), "--name", "t2", "--json"])
     check("a split GGUF's second part is found next to the first's URL", status == 0 and
           json.loads(out)["tolist"] == (np.arange(8, dtype=np.float64) * 2).reshape(2, 4).tolist(), repr(err))
+    for n in ("mixed.safetensors", "arrays.npz", "state_dict.pt", "sharded/model.safetensors.index.json"):
+        status, out, err = run(binary, ["diff", os.path.join(www, n), nginx.url("redirect", n), "--json"])
+        summary = json.loads(out)["summary"] if status == 0 else {}
+        check(f"diff {n} against its URL: every tensor the same", status == 0 and summary.get("differs", 1) == 0, repr(err[:300]))
     # hf:// through TI_HF_ENDPOINT (a redirect to /files/, as the hub redirects to its CDN).
     env = {"TI_HF_ENDPOINT": f"http://127.0.0.1:{nginx.port}/hf"}
     want = run(binary, [os.path.join(www, "mixed.safetensors"), "--name", "weight", "--json"])
@@ -416,7 +432,7 @@ def checks(binary, nginx, fault_url, www, small, mid):
                   ["--all", "--json"], "dropped connections in a zip member are retried")
     same_as_local(binary, big, fault_url("drop_once", "big.safetensors"), ["--name", "mid", "-e", "x[::7, 3:5]", "--json"],
                   "a dropped connection while fetching a tensor's values is retried")
-    cases = [("data404", "big.safetensors", ["--name", "mid"]), ("dropdata", "big.safetensors", ["--name", "mid", "--stats"]),
+    cases = [("data404", "big.safetensors", ["--name", "mid"]), ("data200", "big.safetensors", ["--name", "mid"]), ("dropdata", "big.safetensors", ["--name", "mid", "--stats"]),
              ("dropdata", "big.safetensors", ["--name", "mid", "-e", "x[::2].sum()", "--json"]),
              ("drop", "mixed.safetensors", []), ("truncate", "mixed.safetensors", []), ("badrange", "mixed.safetensors", []),
              ("404", "mixed.safetensors", []), ("416", "mixed.safetensors", [])]

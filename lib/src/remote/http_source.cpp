@@ -116,7 +116,8 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
     if (t.body.size() + bytes > cap) return t.refused = true, 0;
     t.body.insert(t.body.end(), reinterpret_cast<const std::byte*>(data), reinterpret_cast<const std::byte*>(data) + bytes);
   } else {
-    if (t.status != 206) return bytes;  // checked when the transfer ends
+    // A whole file where a range was asked for is stopped at once; an error page is dropped.
+    if (t.status != 206) return t.status == 200 ? 0 : bytes;
     if (t.got + bytes > t.range.length) return t.refused = true, 0;
     std::memcpy(t.range.dest + t.got, data, bytes);
   }
@@ -212,13 +213,13 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
       ContentRange cr;
       if (parse_content_range(t.content_range, cr) && cr.unsatisfied && cr.size == 0) return {true, false, {}};
     }
+    if (!t.probe && t.status == 200)
+      return {false, false, what + ": the server ignores Range requests (status 200 with the whole file)"};
     if (result != CURLE_OK && !(t.refused && t.status == 206)) {
       std::string text = t.error[0] ? t.error : c.easy_strerror(result);
       if (t.status != 0 && t.status != 206 && t.status != 200) text = "HTTP status " + std::to_string(t.status);
       return {false, transient_curl(result) || transient_status(t.status), what + ": " + text};
     }
-    if (t.status == 200)
-      return {false, false, what + ": the server ignores Range requests (status 200 with the whole file)"};
     if (t.status != 206) return {false, transient_status(t.status), what + ": HTTP status " + std::to_string(t.status)};
     ContentRange cr;
     const bool parsed = parse_content_range(t.content_range, cr) && !cr.unsatisfied;

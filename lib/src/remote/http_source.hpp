@@ -48,6 +48,8 @@ class HttpSource {
   /// size learnt by probe(). Throws Error(Io) naming the URL, the range and the status.
   void fetch(std::span<const Range> ranges);
 
+  /// The URL as messages show it.
+  const std::string& name() const { return name_; }
   /// Bytes received in bodies so far (for -vv).
   std::uint64_t bytes_received() const { return received_; }
 

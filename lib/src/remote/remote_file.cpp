@@ -56,7 +56,7 @@ RemoteBytes::~RemoteBytes() {
   std::unique_lock lock(r.mutex);
   r.files.erase(std::find(r.files.begin(), r.files.end(), this));
   r.count.fetch_sub(1, std::memory_order_release);
-  spdlog::debug("{}: {} bytes received", "remote file", source_->bytes_received());
+  spdlog::debug("{}: {} bytes received", source_->name(), source_->bytes_received());
 }
 
 bool RemoteBytes::present(std::uint64_t block) const {
