@@ -402,6 +402,8 @@ def checks(binary, nginx, fault_url, www, small, mid):
                  "x[200:202].reshape(4, 256)[:, ::64]", "x[511, 511]"):
         same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", expr, "--json"],
                       f"mid tensor: -e '{expr}' via URL")
+    same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", "x[::3] * 2", "--stats", "--json"],
+                  "--stats of an expression over the remote tensor via URL")
     status, out, _ = run(binary, [nginx.url("files", "big.safetensors"), "--name", "mid", "-e", "x[::100, 7].double().sum()", "--json"])
     check("a strided column sum of the remote tensor is NumPy's", status == 0 and
           abs(json.loads(out)["tolist"] - float(mid[::100, 7].astype(np.float64).sum())) < 1e-12, repr(out))
