@@ -109,12 +109,24 @@ MemoryView apply_view_as(MemoryView mv, const std::vector<std::string>& view_as)
 struct Resolved {
   std::vector<Item> items;         // the tensors to show, before -e
   std::optional<LoadedFile> file;  // set when the input is a file that should be listed
+  std::string format;              // the file's format, when items come from one
 };
 
-Item item_of(const LoadedFile& lf, const TensorEntry& entry) {
-  Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), entry.load(),
-          lf.path + (entry.name.empty() ? "" : ": tensor '" + entry.name + "'"), entry.note, entry};
-  it.entry = entry;
+// With `tolerate_unsupported` (statistics: such a tensor is a skipped row), a tensor whose
+// values cannot be shown keeps the reason in load_error instead of ending the run.
+Item item_of(const LoadedFile& lf, const TensorEntry& entry, bool tolerate_unsupported) {
+  std::string load_error;
+  Tensor t = [&] {
+    try {
+      return entry.load();
+    } catch (const Error& e) {
+      if (!tolerate_unsupported || e.code() != ErrorCode::Unsupported) throw;
+      load_error = e.what();
+      return tensor_from_literal("[]", std::nullopt);
+    }
+  }();
+  Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), t,
+          lf.path + (entry.name.empty() ? "" : ": tensor '" + entry.name + "'"), entry.note, entry, load_error};
   return it;
 }
 
@@ -126,6 +138,7 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
     spdlog::warn("{}", escape_untrusted(w, false));
   }
   Resolved r;
+  r.format = lf.format;
   if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
   if (o.meta || o.list) {
     r.file = std::move(lf);
@@ -139,14 +152,14 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
     if (chosen.size() > 1) chosen.erase(chosen.begin() + 1, chosen.end());  // an exact name held twice: the first, as before
   } else if (lf.tensors.size() == 1) {
     chosen = {0};
-  } else if (o.jsonl) {
+  } else if (o.jsonl && !o.stats.active()) {
     throw Error(ErrorCode::Usage, lf.path + " holds " + std::to_string(lf.tensors.size()) +
                                       " tensors: choose them with --name or --all for --jsonl");
   } else {
     r.file = std::move(lf);
     return r;
   }
-  for (std::size_t i : chosen) r.items.push_back(item_of(lf, lf.tensors[i]));
+  for (std::size_t i : chosen) r.items.push_back(item_of(lf, lf.tensors[i], o.stats.active() && !o.expr));
   return r;
 }
 
@@ -182,7 +195,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     Resolved r;
     try {
-      r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", "", std::nullopt});
+      r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", "", std::nullopt, ""});
     } catch (const Error& e) {
       throw Error(e.code(), "<stdin>: " + std::string(e.what()));
     }
@@ -195,7 +208,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     return resolve_file(std::move(lf), o);
   }
   Resolved r;
-  r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", "", std::nullopt});
+  r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", "", std::nullopt, ""});
   return r;
 }
 
@@ -232,6 +245,22 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
   return mv;
 }
 
+MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized) {
+  if (realized) return item_view(item, o, defaults);
+  DataOptions dopt;
+  dopt.defaults = defaults;
+  dopt.strict = o.strict;
+  MemoryView mv = [&] {
+    try {
+      return data_header(item.tensor, dopt);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::NoFormat || item.label.empty()) throw;
+      throw Error(e.code(), item.label + ": " + e.what());
+    }
+  }();
+  return apply_view_as(mv, o.view_as);
+}
+
 int run(const Options& o) {
   for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
@@ -257,35 +286,19 @@ int run(const Options& o) {
   // Everything lazy happens before the first byte is written: -e over each tensor.
   if (in.items.empty()) {
     if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
-    in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", "", std::nullopt});
+    in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", "", std::nullopt, ""});
   } else if (o.expr) {
     for (Item& it : in.items) it.tensor = evaluate_expression(*o.expr, it.tensor, defaults);
   }
   if (o.stats.active()) {
-    if (many_mode(o) || in.items.size() > 1)
-      throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on take one tensor (--name) or a whole file (no --name)");
+    if (many_mode(o) || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
     const Item& item = in.items[0];
     return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults);
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
   if (many_mode(o)) return run_many(in.items, o, defaults);
   const Item& item = in.items[0];
-  // Tensor.data() (or only its fields: data_header) with the --view-as casts applied.
-  auto view = [&](bool realized) {
-    if (realized) return item_view(item, o, defaults);
-    DataOptions dopt;
-    dopt.defaults = defaults;
-    dopt.strict = o.strict;
-    MemoryView mv = [&] {
-      try {
-        return data_header(item.tensor, dopt);
-      } catch (const Error& e) {
-        if (e.code() != ErrorCode::NoFormat || item.label.empty()) throw;
-        throw Error(e.code(), item.label + ": " + e.what());
-      }
-    }();
-    return apply_view_as(mv, o.view_as);
-  };
+  auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
   OutBuffer out(stdout);
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;

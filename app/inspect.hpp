@@ -21,6 +21,7 @@ struct Item {
   std::string label;                ///< how messages name it: "model.safetensors: tensor 'w'", "" for a literal
   std::string note;                 ///< the loader's note (logged at -v)
   std::optional<TensorEntry> entry; ///< the file entry it came from (statistics scan GGUF blocks in place)
+  std::string load_error;           ///< why its values cannot be shown (statistics skip it); empty when they can
 };
 
 /// A shape written as 2,3 or (2, 3) or () (empty: 0-d). Throws Error(Usage) naming `what`.
@@ -31,6 +32,10 @@ bool is_literal_input(const std::string& input);
 
 /// Tensor.data() of the item with --strict, --graph and --view-as applied. Throws Error.
 MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults);
+
+/// Tensor.data() of the item (realized), or only its fields (data_header(): nothing
+/// read), with --strict and the --view-as casts applied. Throws Error.
+MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized);
 
 /// Several tensors: text blocks under their names, one JSON object listing them
 /// (--json), or one object per line, flushed as each is done (--jsonl). Returns 0.

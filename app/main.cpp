@@ -57,6 +57,9 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect model.gguf --name blk.0.attn_q.weight --stats --hist=40   dequantized values, a histogram
   tensor-inspect x.npy --plot h.png                    a histogram PNG (--plot-kind heatmap: a 2-D tensor)
   tensor-inspect model.safetensors --fail-on nan,inf   exit 1 naming the tensors that hold nan or inf
+  tensor-inspect m.safetensors --name 'layers.*.mlp.*' --stats --jsonl | jq -c '{name, mean}'
+                                                       statistics of a selection, one JSON line per tensor
+  tensor-inspect m.safetensors --all --plot 'h-{name}.png'   one histogram PNG per tensor
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
   tensor-inspect https://host/model.safetensors --list  a URL: range requests fetch only the bytes read (headers here)
   tensor-inspect hf://org/model/model.safetensors --name lm_head.weight -e 'x[:2, :8]'

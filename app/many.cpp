@@ -1,9 +1,11 @@
 // app/many.cpp — several tensors in one run (--name globs, --all, --jsonl): text blocks
 // under their names, one JSON object holding them, or JSON Lines streamed per tensor.
+// Each tensor prints as one would alone (summarized above --threshold, --header, --full).
 #include <cstdio>
 
 #include "inspect.hpp"
 #include "json_shape.hpp"
+#include "print_options.hpp"
 #include "tensor_inspect/render.hpp"
 
 namespace tensor_inspect::app {
@@ -11,6 +13,7 @@ namespace tensor_inspect::app {
 int run_many(const std::vector<Item>& items, const Options& o, const Defaults& defaults) {
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
+  const bool json = o.json || o.jsonl;
   OutBuffer out(stdout);
   if (o.json && !o.jsonl) {
     out.write(std::string("{") + json_head("tensors") + "\"file\": " + json_string_or_null(items.empty() ? std::nullopt : items[0].file) +
@@ -18,22 +21,21 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Item& item = items[i];
-    // Each tensor is realized before any of its bytes are written: a failure never
-    // leaves half a block or half a line.
-    MemoryView mv = item_view(item, o, defaults);
-    if (o.jsonl || o.json) {
-      jo.head = tensor_json_head(item.file, item.name);
-      if (o.json && !o.jsonl && i) out.write(", ");
-      render_json(mv, jo, out);
-      if (o.jsonl) {
-        out.flush();
-        std::fflush(stdout);
-      }
-      continue;
+    jo.head = tensor_json_head(item.file, item.name);
+    // print_tensor computes everything (the tensor realized, or its shown elements)
+    // before `prefix` writes the block's first byte: a failure never leaves half a block.
+    auto prefix = [&](OutBuffer& dst) {
+      if (o.json && !o.jsonl && i) dst.write(", ");
+      if (json) return;
+      if (i) dst.put('\n');
+      dst.write("== " + (item.name ? escape_untrusted(*item.name, true) : std::string("(unnamed)")) + " ==\n");
+    };
+    auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
+    print_tensor(item.tensor, view, !o.view_as.empty(), o.print, json, jo, out, prefix);
+    if (o.jsonl) {
+      out.flush();
+      std::fflush(stdout);
     }
-    if (i) out.put('\n');
-    out.write("== " + (item.name ? escape_untrusted(*item.name, true) : std::string("(unnamed)")) + " ==\n");
-    render_text(mv, out);
   }
   if (o.json && !o.jsonl) out.write("]}\n");
   return 0;

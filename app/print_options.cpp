@@ -47,10 +47,15 @@ std::optional<PrintOptions> print_options(const PrintFlags& flags, bool json) {
 }
 
 void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)>& view, bool reinterpreted,
-                  const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out) {
+                  const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out,
+                  const std::function<void(OutBuffer&)>& prefix) {
+  auto begin = [&] {
+    if (prefix) prefix(out);
+  };
   if (flags.header) {
     const MemoryView head = view(false);
-    if (json) render_json_header(head, out);
+    begin();
+    if (json) render_json_header(head, out, json_options);
     else render_text_header(head, out);
     return;
   }
@@ -59,6 +64,7 @@ void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)
   const std::optional<Summary> summary = po ? summarize(head.shape, *po) : std::nullopt;
   if (!summary) {
     const MemoryView mv = head.buffer ? head : view(true);
+    begin();
     if (json && po) render_json_summary(mv, mv, std::nullopt, json_options, out);
     else if (json) render_json(mv, json_options, out);
     else render_text(mv, out);
@@ -70,6 +76,7 @@ void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)
   const Tensor source = reinterpreted ? Tensor::from_buffer(head.buffer, head.dtype, head.shape) : t;
   MemoryView edges = data(edge_elements(source.cast(head.dtype), *summary));
   edges.format = head.format;
+  begin();
   if (json) render_json_summary(head, edges, summary, json_options, out);
   else render_text_summary(head, edges, *summary, out);
 }

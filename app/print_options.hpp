@@ -30,8 +30,10 @@ std::optional<PrintOptions> print_options(const PrintFlags& flags, bool json);
 /// --view-as casts applied: data() when `realized`, else data_header() (nothing read).
 /// A summary realizes only the shown elements of `t`, unless `reinterpreted` (--view-as
 /// changed the bytes' format), when they are taken from the realized view. Everything
-/// that can fail happens before the first byte is written.
+/// that can fail happens before the first byte is written; `prefix`, when set, writes
+/// first (a block's `== name ==` line), once everything is computed.
 void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)>& view, bool reinterpreted,
-                  const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out);
+                  const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out,
+                  const std::function<void(OutBuffer&)>& prefix = {});
 
 }  // namespace tensor_inspect::app

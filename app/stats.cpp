@@ -54,16 +54,24 @@ std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry
   return stored_elements(t.cast(commit_dtype(t.dtype(), defaults)));
 }
 
-StatsRow row_of(const TensorEntry* entry, const std::string& name) {
+}  // namespace
+
+StatsRow stats_row_of(const TensorEntry& entry) {
   StatsRow r;
+  r.name = entry.name;
+  r.dtype = entry.dtype;
+  r.stored_type = entry.stored_type;
+  r.shape = entry.shape;
+  r.nbytes = entry.nbytes;
+  r.group = entry.ggml_type || !entry.dtype ? entry.stored_type : std::string(dtype_info(*entry.dtype).name);
+  return r;
+}
+
+namespace {
+
+StatsRow row_of(const TensorEntry* entry, const std::string& name) {
+  StatsRow r = entry ? stats_row_of(*entry) : StatsRow{};
   r.name = name;
-  if (entry) {
-    r.dtype = entry->dtype;
-    r.stored_type = entry->stored_type;
-    r.shape = entry->shape;
-    r.nbytes = entry->nbytes;
-    r.group = entry->ggml_type || !entry->dtype ? entry->stored_type : std::string(dtype_info(*entry->dtype).name);
-  }
   return r;
 }
 
@@ -115,7 +123,10 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->expected(0, 1)
       ->default_str(std::to_string(kDefaultBins))
       ->group(g);
-  cli.add_option("--plot", o.plot, "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values")->group(g);
+  cli.add_option("--plot", o.plot,
+                 "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; over several tensors "
+                 "the path holds {name}")
+      ->group(g);
   cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap")
       ->check(CLI::IsMember({"hist", "heatmap"}))
       ->capture_default_str()
@@ -124,8 +135,8 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->group(g);
 }
 
-int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
-                     const Defaults& defaults) {
+TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
+                                  const Defaults& defaults, const std::optional<std::string>& plot_path) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
@@ -137,7 +148,9 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
   if (!source && two_passes &&
       static_cast<std::uint64_t>(t.numel()) * dtype_info(commit_dtype(t.dtype(), defaults)).itemsize <= kRealizeBytes)
     source = scan_source(t, defaults);
-  StatsRow row = row_of(entry, entry ? entry->name : "");
+  TensorStatsResult result;
+  StatsRow& row = result.row;
+  row = row_of(entry, entry ? entry->name : "");
   if (!entry || o.expr) {
     row = StatsRow{};
     row.dtype = commit_dtype(t.dtype(), defaults);
@@ -149,38 +162,48 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
   }
   row.stats = source ? compute_stats(*source) : compute_stats_streamed(t, defaults);
   apply_fail_on(fail_on, row);
-  std::optional<Histogram> hist;
-  if (so.hist || (so.plot && so.plot_kind == "hist")) {
+  std::optional<Histogram>& hist = result.hist;
+  if (so.hist || (plot_path && so.plot_kind == "hist")) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
     hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0)
                   : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
   }
-  if (so.plot) {
+  if (plot_path) {
     const std::string title = label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
     if (so.plot_kind == "heatmap") {
       // A heatmap reads rows in C order: a permuted or flipped view, or a computed tensor, is
       // realized contiguous first.
       const StoredElements c_order =
           source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      write_heatmap_png(*so.plot, c_order, title);
+      write_heatmap_png(*plot_path, c_order, title);
     } else {
-      write_histogram_png(*so.plot, *hist, title);
+      write_histogram_png(*plot_path, *hist, title);
     }
   }
+  if (!so.hist) hist.reset();  // drawn, not printed
+  return result;
+}
+
+int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
+                     const Defaults& defaults) {
+  const StatsOptions& so = o.stats;
+  const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
+  const TensorStatsResult r = stats_of_tensor(t, entry, label, o, defaults, so.plot);
   OutBuffer out(stdout);
-  render_tensor_stats(row, label, so.hist ? &*hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
-  return row.failed.empty() ? 0 : 1;
+  render_tensor_stats(r.row, label, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
+  return r.row.failed.empty() ? 0 : 1;
 }
 
 int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   if (so.hist || so.plot)
     throw Error(ErrorCode::Usage, file.path + " holds " + std::to_string(file.tensors.size()) +
-                                      " tensors: --hist and --plot take one, chosen with --name");
+                                      " tensors: choose them for --hist and --plot with --name or --all");
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   std::uint64_t total = 0;
   for (const TensorEntry& e : file.tensors) total += e.nbytes;
   Progress progress(file.tensors.size(), total);
+  OutBuffer out(stdout);
   std::vector<StatsRow> rows;
   std::uint64_t done = 0;
   for (const TensorEntry& e : file.tensors) {
@@ -200,12 +223,17 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
     }
     apply_fail_on(fail_on, row);
     done += e.nbytes;
+    if (o.jsonl) {  // one "stats" object per tensor and line, streamed as each is done
+      render_tensor_stats(row, file.path + ": tensor '" + e.name + "'", nullptr, fail_on, true, so.stats || !so.fail_on, out);
+      out.flush();
+      std::fflush(stdout);
+    }
     rows.push_back(std::move(row));
     progress.update(rows.size(), done);
   }
   bool failed = false;
   for (const StatsRow& r : rows) failed |= !r.failed.empty();
-  OutBuffer out(stdout);
+  if (o.jsonl) return failed ? 1 : 0;
   render_file_stats(file.path, file.format, rows, fail_on, o.json, so.stats || !so.fail_on, out);
   return failed ? 1 : 0;
 }

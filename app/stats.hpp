@@ -7,12 +7,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "stats_report.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/tensor.hpp"
 
 namespace tensor_inspect::app {
 
 struct Options;
+struct Item;
 
 /// What the statistics options ask for.
 struct StatsOptions {
@@ -32,11 +34,32 @@ void setup_stats(CLI::App& cli, StatsOptions& options);
 /// number, it becomes the INPUT and --hist keeps its default bins.
 void adopt_input_from_hist(StatsOptions& options, std::string& input);
 
+/// One tensor's statistics row, its histogram when --hist asks for one.
+struct TensorStatsResult {
+  StatsRow row;
+  std::optional<Histogram> hist;
+};
+
+/// The row of a file entry from its header alone (no statistics yet).
+StatsRow stats_row_of(const TensorEntry& entry);
+
+/// Computes one tensor's row (and histogram), and writes the PNG to `plot_path` when
+/// given (--plot). `entry` and `label` as for run_stats_tensor. Throws Error for trouble.
+TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& options,
+                                  const Defaults& defaults, const std::optional<std::string>& plot_path);
+
 /// Statistics of one tensor. `entry` is the file entry the tensor came from (lets GGUF
 /// blocks be scanned in place), or nullptr; `label` names it in messages and output.
 /// Returns the exit status: 1 when --fail-on finds something, else 0.
 int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& options,
                      const Defaults& defaults);
+
+/// Statistics of several tensors chosen with --name globs or --all (after -e): a table
+/// (text; with --hist a block per tensor under its name), one "file_stats" object
+/// (--json), or one "stats" object per tensor and line, streamed (--jsonl). --plot takes
+/// a path holding {name} (one PNG per tensor). `format` is the file's (file_stats
+/// carries it). Returns 1 when --fail-on finds something. Throws Error for trouble.
+int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& options, const Defaults& defaults);
 
 /// Statistics of every tensor of a file (one row each, then totals). Returns the exit
 /// status: 1 when --fail-on finds something, else 0. Throws Error for trouble.

@@ -263,6 +263,50 @@ np.savez(P("pt_changed.npz"), **arrays)
 doc = diff_json("pt vs changed npz", os.path.join(ROOT, "samples", "state_dict.pt"), P("pt_changed.npz"), code=1)
 check("pt vs changed npz: w32 differs", rows(doc).get("w32", {}).get("mismatched") == 6)
 
+# ---- PyTorch: checkpoints written by torch.save itself (python3-torch), when it imports ----
+try:
+  import torch
+except Exception:  # not in scripts/setup.sh: the committed samples above cover .pt
+  torch = None
+  print("skip torch.save pairs: torch does not import")
+if torch is not None:
+  g = torch.Generator().manual_seed(3)
+  sd = {"w": torch.randn(4, 8, generator=g), "h": torch.randn(6, generator=g).half(),
+        "bf": torch.randn(5, generator=g).bfloat16(), "ids": torch.tensor([3, -1, 2**40], dtype=torch.int64),
+        "wt": torch.randn(8, 4, generator=g).t()}  # a non-contiguous view: strides in the file
+  np_of = lambda t: (t.float() if t.dtype == torch.bfloat16 else t).contiguous().numpy()
+  torch.save(sd, P("t.pt"))
+  torch.save({k: v.clone() for k, v in sd.items()}, P("t_same.pt"))
+  changed = {k: v.clone() for k, v in sd.items()}
+  changed["w"][1, 6] = -7.0
+  changed["bf"][4] = 1.5
+  torch.save(changed, P("t_changed.pt"))
+  torch.save({**sd, "w": sd["w"].t().contiguous()}, P("t_transposed.pt"))
+  torch.save({**sd, "h": sd["h"].float()}, P("t_dtype.pt"))
+  torch.save({k: v for k, v in sd.items() if k != "ids"}, P("t_removed.pt"))
+  doc = diff_json("torch.save: identical copy", P("t.pt"), P("t_same.pt"), code=0)
+  check("torch.save: identical copy, all same", doc and doc["summary"]["same"] == 5, doc and doc["summary"])
+  doc = diff_json("torch.save: changed values", P("t.pt"), P("t_changed.pt"), code=1)
+  r = rows(doc)
+  check("torch.save: changed values, statuses", {k: v["status"] for k, v in r.items()} ==
+        {"w": "differs", "h": "same", "bf": "differs", "ids": "same", "wt": "same"}, {k: v["status"] for k, v in r.items()})
+  for k in ("w", "bf"):
+    first = expect_figures(f"torch.save: changed {k}", r.get(k), np_of(sd[k]), np_of(changed[k]))
+    check(f"torch.save: changed {k}, first index", r.get(k, {}).get("first_mismatch") == list(np.unravel_index(first, sd[k].shape)))
+  doc = diff_json("torch.save: transposed", P("t.pt"), P("t_transposed.pt"), code=1)
+  check("torch.save: transposed, shape mismatch", rows(doc).get("w", {}).get("status") == "shape_mismatch")
+  doc = diff_json("torch.save: dtype changed", P("t.pt"), P("t_dtype.pt"), code=1)
+  r = rows(doc)
+  check("torch.save: dtype changed", r.get("h", {}).get("status") == "dtype_mismatch" and r["h"]["dtype_b"] == "float32", r.get("h"))
+  expect_figures("torch.save: dtype changed h", r.get("h"), np_of(sd["h"]), np_of(sd["h"].float()))
+  doc = diff_json("torch.save: removed", P("t.pt"), P("t_removed.pt"), code=1)
+  check("torch.save: removed, only in A", rows(doc).get("ids", {}).get("status") == "only_in_a" and doc["summary"]["same"] == 4)
+  np.savez(P("t_as_npz.npz"), **{k: np_of(v) for k, v in sd.items() if k != "bf"})
+  doc = diff_json("torch.save vs np.savez of .numpy()", P("t.pt"), P("t_as_npz.npz"), code=1)
+  r = rows(doc)
+  check("torch.save vs npz: shared tensors same, bf only in A", all(r[k]["status"] == "same" for k in ("w", "h", "ids", "wt")) and
+        r["bf"]["status"] == "only_in_a", {k: v["status"] for k, v in r.items()})
+
 # ---- sharded index and a model folder against one file ----
 shard = os.path.join(ROOT, "samples", "sharded")
 st(P("unsharded.safetensors"), [("embed.weight", np.array([[1, 2], [3, 4]], "<f4")), ("layer.0.bias", np.array([0.5, -0.5], "<f2")),

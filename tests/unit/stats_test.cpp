@@ -80,6 +80,15 @@ TEST_CASE("float stats are over the finite values; nan, +inf, -inf and zeros are
   CHECK(s.absmax.f == 6.0);
 }
 
+TEST_CASE("absmax of signed zeros is +0.0, as NumPy's np.abs(x).max() gives") {
+  for (const std::vector<float>& zeros : {std::vector<float>{0.0f, -0.0f}, std::vector<float>{-0.0f, 0.0f, -0.0f}}) {
+    const ti::TensorStats s = stats_of(tensor_of(zeros, ti::DType::Float32));
+    CHECK(s.zero == zeros.size());
+    CHECK(s.absmax.f == 0.0);
+    CHECK_FALSE(std::signbit(s.absmax.f));
+  }
+}
+
 TEST_CASE("all-nan and empty tensors have counts but no min/max") {
   const ti::TensorStats a = stats_of(tensor_of(std::vector<float>(5, NAN), ti::DType::Float32));
   CHECK(a.finite == 0);

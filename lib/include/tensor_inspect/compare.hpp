@@ -2,8 +2,11 @@
 // `diff` reports it: numpy.allclose's tolerance, h5diff's NaN policy, and the figures a
 // converted checkpoint is judged by (max abs/rel difference, RMSE, cosine similarity).
 //
-// Both tensors stream through the executor in slices of `chunk` elements (C order), so
-// memory stays flat however large they are; each slice is realized, compared, dropped.
+// Both tensors stream side by side through the executor in one pass (for_each_chunk_zipped:
+// loads, decoders and fused ops in typed chunk loops on all cores), nothing is
+// materialized, so memory stays flat however large they are. Each fixed chunk of 2048
+// elements folds into its own partial and partials fold in chunk order, so every figure
+// is the same on any number of threads.
 //
 //   ti::CompareOptions opt;  opt.rtol = 1e-3;  opt.atol = 1e-5;
 //   ti::Comparison c = ti::compare_tensors(a, b, opt);
@@ -24,7 +27,6 @@ struct CompareOptions {
   double atol = 1e-08;
   bool nan_equal = true;    ///< h5diff's default: NaN and NaN are equal; false: they differ
   bool exact = false;       ///< compare the bits of each element (same dtype), not values
-  std::int64_t chunk = 1 << 20;  ///< elements realized at a time per tensor
   Defaults defaults;        ///< what weak dtypes (literals) commit to
 };
 
@@ -44,8 +46,8 @@ struct Comparison {
 
 /// Compares `a` with `b`, which must have the same shape (Error(BadShape) otherwise); the
 /// dtypes may differ (values widen to float64; --exact then compares values exactly).
-/// `progress` (may be empty) is called after each chunk with the elements done. Throws
-/// what realizing the tensors throws (corrupt data).
+/// `progress` (may be empty) is called on the calling thread after each batch of 2**23
+/// elements with the elements done. Throws what realizing the tensors throws (corrupt data).
 Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOptions& options,
                            const std::function<void(std::int64_t done)>& progress = {});
 

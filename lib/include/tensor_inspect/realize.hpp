@@ -99,4 +99,19 @@ void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink);
 /// for_each_chunk_parallel does.
 void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const ChunkSink& sink);
 
+/// Receives the same chunk of several tensors at once (one ValueChunk per root, in order).
+using ZippedChunkSink = std::function<void(const ValueChunk* chunks)>;
+
+/// Streams several tensors of one element count side by side, in one pass: like
+/// for_each_chunk_parallel, `sink` is called concurrently from the executor's threads,
+/// once per fixed chunk [2048 k, 2048 (k + 1)) of C order, with that chunk of every root
+/// (`chunks[r]` for roots[r]). Chunks run in batches of `batch_chunks` (fixed, whatever the
+/// thread count); after each batch, on the calling thread, `batch_done(end)` gets the
+/// elements done, so a caller can fold the batch's per-chunk results in chunk order and
+/// keep memory bounded. Earlier kernels of each root are realized once, up front. Throws
+/// Error(BadShape) when the element counts differ, what realize throws, and the first
+/// exception a sink or batch_done throws.
+void for_each_chunk_zipped(const std::vector<NodePtr>& roots, std::int64_t batch_chunks, const ZippedChunkSink& sink,
+                           const std::function<void(std::int64_t done)>& batch_done);
+
 }  // namespace tensor_inspect

@@ -109,8 +109,9 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
 /// Text without tolist: the lines render_text writes before `tolist:` (as data_header()
 /// gives them, so nothing of the data is read).
 void render_text_header(const MemoryView& mv, OutBuffer& out);
-/// JSON without tolist: render_json's object minus the "tolist" key, keys in its order.
-void render_json_header(const MemoryView& mv, OutBuffer& out);
+/// JSON without tolist: render_json's object (options.head's members first) minus the
+/// "tolist" key, keys in its order.
+void render_json_header(const MemoryView& mv, OutBuffer& out, const JsonOptions& options = {});
 
 /// A summarized tolist, as numpy.array2string lays it out: `edges` holds the shown
 /// elements (edge_elements() of the tensor, shape summary.shown_shape()), and "..."
@@ -122,7 +123,7 @@ void write_tolist_summary(const MemoryView& edges, const Summary& summary, bool 
 /// from data_header()), the summarized tolist, and a last line
 /// `summary: 36 of 20000 elements shown (--full prints all)`.
 void render_text_summary(const MemoryView& mv, const MemoryView& edges, const Summary& summary, OutBuffer& out);
-/// JSON when summaries were asked for: render_json's keys, tolist summarized when
+/// JSON when summaries were asked for: render_json's keys (options.head's first), tolist summarized when
 /// `summary` is set (`shown` holds the edges) or complete (`shown` is mv), and a last key
 /// "summary": {"summarized": bool, "shown": elements shown, "size": elements in all}.
 void render_json_summary(const MemoryView& mv, const MemoryView& shown, const std::optional<Summary>& summary,

@@ -180,4 +180,42 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
   }
 }
 
+void for_each_chunk_zipped(const std::vector<NodePtr>& roots, std::int64_t batch_chunks, const ZippedChunkSink& sink,
+                           const std::function<void(std::int64_t done)>& batch_done) {
+  if (roots.empty()) return;
+  const std::int64_t n = prod(roots[0]->shape);
+  for (const NodePtr& r : roots)
+    if (prod(r->shape) != n) throw Error(ErrorCode::BadShape, "for_each_chunk_zipped: tensors of different element counts");
+  if (n == 0) return;
+  std::vector<BufferMap> buffers(roots.size());
+  std::vector<Program> progs;
+  bool serial = false;
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    progs.push_back(streaming_program(roots[r], buffers[r]));
+    serial |= progs.back().serial();
+  }
+  const std::int64_t chunks = chunk_count(n), batch = std::max<std::int64_t>(1, batch_chunks);
+  for (std::int64_t first = 0; first < chunks; first += batch) {
+    const std::int64_t count = std::min(batch, chunks - first);
+    parallel_for(
+        count,
+        [&] {
+          std::vector<ChunkEvaluator> evs;
+          evs.reserve(progs.size());
+          for (const Program& p : progs) evs.emplace_back(p);
+          return evs;
+        },
+        [&](std::vector<ChunkEvaluator>& evs, std::int64_t c) {
+          const std::int64_t start = (first + c) * static_cast<std::int64_t>(kChunk);
+          const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
+          std::vector<ValueChunk> vs;
+          vs.reserve(roots.size());
+          for (std::size_t r = 0; r < roots.size(); ++r) vs.push_back(chunk_of(roots[r]->dtype, start, m, evs[r].run(start, m)));
+          sink(vs.data());
+        },
+        serial);
+    batch_done(std::min(n, (first + count) * static_cast<std::int64_t>(kChunk)));
+  }
+}
+
 }  // namespace tensor_inspect

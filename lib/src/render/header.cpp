@@ -47,8 +47,10 @@ void write_text(const MemoryView& mv, OutBuffer& out) {
   out.write(mv.readonly ? "True\n" : "False\n");
 }
 
-void write_json(const MemoryView& mv, OutBuffer& out, const std::function<void()>& tolist) {
-  out.write("{\"format\": ");
+void write_json(const MemoryView& mv, OutBuffer& out, const std::function<void()>& tolist, std::string_view head) {
+  out.put('{');
+  out.write(head);
+  out.write("\"format\": ");
   if (mv.format) {
     out.put('"');
     out.put(*mv.format);
@@ -84,8 +86,8 @@ void write_json(const MemoryView& mv, OutBuffer& out, const std::function<void()
 
 void render_text_header(const MemoryView& mv, OutBuffer& out) { render_fields::write_text(mv, out); }
 
-void render_json_header(const MemoryView& mv, OutBuffer& out) {
-  render_fields::write_json(mv, out, {});
+void render_json_header(const MemoryView& mv, OutBuffer& out, const JsonOptions& options) {
+  render_fields::write_json(mv, out, {}, options.head);
   out.write("}\n");
 }
 

@@ -62,7 +62,7 @@ void render_json_summary(const MemoryView& mv, const MemoryView& shown, const st
   render_fields::write_json(mv, out, [&] {
     if (summary) write_tolist_summary(shown, *summary, true, options.nonfinite, out);
     else write_tolist(shown, true, options.nonfinite, out);
-  });
+  }, options.head);
   out.write(", \"summary\": {\"summarized\": ");
   out.write(summary ? "true" : "false");
   out.write(", \"shown\": ");

@@ -138,7 +138,7 @@ TensorStats stats_of_parts(std::vector<Moments>& parts, Lane lane, DType dtype, 
     case Lane::F64:
       st.min = Scalar::from_float(m.fmin);
       st.max = Scalar::from_float(m.fmax);
-      st.absmax = Scalar::from_float(std::max(-m.fmin, m.fmax));
+      st.absmax = Scalar::from_float(std::max(std::fabs(m.fmin), std::fabs(m.fmax)));  // |-0.0| is 0.0, as np.abs(x).max()
       st.mean = m.fsum / n;
       break;
     case Lane::I64:

@@ -1,0 +1,82 @@
+// app/stats_many.cpp — --stats, --hist, --plot and --fail-on over several tensors chosen
+// with --name globs or --all: a table, a block per tensor (with --hist), one file_stats
+// object (--json), or one stats object per line, streamed (--jsonl).
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "inspect.hpp"
+#include "options.hpp"
+#include "stats.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+// `{name}` in a --plot path becomes the tensor's name, with '/' (which would name a
+// folder) and NUL spelled '_'.
+std::string plot_path_for(const std::string& pattern, const std::string& name) {
+  std::string safe;
+  for (char c : name) safe += c == '/' || c == '\0' ? '_' : c;
+  std::string out = pattern;
+  for (std::size_t at = out.find("{name}"); at != std::string::npos; at = out.find("{name}", at + safe.size()))
+    out.replace(at, 6, safe);
+  return out;
+}
+
+}  // namespace
+
+int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& o, const Defaults& defaults) {
+  const StatsOptions& so = o.stats;
+  const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
+  const std::string count = std::to_string(items.size()) + " tensors";
+  if (so.plot && items.size() > 1 && so.plot->find("{name}") == std::string::npos)
+    throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one PNG each (--plot 'hist-{name}.png')");
+  if (so.hist && o.json && !o.jsonl)
+    throw Error(ErrorCode::Usage, "--hist over " + count + " in JSON: use --jsonl (one stats object with its histogram per line)");
+  if (o.jsonl && o.json) throw Error(ErrorCode::Usage, "--json and --jsonl: choose one");
+  const bool show_stats = so.stats || !so.fail_on;
+  OutBuffer out(stdout);
+  std::vector<StatsRow> rows;
+  bool failed = false;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Item& item = items[i];
+    const TensorEntry* entry = o.expr || !item.entry ? nullptr : &*item.entry;
+    std::optional<std::string> plot;
+    if (so.plot) plot = plot_path_for(*so.plot, item.name.value_or(""));
+    TensorStatsResult r;
+    try {
+      if (!item.load_error.empty()) throw Error(ErrorCode::Unsupported, item.load_error);
+      r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot);
+    } catch (const Error& err) {
+      // As for a whole file: a tensor whose values cannot be shown (a type we cannot
+      // dequantize) is a skipped row; a corrupt file is trouble and ends the run.
+      if (err.code() != ErrorCode::Unsupported || !entry) throw;
+      r.row = stats_row_of(*entry);
+      r.row.skipped = err.what();
+      spdlog::warn("{}: skipped: {}", item.label, err.what());
+    }
+    if (r.row.name.empty() && item.name) r.row.name = *item.name;
+    failed |= !r.row.failed.empty();
+    const Histogram* hist = r.hist ? &*r.hist : nullptr;
+    if (o.jsonl) {
+      render_tensor_stats(r.row, item.label, hist, fail_on, true, show_stats, out);
+      out.flush();
+      std::fflush(stdout);
+    } else if (hist && !o.json) {
+      // A histogram is a block of lines: each tensor's block under its name.
+      if (i) out.put('\n');
+      out.write("== " + escape_untrusted(item.name.value_or("(unnamed)"), true) + " ==\n");
+      render_tensor_stats(r.row, item.label, hist, fail_on, false, show_stats, out);
+    } else {
+      rows.push_back(std::move(r.row));
+    }
+  }
+  if (!o.jsonl && !(so.hist && !o.json)) {
+    const std::string file = items.empty() ? "" : items[0].file.value_or("");
+    render_file_stats(file, format, rows, fail_on, o.json, show_stats, out);
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace tensor_inspect::app
