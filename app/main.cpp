@@ -12,6 +12,7 @@
 #include "diff.hpp"
 #include "json_shape.hpp"
 #include "options.hpp"
+#include "remote_options.hpp"
 #include "stats.hpp"
 #include "validate.hpp"
 #include "version.hpp"
@@ -60,6 +61,9 @@ constexpr const char* kExamples = R"(Examples:
                                                        statistics of a selection, one JSON line per tensor
   tensor-inspect m.safetensors --all --plot 'h-{name}.png'   one histogram PNG per tensor
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
+  tensor-inspect https://host/model.safetensors --list  a URL: range requests fetch only the bytes read (headers here)
+  tensor-inspect hf://org/model/model.safetensors --name lm_head.weight -e 'x[:2, :8]'
+                                                       the hub's resolve URL; HF_TOKEN or --token-file FILE
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
 validate found something; 2 trouble (bad command line, unreadable or malformed input,
@@ -134,6 +138,8 @@ int main(int argc, char** argv) {
   CLI::App* diff = ti::app::setup_diff(cli, diff_options);
   ti::app::ValidateOptions validate_options;
   CLI::App* validate = ti::app::setup_validate(cli, validate_options);
+  ti::app::RemoteFlags remote;
+  for (CLI::App* app : {&cli, diff, validate}) ti::app::setup_remote(*app, remote);
 
   try {
     cli.parse(argc, argv);
@@ -153,6 +159,7 @@ int main(int argc, char** argv) {
   const bool json = o.json || o.jsonl || diff_options.json || validate_options.json;
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
+    ti::app::apply_remote(remote);
     int status = *diff ? ti::app::run_diff(diff_options) : *validate ? ti::app::run_validate(validate_options) : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.

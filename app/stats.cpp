@@ -41,6 +41,7 @@ StoredElements source_of(const Tensor& t, const TensorEntry* entry, const Defaul
     const auto bytes = entry->blocks_file->bytes();
     if (entry->offset > bytes.size() || entry->nbytes > bytes.size() - entry->offset)
       throw Error(ErrorCode::BadFile, entry->blocks_file->name() + ": tensor '" + entry->name + "' lies past the end of the file");
+    entry->blocks_file->fetch(entry->offset, entry->nbytes);
     return gguf_blocks_source(bytes.subspan(entry->offset, entry->nbytes), *entry->ggml_type, entry->shape, entry->blocks_file);
   }
   return scan_source(t, defaults);

@@ -8,6 +8,7 @@
 //   std::span<const std::byte> b = buf->bytes();
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -20,13 +21,22 @@ namespace tensor_inspect {
 /// Where a buffer's bytes live.
 enum class Device { CPU, DISK };
 
+class RemoteBytes;
+
 /// A whole file mapped read-only (PROT_READ, MAP_PRIVATE); or, for standard input or an
 /// empty file, the bytes read into memory. RAII: the mapping ends with the last owner.
 class MappedFile {
  public:
   /// Maps `path` read-only. Throws Error(Io) naming the path and errno text when the
   /// file cannot be opened, is a directory, or cannot be mapped. The file is never written.
+  /// A URL (`http://`, `https://`, `hf://`: tensor_inspect/remote.hpp) opens open_url().
   static std::shared_ptr<MappedFile> open(const std::string& path);
+  /// A remote file: one range request learns its size and first 64 KiB; bytes() then spans
+  /// address space reserved for the whole file (MAP_NORESERVE: memory is committed only for
+  /// blocks fetched), and reads of it must be preceded by fetch() or fetch_bytes(). Throws
+  /// Error(Io) naming the URL (never a token) and the HTTP status or transfer error;
+  /// Error(Usage) for a malformed hf:// URL (remote/remote_file.cpp).
+  static std::shared_ptr<MappedFile> open_url(const std::string& url);
   /// Reads all of standard input (or any fd) into memory; `name` is used in messages. A
   /// regular file is mapped instead. Throws Error(Io) on a read error, or past
   /// Limits::stream_bytes (a pipe or device may never end). Special files given to
@@ -57,6 +67,12 @@ class MappedFile {
   const std::string& name() const { return name_; }
   /// True when the bytes are a memory map of the file (not a heap copy).
   bool is_mapped() const { return mapped_; }
+  /// True for a file opened from a URL, whose bytes arrive on fetch().
+  bool is_remote() const { return remote_ != nullptr; }
+  /// Makes bytes [offset, offset + length) (clamped to the file) readable: for a remote file,
+  /// fetches the 64 KiB blocks of the range not fetched yet (with read-ahead when reads run
+  /// sequentially); nothing for a local file. Thread-safe. Throws Error(Io) as open_url.
+  void fetch(std::uint64_t offset, std::uint64_t length) const;
   /// Drops the whole pages inside bytes [offset, offset + length) from this process's
   /// resident set (madvise MADV_DONTNEED), for scans that are past them: a file mapping
   /// re-reads them from the page cache if they are touched again, so bytes() still reads
@@ -72,7 +88,13 @@ class MappedFile {
   bool file_mapping_ = false;  ///< bytes are a MAP_PRIVATE mapping of a file (or a slice of one)
   std::vector<std::byte> owned_;
   std::string name_;
+  std::shared_ptr<RemoteBytes> remote_;  ///< the fetched-block map and HTTP source of a remote file
 };
+
+/// fetch() for whatever file's bytes `bytes` lies in (a span of MappedFile::bytes(), of a
+/// slice of it or of a Buffer over it): parsers that hold only a span call it before
+/// reading. Costs one atomic load when no remote file is open.
+void fetch_bytes(std::span<const std::byte> bytes);
 
 /// A contiguous run of bytes on a device. DISK buffers are read-only slices of a
 /// MappedFile; CPU buffers own their (zero-initialised) memory.
@@ -88,8 +110,15 @@ class Buffer {
 
   Device device() const { return device_; }
   std::size_t nbytes() const { return size_; }
-  /// The bytes, readable on both devices.
-  std::span<const std::byte> bytes() const { return {data_, size_}; }
+  /// The bytes, readable on both devices (a DISK buffer over a remote file fetches them at
+  /// the first call, and throws Error(Io) as MappedFile::fetch when that fails).
+  std::span<const std::byte> bytes() const {
+    if (!resident_.load(std::memory_order_acquire)) make_resident();
+    return {data_, size_};
+  }
+  /// The bytes, without fetching a remote file's: for a reader that knows which part it will
+  /// read and fetches only that first (fetch_bytes), as the executor does for a slice.
+  std::span<const std::byte> bytes_unfetched() const { return {data_, size_}; }
   /// Writable bytes; CPU buffers only (asserts on DISK: a file is never modified).
   std::span<std::byte> mutable_bytes();
   /// The file behind a DISK buffer (nullptr on CPU).
@@ -101,6 +130,8 @@ class Buffer {
  private:
   static std::uint64_t cpu_allocations_;
   Buffer() = default;
+  void make_resident() const;
+  mutable std::atomic<bool> resident_{true};  ///< false until a remote DISK slice is fetched
   Device device_ = Device::CPU;
   std::byte* data_ = nullptr;
   std::size_t size_ = 0;

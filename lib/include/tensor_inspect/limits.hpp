@@ -62,6 +62,9 @@ struct Limits {
   std::uint64_t pickle_depth = 64;
   /// Tensors and metadata entries a PyTorch checkpoint lists.
   std::uint64_t pickle_entries = std::uint64_t{1} << 20;
+  /// Bytes of a remote file read whole when its server ignores Range requests (answers
+  /// 200): a larger file is refused rather than downloaded whole.
+  std::uint64_t remote_whole_bytes = std::uint64_t{1} << 20;
 };
 
 /// The caps in force (the defaults above until set_limits is called).

@@ -15,6 +15,8 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
+#include "tensor_inspect/remote.hpp"
+#include "remote/remote_file.hpp"
 
 namespace tensor_inspect {
 
@@ -78,6 +80,7 @@ StreamBytes read_all(int fd, const std::string& name) {
 }  // namespace
 
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
+  if (is_url(path)) return open_url(path);
   FdGuard guard;
   guard.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (guard.fd < 0) fail_io(path, "cannot open", errno);
@@ -146,6 +149,7 @@ std::shared_ptr<MappedFile> MappedFile::from_bytes(std::vector<std::byte> bytes,
 }
 
 MappedFile::~MappedFile() {
+  remote_.reset();  // unregisters its address range before the mapping goes
   if (mapped_ || anonymous_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
@@ -179,8 +183,14 @@ std::shared_ptr<Buffer> Buffer::disk(std::shared_ptr<const MappedFile> file, std
   // mutable_bytes() refuses DISK buffers, so the mapping is never written.
   buf->data_ = const_cast<std::byte*>(file->bytes().data()) + offset;
   buf->size_ = static_cast<std::size_t>(nbytes);
+  buf->resident_.store(nbytes == 0 || !remote_files_open(), std::memory_order_relaxed);
   buf->file_ = std::move(file);
   return buf;
+}
+
+void Buffer::make_resident() const {
+  fetch_bytes({data_, size_});
+  resident_.store(true, std::memory_order_release);
 }
 
 std::span<std::byte> Buffer::mutable_bytes() {

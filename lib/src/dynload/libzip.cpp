@@ -55,6 +55,9 @@ zip_source_t* zip_source_buffer_create(const void* data, zip_uint64_t len, int f
   TI_LIBZIP(zip_source_buffer_create, data, len, freep, e);
 }
 void zip_source_free(zip_source_t* s) { TI_LIBZIP(zip_source_free, s); }
+zip_source_t* zip_source_function_create(zip_source_callback cb, void* user, zip_error_t* e) {
+  TI_LIBZIP(zip_source_function_create, cb, user, e);
+}
 zip_t* zip_open_from_source(zip_source_t* s, int flags, zip_error_t* e) { TI_LIBZIP(zip_open_from_source, s, flags, e); }
 void zip_discard(zip_t* z) { TI_LIBZIP(zip_discard, z); }
 const char* zip_strerror(zip_t* z) { TI_LIBZIP(zip_strerror, z); }

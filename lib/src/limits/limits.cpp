@@ -32,6 +32,7 @@ constexpr LimitInfo kTable[] = {
     {"pickle_refs", &Limits::pickle_refs, "items"},
     {"pickle_depth", &Limits::pickle_depth, "levels"},
     {"pickle_entries", &Limits::pickle_entries, "items"},
+    {"remote_whole_bytes", &Limits::remote_whole_bytes, "bytes"},
 };
 
 }  // namespace

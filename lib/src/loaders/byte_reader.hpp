@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -45,6 +46,7 @@ class ByteReader {
       fail("truncated " + std::string(field) + ": needs " + std::to_string(n) + " bytes, " +
            std::to_string(remaining()) + " left");
     auto s = data_.subspan(static_cast<std::size_t>(pos_), static_cast<std::size_t>(n));
+    fetch_bytes(s);  // a remote file's bytes arrive as the reader reaches them
     pos_ += n;
     return s;
   }

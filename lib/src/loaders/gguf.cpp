@@ -102,9 +102,13 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
     };
   }
   return [file, name, &type, abs_offset, nbytes, shape]() {
+    // NOTE: float_range runs on loop threads, where a failed fetch could not be reported:
+    // a remote tensor's blocks are fetched here, when it is opened.
+    file->fetch(abs_offset, nbytes);
     auto producer = std::make_shared<Producer>();
     producer->label = "dequantize " + std::string(type.name) + " '" + name + "'";
     producer->fill = [file, &type, abs_offset, nbytes](std::span<std::byte> out) {
+      file->fetch(abs_offset, nbytes);
       const auto src = file->bytes().subspan(static_cast<std::size_t>(abs_offset), static_cast<std::size_t>(nbytes));
       const std::size_t blocks = src.size() / type.block_bytes;
       assert(out.size() == blocks * type.block_elems * sizeof(float));
@@ -126,6 +130,7 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
       const std::int64_t b = i / per_block;
       if (b != cache->block) {
         const std::size_t at = static_cast<std::size_t>(abs_offset) + static_cast<std::size_t>(b) * type.block_bytes;
+        file->fetch(at, type.block_bytes);
         dequantize_ggml(type, file->bytes().subspan(at, type.block_bytes), std::span(cache->values, type.block_elems));
         cache->block = b;
       }

@@ -82,6 +82,7 @@ class PytorchReader {
     std::vector<std::byte> owned;
     std::span<const std::byte> bytes;
     if (pkl->stored) {
+      file_->fetch(pkl->data_offset, pkl->size);  // one request for a remote file, not one per read
       bytes = file_->bytes().subspan(static_cast<std::size_t>(pkl->data_offset), static_cast<std::size_t>(pkl->size));
     } else {
       // A pickle is read whole, inflated as its bytes arrive; the pickle caps bound

@@ -105,6 +105,7 @@ std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, con
     producer->fill = [zip, t, itemsize, swap](std::span<std::byte> out) {
       if (out.empty()) return;
       if (t.member->stored) {
+        zip->file()->fetch(t.member->data_offset, t.member->size);
         gather(zip->file()->bytes().subspan(static_cast<std::size_t>(t.member->data_offset)), t, itemsize, swap, out);
         return;
       }

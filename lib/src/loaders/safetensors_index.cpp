@@ -60,6 +60,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   if (file->size() > limits().index_bytes)
     fail(name, "index is " + std::to_string(file->size()) + " bytes, over the limit of " +
                    std::to_string(limits().index_bytes) + limit_hint("index_bytes"));
+  file->fetch(0, file->size());
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
   const nlohmann::json index = parse_json_header(text, name, 0);
   if (!index.is_object()) fail(name, "index is not a JSON object");

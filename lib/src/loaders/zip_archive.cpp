@@ -203,6 +203,7 @@ struct MemberReader {
 
   MemberReader(zip_t* za, const std::string& fname, const ZipMember& m) : file_name(fname), member(m) {
     f = zip_fopen_index(za, m.index, 0);
+    if (!f) rethrow_fetch_error();
     if (!f)
       throw Error(ErrorCode::BadFile, file_name + ": member '" + m.name + "' at byte " + std::to_string(m.data_offset) +
                                           " cannot be read (" + zip_strerror(za) + ")");
@@ -212,6 +213,7 @@ struct MemberReader {
   MemberReader& operator=(const MemberReader&) = delete;
 
   [[noreturn]] void fail(const std::string& what) const {
+    rethrow_fetch_error();
     throw Error(ErrorCode::BadFile, file_name + ": member '" + member.name + "' (data at byte " +
                                         std::to_string(member.data_offset) + "): " + what);
   }
@@ -245,6 +247,8 @@ std::string zip_first_name(std::span<const std::byte> head, bool* truncated) {
 
 ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move(file)) {
   const std::string& name = file_->name();
+  // The end records lie in the last 65557 bytes; the central directory is read as parsed.
+  file_->fetch(file_->size() - std::min<std::uint64_t>(file_->size(), 65557), 65557);
   members_ = read_members(file_->bytes(), name);
   // libzip refuses duplicates too, but without naming them.
   std::set<std::string_view> seen;
@@ -255,7 +259,8 @@ ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move
 
   zip_error_t err;
   zip_error_init(&err);
-  zip_source_t* src = zip_source_buffer_create(file_->bytes().data(), file_->size(), 0, &err);
+  zip_source_t* src = file_->is_remote() ? fetching_zip_source(file_, &err)
+                                         : zip_source_buffer_create(file_->bytes().data(), file_->size(), 0, &err);
   if (!src) {
     std::string text = zip_error_strerror(&err);
     zip_error_fini(&err);
@@ -266,6 +271,7 @@ ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move
     std::string text = zip_error_strerror(&err);
     zip_error_fini(&err);
     zip_source_free(src);
+    rethrow_fetch_error();
     throw Error(ErrorCode::BadFile, name + ": not a valid zip archive (" + text + ")");
   }
   zip_error_fini(&err);

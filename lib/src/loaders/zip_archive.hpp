@@ -22,6 +22,9 @@
 
 #include "tensor_inspect/buffer.hpp"
 
+struct zip_source;  // libzip's types, for fetching_zip_source
+struct zip_error;
+
 namespace tensor_inspect {
 
 /// One member as the central directory and its local header describe it.
@@ -78,5 +81,11 @@ bool sniff_zip(std::span<const std::byte> head);
 /// The name of the first member as far as it lies in `head` (possibly cut short), and
 /// whether it was cut; empty when `head` is not a zip local header.
 std::string zip_first_name(std::span<const std::byte> head, bool* truncated);
+
+/// A libzip source that fetches each range of a remote `file` before libzip reads it
+/// (zip_source.cpp); nullptr with `error` set when libzip cannot make one.
+::zip_source* fetching_zip_source(std::shared_ptr<const MappedFile> file, ::zip_error* error);
+/// Throws the Error(Io) of a fetch that failed inside a libzip read on this thread, if any.
+void rethrow_fetch_error();
 
 }  // namespace tensor_inspect

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "realize/fusion.hpp"
+#include "remote/remote_file.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -23,6 +24,11 @@ bool same_view(const View& a, const View& b) {
 bool same_views(const std::vector<View>& a, const std::vector<View>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), same_view);
 }
+
+// Reads of a remote buffer this many or fewer are fetched element by element (coalesced).
+constexpr std::int64_t kEnumerateReads = std::int64_t{1} << 16;
+
+std::int64_t map_index(const View& v, std::int64_t idx);
 
 class Lowering {
  public:
@@ -50,7 +56,7 @@ class Lowering {
     if (is_load) {
       const NodePtr& buf = n->op == Op::Buffer ? n : buffers_.at(n.get());
       inst.kind = Instance::Load;
-      inst.data = std::get<std::shared_ptr<Buffer>>(buf->arg)->bytes().data();
+      inst.data = fetch_reachable(*std::get<std::shared_ptr<Buffer>>(buf->arg), views, n->dtype);
     } else if (n->op == Op::Const) {
       inst.kind = Instance::Const;
       inst.value = word_of(cast_scalar(std::get<Scalar>(n->arg), n->dtype));
@@ -71,6 +77,54 @@ class Lowering {
   std::vector<MoveStep> steps_;
 
  private:
+  /// The buffer's bytes, of which the elements `views` can reach have been fetched when the
+  /// buffer lies in a remote file: a slice or a summary of a remote tensor reads only its part.
+  static const std::byte* fetch_reachable(const Buffer& buffer, const std::vector<View>& views, DType dtype) {
+    if (views.empty() || buffer.device() != Device::DISK || !remote_files_open()) return buffer.bytes().data();
+    const std::span<const std::byte> all = buffer.bytes_unfetched();
+    const auto itemsize = static_cast<std::int64_t>(dtype_info(dtype).itemsize);
+    const auto total = static_cast<std::int64_t>(all.size());
+    // Fetches the elements [lo, hi] of the buffer, or all of it when they fall outside.
+    auto fetch = [&](std::int64_t lo, std::int64_t hi) {
+      if (lo < 0 || (hi + 1) * itemsize > total) return (void)buffer.bytes();
+      fetch_bytes(all.subspan(static_cast<std::size_t>(lo * itemsize), static_cast<std::size_t>((hi - lo + 1) * itemsize)));
+    };
+    const View& top = views.back();
+    std::int64_t count = 1;
+    for (std::int64_t d : top.shape) count *= d;
+    if (count <= kEnumerateReads) {
+      // Few elements (a summary's edges, a small slice): each one's index, in runs of nearby ones.
+      std::vector<std::int64_t> at;
+      for (std::int64_t i = 0; i < count; ++i) {
+        std::int64_t idx = i;
+        for (std::size_t j = views.size(); j-- > 0 && idx >= 0;) idx = map_index(views[j], idx);
+        if (idx >= 0) at.push_back(idx);
+      }
+      std::sort(at.begin(), at.end());
+      const std::int64_t gap = static_cast<std::int64_t>(kRemoteBlock) / itemsize;
+      for (std::size_t k = 0; k < at.size();) {
+        std::size_t e = k;
+        while (e + 1 < at.size() && at[e + 1] - at[e] < gap) ++e;
+        fetch(at[k], at[e]);
+        k = e + 1;
+      }
+      return all.data();
+    }
+    // Otherwise the bottom view's image, within its mask.
+    const View& v = views.front();
+    std::int64_t lo = v.offset, hi = v.offset;
+    for (std::size_t d = 0; d < v.shape.size(); ++d) {
+      std::int64_t first = 0, last = v.shape[d] - 1;
+      if (v.mask) first = std::max(first, (*v.mask)[d].first), last = std::min(last, (*v.mask)[d].second - 1);
+      if (last < first) return all.data();  // nothing reachable
+      const std::int64_t stride = v.strides.empty() ? 0 : v.strides[d];
+      lo += std::min(stride * first, stride * last), hi += std::max(stride * first, stride * last);
+    }
+    if (v.strides.empty()) return buffer.bytes().data();
+    fetch(lo, hi);
+    return all.data();
+  }
+
   static MoveStep step_of(const Node& m) {
     MoveStep s{m.op, m.shape, {}, {}};
     if (m.op == Op::Permute || m.op == Op::Flip) s.axes = std::get<Shape>(m.arg);

@@ -110,6 +110,9 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
 
 ValidationReport validate_file(const std::string& path) {
   const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+  // NOTE: the rules read structures anywhere in a file (libzip, overlap checks), so a
+  // remote file is fetched whole before it is validated.
+  file->fetch(0, file->size());
   ValidationReport report;
   report.file = path;
   report.format = validate::detect(file, path);

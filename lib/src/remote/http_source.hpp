@@ -1,0 +1,70 @@
+// remote/http_source.hpp — HTTP range requests for one remote file, through libcurl.
+//
+// probe() learns the file's size (and its first bytes) from one GET with a Range header;
+// fetch() then reads byte ranges straight into memory, several at once (curl's multi
+// interface), each answer checked (status 206, Content-Range, length) and retried with
+// back-off on transient failures. Errors are Error(Io) naming the URL as display_url()
+// shows it, never the token.
+//
+//   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", token);
+//   HttpSource::Probe p = src.probe(65536);           // p.size, p.head (the first bytes)
+//   src.fetch({{4096, 8192, dest}});                  // bytes [4096, 12288) into dest
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tensor_inspect {
+
+class HttpSource {
+ public:
+  /// `url` is requested, `name` shown in messages and logs, `token` (may be empty) sent as
+  /// a bearer token.
+  HttpSource(std::string url, std::string name, std::string token);
+  HttpSource(const HttpSource&) = delete;
+  HttpSource& operator=(const HttpSource&) = delete;
+  ~HttpSource();
+
+  /// What the first request learnt.
+  struct Probe {
+    std::uint64_t size = 0;         ///< the file's length in bytes
+    std::vector<std::byte> head;    ///< its first min(size, first_bytes) bytes (all of it if whole)
+  };
+  /// GET bytes 0..first_bytes-1. A 206 gives the size from Content-Range; a 416 with
+  /// `bytes */0` an empty file; a 200 (the server ignores Range) is accepted only for a
+  /// file of at most Limits::remote_whole_bytes, read whole. Throws Error(Io) otherwise.
+  Probe probe(std::uint64_t first_bytes);
+
+  /// One range to read: bytes [offset, offset + length) of the file into dest.
+  struct Range {
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    std::byte* dest = nullptr;
+  };
+  /// Reads every range (at most 8 transfers at once), checking each answer against the
+  /// size learnt by probe(). Throws Error(Io) naming the URL, the range and the status.
+  void fetch(std::span<const Range> ranges);
+
+  /// The URL as messages show it.
+  const std::string& name() const { return name_; }
+  /// Bytes received in bodies so far (for -vv).
+  std::uint64_t bytes_received() const { return received_; }
+
+  /// One transfer's state (http_source.cpp); public for libcurl's C callbacks.
+  struct Transfer;
+
+ private:
+  void setup(Transfer& t);
+  void run(std::vector<Transfer>& transfers);
+  std::string url_;
+  std::string name_;
+  std::string token_;
+  std::uint64_t size_ = 0;
+  std::uint64_t received_ = 0;
+  void* multi_ = nullptr;  ///< CURLM*: keeps connections alive between fetches
+};
+
+}  // namespace tensor_inspect

@@ -1,0 +1,147 @@
+// remote/remote_file.cpp — MappedFile::open_url and fetch: a remote file is address space
+// reserved for its whole length (anonymous, MAP_NORESERVE, so only fetched blocks commit
+// memory) plus a bitmap of the 64 KiB blocks fetched; readers ask for a range before they
+// read it, and only its missing blocks are requested, coalesced into as few range requests
+// as possible and fetched several at once.
+#include "remote/remote_file.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <shared_mutex>
+
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/remote.hpp"
+
+namespace tensor_inspect {
+
+namespace {
+
+constexpr std::uint64_t kMaxWindow = 64;                            // read-ahead up to 4 MiB
+constexpr std::uint64_t kMaxRequest = std::uint64_t{16} << 20;      // bytes per request: large runs go in parallel
+
+// Every open remote file's address range, for fetch_bytes().
+struct Registry {
+  std::shared_mutex mutex;
+  std::vector<RemoteBytes*> files;
+  std::atomic<int> count{0};
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+bool remote_files_open() { return registry().count.load(std::memory_order_acquire) > 0; }
+
+RemoteBytes::RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head)
+    : source_(std::move(source)), base_(base), size_(size), blocks_((size + kRemoteBlock - 1) / kRemoteBlock),
+      bits_((blocks_ + 63) / 64) {
+  if (head >= size_) mark(0, blocks_ - 1);
+  else if (head >= kRemoteBlock) mark(0, head / kRemoteBlock - 1);
+  next_block_ = head / kRemoteBlock;
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  r.files.push_back(this);
+  r.count.fetch_add(1, std::memory_order_release);
+}
+
+RemoteBytes::~RemoteBytes() {
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  r.files.erase(std::find(r.files.begin(), r.files.end(), this));
+  r.count.fetch_sub(1, std::memory_order_release);
+  spdlog::debug("{}: {} bytes received", source_->name(), source_->bytes_received());
+}
+
+bool RemoteBytes::present(std::uint64_t block) const {
+  return (bits_[block / 64].load(std::memory_order_acquire) >> (block % 64)) & 1U;
+}
+
+void RemoteBytes::mark(std::uint64_t first, std::uint64_t last) {
+  for (std::uint64_t b = first; b <= last; ++b) bits_[b / 64].fetch_or(std::uint64_t{1} << (b % 64), std::memory_order_release);
+}
+
+void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
+  if (offset >= size_ || length == 0) return;
+  length = std::min(length, size_ - offset);
+  const std::uint64_t first = offset / kRemoteBlock, last = (offset + length - 1) / kRemoteBlock;
+  bool all = true;
+  for (std::uint64_t b = first; b <= last && all; ++b) all = present(b);
+  if (all) return;
+
+  std::lock_guard lock(mutex_);
+  // Runs of missing blocks, in order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
+  for (std::uint64_t b = first; b <= last; ++b) {
+    if (present(b)) continue;
+    if (!runs.empty() && runs.back().second + 1 == b) runs.back().second = b;
+    else runs.emplace_back(b, b);
+  }
+  if (runs.empty()) return;  // another thread fetched them meanwhile
+  // A parser reading on from where its last small read ended reads ahead, doubling up to
+  // kMaxWindow blocks; a tensor's range (a large read) fetches exactly its blocks.
+  if (length < kRemoteBlock) {
+    window_ = first == next_block_ || first == next_block_ - 1 ? std::min(window_ * 2, kMaxWindow) : 1;
+    if (runs.back().second == last)
+      while (runs.back().second + 1 < blocks_ && runs.back().second + 1 < first + window_ && !present(runs.back().second + 1))
+        ++runs.back().second;
+    next_block_ = runs.back().second + 1;
+  }
+  std::vector<HttpSource::Range> ranges;
+  for (const auto& [b0, b1] : runs) {
+    const std::uint64_t begin = b0 * kRemoteBlock, end = std::min(size_, (b1 + 1) * kRemoteBlock);
+    for (std::uint64_t at = begin; at < end; at += kMaxRequest) {
+      const std::uint64_t n = std::min(kMaxRequest, end - at);
+      ranges.push_back({at, n, base_ + at});
+    }
+  }
+  source_->fetch(ranges);
+  for (const auto& [b0, b1] : runs) mark(b0, b1);
+}
+
+std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
+  const std::string name = display_url(url);
+  const std::string resolved = resolve_url(url);
+  if (resolved != url) spdlog::debug("{}: requests go to {}", name, display_url(resolved));
+  auto source = std::make_unique<HttpSource>(resolved, name, token_for(url));
+  HttpSource::Probe probe = source->probe(kRemoteBlock);
+  std::shared_ptr<MappedFile> file(new MappedFile());
+  file->name_ = name;
+  spdlog::info("{}: remote file of {} bytes", name, probe.size);
+  if (probe.size == 0) return file;
+  const auto size = static_cast<std::size_t>(probe.size);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    throw Error(ErrorCode::Unsupported, name + ": cannot reserve " + std::to_string(size) +
+                                            " bytes of address space for the remote file: " + std::strerror(errno));
+  auto* base = static_cast<std::byte*>(p);
+  std::memcpy(base, probe.head.data(), probe.head.size());
+  file->data_ = base;
+  file->size_ = size;
+  file->anonymous_ = true;
+  file->remote_ = std::make_shared<RemoteBytes>(std::move(source), base, probe.size, probe.head.size());
+  return file;
+}
+
+void MappedFile::fetch(std::uint64_t offset, std::uint64_t length) const {
+  if (remote_) remote_->fetch(offset, length);
+}
+
+void fetch_bytes(std::span<const std::byte> bytes) {
+  Registry& r = registry();
+  if (bytes.empty() || r.count.load(std::memory_order_acquire) == 0) return;
+  std::shared_lock lock(r.mutex);
+  for (RemoteBytes* f : r.files)
+    if (bytes.data() >= f->base() && bytes.data() < f->base() + f->size()) {
+      f->fetch(static_cast<std::uint64_t>(bytes.data() - f->base()), bytes.size());
+      return;
+    }
+}
+
+}  // namespace tensor_inspect

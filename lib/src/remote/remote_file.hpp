@@ -1,0 +1,48 @@
+// remote/remote_file.hpp — the state behind a remote MappedFile: which 64 KiB blocks of
+// its reserved address space hold fetched bytes, and the HTTP source that fetches the rest.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "remote/http_source.hpp"
+
+namespace tensor_inspect {
+
+/// Fetch granularity: a remote file is read in aligned blocks of this many bytes.
+inline constexpr std::uint64_t kRemoteBlock = std::uint64_t{1} << 16;
+
+/// True while any remote file is open (DISK buffers then fetch their bytes at first use).
+bool remote_files_open();
+
+class RemoteBytes {
+ public:
+  /// Registers [base, base + size) so fetch_bytes() finds it; `head` bytes are present.
+  RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head);
+  RemoteBytes(const RemoteBytes&) = delete;
+  RemoteBytes& operator=(const RemoteBytes&) = delete;
+  ~RemoteBytes();
+
+  /// Fetches the missing blocks of [offset, offset + length) (see MappedFile::fetch).
+  void fetch(std::uint64_t offset, std::uint64_t length);
+  std::byte* base() const { return base_; }
+  std::uint64_t size() const { return size_; }
+
+ private:
+  bool present(std::uint64_t block) const;
+  void mark(std::uint64_t first, std::uint64_t last);
+  std::unique_ptr<HttpSource> source_;
+  std::byte* base_;
+  std::uint64_t size_;
+  std::uint64_t blocks_;
+  std::vector<std::atomic<std::uint64_t>> bits_;
+  std::mutex mutex_;             ///< one fetch at a time per file
+  std::uint64_t next_block_ = 0; ///< the block after the last small read: read-ahead when reads go on from it
+  std::uint64_t window_ = 1;     ///< read-ahead in blocks, doubled while reads run sequentially
+};
+
+}  // namespace tensor_inspect
