@@ -163,6 +163,7 @@ std::string index_repr(std::int64_t flat, const Shape& shape) {
 }
 
 std::string figure_text(double v) {
+  if (std::isnan(v)) return "nan";  // printf would say "-nan" for a negative NaN; Python says nan
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;

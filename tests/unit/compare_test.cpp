@@ -139,3 +139,12 @@ TEST_CASE("compare_tensors: the same figures on 1 and 2 threads, over many chunk
   CHECK(one.mismatched == want);
   CHECK_THROWS_AS(ti::compare_tensors(a, tensor_of(x, DType::Float32), {}), ti::Error);
 }
+
+TEST_CASE("compare_tensors: equal tensors have cosine 1 even where the squared norms overflow") {
+  // 1e300 squared is inf in float64, so dot / (|a| |b|) would be inf / inf = nan.
+  const Tensor a = tensor_of<double>({1.5, -0.0, 1e300}, DType::Float64);
+  const ti::Comparison c = ti::compare_tensors(a, a, {});
+  CHECK(c.mismatched == 0);
+  REQUIRE(c.cosine.has_value());
+  CHECK(*c.cosine == 1.0);
+}

@@ -217,8 +217,10 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
   c.max_rel = total.max_rel;
   c.rmse = total.counted ? std::sqrt(total.sumsq / static_cast<double>(total.counted)) : 0.0;
   // Rounding can carry the quotient just past 1 (identical tensors): clamp to [-1, 1].
-  if (total.norm_a > 0 && total.norm_b > 0) c.cosine = std::clamp(total.dot / (std::sqrt(total.norm_a) * std::sqrt(total.norm_b)), -1.0, 1.0);
-  else if (total.norm_a == 0 && total.norm_b == 0 && total.all_equal_finite) c.cosine = 1.0;
+  // Equal tensors have cosine 1 also where the squared norms overflow (1e300 squared is inf,
+  // and inf / inf would say nan) and where both are zero.
+  if (total.all_equal_finite) c.cosine = 1.0;
+  else if (total.norm_a > 0 && total.norm_b > 0) c.cosine = std::clamp(total.dot / (std::sqrt(total.norm_a) * std::sqrt(total.norm_b)), -1.0, 1.0);
   return c;
 }
 
