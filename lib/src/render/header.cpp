@@ -33,7 +33,7 @@ void write_text(const MemoryView& mv, OutBuffer& out) {
   out.write("dtype: ");
   out.write(dtype_info(mv.dtype).name);
   out.write("\nformat: ");
-  if (mv.format) out.put(*mv.format);
+  if (mv.format) out.write(*mv.format_string());
   else out.write("None");
   out.write("\nshape: ");
   write_tuple(out, mv.shape, false);
@@ -53,7 +53,7 @@ void write_json(const MemoryView& mv, OutBuffer& out, const std::function<void()
   out.write("\"format\": ");
   if (mv.format) {
     out.put('"');
-    out.put(*mv.format);
+    out.write(*mv.format_string());
     out.put('"');
   } else {
     out.write("null");

@@ -8,30 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "render/digits.hpp"
+#include "render/fields.hpp"
 #include "render/float_repr.hpp"
 #include "render/tolist_loops.hpp"
 #include "tensor_inspect/render.hpp"
 #include "tensor_inspect/view.hpp"
 
 namespace tensor_inspect {
-namespace {
-
-void write_int(OutBuffer& out, std::int64_t v) { out.commit(render::write_int(v, out.reserve(kMaxValueRepr))); }
-
-void write_tuple(OutBuffer& out, const std::vector<std::int64_t>& v, bool json) {
-  if (json) {
-    out.put('[');
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (i) out.write(", ");
-      write_int(out, v[i]);
-    }
-    out.put(']');
-  } else {
-    out.write(shape_repr(v));
-  }
-}
-
-}  // namespace
 
 void write_scalar(const Scalar& s, bool json, NonFinite nonfinite, OutBuffer& out) {
   char* o = out.reserve(kMaxValueRepr);
@@ -90,57 +73,14 @@ std::string json_string(std::string_view s) {
 }
 
 void render_text(const MemoryView& mv, OutBuffer& out) {
-  out.write("dtype: ");
-  out.write(dtype_info(mv.dtype).name);
-  out.write("\nformat: ");
-  if (mv.format) out.write(*mv.format_string());
-  else out.write("None");
-  out.write("\nshape: ");
-  write_tuple(out, mv.shape, false);
-  out.write("\nstrides: ");
-  write_tuple(out, mv.strides, false);
-  out.write("\nitemsize: ");
-  write_int(out, mv.itemsize);
-  out.write("\nnbytes: ");
-  write_int(out, mv.nbytes);
-  out.write("\nreadonly: ");
-  out.write(mv.readonly ? "True" : "False");
-  out.write("\ntolist: ");
+  render_fields::write_text(mv, out);
+  out.write("tolist: ");
   write_tolist(mv, false, NonFinite::Python, out);
   out.put('\n');
 }
 
 void render_json(const MemoryView& mv, const JsonOptions& options, OutBuffer& out) {
-  out.put('{');
-  out.write(options.head);
-  out.write("\"format\": ");
-  if (mv.format) {
-    out.put('"');
-    out.write(*mv.format_string());
-    out.put('"');
-  } else {
-    out.write("null");
-  }
-  out.write(", \"shape\": ");
-  write_tuple(out, mv.shape, true);
-  out.write(", \"itemsize\": ");
-  write_int(out, mv.itemsize);
-  out.write(", \"nbytes\": ");
-  write_int(out, mv.nbytes);
-  out.write(", \"ndim\": ");
-  write_int(out, static_cast<std::int64_t>(mv.ndim()));
-  out.write(", \"strides\": ");
-  write_tuple(out, mv.strides, true);
-  out.write(", \"readonly\": ");
-  out.write(mv.readonly ? "true" : "false");
-  out.write(", \"tolist\": ");
-  write_tolist(mv, true, options.nonfinite, out);
-  out.write(", \"dtype\": \"");
-  out.write(dtype_info(mv.dtype).name);
-  out.write("\", \"tensor_shape\": ");
-  write_tuple(out, mv.tensor_shape, true);
-  out.write(", \"c_contiguous\": ");
-  out.write(mv.c_contiguous ? "true" : "false");
+  render_fields::write_json(mv, out, [&] { write_tolist(mv, true, options.nonfinite, out); }, options.head);
   out.write("}\n");
 }
 
