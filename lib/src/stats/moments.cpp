@@ -196,15 +196,20 @@ Moments block_moments_f64(const double* x, std::int64_t n) {
   return m;
 }
 
-Moments block_moments_i64(const std::int64_t* x, std::int64_t n) {
+namespace {
+
+// Moments of 64-bit integers: the exact 128-bit sum and the min/max into the lane's fields
+// (imin/imax signed, umin/umax unsigned), then the squared deviations from the mean.
+template <typename T>
+Moments block_moments_int(const T* x, std::int64_t n, T Moments::*lo, T Moments::*hi) {
   Moments m;
   m.count = m.finite = n;
   Int128 sum = 0;
   for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t v = x[i];
+    const T v = x[i];
     sum += v;
-    m.imin = std::min(m.imin, v);
-    m.imax = std::max(m.imax, v);
+    m.*lo = std::min(m.*lo, v);
+    m.*hi = std::max(m.*hi, v);
     m.zero += v == 0;
   }
   m.isum = sum;
@@ -219,27 +224,14 @@ Moments block_moments_i64(const std::int64_t* x, std::int64_t n) {
   return m;
 }
 
+}  // namespace
+
+Moments block_moments_i64(const std::int64_t* x, std::int64_t n) {
+  return block_moments_int(x, n, &Moments::imin, &Moments::imax);
+}
+
 Moments block_moments_u64(const std::uint64_t* x, std::int64_t n) {
-  Moments m;
-  m.count = m.finite = n;
-  Int128 sum = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint64_t v = x[i];
-    sum += v;
-    m.umin = std::min(m.umin, v);
-    m.umax = std::max(m.umax, v);
-    m.zero += v == 0;
-  }
-  m.isum = sum;
-  if (n == 0) return m;
-  const double mean = static_cast<double>(sum) / static_cast<double>(n);
-  double m2 = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - mean;
-    m2 += d * d;
-  }
-  m.m2 = m2;
-  return m;
+  return block_moments_int(x, n, &Moments::umin, &Moments::umax);
 }
 
 void merge_moments(Moments& a, const Moments& b, Lane lane) {
