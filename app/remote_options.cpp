@@ -1,4 +1,5 @@
-// app/remote_options.cpp — --token-file: the bearer token for http(s):// and hf:// inputs.
+// app/remote_options.cpp — --token-file (the bearer token for http(s):// and hf:// inputs),
+// --cache DIR and --cache-size N (the block cache of remote files).
 #include "remote_options.hpp"
 
 #include <cerrno>
@@ -14,9 +15,25 @@ void setup_remote(CLI::App& app, RemoteFlags& flags) {
   app.add_option("--token-file", flags.token_file,
                  "a file whose first line is a bearer token for URL inputs (hf:// also reads HF_TOKEN)")
       ->group("Remote files");
+  // Environment variables too: a script or CI job that runs the tool many times sets the
+  // cache once, as PIP_CACHE_DIR or HF_HUB_CACHE are set.
+  app.add_option("--cache", flags.cache_dir, "keep fetched blocks of URL inputs in DIR: a second look is local (off by default)")
+      ->envname("TI_CACHE_DIR")
+      ->type_name("DIR")
+      ->group("Remote files");
+  app.add_option("--cache-size", flags.cache_size, "most bytes --cache DIR may take on disk, e.g. 500M, 20G")
+      ->envname("TI_CACHE_SIZE")
+      ->transform(CLI::AsSizeValue(false))
+      ->type_name("N")
+      ->default_str("10G")
+      ->group("Remote files");
 }
 
 void apply_remote(const RemoteFlags& flags) {
+  RemoteOptions r = remote_options();
+  r.cache_dir = flags.cache_dir;
+  r.cache_size = flags.cache_size;
+  set_remote_options(r);
   if (flags.token_file.empty()) return;
   std::ifstream in(flags.token_file);
   if (!in) throw Error(ErrorCode::Io, flags.token_file + ": cannot read the token file: " + std::strerror(errno));
@@ -26,7 +43,6 @@ void apply_remote(const RemoteFlags& flags) {
   const auto last = token.find_last_not_of(" \t\r\n");
   token = first == std::string::npos ? std::string() : token.substr(first, last - first + 1);
   if (token.empty()) throw Error(ErrorCode::Io, flags.token_file + ": the token file's first line is empty");
-  RemoteOptions r = remote_options();
   r.token = token;
   set_remote_options(r);
 }

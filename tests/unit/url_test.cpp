@@ -49,7 +49,9 @@ TEST_CASE("token_for: --token-file's token for every URL, HF_TOKEN only for hf:/
   ti::set_remote_options({});
   CHECK(ti::token_for("hf://o/r/f") == "from-env");
   CHECK(ti::token_for("https://example.org/f").empty());
-  ti::set_remote_options({"from-file"});
+  ti::RemoteOptions with_token;
+  with_token.token = "from-file";
+  ti::set_remote_options(with_token);
   CHECK(ti::token_for("hf://o/r/f") == "from-file");
   CHECK(ti::token_for("http://127.0.0.1/f") == "from-file");
   ti::set_remote_options({});

@@ -7,10 +7,12 @@
 //
 //   ti::RemoteOptions r;
 //   r.token = read_token_file("token.txt");       // sent as "Authorization: Bearer ..."
+//   r.cache_dir = "/var/cache/ti";                 // keep fetched blocks for the next run
 //   ti::set_remote_options(r);
 //   auto f = ti::MappedFile::open("hf://org/model/model.safetensors");
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,16 @@ namespace tensor_inspect {
 struct RemoteOptions {
   /// Bearer token for every URL (`--token-file`); empty: none, or HF_TOKEN for hf:// URLs.
   std::string token;
+  /// Folder of the block cache (`--cache DIR`, TI_CACHE_DIR): fetched 64 KiB blocks are kept
+  /// there, keyed by the URL and the server's validator (strong ETag, else Last-Modified), and
+  /// a later run asks the server with a conditional request (304: nothing travels) before it
+  /// reads them. Empty: no cache, nothing written anywhere. A folder that cannot be written
+  /// never fails a run: it goes on uncached (said at -v). remote/block_cache.hpp has the layout.
+  std::string cache_dir;
+  /// Bytes the cache folder may occupy on disk, as du counts them (allocated blocks), in
+  /// bytes (`--cache-size`, TI_CACHE_SIZE; default 10 GiB). Least recently used files are
+  /// evicted whole to make room; a file that alone would pass it is cached in part.
+  std::uint64_t cache_size = std::uint64_t{10} << 30;
 };
 
 /// The options in force (none until set). Not thread-safe: call before opening files.

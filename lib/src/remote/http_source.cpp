@@ -77,10 +77,12 @@ struct HttpSource::Transfer {
   Range range;
   bool probe = false;
   std::uint64_t cap = 0;            ///< probe: body bytes accepted when the server answers 200
+  std::string condition;            ///< probe: an If-None-Match / If-Modified-Since header line, or empty
   CURL* easy = nullptr;
   curl_slist* headers = nullptr;
   long status = 0;                  ///< of the last response (after redirects)
   std::string content_range;
+  std::string etag, last_modified;  ///< of the last response
   std::uint64_t got = 0;
   std::vector<std::byte> body;      ///< probe only
   bool refused = false;             ///< the write callback stopped the body
@@ -91,18 +93,27 @@ struct HttpSource::Transfer {
 
 namespace {
 
+/// The value of header `line` if its name is `name` (case-insensitive, with the colon), trimmed.
+bool header_value(std::string_view line, std::string_view name, std::string& out) {
+  if (line.size() <= name.size() || strncasecmp(line.data(), name.data(), name.size()) != 0) return false;
+  std::string_view v = line.substr(name.size());
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  out = std::string(v);
+  return true;
+}
+
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<HttpSource::Transfer*>(user);
   const std::string_view line(data, size * n);
   if (line.substr(0, 5) == "HTTP/") {  // a new response (after a redirect, or 100 Continue)
     t.content_range.clear();
+    t.etag.clear();
+    t.last_modified.clear();
     const std::size_t sp = line.find(' ');
     t.status = sp == std::string_view::npos ? 0 : std::atol(std::string(line.substr(sp + 1, 3)).c_str());
-  } else if (line.size() > 14 && strncasecmp(line.data(), "content-range:", 14) == 0) {
-    std::string_view v = line.substr(14);
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.remove_suffix(1);
-    t.content_range = std::string(v);
+  } else if (!header_value(line, "content-range:", t.content_range) && !header_value(line, "etag:", t.etag)) {
+    header_value(line, "last-modified:", t.last_modified);
   }
   return size * n;
 }
@@ -143,6 +154,7 @@ void HttpSource::setup(Transfer& t) {
     t.easy = c.easy_init();
     if (!t.easy) throw Error(ErrorCode::Io, name_ + ": cannot start a libcurl transfer");
     if (!token_.empty()) t.headers = c.slist_append(nullptr, ("Authorization: Bearer " + token_).c_str());
+    if (!t.condition.empty()) t.headers = c.slist_append(t.headers, t.condition.c_str());
   }
   t.status = 0;
   t.content_range.clear();
@@ -209,6 +221,7 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
                                   std::to_string(t.cap) + " bytes that are read whole" + limit_hint("remote_whole_bytes")};
       return {true, false, {}};
     }
+    if (t.probe && t.status == 304 && !t.condition.empty() && result == CURLE_OK) return {true, false, {}};
     if (t.probe && t.status == 416) {
       ContentRange cr;
       if (parse_content_range(t.content_range, cr) && cr.unsatisfied && cr.size == 0) return {true, false, {}};
@@ -236,6 +249,13 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
     if (t.refused || t.got != expect)
       return {false, true, what + ": " + std::to_string(t.got) + (t.refused ? "+" : "") + " bytes of a body of " +
                                std::to_string(expect)};
+    // A server that sent a validator with the probe sends it with every range of that
+    // version (RFC 9110 §15.3.7); another one means the file was replaced mid-read.
+    const bool changed = !t.probe && (!etag_.empty() ? !t.etag.empty() && t.etag != etag_
+                                                     : !last_modified_.empty() && !t.last_modified.empty() && t.last_modified != last_modified_);
+    if (changed)
+      return {false, false, what + ": the file changed on the server while it was read (" +
+                                (!etag_.empty() ? "ETag " + etag_ + ", now " + t.etag : "Last-Modified " + last_modified_ + ", now " + t.last_modified) + ")"};
     return {true, false, {}};
   };
 
@@ -285,16 +305,29 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
   }
 }
 
-HttpSource::Probe HttpSource::probe(std::uint64_t first_bytes) {
+HttpSource::Probe HttpSource::probe(std::uint64_t first_bytes, const Condition& condition) {
   std::vector<Transfer> one(1);
   one[0].probe = true;
+  one[0].condition = condition.header;
   one[0].range = {0, first_bytes, nullptr};
   one[0].cap = limits().remote_whole_bytes;
   run(one);
   Transfer& t = one[0];
   Probe p;
-  if (t.status == 416) return p;  // an empty file
-  if (t.status == 200) {
+  p.etag = t.etag;
+  p.last_modified = t.last_modified;
+  if (t.status == 304) {
+    p.not_modified = true;
+    p.size = condition.size;
+    // A 304 should repeat the validator (RFC 9110 §15.4.5); when it does not, the condition's holds.
+    if (p.etag.empty() && p.last_modified.empty()) {
+      constexpr std::string_view kEtag = "If-None-Match: ", kDate = "If-Modified-Since: ";
+      if (condition.header.rfind(kEtag, 0) == 0) p.etag = condition.header.substr(kEtag.size());
+      else if (condition.header.rfind(kDate, 0) == 0) p.last_modified = condition.header.substr(kDate.size());
+    }
+  } else if (t.status == 416) {
+    return p;  // an empty file
+  } else if (t.status == 200) {
     p.size = t.body.size();
     spdlog::info("{}: the server ignores Range requests; read whole ({} bytes)", name_, p.size);
   } else {
@@ -303,6 +336,8 @@ HttpSource::Probe HttpSource::probe(std::uint64_t first_bytes) {
     p.size = cr.size;
   }
   size_ = p.size;
+  etag_ = p.etag;
+  last_modified_ = p.last_modified;
   p.head = std::move(t.body);
   if (p.head.size() > p.size) p.head.resize(static_cast<std::size_t>(p.size));
   return p;

@@ -1,10 +1,11 @@
 // remote/http_source.hpp — HTTP range requests for one remote file, through libcurl.
 //
-// probe() learns the file's size (and its first bytes) from one GET with a Range header;
-// fetch() then reads byte ranges straight into memory, several at once (curl's multi
-// interface), each answer checked (status 206, Content-Range, length) and retried with
-// back-off on transient failures. Errors are Error(Io) naming the URL as display_url()
-// shows it, never the token.
+// probe() learns the file's size, its validator (ETag, Last-Modified) and its first bytes
+// from one GET with a Range header, made conditional when a cached copy exists; fetch()
+// then reads byte ranges straight into memory, several at once (curl's multi interface),
+// each answer checked (status 206, Content-Range, length, the same ETag as the probe's) and
+// retried with back-off on transient failures. Errors are Error(Io) naming the URL as
+// display_url() shows it, never the token.
 //
 //   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", token);
 //   HttpSource::Probe p = src.probe(65536);           // p.size, p.head (the first bytes)
@@ -31,12 +32,23 @@ class HttpSource {
   /// What the first request learnt.
   struct Probe {
     std::uint64_t size = 0;         ///< the file's length in bytes
-    std::vector<std::byte> head;    ///< its first min(size, first_bytes) bytes (all of it if whole)
+    std::vector<std::byte> head;    ///< its first min(size, first_bytes) bytes (all of it if whole); empty when not_modified
+    std::string etag;               ///< the response's ETag header, as sent (`"abc"`, `W/"abc"`), or empty
+    std::string last_modified;      ///< its Last-Modified header, or empty
+    bool not_modified = false;      ///< 304: the copy named by the condition is current
   };
-  /// GET bytes 0..first_bytes-1. A 206 gives the size from Content-Range; a 416 with
-  /// `bytes */0` an empty file; a 200 (the server ignores Range) is accepted only for a
-  /// file of at most Limits::remote_whole_bytes, read whole. Throws Error(Io) otherwise.
-  Probe probe(std::uint64_t first_bytes);
+  /// A cached copy the probe asks about (RFC 9110 §13.1): `header` is `If-None-Match: ETAG`
+  /// or `If-Modified-Since: DATE`; a 304 answer means the file is still `size` bytes.
+  struct Condition {
+    std::string header;
+    std::uint64_t size = 0;
+  };
+  /// GET bytes 0..first_bytes-1 (with `condition`'s header when it has one). A 206 gives the
+  /// size from Content-Range; a 304 (only when conditional) the condition's size and no
+  /// bytes; a 416 with `bytes */0` an empty file; a 200 (the server ignores Range) is
+  /// accepted only for a file of at most Limits::remote_whole_bytes, read whole. Throws
+  /// Error(Io) otherwise.
+  Probe probe(std::uint64_t first_bytes, const Condition& condition);
 
   /// One range to read: bytes [offset, offset + length) of the file into dest.
   struct Range {
@@ -45,7 +57,9 @@ class HttpSource {
     std::byte* dest = nullptr;
   };
   /// Reads every range (at most 8 transfers at once), checking each answer against the
-  /// size learnt by probe(). Throws Error(Io) naming the URL, the range and the status.
+  /// size and the ETag (else Last-Modified) learnt by probe(). Throws Error(Io) naming the
+  /// URL, the range and the status; a different ETag is "the file changed on the server
+  /// while it was read", not retried: bytes of two versions are never mixed.
   void fetch(std::span<const Range> ranges);
 
   /// The URL as messages show it.
@@ -63,6 +77,8 @@ class HttpSource {
   std::string name_;
   std::string token_;
   std::uint64_t size_ = 0;
+  std::string etag_;           ///< the probe's validator, which every later answer must carry
+  std::string last_modified_;  ///< ... when the server sends no ETag
   std::uint64_t received_ = 0;
   void* multi_ = nullptr;  ///< CURLM*: keeps connections alive between fetches
 };

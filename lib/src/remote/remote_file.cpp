@@ -2,7 +2,8 @@
 // reserved for its whole length (anonymous, MAP_NORESERVE, so only fetched blocks commit
 // memory) plus a bitmap of the 64 KiB blocks fetched; readers ask for a range before they
 // read it, and only its missing blocks are requested, coalesced into as few range requests
-// as possible and fetched several at once.
+// as possible and fetched several at once. With --cache, missing blocks are first read
+// from the block cache (remote/block_cache.hpp) and what arrives is written to it.
 #include "remote/remote_file.hpp"
 
 #include <spdlog/spdlog.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <shared_mutex>
 
+#include "remote/block_cache.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/remote.hpp"
@@ -39,8 +41,9 @@ Registry& registry() {
 
 bool remote_files_open() { return registry().count.load(std::memory_order_acquire) > 0; }
 
-RemoteBytes::RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head)
-    : source_(std::move(source)), base_(base), size_(size), blocks_((size + kRemoteBlock - 1) / kRemoteBlock),
+RemoteBytes::RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head,
+                         std::unique_ptr<BlockCache> cache, std::uint64_t head_cached)
+    : source_(std::move(source)), cache_(std::move(cache)), head_cached_(head_cached), base_(base), size_(size), blocks_((size + kRemoteBlock - 1) / kRemoteBlock),
       bits_((blocks_ + 63) / 64) {
   if (head >= size_) mark(0, blocks_ - 1);
   else if (head >= kRemoteBlock) mark(0, head / kRemoteBlock - 1);
@@ -56,7 +59,11 @@ RemoteBytes::~RemoteBytes() {
   std::unique_lock lock(r.mutex);
   r.files.erase(std::find(r.files.begin(), r.files.end(), this));
   r.count.fetch_sub(1, std::memory_order_release);
-  spdlog::debug("{}: {} bytes received", source_->name(), source_->bytes_received());
+  if (!remote_options().cache_dir.empty())
+    spdlog::info("{}: {} bytes from the cache, {} bytes over the network", source_->name(),
+                 head_cached_ + (cache_ ? cache_->bytes_read() : 0), source_->bytes_received());
+  else
+    spdlog::debug("{}: {} bytes received", source_->name(), source_->bytes_received());
 }
 
 bool RemoteBytes::present(std::uint64_t block) const {
@@ -93,6 +100,8 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
         ++runs.back().second;
     next_block_ = runs.back().second + 1;
   }
+  if (cache_) runs = read_cached(runs);
+  if (runs.empty()) return;
   std::vector<HttpSource::Range> ranges;
   for (const auto& [b0, b1] : runs) {
     const std::uint64_t begin = b0 * kRemoteBlock, end = std::min(size_, (b1 + 1) * kRemoteBlock);
@@ -102,7 +111,36 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
     }
   }
   source_->fetch(ranges);
-  for (const auto& [b0, b1] : runs) mark(b0, b1);
+  for (const auto& [b0, b1] : runs) {
+    mark(b0, b1);
+    if (cache_) cache_->write(b0, b1, base_);
+  }
+}
+
+RemoteBytes::Runs RemoteBytes::read_cached(const Runs& runs) {
+  constexpr std::uint64_t kMaxRead = kMaxRequest / kRemoteBlock;  // blocks per read from the cache
+  Runs rest;
+  auto missing = [&](std::uint64_t b) {
+    if (!rest.empty() && rest.back().second + 1 == b) rest.back().second = b;
+    else rest.emplace_back(b, b);
+  };
+  for (const auto& [b0, b1] : runs) {
+    for (std::uint64_t b = b0; b <= b1;) {
+      if (!cache_->holds(b)) {
+        missing(b++);
+        continue;
+      }
+      std::uint64_t e = b;
+      while (e < b1 && e + 1 - b < kMaxRead && cache_->holds(e + 1)) ++e;
+      const std::vector<bool> ok = cache_->read(b, e, base_);
+      for (std::uint64_t k = b; k <= e; ++k) {
+        if (ok[k - b]) mark(k, k);
+        else missing(k);
+      }
+      b = e + 1;
+    }
+  }
+  return rest;
 }
 
 std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
@@ -110,7 +148,28 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   const std::string resolved = resolve_url(url);
   if (resolved != url) spdlog::debug("{}: requests go to {}", name, display_url(resolved));
   auto source = std::make_unique<HttpSource>(resolved, name, token_for(url));
-  HttpSource::Probe probe = source->probe(kRemoteBlock);
+  // With --cache, a copy holding the first block makes the probe conditional: a 304 means
+  // the copy is current, and not one byte of the file travels.
+  const RemoteOptions& options = remote_options();
+  std::unique_ptr<BlockCache> cache;
+  std::optional<BlockCache::Head> cached;
+  if (!options.cache_dir.empty()) cache = BlockCache::open(options.cache_dir, options.cache_size, resolved, name);
+  if (cache) cached = cache->cached_head();
+  HttpSource::Probe probe = source->probe(kRemoteBlock, cached ? HttpSource::Condition{cached->condition, cached->size}
+                                                               : HttpSource::Condition{});
+  std::string validator = cache_validator(probe.etag, probe.last_modified);
+  if (probe.not_modified && (validator.empty() || cache_condition(validator) != cached->condition)) {
+    spdlog::info("{}: the server answered 304 with another validator; asking again", name);
+    probe = source->probe(kRemoteBlock, HttpSource::Condition{});
+    validator = cache_validator(probe.etag, probe.last_modified);
+  }
+  std::uint64_t head_cached = 0;
+  if (probe.not_modified) {
+    spdlog::debug("{}: not modified since it was cached", name);
+    probe.head = std::move(cached->bytes);
+    head_cached = probe.head.size();
+  }
+  if (cache) cache->adopt(validator, probe.size);
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
   spdlog::info("{}: remote file of {} bytes", name, probe.size);
@@ -125,7 +184,12 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   file->data_ = base;
   file->size_ = size;
   file->anonymous_ = true;
-  file->remote_ = std::make_shared<RemoteBytes>(std::move(source), base, probe.size, probe.head.size());
+  if (cache && !head_cached && !probe.head.empty()) {  // the whole blocks the probe brought
+    const std::uint64_t n = probe.head.size() >= probe.size ? (probe.size + kRemoteBlock - 1) / kRemoteBlock
+                                                            : probe.head.size() / kRemoteBlock;
+    if (n > 0) cache->write(0, n - 1, base);
+  }
+  file->remote_ = std::make_shared<RemoteBytes>(std::move(source), base, probe.size, probe.head.size(), std::move(cache), head_cached);
   return file;
 }
 

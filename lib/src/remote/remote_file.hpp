@@ -1,5 +1,6 @@
 // remote/remote_file.hpp — the state behind a remote MappedFile: which 64 KiB blocks of
-// its reserved address space hold fetched bytes, and the HTTP source that fetches the rest.
+// its reserved address space hold fetched bytes, the block cache (--cache) that may hold
+// more, and the HTTP source that fetches the rest.
 #pragma once
 
 #include <atomic>
@@ -13,6 +14,8 @@
 
 namespace tensor_inspect {
 
+class BlockCache;
+
 /// Fetch granularity: a remote file is read in aligned blocks of this many bytes.
 inline constexpr std::uint64_t kRemoteBlock = std::uint64_t{1} << 16;
 
@@ -21,8 +24,10 @@ bool remote_files_open();
 
 class RemoteBytes {
  public:
-  /// Registers [base, base + size) so fetch_bytes() finds it; `head` bytes are present.
-  RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head);
+  /// Registers [base, base + size) so fetch_bytes() finds it; `head` bytes are present
+  /// (`head_cached` of them read from `cache`, which may be null).
+  RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head,
+              std::unique_ptr<BlockCache> cache, std::uint64_t head_cached);
   RemoteBytes(const RemoteBytes&) = delete;
   RemoteBytes& operator=(const RemoteBytes&) = delete;
   ~RemoteBytes();
@@ -35,7 +40,11 @@ class RemoteBytes {
  private:
   bool present(std::uint64_t block) const;
   void mark(std::uint64_t first, std::uint64_t last);
+  using Runs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  Runs read_cached(const Runs& runs);
   std::unique_ptr<HttpSource> source_;
+  std::unique_ptr<BlockCache> cache_;
+  std::uint64_t head_cached_ = 0;
   std::byte* base_;
   std::uint64_t size_;
   std::uint64_t blocks_;
