@@ -17,8 +17,12 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
     Content-Range), 404, 416 (every range refused), data200 (ranges after the first block
     answered 200 with the whole file), data404 (the first block is served, any
     other range is 404: a tensor's values fail after its header was read), dropdata (the same,
-    with every other range cut off mid-body)."""
+    with every other range cut off mid-body). Validators, for --cache: plain (no ETag nor
+    Last-Modified), etagchange (ETag "v1" for the range from byte 0, "v2" for the others: the
+    file replaced mid-read), weaketag (W/"w"), lastmod (Last-Modified only, and 304 for an
+    If-Modified-Since equal to it)."""
     www = ""
+    LAST_MODIFIED = "Tue, 01 Dec 2026 10:00:00 GMT"
     seen = set()
     lock = threading.Lock()
     protocol_version = "HTTP/1.1"
@@ -39,6 +43,11 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
             if mode == "416":
                 self.send_header("Content-Range", f"bytes */{size}")
             self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "lastmod" and self.headers.get("If-Modified-Since") == self.LAST_MODIFIED:
+            self.send_response(304)
+            self.send_header("Last-Modified", self.LAST_MODIFIED)
             self.end_headers()
             return
         first, last = rng.removeprefix("bytes=").split("-")
@@ -67,6 +76,12 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         if mode == "badrange":
             crange = f"bytes {first + 1}-{last + 1}/{len(data)}"
         self.send_header("Content-Range", crange)
+        if mode == "etagchange":
+            self.send_header("ETag", '"v1"' if first == 0 else '"v2"')
+        elif mode == "weaketag":
+            self.send_header("ETag", 'W/"w"')
+        elif mode == "lastmod":
+            self.send_header("Last-Modified", self.LAST_MODIFIED)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if mode == "truncate" or mode == "drop" or (mode == "drop_once" and first_time) or (mode == "dropdata" and first > 0):

@@ -25,8 +25,6 @@ import http.server
 import json
 import os
 import shutil
-import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -35,6 +33,7 @@ import threading
 import time
 
 from http_faults import FaultHandler
+from nginx_server import Nginx, free_port
 
 import numpy as np
 
@@ -51,12 +50,6 @@ def check(name, ok, detail=""):
     passed += bool(ok)
     failed += not ok
     print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {detail}" if detail and not ok else ""), flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def safetensors_bytes(tensors, total_size=None):
@@ -143,74 +136,6 @@ def make_files(www):
                    [("split.no", 2, struct.pack("<H", part - 1)), ("split.count", 2, struct.pack("<H", 2)),
                     ("split.tensors.count", 5, struct.pack("<i", 2))], [(f"t{part}", (2, 4), values)])
     return small, mid
-
-
-NGINX_CONF = """
-daemon off;
-master_process off;
-worker_processes 1;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log;
-events {{ worker_connections 256; }}
-http {{
-  log_format ranges '$uri $status $body_bytes_sent $bytes_sent "$http_range" "$http_authorization"';
-  access_log {tmp}/access.log ranges;
-  client_body_temp_path {tmp}/body;
-  proxy_temp_path {tmp}/proxy;
-  fastcgi_temp_path {tmp}/fastcgi;
-  uwsgi_temp_path {tmp}/uwsgi;
-  scgi_temp_path {tmp}/scgi;
-  default_type application/octet-stream;
-  server {{
-    listen 127.0.0.1:{port};
-    location /files/ {{ alias {www}/; }}
-    location /norange/ {{ alias {www}/; max_ranges 0; }}
-    location /redirect/ {{ rewrite ^/redirect/(.*)$ /files/$1 redirect; }}
-    location /hf/ {{ rewrite ^/hf/org/repo/resolve/[^/]+/(.*)$ /files/$1 redirect; return 404; }}
-  }}
-}}
-"""
-
-
-class Nginx:
-    def __init__(self, tmp, www):
-        self.tmp, self.port = tmp, free_port()
-        conf = os.path.join(tmp, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(tmp=tmp, www=www, port=self.port))
-        self.log = os.path.join(tmp, "access.log")
-        self.proc = subprocess.Popen(["/usr/sbin/nginx", "-c", conf, "-p", tmp, "-e", os.path.join(tmp, "error.log")],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("nginx did not start: " + open(os.path.join(tmp, "error.log")).read())
-
-    def url(self, loc, name):
-        return f"http://127.0.0.1:{self.port}/{loc}/{name}"
-
-    def mark(self):
-        return os.path.getsize(self.log) if os.path.exists(self.log) else 0
-
-    def lines_since(self, mark):
-        time.sleep(0.05)  # nginx writes its log line as the response ends
-        with open(self.log, "rb") as f:
-            f.seek(mark)
-            return f.read().decode(errors="replace").splitlines()
-
-    def bytes_since(self, mark):
-        return sum(int(line.split()[3]) for line in self.lines_since(mark))
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGQUIT)
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def run(binary, args, env=None):
