@@ -3,6 +3,8 @@
 #include "remote_options.hpp"
 
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 
@@ -10,6 +12,35 @@
 #include "tensor_inspect/remote.hpp"
 
 namespace tensor_inspect::app {
+
+namespace {
+
+constexpr std::uint64_t kMinCacheSize = std::uint64_t{1} << 20;  // below it no entry would fit
+
+/// --cache-size: N bytes, or N with a K, M or G suffix (KiB, MiB, GiB) as --limit takes them;
+/// the text is replaced by the byte count.
+std::string parse_cache_size(std::string& text) {
+  std::string_view digits = text;
+  std::uint64_t scale = 1;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K': case 'k': scale = std::uint64_t{1} << 10; break;
+      case 'M': case 'm': scale = std::uint64_t{1} << 20; break;
+      case 'G': case 'g': scale = std::uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (scale != 1) digits.remove_suffix(1);
+  }
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value > UINT64_MAX / scale)
+    return "expected a byte count such as 500M or 20G (K, M, G suffixes), not '" + text + "'";
+  if (value * scale < kMinCacheSize) return "at least 1M, not '" + text + "'";
+  text = std::to_string(value * scale);
+  return {};
+}
+
+}  // namespace
 
 void setup_remote(CLI::App& app, RemoteFlags& flags) {
   app.add_option("--token-file", flags.token_file,
@@ -21,9 +52,9 @@ void setup_remote(CLI::App& app, RemoteFlags& flags) {
       ->envname("TI_CACHE_DIR")
       ->type_name("DIR")
       ->group("Remote files");
-  app.add_option("--cache-size", flags.cache_size, "most bytes --cache DIR may take on disk, e.g. 500M, 20G")
+  app.add_option("--cache-size", flags.cache_size, "most bytes --cache DIR may take on disk (K, M, G: KiB, MiB, GiB; at least 1M), e.g. 500M")
       ->envname("TI_CACHE_SIZE")
-      ->transform(CLI::AsSizeValue(false))
+      ->transform(CLI::Validator(parse_cache_size, ""))
       ->type_name("N")
       ->default_str("10G")
       ->group("Remote files");

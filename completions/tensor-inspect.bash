@@ -15,15 +15,17 @@ _tensor_inspect() {
   local dtypes="bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 fp8e4m3 fp8e5m2
                 half float double char uchar short ushort int uint long ulong"
   local opts="--help --version --dtype -e --expr --json --jsonl --strict --default-float --default-int --json-nonfinite
-              --name --all --list --meta --format --raw --shape --offset --byte-order --expect --assert --graph --view-as -v"
-  local diff_opts="--help --name --rename --rename-regex --rtol --atol --nan-differs --exact --json"
+              --name --all --list --meta --format --raw --shape --offset --byte-order --expect --assert --graph --view-as -v
+              --token-file --cache --cache-size"
+  local diff_opts="--help --name --rename --rename-regex --rtol --atol --nan-differs --exact --json --token-file --cache --cache-size"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do
     w=${words[i]}
     case $w in
       diff) [[ -z $sub && -z $file ]] && { sub=diff; continue; } ;;
       -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --graph | --view-as | --name | \
-        --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol)
+        --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol | \
+        --token-file | --cache | --cache-size)
         ((i++)); continue ;;
       -*) continue ;;
     esac
@@ -36,6 +38,8 @@ _tensor_inspect() {
     --byte-order) COMPREPLY=($(compgen -W "little big" -- "$cur")); return ;;
     --json-nonfinite) COMPREPLY=($(compgen -W "string python" -- "$cur")); return ;;
     --graph) COMPREPLY=($(compgen -W "text dot" -- "$cur")); return ;;
+    --cache) _filedir -d; return ;;
+    --token-file) _filedir; return ;;
     --expect)
       compopt -o nospace
       if [[ $cur == dtype=* ]]; then
@@ -48,7 +52,7 @@ _tensor_inspect() {
       local IFS=$'\n'
       COMPREPLY=($(compgen -W "$(_tensor_inspect_names "$file")" -- "$cur"))
       return ;;
-    -e | --expr | --assert | --shape | --offset | --view-as | --rename | --rename-regex | --rtol | --atol) return ;;
+    -e | --expr | --assert | --shape | --offset | --view-as | --rename | --rename-regex | --rtol | --atol | --cache-size) return ;;
   esac
   if [[ $cur == -* ]]; then
     if [[ $sub == diff ]]; then COMPREPLY=($(compgen -W "$diff_opts" -- "$cur"))

@@ -210,8 +210,11 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     run(binary, ["--cache", d, "--cache-size", "5M", nginx.url("files", "part0.npy"), "-e", "x.max()"])
     check("the least recently used file was evicted, the newest kept", kept == 0 and body_bytes(nginx.lines_since(m)) >= 2 * MiB,
           f"{kept} {entries(d)}")
-    status, _, err = run(binary, ["--cache", d, "--cache-size", "12X", model, "--list"])
-    check("--cache-size 12X: a usage error, exit 2", status == 2 and b"cache-size" in err, err)
+    for bad in ("12X", "-1", "0", "1.5G", "512K"):
+        status, out, err = run(binary, ["--cache", d, "--cache-size", bad, model, "--list"])
+        check(f"--cache-size {bad}: a usage error, exit 2", status == 2 and not out and b"--cache-size" in err, err)
+    status, out, _ = run(binary, [model, "--list"], {"TI_CACHE_DIR": d, "TI_CACHE_SIZE": "2M"})
+    check("TI_CACHE_SIZE bounds the cache too", status == 0 and du(d) <= 2 * MiB, f"{du(d)}")
 
     # 5. A cache that cannot be written never fails a run.
     blocker = os.path.join(tmp, "a-file")

@@ -54,6 +54,10 @@ if os.path.exists(BASH_COMPLETION):
   check("bash: options", got == {"--json", "--jsonl", "--json-nonfinite"}, (got, err))
   got, err = complete("tensor-inspect", "diff", "a.npy", "--na")
   check("bash: diff's options", got == {"--name", "--nan-differs"}, (got, err))
+  got, err = complete("tensor-inspect", "https://host/m.safetensors", "--cac")
+  check("bash: the remote options", got == {"--cache", "--cache-size"}, (got, err))
+  got, err = complete("tensor-inspect", "--cache", "completion")
+  check("bash: --cache completes folders", got == {"completions"}, (got, err))
   with open(os.path.join(ROOT, "samples", "mixed.safetensors"), "rb") as f:
     n = int.from_bytes(f.read(8), "little")
     names = {k for k in json.loads(f.read(n)) if k != "__metadata__"}
