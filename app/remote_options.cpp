@@ -3,6 +3,7 @@
 #include "remote_options.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -61,6 +62,9 @@ void setup_remote(CLI::App& app, RemoteFlags& flags) {
 }
 
 void apply_remote(const RemoteFlags& flags) {
+  // Under a file-size limit (ulimit -f) a cache write past it must fail with EFBIG, turning
+  // the cache off, rather than kill a run that would succeed without --cache.
+  if (!flags.cache_dir.empty()) std::signal(SIGXFSZ, SIG_IGN);
   RemoteOptions r = remote_options();
   r.cache_dir = flags.cache_dir;
   r.cache_size = flags.cache_size;

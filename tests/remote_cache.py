@@ -221,8 +221,8 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     open(blocker, "w").close()
     want = run(binary, [model, "--name", "mid", "--stats"])
 
-    def fsize_limit():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+    def fsize_limit():  # the tool ignores SIGXFSZ with --cache, so writes past it fail with EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 * KiB, 64 * KiB))
 
     for d, pre, name in [(blocker, None, "DIR is a file"), (os.path.join(blocker, "sub"), None, "DIR under a file"),
@@ -231,6 +231,17 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
         loud = run(binary, ["-v", "--cache", d, model, "--name", "mid", "--stats"], preexec=pre)
         check(f"{name}: right output, exit 0, nothing on stderr without -v, one line at -v", quiet == (0, want[1], b"") and
               loud[:2] == (0, want[1]) and loud[2].count(b"without the cache") == 1, f"{quiet[0]} {quiet[2][:200]!r} {loud[2][-300:]!r}")
+    shared = os.path.join(tmp, "cache-shared-dir")
+    os.mkdir(shared)
+    os.chmod(shared, 0o777)  # mkdir's mode is cut by the umask
+    if os.geteuid() == 0:
+        theirs = os.path.join(tmp, "cache-theirs")
+        os.mkdir(theirs, 0o700)
+        os.chown(theirs, 65534, 65534)
+    for d, name in [(shared, "a folder anyone may write")] + ([(theirs, "another user's folder")] if os.geteuid() == 0 else []):
+        got = run(binary, ["-v", "--cache", d, model, "--name", "mid", "--stats"])
+        check(f"{name}: not used (it could hold planted bytes); right output, exit 0", got[:2] == (0, want[1]) and
+              not entries(d) and b"plant bytes" in got[2], got[2][-300:])
     if os.geteuid() != 0:  # root writes through permission bits
         d = os.path.join(tmp, "cache-ro")
         os.mkdir(d, 0o500)

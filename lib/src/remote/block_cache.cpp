@@ -146,6 +146,12 @@ std::unique_ptr<BlockCache> BlockCache::open(const std::string& dir, std::uint64
     spdlog::info("{}: --cache {}: {}; going on without the cache", name, dir, ec ? ec.message() : std::strerror(errno));
     return nullptr;
   }
+  // Whoever can write DIR can plant bytes under any URL (its hashes vouch for nothing then):
+  // a folder of another user, or one anyone may write, is not used (pip has the same rule).
+  struct stat st {};
+  if (::fstat(c->dir_fd_, &st) != 0 || st.st_uid != ::geteuid())
+    return c->off("the folder belongs to another user, who could plant bytes in it"), nullptr;
+  if (st.st_mode & S_IWOTH) return c->off("anyone may write in the folder, and so plant bytes in it"), nullptr;
   const int tag = ::openat(c->dir_fd_, "CACHEDIR.TAG", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (tag >= 0) {
     const bool ok = pwrite_all(tag, reinterpret_cast<const std::byte*>(kTag.data()), kTag.size(), 0);

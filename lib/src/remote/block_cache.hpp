@@ -61,8 +61,9 @@ std::string cache_condition(std::string_view validator);
 class BlockCache {
  public:
   /// The cache in `dir` (created, mode 0700, with a CACHEDIR.TAG) for `url`, shown as
-  /// `name`, holding at most `cap` bytes on disk. nullptr when `dir` cannot be used: said
-  /// once at -v, and the run goes on uncached.
+  /// `name`, holding at most `cap` bytes on disk. nullptr when `dir` cannot be used (not a
+  /// folder, not writable, another user's or writable by anyone): said once at -v, and the
+  /// run goes on uncached.
   static std::unique_ptr<BlockCache> open(const std::string& dir, std::uint64_t cap, const std::string& url,
                                           const std::string& name);
   BlockCache(const BlockCache&) = delete;
