@@ -57,7 +57,7 @@ void setup_remote(CLI::App& app, RemoteFlags& flags) {
       ->envname("TI_CACHE_SIZE")
       ->transform(CLI::Validator(parse_cache_size, ""))
       ->type_name("N")
-      ->default_str("10G")
+      ->default_str(std::to_string(flags.cache_size >> 30) + "G")
       ->group("Remote files");
 }
 

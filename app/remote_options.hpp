@@ -6,13 +6,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tensor_inspect/remote.hpp"
+
 namespace tensor_inspect::app {
 
 /// What the remote options say.
 struct RemoteFlags {
   std::string token_file;  ///< --token-file FILE: a bearer token for URLs (its first line)
   std::string cache_dir;   ///< --cache DIR (or TI_CACHE_DIR): keep fetched blocks there; empty: no cache
-  std::uint64_t cache_size = std::uint64_t{10} << 30;  ///< --cache-size N (or TI_CACHE_SIZE), bytes
+  std::uint64_t cache_size = RemoteOptions{}.cache_size;  ///< --cache-size N (or TI_CACHE_SIZE), bytes
 };
 
 /// Adds --token-file, --cache and --cache-size to `app` (the main command and each
