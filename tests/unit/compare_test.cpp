@@ -13,18 +13,14 @@
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/tensor.hpp"
 
+#include "test_util.hpp"
+
 namespace ti = tensor_inspect;
 using ti::DType;
 using ti::Tensor;
 
 namespace {
-template <class T>
-Tensor tensor_of(const std::vector<T>& v, DType dtype, ti::Shape shape = {}) {
-  auto buf = ti::Buffer::cpu(v.size() * sizeof(T));
-  if (!v.empty()) std::memcpy(buf->mutable_bytes().data(), v.data(), v.size() * sizeof(T));
-  if (shape.empty()) shape = {static_cast<std::int64_t>(v.size())};
-  return Tensor::from_buffer(buf, dtype, shape);
-}
+using test_util::tensor_of;
 }  // namespace
 
 TEST_CASE("compare_tensors: figures of a small float pair, worked by hand") {

@@ -21,6 +21,7 @@ namespace ti = tensor_inspect;
 namespace {
 
 using test_util::kSamples;
+using test_util::names_of;
 using test_util::tolist;
 
 ti::LoadedFile open_data_pkl(const std::string& pickle) {
@@ -29,11 +30,6 @@ ti::LoadedFile open_data_pkl(const std::string& pickle) {
   return ti::open_pytorch(zip_test::file_of(zip_test::build(members), "x.pt"));
 }
 
-std::vector<std::string> names_of(const ti::LoadedFile& f) {
-  std::vector<std::string> out;
-  for (const auto& e : f.tensors) out.push_back(e.name);
-  return out;
-}
 
 /// The samples' tensors against torch.load's values, in the expected file's order.
 void check_sample(const char* sample) {

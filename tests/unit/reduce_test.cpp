@@ -14,18 +14,15 @@
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/tensor.hpp"
 
+#include "test_util.hpp"
+
 namespace ti = tensor_inspect;
 using ti::DType;
 using ti::Op;
 using ti::Tensor;
 
 namespace {
-template <typename T>
-Tensor tensor_of(const std::vector<T>& v, DType d, ti::Shape shape) {
-  auto buf = ti::Buffer::cpu(v.size() * sizeof(T));
-  if (!v.empty()) std::memcpy(buf->mutable_bytes().data(), v.data(), v.size() * sizeof(T));  // memcpy from null is UB
-  return Tensor::from_buffer(buf, d, std::move(shape));
-}
+using test_util::tensor_of;
 std::vector<float> normal_floats(std::size_t n, unsigned seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<float> dist(0.0f, 1.0f);

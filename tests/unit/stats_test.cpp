@@ -15,14 +15,8 @@
 namespace ti = tensor_inspect;
 
 namespace {
+using test_util::tensor_of;
 
-template <typename T>
-ti::Tensor tensor_of(const std::vector<T>& values, ti::DType dtype, ti::Shape shape = {}) {
-  if (shape.empty()) shape = {static_cast<std::int64_t>(values.size())};
-  auto buf = ti::Buffer::cpu(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(buf->mutable_bytes().data(), values.data(), values.size() * sizeof(T));
-  return ti::Tensor::from_buffer(buf, dtype, shape);
-}
 
 ti::TensorStats stats_of(const ti::Tensor& t) { return ti::compute_stats(ti::scan_source(t)); }
 

@@ -23,6 +23,7 @@
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/render.hpp"
+#include "tensor_inspect/tensor.hpp"
 
 namespace test_util {
 
@@ -96,6 +97,16 @@ inline std::vector<std::int64_t> ints(const ti::Tensor& t) {
   std::vector<std::int64_t> out;
   for (const ti::Scalar& s : realized(t)) out.push_back(static_cast<std::int64_t>(s.as_bits()));
   return out;
+}
+
+/// A tensor of `dtype` over a copy of `values` (stored as T, native order), of `shape`;
+/// an empty shape means 1-D of values.size() elements.
+template <typename T>
+ti::Tensor tensor_of(const std::vector<T>& values, ti::DType dtype, ti::Shape shape = {}) {
+  if (shape.empty()) shape = {static_cast<std::int64_t>(values.size())};
+  auto buf = ti::Buffer::cpu(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(buf->mutable_bytes().data(), values.data(), values.size() * sizeof(T));  // memcpy from null is UB
+  return ti::Tensor::from_buffer(buf, dtype, std::move(shape));
 }
 
 /// The names of a file's tensors, in listing order.

@@ -38,7 +38,7 @@ namespace tensor_inspect {
 namespace {
 
 constexpr std::uint64_t kDefaultAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
-constexpr std::uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
+constexpr std::uint32_t kGgmlMaxDims = 4;            // GGML_MAX_DIMS
 constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // empty name, n_dims 0, type, offset
 constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, a u8 value
 
@@ -58,8 +58,8 @@ GgufTensor read_tensor_info(ByteReader& r) {
   t.name = gguf_utf8_or_escaped(gguf_read_string(r, "tensor name", limits().gguf_key_bytes, "gguf_key_bytes"));
   const std::string where = "tensor '" + t.name + "'";
   const std::uint32_t n_dims = r.u32le("n_dims");
-  if (n_dims > kMaxDims)
-    r.fail_at(where + ": n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" + std::to_string(kMaxDims) + ")",
+  if (n_dims > kGgmlMaxDims)
+    r.fail_at(where + ": n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" + std::to_string(kGgmlMaxDims) + ")",
               r.offset() - 4);
   std::uint64_t numel = 1;
   for (std::uint32_t i = 0; i < n_dims; ++i) {

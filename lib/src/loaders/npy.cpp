@@ -30,7 +30,7 @@ namespace tensor_inspect {
 namespace {
 
 constexpr unsigned char kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-constexpr std::size_t kMaxDims = 64;  // NPY_MAXDIMS in numpy 2
+constexpr std::size_t kNpyMaxDims = 64;  // NPY_MAXDIMS in numpy 2
 
 /// A dtype name numpy.dtype() accepts besides the descr strings ("<f4").
 struct NumpyName {
@@ -167,9 +167,9 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
     throw bad("'fortran_order' must be True or False, not " + py_repr(fortran), fortran.at);
   if (shape_value.kind != PyValue::Kind::Tuple)
     throw bad("'shape' must be a tuple of ints, not " + py_repr(shape_value), shape_value.at);
-  if (shape_value.items.size() > kMaxDims)
+  if (shape_value.items.size() > kNpyMaxDims)
     throw bad("'shape' has " + std::to_string(shape_value.items.size()) + " dimensions, more than " +
-                  std::to_string(kMaxDims),
+                  std::to_string(kNpyMaxDims),
               shape_value.at);
   Shape shape;
   for (const PyValue& dim : shape_value.items) {

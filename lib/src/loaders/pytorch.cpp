@@ -38,7 +38,7 @@ namespace {
 
 using Kind = PickleValue::Kind;
 
-constexpr std::size_t kMaxDims = 64;
+constexpr std::size_t kTorchMaxDims = 64;
 
 // LONG1 of 10 bytes holding 0x1950a86a20f9469cfc6c, as the legacy format pickles it first.
 constexpr unsigned char kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
@@ -155,9 +155,9 @@ class PytorchReader {
   std::vector<std::int64_t> int_tuple(const PickleValue& v, const std::string& tensor, const char* what) const {
     if (v.kind != Kind::Tuple && v.kind != Kind::List)
       fail("tensor '" + tensor + "': " + what + " is a " + pickle_type_name(v) + ", not a tuple", v);
-    if (v.items.size() > kMaxDims)
+    if (v.items.size() > kTorchMaxDims)
       fail("tensor '" + tensor + "': " + what + " has " + std::to_string(v.items.size()) + " dimensions, over " +
-               std::to_string(kMaxDims),
+               std::to_string(kTorchMaxDims),
            v);
     std::vector<std::int64_t> out;
     for (const PickleRef& d : v.items) {

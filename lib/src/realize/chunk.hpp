@@ -32,6 +32,11 @@ union Word {
 };
 static_assert(sizeof(Word) == 8);
 
+/// A Word holding `v` in the member of its kind.
+inline Word wf(double v) { Word w; w.f = v; return w; }
+inline Word wi(std::int64_t v) { Word w; w.i = v; return w; }
+inline Word wu(std::uint64_t v) { Word w; w.u = v; return w; }
+
 /// The Word of a Scalar of `kind`, and back.
 Word word_of(const Scalar& s);
 Scalar scalar_of(DKind kind, Word w);

@@ -27,9 +27,6 @@ void gather(const std::byte* base, const std::int64_t* idx, std::size_t n, Word*
   for (std::size_t i = 0; i < n; ++i) out[i] = idx[i] < 0 ? conv(T{}) : conv(read_at<T>(base, idx[i]));
 }
 
-Word wf(double v) { Word w; w.f = v; return w; }
-Word wi(std::int64_t v) { Word w; w.i = v; return w; }
-Word wu(std::uint64_t v) { Word w; w.u = v; return w; }
 
 template <typename T, typename Conv>
 void scatter(const Word* in, std::size_t n, std::byte* dst, Conv conv) {

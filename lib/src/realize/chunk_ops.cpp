@@ -41,8 +41,6 @@ void map2(const Word* a, const Word* b, std::size_t n, Word* out, F f) {
   for (std::size_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
 }
 
-Word wf(double v) { Word w; w.f = v; return w; }
-Word wu(std::uint64_t v) { Word w; w.u = v; return w; }
 
 // Comparisons over one member type; the result is a bool word.
 template <typename Get>
