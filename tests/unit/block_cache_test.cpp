@@ -14,6 +14,7 @@
 #include "remote/block_cache.hpp"
 #include "remote/cache_dir.hpp"
 #include "remote/remote_file.hpp"
+#include "test_util.hpp"
 
 namespace ti = tensor_inspect;
 namespace fs = std::filesystem;
@@ -28,16 +29,7 @@ const std::string kInfo =
     "size 200000\n"
     "block 65536\n";
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ti-cache-test-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
+std::vector<std::byte> byte_pattern(std::size_t n, unsigned seed) {
   std::vector<std::byte> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 31 + seed) & 0xff);
   return v;
@@ -111,9 +103,9 @@ TEST_CASE("is_cache_folder_name: only the names the cache makes") {
 }
 
 TEST_CASE("BlockCache: blocks written in one run are read back in the next, checked by their hash") {
-  TempDir tmp;
+  test_util::TempDir tmp("ti-block-cache-");
   const std::uint64_t size = 3 * ti::kRemoteBlock + 100;  // a partial last block
-  const std::vector<std::byte> file = pattern(static_cast<std::size_t>(size), 7);
+  const std::vector<std::byte> file = byte_pattern(static_cast<std::size_t>(size), 7);
   const std::string url = "http://127.0.0.1:1/a.bin?sig=SECRET";
   {
     auto c = ti::BlockCache::open(tmp.path.string(), 1 << 30, url, "http://127.0.0.1:1/a.bin?...");
@@ -151,9 +143,9 @@ TEST_CASE("BlockCache: blocks written in one run are read back in the next, chec
 }
 
 TEST_CASE("BlockCache: a damaged block is refused, a changed file replaces the entry") {
-  TempDir tmp;
+  test_util::TempDir tmp("ti-block-cache-");
   const std::uint64_t size = 2 * ti::kRemoteBlock;
-  const std::vector<std::byte> file = pattern(static_cast<std::size_t>(size), 3);
+  const std::vector<std::byte> file = byte_pattern(static_cast<std::size_t>(size), 3);
   {
     auto c = ti::BlockCache::open(tmp.path.string(), 1 << 30, "http://h/f", "http://h/f");
     c->adopt("ETag \"1\"", size);
@@ -193,9 +185,9 @@ TEST_CASE("BlockCache: a damaged block is refused, a changed file replaces the e
 }
 
 TEST_CASE("BlockCache: the folder stays under the cap; the least recently used entry goes first") {
-  TempDir tmp;
+  test_util::TempDir tmp("ti-block-cache-");
   const std::uint64_t size = 8 * ti::kRemoteBlock;
-  const std::vector<std::byte> file = pattern(static_cast<std::size_t>(size), 1);
+  const std::vector<std::byte> file = byte_pattern(static_cast<std::size_t>(size), 1);
   const std::uint64_t cap = 800 * 1024;
   for (const char* url : {"http://h/1", "http://h/2", "http://h/3"}) {
     auto c = ti::BlockCache::open(tmp.path.string(), cap, url, url);
@@ -220,7 +212,7 @@ TEST_CASE("BlockCache: the folder stays under the cap; the least recently used e
 }
 
 TEST_CASE("BlockCache::open: a folder that cannot be made gives no cache, not an error") {
-  TempDir tmp;
+  test_util::TempDir tmp("ti-block-cache-");
   std::ofstream(tmp.path / "file") << "x";
   CHECK_FALSE(ti::BlockCache::open((tmp.path / "file").string(), 1 << 30, "http://h/f", "http://h/f"));
   CHECK_FALSE(ti::BlockCache::open((tmp.path / "file" / "sub").string(), 1 << 30, "http://h/f", "http://h/f"));

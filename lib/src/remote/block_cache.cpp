@@ -23,7 +23,7 @@ namespace tensor_inspect {
 
 namespace {
 
-constexpr std::string_view kMagic = "tensor-inspect block cache 1";
+constexpr std::string_view kInfoMagic = "tensor-inspect block cache 1";
 constexpr std::string_view kTag =
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tensor-inspect (--cache).\n"
@@ -88,7 +88,7 @@ void store_le64(std::byte* p, std::uint64_t v) {
 }  // namespace
 
 std::string format_cache_info(const CacheInfo& info) {
-  return std::string(kMagic) + "\nurl " + info.url + "\nurl_check " + hex64(info.url_check) + "\nvalidator " + info.validator +
+  return std::string(kInfoMagic) + "\nurl " + info.url + "\nurl_check " + hex64(info.url_check) + "\nvalidator " + info.validator +
          "\nsize " + std::to_string(info.size) + "\nblock " + std::to_string(info.block) + "\n";
 }
 
@@ -101,7 +101,7 @@ std::optional<CacheInfo> parse_cache_info(std::string_view text) {
     text.remove_prefix(nl + 1);
   }
   constexpr std::string_view keys[] = {"url ", "url_check ", "validator ", "size ", "block "};
-  if (lines.size() != 6 || lines[0] != kMagic) return std::nullopt;
+  if (lines.size() != 6 || lines[0] != kInfoMagic) return std::nullopt;
   std::string_view v[5];
   for (std::size_t i = 0; i < 5; ++i) {
     if (lines[i + 1].substr(0, keys[i].size()) != keys[i] || !printable(lines[i + 1])) return std::nullopt;
