@@ -229,7 +229,10 @@ class JsonCursor {
     }
   }
 
-  std::uint64_t uint_value(const std::string& where) {
+  /// A non-negative integer at p_; `where()` (the field, for the message) is only called
+  /// when it is not one, so a header of many entries builds no message strings.
+  template <typename Where>
+  std::uint64_t uint_value(const Where& where) {
     ws();
     const std::size_t start = p_;
     const char c = peek();
@@ -247,7 +250,7 @@ class JsonCursor {
     } else {
       skip_value(3);
     }
-    fail(where + " must be a non-negative integer, not " + raw(start));
+    fail(where() + " must be a non-negative integer, not " + raw(start));
   }
 
   /// A list of unsigned integers at p_ into `out`, or nullopt-like false when the value is
