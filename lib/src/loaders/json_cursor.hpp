@@ -238,9 +238,11 @@ class JsonCursor {
     const char c = peek();
     if (c == '-' || (c >= '0' && c <= '9')) {
       const std::string_view n = number();
+      // number() checked the grammar: anything but a digit ('-', '.', 'e') is not a uint.
       std::uint64_t v = 0;
-      bool ok = n.find_first_of("-.eE") == std::string_view::npos;
+      bool ok = true;
       for (char d : n) {
+        if (d < '0' || d > '9') ok = false;
         if (!ok) break;
         const auto digit = static_cast<std::uint64_t>(d - '0');
         if (v > (UINT64_MAX - digit) / 10) ok = false;

@@ -162,14 +162,43 @@ class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
   std::string last_key_;
 };
 
+/// DuplicateKeyCheck and nlohmann's own DOM builder in one SAX pass: the document is
+/// built while its keys are checked (a checking pass and then a parse read it twice).
+class CheckedDom {
+ public:
+  using json = nlohmann::json;
+  CheckedDom(const std::string& file, json& out) : check(file), dom_(out, false) {}
+  bool null() { return check.null() && dom_.null(); }
+  bool boolean(bool v) { return check.boolean(v) && dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return check.number_integer(v) && dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return check.number_unsigned(v) && dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return check.number_float(v, s) && dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return check.string(v) && dom_.string(v); }
+  bool binary(json::binary_t& v) { return check.binary(v) && dom_.binary(v); }
+  bool start_object(std::size_t n) { return check.start_object(n) && dom_.start_object(n); }
+  bool start_array(std::size_t n) { return check.start_array(n) && dom_.start_array(n); }
+  bool end_object() { return check.end_object() && dom_.end_object(); }
+  bool end_array() { return check.end_array() && dom_.end_array(); }
+  bool key(json::string_t& k) { return check.key(k) && dom_.key(k); }
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) {
+    return check.parse_error(position, token, ex);
+  }
+  DuplicateKeyCheck check;
+
+ private:
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+};
+
 }  // namespace
 
 nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base) {
   // NOTE: nlohmann::json (a std::map), not ordered_json: ordered_json looks keys up
   // linearly, so a hostile header with a million tensors would take minutes to parse.
   using json = nlohmann::json;
-  DuplicateKeyCheck check(file);
-  if (!json::sax_parse(text.begin(), text.end(), &check)) {
+  json out;
+  CheckedDom builder(file, out);
+  const DuplicateKeyCheck& check = builder.check;
+  if (!json::sax_parse(text.begin(), text.end(), &builder)) {
     if (check.too_deep)
       throw Error(ErrorCode::BadFile, file + ": JSON nests deeper than " + std::to_string(limits().json_depth) +
                                           " levels" + limit_hint("json_depth"));
@@ -179,7 +208,7 @@ nlohmann::json parse_json_header(std::string_view text, const std::string& file,
     const std::uint64_t at = base + (check.error_position > 0 ? check.error_position - 1 : 0);
     throw Error(ErrorCode::BadFile, file + ": header is not valid JSON (" + what + ") at byte " + std::to_string(at));
   }
-  return json::parse(text.begin(), text.end());
+  return out;
 }
 
 bool sniff_safetensors(std::span<const std::byte> head) {

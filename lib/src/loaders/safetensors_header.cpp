@@ -22,6 +22,16 @@ class HeaderReader : JsonCursor {
   HeaderReader(std::string_view text, const std::string& file, std::uint64_t base) : JsonCursor(text, file, base) {}
 
   SafetensorsHeader run() {
+    // Room for every entry at once: growing by doubling would copy the entries and fault
+    // in fresh pages for each copy. Each entry holds a "data_offsets" key (names holding
+    // those bytes only over-count) and takes at least 45 bytes ("":{"dtype":"U8",
+    // "shape":[],"data_offsets":[0,0]},), so the room stays proportional to the header.
+    std::size_t entries = 0;
+    for (std::size_t at = t_.find("\"data_offsets\""); at != std::string_view::npos && entries < t_.size() / 45;
+         at = t_.find("\"data_offsets\"", at + 14))
+      ++entries;
+    out_.tensors.reserve(entries);
+    out_.dims.reserve(2 * entries);
     ws();
     if (p_ >= t_.size() || t_[p_] != '{') fail_at("header does not start with '{'", p_, false);
     ++p_;
