@@ -19,12 +19,6 @@
 
 namespace tensor_inspect {
 
-namespace {
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-}  // namespace
-
 LoadedFile open_checkpoint_dir(const std::string& path) {
   namespace fs = std::filesystem;
   std::vector<std::string> indexes, shards;
@@ -32,8 +26,8 @@ LoadedFile open_checkpoint_dir(const std::string& path) {
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!it->is_regular_file(ec)) continue;
-    if (ends_with(name, ".safetensors.index.json")) indexes.push_back(name);
-    else if (ends_with(name, ".safetensors")) shards.push_back(name);
+    if (name.ends_with(".safetensors.index.json")) indexes.push_back(name);
+    else if (name.ends_with(".safetensors")) shards.push_back(name);
   }
   if (ec) throw Error(ErrorCode::Io, path + ": cannot read the folder (" + ec.message() + ")");
   std::sort(indexes.begin(), indexes.end());

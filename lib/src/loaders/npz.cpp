@@ -29,10 +29,6 @@ namespace {
 
 std::string npz_key(const std::string& member) { return member.substr(0, member.size() - 4); }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string member_label(const std::string& file, const ZipMember& m) { return file + ": member '" + m.name + "'"; }
 
 /// Reverses the bytes of each `itemsize`-byte element in place.
@@ -125,7 +121,7 @@ bool sniff_npz(std::span<const std::byte> head) {
   bool truncated = false;
   const std::string first = zip_first_name(head, &truncated);
   // A name cut off by the end of `head` could be either format: the extension decides.
-  return sniff_zip(head) && !truncated && ends_with(first, ".npy");
+  return sniff_zip(head) && !truncated && first.ends_with(".npy");
 }
 
 LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
@@ -136,7 +132,7 @@ LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
   loaded.format = "npz";
   loaded.file = file;
   for (const ZipMember& m : zip->members()) {
-    if (!ends_with(m.name, ".npy")) {
+    if (!m.name.ends_with(".npy")) {
       loaded.metadata.push_back({m.name, "skipped", "not a .npy member"});
       continue;
     }

@@ -57,10 +57,6 @@ constexpr StorageType kStorageTypes[] = {
     {"torch.ByteStorage", DType::UInt8},     {"torch.BoolStorage", DType::Bool},
 };
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 class PytorchReader {
  public:
   explicit PytorchReader(std::shared_ptr<const MappedFile> file)
@@ -69,7 +65,7 @@ class PytorchReader {
   LoadedFile read() {
     const ZipMember* pkl = nullptr;
     for (const ZipMember& m : zip_->members())
-      if (ends_with(m.name, "/data.pkl") && std::count(m.name.begin(), m.name.end(), '/') == 1) {
+      if (m.name.ends_with("/data.pkl") && std::count(m.name.begin(), m.name.end(), '/') == 1) {
         pkl = &m;
         break;
       }
@@ -273,7 +269,7 @@ bool sniff_pytorch(std::span<const std::byte> head) {
   const std::string first = zip_first_name(head, &truncated);
   if (first.empty()) return false;
   if (truncated) return first.find('/') != std::string::npos;
-  return ends_with(first, "/data.pkl");
+  return first.ends_with("/data.pkl");
 }
 
 LoadedFile open_pytorch(std::shared_ptr<const MappedFile> file) {
