@@ -63,7 +63,7 @@ std::optional<StTag> tag_from_safetensors(std::string_view tag) {
 // otherwise build 40,000 strings that are never shown).
 std::string where_of(std::string_view name) { return "tensor '" + std::string(name) + "'"; }
 
-Shape shape_of(std::span<const std::int64_t> dims) { return Shape(dims.begin(), dims.end()); }
+Shape shape_from_dims(std::span<const std::int64_t> dims) { return Shape(dims.begin(), dims.end()); }
 
 /// Checks one header entry against its dtype tag (element count, whole bytes, the byte
 /// length of data_offsets) and returns the tag. `last` caches the previous entry's tag:
@@ -78,7 +78,7 @@ StTag check_tensor_info(const std::string& file, const SafetensorsInfo& info, st
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const auto dim = static_cast<std::uint64_t>(shape[i]);
     if (dim != 0 && numel > static_cast<std::uint64_t>(INT64_MAX) / dim)
-      fail(file, where_of(name) + ": element count of shape " + shape_repr(shape_of(shape.first(i + 1))) + " overflows");
+      fail(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) + " overflows");
     numel *= dim;
   }
   if (info.end < info.begin)
@@ -86,13 +86,13 @@ StTag check_tensor_info(const std::string& file, const SafetensorsInfo& info, st
                    ") end before they begin");
   // checked_mul's own test first, so its message is only built when it throws.
   if (numel != 0 && tag.bits > static_cast<std::uint64_t>(INT64_MAX) / numel)
-    checked_mul(numel, tag.bits, file, where_of(name) + ": byte size of shape " + shape_repr(shape_of(shape)));
+    checked_mul(numel, tag.bits, file, where_of(name) + ": byte size of shape " + shape_repr(shape_from_dims(shape)));
   const std::uint64_t bits = numel * tag.bits;
   if (bits % 8 != 0)
     fail(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + std::string(info.dtype) +
                    " do not fill whole bytes");
   if (bits / 8 != info.end - info.begin)
-    fail(file, where_of(name) + ": shape " + shape_repr(shape_of(shape)) + " of " + std::string(info.dtype) + " needs " +
+    fail(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + std::string(info.dtype) + " needs " +
                    std::to_string(bits / 8) + " bytes, but data_offsets [" + std::to_string(info.begin) + ", " +
                    std::to_string(info.end) + ") hold " + std::to_string(info.end - info.begin));
   return tag;
