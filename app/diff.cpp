@@ -53,7 +53,7 @@ Input open_input(const std::string& arg) {
     TensorEntry e;
     e.dtype = commit_dtype(t.dtype());
     e.shape = t.shape();
-    e.load = [t] { return t; };
+    e.loader = [t] { return t; };
     in.format = "literal";
     in.entries.push_back(std::move(e));
     return in;

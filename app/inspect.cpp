@@ -17,6 +17,7 @@
 #include "selection.hpp"
 #include "options.hpp"
 #include "print_options.hpp"
+#include "process_exit.hpp"
 #include "stats.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
@@ -278,9 +279,12 @@ int run(const Options& o) {
       throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
                                                      : in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                                            " tensors: choose one with --name for --header (--list shows them all)");
-    OutBuffer out(stdout);
-    if (o.meta) render_meta(*in.file, o.json, out);
-    else render_listing(*in.file, o.json, out);
+    {
+      OutBuffer out(stdout);
+      if (o.meta) render_meta(*in.file, o.json, out);
+      else render_listing(*in.file, o.json, out);
+    }
+    keep_until_exit(std::move(*in.file));  // freed with the process, not entry by entry
     return 0;
   }
   // Everything lazy happens before the first byte is written: -e over each tensor.

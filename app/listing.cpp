@@ -182,7 +182,10 @@ class RowCells {
     if (e.note.empty()) {
       cell[5] = text_of(e.stored_type, stored_);
     } else {
-      stored_ = escape_text(e.stored_type) + " (" + escape_text(e.note) + ")";
+      stored_.assign(text_of(e.stored_type, scratch_));  // copied before scratch_ is reused
+      stored_ += " (";
+      stored_ += text_of(e.note, scratch_);
+      stored_ += ')';
       cell[5] = stored_;
     }
   }
@@ -208,7 +211,7 @@ class RowCells {
   static std::string_view number(std::uint64_t v, char (&buf)[24]) {
     return {buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)};
   }
-  std::string name_, stored_, shape_long_;
+  std::string name_, stored_, scratch_, shape_long_;
   char shape_[8 * 22 + 4];
   char nbytes_[24], offset_[24];
 };
@@ -231,17 +234,26 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
     width[0] = std::max(width[0], display_width(row.cell[0]));
     for (std::size_t c = 1; c < kColumns; ++c) width[c] = std::max(width[c], row.cell[c].size());
   }
-  std::string line;
+  // Each line is laid out in place in the output buffer: cells padded to their column,
+  // trailing spaces (an empty last cell) dropped. A line longer than the buffer (a name of
+  // tens of KB) is put together in a string first.
+  std::string long_line;
   const auto put_line = [&](const std::array<std::string_view, kColumns>& cells) {
-    line.clear();
+    std::size_t most = 1;  // padding is width - columns used + 2 <= width + 2
+    for (std::size_t c = 0; c < kColumns; ++c) most += cells[c].size() + width[c] + 2;
+    char* const begin = most <= OutBuffer::kSize ? out.reserve(most) : nullptr;
+    if (!begin) long_line.assign(most, ' ');
+    char* const start = begin ? begin : long_line.data();
+    char* p = start;
     for (std::size_t c = 0; c < kColumns; ++c) {
-      line += cells[c];
+      p = std::copy(cells[c].begin(), cells[c].end(), p);
       const std::size_t used = c == 0 ? display_width(cells[0]) : cells[c].size();
-      if (c + 1 < kColumns) line.append(width[c] - used + 2, ' ');
+      if (c + 1 < kColumns) p = std::fill_n(p, width[c] - used + 2, ' ');
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    line += '\n';
-    out.write(line);
+    while (p > start && p[-1] == ' ') --p;
+    *p++ = '\n';
+    if (begin) out.commit(p);
+    else out.write(std::string_view(start, static_cast<std::size_t>(p - start)));
   };
   put_line(kListingHeader);
   for (const TensorEntry& e : file.tensors) {

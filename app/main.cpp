@@ -12,6 +12,7 @@
 #include "diff.hpp"
 #include "json_shape.hpp"
 #include "options.hpp"
+#include "process_exit.hpp"
 #include "remote_options.hpp"
 #include "stats.hpp"
 #include "validate.hpp"
@@ -166,7 +167,7 @@ int main(int argc, char** argv) {
     // not success: a CI job must not see exit 0 for lost output.
     if (std::fflush(stdout) != 0 || std::ferror(stdout))
       return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), json);
-    return status;
+    ti::app::end_process(status);  // nothing left to free one by one (process_exit.hpp)
   } catch (const ti::Error& e) {
     return report(e, json);
   } catch (const std::bad_alloc&) {

@@ -98,6 +98,21 @@ TEST_CASE("safetensors: a header lists tensors in data order with dtype, shape, 
   CHECK(ints(f.tensors[1].load()) == std::vector<std::int64_t>{1, -2});
 }
 
+TEST_CASE("safetensors: escaped names and tags are decoded, and their entries outlive the header parse") {
+  // "a\u00e9\"" is a, U+00E9 (UTF-8 c3 a9), a quote; "F\u00332" is the tag F32; the
+  // second name is a plain view of the header. Values: 1.5f is 00 00 c0 3f, 2 as u8.
+  const std::string h = R"({"a\u00e9\"":{"dtype":"F\u00332","shape":[1],"data_offsets":[0,4]},)"
+                        R"("plain":{"dtype":"U8","shape":[1,1],"data_offsets":[4,5]}})";
+  const ti::LoadedFile f = open_st(st(h, std::string("\x00\x00\xc0\x3f\x02", 5)));
+  CHECK(names_of(f) == std::vector<std::string>{"a\xc3\xa9\"", "plain"});
+  CHECK(f.tensors[0].stored_type == "F32");
+  CHECK(f.tensors[0].dtype == ti::DType::Float32);
+  CHECK(f.tensors[1].shape == ti::Shape{1, 1});
+  CHECK(f.tensors[1].stored_shape == ti::Shape{1, 1});
+  CHECK(doubles(f.tensors[0].load()) == std::vector<double>{1.5});
+  CHECK(ints(f.tensors[1].load()) == std::vector<std::int64_t>{2});
+}
+
 TEST_CASE("safetensors: load is lazy, a DISK buffer over the tensor's bytes") {
   const std::string h = "{" + kA4 + "}";
   const ti::LoadedFile f = open_st(st(h, std::string("\x00\x00\x80\xbf", 4)));
@@ -220,6 +235,26 @@ TEST_CASE("safetensors: hostile offsets, sizes and names are refused naming the 
                    "x.safetensors: key 'dtype' appears twice in header object 'a'");
     CHECK_ST_ERROR(st(R"({"__metadata__":{"k":"1","k":"2"}})"),
                    "x.safetensors: key 'k' appears twice in header object '__metadata__'");
+    // The same name spelled with and without an escape is one name held twice.
+    CHECK_ST_ERROR(st(R"({"ab":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a\u0062":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})", "12"),
+                   "x.safetensors: tensor 'ab' appears twice in the header");
+  }
+  SUBCASE("among many names, the duplicate that sorts first is named, wherever the two are") {
+    // 3000 distinct names t0..t2999 (one byte each), then "t2999" and "t1000" again: the
+    // hash table of names must find them, and the message names "t1000" ("t1000" < "t2999").
+    std::string header = "{", data;
+    auto add = [&](const std::string& name) {
+      if (header.size() > 1) header += ",";
+      header += "\"" + name + "\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[" + std::to_string(data.size()) +
+                "," + std::to_string(data.size() + 1) + "]}";
+      data += 'x';
+    };
+    for (int i = 0; i < 3000; ++i) add("t" + std::to_string(i));
+    const std::string distinct = header + "}";
+    CHECK(open_st(st(distinct, data)).tensors.size() == 3000);
+    add("t2999");
+    add("t1000");
+    CHECK_ST_ERROR(st(header + "}", data), "x.safetensors: tensor 't1000' appears twice in the header");
   }
   SUBCASE("an unknown dtype tag") {
     CHECK_ST_ERROR(st(R"({"w":{"dtype":"F12","shape":[1],"data_offsets":[0,4]}})", "1234"),

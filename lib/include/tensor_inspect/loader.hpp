@@ -39,9 +39,18 @@ struct TensorEntry {
   std::uint64_t offset = 0;   ///< byte offset of the data in the file
   std::uint64_t nbytes = 0;   ///< bytes of stored data
   std::string note;           ///< e.g. "big-endian, converted to native order"; may be empty
-  /// Builds the lazy tensor (reads nothing). Throws Error(Unsupported) naming the
-  /// stored type when the values cannot be shown; Error(BadFile) for a bad entry.
-  std::function<Tensor()> load;
+  /// Where the values are the bytes [offset, offset + nbytes) of this file as they are,
+  /// little-endian and C-contiguous, of `dtype` and `shape` (safetensors): load() slices
+  /// it, and no `loader` closure is kept per entry. Null for every other entry.
+  std::shared_ptr<const MappedFile> file;
+  /// Builds the lazy tensor where a slice of `file` does not do (byte swaps, Fortran order,
+  /// compressed members, dequantization, a missing shard); load() calls it when set.
+  std::function<Tensor()> loader;
+  /// The lazy tensor (reads nothing): `loader()` when set, else Tensor::from_buffer over
+  /// Buffer::disk(file, offset, nbytes). Throws what `loader` throws (Error(Unsupported)
+  /// naming the stored type when the values cannot be shown; Error(BadFile) for a bad
+  /// entry), or Error(Internal) for an entry that has neither.
+  Tensor load() const;
   /// GGUF block-quantized tensors: the ggml type id and the file holding the blocks at
   /// [offset, offset + nbytes), so scans (statistics) dequantize block by block in place
   /// instead of realizing the float32 tensor. Unset for every other tensor.

@@ -253,7 +253,7 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
                std::to_string(t.type->block_bytes) + " bytes" +
                (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
     }
-    e.load = make_loader(file, t, e.offset, e.shape);
+    e.loader = make_loader(file, t, e.offset, e.shape);
     if (t.type->dequantizable) {
       e.ggml_type = t.type->id;
       e.blocks_file = file;

@@ -229,15 +229,20 @@ class JsonCursor {
     }
   }
 
-  std::uint64_t uint_value(const std::string& where) {
+  /// A non-negative integer at p_; `where()` (the field, for the message) is only called
+  /// when it is not one, so a header of many entries builds no message strings.
+  template <typename Where>
+  std::uint64_t uint_value(const Where& where) {
     ws();
     const std::size_t start = p_;
     const char c = peek();
     if (c == '-' || (c >= '0' && c <= '9')) {
       const std::string_view n = number();
+      // number() checked the grammar: anything but a digit ('-', '.', 'e') is not a uint.
       std::uint64_t v = 0;
-      bool ok = n.find_first_of("-.eE") == std::string_view::npos;
+      bool ok = true;
       for (char d : n) {
+        if (d < '0' || d > '9') ok = false;
         if (!ok) break;
         const auto digit = static_cast<std::uint64_t>(d - '0');
         if (v > (UINT64_MAX - digit) / 10) ok = false;
@@ -247,7 +252,7 @@ class JsonCursor {
     } else {
       skip_value(3);
     }
-    fail(where + " must be a non-negative integer, not " + raw(start));
+    fail(where() + " must be a non-negative integer, not " + raw(start));
   }
 
   /// A list of unsigned integers at p_ into `out`, or nullopt-like false when the value is

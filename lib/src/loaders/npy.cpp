@@ -220,7 +220,7 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
   if (swap) entry.note = d.big_endian ? "big-endian, converted to native order" : "little-endian, converted to native order";
   if (column_major) entry.note += (entry.note.empty() ? "" : "; ") + std::string("Fortran order, converted to C order");
   const DType dtype = d.dtype;
-  entry.load = [file, data_at, nbytes, dtype, stored_shape, swap, column_major]() {
+  entry.loader = [file, data_at, nbytes, dtype, stored_shape, swap, column_major]() {
     Tensor t = tensor_from_stored(Buffer::disk(file, data_at, nbytes), dtype, stored_shape, swap);
     if (column_major) {
       std::vector<std::int64_t> order(stored_shape.size());

@@ -97,7 +97,7 @@ TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMemb
   entry.offset = m.data_offset;
   entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
   const ZipMember member = m;
-  entry.load = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
+  entry.loader = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
     auto producer = std::make_shared<Producer>();
     producer->label = "inflate " + zip->file()->name() + ":" + member.name;
     producer->fill = [zip, member, data_at, itemsize, swap](std::span<std::byte> out) {

@@ -248,7 +248,7 @@ class PytorchReader {
     if (!t.member->stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
 
     const bool swap = big_endian_ && entry_itemsize > 1;
-    entry.load = torch_tensor_loader(zip_, t, name, swap);
+    entry.loader = torch_tensor_loader(zip_, t, name, swap);
     out_.tensors.push_back(std::move(entry));
   }
 

@@ -74,7 +74,7 @@ LoadedFile open_raw(std::shared_ptr<const MappedFile> file, const RawOptions& op
   if (options.big_endian && itemsize > 1) entry.note = "big-endian, converted to native order";
   const DType dtype = options.dtype;
   const std::uint64_t offset = options.offset;
-  entry.load = [file, dtype, shape, offset, length, swap]() {
+  entry.loader = [file, dtype, shape, offset, length, swap]() {
     return tensor_from_stored(Buffer::disk(file, offset, length), dtype, shape, swap);
   };
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -54,56 +55,47 @@ std::optional<StTag> tag_from_safetensors(std::string_view tag) {
   return std::nullopt;
 }
 
-/// A header entry after validation, before sorting.
-struct StTensor {
-  std::string name;
-  std::string tag;
-  std::optional<DType> dtype;
-  Shape shape;
-  std::uint64_t begin = 0;
-  std::uint64_t end = 0;
-};
-
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
   throw Error(ErrorCode::BadFile, file + ": " + what);
 }
 
 // "tensor 'NAME'", made only when a message needs it (a listing of 20,000 tensors would
 // otherwise build 40,000 strings that are never shown).
-std::string where_of(const std::string& name) { return "tensor '" + name + "'"; }
+std::string where_of(std::string_view name) { return "tensor '" + std::string(name) + "'"; }
 
-StTensor read_tensor_info(const std::string& file, SafetensorsInfo&& info) {
-  StTensor t;
-  t.name = std::move(info.name);
-  t.tag = std::move(info.dtype);
-  const std::string& name = t.name;
-  std::optional<StTag> tag = tag_from_safetensors(t.tag);
-  if (!tag) fail(file, where_of(name) + ": unknown dtype '" + t.tag + "'");
-  t.dtype = tag->dtype;
+Shape shape_from_dims(std::span<const std::int64_t> dims) { return Shape(dims.begin(), dims.end()); }
+
+/// Checks one header entry against its dtype tag (element count, whole bytes, the byte
+/// length of data_offsets) and returns the tag. `last` caches the previous entry's tag:
+/// a checkpoint uses a handful of tags, so the table is searched a handful of times.
+StTag check_tensor_info(const std::string& file, const SafetensorsInfo& info, std::span<const std::int64_t> shape,
+                        std::optional<StTag>& last) {
+  const std::string_view name = info.name;
+  if (!last || last->tag != info.dtype) last = tag_from_safetensors(info.dtype);
+  if (!last) fail(file, where_of(name) + ": unknown dtype '" + std::string(info.dtype) + "'");
+  const StTag tag = *last;
   std::uint64_t numel = 1;
-  for (std::size_t i = 0; i < info.shape.size(); ++i) {
-    const auto dim = static_cast<std::uint64_t>(info.shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    const auto dim = static_cast<std::uint64_t>(shape[i]);
     if (dim != 0 && numel > static_cast<std::uint64_t>(INT64_MAX) / dim)
-      fail(file, where_of(name) + ": element count of shape " + shape_repr(Shape(info.shape.begin(), info.shape.begin() + static_cast<std::ptrdiff_t>(i) + 1)) + " overflows");
+      fail(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) + " overflows");
     numel *= dim;
   }
-  t.shape = std::move(info.shape);
-  t.begin = info.begin;
-  t.end = info.end;
-  if (t.end < t.begin)
-    fail(file, where_of(name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+  if (info.end < info.begin)
+    fail(file, where_of(name) + ": data_offsets [" + std::to_string(info.begin) + ", " + std::to_string(info.end) +
                    ") end before they begin");
   // checked_mul's own test first, so its message is only built when it throws.
-  if (numel != 0 && tag->bits > static_cast<std::uint64_t>(INT64_MAX) / numel)
-    checked_mul(numel, tag->bits, file, where_of(name) + ": byte size of shape " + shape_repr(t.shape));
-  const std::uint64_t bits = numel * tag->bits;
+  if (numel != 0 && tag.bits > static_cast<std::uint64_t>(INT64_MAX) / numel)
+    checked_mul(numel, tag.bits, file, where_of(name) + ": byte size of shape " + shape_repr(shape_from_dims(shape)));
+  const std::uint64_t bits = numel * tag.bits;
   if (bits % 8 != 0)
-    fail(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + t.tag + " do not fill whole bytes");
-  if (bits / 8 != t.end - t.begin)
-    fail(file, where_of(name) + ": shape " + shape_repr(t.shape) + " of " + t.tag + " needs " + std::to_string(bits / 8) +
-                   " bytes, but data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + ") hold " +
-                   std::to_string(t.end - t.begin));
-  return t;
+    fail(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + std::string(info.dtype) +
+                   " do not fill whole bytes");
+  if (bits / 8 != info.end - info.begin)
+    fail(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + std::string(info.dtype) + " needs " +
+                   std::to_string(bits / 8) + " bytes, but data_offsets [" + std::to_string(info.begin) + ", " +
+                   std::to_string(info.end) + ") hold " + std::to_string(info.end - info.begin));
+  return tag;
 }
 
 }  // namespace
@@ -170,14 +162,43 @@ class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
   std::string last_key_;
 };
 
+/// DuplicateKeyCheck and nlohmann's own DOM builder in one SAX pass: the document is
+/// built while its keys are checked (a checking pass and then a parse read it twice).
+class CheckedDom {
+ public:
+  using json = nlohmann::json;
+  CheckedDom(const std::string& file, json& out) : check(file), dom_(out, false) {}
+  bool null() { return check.null() && dom_.null(); }
+  bool boolean(bool v) { return check.boolean(v) && dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return check.number_integer(v) && dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return check.number_unsigned(v) && dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return check.number_float(v, s) && dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return check.string(v) && dom_.string(v); }
+  bool binary(json::binary_t& v) { return check.binary(v) && dom_.binary(v); }
+  bool start_object(std::size_t n) { return check.start_object(n) && dom_.start_object(n); }
+  bool start_array(std::size_t n) { return check.start_array(n) && dom_.start_array(n); }
+  bool end_object() { return check.end_object() && dom_.end_object(); }
+  bool end_array() { return check.end_array() && dom_.end_array(); }
+  bool key(json::string_t& k) { return check.key(k) && dom_.key(k); }
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) {
+    return check.parse_error(position, token, ex);
+  }
+  DuplicateKeyCheck check;
+
+ private:
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+};
+
 }  // namespace
 
 nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base) {
   // NOTE: nlohmann::json (a std::map), not ordered_json: ordered_json looks keys up
   // linearly, so a hostile header with a million tensors would take minutes to parse.
   using json = nlohmann::json;
-  DuplicateKeyCheck check(file);
-  if (!json::sax_parse(text.begin(), text.end(), &check)) {
+  json out;
+  CheckedDom builder(file, out);
+  const DuplicateKeyCheck& check = builder.check;
+  if (!json::sax_parse(text.begin(), text.end(), &builder)) {
     if (check.too_deep)
       throw Error(ErrorCode::BadFile, file + ": JSON nests deeper than " + std::to_string(limits().json_depth) +
                                           " levels" + limit_hint("json_depth"));
@@ -187,7 +208,7 @@ nlohmann::json parse_json_header(std::string_view text, const std::string& file,
     const std::uint64_t at = base + (check.error_position > 0 ? check.error_position - 1 : 0);
     throw Error(ErrorCode::BadFile, file + ": header is not valid JSON (" + what + ") at byte " + std::to_string(at));
   }
-  return json::parse(text.begin(), text.end());
+  return out;
 }
 
 bool sniff_safetensors(std::span<const std::byte> head) {
@@ -229,28 +250,37 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   std::sort(header.metadata.begin(), header.metadata.end());
   out.metadata.reserve(header.metadata.size());
   for (auto& [key, value] : header.metadata) out.metadata.push_back(MetaEntry{key, "string", nlohmann::ordered_json(value)});
-  std::vector<StTensor> tensors;
-  tensors.reserve(header.tensors.size());
-  for (SafetensorsInfo& info : header.tensors) tensors.push_back(read_tensor_info(name, std::move(info)));
+  const std::vector<SafetensorsInfo>& infos = header.tensors;
+  std::vector<std::optional<DType>> dtypes(infos.size());
+  std::optional<StTag> last_tag;
+  for (std::size_t i = 0; i < infos.size(); ++i)
+    dtypes[i] = check_tensor_info(name, infos[i], header.shape(infos[i]), last_tag).dtype;
 
   // Tile the buffer: sorted by (begin, end), each tensor starts where the previous ended.
   // Zero-size tensors at one offset stay in name order (the header is read sorted).
-  std::sort(tensors.begin(), tensors.end(), [](const StTensor& a, const StTensor& b) {
+  // Writers put the header in data order, so sorting is usually a check that it is.
+  const auto before = [&infos](std::uint32_t ia, std::uint32_t ib) {
+    const SafetensorsInfo& a = infos[ia];
+    const SafetensorsInfo& b = infos[ib];
     if (a.begin != b.begin) return a.begin < b.begin;
     return a.end != b.end ? a.end < b.end : a.name < b.name;
-  });
+  };
+  std::vector<std::uint32_t> order(infos.size());  // fewer than 2**32 entries fit the header cap
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+  if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
   const std::uint64_t data_start = 8 + n;
   const std::uint64_t buffer_size = file->size() - data_start;
   std::uint64_t cursor = 0;
-  const StTensor* previous = nullptr;
-  for (const StTensor& t : tensors) {
+  const SafetensorsInfo* previous = nullptr;
+  for (std::uint32_t i : order) {
+    const SafetensorsInfo& t = infos[i];
     if (t.end > buffer_size)
       fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                      ") run past the end of the data (" + std::to_string(buffer_size) + " bytes) at byte " +
                      std::to_string(data_start + t.begin));
     if (t.begin < cursor)
       fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                     ") overlap tensor '" + previous->name + "' at byte " + std::to_string(data_start + t.begin));
+                     ") overlap tensor '" + std::string(previous->name) + "' at byte " + std::to_string(data_start + t.begin));
     if (t.begin > cursor)
       fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                      ") leave a hole of " + std::to_string(t.begin - cursor) + " bytes before it at byte " +
@@ -262,27 +292,28 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
     fail(name, std::to_string(buffer_size - cursor) + " bytes after the last tensor belong to no tensor at byte " +
                    std::to_string(data_start + cursor));
 
-  out.tensors.reserve(tensors.size());
-  for (StTensor& t : tensors) {
-    TensorEntry e;
-    e.dtype = t.dtype;
+  // Each entry's values are a plain slice of the file (TensorEntry::file): no closure per
+  // tensor, except for the rare tags tinygrad cannot show, whose load() says so.
+  out.tensors.resize(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const SafetensorsInfo& t = infos[order[k]];
+    TensorEntry& e = out.tensors[k];
+    const std::span<const std::int64_t> dims = header.shape(t);
+    e.name.assign(t.name);
+    e.stored_type.assign(t.dtype);
+    e.dtype = dtypes[order[k]];
+    e.shape.assign(dims.begin(), dims.end());
+    e.stored_shape = e.shape;
     e.offset = data_start + t.begin;
     e.nbytes = t.end - t.begin;
-    e.stored_shape = t.shape;
-    if (t.dtype) {
-      e.load = [file, dtype = *t.dtype, offset = e.offset, nbytes = e.nbytes, shape = t.shape]() {
-        return Tensor::from_buffer(Buffer::disk(file, offset, nbytes), dtype, shape);
-      };
+    if (e.dtype) {
+      e.file = file;
     } else {
-      e.load = [file, tag = t.tag, tensor_name = t.name]() -> Tensor {
+      e.loader = [file, tag = e.stored_type, tensor_name = e.name]() -> Tensor {
         throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag +
                                                 ", which tinygrad has no dtype for");
       };
     }
-    e.name = std::move(t.name);
-    e.stored_type = std::move(t.tag);
-    e.shape = std::move(t.shape);
-    out.tensors.push_back(std::move(e));
   }
   return out;
 }

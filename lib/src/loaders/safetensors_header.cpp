@@ -1,11 +1,13 @@
 // loaders/safetensors_header.cpp — the safetensors JSON header in one pass (see
 // safetensors_header.hpp). It reads the header's own shape through JsonCursor (strict
-// RFC 8259, loaders/json_cursor.hpp) directly into entries: names without escapes are
-// copied once from the mapped bytes into their entry, and nothing else is allocated per
-// tensor. Values of unknown fields are skipped iteratively, so any depth cap is safe.
+// RFC 8259, loaders/json_cursor.hpp) directly into entries: names and tags without
+// escapes stay views of the mapped bytes, shapes go into one shared vector of dimensions,
+// and nothing is allocated per tensor. Values of unknown fields are skipped iteratively, so any depth cap is safe.
 #include "loaders/safetensors_header.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 
 #include "loaders/json_cursor.hpp"
 #include "tensor_inspect/error.hpp"
@@ -20,6 +22,16 @@ class HeaderReader : JsonCursor {
   HeaderReader(std::string_view text, const std::string& file, std::uint64_t base) : JsonCursor(text, file, base) {}
 
   SafetensorsHeader run() {
+    // Room for every entry at once: growing by doubling would copy the entries and fault
+    // in fresh pages for each copy. Each entry holds a "data_offsets" key (names holding
+    // those bytes only over-count) and takes at least 45 bytes ("":{"dtype":"U8",
+    // "shape":[],"data_offsets":[0,0]},), so the room stays proportional to the header.
+    std::size_t entries = 0;
+    for (std::size_t at = t_.find("\"data_offsets\""); at != std::string_view::npos && entries < t_.size() / 45;
+         at = t_.find("\"data_offsets\"", at + 14))
+      ++entries;
+    out_.tensors.reserve(entries);
+    out_.dims.reserve(2 * entries);
     ws();
     if (p_ >= t_.size() || t_[p_] != '{') fail_at("header does not start with '{'", p_, false);
     ++p_;
@@ -45,6 +57,14 @@ class HeaderReader : JsonCursor {
   }
 
  private:
+  /// `v` as a view that outlives the scratch string it may point into: a view of the
+  /// header text stays one; decoded text (the string had escapes) moves into out_.decoded.
+  std::string_view keep(std::string_view v, std::string& scratch) {
+    if (v.data() >= t_.data() && v.data() <= t_.data() + t_.size()) return v;
+    out_.decoded.push_back(std::move(scratch));
+    return out_.decoded.back();
+  }
+
   void entry() {
     std::string scratch;
     const std::string_view key = string(scratch);
@@ -54,9 +74,11 @@ class HeaderReader : JsonCursor {
       return;
     }
     SafetensorsInfo info;
-    info.name.assign(key);
-    const std::string where = "tensor '" + info.name + "'";
-    if (peek() != '{') fail(where + ": header entry is not an object");
+    info.name = keep(key, scratch);
+    // Messages are built only when one is thrown: a header of 20,000 entries would
+    // otherwise make as many strings per field.
+    const auto where = [&info] { return "tensor '" + std::string(info.name) + "'"; };
+    if (peek() != '{') fail(where() + ": header entry is not an object");
     ++p_;
     ws();
     bool has_dtype = false, has_shape = false, has_offsets = false;
@@ -68,31 +90,35 @@ class HeaderReader : JsonCursor {
         const std::string_view field = string(field_scratch);
         expect(':');
         auto once = [&](bool& seen) {
-          if (seen) fail("key '" + std::string(field) + "' appears twice in header object '" + info.name + "'");
+          if (seen) fail("key '" + std::string(field) + "' appears twice in header object '" + std::string(info.name) + "'");
           seen = true;
         };
         if (field == "dtype") {
           once(has_dtype);
-          if (peek() != '"') fail(where + ": dtype is not a string");
-          info.dtype.assign(string(field_scratch));
+          if (peek() != '"') fail(where() + ": dtype is not a string");
+          std::string tag_scratch;
+          info.dtype = keep(string(tag_scratch), tag_scratch);
         } else if (field == "shape") {
           once(has_shape);
+          info.dims_at = out_.dims.size();
           const bool list = uint_list([&](std::size_t) {
-            const std::uint64_t dim = uint_value(where + ": shape dimension");
+            const std::uint64_t dim = uint_value([&] { return where() + ": shape dimension"; });
             if (dim > static_cast<std::uint64_t>(INT64_MAX))
-              fail(where + ": shape dimension " + std::to_string(dim) + " is too large");
-            info.shape.push_back(static_cast<std::int64_t>(dim));
+              fail(where() + ": shape dimension " + std::to_string(dim) + " is too large");
+            out_.dims.push_back(static_cast<std::int64_t>(dim));
           });
-          if (!list) fail(where + ": shape is not a list");
+          if (!list) fail(where() + ": shape is not a list");
+          info.ndim = out_.dims.size() - info.dims_at;
         } else if (field == "data_offsets") {
           once(has_offsets);
           std::size_t n = 0;
           const bool list = uint_list([&](std::size_t i) {
-            if (i >= 2) fail(where + ": data_offsets is not a list [begin, end]");
-            (i == 0 ? info.begin : info.end) = uint_value(where + (i == 0 ? ": data_offsets begin" : ": data_offsets end"));
+            if (i >= 2) fail(where() + ": data_offsets is not a list [begin, end]");
+            (i == 0 ? info.begin : info.end) =
+                uint_value([&] { return where() + (i == 0 ? ": data_offsets begin" : ": data_offsets end"); });
             n = i + 1;
           });
-          if (!list || n != 2) fail(where + ": data_offsets is not a list [begin, end]");
+          if (!list || n != 2) fail(where() + ": data_offsets is not a list [begin, end]");
         } else {
           skip_value(2);
         }
@@ -105,10 +131,10 @@ class HeaderReader : JsonCursor {
         if (c == '}') break;
       }
     }
-    if (!has_dtype) fail(where + ": header entry has no \"dtype\"");
-    if (!has_shape) fail(where + ": header entry has no \"shape\"");
-    if (!has_offsets) fail(where + ": header entry has no \"data_offsets\"");
-    out_.tensors.push_back(std::move(info));
+    if (!has_dtype) fail(where() + ": header entry has no \"dtype\"");
+    if (!has_shape) fail(where() + ": header entry has no \"shape\"");
+    if (!has_offsets) fail(where() + ": header entry has no \"data_offsets\"");
+    out_.tensors.push_back(info);
   }
 
   void metadata() {
@@ -141,14 +167,30 @@ class HeaderReader : JsonCursor {
     }
   }
 
-  /// Duplicate names and metadata keys, found by sorting views (one allocation each).
+  /// Duplicate names and metadata keys. Names go into an open-addressing table of indices
+  /// (no node per name; names are compared only when their slots collide). When one is
+  /// held twice, the message names the first such name in sorted order, as it always has.
   void check_unique() const {
-    std::vector<std::string_view> names;
-    names.reserve(out_.tensors.size());
-    for (const SafetensorsInfo& t : out_.tensors) names.push_back(t.name);
-    std::sort(names.begin(), names.end());
-    for (std::size_t i = 1; i < names.size(); ++i)
-      if (names[i] == names[i - 1]) fail("tensor '" + std::string(names[i]) + "' appears twice in the header");
+    const std::vector<SafetensorsInfo>& tensors = out_.tensors;
+    std::size_t slots = 16;
+    while (slots < 2 * tensors.size()) slots *= 2;
+    constexpr std::uint32_t kEmpty = UINT32_MAX;
+    bool repeated = tensors.size() >= kEmpty;  // never (a header of 180 GB): the sort below decides
+    std::vector<std::uint32_t> table(repeated ? 0 : slots, kEmpty);
+    const std::hash<std::string_view> hash;
+    for (std::size_t i = 0; i < tensors.size() && !repeated; ++i) {
+      std::size_t at = hash(tensors[i].name) & (slots - 1);
+      for (; table[at] != kEmpty && !repeated; at = (at + 1) & (slots - 1)) repeated = tensors[table[at]].name == tensors[i].name;
+      table[at] = static_cast<std::uint32_t>(i);
+    }
+    if (repeated) {
+      std::vector<std::string_view> names;
+      names.reserve(tensors.size());
+      for (const SafetensorsInfo& t : tensors) names.push_back(t.name);
+      std::sort(names.begin(), names.end());
+      for (std::size_t i = 1; i < names.size(); ++i)
+        if (names[i] == names[i - 1]) fail("tensor '" + std::string(names[i]) + "' appears twice in the header");
+    }
     std::vector<std::string_view> keys;
     keys.reserve(out_.metadata.size());
     for (const auto& [k, v] : out_.metadata) keys.push_back(k);

@@ -110,7 +110,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         entry.name = tensor;
         entry.stored_type = "-";
         entry.note = "in missing shard " + shard;
-        entry.load = [index = name, tensor, shard_name = shard, why]() -> Tensor {
+        entry.loader = [index = name, tensor, shard_name = shard, why]() -> Tensor {
           throw Error(ErrorCode::Io, index + ": tensor '" + tensor + "' is in shard '" + shard_name +
                                          "', which cannot be read (" + why + ")");
         };
