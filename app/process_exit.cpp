@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include "tensor_inspect/remote.hpp"
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define TI_END_THROUGH_EXIT 1
@@ -22,6 +24,7 @@ void keep_until_exit(LoadedFile&& file) {
 }
 
 void end_process(int status) {
+  log_remote_transfers();  // what closing each remote file would have logged
   std::fflush(stderr);
 #ifdef TI_END_THROUGH_EXIT
   std::exit(status);

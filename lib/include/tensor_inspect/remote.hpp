@@ -39,6 +39,11 @@ struct RemoteOptions {
 void set_remote_options(const RemoteOptions& options);
 const RemoteOptions& remote_options();
 
+/// Logs, for every remote file still open, the bytes it read from the cache and over the
+/// network (`-v` with a cache, `-vv` otherwise), as closing the file would. For a process
+/// that ends without running destructors (std::_Exit); each file logs once either way.
+void log_remote_transfers();
+
 /// True for an input that names a remote file: it starts with `http://`, `https://` or
 /// `hf://` (scheme matched case-insensitively).
 bool is_url(std::string_view input);

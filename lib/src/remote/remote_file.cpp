@@ -59,11 +59,23 @@ RemoteBytes::~RemoteBytes() {
   std::unique_lock lock(r.mutex);
   r.files.erase(std::find(r.files.begin(), r.files.end(), this));
   r.count.fetch_sub(1, std::memory_order_release);
+  log_transfers();
+}
+
+void RemoteBytes::log_transfers() {
+  if (logged_.exchange(true)) return;
   if (!remote_options().cache_dir.empty())
     spdlog::info("{}: {} bytes from the cache, {} bytes over the network", source_->name(),
                  head_cached_ + (cache_ ? cache_->bytes_read() : 0), source_->bytes_received());
   else
     spdlog::debug("{}: {} bytes received", source_->name(), source_->bytes_received());
+}
+
+void log_remote_transfers() {
+  Registry& r = registry();
+  if (r.count.load(std::memory_order_acquire) == 0) return;
+  std::shared_lock lock(r.mutex);
+  for (RemoteBytes* f : r.files) f->log_transfers();
 }
 
 bool RemoteBytes::present(std::uint64_t block) const {

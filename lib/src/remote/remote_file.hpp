@@ -37,7 +37,12 @@ class RemoteBytes {
   std::byte* base() const { return base_; }
   std::uint64_t size() const { return size_; }
 
+  /// Logs what this file transferred (-v with --cache, -vv otherwise), once: the
+  /// destructor logs it unless log_transfers() did already.
+  void log_transfers();
+
  private:
+  std::atomic<bool> logged_{false};
   bool present(std::uint64_t block) const;
   void mark(std::uint64_t first, std::uint64_t last);
   using Runs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
