@@ -6,15 +6,25 @@
     m = nginx.mark(); ...; nginx.bytes_since(m), nginx.lines_since(m)
     nginx.stop()
 
+    with servers("ti-remote-") as (tmp, www, nginx, fault_url):   # both servers, cleaned up after
+        fault_url("drop", "x.npy")     # the fault-injecting server of http_faults.py
+
 Locations: /files/ (ranges), /redirect/ (302 to /files/), /norange/ (max_ranges 0: ranges
 ignored) and /hf/org/repo/resolve/REV/ (302 to /files/, for hf:// through TI_HF_ENDPOINT).
 Each access-log line is `URI STATUS BODY_BYTES BYTES "RANGE" "AUTHORIZATION" "IF-NONE-MATCH"`.
 """
+import contextlib
+import http.server
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
+import threading
 import time
+
+from http_faults import FaultHandler
 
 
 def free_port():
@@ -89,3 +99,28 @@ class Nginx:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+@contextlib.contextmanager
+def servers(prefix):
+    """A temporary folder TMP with TMP/www served by nginx and by the fault-injecting server
+    (http_faults.FaultHandler); yields (TMP, WWW, nginx, fault_url) where fault_url(MODE, NAME)
+    is the fault server's URL of NAME under MODE. Both servers stop and TMP goes on the way
+    out, also on failure."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    www = os.path.join(tmp, "www")
+    os.mkdir(www)
+    nginx = fault = None
+    try:
+        nginx = Nginx(tmp, www)
+        FaultHandler.www = www
+        fault = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FaultHandler)
+        threading.Thread(target=fault.serve_forever, daemon=True).start()
+        port = fault.server_address[1]
+        yield tmp, www, nginx, lambda mode, name: f"http://127.0.0.1:{port}/{mode}/{name}"
+    finally:
+        if nginx:
+            nginx.stop()
+        if fault:
+            fault.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)

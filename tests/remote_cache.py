@@ -16,7 +16,6 @@ entries give the right values; without --cache nothing is written in HOME, XDG_C
 or the working folder; the token and the URL's query string are in no cache file;
 concurrent runs sharing a DIR agree. Prints one line per check and `N passed, M failed`.
 """
-import http.server
 import json
 import os
 import resource
@@ -24,11 +23,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
 
-from http_faults import FaultHandler
-from nginx_server import Nginx
+from nginx_server import servers
 from remote_http import write_safetensors
 
 import numpy as np
@@ -86,24 +82,8 @@ def make_files(www):
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    tmp = tempfile.mkdtemp(prefix="ti-cache-")
-    www = os.path.join(tmp, "www")
-    os.mkdir(www)
-    tensors = make_files(www)
-    nginx = fault = None
-    try:
-        nginx = Nginx(tmp, www)
-        FaultHandler.www = www
-        fault = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FaultHandler)
-        threading.Thread(target=fault.serve_forever, daemon=True).start()
-        fault_url = lambda mode, name: f"http://127.0.0.1:{fault.server_address[1]}/{mode}/{name}"
-        checks(binary, nginx, fault_url, tmp, www, tensors)
-    finally:
-        if nginx:
-            nginx.stop()
-        if fault:
-            fault.shutdown()
-        shutil.rmtree(tmp, ignore_errors=True)
+    with servers("ti-cache-") as (tmp, www, nginx, fault_url):
+        checks(binary, nginx, fault_url, tmp, www, make_files(www))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -21,19 +21,15 @@ from --token-file or HF_TOKEN reaches the server and appears in no output (also 
 errors); each fault ends in a retry (same output) or exit 2 with one stderr line naming the
 URL and nothing on stdout. Prints one line per check and `N passed, M failed`.
 """
-import http.server
 import json
 import os
 import shutil
 import struct
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 
-from http_faults import FaultHandler
-from nginx_server import Nginx, free_port
+from nginx_server import free_port, servers
 
 import numpy as np
 
@@ -148,24 +144,9 @@ def run(binary, args, env=None):
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    tmp = tempfile.mkdtemp(prefix="ti-remote-")
-    www = os.path.join(tmp, "www")
-    os.mkdir(www)
-    small, mid = make_files(www)
-    nginx = fault = None
-    try:
-        nginx = Nginx(tmp, www)
-        FaultHandler.www = www
-        fault = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FaultHandler)
-        threading.Thread(target=fault.serve_forever, daemon=True).start()
-        fault_url = lambda mode, name: f"http://127.0.0.1:{fault.server_address[1]}/{mode}/{name}"
+    with servers("ti-remote-") as (tmp, www, nginx, fault_url):
+        small, mid = make_files(www)
         checks(binary, nginx, fault_url, www, small, mid)
-    finally:
-        if nginx:
-            nginx.stop()
-        if fault:
-            fault.shutdown()
-        shutil.rmtree(tmp, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
