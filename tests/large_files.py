@@ -31,6 +31,9 @@ import os
 import struct
 import subprocess
 import sys
+
+import tally
+from tally import check
 import tempfile
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -40,17 +43,7 @@ RCHAR_LIMIT = 1 * MiB
 # 16 pages of a mapping are filled per fault, so this caps the file bytes touched at ~16 MiB.
 EXTRA_FAULTS_LIMIT = 256
 
-passed = 0
-failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {detail}" if detail else ""), flush=True)
+tally.pass_details = True
 
 
 def note(text):
@@ -317,8 +310,7 @@ def main():
             got = (run.json() or {}).get("tolist")
             check("big-endian .npy -e 'x[:2]': values", got == head[:2], f"got {got}, want {head[:2]}")
 
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return tally.summary()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ import signal
 import subprocess
 import sys
 
+import tally
+from tally import check
+
 from nginx_server import servers
 from remote_http import write_safetensors
 
@@ -35,14 +38,6 @@ KiB, MiB = 1 << 10, 1 << 20
 TOKEN = "hf_CACHESECRET0123456789abcdef"
 QUERY_SECRET = "QSECRET9876"
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    passed += bool(ok)
-    failed += not ok
-    print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {detail}" if detail and not ok else ""), flush=True)
 
 
 def run(binary, args, env=None, cwd=None, preexec=None):
@@ -84,8 +79,7 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     with servers("ti-cache-") as (tmp, www, nginx, fault_url):
         checks(binary, nginx, fault_url, tmp, www, make_files(www))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary()
 
 
 def twice(binary, nginx, cache, args, name, env=None):

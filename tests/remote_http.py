@@ -27,6 +27,9 @@ import shutil
 import struct
 import subprocess
 import sys
+
+import tally
+from tally import check
 import time
 
 from nginx_server import free_port, servers
@@ -38,14 +41,6 @@ SAMPLES = os.path.join(ROOT, "samples")
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 TOKEN = "hf_TESTSECRET0123456789abcdef"
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    passed += bool(ok)
-    failed += not ok
-    print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {detail}" if detail and not ok else ""), flush=True)
 
 
 def safetensors_bytes(tensors, total_size=None):
@@ -147,8 +142,7 @@ def main():
     with servers("ti-remote-") as (tmp, www, nginx, fault_url):
         small, mid = make_files(www)
         checks(binary, nginx, fault_url, www, small, mid)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary()
 
 
 def same_as_local(binary, path, url, args, name):

@@ -27,6 +27,9 @@ import os
 import re
 import subprocess
 import sys
+
+import tally
+from tally import check
 import tempfile
 
 import numpy as np
@@ -35,17 +38,7 @@ SHAPES = [(), (0,), (1,), (5,), (7,), (2000,), (3, 0, 4), (0, 2000), (1, 1, 1), 
           (2, 1, 7), (7, 1), (3, 4, 5, 6), (2, 1, 7, 8), (7, 7, 7, 7), (1, 2001)]
 OPTIONS = [(0, 0), (0, 1), (1, 2), (10, 3), (1000, 3), (24, 2), (5000, 1), (0, 10)]
 
-passed = 0
-failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}" + (f": {detail}" if detail else ""), flush=True)
+tally.passes = False
 
 
 def numpy_layout(a, threshold, edgeitems):
@@ -141,8 +134,7 @@ def main():
                 got = text_field(out, "tolist")
                 check(f"samples/{sample} threshold {threshold} edgeitems {edgeitems}", got == want,
                       f"got {got!r}, want {want!r}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return tally.summary()
 
 
 if __name__ == "__main__":
