@@ -33,7 +33,7 @@ def main():
         failures.append("stdout differs between quiet, -v and -vv (logs must go to stderr only)")
     if quiet.stderr:
         failures.append(f"without -v stderr must be empty, got {quiet.stderr!r}")
-    want_info = [f"{sample}: npy format, 1 tensors, ", f"metadata entries, {size} bytes; header parsed in",
+    want_info = [f"{sample}: npy format, 1 tensor, ", f"metadata entries, {size} bytes; header parsed in",
                  "data(): float32 (3,), 12 bytes, realized in"]
     for w in want_info:
         if w not in info.stderr:

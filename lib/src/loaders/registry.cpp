@@ -74,8 +74,9 @@ LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedF
   LoadedFile loaded = info.open(file);
   loaded.format = std::string(info.name);
   loaded.file = file;
-  spdlog::info("{}: {} format, {} tensors, {} metadata entries, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,
-               loaded.tensors.size(), loaded.metadata.size(), file->size(),
+  const std::size_t nt = loaded.tensors.size(), nm = loaded.metadata.size();
+  spdlog::info("{}: {} format, {} tensor{}, {} metadata entr{}, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,
+               nt, nt == 1 ? "" : "s", nm, nm == 1 ? "y" : "ies", file->size(),
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return loaded;
 }
