@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import large_files as lf  # noqa: E402  (the measuring helpers)
+import tally  # noqa: E402
 
 COUNT = lf.GiB // 4
 
@@ -119,8 +120,7 @@ def main():
             lf.check(f"1 GiB .npy --header {' '.join(args)}: fields, no tolist", got == (shape, 4 * shape[0], "f", False),
                      f"got {got}")
 
-    print(f"{lf.passed} passed, {lf.failed} failed")
-    return 0 if lf.failed == 0 else 1
+    return tally.summary()
 
 
 if __name__ == "__main__":
