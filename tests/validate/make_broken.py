@@ -46,6 +46,11 @@ put("st_nul_padding_misaligned.safetensors",
     ["safetensors.header_padding", "safetensors.alignment"])
 put("st_header_length.safetensors", struct.pack("<Q", 4096) + b'{"a": 1}', ["safetensors.header_length"])
 put("st_bad_json.safetensors", st(None, raw=b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]'), ["safetensors.json"])
+# A number beyond a double: nlohmann throws out_of_range (406), not parse_error (found by fuzz_validate).
+put("st_number_overflow.safetensors",
+    st(None, raw=b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4], "x": 1e999999}}', data=bytes(4)),
+    ["safetensors.json"])
+put("index_number_overflow/model.safetensors.index.json", b'{"weight_map": {"a": 1e999999}}', ["safetensors-index.json"])
 put("st_deep.safetensors", st(None, raw=b'{"a": ' + b"[" * 100 + b"]" * 100 + b"}"), ["safetensors.depth"])
 put("st_shape_offsets.safetensors", st({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]},
                                         "b": {"dtype": "F32", "shape": [1], "data_offsets": [8, 4]}}, bytes(4)),

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -63,6 +64,12 @@ class Findings {
 /// The deepest nesting of [ and { outside strings in JSON text, found without building
 /// anything (so a hostile header cannot make the DOM exhaust memory or the stack).
 int json_nesting(std::string_view text);
+
+/// The byte of `text` that nlohmann's exception `e`, thrown parsing `text`, points at: a
+/// parse_error's position, else where the token its message quotes starts (out_of_range
+/// 406: a number beyond a double, such as 1e999999), else 0. Every nlohmann exception a
+/// parse throws is one clear finding, not only parse_error.
+std::uint64_t json_error_offset(const std::exception& e, std::string_view text);
 
 /// The checkers, one per format (validate/<format>.cpp). `name` names the bytes in
 /// messages; `base` is the file offset of bytes[0] (a STORED zip member's data).

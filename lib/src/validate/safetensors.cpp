@@ -34,6 +34,15 @@ std::optional<std::uint64_t> itemsize_of_tag(const std::string& tag) {
 
 }  // namespace
 
+std::uint64_t json_error_offset(const std::exception& e, std::string_view text) {
+  if (const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e)) return pe->byte > 0 ? pe->byte - 1 : 0;
+  const std::string_view what = e.what();
+  const std::size_t open = what.find('\''), close = what.rfind('\'');
+  if (open == std::string_view::npos || close <= open + 1) return 0;
+  const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
+  return at == std::string_view::npos ? 0 : at;
+}
+
 int json_nesting(std::string_view text) {
   int depth = 0, most = 0;
   bool in_string = false;
@@ -108,8 +117,8 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
           }
           return true;
         });
-  } catch (const nlohmann::json::parse_error& e) {
-    f.error("json", "header", 8 + e.byte - 1, std::string("the header is not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    f.error("json", "header", 8 + json_error_offset(e, json_text), std::string("the header is not valid JSON: ") + e.what());
     return;
   }
   if (!header.is_object()) {

@@ -56,8 +56,8 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
   nlohmann::json index;
   try {
     index = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    f.error("json", "index", e.byte - 1, std::string("the index is not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    f.error("json", "index", json_error_offset(e, text), std::string("the index is not valid JSON: ") + e.what());
     return;
   }
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
