@@ -86,6 +86,16 @@ void RemoteBytes::mark(std::uint64_t first, std::uint64_t last) {
   for (std::uint64_t b = first; b <= last; ++b) bits_[b / 64].fetch_or(std::uint64_t{1} << (b % 64), std::memory_order_release);
 }
 
+namespace {
+
+/// Adds block `b` (at or after the last one) to `runs`, extending the last run when adjacent.
+void append_block(std::vector<std::pair<std::uint64_t, std::uint64_t>>& runs, std::uint64_t b) {
+  if (!runs.empty() && runs.back().second + 1 == b) runs.back().second = b;
+  else runs.emplace_back(b, b);
+}
+
+}  // namespace
+
 void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
   if (offset >= size_ || length == 0) return;
   length = std::min(length, size_ - offset);
@@ -96,12 +106,9 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
 
   std::lock_guard lock(mutex_);
   // Runs of missing blocks, in order.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
-  for (std::uint64_t b = first; b <= last; ++b) {
-    if (present(b)) continue;
-    if (!runs.empty() && runs.back().second + 1 == b) runs.back().second = b;
-    else runs.emplace_back(b, b);
-  }
+  Runs runs;
+  for (std::uint64_t b = first; b <= last; ++b)
+    if (!present(b)) append_block(runs, b);
   if (runs.empty()) return;  // another thread fetched them meanwhile
   // A parser reading on from where its last small read ended reads ahead, doubling up to
   // kMaxWindow blocks; a tensor's range (a large read) fetches exactly its blocks.
@@ -132,10 +139,7 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
 RemoteBytes::Runs RemoteBytes::read_cached(const Runs& runs) {
   constexpr std::uint64_t kMaxRead = kMaxRequest / kRemoteBlock;  // blocks per read from the cache
   Runs rest;
-  auto missing = [&](std::uint64_t b) {
-    if (!rest.empty() && rest.back().second + 1 == b) rest.back().second = b;
-    else rest.emplace_back(b, b);
-  };
+  auto missing = [&](std::uint64_t b) { append_block(rest, b); };
   for (const auto& [b0, b1] : runs) {
     for (std::uint64_t b = b0; b <= b1;) {
       if (!cache_->holds(b)) {
