@@ -37,6 +37,8 @@ with tempfile.TemporaryDirectory() as out:
         found = {x["rule"] for x in report["files"][0]["findings"]}
         for x in report["files"][0]["findings"]:
             assert set(x) == {"severity", "rule", "place", "offset", "message"}, x
+            if "json.exception" in x["message"] or "parse_error" in x["message"]:
+                failures.append(f"{name}: a library's exception text in a finding: {x['message']}")
         for rule in rules:
             planted += 1
             if rule not in found: failures.append(f"{name}: planted fault {rule} not reported (found {sorted(found)})")

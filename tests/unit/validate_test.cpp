@@ -68,3 +68,70 @@ TEST_CASE("validate refuses a file of no known format with Error(BadFile), and a
     CHECK(e.code() == ti::ErrorCode::Io);
   }
 }
+
+TEST_CASE("validate of a safetensors header of 200,000 tensors is linear: clean, and a planted overlap found") {
+  // Issue 9, kind "hang": nlohmann's DOM parse with a callback rescans the parent object at
+  // every object_end, quadratic in the tensor count (50,000 tensors took over 120 s). At
+  // 200,000 a regression runs for hours, past ctest's timeout.
+  constexpr int kTensors = 200'000;
+  std::string header = "{";
+  for (int i = 0; i < kTensors; ++i) {
+    header += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" +
+              std::to_string(4 * i) + "," + std::to_string(4 * i + 4) + "]}";
+  }
+  const std::string data(4 * static_cast<std::size_t>(kTensors), '\0');
+  const ti::ValidationReport clean = ti::validate_file(write_temp("many.safetensors", safetensors(header + "}", data)));
+  CHECK(clean.findings.empty());
+  // The last tensor moved back 2 bytes: it overlaps the one before and leaves 2 bytes over.
+  const std::string moved = header.substr(0, header.rfind('[')) + "[" + std::to_string(4 * (kTensors - 1) - 2) + "," +
+                            std::to_string(4 * kTensors - 2) + "]}}";
+  const ti::ValidationReport bad = ti::validate_file(write_temp("many_overlap.safetensors", safetensors(moved, data)));
+  REQUIRE(bad.findings.size() == 2);
+  CHECK(bad.findings[0].rule == "safetensors.overlap");
+  CHECK(bad.findings[0].place == "tensor 't199999'");
+  CHECK(bad.findings[0].message == "data_offsets [799994, 799998) overlap tensor 't199998' (up to 799996)");
+  CHECK(bad.findings[1].rule == "safetensors.trailing");
+  CHECK(bad.findings[1].message == "2 bytes after the last tensor's data belong to no tensor");
+}
+
+TEST_CASE("validate says what is wrong with a header's JSON in its own words, at the byte") {
+  // Header length 0: no JSON at all. Named by extension (the sniffer wants a '{').
+  std::string empty(8, '\0');
+  ti::ValidationReport r = ti::validate_file(write_temp("empty-header.safetensors", empty));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].rule == "safetensors.json");
+  CHECK(r.findings[0].offset == std::optional<std::uint64_t>(8));
+  CHECK(r.findings[0].message == "the header is not valid JSON: the text is empty");
+  // Header length 5, '{"a":': the text ends where a value must follow (byte 8 + 5).
+  std::string cut = std::string("\x05\0\0\0\0\0\0\0", 8) + "{\"a\":";
+  r = ti::validate_file(write_temp("cut-header.safetensors", cut));
+  REQUIRE(r.findings.size() == 2);
+  CHECK(r.findings[0].rule == "safetensors.alignment");
+  CHECK(r.findings[1].rule == "safetensors.json");
+  CHECK(r.findings[1].offset == std::optional<std::uint64_t>(13));
+  CHECK(r.findings[1].message == "the header is not valid JSON: the text ends before the JSON value is complete");
+  // An unexpected character: its byte, shown.
+  r = ti::validate_file(write_temp("bad-char.safetensors", safetensors("{\"a\": ]}", "")));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].offset == std::optional<std::uint64_t>(8 + 6));
+  CHECK(r.findings[0].message == "the header is not valid JSON: unexpected ']'");
+  // A bad literal: the word, where it starts.
+  r = ti::validate_file(write_temp("bad-literal.safetensors", safetensors("{\"a\": tru}", "")));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].offset == std::optional<std::uint64_t>(8 + 6));
+  CHECK(r.findings[0].message == "the header is not valid JSON: a malformed number or literal 'tru'");
+  // A raw newline in a string.
+  r = ti::validate_file(write_temp("bad-string.safetensors", safetensors("{\"a\n\": 1}", "")));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].offset == std::optional<std::uint64_t>(8 + 3));
+  CHECK(r.findings[0].message ==
+        "the header is not valid JSON: a malformed string (a control character, a bad escape or invalid UTF-8 at byte 0x0a)");
+  // The loader, for the cut header, names the syntax fault, not a value of the wrong kind.
+  try {
+    (void)ti::open_file(write_temp("cut-header2.safetensors", cut));
+    FAIL("no error");
+  } catch (const ti::Error& e) {
+    CHECK(std::string(e.what()).find("header is not valid JSON (expected a value, found the end of the header) at byte 13") !=
+          std::string::npos);
+  }
+}

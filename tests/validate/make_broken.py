@@ -61,6 +61,10 @@ put("st_hole_first_trailing.safetensors", st({"a": {"dtype": "F32", "shape": [1]
 put("st_entry_missing_dtype.safetensors", st({"a": 5, "b": {"shape": [1], "data_offsets": [0, 4]}}, bytes(4)),
     ["safetensors.entry", "safetensors.dtype"])
 
+# The header's JSON cut short or empty: a finding in the project's words, never nlohmann's.
+put("st_header_empty.safetensors", struct.pack("<Q", 0), ["safetensors.json"])
+put("st_header_cut.safetensors", st(None, raw=b'{"a":', align=0), ["safetensors.json"])
+
 # ---------------------------------------------------------------- GGUF
 def gstr(s): s = s.encode() if isinstance(s, str) else s; return struct.pack("<Q", len(s)) + s
 def kv(key, vtype, payload): return gstr(key) + struct.pack("<I", vtype) + payload

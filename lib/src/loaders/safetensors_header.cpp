@@ -65,10 +65,16 @@ class HeaderReader : JsonCursor {
     return out_.decoded.back();
   }
 
+  /// A header cut after a ':' is a syntax fault, not a value of the wrong kind.
+  void value_follows() const {
+    if (p_ >= t_.size()) syntax("expected a value, found " + found(p_), p_);
+  }
+
   void entry() {
     std::string scratch;
     const std::string_view key = string(scratch);
     expect(':');
+    value_follows();
     if (key == "__metadata__") {
       metadata();
       return;
@@ -89,6 +95,7 @@ class HeaderReader : JsonCursor {
         std::string field_scratch;
         const std::string_view field = string(field_scratch);
         expect(':');
+        value_follows();
         auto once = [&](bool& seen) {
           if (seen) fail("key '" + std::string(field) + "' appears twice in header object '" + std::string(info.name) + "'");
           seen = true;

@@ -65,11 +65,19 @@ class Findings {
 /// anything (so a hostile header cannot make the DOM exhaust memory or the stack).
 int json_nesting(std::string_view text);
 
-/// The byte of `text` that nlohmann's exception `e`, thrown parsing `text`, points at: a
-/// parse_error's position, else where the token its message quotes starts (out_of_range
-/// 406: a number beyond a double, such as 1e999999), else 0. Every nlohmann exception a
-/// parse throws is one clear finding, not only parse_error.
-std::uint64_t json_error_offset(const std::exception& e, std::string_view text);
+/// A syntax fault of JSON text: the byte it was found at (0 is the text's first byte)
+/// and what it is, in the project's words.
+struct JsonFault {
+  std::uint64_t offset;
+  std::string what;
+};
+
+/// Reads `text` once as strict JSON (RFC 8259, through nlohmann's SAX parser; no document
+/// is built), calling `duplicate(key)` for each key that appears again in one object
+/// (serde refuses such a header; nlohmann's DOM would keep the last). Returns the first
+/// syntax fault, or nullopt when the text is one JSON value. Linear in the text's size;
+/// bound the nesting first (json_nesting), as the per-object key sets follow it.
+std::optional<JsonFault> json_scan(std::string_view text, const std::function<void(const std::string&)>& duplicate);
 
 /// The checkers, one per format (validate/<format>.cpp). `name` names the bytes in
 /// messages; `base` is the file offset of bytes[0] (a STORED zip member's data).

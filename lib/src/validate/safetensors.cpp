@@ -8,7 +8,6 @@
 //      ranges tile the data exactly (no overlap, no hole, nothing after the last).
 // The data starting at a multiple of 8 (writers pad the header) is a warning.
 #include <algorithm>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -33,34 +32,6 @@ std::optional<std::uint64_t> itemsize_of_tag(const std::string& tag) {
 }
 
 }  // namespace
-
-std::uint64_t json_error_offset(const std::exception& e, std::string_view text) {
-  if (const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e)) return pe->byte > 0 ? pe->byte - 1 : 0;
-  const std::string_view what = e.what();
-  const std::size_t open = what.find('\''), close = what.rfind('\'');
-  if (open == std::string_view::npos || close <= open + 1) return 0;
-  const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
-  return at == std::string_view::npos ? 0 : at;
-}
-
-int json_nesting(std::string_view text) {
-  int depth = 0, most = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      most = std::max(most, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return most;
-}
 
 namespace {
 
@@ -102,23 +73,17 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     return;
   }
   // Duplicate keys: nlohmann keeps the last, safetensors (serde) refuses the file.
-  std::vector<std::set<std::string>> keys;
+  if (const std::optional<JsonFault> bad = json_scan(json_text, [&](const std::string& k) {
+        f.error("duplicate_key", "key '" + k + "'", std::nullopt, "key '" + k + "' appears twice in one object");
+      })) {
+    f.error("json", "header", 8 + bad->offset, "the header is not valid JSON: " + bad->what);
+    return;
+  }
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(
-        json_text,
-        [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
-          if (ev == nlohmann::json::parse_event_t::object_start) keys.emplace_back();
-          else if (ev == nlohmann::json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-          else if (ev == nlohmann::json::parse_event_t::key && !keys.empty()) {
-            const std::string k = parsed.get<std::string>();
-            if (!keys.back().insert(k).second)
-              f.error("duplicate_key", "key '" + k + "'", std::nullopt, "key '" + k + "' appears twice in one object");
-          }
-          return true;
-        });
-  } catch (const nlohmann::json::exception& e) {
-    f.error("json", "header", 8 + json_error_offset(e, json_text), std::string("the header is not valid JSON: ") + e.what());
+    header = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception&) {  // json_scan read the same text: never
+    f.error("json", "header", 8, "the header is not valid JSON");
     return;
   }
   if (!header.is_object()) {

@@ -53,11 +53,15 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
     f.error("depth", "index", std::nullopt, "the index nests " + std::to_string(depth) + " levels deep (an index has 3)");
     return;
   }
+  if (const std::optional<JsonFault> bad = json_scan(text, [](const std::string&) {})) {
+    f.error("json", "index", bad->offset, "the index is not valid JSON: " + bad->what);
+    return;
+  }
   nlohmann::json index;
   try {
     index = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    f.error("json", "index", json_error_offset(e, text), std::string("the index is not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception&) {  // json_scan read the same text: never
+    f.error("json", "index", 0, "the index is not valid JSON");
     return;
   }
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
