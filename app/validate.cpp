@@ -19,7 +19,8 @@ constexpr const char* kValidateExamples = R"(Examples:
 
 A finding is one line: FILE: SEVERITY: PLACE (byte N): MESSAGE [RULE]. Errors break the
 format's rules; warnings are legal but risky (misaligned data, trailing bytes, pickle
-globals outside PyTorch's weights_only allow-list, which torch.load would run).
+globals outside PyTorch's weights_only allow-list, which torch.load would run) or
+beyond this tool (a dtype or ggml type it cannot open: rule <format>.unsupported).
 Exit status: 0 every file clean; 1 findings; 2 a file cannot be read or is no tensor file
 (then nothing is printed on stdout).)";
 

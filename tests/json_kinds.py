@@ -196,8 +196,9 @@ for what, a, b, code in [("same", P("f32.npy"), P("f32.npy"), 0), ("differs", P(
                          ("empty", P("empty.npy"), P("empty.npy"), 0)]:
   case("diff", f"diff: {what}", ["diff", a, b, "--json"], code=code)
   case("diff --exact", f"diff --exact: {what}", ["diff", a, b, "--exact", "--json"], code=code)
-samples = [S(n) for n in ("mixed.safetensors", "quants.gguf", "state_dict.pt", "arrays.npz", "float32.npy")]
+samples = [S(n) for n in ("mixed.safetensors", "state_dict.pt", "arrays.npz", "float32.npy")]
 case("validate", "validate: samples, all clean", ["validate", *samples, "--json"])
+case("validate", "validate: a warning (a ggml type it cannot dequantize)", ["validate", S("quants.gguf"), "--json"], code=1)
 case("validate", "validate: a broken file", ["validate", P("broken.safetensors"), "--json"], code=1)
 case("validate", "validate: a warning (pickle globals)", ["validate", S("whole_model.pt"), "--json"], code=1)
 

@@ -51,12 +51,21 @@ TEST_CASE("validate reports every fault of a safetensors file, not only the firs
 }
 
 TEST_CASE("validate finds nothing in the samples of each format") {
-  for (const char* name : {"mixed.safetensors", "quants.gguf", "float32.npy", "version2_u2.npy", "arrays.npz",
+  for (const char* name : {"mixed.safetensors", "float32.npy", "version2_u2.npy", "arrays.npz",
                            "arrays_compressed.npz", "state_dict.pt", "protocol4.pt", "legacy.pt",
                            "sharded/model.safetensors.index.json"}) {
     CAPTURE(name);
     CHECK(ti::validate_file(test_util::kSamples + name).findings.empty());
   }
+}
+
+TEST_CASE("validate warns of the one tensor of quants.gguf the tool cannot open: IQ4_NL, not dequantizable") {
+  const ti::ValidationReport r = ti::validate_file(test_util::kSamples + "quants.gguf");
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].severity == ti::Severity::Warning);
+  CHECK(r.findings[0].rule == "gguf.unsupported");
+  CHECK(r.findings[0].place == "tensor 'iq4_nl'");
+  CHECK(r.findings[0].message == "ggml type IQ4_NL (20) is one this tool cannot dequantize: the tool cannot open this tensor");
 }
 
 TEST_CASE("validate refuses a file of no known format with Error(BadFile), and a missing one with Error(Io)") {
@@ -68,6 +77,23 @@ TEST_CASE("validate refuses a file of no known format with Error(BadFile), and a
     CHECK(e.code() == ti::ErrorCode::Io);
   }
 }
+
+namespace {
+
+// A .npy file, version 1.0: the magic, the header dict padded with spaces to a multiple of
+// 64 bytes and ended by '\n' (as numpy.lib.format writes it), then the data.
+std::string npy(std::string header, const std::string& data) {
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + data;
+}
+
+}  // namespace
 
 TEST_CASE("validate of a safetensors header of 200,000 tensors is linear: clean, and a planted overlap found") {
   // Issue 9, kind "hang": nlohmann's DOM parse with a callback rescans the parent object at
@@ -133,5 +159,34 @@ TEST_CASE("validate says what is wrong with a header's JSON in its own words, at
   } catch (const ti::Error& e) {
     CHECK(std::string(e.what()).find("header is not valid JSON (expected a value, found the end of the header) at byte 13") !=
           std::string::npos);
+  }
+}
+
+TEST_CASE("validate reports a .npy descr the loader refuses: datetime64, object, structured") {
+  struct Case {
+    const char* descr;
+    const char* message;
+  };
+  for (const Case& c : {Case{"'<M8[ns]'", "descr '<M8[ns]' (datetime64 dtype) has no tinygrad dtype: the tool cannot open this array"},
+                        Case{"'<O'", "descr '<O' (object dtype) has no tinygrad dtype: the tool cannot open this array"},
+                        Case{"[('a', '<f4')]", "descr is a structured dtype (a list of fields), which has no tinygrad dtype: the tool cannot open this array"}}) {
+    CAPTURE(c.descr);
+    const std::string path = write_temp("unsupported.npy", npy(std::string("{'descr': ") + c.descr + ", 'fortran_order': False, 'shape': (2,), }",
+                                                               std::string(16, '\0')));
+    const ti::ValidationReport r = ti::validate_file(path);
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].severity == ti::Severity::Warning);
+    CHECK(r.findings[0].rule == "npy.unsupported");
+    CHECK(r.findings[0].place == "key 'descr'");
+    CHECK(r.findings[0].offset == std::optional<std::uint64_t>(10));
+    CHECK(r.findings[0].message == c.message);
+    // ...and the loader indeed refuses it.
+    try {
+      ti::LoadedFile f = ti::open_file(path);
+      for (const auto& e : f.tensors) (void)e.load();
+      FAIL("the loader opened it");
+    } catch (const ti::Error& e) {
+      CHECK(e.code() == ti::ErrorCode::Unsupported);
+    }
   }
 }

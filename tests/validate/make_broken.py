@@ -96,6 +96,8 @@ put("gguf_name_key_empty.gguf", gguf([kv("", 4, U32(1))], [tinfo("n" * 70, [4], 
     ["gguf.key_empty", "gguf.name_length"])
 put("gguf_magic.gguf", b"GGUX" + struct.pack("<IQQ", 3, 0, 0), ["gguf.magic"])
 put("gguf_truncated.gguf", gguf([], [tinfo("w", [4], 0, 0)])[:40], ["gguf.structure"])
+# A valid ggml type the loader cannot dequantize (16: IQ2_XXS, 256 elements in 66 bytes).
+put("gguf_unsupported_type.gguf", gguf([], [tinfo("iq", [256], 16, 0)], bytes(96)), ["gguf.unsupported"])
 put("gguf_array_type_dup_tensor.gguf", gguf([kv("arr", 9, struct.pack("<IQ", 77, 1))], []), ["gguf.value_type"])
 
 # ---------------------------------------------------------------- .npy
@@ -124,6 +126,13 @@ put("npy_duplicate_key.npy", npy("{'descr': '<f4', 'descr': '<f4', 'fortran_orde
     ["npy.keys"])
 put("npy_short_misaligned.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3), }", bytes(8), align=16),
     ["npy.data_short", "npy.alignment"])
+
+# Valid NEP 1 headers whose dtype has no tinygrad dtype: the loader refuses them, so they
+# are findings (np.save writes these descrs for datetime64, object and structured arrays).
+put("npy_datetime.npy", npy("{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (1,), }", bytes(8)), ["npy.unsupported"])
+put("npy_object.npy", npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", bytes(8)), ["npy.unsupported"])
+put("npy_structured.npy", npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", f32(1, 2)),
+    ["npy.unsupported"])
 
 # ---------------------------------------------------------------- zip: .npz and torch.save
 def zip_of(members, method=zipfile.ZIP_STORED):

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "tensor_inspect/buffer.hpp"
@@ -27,6 +28,10 @@ bool sniff_npy(std::span<const std::byte> head);
 /// Reads a .npy header (versions 1.0, 2.0, 3.0). Throws Error(BadFile) for a malformed
 /// header or short data, Error(Unsupported) for dtypes that cannot be shown.
 LoadedFile open_npy(std::shared_ptr<const MappedFile> file);
+/// Why open_npy refuses a str descr as Error(Unsupported), as the start of its message
+/// ("datetime64 dtype", "long double dtype", "dtype": a valid numpy dtype with no
+/// tinygrad dtype), or nullopt when it takes the descr or refuses it as no numpy dtype.
+std::optional<std::string> npy_unsupported_descr(std::string_view descr);
 
 /// True when `head` starts with a safetensors header length (u64 LE, 2 to
 /// Limits::safetensors_header_bytes) and the header starts with '{' after JSON

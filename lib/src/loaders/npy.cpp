@@ -74,6 +74,23 @@ std::string unsupported_kind(char c, std::string_view size) {
   }
 }
 
+}  // namespace
+
+std::optional<std::string> npy_unsupported_descr(std::string_view s) {
+  for (const NumpyName& n : kNumpyNames)
+    if (s == n.name || (s.size() == 2 && n.name.size() == 1 && std::strchr("<>=|!", s[0]) && s[1] == n.name[0])) return std::nullopt;
+  if (s == "longdouble" || s == "float128" || s == "g") return "long double dtype";
+  if (s == "object" || s == "str" || s == "bytes" || s == "complex") return "dtype";
+  if (!s.empty() && std::strchr("<>=|!", s[0]) != nullptr) s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  const std::string_view size = s.substr(1);
+  const std::string kind = unsupported_kind(s[0], size.substr(0, size.find('[')));  // datetime units: "M8[ns]"
+  if (kind.empty()) return std::nullopt;
+  return kind + " dtype";
+}
+
+namespace {
+
 /// Parses a descr like "<f8", "|b1", ">i2" (kind + itemsize, as dtype.str writes them) or a
 /// one-character code ("<f", "?"), after numpy's dtype(). Throws Error(Unsupported) for
 /// complex, object, string, void and datetime dtypes, Error(BadFile) for unknown ones.
@@ -89,21 +106,12 @@ Descr parse_descr(const PyValue& v, const std::string& name) {
       if (s.size() == 2) big = s[0] == '>' || s[0] == '!' || (s[0] != '<' && big);
       return {n.dtype, big && dtype_info(n.dtype).itemsize > 1};
     }
-  if (s == "longdouble" || s == "float128" || s == "g")
-    throw Error(ErrorCode::Unsupported, name + ": long double dtype " + py_str_repr(v.str) + " is not supported" + at);
-  if (s == "object" || s == "str" || s == "bytes" || s == "complex")
-    throw Error(ErrorCode::Unsupported, name + ": dtype " + py_str_repr(v.str) + " is not supported" + at);
+  if (const std::optional<std::string> kind = npy_unsupported_descr(s))
+    throw Error(ErrorCode::Unsupported, name + ": " + *kind + " " + py_str_repr(v.str) + " is not supported" + at);
   if (!s.empty() && std::strchr("<>=|!", s[0]) != nullptr) {
     if (s[0] == '<') big = false;
     if (s[0] == '>' || s[0] == '!') big = true;
     s.remove_prefix(1);
-  }
-  if (!s.empty()) {
-    std::string_view size = s.substr(1);
-    const std::size_t bracket = size.find('[');  // datetime units: "M8[ns]"
-    std::string kind = unsupported_kind(s[0], size.substr(0, bracket));
-    if (!kind.empty())
-      throw Error(ErrorCode::Unsupported, name + ": " + kind + " dtype " + py_str_repr(v.str) + " is not supported" + at);
   }
   for (std::size_t i = 0; i < kDTypeCount; ++i) {
     const DTypeInfo& info = dtype_info(static_cast<DType>(i));

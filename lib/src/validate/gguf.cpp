@@ -153,7 +153,11 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
     const GgmlType* t = ggml_type_from_id(type);
     if (!t) {
       f.error("tensor_type", place, type_at, "ggml type " + std::to_string(type) + " is not defined by ggml");
-    } else if ((dims.empty() ? 1 : dims[0]) % t->block_elems != 0) {
+    } else if (!t->dtype && !t->dequantizable) {  // the loader refuses it as unsupported
+      f.warning("unsupported", place, type_at, "ggml type " + std::string(t->name) + " (" + std::to_string(type) +
+                                                   ") is one this tool cannot dequantize: the tool cannot open this tensor");
+    }
+    if (t && (dims.empty() ? 1 : dims[0]) % t->block_elems != 0) {
       f.error("blocks", place, dims_at + 4, "the first dim " + std::to_string(dims.empty() ? 1 : dims[0]) + " is not a multiple of " +
                                                 std::string(t->name) + "'s block of " + std::to_string(t->block_elems));
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "loaders/byte_reader.hpp"
+#include "loaders/formats.hpp"
 #include "validate/findings.hpp"
 
 namespace tensor_inspect::validate {
@@ -196,8 +197,20 @@ void check_npy(std::span<const std::byte> bytes, std::uint64_t base, Findings& f
     numel = false;
   }
   std::optional<std::uint64_t> itemsize;
-  if (descr && descr->kind == Lit::Kind::Str) itemsize = itemsize_of(descr->text);
-  else if (descr && descr->kind != Lit::Kind::List) f.error("descr", "key 'descr'", base + prefix, "descr is neither a string nor a list");
+  // A valid descr this tool cannot open (the loader refuses it as unsupported) is a
+  // warning: the file keeps NEP 1's rules, but "clean" means the tool reads it.
+  if (descr && descr->kind == Lit::Kind::Str) {
+    itemsize = itemsize_of(descr->text);
+    if (const std::optional<std::string> kind = npy_unsupported_descr(descr->text))
+      f.warning("unsupported", "key 'descr'", base + prefix,
+                "descr '" + descr->text + "' " + (*kind == "dtype" ? "" : "(" + *kind + ") ") +
+                    "has no tinygrad dtype: the tool cannot open this array");
+  } else if (descr && descr->kind == Lit::Kind::List) {
+    f.warning("unsupported", "key 'descr'", base + prefix,
+              "descr is a structured dtype (a list of fields), which has no tinygrad dtype: the tool cannot open this array");
+  } else if (descr) {
+    f.error("descr", "key 'descr'", base + prefix, "descr is neither a string nor a list");
+  }
   if (numel && itemsize && *itemsize != 0 && count <= (std::uint64_t{1} << 62) / *itemsize) {
     const std::uint64_t need = count * *itemsize, have = bytes.size() - data_at;
     if (have < need)

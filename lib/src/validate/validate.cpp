@@ -132,8 +132,13 @@ ValidationReport validate_file(const std::string& path) {
     else if (report.format == "pytorch") validate::check_legacy_pytorch(bytes, f);
   });
   if (f.errors() == 0 && !(report.format == "pytorch" && !is_zip)) {
-    // The loader's own checks (storages, dtypes, quantized sizes). Unsupported is not a
-    // fault of the file: a valid file may hold what the tool cannot show.
+    // The loader's own checks (storages, dtypes, quantized sizes). What it refuses as
+    // unsupported keeps the format's rules but cannot be opened: a warning, so that a
+    // file called clean always opens. The checkers name most such cases with their field
+    // and byte ("<format>.unsupported"); the loader's message covers the rest.
+    bool flagged = false;
+    for (const Finding& x : report.findings)
+      flagged = flagged || (x.rule.size() >= 12 && x.rule.compare(x.rule.size() - 12, 12, ".unsupported") == 0);
     try {
       const std::optional<LoadedFile> loaded = open_detected(file, report.format);
       if (loaded)
@@ -142,10 +147,12 @@ ValidationReport validate_file(const std::string& path) {
             (void)e.load();
           } catch (const Error& err) {
             if (err.code() != ErrorCode::Unsupported) f.error("loader", "tensor '" + e.name + "'", e.offset, err.what());
+            else if (!flagged) f.warning("unsupported", "tensor '" + e.name + "'", e.offset, err.what());
           }
         }
     } catch (const Error& err) {
       if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, err.what());
+      else if (!flagged) f.warning("unsupported", "", std::nullopt, err.what());
     }
   }
   return report;
