@@ -73,8 +73,10 @@ StoredElements gguf_blocks_source(std::span<const std::byte> bytes, std::uint32_
 
 /// How a scan runs.
 struct ScanOptions {
-  /// Drop each window of pages from the resident set once scanned (whole-file runs: memory
-  /// stays flat however large the file). Only file mappings are affected.
+  /// Drop each chunk's pages from the resident set once its thread has scanned it, for the
+  /// last pass over a source: memory stays flat however large the file, and the unmapping
+  /// is shared by the threads instead of done alone at exit. Only file mappings are
+  /// affected (a later read maps the pages again from the page cache).
   bool release_pages = false;
   /// Called after each window with the bytes scanned so far (progress display).
   std::function<void(std::uint64_t bytes_done)> progress;

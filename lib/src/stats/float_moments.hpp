@@ -1,0 +1,25 @@
+// stats/float_moments.hpp — the float lane's block kernel, reading a block's stored words
+// directly when the dtype allows it (native float32 and bfloat16), so the block is not
+// decoded into a buffer first.
+//
+//   if (StoredBlockKernel k = stored_block_kernel(source))
+//     part = k(source.bytes.data() + byte_offset_of(source, first), n);   // n <= kStatsBlock
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "stats/moments.hpp"
+#include "tensor_inspect/stats.hpp"
+
+namespace tensor_inspect {
+
+/// The moments of n (<= kStatsBlock) stored elements at `bytes` (any alignment): the same
+/// numbers as block_moments_f32 of their values decoded.
+using StoredBlockKernel = Moments (*)(const std::byte* bytes, std::int64_t n);
+
+/// The kernel for `source`'s stored words, or nullptr when its blocks must be decoded first
+/// (byte-swapped, GGUF blocks, float16, fp8, float64, ints).
+StoredBlockKernel stored_block_kernel(const StoredElements& source);
+
+}  // namespace tensor_inspect
