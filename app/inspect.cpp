@@ -233,6 +233,9 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
+  // The view is only printed: a big-endian file is read in place, swapped as printed. Not
+  // under --view-as, which reinterprets the memoryview's own bytes.
+  dopt.swapped_in_place = o.view_as.empty();
   MemoryView mv = [&] {
     try {
       return data(t, dopt);

@@ -3,11 +3,13 @@
 
 Usage: /usr/bin/python3 tests/npy_vs_numpy.py BUILD/tensor-inspect [FILE.npy ...]
 
-With no files, every samples/*.npy is checked. For each file, `tensor-inspect --json FILE`
+With no files, every samples/*.npy is checked, and big- and little-endian files of every
+multi-byte dtype made here. For each file, `tensor-inspect --json FILE`
 must give what tinygrad's Tensor(np.load(FILE)).data() gives: the struct format of the
 dtype, shape, itemsize, nbytes, ndim, C-contiguous strides and tolist() equal to
 np.load(FILE).tolist() (floats bit for bit, including -0.0; non-finite floats as the JSON
-strings "nan", "inf", "-inf"). An empty tensor's data() is a zero-length view of shape
+strings "nan", "inf", "-inf"), and the text `tolist:` line of --full equal to Python's repr
+of that list. An empty tensor's data() is a zero-length view of shape
 (0,), whatever the tensor's shape (DESIGN.md). Exit status 0 when all agree, 1 otherwise.
 """
 import glob
@@ -16,6 +18,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -90,7 +93,38 @@ def check(binary, path):
     if not isinstance(got.get("readonly"), bool):
         diffs.append(f"readonly: expected a bool, got {got.get('readonly', '<missing>')!r}")
     diffs += same(a.tolist() if a.size else [], got.get("tolist"), "tolist")
+    # The text tolist line is Python's repr of the same list.
+    proc = subprocess.run([binary, "--full", path], capture_output=True, text=True, timeout=60)
+    line = next((l for l in proc.stdout.splitlines() if l.startswith("tolist: ")), None)
+    want = "tolist: " + repr(a.tolist() if a.size else [])
+    if proc.returncode != 0 or line != want:
+        diffs.append(f"text: expected {want[:80]!r}..., got {(line or proc.stderr)[:80]!r}...")
     return diffs
+
+
+def byte_order_files(directory):
+    """Big-endian (and explicitly little-endian) copies of every multi-byte dtype, 0-d to
+    3-d, empty and large (past the parallel and float16 table thresholds), with -0.0, nan
+    and inf among the floats: the printing loops read these bytes in place."""
+    rng = np.random.default_rng(10)
+    paths = []
+    for name in ("int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"):
+        dt = np.dtype(name)
+        for shape in ((), (7,), (3, 4), (2, 0), (2, 3, 5), (140000,)):
+            n = int(np.prod(shape))
+            if dt.kind == "f":
+                with np.errstate(over="ignore"):  # float16 tops out at 65504: some become inf
+                    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-6, 8, n)).astype(dt)
+                a[: min(n, 4)] = np.array([-0.0, np.nan, np.inf, -np.inf], dtype=dt)[: min(n, 4)]
+            else:
+                info = np.iinfo(dt)
+                a = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+            a = a.reshape(shape)
+            for order in (">", "<"):
+                path = os.path.join(directory, f"{order == '>' and 'be' or 'le'}_{name}_{'x'.join(map(str, shape)) or '0d'}.npy")
+                np.save(path, a.astype(dt.newbyteorder(order)))
+                paths.append(path)
+    return paths
 
 
 def main(argv):
@@ -99,14 +133,16 @@ def main(argv):
         return 2
     binary = argv[1]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    files = argv[2:] or sorted(glob.glob(os.path.join(root, "samples", "*.npy")))
+    tmp = tempfile.TemporaryDirectory()
+    files = argv[2:] or sorted(glob.glob(os.path.join(root, "samples", "*.npy"))) + byte_order_files(tmp.name)
     if not files:
         print("no .npy files to check", file=sys.stderr)
         return 2
     failed = 0
     for path in files:
         diffs = check(binary, path)
-        print(f"{'ok  ' if not diffs else 'FAIL'} {os.path.relpath(path, root)}")
+        shown = os.path.relpath(path, root) if path.startswith(root) else os.path.basename(path)
+        print(f"{'ok  ' if not diffs else 'FAIL'} {shown}")
         for d in diffs[:10]:
             print(f"     {d}")
         failed += bool(diffs)

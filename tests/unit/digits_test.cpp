@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -38,4 +39,37 @@ TEST_CASE("write_uint and write_int print every digit count, both sides of each 
   CHECK(int_repr(std::numeric_limits<std::int64_t>::max()) == "9223372036854775807");
   CHECK(int_repr(-1) == "-1");
   CHECK(int_repr(-10) == "-10");
+}
+
+TEST_CASE("eight_digits_ascii and write_significand agree with std::to_string") {
+  // Every 4-digit half, and every pair boundary, through the SWAR lanes.
+  for (std::uint32_t v : {0u, 1u, 9u, 10u, 99u, 100u, 9999u, 10000u, 12345678u, 99999999u, 90000009u, 10101010u}) {
+    CAPTURE(v);
+    const std::uint64_t w = r::eight_digits_ascii(v);
+    std::string want = std::to_string(v);
+    want.insert(0, 8 - want.size(), '0');
+    CHECK(std::string(reinterpret_cast<const char*>(&w), 8) == want);
+  }
+  for (std::uint32_t v = 0; v < 100000000; v += 9973) {
+    const std::uint64_t w = r::eight_digits_ascii(v);
+    std::string want = std::to_string(v);
+    want.insert(0, 8 - want.size(), '0');
+    REQUIRE(std::string(reinterpret_cast<const char*>(&w), 8) == want);
+  }
+  // Every length from 1 to 17 digits (a double's shortest significand), both sides of each power of ten.
+  std::uint64_t p = 1;
+  for (int digits = 1; digits <= 17; ++digits) {
+    CAPTURE(digits);
+    for (std::uint64_t v : {p - 1, p, p + 1, p * 3 + 7, p * 10 - 1}) {
+      if (v == 0 && p > 1) continue;
+      char buf[32];
+      std::memset(buf, 'x', sizeof buf);
+      const int len = r::decimal_length(v);
+      char* end = r::write_significand(v, len, buf + 4);
+      CHECK(std::string(buf + 4, end) == std::to_string(v));
+      CHECK(std::string(buf, 4) == "xxxx");  // nothing before out
+      for (char* q = buf + 4 + 17; q < buf + sizeof buf; ++q) CHECK(*q == 'x');  // at most 17 bytes
+    }
+    p *= 10;
+  }
 }

@@ -447,3 +447,32 @@ TEST_CASE("npy: every truncation and every single-byte corruption of a header gi
     }
   }
 }
+
+TEST_CASE("npy: a big-endian file's data() may be read in place, swapped as it is read") {
+  // big_endian_i2.npy holds >i2 [1, -2, 258, -32768, 32767] (NumPy wrote it).
+  const ti::Tensor t = ti::open_file(kSamples + "big_endian_i2.npy").tensors[0].load();
+  ti::DataOptions in_place;
+  in_place.swapped_in_place = true;
+  const ti::MemoryView swapped = ti::data(t, in_place);
+  const ti::MemoryView copied = ti::data(t);
+  CHECK(swapped.stored_swapped);
+  CHECK_FALSE(copied.stored_swapped);
+  CHECK(swapped.buffer->device() == ti::Device::DISK);  // the mapping, not a copy
+  // The stored bytes of 258 (0x0102) are 01 02; the realized copy holds them as 02 01.
+  CHECK(swapped.buffer->bytes()[4] == std::byte{0x01});
+  CHECK(copied.buffer->bytes()[4] == std::byte{0x02});
+  for (const auto* m : {&swapped, &copied}) {
+    CHECK(m->format == 'h');
+    CHECK(m->shape == ti::Shape{5});
+    CHECK(m->nbytes == 10);
+    CHECK(m->element(1).i == -2);
+    CHECK(m->element(3).i == -32768);
+  }
+  // The same text either way.
+  const std::string text = test_util::rendered([&](ti::OutBuffer& o) { ti::render_text(swapped, o); });
+  CHECK(text == test_util::rendered([&](ti::OutBuffer& o) { ti::render_text(copied, o); }));
+  CHECK(text.find("tolist: [1, -2, 258, -32768, 32767]\n") != std::string::npos);
+  CHECK_THROWS_AS(ti::cast_view(swapped, 'B'), ti::Error);  // its bytes are not the memoryview's
+  // A native file is realized (read in place) as before: nothing to swap.
+  CHECK_FALSE(ti::data(ti::open_file(kSamples + "version2_u2.npy").tensors[0].load(), in_place).stored_swapped);
+}

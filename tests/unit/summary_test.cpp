@@ -16,6 +16,7 @@ using ti::DType;
 using ti::Scalar;
 using ti::Shape;
 using ti::Tensor;
+using test_util::rendered;
 
 namespace {
 
@@ -32,19 +33,6 @@ Tensor counting_iota(const Shape& shape, std::shared_ptr<std::set<std::int64_t>>
   return Tensor::from_producer(p, DType::Float64, shape);
 }
 
-std::string rendered(const std::function<void(ti::OutBuffer&)>& render) {
-  char* text = nullptr;
-  std::size_t len = 0;
-  std::FILE* f = open_memstream(&text, &len);
-  {
-    ti::OutBuffer out(f);
-    render(out);
-  }
-  std::fclose(f);
-  std::string s(text, len);
-  std::free(text);
-  return s;
-}
 
 ti::PrintOptions options(std::int64_t threshold, std::int64_t edgeitems) {
   ti::PrintOptions po;

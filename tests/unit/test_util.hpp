@@ -34,6 +34,21 @@ inline const std::string kSamples = std::string(TI_SOURCE_DIR) + "/samples/";
 /// The real files of other projects (../shared/realdata/EXPECTED.md); tests skip when it is absent.
 inline const std::string kRealData = std::string(TI_SOURCE_DIR) + "/../shared/realdata/";
 
+/// What `render` writes through an OutBuffer, as a string (an in-memory FILE).
+inline std::string rendered(const std::function<void(ti::OutBuffer&)>& render) {
+  char* text = nullptr;
+  std::size_t len = 0;
+  std::FILE* f = open_memstream(&text, &len);
+  {
+    ti::OutBuffer out(f);
+    render(out);
+  }
+  std::fclose(f);
+  std::string s(text, len);
+  std::free(text);
+  return s;
+}
+
 /// The bytes of `s`, as MappedFile::from_bytes and the sniffers take them.
 inline std::vector<std::byte> bytes_of(std::string_view s) {
   std::vector<std::byte> out(s.size());

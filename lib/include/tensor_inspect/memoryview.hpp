@@ -34,6 +34,11 @@ struct MemoryView {
   Shape tensor_shape;             ///< the tensor's own shape (differs for empty tensors)
   std::shared_ptr<Buffer> buffer; ///< the bytes (nbytes of them)
   bool native_prefix = false;     ///< cast with an explicit '@' ("@i"): CPython keeps it in format
+  /// `buffer` holds each element with its bytes reversed: the stored bytes of a file of the
+  /// other byte order, read in place (DataOptions::swapped_in_place) instead of realizing
+  /// the swapped copy. The fields describe the values as data() gives them; element() and
+  /// the renderers swap each value back. Never set by data()'s default; cast_view refuses it.
+  bool stored_swapped = false;
 
   /// CPython's memoryview.format: the struct char, with the '@' it was cast with ("@i");
   /// nullopt where there is no format.
@@ -57,11 +62,16 @@ struct DataOptions {
   /// its schedule together; 0 means no cap. Checked on the schedule before anything runs,
   /// so a fuzzing harness or an embedder bounds memory without walking the graph itself.
   std::uint64_t max_bytes = 0;
+  /// When t is a byte swap of one whole stored buffer in C order (a big-endian .npy), give
+  /// a view of the stored bytes with MemoryView::stored_swapped set instead of realizing a
+  /// swapped copy. For callers that only print the values (the printing of a whole tensor);
+  /// the view's bytes are not Tensor.data()'s, so nothing that hands out raw bytes sets this.
+  bool swapped_in_place = false;
 };
 
 /// tinygrad's Tensor.data(): commits a weak dtype, then an empty tensor gives a
 /// zero-length view of shape (0,); otherwise contiguous + realize + a copy into a new host
-/// buffer. Throws Error(NoFormat) with strict for bfloat16/fp8 ("... has no struct format"),
+/// buffer (or, with options.swapped_in_place, the stored bytes of a byte-swapped file). Throws Error(NoFormat) with strict for bfloat16/fp8 ("... has no struct format"),
 /// Error(Unsupported) "realize needs N bytes, over the cap of M (DataOptions::max_bytes)"
 /// when the schedule's buffers would exceed a max_bytes cap.
 MemoryView data(const Tensor& t, const DataOptions& options = {});
@@ -73,7 +83,7 @@ MemoryView data(const Tensor& t, const DataOptions& options = {});
 MemoryView data_header(const Tensor& t, const DataOptions& options = {});
 
 /// CPython's memoryview.cast(fmt[, shape]): reinterprets the bytes. Only C-contiguous
-/// views; one side must be a byte format ('B', 'b', 'c'); the byte length must be kept;
+/// views (and not a stored_swapped one: Error(Internal)); one side must be a byte format ('B', 'b', 'c'); the byte length must be kept;
 /// `shape` (default: one axis) must multiply out to nbytes / itemsize. Each refusal is
 /// Error(Unsupported) with CPython's words (e.g. "memoryview: cannot cast between two
 /// non-byte formats").

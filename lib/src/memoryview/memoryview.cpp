@@ -1,4 +1,5 @@
 // memoryview.cpp — Tensor.data() and CPython's memoryview rules (cast, strides, tolist).
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -9,6 +10,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
+#include "tensor_inspect/stats.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -58,7 +60,11 @@ std::uint64_t schedule_bytes(const NodePtr& root) {
 }  // namespace
 
 Scalar MemoryView::element(std::int64_t i) const {
-  return load_scalar(dtype, buffer->bytes().data() + i * itemsize);
+  const std::byte* p = buffer->bytes().data() + i * itemsize;
+  if (!stored_swapped) return load_scalar(dtype, p);
+  std::byte native[16];
+  std::reverse_copy(p, p + itemsize, native);
+  return load_scalar(dtype, native);
 }
 
 MemoryView data_header(const Tensor& t, const DataOptions& options) {
@@ -86,6 +92,18 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
     mv.buffer = Buffer::cpu(0);
   } else {
     const auto start = std::chrono::steady_clock::now();
+    if (options.swapped_in_place) {
+      // NOTE: a byte swap over the stored elements is left to the reader of the values
+      // (the printing loops swap as they load), so a big-endian file is printed from its
+      // mapping like a native one instead of through a realized, swapped copy.
+      if (auto s = stored_elements(input.cast(mv.dtype)); s && s->swap_bytes && s->c_order && s->keep && s->stored == mv.dtype) {
+        mv.buffer = s->keep;
+        mv.stored_swapped = true;
+        spdlog::info("data(): {} {}, {} bytes, read in place, byte-swapped as printed", std::string(info.name),
+                     shape_repr(mv.shape), mv.nbytes);
+        return mv;
+      }
+    }
     NodePtr root = input.cast(mv.dtype).contiguous().node();
     if (options.max_bytes != 0) {
       const std::uint64_t need = schedule_bytes(root);
@@ -111,6 +129,7 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
   std::optional<DType> to = dtype_for_format(format);
   if (!to) fail("destination format must be a native single character format prefixed with an optional '@'");
   if (!view.c_contiguous) fail("casts are restricted to C-contiguous views");
+  if (view.stored_swapped) throw Error(ErrorCode::Internal, "internal: memoryview.cast of a byte-swapped stored view");
   auto is_byte = [](std::optional<char> f) { return f && (*f == 'B' || *f == 'b' || *f == 'c'); };
   if (!view.format) fail("source format must be a native single character format prefixed with an optional '@'");
   if (!is_byte(view.format) && !is_byte(format))

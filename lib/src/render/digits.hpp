@@ -39,6 +39,41 @@ inline void write_8_digits(std::uint32_t v, char* p) {
   write_2_digits(lo % 100, p + 6);
 }
 
+/// The 8 decimal digits of v < 10^8 as ASCII in one word, the first digit in the lowest
+/// byte (so a little-endian store writes them in order). SWAR in 64-bit integer arithmetic:
+/// both 4-digit halves are split into pairs and then into digits in parallel lanes by
+/// multiplying with scaled reciprocals (10486 / 2^20 for /100 on values below 10^4, 103 /
+/// 2^10 for /10 below 100: exact on those ranges). P. Khuong's method, as D. Lemire
+/// described it ("Converting integers to decimal strings faster", 2021).
+inline std::uint64_t eight_digits_ascii(std::uint32_t v) {
+  const std::uint64_t merged = static_cast<std::uint64_t>(v / 10000) | (static_cast<std::uint64_t>(v % 10000) << 32);
+  const std::uint64_t hundreds_hi = ((merged * 10486) >> 20) & ((std::uint64_t{0x7f} << 32) | 0x7f);
+  const std::uint64_t hundreds = ((merged - 100 * hundreds_hi) << 16) | hundreds_hi;  // 4 lanes of 2 digits
+  std::uint64_t tens = ((hundreds * 103) >> 10) & ((std::uint64_t{0xf} << 48) | (std::uint64_t{0xf} << 32) | (0xfu << 16) | 0xfu);
+  tens += (hundreds - 10 * tens) << 8;
+  return tens | 0x3030303030303030ull;
+}
+
+__extension__ using uint128 = unsigned __int128;  // GCC's and clang's; shifts compile to shrd/shr
+static_assert(std::endian::native == std::endian::little, "the SWAR digit words are stored as little-endian bytes");
+
+/// The digits of v < 10^17 — a double's shortest significand has at most 17 — with
+/// len = decimal_length(v) given, written at out without a branch on the length and
+/// without a store-to-load round trip: one byte for the 17th digit from the right, then
+/// the 16 lower digits shifted in a 128-bit register past their leading zeros and stored
+/// whole. Needs 17 writable bytes at out (those after the digits get junk); returns out + len.
+inline char* write_significand(std::uint64_t v, int len, char* out) {
+  const std::uint64_t rest = v % 10000000000000000ull;
+  const uint128 lanes = eight_digits_ascii(static_cast<std::uint32_t>(rest / 100000000)) |
+                        static_cast<uint128>(eight_digits_ascii(static_cast<std::uint32_t>(rest % 100000000))) << 64;
+  const int zeros = 17 - len;            // leading zeros of the 17-digit field
+  const int skip = zeros - (zeros > 0);  // of those, the ones inside the 16 lower digits
+  out[0] = static_cast<char>('0' + v / 10000000000000000ull);
+  const uint128 shown = lanes >> (8 * skip);
+  std::memcpy(out + (zeros == 0), &shown, 16);
+  return out + len;
+}
+
 /// Writes the `len` = decimal_length(v) digits of v ending at out + len; returns out + len.
 /// Eight digits at a time while v is large, then pairs; 64-bit division only per 8 digits.
 inline char* write_digits(std::uint64_t v, int len, char* out) {

@@ -24,7 +24,7 @@ namespace tensor_inspect::render {
 inline constexpr int kMaxFloatRepr = 24;
 
 /// Writes repr(v) at `out` (at most kMaxFloatRepr chars, scratch included: the digits are
-/// written 20 at a time, at most 22 bytes from `out`); returns the end.
+/// written 17 at a time, at most 22 bytes from `out`); returns the end.
 inline char* write_float_repr(double v, char* out) {
   const auto bits = std::bit_cast<std::uint64_t>(v);
   const bool negative = bits >> 63;
@@ -51,7 +51,7 @@ inline char* write_float_repr(double v, char* out) {
   const int decpt = exp10 + nd;  // value = 0.d1d2...dn × 10^decpt
   if (decpt <= -4 || decpt > 16) {
     // d[.ddd]e±XX: the digits one place right, then the first moved back before the point.
-    write_uint_fixed(sig, o + 1);
+    write_significand(sig, nd, o + 1);
     o[0] = o[1];
     if (nd > 1) {
       o[1] = '.';
@@ -80,19 +80,21 @@ inline char* write_float_repr(double v, char* out) {
     o[0] = '0';
     o[1] = '.';
     std::memset(o + 2, '0', static_cast<std::size_t>(-decpt));
-    return write_digits(sig, nd, o + 2 - decpt);
+    return write_significand(sig, nd, o + 2 - decpt);
   }
   if (decpt >= nd) {  // ddd000.0
-    o = write_digits(sig, nd, o);
+    o = write_significand(sig, nd, o);
     std::memset(o, '0', static_cast<std::size_t>(decpt - nd));
     o += decpt - nd;
     o[0] = '.';
     o[1] = '0';
     return o + 2;
   }
-  // dd.ddd: the digits one place right, the integer part moved back before the point.
-  write_uint_fixed(sig, o + 1);
-  std::memmove(o, o + 1, static_cast<std::size_t>(decpt));
+  // dd.ddd: the digits one place right, the integer part moved back before the point
+  // (one digit, the common case of values in [1, 10), without a call).
+  write_significand(sig, nd, o + 1);
+  if (decpt == 1) o[0] = o[1];
+  else std::memmove(o, o + 1, static_cast<std::size_t>(decpt));
   o[decpt] = '.';
   return o + nd + 1;
 }

@@ -15,11 +15,28 @@
 namespace tensor_inspect::render {
 namespace {
 
-template <typename T>
+// An element's bytes as T; with Swap, stored in the other byte order and reversed here.
+template <typename T, bool Swap = false>
 T load(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  if constexpr (Swap && sizeof(T) > 1) {
+    if constexpr (sizeof(T) == 2) {
+      std::uint16_t u;
+      std::memcpy(&u, p, 2);
+      return std::bit_cast<T>(__builtin_bswap16(u));
+    } else if constexpr (sizeof(T) == 4) {
+      std::uint32_t u;
+      std::memcpy(&u, p, 4);
+      return std::bit_cast<T>(__builtin_bswap32(u));
+    } else {
+      std::uint64_t u;
+      std::memcpy(&u, p, 8);
+      return std::bit_cast<T>(__builtin_bswap64(u));
+    }
+  } else {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
 }
 
 char* put_text(std::string_view s, char* o) { return static_cast<char*>(std::memcpy(o, s.data(), s.size())) + s.size(); }
@@ -28,17 +45,20 @@ char* put_text(std::string_view s, char* o) { return static_cast<char*>(std::mem
 
 struct WidenF64 {
   static constexpr std::size_t size = 8;
-  static double get(const TolistSource&, const std::byte* p) { return load<double>(p); }
+  template <bool Swap>
+  static double get(const TolistSource&, const std::byte* p) { return load<double, Swap>(p); }
 };
 struct WidenF32 {
   static constexpr std::size_t size = 4;
-  static double get(const TolistSource&, const std::byte* p) { return static_cast<double>(load<float>(p)); }
+  template <bool Swap>
+  static double get(const TolistSource&, const std::byte* p) { return static_cast<double>(load<float, Swap>(p)); }
 };
 // IEEE half → double, exactly: rebias the exponent and shift the mantissa into place.
 struct WidenF16 {
   static constexpr std::size_t size = 2;
+  template <bool Swap>
   static double get(const TolistSource&, const std::byte* p) {
-    const auto h = load<std::uint16_t>(p);
+    const auto h = load<std::uint16_t, Swap>(p);
     const std::uint64_t sign = static_cast<std::uint64_t>(h & 0x8000) << 48;
     const std::uint64_t exp = (h >> 10) & 0x1f;
     const std::uint64_t mant = h & 0x3ff;
@@ -53,8 +73,9 @@ struct WidenF16 {
 // bfloat16 is the top half of a float32.
 struct WidenBF16 {
   static constexpr std::size_t size = 2;
+  template <bool Swap>
   static double get(const TolistSource&, const std::byte* p) {
-    return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(load<std::uint16_t>(p)) << 16));
+    return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(load<std::uint16_t, Swap>(p)) << 16));
   }
 };
 template <DType D>
@@ -69,6 +90,7 @@ const std::array<double, 256>& fp8_table() {
 template <DType D>
 struct WidenFP8 {
   static constexpr std::size_t size = 1;
+  template <bool>
   static double get(const TolistSource&, const std::byte* p) { return fp8_table<D>()[std::to_integer<std::uint8_t>(*p)]; }
 };
 
@@ -77,8 +99,9 @@ struct WidenFP8 {
 template <typename Widen, bool Json>
 struct FloatValue {
   static constexpr std::size_t size = Widen::size;
+  template <bool Swap>
   static char* put(const TolistSource& src, const std::byte* p, char* o) {
-    const double v = Widen::get(src, p);
+    const double v = Widen::template get<Swap>(src, p);
     if constexpr (Json) {
       if (((std::bit_cast<std::uint64_t>(v) >> 52) & 0x7ff) == 0x7ff)
         return put_text(v != v ? src.nan : v > 0 ? src.inf : src.ninf, o);
@@ -90,19 +113,22 @@ struct FloatValue {
 template <typename T>
 struct IntValue {
   static constexpr std::size_t size = sizeof(T);
+  template <bool Swap>
   static char* put(const TolistSource&, const std::byte* p, char* o) {
     // Wide integers take any number of digits: the branch-free writer. Narrow ones are
     // short, and the loop's branches predict well.
-    if constexpr (sizeof(T) >= 4 && std::is_signed_v<T>) return write_int_fixed(load<T>(p), o);
-    else if constexpr (sizeof(T) >= 4) return write_uint_fixed(load<T>(p), o);
-    else if constexpr (std::is_signed_v<T>) return write_int(load<T>(p), o);
-    else return write_uint(load<T>(p), o);
+    const T v = load<T, Swap>(p);
+    if constexpr (sizeof(T) >= 4 && std::is_signed_v<T>) return write_int_fixed(v, o);
+    else if constexpr (sizeof(T) >= 4) return write_uint_fixed(v, o);
+    else if constexpr (std::is_signed_v<T>) return write_int(v, o);
+    else return write_uint(v, o);
   }
 };
 
 template <bool Json>
 struct BoolValue {
   static constexpr std::size_t size = 1;
+  template <bool>
   static char* put(const TolistSource&, const std::byte* p, char* o) {
     const bool v = std::to_integer<std::uint8_t>(*p) != 0;
     if constexpr (Json) return v ? put_text("true", o) : put_text("false", o);
@@ -112,6 +138,7 @@ struct BoolValue {
 
 struct BytesValue {
   static constexpr std::size_t size = 1;
+  template <bool>
   static char* put(const TolistSource& src, const std::byte* p, char* o) {
     return put_text(src.bytes[std::to_integer<std::uint8_t>(*p)], o);
   }
@@ -120,8 +147,9 @@ struct BytesValue {
 // A float16/bfloat16 pattern's repr from the table: one fixed-size copy.
 struct TableValue {
   static constexpr std::size_t size = 2;
+  template <bool Swap>
   static char* put(const TolistSource& src, const std::byte* p, char* o) {
-    const ReprEntry& r = src.table[load<std::uint16_t>(p)];
+    const ReprEntry& r = src.table[load<std::uint16_t, Swap>(p)];
     std::memcpy(o, r.text, kMaxValueRepr);
     return o + r.size;
   }
@@ -146,7 +174,7 @@ char* end_row(const TolistSource& src, std::int64_t next, char* o) {
   return o + closing;
 }
 
-template <typename V>
+template <typename V, bool Swap = false>
 char* format_elements(const TolistSource& src, std::int64_t begin, std::int64_t end, char* o) {
   const std::byte* base = src.data;
   const std::int64_t inner = src.inner;
@@ -160,12 +188,12 @@ char* format_elements(const TolistSource& src, std::int64_t begin, std::int64_t 
     const std::int64_t stop = row_last < end - 1 ? row_last : end - 1;
     const std::byte* p = base + e * static_cast<std::int64_t>(V::size);
     for (; e < stop; ++e, p += V::size) {
-      o = V::put(src, p, o);
+      o = V::template put<Swap>(src, p, o);
       o[0] = ',';
       o[1] = ' ';
       o += 2;
     }
-    o = V::put(src, p, o);
+    o = V::template put<Swap>(src, p, o);
     e = stop + 1;
     if (stop == row_last) {
       o = end_row(src, e, o);
@@ -178,22 +206,24 @@ char* format_elements(const TolistSource& src, std::int64_t begin, std::int64_t 
   return o;
 }
 
-template <bool Json>
+// The loop of one dtype; with Swap, elements stored in the other byte order (only for
+// itemsizes above 1: a byte has no order).
+template <bool Json, bool Swap>
 TolistLoop pick(DType d) {
   switch (d) {
     case DType::Bool: return format_elements<BoolValue<Json>>;
     case DType::Int8: return format_elements<IntValue<std::int8_t>>;
     case DType::UInt8: return format_elements<IntValue<std::uint8_t>>;
-    case DType::Int16: return format_elements<IntValue<std::int16_t>>;
-    case DType::UInt16: return format_elements<IntValue<std::uint16_t>>;
-    case DType::Int32: return format_elements<IntValue<std::int32_t>>;
-    case DType::UInt32: return format_elements<IntValue<std::uint32_t>>;
-    case DType::Int64: case DType::WeakInt: return format_elements<IntValue<std::int64_t>>;
-    case DType::UInt64: return format_elements<IntValue<std::uint64_t>>;
-    case DType::Float16: return format_elements<FloatValue<WidenF16, Json>>;
-    case DType::BFloat16: return format_elements<FloatValue<WidenBF16, Json>>;
-    case DType::Float32: return format_elements<FloatValue<WidenF32, Json>>;
-    case DType::Float64: case DType::WeakFloat: return format_elements<FloatValue<WidenF64, Json>>;
+    case DType::Int16: return format_elements<IntValue<std::int16_t>, Swap>;
+    case DType::UInt16: return format_elements<IntValue<std::uint16_t>, Swap>;
+    case DType::Int32: return format_elements<IntValue<std::int32_t>, Swap>;
+    case DType::UInt32: return format_elements<IntValue<std::uint32_t>, Swap>;
+    case DType::Int64: case DType::WeakInt: return format_elements<IntValue<std::int64_t>, Swap>;
+    case DType::UInt64: return format_elements<IntValue<std::uint64_t>, Swap>;
+    case DType::Float16: return format_elements<FloatValue<WidenF16, Json>, Swap>;
+    case DType::BFloat16: return format_elements<FloatValue<WidenBF16, Json>, Swap>;
+    case DType::Float32: return format_elements<FloatValue<WidenF32, Json>, Swap>;
+    case DType::Float64: case DType::WeakFloat: return format_elements<FloatValue<WidenF64, Json>, Swap>;
     case DType::FP8E4M3: return format_elements<FloatValue<WidenFP8<DType::FP8E4M3>, Json>>;
     case DType::FP8E5M2: return format_elements<FloatValue<WidenFP8<DType::FP8E5M2>, Json>>;
   }
@@ -228,14 +258,20 @@ std::size_t tolist_block_capacity(const TolistSource& src, std::int64_t count) {
 
 TolistLoop pick_tolist_loop(const MemoryView& mv, bool json, bool table) {
   if (mv.format == 'c') return format_elements<BytesValue>;
+  if (mv.stored_swapped) {
+    if (table) return format_elements<TableValue, true>;
+    return json ? pick<true, true>(mv.dtype) : pick<false, true>(mv.dtype);
+  }
   if (table) return format_elements<TableValue>;
-  return json ? pick<true>(mv.dtype) : pick<false>(mv.dtype);
+  return json ? pick<true, false>(mv.dtype) : pick<false, false>(mv.dtype);
 }
 
 std::unique_ptr<ReprEntry[]> make_repr_table(const MemoryView& mv, bool json, const TolistSource& src) {
   std::unique_ptr<ReprEntry[]> table(new ReprEntry[65536]);
-  const auto put = mv.dtype == DType::BFloat16 ? (json ? FloatValue<WidenBF16, true>::put : FloatValue<WidenBF16, false>::put)
-                                               : (json ? FloatValue<WidenF16, true>::put : FloatValue<WidenF16, false>::put);
+  // Indexed by the native pattern: a byte-swapped view swaps before the lookup.
+  const auto put = mv.dtype == DType::BFloat16
+                       ? (json ? FloatValue<WidenBF16, true>::put<false> : FloatValue<WidenBF16, false>::put<false>)
+                       : (json ? FloatValue<WidenF16, true>::put<false> : FloatValue<WidenF16, false>::put<false>);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < 65536; ++i) {
     const auto bits = static_cast<std::uint16_t>(i);
