@@ -18,6 +18,11 @@ namespace tensor_inspect {
 /// numbers as block_moments_f32 of their values decoded.
 using StoredBlockKernel = Moments (*)(const std::byte* bytes, std::int64_t n);
 
+/// The same kernel on the x86-64 baseline's vector loop, which machines without AVX2 run,
+/// whatever this machine has: for tests, that both loops give the same bits. `stored` is
+/// Float32 or BFloat16.
+Moments block_moments_baseline(const std::byte* bytes, std::int64_t n, DType stored);
+
 /// The kernel for `source`'s stored words, or nullptr when its blocks must be decoded first
 /// (byte-swapped, GGUF blocks, float16, fp8, float64, ints).
 StoredBlockKernel stored_block_kernel(const StoredElements& source);
