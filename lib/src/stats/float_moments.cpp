@@ -131,13 +131,23 @@ void vector_loop_portable(const std::byte* p, std::int64_t vec_end, double shift
 // The same loop in AVX2. vminps(v, mn) is `v < mn ? v : mn` and vmaxps(v, mx) is
 // `v > mx ? v : mx`, as above; v - v is +0.0 for a finite v and nan otherwise, so the OR of
 // those bits is zero exactly when every value was finite.
+// How far ahead the AVX2 loop prefetches: measured on 98 MB of bfloat16 scanned from the
+// mapping, one thread, best of 9: 35.5-40.5 ms of CPU without, 32-33.5 ms at 2 KiB
+// (0.5 KiB: 33-40, 8 KiB: 32.5-34.5).
+constexpr std::uintptr_t kPrefetchBytes = 2048;
+
 template <Words W>
 __attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, std::int64_t vec_end, double shift, VectorPart& out) {
   const __m256d k = _mm256_set1_pd(shift);
   __m256 mn = _mm256_set1_ps(INFINITY), mx = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps();
   __m256i czero = _mm256_setzero_si256();
   __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, q0 = s0, q1 = s0, q2 = s0, q3 = s0;
+  constexpr std::uintptr_t word_bytes = W == Words::Float32 ? 4 : 2;
   for (std::int64_t i = 0; i < vec_end; i += 16) {
+    // The hardware prefetchers stop at each 4 KiB page; this one runs kPrefetchBytes ahead
+    // (a prefetch never faults, so past the end or an unmapped page it is dropped).
+    _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(p) + word_bytes * static_cast<std::uintptr_t>(i) + kPrefetchBytes),
+                 _MM_HINT_T0);
     __m256 v, w;
     __m256d d0, d1, d2, d3;
     if constexpr (W != Words::Float32) {
