@@ -18,6 +18,21 @@ std::string int_repr(std::int64_t v) {
   char buf[24];
   return std::string(buf, r::write_int(v, buf));
 }
+// The branch-free writers, with a guard byte after the 20 (21) bytes they may write.
+std::string uint_fixed_repr(std::uint64_t v) {
+  char buf[32];
+  std::memset(buf, 'x', sizeof buf);
+  const std::string s(buf, r::write_uint_fixed(v, buf));
+  CHECK(buf[20] == 'x');
+  return s;
+}
+std::string int_fixed_repr(std::int64_t v) {
+  char buf[32];
+  std::memset(buf, 'x', sizeof buf);
+  const std::string s(buf, r::write_int_fixed(v, buf));
+  CHECK(buf[21] == 'x');
+  return s;
+}
 }  // namespace
 
 TEST_CASE("write_uint and write_int print every digit count, both sides of each power of ten") {
@@ -29,12 +44,18 @@ TEST_CASE("write_uint and write_int print every digit count, both sides of each 
     for (std::uint64_t v : {p - 1, p, p + 1, p * 3 + 7}) {
       if (v == 0 && p > 1) continue;
       CHECK(uint_repr(v) == std::to_string(v));
+      CHECK(uint_fixed_repr(v) == std::to_string(v));
+      CHECK(int_fixed_repr(static_cast<std::int64_t>(v)) == std::to_string(static_cast<std::int64_t>(v)));
+      CHECK(int_fixed_repr(-static_cast<std::int64_t>(v / 2)) == std::to_string(-static_cast<std::int64_t>(v / 2)));
       CHECK(r::decimal_length(v) == static_cast<int>(std::to_string(v).size()));
     }
     if (digits < 20) p *= 10;
   }
   const auto max = std::numeric_limits<std::uint64_t>::max();
   CHECK(uint_repr(max) == "18446744073709551615");
+  CHECK(uint_fixed_repr(max) == "18446744073709551615");
+  CHECK(int_fixed_repr(std::numeric_limits<std::int64_t>::min()) == "-9223372036854775808");
+  CHECK(int_fixed_repr(std::numeric_limits<std::int64_t>::max()) == "9223372036854775807");
   CHECK(int_repr(std::numeric_limits<std::int64_t>::min()) == "-9223372036854775808");
   CHECK(int_repr(std::numeric_limits<std::int64_t>::max()) == "9223372036854775807");
   CHECK(int_repr(-1) == "-1");

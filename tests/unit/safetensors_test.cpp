@@ -385,5 +385,44 @@ TEST_CASE("safetensors index: the index and its shards must agree, and shard nam
                          (index_path + ": index has no \"weight_map\" object").c_str(), ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors", "a": "s1.safetensors"}})"),
                          (index_path + ": key 'a' appears twice in header object 'weight_map'").c_str(), ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {}, "weight_map": {"a": "s1.safetensors"}})"),
+                         (index_path + ": key 'weight_map' appears twice in the index").c_str(), ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": []})"), (index_path + ": index has no \"weight_map\" object").c_str(),
+                         ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": 5}})"),
+                         (index_path + ": tensor 'a': shard name is not a string").c_str(), ti::Error);
+  }
+  SUBCASE("an index that is not a JSON object, or not JSON, is refused with the byte") {
+    CHECK_THROWS_WITH_AS(open_index(R"([{"weight_map": {}}])"), (index_path + ": index is not a JSON object").c_str(), ti::Error);
+    // byte 38 is the '}' after a trailing comma; byte 39 the 'x' after the object
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors"},})"),
+                         (index_path + ": header is not valid JSON (expected a string, found '}') at byte 39").c_str(), ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors"}} x)"),
+                         (index_path + ": header is not valid JSON (trailing characters after the closing '}') at byte 40").c_str(),
+                         ti::Error);
+    CHECK(test_util::code_of([&] { open_index(R"({"weight_map": {"a": "s1.safetensors"})"); }) == ti::ErrorCode::BadFile);
+  }
+  SUBCASE("metadata: an object's keys in sorted order with their JSON types, null, or refused") {
+    const ti::LoadedFile f = open_index(R"({"metadata": {"total_size": 4, "format": "pt", "nested": {"k": [1, 2]}},
+                                            "other": {"skipped": [true, null]}, "weight_map": {"a": "s1.safetensors"}})");
+    REQUIRE(f.metadata.size() == 3);
+    CHECK(f.metadata[0].key == "format");
+    CHECK(f.metadata[0].type == "string");
+    CHECK(f.metadata[1].key == "nested");
+    CHECK(f.metadata[1].value.dump() == R"({"k":[1,2]})");
+    CHECK(f.metadata[2].key == "total_size");
+    CHECK(f.metadata[2].type == "number");
+    CHECK(f.metadata[2].value == 4);
+    CHECK(open_index(R"({"metadata": null, "weight_map": {"a": "s1.safetensors"}})").metadata.empty());
+    CHECK_THROWS_WITH_AS(open_index(R"({"metadata": 5, "weight_map": {"a": "s1.safetensors"}})"),
+                         (index_path + ": \"metadata\" is not an object").c_str(), ti::Error);
+    // Duplicate keys inside the metadata are refused as anywhere in a header.
+    CHECK(test_util::code_of([&] { open_index(R"({"metadata": {"k": 1, "k": 2}, "weight_map": {}})"); }) == ti::ErrorCode::BadFile);
+  }
+  SUBCASE("names with escapes, and the tensors of a missing shard in index order") {
+    const ti::LoadedFile f = open_index(R"({"weight_map": {"z": "gone.safetensors", "\u0061": "s1.safetensors", "b": "gone.safetensors"}})");
+    CHECK(names_of(f) == std::vector<std::string>{"z", "b", "a"});  // shards sorted: gone before s1
+    REQUIRE(f.warnings.size() == 1);
+    CHECK(f.warnings[0].find("shard 'gone.safetensors' of 2 tensors cannot be read") != std::string::npos);
   }
 }

@@ -11,13 +11,17 @@
 // shard that cannot be read is a warning: its tensors are listed (dtype and shape
 // unknown) and refuse to load, naming the index, the tensor and the shard.
 #include <algorithm>
+#include <deque>
 #include <filesystem>
-#include <map>
-#include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "loaders/formats.hpp"
+#include "loaders/json_cursor.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -31,20 +35,117 @@ namespace {
 }
 
 /// Refuses shard names that could reach outside the index's directory.
-void check_shard_name(const std::string& index, const std::string& tensor, const std::string& shard) {
-  const std::string where = "tensor '" + tensor + "': shard name '" + shard + "'";
-  if (shard.empty()) fail(index, "tensor '" + tensor + "': shard name is empty");
-  if (shard.front() == '/' || shard.front() == '\\') fail(index, where + " is an absolute path");
-  if (shard.find('\0') != std::string::npos || shard.find('\\') != std::string::npos)
-    fail(index, where + " holds a NUL or backslash");
+void check_shard_name(const std::string& index, std::string_view tensor, std::string_view shard) {
+  const auto where = [&] { return "tensor '" + std::string(tensor) + "': shard name '" + std::string(shard) + "'"; };
+  if (shard.empty()) fail(index, "tensor '" + std::string(tensor) + "': shard name is empty");
+  if (shard.front() == '/' || shard.front() == '\\') fail(index, where() + " is an absolute path");
+  if (shard.find('\0') != std::string_view::npos || shard.find('\\') != std::string_view::npos)
+    fail(index, where() + " holds a NUL or backslash");
   std::size_t start = 0;
   while (start <= shard.size()) {
     const std::size_t slash = std::min(shard.find('/', start), shard.size());
-    if (shard.compare(start, slash - start, "..") == 0 && slash - start == 2)
-      fail(index, where + " leaves the index's directory");
+    if (slash - start == 2 && shard.substr(start, 2) == "..") fail(index, where() + " leaves the index's directory");
     start = slash + 1;
   }
 }
+
+/// What the index says: its weight map in file order (views of the text, or of
+/// `decoded` for names with escapes) and where its "metadata" value is.
+struct IndexJson {
+  std::vector<std::pair<std::string_view, std::string_view>> weight_map;  ///< tensor, shard
+  std::deque<std::string> decoded;                                        ///< a deque: views stay valid
+  bool has_weight_map = false;
+  std::size_t metadata_begin = 0, metadata_end = 0;  ///< the metadata value's text; empty when absent
+};
+
+/// The index in one pass over its text (strict JSON through JsonCursor): the weight map
+/// is read into views, "metadata" is only delimited (parse_json_header reads it, as
+/// small as it is), other fields are skipped. No node is made per tensor.
+class IndexReader : JsonCursor {
+ public:
+  IndexReader(std::string_view text, const std::string& file) : JsonCursor(text, file, 0), name_(file) {}
+
+  IndexJson run() {
+    ws();
+    if (peek() != '{' || p_ >= t_.size()) {
+      skip_value(0);  // a syntax error says so; valid JSON of another kind is not an index
+      fail("index is not a JSON object");
+    }
+    ++p_;
+    ws();
+    std::unordered_set<std::string_view> keys;
+    std::deque<std::string> key_text;
+    if (peek() == '}') {
+      ++p_;
+    } else {
+      for (;;) {
+        std::string scratch;
+        std::string_view key = string(scratch);
+        if (key.data() == scratch.data()) key = key_text.emplace_back(std::move(scratch));
+        if (!keys.insert(key).second) fail("key '" + std::string(key) + "' appears twice in the index");
+        expect(':');
+        if (key == "weight_map") {
+          weight_map();
+        } else if (key == "metadata") {
+          out_.metadata_begin = p_;
+          skip_value(1);
+          out_.metadata_end = p_;
+        } else {
+          skip_value(1);
+        }
+        ws();
+        const char c = peek();
+        if (p_ >= t_.size() || (c != ',' && c != '}')) syntax("expected ',' or '}', found " + found(p_), p_);
+        ++p_;
+        ws();
+        if (c == '}') break;
+      }
+    }
+    ws();
+    if (p_ < t_.size()) syntax("trailing characters after the closing '}'", p_);
+    return std::move(out_);
+  }
+
+ private:
+  std::string_view keep(std::string_view v, std::string& scratch) {
+    if (v.data() >= t_.data() && v.data() <= t_.data() + t_.size()) return v;
+    return out_.decoded.emplace_back(std::move(scratch));
+  }
+
+  void weight_map() {
+    if (peek() != '{') {
+      skip_value(1);
+      return;  // not an object: "index has no weight_map object"
+    }
+    out_.has_weight_map = true;
+    ++p_;
+    ws();
+    if (peek() == '}') {
+      ++p_;
+      return;
+    }
+    std::unordered_set<std::string_view> seen;
+    for (;;) {
+      std::string tensor_scratch, shard_scratch;
+      const std::string_view tensor = keep(string(tensor_scratch), tensor_scratch);
+      if (!seen.insert(tensor).second) fail("key '" + std::string(tensor) + "' appears twice in header object 'weight_map'");
+      expect(':');
+      if (peek() != '"') fail("tensor '" + std::string(tensor) + "': shard name is not a string");
+      const std::string_view shard = keep(string(shard_scratch), shard_scratch);
+      check_shard_name(name_, tensor, shard);
+      out_.weight_map.emplace_back(tensor, shard);
+      ws();
+      const char c = peek();
+      if (p_ >= t_.size() || (c != ',' && c != '}')) syntax("expected ',' or '}', found " + found(p_), p_);
+      ++p_;
+      ws();
+      if (c == '}') return;
+    }
+  }
+
+  const std::string& name_;
+  IndexJson out_;
+};
 
 }  // namespace
 
@@ -62,17 +163,16 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
                    std::to_string(limits().index_bytes) + limit_hint("index_bytes"));
   file->fetch(0, file->size());
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
-  const nlohmann::json index = parse_json_header(text, name, 0);
-  if (!index.is_object()) fail(name, "index is not a JSON object");
-  if (!index.contains("weight_map") || !index["weight_map"].is_object())
-    fail(name, "index has no \"weight_map\" object");
+  IndexJson index = IndexReader(text, name).run();
+  if (!index.has_weight_map) fail(name, "index has no \"weight_map\" object");
 
   LoadedFile out;
   out.path = name;
   out.format = "safetensors-index";
   out.file = file;
-  if (index.contains("metadata")) {
-    const auto& meta = index["metadata"];
+  if (index.metadata_end > index.metadata_begin) {
+    const std::size_t at = index.metadata_begin;
+    const nlohmann::json meta = parse_json_header(text.substr(at, index.metadata_end - at), name, at);
     if (!meta.is_object() && !meta.is_null()) fail(name, "\"metadata\" is not an object");
     if (meta.is_object())
       for (auto it = meta.begin(); it != meta.end(); ++it)
@@ -80,20 +180,22 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
             MetaEntry{it.key(), it.value().type_name(), nlohmann::ordered_json::parse(it.value().dump())});
   }
 
-  // tensor -> shard, and the shards in sorted order.
-  std::map<std::string, std::string> shard_of;
-  std::map<std::string, std::vector<std::string>> mapped_to;
-  const auto& weight_map = index["weight_map"];
-  for (auto it = weight_map.begin(); it != weight_map.end(); ++it) {
-    if (!it.value().is_string()) fail(name, "tensor '" + it.key() + "': shard name is not a string");
-    const std::string shard = it.value().get<std::string>();
-    check_shard_name(name, it.key(), shard);
-    shard_of[it.key()] = shard;
-    mapped_to[shard].push_back(it.key());
-  }
+  // Shards in sorted order, each with the tensors the index maps to it in index order
+  // (a stable sort of the weight map by shard name).
+  std::vector<std::pair<std::string_view, std::string_view>>& weight_map = index.weight_map;
+  std::unordered_map<std::string_view, std::string_view> shard_of;
+  shard_of.reserve(weight_map.size());
+  for (const auto& [tensor, shard] : weight_map) shard_of.emplace(tensor, shard);
+  std::stable_sort(weight_map.begin(), weight_map.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  out.tensors.reserve(weight_map.size());
 
   const std::filesystem::path dir = std::filesystem::path(name).parent_path();
-  for (const auto& [shard, names] : mapped_to) {
+  for (std::size_t first = 0; first < weight_map.size();) {
+    const std::string_view shard_view = weight_map[first].second;
+    std::size_t last = first;
+    while (last < weight_map.size() && weight_map[last].second == shard_view) ++last;
+    const std::string shard(shard_view);
+    const std::size_t mapped = last - first;
     const std::string shard_path = (dir / shard).string();
     std::shared_ptr<const MappedFile> shard_file;
     try {
@@ -103,38 +205,45 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
       // A missing shard: its tensors are listed and marked; loading one names the index,
       // the tensor and the shard. The present shards' tensors still load.
       const std::string why = e.what();
-      out.warnings.push_back(name + ": shard '" + shard + "' of " + std::to_string(names.size()) + " tensor" +
-                             (names.size() == 1 ? "" : "s") + " cannot be read (" + why + ")");
-      for (const std::string& tensor : names) {
+      out.warnings.push_back(name + ": shard '" + shard + "' of " + std::to_string(mapped) + " tensor" +
+                             (mapped == 1 ? "" : "s") + " cannot be read (" + why + ")");
+      for (std::size_t i = first; i < last; ++i) {
         TensorEntry entry;
-        entry.name = tensor;
+        entry.name = std::string(weight_map[i].first);
         entry.stored_type = "-";
         entry.note = "in missing shard " + shard;
-        entry.loader = [index = name, tensor, shard_name = shard, why]() -> Tensor {
-          throw Error(ErrorCode::Io, index + ": tensor '" + tensor + "' is in shard '" + shard_name +
+        entry.loader = [index_name = name, tensor = entry.name, shard, why]() -> Tensor {
+          throw Error(ErrorCode::Io, index_name + ": tensor '" + tensor + "' is in shard '" + shard +
                                          "', which cannot be read (" + why + ")");
         };
         out.tensors.push_back(std::move(entry));
       }
+      first = last;
       continue;
     }
     LoadedFile part = open_safetensors(shard_file);
-    std::set<std::string> held;
     for (const TensorEntry& e : part.tensors) {
-      held.insert(e.name);
       auto it = shard_of.find(e.name);
       if (it == shard_of.end())
         fail(name, "shard '" + shard + "' holds tensor '" + e.name + "', which the index does not list");
-      if (it->second != shard)
-        fail(name, "shard '" + shard + "' holds tensor '" + e.name + "', which the index maps to '" + it->second + "'");
+      if (it->second != shard_view)
+        fail(name, "shard '" + shard + "' holds tensor '" + e.name + "', which the index maps to '" + std::string(it->second) + "'");
     }
-    for (const std::string& tensor : names) {
-      if (!held.count(tensor)) fail(name, "tensor '" + tensor + "' is mapped to shard '" + shard + "', which does not hold it");
+    // Every tensor the shard holds is mapped to it, and a shard's names are unique: it
+    // holds all its mapped tensors exactly when the counts agree.
+    if (part.tensors.size() != mapped) {
+      std::unordered_set<std::string_view> held;
+      for (const TensorEntry& e : part.tensors) held.insert(e.name);
+      for (std::size_t i = first; i < last; ++i)
+        if (!held.count(weight_map[i].first))
+          fail(name, "tensor '" + std::string(weight_map[i].first) + "' is mapped to shard '" + shard + "', which does not hold it");
     }
+    const std::string note = "in shard " + shard;
     for (TensorEntry& e : part.tensors) {
-      e.note = "in shard " + shard;
+      e.note = note;
       out.tensors.push_back(std::move(e));
     }
+    first = last;
   }
   return out;
 }
