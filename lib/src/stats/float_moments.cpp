@@ -130,7 +130,8 @@ void vector_loop_portable(const std::byte* p, std::int64_t vec_end, double shift
 
 // The same loop in AVX2. vminps(v, mn) is `v < mn ? v : mn` and vmaxps(v, mx) is
 // `v > mx ? v : mx`, as above; v - v is +0.0 for a finite v and nan otherwise, so the OR of
-// those bits is zero exactly when every value was finite.
+// those bits is zero exactly when every value was finite. bfloat16 words are checked as
+// words instead (measured 3 % less CPU over the mapping).
 // How far ahead the AVX2 loop prefetches: measured on 98 MB of bfloat16 scanned from the
 // mapping, one thread, best of 9: 35.5-40.5 ms of CPU without, 32-33.5 ms at 2 KiB
 // (0.5 KiB: 33-40, 8 KiB: 32.5-34.5).
@@ -141,6 +142,8 @@ __attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, s
   const __m256d k = _mm256_set1_pd(shift);
   __m256 mn = _mm256_set1_ps(INFINITY), mx = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps();
   __m256i czero = _mm256_setzero_si256();
+  const __m256i mag_mask = _mm256_set1_epi16(0x7fff);
+  __m256i top = _mm256_setzero_si256(), z16 = _mm256_setzero_si256();
   __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, q0 = s0, q1 = s0, q2 = s0, q3 = s0;
   constexpr std::uintptr_t word_bytes = W == Words::Float32 ? 4 : 2;
   for (std::int64_t i = 0; i < vec_end; i += 16) {
@@ -155,6 +158,11 @@ __attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, s
       if constexpr (W == Words::BFloat16) {
         v = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(h)), 16));
         w = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(h + 1)), 16));
+        // The checks on the sixteen words at once: |w| = w & 0x7fff is 0 for a zero and at
+        // least 0x7f80 (exponent all ones) for an inf or nan.
+        const __m256i mag = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h)), mag_mask);
+        top = _mm256_max_epu16(top, mag);
+        z16 = _mm256_sub_epi16(z16, _mm256_cmpeq_epi16(mag, _mm256_setzero_si256()));  // at most 256 per lane
       } else {
         v = _mm256_cvtph_ps(_mm_loadu_si128(h));  // F16C: exact
         w = _mm256_cvtph_ps(_mm_loadu_si128(h + 1));
@@ -172,10 +180,12 @@ __attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, s
       d2 = _mm256_cvtps_pd(_mm_loadu_ps(f + 8));
       d3 = _mm256_cvtps_pd(_mm_loadu_ps(f + 12));
     }
-    bad = _mm256_or_ps(bad, _mm256_or_ps(_mm256_sub_ps(v, v), _mm256_sub_ps(w, w)));
-    const __m256 zero = _mm256_setzero_ps();
-    czero = _mm256_add_epi32(czero, _mm256_add_epi32(_mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_EQ_OQ)),
-                                                     _mm256_castps_si256(_mm256_cmp_ps(w, zero, _CMP_EQ_OQ))));
+    if constexpr (W != Words::BFloat16) {
+      bad = _mm256_or_ps(bad, _mm256_or_ps(_mm256_sub_ps(v, v), _mm256_sub_ps(w, w)));
+      const __m256 zero = _mm256_setzero_ps();
+      czero = _mm256_add_epi32(czero, _mm256_add_epi32(_mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_EQ_OQ)),
+                                                       _mm256_castps_si256(_mm256_cmp_ps(w, zero, _CMP_EQ_OQ))));
+    }
     mn = _mm256_min_ps(w, _mm256_min_ps(v, mn));
     mx = _mm256_max_ps(w, _mm256_max_ps(v, mx));
     d0 = _mm256_sub_pd(d0, k);
@@ -203,6 +213,15 @@ __attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, s
   _mm256_store_ps(out.mx, mx);
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.neg_zeros), czero);
   out.clean = _mm256_testz_si256(_mm256_castps_si256(bad), _mm256_castps_si256(bad)) != 0;
+  if constexpr (W == Words::BFloat16) {
+    alignas(32) std::uint16_t t[16], z[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t), top);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(z), z16);
+    for (int l = 0; l < 16; ++l) {
+      out.clean = out.clean && t[l] < 0x7f80;
+      out.neg_zeros[l % 8] -= z[l];
+    }
+  }
 }
 
 // The scalar rule, for the tail of a clean block and for every element of a block that
