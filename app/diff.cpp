@@ -178,6 +178,17 @@ std::string figure_json(std::optional<double> v) {
 
 void compare_row(Row& r, const CompareOptions& copt, bool show_progress, std::size_t index, std::size_t count) {
   if (!r.a || !r.b) return;
+  // An entry whose values cannot be shown says why when loaded: a tensor in a missing shard
+  // is trouble (its shape is unknown, not ()), a dtype tinygrad lacks still gets its shape
+  // compared and fails below only when the values are needed.
+  for (const TensorEntry* e : {r.a, r.b})
+    if (!e->dtype) {
+      try {
+        (void)e->load();
+      } catch (const Error& err) {
+        if (err.code() != ErrorCode::Unsupported) throw;
+      }
+    }
   if (r.a->shape != r.b->shape) {
     r.status = Status::ShapeMismatch;
     return;

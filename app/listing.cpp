@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <clocale>
+#include <cmath>
 #include <cstdio>
 #include <cwchar>
 #include <string>
@@ -62,6 +63,19 @@ std::uint64_t decoded_nbytes(const TensorEntry& e) {
 
 std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
+// A metadata value for JSON output: nan and ±inf (GGUF float keys may hold them) become
+// the strings "nan", "inf", "-inf", as tensor values do, where nlohmann would write null.
+Json finite_json(const Json& v) {
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+    const double f = v.get<double>();
+    return std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf";
+  }
+  if (!v.is_structured()) return v;
+  Json out = v;
+  for (auto& item : out) item = finite_json(item);
+  return out;
+}
+
 // Text form of a metadata value: strings quoted with their control characters escaped
 // once, numbers as JSON writes them, long arrays shortened to their first 8 items.
 std::string meta_text(const Json& v) {
@@ -69,6 +83,10 @@ std::string meta_text(const Json& v) {
     std::string s = escape_text(v.get_ref<const std::string&>()), q = "\"";
     for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
     return q + "\"";
+  }
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) {  // JSON has no word for them: Python's
+    const double f = v.get<double>();
+    return std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf";
   }
   if (v.is_array()) {
     std::string s = "[";
@@ -273,7 +291,7 @@ void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
     j["file"] = file.path;
     j["format"] = file.format;
     j["metadata"] = Json::array();
-    for (const auto& m : file.metadata) j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", m.value}});
+    for (const auto& m : file.metadata) j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.value)}});
     j["tensor_count"] = file.tensors.size();
     j["warnings"] = file.warnings;
     out.write(dump(j));

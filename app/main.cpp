@@ -142,6 +142,11 @@ int main(int argc, char** argv) {
   CLI::App* validate = ti::app::setup_validate(cli, validate_options);
   ti::app::RemoteFlags remote;
   for (CLI::App* app : {&cli, diff, validate}) ti::app::setup_remote(*app, remote);
+  // A repeatable option takes one value per occurrence (--name a --name b), as grep -e and
+  // curl -H do: CLI11's default lets `--name ids FILE` swallow FILE as a second name.
+  for (CLI::App* app : {&cli, diff, validate})
+    for (CLI::Option* opt : app->get_options())
+      if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
 
   try {
     cli.parse(argc, argv);

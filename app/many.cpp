@@ -14,6 +14,9 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
   const bool json = o.json || o.jsonl;
+  // What the headers can refuse (--strict on a dtype without a struct format, a --view-as
+  // that does not fit) is refused before the first tensor is printed, not after some.
+  for (const Item& item : items) item_memoryview(item, o, defaults, false);
   OutBuffer out(stdout);
   if (o.json && !o.jsonl) {
     out.write(std::string("{") + json_head("tensors") + "\"file\": " + json_string_or_null(items.empty() ? std::nullopt : items[0].file) +

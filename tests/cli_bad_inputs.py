@@ -7,7 +7,7 @@ Bad literals, malformed expressions, and corrupt or hostile files of every forma
 here byte by byte, into a temporary folder). A crash, a hang, a second stderr line or any
 stdout counts as a failure. Closes with `N passed, M failed`.
 """
-import json, os, struct, subprocess, sys, tempfile, zipfile, zlib
+import io, json, os, random, struct, subprocess, sys, tempfile, zipfile, zlib
 
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -167,6 +167,26 @@ def main():
     if p.returncode != 2 or not p.stderr.decode().rstrip().endswith("close matches: 'ab\\x00cd'"):
       failed += 1; print(f"FAIL fault 10: NUL in a name cuts the hint: {p.stderr!r}")
     else: passed += 1
+    # Many tensors in one run: a failure after the first tensors leaves nothing printed
+    # (--strict refused before any block; a bad member after good ones drops the blocks).
+    mixed = os.path.join(ROOT, "samples", "mixed.safetensors")
+    for mode in ([], ["--json"], ["--jsonl"]):
+      check(f"--all --strict {mode} on a file with bfloat16", [mixed, "--all", "--strict", *mode])
+    # b.npy's header is fine (the listing opens), its deflate stream is damaged 30 KB in:
+    # the failure comes while realizing b, after a's block was formatted.
+    good_then_bad = os.path.join(tmp, "good_then_bad.npz")
+    member = io.BytesIO()
+    with zipfile.ZipFile(member, "w", zipfile.ZIP_DEFLATED) as z:
+      z.writestr("a.npy", good_npy)
+      rnd = random.Random(0)
+      z.writestr("b.npy", npy("{'descr': '|i1', 'fortran_order': False, 'shape': (200000,), }",
+                              bytes(rnd.randrange(10) for _ in range(200000))))
+    damaged = bytearray(member.getvalue())
+    at = damaged.find(b"b.npy") + 40 + 30000
+    for k in range(64): damaged[at + k] ^= 0x5A
+    with open(good_then_bad, "wb") as f: f.write(bytes(damaged))
+    for mode in ([], ["--json"]):
+      check(f"--all {mode}: a member damaged past its header, after a good one", [good_then_bad, "--all", *mode])
     # fault 11: empty dimensions and negative offsets are usage errors
     raw = os.path.join(tmp, "four.bin")
     with open(raw, "wb") as f: f.write(b"\0" * 4)

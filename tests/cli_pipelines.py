@@ -194,5 +194,16 @@ for line in out.splitlines():
   validate("check --jsonl", json.loads(line))
 check("checks --jsonl: one line per check", len(out.splitlines()) == len(header) - 1)
 
+# ---- a repeatable option takes one value per occurrence: it never swallows INPUT ----
+ids = np.load(S("arrays.npz"))["ids"]
+doc = json_out("--name before INPUT", ["--json", "--name", "ids", S("arrays.npz")])
+check("--name before INPUT: the named tensor", doc and doc["name"] == "ids" and doc["tolist"] == ids.tolist(), doc)
+rc, out, err = run("--expect", f"dtype={ids.dtype.name}", "--name", "ids", S("arrays.npz"))
+check("--expect before --name and INPUT: exit 0", rc == 0, f"{rc} {err!r}")
+doc = json_out("--view-as before INPUT", ["--json", "--view-as", "B", "[1.0]"])
+check("--view-as before INPUT: the bytes of float32 1.0", doc and doc["tolist"] == list(np.float32(1.0).tobytes()), doc)
+rc, out, err = run("--name", "ids", "--name", "mask", "--jsonl", S("arrays.npz"))
+check("--name twice: both tensors", rc == 0 and [json.loads(l)["name"] for l in out.splitlines()] == ["ids", "mask"], out[:200])
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

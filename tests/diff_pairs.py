@@ -328,5 +328,16 @@ check("missing file: exit 2, nothing on stdout, one line", rc == 2 and out == ""
 rc, out, err = run(P("a.safetensors"), P("same.safetensors"), "--rtol", "-1")
 check("bad tolerance: exit 2", rc == 2 and out == "", (rc, out, err))
 
+# ---- a sharded index with one shard missing: trouble (exit 2) naming the tensor, not a shape of () ----
+os.makedirs(P("idx"), exist_ok=True)
+st(P("idx/s1.safetensors"), [("w", w)])
+with open(P("idx/model.safetensors.index.json"), "w") as f:
+  json.dump({"weight_map": {"w": "s1.safetensors", "bias": "s2.safetensors"}}, f)
+st(P("full.safetensors"), [("w", w), ("bias", bias)])
+rc, out, err = run(P("idx/model.safetensors.index.json"), P("full.safetensors"))
+check("missing shard: exit 2", rc == 2, f"got {rc}; out {out!r}")
+check("missing shard: names the tensor and the shard", "'bias'" in err and "s2.safetensors" in err and "cannot be read" in err, err)
+check("missing shard: nothing on stdout", out == "", out)
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -13,7 +13,7 @@ python3-jsonschema), and within a group of cases that differ only by input, ever
 must have the same keys at every depth (objects inside arrays included). jq must read
 each --jsonl stream line by line. Closes with `N passed, M failed`.
 """
-import glob, json, os, shutil, subprocess, sys, tempfile
+import glob, json, os, shutil, struct, subprocess, sys, tempfile
 
 import numpy as np
 
@@ -221,6 +221,23 @@ for group, docs in groups.items():
     check(f"group {group!r}: keys at {path or 'top level'} fixed", len(variants) == 1,
           "; ".join(f"{list(k)} in {w[:3]}" for k, w in variants.items()))
   check(f"group {group!r}: one kind", len({d.get('kind') for _, d in docs}) == 1, {d.get("kind") for _, d in docs})
+
+# GGUF metadata floats that are nan or ±inf: strict JSON strings, Python's words in text.
+def gguf_str(b): return struct.pack("<Q", len(b)) + b
+nonfinite = b"GGUF" + struct.pack("<IQQ", 3, 0, 3)
+nonfinite += gguf_str(b"f") + struct.pack("<I", 6) + struct.pack("<f", float("inf"))
+nonfinite += gguf_str(b"n") + struct.pack("<I", 12) + struct.pack("<d", float("nan"))
+nonfinite += gguf_str(b"arr") + struct.pack("<IIQ", 9, 6, 3) + struct.pack("<3f", float("nan"), 1.5, float("-inf"))
+with tempfile.TemporaryDirectory() as tmp:
+  path = os.path.join(tmp, "nonfinite.gguf")
+  with open(path, "wb") as f: f.write(nonfinite)
+  docs = case("metadata", "metadata: nan and inf in GGUF float keys", [path, "--meta", "--json"])
+  values = {m["key"]: m["value"] for m in (docs[0] if docs else {}).get("metadata", [])}
+  check("metadata nan/inf: strings, not null", values.get("f") == "inf" and values.get("n") == "nan" and
+        values.get("arr") == ["nan", 1.5, "-inf"], values)
+  rc, out, err = run([path, "--meta"])
+  check("metadata nan/inf: text", rc == 0 and "f (float32): inf" in out and "n (float64): nan" in out and
+        "[nan, 1.5, -inf]" in out, out)
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

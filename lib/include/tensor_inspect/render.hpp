@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -24,15 +25,19 @@ namespace tensor_inspect {
 /// through iostreams. Writes larger than the buffer go straight to the FILE (glibc passes
 /// them to one write(2)). A failed write (full disk, EIO) is remembered: failed() turns
 /// true, later writes are dropped, and the FILE's error flag tells main. A closed pipe
-/// ends the process through SIGPIPE before that, as it does for cat.
+/// ends the process through SIGPIPE before that, as it does for cat. What is still
+/// buffered when an exception leaves the buffer's scope is dropped, not written: a run
+/// that fails prints no half of its output (unless it already passed 64 KiB or flushed).
 class OutBuffer {
  public:
   /// Capacity in bytes: reserve() hands out at most this much at once.
   static constexpr std::size_t kSize = 1 << 16;
-  explicit OutBuffer(std::FILE* f) : file_(f) {}
+  explicit OutBuffer(std::FILE* f) : file_(f), exceptions_(std::uncaught_exceptions()) {}
   OutBuffer(const OutBuffer&) = delete;
   OutBuffer& operator=(const OutBuffer&) = delete;
-  ~OutBuffer() { flush(); }
+  ~OutBuffer() {
+    if (std::uncaught_exceptions() == exceptions_) flush();
+  }
   void write(std::string_view s) {
     if (s.size() > kSize - used_) flush();
     if (s.size() > kSize) {
@@ -64,6 +69,7 @@ class OutBuffer {
  private:
   bool failed_ = false;
   std::FILE* file_;
+  int exceptions_;  // uncaught exceptions when made: more at destruction means unwinding
   std::size_t used_ = 0;
   char buf_[kSize];
 };
