@@ -160,12 +160,16 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
     row.stored_type = row.group;
     if (entry) row.name = entry->name;
   }
-  row.stats = source ? compute_stats(*source) : compute_stats_streamed(t, defaults);
+  // The last pass over a mapped tensor releases its pages as it goes (ScanOptions).
+  ScanOptions last_pass;
+  last_pass.release_pages = true;
+  row.stats = source ? compute_stats(*source, two_passes || plot_path ? ScanOptions{} : last_pass)
+                     : compute_stats_streamed(t, defaults);
   apply_fail_on(fail_on, row);
   std::optional<Histogram>& hist = result.hist;
   if (so.hist || (plot_path && so.plot_kind == "hist")) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
-    hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0)
+    hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0, so.plot_kind == "heatmap" && plot_path ? ScanOptions{} : last_pass)
                   : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
   }
   if (plot_path) {

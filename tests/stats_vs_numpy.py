@@ -337,6 +337,34 @@ def main():
         write_safetensors(st, tensors)
         check_file(st, safetensors_values(st))
 
+        # The float lane's one-pass kernel (sums shifted by each block's first finite value)
+        # read straight from float32 and bfloat16 words: a large mean with a tiny spread, a
+        # block led by a nan, nan/inf inside blocks, ragged blocks and tails, several chunks;
+        # the same output on 1 and 3 threads, and with the pages released as the scan goes.
+        tiny = 1e6 + rng.standard_normal(200_003) * 1e-2  # mean 1e6, std 1e-2: float32 keeps ~3 digits of it
+        tiny32 = tiny.astype(np.float32)
+        tiny32[4096] = np.nan  # the first value of a block
+        tiny32[[8200, 70_001]] = [np.inf, -np.inf]
+        wide = rng.standard_normal(300_007).astype(np.float32) * np.float32(2.0) ** rng.integers(-60, 60, 300_007).astype(np.float32)
+        shifted = (rng.standard_normal(131_075) * 0.001 + 300.0).astype(np.float32)  # bfloat16 of 300 +- 0.001: few distinct values
+        lane = [("tiny_f32", "F32", [200_003], tiny32.astype("<f4").tobytes()),
+                ("tiny_bf16", "BF16", [200_003], (tiny32.view(np.uint32) >> 16).astype("<u2").tobytes()),
+                ("wide_f32", "F32", [300_007], wide.astype("<f4").tobytes()),
+                ("wide_bf16", "BF16", [300_007], (wide.view(np.uint32) >> 16).astype("<u2").tobytes()),
+                ("shifted_bf16", "BF16", [131_075], (shifted.view(np.uint32) >> 16).astype("<u2").tobytes()),
+                ("nan_led_bf16", "BF16", [17], np.array([0x7FC0] + [0x3F80 + i for i in range(16)], "<u2").tobytes())]
+        lane_path = os.path.join(tmp, "lane.safetensors")
+        write_safetensors(lane_path, lane)
+        lane_values = safetensors_values(lane_path)
+        check_file(lane_path, lane_values)
+        for name, (a, kind) in lane_values.items():
+            got = stats_json([lane_path, "--name", name])
+            if got is not None:
+                compare(f"{lane_path} --name {name}", got, expected_stats(a, kind))
+            runs = [run([lane_path, "--name", name, "--stats", "--json"], dict(os.environ, OMP_NUM_THREADS=t))[1] for t in ("1", "3")]
+            if runs[0] != runs[1] or not runs[0]:
+                failures.append(f"{lane_path} --name {name}: OMP_NUM_THREADS=1 and 3 give different statistics")
+
         # --fail-on: one nan in one of many tensors -> 1 and its name; clean -> 0; corrupt -> 2.
         clean = [(f"layer.{i}.weight", "F32", [64], rng.standard_normal(64).astype("<f4").tobytes()) for i in range(40)]
         bad = list(clean)

@@ -4,12 +4,14 @@
 #include <cairo.h>
 #include <omp.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "test_util.hpp"
 #include "tensor_inspect/plot.hpp"
+#include "stats/float_moments.hpp"
 #include "tensor_inspect/stats.hpp"
 
 namespace ti = tensor_inspect;
@@ -241,4 +243,125 @@ TEST_CASE("histogram PNG: the tallest bar reaches the top of the plot area") {
   CHECK(pixel(png, side, l.y0 + l.cell_h - 5) == ti::heatmap_colour(0.35));
   cairo_surface_destroy(png);
   std::filesystem::remove(path);
+}
+
+namespace {
+
+// Blocks of float32 values for the float lane's kernel: a deterministic LCG, with the
+// specials a block may hold.
+std::vector<float> lane_block(std::size_t n, double mean, double spread, std::uint32_t seed) {
+  std::vector<float> x(n);
+  std::uint32_t state = seed;
+  for (float& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(mean + spread * (static_cast<double>(state >> 8) / 16777216.0 - 0.5));
+  }
+  return x;
+}
+
+// The moments of the finite values, two passes in long double: the reference.
+void reference_moments(const std::vector<float>& x, long double& sum, long double& m2, std::size_t& finite) {
+  sum = 0;
+  finite = 0;
+  for (float v : x)
+    if (std::isfinite(v)) {
+      sum += v;
+      ++finite;
+    }
+  const long double mean = finite ? sum / static_cast<long double>(finite) : 0;
+  m2 = 0;
+  for (float v : x)
+    if (std::isfinite(v)) m2 += (v - mean) * (v - mean);
+}
+
+}  // namespace
+
+TEST_CASE("the float lane's one-pass block kernel: the same bits on the AVX2 and baseline loops, and a long double two-pass's moments") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    const char* what;
+    std::vector<float> x;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"clean, 4096", lane_block(4096, 0.0, 0.1, 1)});
+  cases.push_back({"a ragged tail, 4093", lane_block(4093, 3.0, 1.0, 2)});
+  cases.push_back({"mean 1e6, spread 1e-2", lane_block(4096, 1e6, 1e-2, 3)});
+  cases.push_back({"mean -3e4, spread 1e-3", lane_block(4000, -3e4, 1e-3, 4)});
+  Case zeros{"zeros and -0.0", lane_block(4096, 0.0, 2.0, 5)};
+  for (std::size_t i = 0; i < 4096; i += 7) zeros.x[i] = i % 2 ? -0.0f : 0.0f;
+  cases.push_back(zeros);
+  Case specials{"nan and inf inside", lane_block(4096, 5.0, 1.0, 6)};
+  specials.x[100] = nan;
+  specials.x[2000] = inf;
+  specials.x[4095] = -inf;
+  cases.push_back(specials);
+  Case led{"led by a nan", lane_block(300, 1.0, 1.0, 7)};
+  led.x[0] = nan;
+  cases.push_back(led);
+  cases.push_back({"only nan", std::vector<float>(40, nan)});
+  cases.push_back({"a short block, 5", {1.5f, -2.0f, 0.0f, 8.0f, 3.25f}});
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const auto n = static_cast<std::int64_t>(c.x.size());
+    const auto* bytes = reinterpret_cast<const std::byte*>(c.x.data());
+    ti::StoredElements s;
+    s.stored = ti::DType::Float32;
+    const ti::Moments fast = ti::stored_block_kernel(s)(bytes, n);
+    const ti::Moments base = ti::block_moments_baseline(bytes, n, ti::DType::Float32);
+    CHECK(fast.count == base.count);
+    CHECK(fast.finite == base.finite);
+    CHECK(std::memcmp(&fast.fsum, &base.fsum, sizeof(double)) == 0);
+    CHECK(std::memcmp(&fast.m2, &base.m2, sizeof(double)) == 0);
+    CHECK(fast.fmin == base.fmin);
+    CHECK(fast.fmax == base.fmax);
+    CHECK(fast.zero == base.zero);
+    CHECK(fast.nan == base.nan);
+    CHECK(fast.posinf == base.posinf);
+    CHECK(fast.neginf == base.neginf);
+    long double sum = 0, m2 = 0;
+    std::size_t finite = 0;
+    reference_moments(c.x, sum, m2, finite);
+    CHECK(fast.finite == static_cast<std::int64_t>(finite));
+    if (finite == 0) continue;
+    CHECK(static_cast<long double>(fast.fsum) == doctest::Approx(static_cast<double>(sum)).epsilon(1e-13));
+    CHECK(fast.m2 == doctest::Approx(static_cast<double>(m2)).epsilon(1e-12));
+  }
+  // bfloat16 words: the high halves of one of the blocks above, read by both loops.
+  std::vector<std::uint16_t> words;
+  for (float v : cases[5].x) words.push_back(static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16));
+  ti::StoredElements bf;
+  bf.stored = ti::DType::BFloat16;
+  const auto* bytes = reinterpret_cast<const std::byte*>(words.data());
+  const ti::Moments fast = ti::stored_block_kernel(bf)(bytes, 4096), base = ti::block_moments_baseline(bytes, 4096, ti::DType::BFloat16);
+  CHECK(std::memcmp(&fast.fsum, &base.fsum, sizeof(double)) == 0);
+  CHECK(std::memcmp(&fast.m2, &base.m2, sizeof(double)) == 0);
+  CHECK(fast.finite == 4093);
+  CHECK(fast.nan == 1);
+  // float16 words: every bit pattern (nan, inf, subnormals, zeros), 16 blocks read by both
+  // loops, and the moments of a block of normals against the long double reference.
+  ti::StoredElements f16;
+  f16.stored = ti::DType::Float16;
+  std::vector<std::uint16_t> halves(65536);
+  for (std::size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<std::uint16_t>(i * 40503u);  // a permutation
+  for (std::size_t b = 0; b < halves.size(); b += 4096) {
+    const auto* h = reinterpret_cast<const std::byte*>(halves.data() + b);
+    const ti::Moments f = ti::stored_block_kernel(f16)(h, 4096), g = ti::block_moments_baseline(h, 4096, ti::DType::Float16);
+    CHECK(std::memcmp(&f.fsum, &g.fsum, sizeof(double)) == 0);
+    CHECK(std::memcmp(&f.m2, &g.m2, sizeof(double)) == 0);
+    CHECK(f.finite == g.finite);
+    CHECK(f.nan + f.posinf + f.neginf + static_cast<std::uint64_t>(f.finite) == 4096);
+  }
+  std::vector<float> normal;
+  std::vector<std::uint16_t> normal_halves;
+  for (std::uint32_t i = 0; i < 4096; ++i) {  // halves in [-4, -1) and [1, 4): exponents 15 and 16
+    const auto h = static_cast<std::uint16_t>(0x3C00u + (i * 2654435761u >> 21) % 0x0800u + (i % 3 == 0 ? 0x8000u : 0u));
+    normal_halves.push_back(h);
+    normal.push_back(static_cast<float>(ti::float16_to_double(h)));
+  }
+  long double sum = 0, m2 = 0;
+  std::size_t finite = 0;
+  reference_moments(normal, sum, m2, finite);
+  const ti::Moments h = ti::stored_block_kernel(f16)(reinterpret_cast<const std::byte*>(normal_halves.data()), 4096);
+  CHECK(h.fsum == doctest::Approx(static_cast<double>(sum)).epsilon(1e-13));
+  CHECK(h.m2 == doctest::Approx(static_cast<double>(m2)).epsilon(1e-12));
 }

@@ -14,9 +14,12 @@
 // Summation (the rule that makes results independent of the thread count): elements are
 // cut into blocks of kStatsBlock and chunks of kStatsChunk elements, fixed by the element
 // index alone. A block's sum is taken in double (ints: exactly, in 128 bits) and its
-// squared deviations around the block's own mean; blocks fold into their chunk in index
-// order; chunks combine in a fixed pairwise tree over their index (Chan, Golub and
-// LeVeque's update for the squared deviations). Which thread ran a chunk never matters.
+// squared deviations around the block's own mean (float32, float16, bfloat16, fp8 and GGUF
+// values in one pass: around the block's first finite value, then corrected to its mean,
+// the cancellation costing at most a factor n + 1 over the sums' rounding); blocks fold
+// into their chunk in index order; chunks combine in a fixed pairwise tree over their
+// index (Chan, Golub and LeVeque's update for the squared deviations). Which thread ran a
+// chunk never matters.
 #pragma once
 
 #include <cstddef>
@@ -73,8 +76,10 @@ StoredElements gguf_blocks_source(std::span<const std::byte> bytes, std::uint32_
 
 /// How a scan runs.
 struct ScanOptions {
-  /// Drop each window of pages from the resident set once scanned (whole-file runs: memory
-  /// stays flat however large the file). Only file mappings are affected.
+  /// Drop each chunk's pages from the resident set once its thread has scanned it, for the
+  /// last pass over a source: memory stays flat however large the file, and the unmapping
+  /// is shared by the threads instead of done alone at exit. Only file mappings are
+  /// affected (a later read maps the pages again from the page cache).
   bool release_pages = false;
   /// Called after each window with the bytes scanned so far (progress display).
   std::function<void(std::uint64_t bytes_done)> progress;

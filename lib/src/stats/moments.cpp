@@ -1,7 +1,8 @@
-// stats/moments.cpp — the per-block statistics kernels. Float blocks run in 8-lane GCC
-// vector types (masks instead of branches for nan/inf), built twice by target_clones: for
-// AVX2 and for the x86-64 baseline, chosen at load time. Lane order and the horizontal sums
-// are fixed, so a block's result does not depend on which clone ran it.
+// stats/moments.cpp — the per-block statistics kernels of the float64 and integer lanes
+// (the float lane's is float_moments.cpp), and the merge of partials. float64 blocks run in
+// 4-lane GCC vector types (masks instead of branches for nan/inf), built twice by
+// target_clones: for AVX2 and for the x86-64 baseline, chosen at load time. Lane order and
+// the horizontal sums are fixed, so a block's result does not depend on which clone ran it.
 #include "stats/moments.hpp"
 
 #include <algorithm>
@@ -11,19 +12,8 @@
 namespace tensor_inspect {
 namespace {
 
-using v8f = float __attribute__((vector_size(32)));
-using v8i = std::int32_t __attribute__((vector_size(32)));
 using v4d = double __attribute__((vector_size(32)));
 using v4l = std::int64_t __attribute__((vector_size(32)));
-using v4f = float __attribute__((vector_size(16)));
-
-// Four floats widened to doubles (one vcvtps2pd with AVX), loaded straight from x. The
-// result goes through a reference: a vector returned by value changes the ABI by target.
-[[gnu::always_inline]] inline void widen4(const float* x, v4d& out) {
-  v4f f;
-  std::memcpy(&f, x, sizeof f);
-  out = __builtin_convertvector(f, v4d);
-}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -50,94 +40,6 @@ void scalar_pass1(T v, Moments& m, double& sum) {
 }
 
 }  // namespace
-
-// Pass 1's vector loop assumes the block is clean (all finite): min/max as vminps/vmaxps,
-// sums unmasked, and only a count of finite values and zeros. A block that turns out to
-// hold a nan or inf (rare) is redone by the scalar rule, and its pass 2 masks them.
-// Four double accumulators per pass hide the latency of the adds.
-__attribute__((target_clones("avx2", "default")))
-Moments block_moments_f32(const float* x, std::int64_t n) {
-  Moments m;
-  m.count = n;
-  const v8f inf = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
-  const v8i abs_mask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-  const v8f zero = {};
-  v8f mn = inf, mx = -inf;
-  v8i cfin = {}, czero = {};
-  v4d s0 = {}, s1 = {}, s2 = {}, s3 = {};
-  const std::int64_t vec_end = n / 16 * 16;
-  for (std::int64_t i = 0; i < vec_end; i += 16) {
-    v8f v, w;
-    std::memcpy(&v, x + i, sizeof v);
-    std::memcpy(&w, x + i + 8, sizeof w);
-    const v8f a = reinterpret_cast<v8f>(reinterpret_cast<v8i>(v) & abs_mask);
-    const v8f b = reinterpret_cast<v8f>(reinterpret_cast<v8i>(w) & abs_mask);
-    cfin += (a < inf) + (b < inf);  // -1 per finite value
-    czero += (v == zero) + (w == zero);
-    mn = v < mn ? v : mn;
-    mx = v > mx ? v : mx;
-    mn = w < mn ? w : mn;
-    mx = w > mx ? w : mx;
-    v4d d0, d1, d2, d3;
-    widen4(x + i, d0);
-    widen4(x + i + 4, d1);
-    widen4(x + i + 8, d2);
-    widen4(x + i + 12, d3);
-    s0 += d0;
-    s1 += d1;
-    s2 += d2;
-    s3 += d3;
-  }
-  std::int64_t finite = 0;
-  for (int l = 0; l < 8; ++l) finite -= cfin[l];
-  const bool clean = finite == vec_end;
-  double sum = 0;
-  if (clean) {
-    m.finite = finite;
-    for (int l = 0; l < 4; ++l) sum += (s0[l] + s1[l]) + (s2[l] + s3[l]);
-    for (int l = 0; l < 8; ++l) {
-      m.zero -= static_cast<std::uint64_t>(static_cast<std::int64_t>(czero[l]));
-      m.fmin = std::min(m.fmin, static_cast<double>(mn[l]));
-      m.fmax = std::max(m.fmax, static_cast<double>(mx[l]));
-    }
-    for (std::int64_t j = vec_end; j < n; ++j) scalar_pass1(x[j], m, sum);
-  } else {
-    for (std::int64_t j = 0; j < n; ++j) scalar_pass1(x[j], m, sum);
-  }
-  m.fsum = sum;
-  if (m.finite == 0) return m;
-
-  // Pass 2 over the cached block: squared deviations from the block's mean.
-  const double mean = sum / static_cast<double>(m.finite);
-  const v4d mv = {mean, mean, mean, mean};
-  v4d q0 = {}, q1 = {}, q2 = {}, q3 = {};
-  double m2 = 0;
-  if (clean) {
-    for (std::int64_t i = 0; i < vec_end; i += 16) {
-      v4d d0, d1, d2, d3;
-      widen4(x + i, d0);
-      widen4(x + i + 4, d1);
-      widen4(x + i + 8, d2);
-      widen4(x + i + 12, d3);
-      d0 -= mv;
-      d1 -= mv;
-      d2 -= mv;
-      d3 -= mv;
-      q0 += d0 * d0;
-      q1 += d1 * d1;
-      q2 += d2 * d2;
-      q3 += d3 * d3;
-    }
-    for (int l = 0; l < 4; ++l) m2 += (q0[l] + q1[l]) + (q2[l] + q3[l]);
-  }
-  for (std::int64_t j = clean ? vec_end : 0; j < n; ++j)
-    if (std::isfinite(x[j])) {
-      const double d = static_cast<double>(x[j]) - mean;
-      m2 += d * d;
-    }
-  m.m2 = m2;
-  return m;
-}
 
 __attribute__((target_clones("avx2", "default")))
 Moments block_moments_f64(const double* x, std::int64_t n) {

@@ -32,8 +32,10 @@ struct Moments {
 /// What a block of values is decoded into before its moments are taken.
 enum class Lane { F32, F64, I64, U64 };
 
-/// One block (n <= kStatsBlock) of decoded values: two passes over the cached block, the
-/// second for the squared deviations around the block's mean.
+/// One block (n <= kStatsBlock) of decoded values. Floats: one pass, the squared
+/// deviations taken around the block's first finite value and corrected to its mean
+/// (float_moments.cpp); float64 and ints: two passes over the cached block, the second for
+/// the squared deviations around the block's mean.
 Moments block_moments_f32(const float* x, std::int64_t n);
 Moments block_moments_f64(const double* x, std::int64_t n);
 Moments block_moments_i64(const std::int64_t* x, std::int64_t n);
