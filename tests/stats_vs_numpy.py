@@ -396,6 +396,26 @@ def main():
         if code != 2 or out:
             failures.append(f"--fail-on with an unknown check: exit {code}, {out!r}")
 
+    # A range wider than the largest double: NumPy's linspace overflows (nan, inf edges) and
+    # np.histogram fails; the bins are those of exact arithmetic (fractions), the JSON strict.
+    from fractions import Fraction
+    top = 1.7976931348623157e308
+    for values, bins in (([-1e308, 1e308], 2), ([-top, top, 0.0, 1e307, -5e307], 4), ([-top, top], 7)):
+        code, out, err = run(["--dtype", "float64", repr(values), "--stats", "--json", f"--hist={bins}"])
+        try:
+            h = json.loads(out, parse_constant=strict)["histogram"]
+        except ValueError as e:
+            failures.append(f"--hist over {values}: not strict JSON ({e}): {out[:200]!r}")
+            continue
+        lo, hi = Fraction(min(values)), Fraction(max(values))
+        exact = [lo + (hi - lo) * i / bins for i in range(bins + 1)]
+        want = [0] * bins
+        for v in values:
+            want[min(bins - 1, int((Fraction(v) - lo) * bins / (hi - lo)))] += 1
+        edges_ok = len(h["edges"]) == bins + 1 and all(abs(Fraction(e) - x) <= abs(x) * Fraction(1, 2**50) + 1
+                                                       for e, x in zip(h["edges"], exact))
+        if code != 0 or h["counts"] != want or not edges_ok:
+            failures.append(f"--hist over {values}: exit {code}, counts {h['counts']} (want {want}), edges {h['edges']}")
     for f in failures:
         print("FAIL:", f)
     print(f"stats_vs_numpy: {len(failures)} failures")

@@ -182,6 +182,13 @@ double Histogram::edge(std::size_t i) const {
   // np.linspace(lo, hi, bins + 1): arange(0, num) * step + start, the last set to stop.
   const std::size_t bins = counts.size();
   if (i >= bins) return hi;
+  if (!std::isfinite(hi - lo)) {
+    // A range wider than the largest double (-1e308 to 1e308): the same rule on the halved
+    // range, doubled back, so every edge stays finite and in [lo, hi] (NumPy's linspace
+    // gives nan and inf here, and np.histogram fails).
+    const double half_step = (hi / 2 - lo / 2) / static_cast<double>(bins);
+    return 2 * (static_cast<double>(i) * half_step + lo / 2);
+  }
   const double step = (hi - lo) / static_cast<double>(bins);
   if (step == 0) return static_cast<double>(i) / static_cast<double>(bins) * (hi - lo) + lo;
   const double scaled = static_cast<double>(i) * step;
@@ -206,7 +213,9 @@ Histogram compute_histogram(const StoredElements& s, std::size_t bins, double lo
   const int threads = omp_get_max_threads();
   // Integer counts add up the same in any order: each thread keeps its own.
   std::vector<std::vector<std::uint64_t>> per_thread(static_cast<std::size_t>(threads), std::vector<std::uint64_t>(bins + 4, 0));
-  const double denom = hi - lo, numer = static_cast<double>(bins);
+  // Values are scaled by 1/2 when the range overflows a double, as the edges are (edge()).
+  const double scale = std::isfinite(hi - lo) ? 1.0 : 0.5;
+  const double lo_scaled = lo * scale, denom = hi * scale - lo * scale, numer = static_cast<double>(bins);
   const auto last_bin = static_cast<std::int64_t>(bins) - 1;
   for_each_chunk(s, o, [&](std::int64_t c) {
     auto& counts = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
@@ -230,7 +239,7 @@ Histogram compute_histogram(const StoredElements& s, std::size_t bins, double lo
         if (std::isinf(v)) { ++counts[v > 0 ? bins + 1 : bins + 2]; continue; }
         if (v < lo || v > hi) { ++counts[bins + 3]; continue; }
         // NumPy's np.histogram for equal bins: scale, truncate, then correct by the edges.
-        auto k = static_cast<std::int64_t>((v - lo) / denom * numer);
+        auto k = static_cast<std::int64_t>((v * scale - lo_scaled) / denom * numer);
         if (k > last_bin) k = last_bin;
         if (v < edges[static_cast<std::size_t>(k)]) --k;
         if (k != last_bin && v >= edges[static_cast<std::size_t>(k) + 1]) ++k;
