@@ -163,6 +163,16 @@ class JsonCursor {
     }
     return t_.substr(start, p_ - start);
   }
+  /// After an object member: steps over the ',' or '}' that must follow (and the
+  /// whitespace after it); true when it was '}', the object's end.
+  bool end_of_member() {
+    ws();
+    const char c = peek();
+    if (p_ >= t_.size() || (c != ',' && c != '}')) syntax("expected ',' or '}', found " + found(p_), p_);
+    ++p_;
+    ws();
+    return c == '}';
+  }
   void literal(std::string_view word) {
     if (t_.substr(p_, word.size()) != word) syntax("expected a value, found " + found(p_), p_);
     p_ += word.size();

@@ -165,12 +165,7 @@ class HeaderReader : JsonCursor {
       if (peek() != '"') fail("__metadata__ value of '" + std::string(key) + "' is not a string");
       const std::string_view value = string(value_scratch);
       out_.metadata.emplace_back(std::string(key), std::string(value));
-      ws();
-      const char c = peek();
-      if (p_ >= t_.size() || (c != ',' && c != '}')) syntax("expected ',' or '}', found " + found(p_), p_);
-      ++p_;
-      ws();
-      if (c == '}') return;
+      if (end_of_member()) return;
     }
   }
 

@@ -93,12 +93,7 @@ class IndexReader : JsonCursor {
         } else {
           skip_value(1);
         }
-        ws();
-        const char c = peek();
-        if (p_ >= t_.size() || (c != ',' && c != '}')) syntax("expected ',' or '}', found " + found(p_), p_);
-        ++p_;
-        ws();
-        if (c == '}') break;
+        if (end_of_member()) break;
       }
     }
     ws();
@@ -134,12 +129,7 @@ class IndexReader : JsonCursor {
       const std::string_view shard = keep(string(shard_scratch), shard_scratch);
       check_shard_name(name_, tensor, shard);
       out_.weight_map.emplace_back(tensor, shard);
-      ws();
-      const char c = peek();
-      if (p_ >= t_.size() || (c != ',' && c != '}')) syntax("expected ',' or '}', found " + found(p_), p_);
-      ++p_;
-      ws();
-      if (c == '}') return;
+      if (end_of_member()) return;
     }
   }
 
