@@ -29,7 +29,7 @@ std::string plot_path_for(const std::string& pattern, const std::string& name) {
 int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
-  const std::string count = std::to_string(items.size()) + " tensors";
+  const std::string count = std::to_string(items.size()) + (items.size() == 1 ? " tensor" : " tensors");
   if (so.plot && items.size() > 1 && so.plot->find("{name}") == std::string::npos)
     throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one PNG each (--plot 'hist-{name}.png')");
   if (so.hist && o.json && !o.jsonl)

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -189,4 +190,17 @@ TEST_CASE("validate reports a .npy descr the loader refuses: datetime64, object,
       CHECK(e.code() == ti::ErrorCode::Unsupported);
     }
   }
+}
+
+TEST_CASE("validate names a JSON value's type with its article: an array, an object, a number") {
+  const std::string header =
+      R"({"__metadata__": {"k": [1], "o": {}, "n": 5}, "a": [], "b": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})";
+  const ti::ValidationReport r = ti::validate_file(write_temp("articles.safetensors", safetensors(header, std::string(4, '\0'))));
+  std::vector<std::string> messages;
+  for (const auto& f : r.findings) messages.push_back(f.message);
+  auto has = [&](const std::string& m) { return std::find(messages.begin(), messages.end(), m) != messages.end(); };
+  CHECK(has("metadata value is an array; safetensors metadata maps strings to strings"));
+  CHECK(has("metadata value is an object; safetensors metadata maps strings to strings"));
+  CHECK(has("metadata value is a number; safetensors metadata maps strings to strings"));
+  CHECK(has("the entry is an array, not an object"));
 }

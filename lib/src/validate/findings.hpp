@@ -23,6 +23,12 @@
 
 namespace tensor_inspect::validate {
 
+/// "a string", "an array", "an object": a JSON type name with its English article.
+inline std::string with_article(std::string_view type) {
+  const bool vowel = !type.empty() && std::string_view("aeiou").find(type.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(type);
+}
+
 /// The findings of one checker run: the rule prefix and the place prefix of its input.
 class Findings {
  public:

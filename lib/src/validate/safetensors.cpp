@@ -96,18 +96,18 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     const nlohmann::json& v = it.value();
     if (name == "__metadata__") {
       if (!v.is_object()) {
-        f.error("metadata", "__metadata__", std::nullopt, std::string("__metadata__ is a ") + v.type_name() + ", not an object");
+        f.error("metadata", "__metadata__", std::nullopt, "__metadata__ is " + with_article(v.type_name()) + ", not an object");
         continue;
       }
       for (auto m = v.begin(); m != v.end(); ++m)
         if (!m.value().is_string())
           f.error("metadata", "__metadata__ '" + m.key() + "'", std::nullopt,
-                  std::string("metadata value is a ") + m.value().type_name() + "; safetensors metadata maps strings to strings");
+                  "metadata value is " + with_article(m.value().type_name()) + "; safetensors metadata maps strings to strings");
       continue;
     }
     const std::string place = quoted(name);
     if (!v.is_object()) {
-      f.error("entry", place, std::nullopt, std::string("the entry is a ") + v.type_name() + ", not an object");
+      f.error("entry", place, std::nullopt, "the entry is " + with_article(v.type_name()) + ", not an object");
       continue;
     }
     for (auto k = v.begin(); k != v.end(); ++k)
