@@ -63,13 +63,18 @@ std::uint64_t decoded_nbytes(const TensorEntry& e) {
 
 std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
-// A metadata value for JSON output: nan and ±inf (GGUF float keys may hold them) become
-// the strings "nan", "inf", "-inf", as tensor values do, where nlohmann would write null.
+// Python's word for a metadata float that JSON has none for (nan, inf, -inf; GGUF float
+// keys may hold them), or nullptr for any other value.
+const char* nonfinite_word(const Json& v) {
+  if (!v.is_number_float() || std::isfinite(v.get<double>())) return nullptr;
+  const double f = v.get<double>();
+  return std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf";
+}
+
+// A metadata value for JSON output: nan and ±inf become the strings "nan", "inf", "-inf",
+// as tensor values do, where nlohmann would write null.
 Json finite_json(const Json& v) {
-  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
-    const double f = v.get<double>();
-    return std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf";
-  }
+  if (const char* word = nonfinite_word(v)) return word;
   if (!v.is_structured()) return v;
   Json out = v;
   for (auto& item : out) item = finite_json(item);
@@ -84,10 +89,7 @@ std::string meta_text(const Json& v) {
     for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
     return q + "\"";
   }
-  if (v.is_number_float() && !std::isfinite(v.get<double>())) {  // JSON has no word for them: Python's
-    const double f = v.get<double>();
-    return std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf";
-  }
+  if (const char* word = nonfinite_word(v)) return word;
   if (v.is_array()) {
     std::string s = "[";
     const std::size_t shown = std::min<std::size_t>(v.size(), 8);

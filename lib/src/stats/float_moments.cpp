@@ -227,19 +227,10 @@ __attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, s
 // The scalar rule, for the tail of a clean block and for every element of a block that
 // holds a nan or inf: counts, extrema, and the shifted sums of d = x - shift and d².
 void scalar_rule(float v, double shift, Moments& m, double& sum, double& squares) {
-  if (std::isnan(v)) {
-    ++m.nan;
-  } else if (std::isinf(v)) {
-    ++(v > 0 ? m.posinf : m.neginf);
-  } else {
-    ++m.finite;
-    if (v == 0) ++m.zero;
-    m.fmin = std::min(m.fmin, static_cast<double>(v));
-    m.fmax = std::max(m.fmax, static_cast<double>(v));
-    const double d = static_cast<double>(v) - shift;
-    sum += d;
-    squares += d * d;
-  }
+  if (!tally(v, m)) return;
+  const double d = static_cast<double>(v) - shift;
+  sum += d;
+  squares += d * d;
 }
 
 // One pass over a block. The sums are shifted by the block's first finite value K:

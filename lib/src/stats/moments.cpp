@@ -26,17 +26,7 @@ double mean_of(const Moments& m, Lane lane) {
 // The scalar rule every lane follows, for the tail of a block.
 template <typename T>
 void scalar_pass1(T v, Moments& m, double& sum) {
-  if (std::isnan(v)) {
-    ++m.nan;
-  } else if (std::isinf(v)) {
-    ++(v > 0 ? m.posinf : m.neginf);
-  } else {
-    ++m.finite;
-    if (v == 0) ++m.zero;
-    sum += static_cast<double>(v);
-    m.fmin = std::min(m.fmin, static_cast<double>(v));
-    m.fmax = std::max(m.fmax, static_cast<double>(v));
-  }
+  if (tally(v, m)) sum += static_cast<double>(v);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 //   merge_moments(chunk, a);                        // blocks fold in index order
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -28,6 +30,26 @@ struct Moments {
   std::uint64_t umax = 0;
   std::uint64_t nan = 0, posinf = 0, neginf = 0, zero = 0;
 };
+
+/// The scalar rule every float kernel follows for one value (block tails, and blocks that
+/// hold a nan or inf): the nan/inf/finite/zero counts and the extrema. True when `v` is
+/// finite, i.e. belongs in the sums, which each kernel takes its own way.
+template <typename T>
+bool tally(T v, Moments& m) {
+  if (std::isnan(v)) {
+    ++m.nan;
+    return false;
+  }
+  if (std::isinf(v)) {
+    ++(v > 0 ? m.posinf : m.neginf);
+    return false;
+  }
+  ++m.finite;
+  if (v == 0) ++m.zero;
+  m.fmin = std::min(m.fmin, static_cast<double>(v));
+  m.fmax = std::max(m.fmax, static_cast<double>(v));
+  return true;
+}
 
 /// What a block of values is decoded into before its moments are taken.
 enum class Lane { F32, F64, I64, U64 };
