@@ -5,6 +5,7 @@
 #include <string>
 
 #include "json_shape.hpp"
+#include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/render.hpp"
@@ -109,7 +110,7 @@ int run_checks(const std::vector<Item>& items, const Options& o, const Defaults&
       results.push_back({&item, "expect", e.spec, e.value, actual, actual == e.value});
     }
     for (const std::string& expr : o.asserts) {
-      auto failure = assert_failure(expr, item, defaults);
+      auto failure = for_tensor(item.label, [&] { return assert_failure(expr, item, defaults); });
       results.push_back({&item, "assert", expr, "True", failure.value_or("True"), !failure});
     }
   }

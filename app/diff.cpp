@@ -15,6 +15,7 @@
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "selection.hpp"
+#include "tensor_errors.hpp"
 #include "tensor_inspect/compare.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/literal.hpp"
@@ -176,15 +177,20 @@ std::string figure_json(std::optional<double> v) {
   return float_repr(*v);
 }
 
-void compare_row(Row& r, const CompareOptions& copt, bool show_progress, std::size_t index, std::size_t count) {
+// How messages name one side's tensor: "a.safetensors: tensor 'w'", a literal as written.
+std::string side_label(const Input& in, const TensorEntry& e) { return in.file ? tensor_label(in.label, e.name) : in.label; }
+
+void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& copt, bool show_progress, std::size_t index,
+                 std::size_t count) {
   if (!r.a || !r.b) return;
+  const std::string label_a = side_label(a, *r.a), label_b = side_label(b, *r.b);
   // An entry whose values cannot be shown says why when loaded: a tensor in a missing shard
   // is trouble (its shape is unknown, not ()), a dtype tinygrad lacks still gets its shape
   // compared and fails below only when the values are needed.
   for (const TensorEntry* e : {r.a, r.b})
     if (!e->dtype) {
       try {
-        (void)e->load();
+        (void)for_tensor(e == r.a ? label_a : label_b, [e] { return e->load(); });
       } catch (const Error& err) {
         if (err.code() != ErrorCode::Unsupported) throw;
       }
@@ -193,13 +199,14 @@ void compare_row(Row& r, const CompareOptions& copt, bool show_progress, std::si
     r.status = Status::ShapeMismatch;
     return;
   }
-  const Tensor ta = r.a->load(), tb = r.b->load();
+  const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); }), tb = for_tensor(label_b, [&] { return r.b->load(); });
   auto progress = [&](std::int64_t done) {
     if (show_progress)
       std::fprintf(stderr, "\rdiff: tensor %zu of %zu, %lld of %lld elements\x1b[K", index + 1, count, static_cast<long long>(done),
                    static_cast<long long>(ta.numel()));
   };
-  r.cmp = compare_tensors(ta, tb, copt, progress);
+  // Both stream through one pass: what fails there is named by the pair.
+  r.cmp = for_pair(label_a, label_b, [&] { return compare_tensors(ta, tb, copt, progress); });
   if (commit_dtype(ta.dtype()) != commit_dtype(tb.dtype())) r.status = Status::DTypeMismatch;
   else r.status = r.cmp->mismatched ? Status::Differs : Status::Same;
 }
@@ -307,7 +314,7 @@ int run_diff(const DiffOptions& o) {
   copt.nan_equal = !o.nan_differs;
   copt.exact = o.exact;
   const bool show_progress = ::isatty(2) != 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) compare_row(rows[i], copt, show_progress, i, rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) compare_row(rows[i], a, b, copt, show_progress, i, rows.size());
   if (show_progress && !rows.empty()) std::fprintf(stderr, "\r\x1b[K");
   OutBuffer out(stdout);
   if (o.json) write_json(rows, a, b, o, out);

@@ -19,6 +19,7 @@
 #include "print_options.hpp"
 #include "process_exit.hpp"
 #include "stats.hpp"
+#include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -116,18 +117,18 @@ struct Resolved {
 // With `tolerate_unsupported` (statistics: such a tensor is a skipped row), a tensor whose
 // values cannot be shown keeps the reason in load_error instead of ending the run.
 Item item_of(const LoadedFile& lf, const TensorEntry& entry, bool tolerate_unsupported) {
+  const std::string label = tensor_label(lf.path, entry.name);
   std::string load_error;
   Tensor t = [&] {
     try {
-      return entry.load();
+      return for_tensor(label, [&] { return entry.load(); });
     } catch (const Error& e) {
       if (!tolerate_unsupported || e.code() != ErrorCode::Unsupported) throw;
       load_error = e.what();
       return tensor_from_literal("[]", std::nullopt);
     }
   }();
-  Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), t,
-          lf.path + (entry.name.empty() ? "" : ": tensor '" + entry.name + "'"), entry.note, entry, load_error};
+  Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), t, label, entry.note, entry, load_error};
   return it;
 }
 
@@ -236,15 +237,7 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
   // The view is only printed: a big-endian file is read in place, swapped as printed. Not
   // under --view-as, which reinterprets the memoryview's own bytes.
   dopt.swapped_in_place = o.view_as.empty();
-  MemoryView mv = [&] {
-    try {
-      return data(t, dopt);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::NoFormat || item.label.empty()) throw;
-      throw Error(e.code(), item.label + ": " + e.what());
-    }
-  }();
-  mv = apply_view_as(mv, o.view_as);
+  MemoryView mv = for_tensor(item.label, [&] { return apply_view_as(data(t, dopt), o.view_as); });
   if (!item.note.empty()) spdlog::info("{}", item.note);
   return mv;
 }
@@ -254,15 +247,7 @@ MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& d
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
-  MemoryView mv = [&] {
-    try {
-      return data_header(item.tensor, dopt);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::NoFormat || item.label.empty()) throw;
-      throw Error(e.code(), item.label + ": " + e.what());
-    }
-  }();
-  return apply_view_as(mv, o.view_as);
+  return for_tensor(item.label, [&] { return apply_view_as(data_header(item.tensor, dopt), o.view_as); });
 }
 
 int run(const Options& o) {
@@ -295,12 +280,12 @@ int run(const Options& o) {
     if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
     in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", "", std::nullopt, ""});
   } else if (o.expr) {
-    for (Item& it : in.items) it.tensor = evaluate_expression(*o.expr, it.tensor, defaults);
+    for (Item& it : in.items) it.tensor = for_tensor(it.label, [&] { return evaluate_expression(*o.expr, it.tensor, defaults); });
   }
   if (o.stats.active()) {
     if (many_mode(o) || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
     const Item& item = in.items[0];
-    return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults);
+    return for_tensor(item.label, [&] { return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults); });
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
   if (many_mode(o)) return run_many(in.items, o, defaults);
@@ -310,7 +295,7 @@ int run(const Options& o) {
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
   jo.head = tensor_json_head(item.file, item.name);
-  print_tensor(item.tensor, view, !o.view_as.empty(), o.print, o.json, jo, out);
+  for_tensor(item.label, [&] { print_tensor(item.tensor, view, !o.view_as.empty(), o.print, o.json, jo, out); });
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "print_options.hpp"
+#include "tensor_errors.hpp"
 #include "tensor_inspect/render.hpp"
 
 namespace tensor_inspect::app {
@@ -34,7 +35,7 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
       dst.write("== " + (item.name ? escape_untrusted(*item.name, true) : std::string("(unnamed)")) + " ==\n");
     };
     auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
-    print_tensor(item.tensor, view, !o.view_as.empty(), o.print, json, jo, out, prefix);
+    for_tensor(item.label, [&] { print_tensor(item.tensor, view, !o.view_as.empty(), o.print, json, jo, out, prefix); });
     if (o.jsonl) {
       out.flush();
       std::fflush(stdout);

@@ -13,6 +13,7 @@
 
 #include "options.hpp"
 #include "stats_report.hpp"
+#include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/plot.hpp"
 #include "tensor_inspect/realize.hpp"
@@ -212,23 +213,26 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
   std::uint64_t done = 0;
   for (const TensorEntry& e : file.tensors) {
     StatsRow row = row_of(&e, e.name);
+    const std::string label = tensor_label(file.path, e.name);
     try {
-      const StoredElements source = source_of(e.load(), &e, defaults);
-      ScanOptions scan;
-      scan.release_pages = true;
-      scan.progress = [&](std::uint64_t bytes) { progress.update(rows.size(), done + bytes); };
-      row.stats = compute_stats(source, scan);
+      row.stats = for_tensor(label, [&] {
+        const StoredElements source = source_of(e.load(), &e, defaults);
+        ScanOptions scan;
+        scan.release_pages = true;
+        scan.progress = [&](std::uint64_t bytes) { progress.update(rows.size(), done + bytes); };
+        return compute_stats(source, scan);
+      });
     } catch (const Error& err) {
       // A tensor whose values cannot be shown (an unknown dtype, a type we cannot
       // dequantize) is listed as skipped; a corrupt file is trouble and ends the run.
       if (err.code() != ErrorCode::Unsupported) throw;
       row.skipped = err.what();
-      spdlog::warn("{}: tensor '{}' skipped: {}", file.path, e.name, err.what());
+      spdlog::warn("{} (skipped)", err.what());
     }
     apply_fail_on(fail_on, row);
     done += e.nbytes;
     if (o.jsonl) {  // one "stats" object per tensor and line, streamed as each is done
-      render_tensor_stats(row, file.path + ": tensor '" + e.name + "'", nullptr, fail_on, true, so.stats || !so.fail_on, out);
+      render_tensor_stats(row, label, nullptr, fail_on, true, so.stats || !so.fail_on, out);
       out.flush();
       std::fflush(stdout);
     }

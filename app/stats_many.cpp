@@ -8,6 +8,7 @@
 #include "inspect.hpp"
 #include "options.hpp"
 #include "stats.hpp"
+#include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::app {
@@ -46,14 +47,14 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     TensorStatsResult r;
     try {
       if (!item.load_error.empty()) throw Error(ErrorCode::Unsupported, item.load_error);
-      r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot);
+      r = for_tensor(item.label, [&] { return stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot); });
     } catch (const Error& err) {
       // As for a whole file: a tensor whose values cannot be shown (a type we cannot
       // dequantize) is a skipped row; a corrupt file is trouble and ends the run.
       if (err.code() != ErrorCode::Unsupported || !entry) throw;
       r.row = stats_row_of(*entry);
       r.row.skipped = err.what();
-      spdlog::warn("{}: skipped: {}", item.label, err.what());
+      spdlog::warn("{} (skipped)", err.what());
     }
     if (r.row.name.empty() && item.name) r.row.name = *item.name;
     failed |= !r.row.failed.empty();

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""What a new user found that surprised them, each fault rebuilt and checked from outside.
+
+    python3 tests/user_faults.py path/to/tensor-inspect
+
+Inputs are made here (NumPy, zipfile, hand-built bytes) in a temporary folder; what each
+check expects is computed from those inputs (headers read back with json/zipfile/zlib),
+never copied from the tool's output. Trouble must be exit status 2, one line on stderr
+naming the input and the place, nothing on stdout. Closes with `N passed, M failed`.
+"""
+import io, json, os, random, struct, subprocess, sys, tempfile, zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally
+
+BIN = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MIXED = os.path.join(ROOT, "samples", "mixed.safetensors")
+QUANTS = os.path.join(ROOT, "samples", "quants.gguf")
+
+
+def run(args, stdin=None, timeout=60):
+  p = subprocess.run([BIN] + args, capture_output=True, timeout=timeout, input=stdin)
+  return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def trouble(name, args, must_contain=(), once=(), json_mode=False):
+  """Exit 2, nothing on stdout, one stderr line holding each of `must_contain`, and each of
+  `once` exactly once (a file named twice reads badly). Returns the message."""
+  rc, out, err = run(args)
+  lines = err.splitlines()
+  message = lines[0] if lines else ""
+  if json_mode and len(lines) == 1:
+    try:
+      message = json.loads(lines[0])["error"]["message"]
+    except (ValueError, KeyError):
+      message = "(not a JSON error object) " + lines[0]
+  problems = []
+  if rc != 2: problems.append(f"exit {rc}")
+  if out: problems.append(f"stdout {out[:80]!r}")
+  if len(lines) != 1: problems.append(f"{len(lines)} stderr lines")
+  problems += [f"no {m!r}" for m in must_contain if m not in message]
+  problems += [f"{m!r} {message.count(m)} times" for m in once if message.count(m) != 1]
+  tally.check(name, not problems, "; ".join(problems) + f": {err.strip()[:300]!r}")
+  return message
+
+
+def npy_bytes(a):
+  b = io.BytesIO()
+  import numpy as np
+  np.save(b, a)
+  return b.getvalue()
+
+
+def safetensors_header(path):
+  with open(path, "rb") as f:
+    n = struct.unpack("<Q", f.read(8))[0]
+    h = json.loads(f.read(n))
+  h.pop("__metadata__", None)
+  return dict(sorted(h.items(), key=lambda kv: kv[1]["data_offsets"][0]))  # the tool's file order: by offset
+
+
+def fault1_errors_name_the_tensor(tmp):
+  """1. With several tensors in play, an error while one is evaluated, realized, loaded or
+  printed names the file and the tensor."""
+  header = safetensors_header(MIXED)
+  prod = lambda s: eval("*".join(map(str, s)) or "1")
+  # The first tensor in file order that x.reshape(2, 3) cannot take (not 6 elements).
+  bad = next(n for n, e in header.items() if prod(e["shape"]) != 6)
+  want = f"{MIXED}: tensor '{bad}': "
+  for mode in ([], ["--json"], ["--jsonl"]):
+    trouble(f"1: --all -e reshape {mode} names tensor {bad!r}", [MIXED, "--all", "-e", "x.reshape(2, 3)", *mode], [want], [MIXED],
+            json_mode=bool(mode))
+  trouble("1: --name glob --name exact -e names the tensor", [MIXED, "--name", "w*", "--name", "ids", "-e", "x.reshape(2, 3)"],
+          [f"{MIXED}: tensor 'ids': "], [MIXED])
+  trouble("1: --all --stats -e names the tensor", [MIXED, "--all", "--stats", "-e", "x.reshape(2, 3)"], [want], [MIXED])
+  trouble("1: --all --assert names the tensor", [MIXED, "--all", "--assert", "x.reshape(2, 3).sum() > -1"], [want], [MIXED])
+  trouble("1: --all --expect with -e names the tensor", [MIXED, "--all", "--expect", "ndim=2", "-e", "x.reshape(2, 3)"], [want],
+          [MIXED])
+  # Realizing: the first tensor whose x + 1 needs a buffer over 16 bytes (tinygrad promotes
+  # bool + int to int32, so itemsize 4 there).
+  item = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "BOOL": 4}
+  big = next(n for n, e in header.items() if prod(e["shape"]) * item[e["dtype"]] > 16)
+  trouble(f"1: --all -e 'x + 1' over buffer_bytes names {big!r}", [MIXED, "--all", "-e", "x + 1", "--limit", "buffer_bytes=16"],
+          [f"{MIXED}: tensor '{big}': ", "buffer_bytes"], [MIXED])
+  trouble("1: --strict --all names the bfloat16 tensor", [MIXED, "--all", "--strict"], [f"{MIXED}: tensor 'bf16': "], [MIXED])
+  trouble("1: GGUF --all names the type it cannot dequantize", [QUANTS, "--all"], [f"{QUANTS}: tensor 'iq4_nl'"], [QUANTS])
+  rc, out, err = run([QUANTS, "--stats"])
+  tally.check("1: --stats over a file warns of the skipped tensor naming it once",
+              rc == 0 and err.count("tensor 'iq4_nl'") == 1 and err.count(QUANTS) == 1 and len(err.splitlines()) == 1, repr(err))
+  # A member whose header reads but whose deflate stream is damaged further in: the
+  # failure comes while its values are read, in every mode that reads them.
+  import numpy as np
+  rnd = random.Random(0)
+  good, broken = os.path.join(tmp, "good.npz"), os.path.join(tmp, "broken.npz")
+  with zipfile.ZipFile(good, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("a.npy", npy_bytes(np.arange(4, dtype=np.float32)))
+    z.writestr("b.npy", npy_bytes(np.array([rnd.randrange(10) for _ in range(200000)], dtype=np.int8)))
+  data = bytearray(open(good, "rb").read())
+  info = zipfile.ZipFile(good).getinfo("b.npy")
+  name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)
+  at = info.header_offset + 30 + name_len + extra_len + info.compress_size // 2
+  for k in range(64): data[at + k] ^= 0x5A
+  open(broken, "wb").write(bytes(data))
+  want_b = f"{broken}: tensor 'b': member 'b.npy'"
+  for args in (["--all"], ["--all", "--json"], ["--stats"], ["--stats", "--json"], ["--name", "*", "--stats"],
+               ["--all", "--assert", "x.sum() > -1"]):
+    trouble(f"1: damaged member, {args}: names tensor 'b'", [broken, *args], [want_b], [broken], json_mode="--json" in args)
+  trouble("1: diff with the damaged side as A names it", ["diff", broken, good], [want_b], [broken])
+  trouble("1: diff with the damaged side as B names it", ["diff", good, broken, "--json"], [want_b], [broken], json_mode=True)
+
+
+def main():
+  with tempfile.TemporaryDirectory() as tmp:
+    fault1_errors_name_the_tensor(tmp)
+  return tally.summary()
+
+
+if __name__ == "__main__":
+  sys.exit(main())
