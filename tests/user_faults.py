@@ -110,7 +110,18 @@ def fault1_errors_name_the_tensor(tmp):
   trouble("1: diff with the damaged side as B names it", ["diff", good, broken, "--json"], [want_b], [broken], json_mode=True)
 
 
+def fault2_transpose_of_0d():
+  """2. x.T of a 0-d tensor: tinygrad's transpose swaps items of list(range(ndim)) and fails
+  with IndexError; ours is one line naming the method and the shape."""
+  trouble("2: 5 -e x.T", ["5", "-e", "x.T"], ["T (transpose(1, 0)) of shape ()"])
+  trouble("2: a 0-d .npy -e x.T", [os.path.join(ROOT, "samples", "scalar_f8.npy"), "-e", "x.T"], ["T (transpose(1, 0)) of shape ()"])
+  rc, out, err = run(["[1, 2]", "-e", "x.transpose(-1, 0)", "--json"])
+  tally.check("2: a 1-d transpose(-1, 0) is the tensor (list(range(1)) swaps item -1 with 0)",
+              rc == 0 and json.loads(out)["tolist"] == [1, 2], f"{rc} {out[:100]!r} {err!r}")
+
+
 def main():
+  fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
     fault1_errors_name_the_tensor(tmp)
   return tally.summary()

@@ -138,3 +138,26 @@ TEST_CASE("clone() is a method, a copy with the same values (issue 9 fault 25)")
   CHECK(test_util::ints(c) == std::vector<std::int64_t>{1, 3, 2, 4});
   CHECK(error_of("Tensor([1]).clone(1)") == "expression: column 13: clone() takes at most 0 arguments (1 given)");
 }
+
+// tinygrad's transpose(dim0=1, dim1=0) swaps two items of the list range(ndim), so each dim
+// is a Python list index in [-ndim, ndim): on a 0-d tensor none is (x.T raises IndexError
+// "list index out of range"), on a 1-d one -1 and 0 are (transpose(-1, 0) is the tensor
+// itself) but T's 1 is not. Our messages name the method and the shape.
+TEST_CASE("x.T and transpose() of 0-d and 1-d tensors follow tinygrad's list indexing, in our words (new user: 0-d x.T)") {
+  CHECK_THROWS_WITH_AS(eval64("Tensor(5).T"), "expression: column 11: T (transpose(1, 0)) of shape (): a 0-d tensor has no dims to swap",
+                       ti::Error);
+  CHECK(error_of("Tensor([1, 2]).T") ==
+        "expression: column 16: T (transpose(1, 0)) of shape (2,): a 1-d tensor has no dim 1 (x.reshape(-1, 1) is a column)");
+  CHECK(error_of("Tensor(5).transpose()") == "expression: column 11: transpose(1, 0) of shape (): a 0-d tensor has no dims to swap");
+  CHECK(error_of("Tensor(5).transpose(0, 0)") == "expression: column 11: transpose(0, 0) of shape (): a 0-d tensor has no dims to swap");
+  CHECK(error_of("Tensor([1, 2]).transpose()") == "expression: column 16: transpose(1, 0) of shape (2,): no dim 1 (dims are -1 to 0)");
+  CHECK(error_of("Tensor([[1, 2]]).transpose(0, -3)") ==
+        "expression: column 18: transpose(0, -3) of shape (1, 2): no dim -3 (dims are -2 to 1)");
+  for (const char* ok : {"Tensor([1, 2]).transpose(-1, 0)", "Tensor([1, 2]).transpose(0, -1)", "Tensor([1, 2]).transpose(0, 0)"}) {
+    CAPTURE(ok);
+    CHECK(test_util::ints(eval64(ok)) == std::vector<std::int64_t>{1, 2});
+  }
+  CHECK(test_util::ints(eval64("Tensor([[1, 2], [3, 4]]).transpose(-2, -1)")) == std::vector<std::int64_t>{1, 3, 2, 4});
+  // ours alone: an error, exit status 2, not an exception type of Python's
+  CHECK_THROWS_AS(eval64("Tensor(5).T"), ti::Error);
+}

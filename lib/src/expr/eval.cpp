@@ -93,7 +93,13 @@ class Evaluator {
     }
     if (obj.kind == Value::Kind::Tensor) {
       const Tensor& t = *obj.tensor;
-      if (a == "T") return Value::of(tg::transpose(t));
+      if (a == "T") {  // tinygrad's T is transpose(): dims 1 and 0, so at least 2 dims
+        if (t.ndim() < 2)
+          throw Error(ErrorCode::BadShape, "T (transpose(1, 0)) of shape " + shape_repr(t.shape()) +
+                                               (t.ndim() == 0 ? ": a 0-d tensor has no dims to swap"
+                                                              : ": a 1-d tensor has no dim 1 (x.reshape(-1, 1) is a column)"));
+        return Value::of(tg::transpose(t));
+      }
       if (a == "mT") {  // the last two axes swapped (tinygrad's Tensor.mT)
         if (t.ndim() < 2) fail(n.col, "mT needs at least 2 dimensions, got shape " + shape_repr(t.shape()));
         return Value::of(tg::transpose(t, -2, -1));

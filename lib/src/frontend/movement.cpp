@@ -67,9 +67,14 @@ Tensor permute(const Tensor& t, const std::vector<std::int64_t>& order) {
 
 Tensor transpose(const Tensor& t, std::int64_t dim0, std::int64_t dim1) {
   std::int64_t nd = sz(t.ndim());
-  if (nd < 2 && !(nd == 1 && dim0 == dim1))
-    shape_error("transpose of a " + std::to_string(nd) + "-d tensor: dims " + std::to_string(dim0) + " and " +
-                std::to_string(dim1) + " do not exist");
+  // tinygrad swaps two items of the Python list range(ndim): each dim indexes that list,
+  // so it must lie in [-ndim, ndim) (a 1-d transpose(-1, 0) is allowed; no 0-d one is).
+  // tinygrad says only "IndexError: list index out of range".
+  auto call = [&] { return "transpose(" + std::to_string(dim0) + ", " + std::to_string(dim1) + ") of shape " + shape_repr(t.shape()); };
+  if (nd == 0) shape_error(call() + ": a 0-d tensor has no dims to swap");
+  for (std::int64_t d : {dim0, dim1})
+    if (d < -nd || d >= nd)
+      shape_error(call() + ": no dim " + std::to_string(d) + " (dims are " + std::to_string(-nd) + " to " + std::to_string(nd - 1) + ")");
   std::int64_t a = resolve_dim(dim0, nd), b = resolve_dim(dim1, nd);
   std::vector<std::int64_t> order;
   for (std::int64_t i = 0; i < nd; ++i) order.push_back(i);
