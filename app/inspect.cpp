@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <sstream>
 
@@ -112,6 +113,26 @@ struct Resolved {
   std::vector<Item> items;         // the tensors to show, before -e
   std::optional<LoadedFile> file;  // set when the input is a file that should be listed
   std::string format;              // the file's format, when items come from one
+  std::vector<std::string> warnings;  // what the file warns of (missing shards, pickle globals)
+};
+
+// What a file warns of goes to stderr when the run ends without trouble (exit 0 or 1). A
+// run that fails prints only its one error line, which says the same for the tensor it
+// needed ("tensor 'w' is in shard '...', which cannot be read (...)"), whenever it fails:
+// opening, realizing, or deep in a whole-file scan.
+class WarningsAtEnd {
+ public:
+  explicit WarningsAtEnd(std::vector<std::string> warnings) : warnings_(std::move(warnings)) {}
+  WarningsAtEnd(const WarningsAtEnd&) = delete;
+  WarningsAtEnd& operator=(const WarningsAtEnd&) = delete;
+  ~WarningsAtEnd() {
+    if (std::uncaught_exceptions() > in_flight_) return;
+    for (const std::string& w : warnings_) spdlog::warn("{}", escape_untrusted(w, false));
+  }
+
+ private:
+  std::vector<std::string> warnings_;
+  int in_flight_ = std::uncaught_exceptions();
 };
 
 // With `tolerate_unsupported` (statistics: such a tensor is a skipped row), a tensor whose
@@ -134,13 +155,11 @@ Item item_of(const LoadedFile& lf, const TensorEntry& entry, bool tolerate_unsup
 
 Resolved resolve_file(LoadedFile lf, const Options& o) {
   // What the file warns of (pickle globals torch.load would import, missing shards) goes
-  // to stderr; --strict refuses the file instead.
-  for (const std::string& w : lf.warnings) {
-    if (o.strict) throw Error(ErrorCode::BadFile, w + " (--strict)");
-    spdlog::warn("{}", escape_untrusted(w, false));
-  }
+  // to stderr at the end of a run without trouble (WarningsAtEnd); --strict refuses the file.
+  if (o.strict && !lf.warnings.empty()) throw Error(ErrorCode::BadFile, lf.warnings[0] + " (--strict)");
   Resolved r;
   r.format = lf.format;
+  r.warnings = lf.warnings;
   if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
   if (o.meta || o.list) {
     r.file = std::move(lf);
@@ -254,6 +273,7 @@ int run(const Options& o) {
   for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
+  const WarningsAtEnd warnings(std::move(in.warnings));
   if (in.file) {
     if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                                   " tensors: choose one with --name before -e");

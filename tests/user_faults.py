@@ -120,10 +120,42 @@ def fault2_transpose_of_0d():
               rc == 0 and json.loads(out)["tolist"] == [1, 2], f"{rc} {out[:100]!r} {err!r}")
 
 
+def safetensors_bytes(tensors):
+  """A safetensors file of {name: float32 list}, written by hand (8-byte length, JSON, data)."""
+  header, data = {}, b""
+  for name, values in tensors.items():
+    header[name] = {"dtype": "F32", "shape": [len(values)], "data_offsets": [len(data), len(data) + 4 * len(values)]}
+    data += struct.pack(f"<{len(values)}f", *values)
+  h = json.dumps(header).encode()
+  return struct.pack("<Q", len(h)) + h + data
+
+
+def fault3_missing_shard_one_line(tmp):
+  """3. An index whose shard file is missing: a run that fails prints its one error line
+  (not the shard warning too); a run that succeeds still warns, once."""
+  d = os.path.join(tmp, "sharded")
+  os.mkdir(d)
+  with open(os.path.join(d, "s1.safetensors"), "wb") as f: f.write(safetensors_bytes({"a": [1.0, 2.0]}))
+  index = os.path.join(d, "model.safetensors.index.json")
+  with open(index, "w") as f: json.dump({"weight_map": {"a": "s1.safetensors", "b": "s2.safetensors", "c": "s2.safetensors"}}, f)
+  want = [f"tensor 'b' is in shard 's2.safetensors'", "No such file or directory"]
+  for args in (["--name", "b"], ["--name", "b", "--json"], ["--all"], ["--all", "--jsonl"], ["--stats"], ["--name", "*", "--stats"],
+               ["--name", "b", "--expect", "ndim=1"]):
+    trouble(f"3: missing shard, {args}: one line", [index, *args], want if "--name" in args and "b" in args else ["s2.safetensors"],
+            json_mode="--json" in args or "--jsonl" in args)
+  trouble("3: missing shard through the folder: one line", [d, "--name", "b"], want)
+  for args in ([], ["--list", "--json"], ["--name", "a"], ["--name", "a", "--expect", "ndim=2"]):
+    rc, out, err = run([index, *args])
+    lines = err.splitlines()
+    tally.check(f"3: missing shard, {args}: still warned, once", rc in (0, 1) and out and len(lines) == 1 and
+                "warning:" in lines[0] and "shard 's2.safetensors' of 2 tensors cannot be read" in lines[0], f"{rc} {err!r}")
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
     fault1_errors_name_the_tensor(tmp)
+    fault3_missing_shard_one_line(tmp)
   return tally.summary()
 
 
