@@ -18,6 +18,7 @@
 #include "tensor_errors.hpp"
 #include "tensor_inspect/compare.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/render.hpp"
@@ -300,11 +301,13 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
   sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
+  sub->add_option("--limit", o.limits, "raise a resource cap, e.g. broadcast_pairs=2G (errors name the cap they hit)");
   return sub;
 }
 
 int run_diff(const DiffOptions& o) {
   if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be >= 0");
+  for (const std::string& spec : o.limits) set_limit(spec);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);
   std::vector<Row> rows = pair_up(a, b, o);

@@ -35,9 +35,9 @@ std::size_t parse_bins(const std::string& text) {
   return bins;
 }
 
-// The scan source of a tensor: a GGUF entry's blocks in place, else the tensor's bytes in
-// place, else the tensor realized.
-StoredElements source_of(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
+// The scan source of a tensor read where it lies (a GGUF entry's blocks, or its bytes in
+// the map); nullopt when the executor has to compute it, which is then streamed.
+std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
   if (entry && entry->ggml_type && entry->blocks_file) {
     const auto bytes = entry->blocks_file->bytes();
     if (entry->offset > bytes.size() || entry->nbytes > bytes.size() - entry->offset)
@@ -45,13 +45,6 @@ StoredElements source_of(const Tensor& t, const TensorEntry* entry, const Defaul
     entry->blocks_file->fetch(entry->offset, entry->nbytes);
     return gguf_blocks_source(bytes.subspan(entry->offset, entry->nbytes), *entry->ggml_type, entry->shape, entry->blocks_file);
   }
-  return scan_source(t, defaults);
-}
-
-// The scan source of a tensor read where it lies (a GGUF entry's blocks, or its bytes in
-// the map); nullopt when the executor has to compute it, which is then streamed.
-std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
-  if (entry && entry->ggml_type && entry->blocks_file) return source_of(t, entry, defaults);
   return stored_elements(t.cast(commit_dtype(t.dtype(), defaults)));
 }
 
@@ -216,11 +209,15 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
     const std::string label = tensor_label(file.path, e.name);
     try {
       row.stats = for_tensor(label, [&] {
-        const StoredElements source = source_of(e.load(), &e, defaults);
+        // In place where the bytes allow; else streamed through the executor (memory flat,
+        // and a broadcast costs its stored values, not its shape).
+        const Tensor t = e.load();
+        const std::optional<StoredElements> source = in_place_source(t, &e, defaults);
+        if (!source) return compute_stats_streamed(t, defaults);
         ScanOptions scan;
         scan.release_pages = true;
         scan.progress = [&](std::uint64_t bytes) { progress.update(rows.size(), done + bytes); };
-        return compute_stats(source, scan);
+        return compute_stats(*source, scan);
       });
     } catch (const Error& err) {
       // A tensor whose values cannot be shown (an unknown dtype, a type we cannot

@@ -144,3 +144,29 @@ TEST_CASE("compare_tensors: equal tensors have cosine 1 even where the squared n
   REQUIRE(c.cosine.has_value());
   CHECK(*c.cosine == 1.0);
 }
+
+TEST_CASE("compare_tensors: two tensors broadcast along the same axes give the figures of the pairs visited one by one (new user: diff of a saved expand ran for ever)") {
+  // (3, 1) and (1, 1) sources broadcast to (3, 4, 5) on axes 1 and 2 both, and b also on 0;
+  // the reference is the same pairs made contiguous first, so no axis broadcasts.
+  const Tensor a = tensor_of<double>({1.0, 2.5, -3.0}, DType::Float64).reshape({3, 1, 1}).expand({3, 4, 5});
+  const Tensor b = tensor_of<double>({2.5}, DType::Float64).reshape({1, 1, 1}).expand({3, 4, 5});
+  const ti::Comparison got = ti::compare_tensors(a, b, {});
+  const ti::Comparison want = ti::compare_tensors(a.contiguous(), b.contiguous(), {});
+  CHECK(want.mismatched == 40);  // rows 0 and 2 of 20 elements each
+  CHECK(got.numel == want.numel);
+  CHECK(got.mismatched == want.mismatched);
+  REQUIRE(got.first_mismatch);
+  CHECK(*got.first_mismatch == *want.first_mismatch);
+  CHECK(got.max_abs == want.max_abs);
+  CHECK(got.max_rel == want.max_rel);
+  CHECK(got.rmse == doctest::Approx(want.rmse));
+  REQUIRE(got.cosine);
+  CHECK(*got.cosine == doctest::Approx(*want.cosine));
+  // the first mismatch off axis 0: a broadcast along axis 0 whose row 0 agrees
+  const Tensor c = tensor_of<double>({2.5, 2.5, 7.0}, DType::Float64).reshape({1, 3}).expand({4, 3});
+  const Tensor d = tensor_of<double>({2.5}, DType::Float64).reshape({1, 1}).expand({4, 3});
+  const ti::Comparison cd = ti::compare_tensors(c, d, {});
+  CHECK(cd.mismatched == 4);
+  REQUIRE(cd.first_mismatch);
+  CHECK(*cd.first_mismatch == 2);
+}

@@ -65,6 +65,11 @@ struct Limits {
   /// Bytes of a remote file read whole when its server ignores Range requests (answers
   /// 200): a larger file is refused rather than downloaded whole.
   std::uint64_t remote_whole_bytes = std::uint64_t{1} << 20;
+  /// Element pairs a comparison (diff) visits when both tensors broadcast their stored
+  /// values (torch's expand saved with a 0 stride) along different axes, so the repetition
+  /// cannot be counted instead of visited: a few stored bytes could ask for 10**12 pairs.
+  /// Broadcasts along the same axes compare their stored values once, whatever the shape.
+  std::uint64_t broadcast_pairs = std::uint64_t{1} << 32;
 };
 
 /// The caps in force (the defaults above until set_limits is called).

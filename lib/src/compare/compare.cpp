@@ -10,7 +10,9 @@
 
 #include "tensor_inspect/compare.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/realize.hpp"
+#include "tensor/broadcast.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -170,6 +172,25 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
                            const std::function<void(std::int64_t done)>& progress) {
   if (a.shape() != b.shape())
     throw Error(ErrorCode::BadShape, "compare: shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
+  // Both broadcast along the same axes (torch's expand saved as is: a few stored values
+  // shown as 10**12): each pair repeats along them, so the pairs are compared once and
+  // counted for every repetition. The figures are the same (every pair has the same
+  // weight); counts scale, and the first mismatch is the same pair's first place.
+  if (const std::optional<CommonBroadcast> common = common_broadcast(a, b)) {
+    const std::int64_t repeats = common->repeats;
+    auto scaled = [&](std::int64_t done) {
+      if (progress) progress(done * repeats);
+    };
+    Comparison c = compare_tensors(common->a, common->b, options, scaled);
+    c.numel = a.numel();
+    c.mismatched *= repeats;
+    if (c.first_mismatch) c.first_mismatch = unreduced_index(*c.first_mismatch, common->a.shape(), a.shape());
+    return c;
+  }
+  if (broadcast_source(a) && broadcast_source(b) && static_cast<std::uint64_t>(a.numel()) > limits().broadcast_pairs)
+    throw Error(ErrorCode::Unsupported, "compare: both tensors broadcast their stored values along different axes, shape " +
+                                            shape_repr(a.shape()) + ": " + std::to_string(a.numel()) + " pairs to visit" +
+                                            limit_hint("broadcast_pairs"));
   Comparison c;
   c.numel = a.numel();
   // Weak dtypes (literals) commit first, as data() would: a cast to the committed dtype.

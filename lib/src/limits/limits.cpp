@@ -33,6 +33,7 @@ constexpr LimitInfo kTable[] = {
     {"pickle_depth", &Limits::pickle_depth, "levels"},
     {"pickle_entries", &Limits::pickle_entries, "items"},
     {"remote_whole_bytes", &Limits::remote_whole_bytes, "bytes"},
+    {"broadcast_pairs", &Limits::broadcast_pairs, "items"},
 };
 
 }  // namespace

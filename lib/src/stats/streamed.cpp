@@ -9,6 +9,7 @@
 
 #include "stats/decode.hpp"
 #include "stats/parts.hpp"
+#include "tensor/broadcast.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
 
@@ -59,6 +60,20 @@ void for_each_stats_chunk(const Tensor& t, Lane lane, Scan&& scan) {
 }  // namespace
 
 TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults) {
+  // A broadcast repeats its source's values: their statistics, each counted `repeats`
+  // times (min, max, absmax, mean and std are those of the source), so a 0-stride view of
+  // 10**12 elements over one stored value costs one value.
+  if (const std::optional<Broadcast> b = broadcast_source(input)) {
+    TensorStats s = compute_stats_streamed(b->source, defaults);
+    const auto r = static_cast<std::uint64_t>(b->repeats);
+    s.count *= b->repeats;
+    s.finite *= b->repeats;
+    s.nan *= r;
+    s.posinf *= r;
+    s.neginf *= r;
+    s.zero *= r;
+    return s;
+  }
   const Tensor t = input.cast(commit_dtype(input.dtype(), defaults));
   const Lane lane = lane_of_dtype(t.dtype());
   const std::int64_t numel = t.numel();
@@ -70,6 +85,16 @@ TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults
 }
 
 Histogram compute_histogram_streamed(const Tensor& input, const Defaults& defaults, std::size_t bins, double lo, double hi) {
+  if (const std::optional<Broadcast> b = broadcast_source(input)) {  // as for the statistics
+    Histogram h = compute_histogram_streamed(b->source, defaults, bins, lo, hi);
+    const auto r = static_cast<std::uint64_t>(b->repeats);
+    for (std::uint64_t& c : h.counts) c *= r;
+    h.nan *= r;
+    h.posinf *= r;
+    h.neginf *= r;
+    h.outside *= r;
+    return h;
+  }
   const Tensor t = input.cast(commit_dtype(input.dtype(), defaults));
   const Lane lane = lane_of_dtype(t.dtype());
   StoredElements none;
