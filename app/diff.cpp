@@ -200,6 +200,9 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
     r.status = Status::ShapeMismatch;
     return;
   }
+  // Every element is compared, so every byte is read: what a whole read checks is checked.
+  for (const TensorEntry* e : {r.a, r.b})
+    if (e->check_whole) for_tensor(e == r.a ? label_a : label_b, e->check_whole);
   const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); }), tb = for_tensor(label_b, [&] { return r.b->load(); });
   auto progress = [&](std::int64_t done) {
     if (show_progress)

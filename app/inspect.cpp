@@ -269,6 +269,11 @@ MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& d
   return for_tensor(item.label, [&] { return apply_view_as(data_header(item.tensor, dopt), o.view_as); });
 }
 
+void check_whole_read(const Item& item, const Options& o, bool json) {
+  if (!o.expr && item.entry && item.entry->check_whole && prints_every_element(item.tensor, !o.view_as.empty(), o.print, json))
+    item.entry->check_whole();
+}
+
 int run(const Options& o) {
   for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
@@ -315,7 +320,10 @@ int run(const Options& o) {
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
   jo.head = tensor_json_head(item.file, item.name);
-  for_tensor(item.label, [&] { print_tensor(item.tensor, view, !o.view_as.empty(), o.print, o.json, jo, out); });
+  for_tensor(item.label, [&] {
+    check_whole_read(item, o, o.json);
+    print_tensor(item.tensor, view, !o.view_as.empty(), o.print, o.json, jo, out);
+  });
   return 0;
 }
 

@@ -37,6 +37,10 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
 /// read), with --strict and the --view-as casts applied. Throws Error.
 MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized);
 
+/// Runs the item's check_whole (a stored .npz member's CRC-32) when printing it reads
+/// every byte anyway (no -e, not --header, not summarized). Throws Error(BadFile).
+void check_whole_read(const Item& item, const Options& o, bool json);
+
 /// Several tensors: text blocks under their names, one JSON object listing them
 /// (--json), or one object per line, flushed as each is done (--jsonl). Returns 0.
 int run_many(const std::vector<Item>& items, const Options& o, const Defaults& defaults);

@@ -35,7 +35,10 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
       dst.write("== " + (item.name ? escape_untrusted(*item.name, true) : std::string("(unnamed)")) + " ==\n");
     };
     auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
-    for_tensor(item.label, [&] { print_tensor(item.tensor, view, !o.view_as.empty(), o.print, json, jo, out, prefix); });
+    for_tensor(item.label, [&] {
+      check_whole_read(item, o, json);
+      print_tensor(item.tensor, view, !o.view_as.empty(), o.print, json, jo, out, prefix);
+    });
     if (o.jsonl) {
       out.flush();
       std::fflush(stdout);

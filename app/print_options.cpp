@@ -46,6 +46,12 @@ std::optional<PrintOptions> print_options(const PrintFlags& flags, bool json) {
   return po;
 }
 
+bool prints_every_element(const Tensor& t, bool reinterpreted, const PrintFlags& flags, bool json) {
+  if (flags.header) return false;
+  const std::optional<PrintOptions> po = print_options(flags, json);
+  return !po || reinterpreted || !summarize(t.shape(), *po);
+}
+
 void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)>& view, bool reinterpreted,
                   const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out,
                   const std::function<void(OutBuffer&)>& prefix) {

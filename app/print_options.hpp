@@ -26,6 +26,10 @@ void setup_print_options(CLI::App& cli, PrintFlags& flags);
 /// without --threshold/--edgeitems (scripts asked for the data). Text summarizes by default.
 std::optional<PrintOptions> print_options(const PrintFlags& flags, bool json);
 
+/// True when print_tensor reads every element of `t`: not --header, and not summarized
+/// (or `reinterpreted`, when the whole view is realized). Reads nothing.
+bool prints_every_element(const Tensor& t, bool reinterpreted, const PrintFlags& flags, bool json);
+
 /// Writes the tensor as `flags` ask. `view(realized)` gives its memoryview with the
 /// --view-as casts applied: data() when `realized`, else data_header() (nothing read).
 /// A summary realizes only the shown elements of `t`, unless `reinterpreted` (--view-as

@@ -134,6 +134,7 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
+  if (entry && !o.expr && entry->check_whole) entry->check_whole();  // every byte is scanned
   std::optional<StoredElements> source = in_place_source(t, entry, defaults);
   // A computed tensor is streamed through the executor (memory stays flat). When a
   // histogram scans it a second time and it is small, it is realized once instead: running
@@ -212,6 +213,7 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
         // In place where the bytes allow; else streamed through the executor (memory flat,
         // and a broadcast costs its stored values, not its shape).
         const Tensor t = e.load();
+        if (e.check_whole) e.check_whole();  // every byte is scanned
         const std::optional<StoredElements> source = in_place_source(t, &e, defaults);
         if (!source) return compute_stats_streamed(t, defaults);
         ScanOptions scan;

@@ -242,12 +242,63 @@ def fault4_broadcasts(tmp):
               f"{rc} {out[-200:]!r} {err!r}")
 
 
+def with_crc(zip_path, member, crc, out_path):
+  """The archive with `member`'s declared CRC-32 (local header and central directory) set to `crc`."""
+  data = bytearray(open(zip_path, "rb").read())
+  info = zipfile.ZipFile(zip_path).getinfo(member)
+  struct.pack_into("<I", data, info.header_offset + 14, crc)
+  at = 0
+  while (at := data.find(b"PK\x01\x02", at)) >= 0:
+    name_len = struct.unpack_from("<H", data, at + 28)[0]
+    if data[at + 46:at + 46 + name_len] == member.encode(): struct.pack_into("<I", data, at + 16, crc)
+    at += 4
+  open(out_path, "wb").write(bytes(data))
+
+
+def fault5_npz_crc(tmp):
+  """5. An .npz member whose CRC-32 does not match: wherever every byte is read anyway (a
+  deflated member inflated, a stored one printed whole, scanned, compared) exit 2 naming
+  the member and both CRCs; a summary of a stored member reads part and says nothing."""
+  import numpy as np
+  import zlib
+  small, big = np.arange(6, dtype=np.float32), np.arange(5000, dtype=np.int32)
+  stored, deflated = os.path.join(tmp, "stored.npz"), os.path.join(tmp, "deflated.npz")
+  np.savez(stored, small=small, big=big)
+  np.savez_compressed(deflated, small=small, big=big)
+  for path in (stored, deflated):
+    z = zipfile.ZipFile(path)
+    for m in ("small.npy", "big.npy"):
+      # the real CRC, computed here from the member's bytes
+      actual = zlib.crc32(z.read(m))
+      bad = os.path.join(tmp, f"bad_{m[:-4]}_" + os.path.basename(path))
+      with_crc(path, m, actual ^ 0x5A5A5A5A, bad)
+      want = [f"member '{m}'", f"0x{actual:08x}", f"0x{actual ^ 0x5A5A5A5A:08x}", f"tensor '{m[:-4]}'"]
+      name = m[:-4]
+      kind = os.path.basename(path)
+      trouble(f"5: {kind} {m} printed whole", [bad, "--name", name, "--full"], want)
+      trouble(f"5: {kind} {m} as JSON (complete)", [bad, "--name", name, "--json"], want, json_mode=True)
+      trouble(f"5: {kind} {m} --stats", [bad, "--name", name, "--stats"], want)
+      trouble(f"5: {kind} whole-file --stats", [bad, "--stats"], want)
+      trouble(f"5: {kind} {m} diff", ["diff", bad, path], want)
+      if m == "big.npy" and path == stored:
+        rc, out, err = run([bad, "--name", name])
+        tally.check("5: a summary of a stored member reads part of it and says nothing", rc == 0 and "summary:" in out and not err,
+                    f"{rc} {err!r}")
+        rc, out, err = run([bad, "--list"])
+        tally.check("5: a listing says nothing", rc == 0 and not err, f"{rc} {err!r}")
+      rc, out, err = run(["validate", bad])
+      tally.check(f"5: validate {kind} {m} still finds it", rc == 1 and "crc" in out.lower(), f"{rc} {out[:200]!r}")
+    rc, out, err = run([path, "--all", "--full"])
+    tally.check(f"5: an intact {os.path.basename(path)} prints whole without complaint", rc == 0 and not err, f"{rc} {err!r}")
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
     fault1_errors_name_the_tensor(tmp)
     fault3_missing_shard_one_line(tmp)
     fault4_broadcasts(tmp)
+    fault5_npz_crc(tmp)
   return tally.summary()
 
 

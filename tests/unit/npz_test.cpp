@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loaders/formats.hpp"
+#include "loaders/zip_archive.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
@@ -263,8 +264,24 @@ TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, memb
     zip_test::Member m = zip_test::deflated("a.npy", a);
     m.crc = 1234;
     const ti::LoadedFile f = open_zip({m});  // listing reads the header only: the CRC is checked at realize
-    CHECK_THROWS_WITH_AS(ti::data(f.tensors[0].load()),
-                         "x.npz: member 'a.npy' (data at byte 35): corrupt data (CRC error)", ti::Error);
+    // both CRCs, the actual one from the test's own bitwise CRC-32 (zip_builder.hpp)
+    char want[160];
+    std::snprintf(want, sizeof want, "x.npz: member 'a.npy' (data at byte 35): CRC-32 of the data is 0x%08x, the archive declares 0x000004d2",
+                  zip_test::crc32(a));
+    CHECK_THROWS_WITH_AS(ti::data(f.tensors[0].load()), want, ti::Error);
+  }
+  SUBCASE("a STORED member whose CRC does not match: check_whole says so, the lazy tensor reads in place") {
+    zip_test::Member m = zip_test::stored("a.npy", a);
+    m.crc = 1234;
+    const ti::LoadedFile f = open_zip({m});
+    (void)ti::data(f.tensors[0].load());  // a read in place meets no CRC
+    REQUIRE(f.tensors[0].check_whole);
+    char want[160];
+    std::snprintf(want, sizeof want, "x.npz: member 'a.npy' (data at byte 35): CRC-32 of the data is 0x%08x, the archive declares 0x000004d2",
+                  zip_test::crc32(a));
+    CHECK_THROWS_WITH_AS(f.tensors[0].check_whole(), want, ti::Error);
+    zip_test::Member intact = zip_test::stored("a.npy", a);
+    CHECK_NOTHROW(open_zip({intact}).tensors[0].check_whole());
   }
   SUBCASE("a member name appearing twice") {
     CHECK_THROWS_WITH_AS(open_zip({zip_test::stored("a.npy", a), zip_test::stored("a.npy", a)}),
@@ -306,4 +323,14 @@ TEST_CASE("fault 3: an npz member declaring a huge size that its shape matches i
                        "the ratio 1032:1 deflate can reach (limit zip_ratio; raise it with --limit zip_ratio=N) at byte 0",
                        ti::Error);
   CHECK(ti::Buffer::cpu_allocations() == before);
+}
+
+TEST_CASE("zip_crc32 over several 1 MiB chunks is the bitwise CRC-32 of the whole (stored .npz members' check)") {
+  std::string data(3 * (1 << 20) + 12345, '\0');
+  std::uint32_t x = 12345;
+  for (char& c : data) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);
+  const auto bytes = std::span<const std::byte>(reinterpret_cast<const std::byte*>(data.data()), data.size());
+  CHECK(ti::zip_crc32(bytes) == zip_test::crc32(data));
+  CHECK(ti::zip_crc32(bytes.first(0)) == 0);
+  CHECK(ti::zip_crc32(bytes.first(1 << 20)) == zip_test::crc32(data.substr(0, 1 << 20)));
 }

@@ -56,6 +56,12 @@ struct TensorEntry {
   /// instead of realizing the float32 tensor. Unset for every other tensor.
   std::optional<std::uint32_t> ggml_type;
   std::shared_ptr<const MappedFile> blocks_file;
+  /// What reading every stored byte can check, for a caller that reads them all anyway
+  /// (prints every element, scans statistics, compares): a STORED .npz member's CRC-32,
+  /// which a read in place never meets. Throws Error(BadFile) naming the member and both
+  /// CRCs. Unset where there is nothing to check (a deflated member's CRC is checked as it
+  /// inflates, whole).
+  std::function<void()> check_whole;
 };
 
 /// One metadata key of a file (safetensors __metadata__, GGUF key/values, npy header).

@@ -43,6 +43,14 @@ TensorEntry stored_entry(const std::shared_ptr<const MappedFile>& file, const Zi
   LoadedFile inner = open_npy(slice);
   TensorEntry entry = std::move(inner.tensors.at(0));
   entry.offset += m.data_offset;
+  // Read in place, the member never meets libzip's CRC check: a reader of every byte
+  // checks it here (the .npy header is part of the member's CRC).
+  // Pages are dropped behind the check, as behind a scan, so memory stays flat.
+  entry.check_whole = [file, m] {
+    file->fetch(m.data_offset, m.size);
+    const auto bytes = file->bytes().subspan(static_cast<std::size_t>(m.data_offset), static_cast<std::size_t>(m.size));
+    check_member_crc(file->name(), m, zip_crc32(bytes, [&](std::size_t at, std::size_t n) { file->release_pages(m.data_offset + at, n); }));
+  };
   return entry;
 }
 

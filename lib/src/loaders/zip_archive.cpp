@@ -11,6 +11,8 @@
 //      65557 bytes), preceded by a zip64 locator "PK\x06\x07" when counts overflow.
 #include "loaders/zip_archive.hpp"
 
+#include <zlib.h>
+
 #include <zip.h>
 
 #include <algorithm>
@@ -284,7 +286,7 @@ ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move
   if (count < 0 || static_cast<std::uint64_t>(count) != members_.size())
     throw Error(ErrorCode::BadFile, name + ": central directory lists " + std::to_string(members_.size()) +
                                         " members but libzip reads " + std::to_string(count));
-  for (const ZipMember& m : members_) {
+  for (ZipMember& m : members_) {
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat_index(za, m.index, ZIP_FL_ENC_RAW, &st) != 0 || !st.name || m.name != st.name ||
@@ -292,6 +294,7 @@ ZipArchive::ZipArchive(std::shared_ptr<const MappedFile> file) : file_(std::move
       throw Error(ErrorCode::BadFile, name + ": member '" + m.name + "' at byte " + std::to_string(m.data_offset) +
                                           " is inconsistent between the central directory and libzip (" +
                                           zip_strerror(za) + ")");
+    m.crc = static_cast<std::uint32_t>(st.crc);
   }
   (void)libzip_error;
   zip_ = guard.release();
@@ -331,7 +334,12 @@ std::vector<std::byte> ZipArchive::read_all(const ZipMember& member) const {
   }
   // One more read: libzip checks the CRC when it reaches the end, and nothing may follow.
   std::byte extra[1];
-  if (reader.read(extra) != 0) reader.fail("holds more than its declared " + std::to_string(member.size) + " bytes");
+  try {
+    if (reader.read(extra) != 0) reader.fail("holds more than its declared " + std::to_string(member.size) + " bytes");
+  } catch (const Error&) {
+    check_member_crc(file_->name(), member, zip_crc32(out));  // a CRC mismatch in our words, both CRCs
+    throw;
+  }
   return out;
 }
 
@@ -362,7 +370,15 @@ void ZipArchive::read_into(const ZipMember& member, std::uint64_t skip, std::spa
   if (to_end) {
     // One more read: libzip checks the CRC when it reaches the end, and nothing may follow.
     std::byte extra[1];
-    if (reader.read(extra) != 0) reader.fail("holds more than its declared " + std::to_string(member.size) + " bytes");
+    try {
+      if (reader.read(extra) != 0) reader.fail("holds more than its declared " + std::to_string(member.size) + " bytes");
+    } catch (const Error&) {
+      // A CRC mismatch in our words, with both CRCs: the skipped header read again (small).
+      const std::vector<std::byte> head = read_prefix(member, static_cast<std::size_t>(skip));
+      const auto crc = static_cast<std::uint32_t>(crc32_combine(zip_crc32(head), zip_crc32(out), static_cast<z_off_t>(out.size())));
+      check_member_crc(file_->name(), member, crc);
+      throw;
+    }
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,7 +36,17 @@ struct ZipMember {
   std::uint64_t size = 0;        ///< uncompressed bytes, as declared
   std::uint64_t comp_size = 0;   ///< bytes in the file, as declared
   std::uint64_t data_offset = 0; ///< absolute file offset of the member's (compressed) data
+  std::uint32_t crc = 0;         ///< CRC-32 of the uncompressed data, as the central directory declares
 };
+
+/// zip's CRC-32 (zlib's crc32) of `bytes`, on all cores: fixed 1 MiB chunks combined in
+/// order (crc32_combine), so the result never depends on the thread count. `done`, when
+/// set, is called from the scanning thread with each chunk's (offset, length) once it is
+/// read (a mapped member drops those pages: memory stays flat).
+std::uint32_t zip_crc32(std::span<const std::byte> bytes, const std::function<void(std::size_t, std::size_t)>& done = {});
+/// Throws Error(BadFile) "<file>: member 'a.npy' (data at byte N): CRC-32 of the data is
+/// 0x..., the archive declares 0x..." when `actual` is not the member's declared CRC.
+void check_member_crc(const std::string& file, const ZipMember& member, std::uint32_t actual);
 
 /// An open archive. Copying is disabled; share it with std::shared_ptr when producers
 /// must read members at realize time.
