@@ -188,6 +188,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   std::optional<DType> literal_dtype;
   if (o.dtype) literal_dtype = parse_dtype(*o.dtype, "--dtype");
   if (o.raw) {
+    if (o.format) throw Error(ErrorCode::Usage, "--raw " + *o.raw + " and --format " + *o.format + " both say how to read the file: choose one");
     RawOptions ro;
     ro.dtype = parse_dtype(*o.raw, "--raw");
     if (o.shape) ro.shape = parse_shape(*o.shape, "--shape");
