@@ -5,8 +5,10 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -129,8 +131,14 @@ std::pair<Surface, Context> canvas(int w, int h, const std::string& title, const
 
 void save(cairo_surface_t* s, const std::string& path) {
   cairo().surface_flush(s);
+  // cairo says only "write error": the file is opened here first, so a missing folder or
+  // a read-only place gets the OS's reason.
+  errno = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "wb")) std::fclose(f);
+  else throw Error(ErrorCode::Io, path + ": cannot write the PNG file: " + std::strerror(errno));
+  errno = 0;
   if (cairo().surface_write_to_png(s, path.c_str()) != CAIRO_STATUS_SUCCESS)
-    throw Error(ErrorCode::Io, path + ": cannot write the PNG file");
+    throw Error(ErrorCode::Io, path + ": cannot write the PNG file" + (errno ? std::string(": ") + std::strerror(errno) : std::string()));
 }
 
 // A frame around the data area with tick labels at both ends of each axis.
