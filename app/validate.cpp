@@ -2,10 +2,13 @@
 // file and prints every finding (text: one line each; --json: one object for CI).
 #include "validate.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/error.hpp"
 #include "tensor_inspect/render.hpp"
 #include "tensor_inspect/validate.hpp"
 
@@ -15,6 +18,7 @@ namespace {
 constexpr const char* kValidateExamples = R"(Examples:
   tensor-inspect validate model.safetensors                every rule of the format, every finding
   tensor-inspect validate model.gguf weights.npz model.pt  several files, each by its own format
+  curl -s https://host/x.npy | tensor-inspect validate -    standard input (read whole, up to 1 GiB)
   tensor-inspect validate model.pt --json | jq '.files[].findings[] | select(.severity == "error")'
 
 A finding is one line: FILE: SEVERITY: PLACE (byte N): MESSAGE [RULE]. Errors break the
@@ -37,14 +41,17 @@ std::string plural(std::size_t n, const char* word) { return std::to_string(n) +
 CLI::App* setup_validate(CLI::App& app, ValidateOptions& o) {
   CLI::App* sub = app.add_subcommand("validate", "check files against every rule of their format (exit 0 clean, 1 findings, 2 unreadable)");
   sub->footer(kValidateExamples);
-  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt)")->required();
+  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt), or - for standard input")->required();
   sub->add_flag("--json", o.json, "one JSON object (kind \"validate\") on stdout");
   return sub;
 }
 
 int run_validate(const ValidateOptions& o) {
   std::vector<ValidationReport> reports;
-  for (const std::string& path : o.files) reports.push_back(validate_file(path));  // throws before any output
+  // `-` is standard input, read whole (up to Limits::stream_bytes), as the inspect mode reads it.
+  if (std::count(o.files.begin(), o.files.end(), "-") > 1) throw Error(ErrorCode::Usage, "validate: standard input (-) can be given once");
+  for (const std::string& path : o.files)  // throws before any output
+    reports.push_back(path == "-" ? validate_file(MappedFile::read_fd(0, "<stdin>")) : validate_file(path));
   std::size_t errors = 0, warnings = 0, clean = 0;
   for (const auto& r : reports) {
     errors += count(r, Severity::Error);

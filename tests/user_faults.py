@@ -20,7 +20,11 @@ QUANTS = os.path.join(ROOT, "samples", "quants.gguf")
 
 
 def run(args, stdin=None, timeout=60):
-  p = subprocess.run([BIN] + args, capture_output=True, timeout=timeout, input=stdin)
+  """(exit status, stdout, stderr); status None when the run did not end within `timeout` s."""
+  try:
+    p = subprocess.run([BIN] + args, capture_output=True, timeout=timeout, input=stdin)
+  except subprocess.TimeoutExpired:
+    return None, "", f"timed out after {timeout} s"
   return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -292,6 +296,36 @@ def fault5_npz_crc(tmp):
     tally.check(f"5: an intact {os.path.basename(path)} prints whole without complaint", rc == 0 and not err, f"{rc} {err!r}")
 
 
+def trouble_stdin(name, args, stdin, must_contain=()):
+  rc, out, err = run(args, stdin=stdin)
+  ok = rc == 2 and not out and len(err.splitlines()) == 1 and all(m in err for m in must_contain)
+  tally.check(name, ok, f"{rc} {out[:80]!r} {err!r}")
+
+
+def fault6_small_ones(tmp):
+  """6. --raw with --format is a usage error; --plot into a missing folder says the OS's
+  reason and the path; validate - reads standard input."""
+  import errno
+  raw = os.path.join(ROOT, "samples", "raw_f32.bin")
+  trouble("6: --raw float32 --format npy is a usage error", [raw, "--raw", "float32", "--format", "npy"], ["--raw", "--format"])
+  rc, out, err = run([raw, "--raw", "float32", "--format", "npy", "--json"])
+  tally.check("6: ... and says usage in JSON", rc == 2 and json.loads(err)["error"]["code"] == "usage", err)
+  png = os.path.join(tmp, "no_such_folder", "x.png")
+  trouble("6: --plot into a missing folder names the path and the OS's reason", [os.path.join(ROOT, "samples", "float32.npy"), "--plot", png],
+          [png, os.strerror(errno.ENOENT)])
+  npy = open(os.path.join(ROOT, "samples", "int8.npy"), "rb").read()
+  rc, out, err = run(["validate", "-", "--json"], stdin=npy)
+  j = json.loads(out) if rc == 0 else {}
+  tally.check("6: validate - reads standard input: a clean .npy", rc == 0 and j["files"][0]["file"] == "<stdin>" and
+              j["files"][0]["format"] == "npy" and not j["files"][0]["findings"], f"{rc} {out[:300]!r} {err!r}")
+  # the header length field says more than the 100 bytes given hold (computed from the header)
+  header_len = struct.unpack_from("<H", npy, 8)[0]
+  rc, out, err = run(["validate", "-"], stdin=npy[:100])
+  tally.check("6: validate - of a cut .npy is a finding (exit 1)", rc == 1 and "<stdin>" in out and str(header_len) in out, f"{rc} {out!r} {err!r}")
+  trouble_stdin("6: validate - - is a usage error", ["validate", "-", "-"], npy, ["standard input"])
+  trouble_stdin("6: validate - of text is not a tensor file", ["validate", "-"], b"hello\n", ["<stdin>"])
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
@@ -299,6 +333,7 @@ def main():
     fault3_missing_shard_one_line(tmp)
     fault4_broadcasts(tmp)
     fault5_npz_crc(tmp)
+    fault6_small_ones(tmp)
   return tally.summary()
 
 

@@ -18,9 +18,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tensor_inspect/buffer.hpp"
 
 namespace tensor_inspect {
 
@@ -53,5 +56,10 @@ struct ValidationReport {
 /// listed above. Throws Error(Io) when the file cannot be read and Error(BadFile) when it
 /// matches no known format; everything wrong inside a recognised file is a Finding.
 ValidationReport validate_file(const std::string& path);
+
+/// The same over bytes already opened (standard input: MappedFile::read_fd), reported
+/// under `file->name()` ("<stdin>"); the format comes from the magic bytes alone. Throws
+/// as validate_file.
+ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file);
 
 }  // namespace tensor_inspect

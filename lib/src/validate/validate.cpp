@@ -112,8 +112,10 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
 }  // namespace
 }  // namespace validate
 
-ValidationReport validate_file(const std::string& path) {
-  const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+ValidationReport validate_file(const std::string& path) { return validate_file(MappedFile::open(path)); }
+
+ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file) {
+  const std::string& path = file->name();
   // NOTE: the rules read structures anywhere in a file (libzip, overlap checks), so a
   // remote file is fetched whole before it is validated.
   file->fetch(0, file->size());
