@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cwchar>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include <locale.h>
 
@@ -100,25 +102,16 @@ std::string meta_text(const Json& v) {
   return escape_text(dump(v));
 }
 
-// Names, types and notes are printable ASCII in nearly every file: then the escaped text
-// and the JSON string are the bytes themselves, and nothing is allocated for them.
-bool plain_ascii(std::string_view s) {
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"') return false;
-  }
-  return true;
-}
-
-// escape_text(s), or s itself when escaping would not change it.
+// escape_text(s), or s itself when escaping would not change it (names, types and notes
+// are printable ASCII in nearly every file: then nothing is allocated for them).
 std::string_view text_of(std::string_view s, std::string& scratch) {
-  if (plain_ascii(s)) return s;
+  if (plain_text(s)) return s;
   scratch = escape_text(s);
   return scratch;
 }
 
 void put_json_string(std::string_view s, OutBuffer& out) {
-  if (!plain_ascii(s)) {
+  if (!plain_text(s)) {
     out.write(json_string(s));
     return;
   }
@@ -189,29 +182,61 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
 
 constexpr std::size_t kColumns = 6;
 
+/// Decimal digits of `v`.
+std::size_t decimal_digits(std::uint64_t v) {
+  std::size_t n = 1;
+  for (; v >= 10; v /= 10) ++n;
+  return n;
+}
+
 // The text cells of one listing row, pointing into the entry or into scratch buffers that
 // are reused from row to row (two passes: widths, then lines; no row is kept).
 class RowCells {
  public:
+  /// The display widths of the row's cells, without writing them (the first pass).
+  std::array<std::size_t, kColumns> widths(const TensorEntry& e) {
+    std::array<std::size_t, kColumns> w{};
+    w[0] = name_cell(e).second;
+    w[1] = e.dtype ? dtype_info(*e.dtype).name.size() : 1;
+    if (e.shape.size() > 8) {
+      w[2] = shape_text(e.shape).size();
+    } else {
+      w[2] = 2 + (e.shape.size() == 1 ? 1 : 0) + (e.shape.empty() ? 0 : 2 * (e.shape.size() - 1));
+      for (const std::int64_t d : e.shape)
+        w[2] += d < 0 ? 1 + decimal_digits(0 - static_cast<std::uint64_t>(d)) : decimal_digits(static_cast<std::uint64_t>(d));
+    }
+    w[3] = decimal_digits(e.nbytes);
+    w[4] = decimal_digits(e.offset);
+    w[5] = stored_cell(e).size();
+    return w;
+  }
+  /// The row's cells and the display width of its name (the second pass).
   void fill(const TensorEntry& e) {
-    cell[0] = text_of(e.name, name_);
+    std::tie(cell[0], name_width) = name_cell(e);
     cell[1] = e.dtype ? dtype_info(*e.dtype).name : std::string_view("-");
     cell[2] = shape_text(e.shape);
     cell[3] = number(e.nbytes, nbytes_);
     cell[4] = number(e.offset, offset_);
-    if (e.note.empty()) {
-      cell[5] = text_of(e.stored_type, stored_);
-    } else {
-      stored_.assign(text_of(e.stored_type, scratch_));  // copied before scratch_ is reused
-      stored_ += " (";
-      stored_ += text_of(e.note, scratch_);
-      stored_ += ')';
-      cell[5] = stored_;
-    }
+    cell[5] = stored_cell(e);
   }
   std::array<std::string_view, kColumns> cell;
+  std::size_t name_width = 0;
 
  private:
+  /// The name as shown (escaped when it must be) and its terminal columns.
+  std::pair<std::string_view, std::size_t> name_cell(const TensorEntry& e) {
+    if (plain_text(e.name)) return {e.name, e.name.size()};
+    name_ = escape_text(e.name);
+    return {name_, display_width(name_)};
+  }
+  std::string_view stored_cell(const TensorEntry& e) {
+    if (e.note.empty()) return text_of(e.stored_type, stored_);
+    stored_.assign(text_of(e.stored_type, scratch_));  // copied before scratch_ is reused
+    stored_ += " (";
+    stored_ += text_of(e.note, scratch_);
+    stored_ += ')';
+    return stored_;
+  }
   std::string_view shape_text(const Shape& shape) {
     char* p = shape_;
     char* const end = shape_ + sizeof shape_;
@@ -250,15 +275,14 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   for (std::size_t c = 0; c < kColumns; ++c) width[c] = kListingHeader[c].size();
   RowCells row;
   for (const TensorEntry& e : file.tensors) {
-    row.fill(e);
-    width[0] = std::max(width[0], display_width(row.cell[0]));
-    for (std::size_t c = 1; c < kColumns; ++c) width[c] = std::max(width[c], row.cell[c].size());
+    const std::array<std::size_t, kColumns> w = row.widths(e);
+    for (std::size_t c = 0; c < kColumns; ++c) width[c] = std::max(width[c], w[c]);
   }
   // Each line is laid out in place in the output buffer: cells padded to their column,
   // trailing spaces (an empty last cell) dropped. A line longer than the buffer (a name of
   // tens of KB) is put together in a string first.
   std::string long_line;
-  const auto put_line = [&](const std::array<std::string_view, kColumns>& cells) {
+  const auto put_line = [&](const std::array<std::string_view, kColumns>& cells, std::size_t name_width) {
     std::size_t most = 1;  // padding is width - columns used + 2 <= width + 2
     for (std::size_t c = 0; c < kColumns; ++c) most += cells[c].size() + width[c] + 2;
     char* const begin = most <= OutBuffer::kSize ? out.reserve(most) : nullptr;
@@ -267,7 +291,7 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
     char* p = start;
     for (std::size_t c = 0; c < kColumns; ++c) {
       p = std::copy(cells[c].begin(), cells[c].end(), p);
-      const std::size_t used = c == 0 ? display_width(cells[0]) : cells[c].size();
+      const std::size_t used = c == 0 ? name_width : cells[c].size();
       if (c + 1 < kColumns) p = std::fill_n(p, width[c] - used + 2, ' ');
     }
     while (p > start && p[-1] == ' ') --p;
@@ -275,10 +299,10 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
     if (begin) out.commit(p);
     else out.write(std::string_view(start, static_cast<std::size_t>(p - start)));
   };
-  put_line(kListingHeader);
+  put_line(kListingHeader, kListingHeader[0].size());
   for (const TensorEntry& e : file.tensors) {
     row.fill(e);
-    put_line(row.cell);
+    put_line(row.cell, row.name_width);
   }
   out.write(count_of(file.tensors.size(), "tensor", "tensors") + ", " +
             count_of(file.metadata.size(), "metadata entry", "metadata entries") + " (" + file.format + ")\n");

@@ -151,4 +151,9 @@ std::string escape_untrusted(std::string_view s, bool escape_backslash);
 /// A JSON string literal (quotes included) for any bytes: invalid UTF-8 becomes U+FFFD.
 std::string json_string(std::string_view s);
 
+/// True when every byte of `s` is printable ASCII other than '"' and '\\' (0x20-0x7e):
+/// then escape_untrusted(s, true) is `s` and json_string(s) is `s` in quotes, so a caller
+/// may write `s` as it is, and its display width is s.size(). Tests eight bytes per step.
+bool plain_text(std::string_view s);
+
 }  // namespace tensor_inspect

@@ -9,6 +9,7 @@
 // `base`, the file offset of the text's first byte.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "loaders/utf8.hpp"
+#include "render/byte_classes.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -50,7 +52,10 @@ class JsonCursor {
   // ---- lexing
   char peek() const { return p_ < t_.size() ? t_[p_] : '\0'; }
   void ws() {
-    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\t' || t_[p_] == '\n' || t_[p_] == '\r')) ++p_;
+    // Every byte above ' ' ends the run at once: the common case of no whitespace, tested first.
+    while (p_ < t_.size() && static_cast<unsigned char>(t_[p_]) <= ' ' &&
+           (t_[p_] == ' ' || t_[p_] == '\t' || t_[p_] == '\n' || t_[p_] == '\r'))
+      ++p_;
   }
   void expect(char c) {
     ws();
@@ -87,28 +92,32 @@ class JsonCursor {
     return v;
   }
   /// A string at p_ (which must be '"'): a view of the mapped bytes when it holds no
-  /// escape, else of `scratch`, which receives the decoded text.
+  /// escape, else of `scratch`, which receives the decoded text. Plain ASCII is stepped
+  /// over eight bytes at a time; quotes, escapes, control characters and UTF-8 sequences
+  /// are looked at one by one.
   std::string_view string(std::string& scratch) {
     if (peek() != '"' || p_ >= t_.size()) syntax("expected a string, found " + found(p_), p_);
     const std::size_t start = ++p_;
     bool escaped = false;
+    std::size_t run = start;  // with escapes: where the text not yet copied to scratch begins
     for (;;) {
+      p_ = byte_classes::find_json_string_special(t_, p_);
       if (p_ >= t_.size()) syntax("unterminated string", start - 1);
       const auto c = static_cast<unsigned char>(t_[p_]);
       if (c == '"') break;
       if (c < 0x20) syntax("control character " + found(p_) + " in a string", p_);
       if (c == '\\') {
-        if (!escaped) scratch.assign(t_.substr(start, p_ - start));
+        if (!escaped) scratch.clear();
         escaped = true;
+        scratch.append(t_.substr(run, p_ - run));
         escape(scratch);
+        run = p_;
         continue;
       }
-      const std::size_t from = p_;
-      if (c >= 0x80) utf8_char();
-      else ++p_;
-      if (escaped) scratch.append(t_.substr(from, p_ - from));
+      utf8_char();
     }
     const std::string_view plain = t_.substr(start, p_ - start);
+    if (escaped) scratch.append(t_.substr(run, p_ - run));
     ++p_;
     return escaped ? std::string_view(scratch) : plain;
   }
@@ -246,6 +255,19 @@ class JsonCursor {
     ws();
     const std::size_t start = p_;
     const char c = peek();
+    // The common spelling first: digits without a leading zero, fraction or exponent,
+    // read in one step; anything else goes through number()'s grammar below.
+    if (c >= '1' && c <= '9') {
+      std::uint64_t v = 0;
+      std::size_t q = p_;
+      const std::size_t most = p_ + std::min<std::size_t>(19, t_.size() - p_);  // 19 digits cannot overflow
+      for (unsigned d; q < most && (d = static_cast<unsigned char>(t_[q]) - unsigned{'0'}) < 10; ++q) v = v * 10 + d;
+      const char next = q < t_.size() ? t_[q] : '\0';
+      if (!(next >= '0' && next <= '9') && next != '.' && next != 'e' && next != 'E') {
+        p_ = q;
+        return v;
+      }
+    }
     if (c == '-' || (c >= '0' && c <= '9')) {
       const std::string_view n = number();
       // number() checked the grammar: anything but a digit ('-', '.', 'e') is not a uint.

@@ -68,11 +68,13 @@ Shape shape_from_dims(std::span<const std::int64_t> dims) { return Shape(dims.be
 /// Checks one header entry against its dtype tag (element count, whole bytes, the byte
 /// length of data_offsets) and returns the tag. `last` caches the previous entry's tag:
 /// a checkpoint uses a handful of tags, so the table is searched a handful of times.
-StTag check_tensor_info(const std::string& file, const SafetensorsInfo& info, std::span<const std::int64_t> shape,
+StTag check_tensor_info(const std::string& file, const TensorEntry& entry, std::pair<std::uint64_t, std::uint64_t> offsets,
                         std::optional<StTag>& last) {
-  const std::string_view name = info.name;
-  if (!last || last->tag != info.dtype) last = tag_from_safetensors(info.dtype);
-  if (!last) fail(file, where_of(name) + ": unknown dtype '" + std::string(info.dtype) + "'");
+  const std::string_view name = entry.name;
+  const std::span<const std::int64_t> shape = entry.shape;
+  const auto [begin, end] = offsets;
+  if (!last || last->tag != entry.stored_type) last = tag_from_safetensors(entry.stored_type);
+  if (!last) fail(file, where_of(name) + ": unknown dtype '" + entry.stored_type + "'");
   const StTag tag = *last;
   std::uint64_t numel = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -81,20 +83,20 @@ StTag check_tensor_info(const std::string& file, const SafetensorsInfo& info, st
       fail(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) + " overflows");
     numel *= dim;
   }
-  if (info.end < info.begin)
-    fail(file, where_of(name) + ": data_offsets [" + std::to_string(info.begin) + ", " + std::to_string(info.end) +
+  if (end < begin)
+    fail(file, where_of(name) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                    ") end before they begin");
   // checked_mul's own test first, so its message is only built when it throws.
   if (numel != 0 && tag.bits > static_cast<std::uint64_t>(INT64_MAX) / numel)
     checked_mul(numel, tag.bits, file, where_of(name) + ": byte size of shape " + shape_repr(shape_from_dims(shape)));
   const std::uint64_t bits = numel * tag.bits;
   if (bits % 8 != 0)
-    fail(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + std::string(info.dtype) +
+    fail(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + entry.stored_type +
                    " do not fill whole bytes");
-  if (bits / 8 != info.end - info.begin)
-    fail(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + std::string(info.dtype) + " needs " +
-                   std::to_string(bits / 8) + " bytes, but data_offsets [" + std::to_string(info.begin) + ", " +
-                   std::to_string(info.end) + ") hold " + std::to_string(info.end - info.begin));
+  if (bits / 8 != end - begin)
+    fail(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + entry.stored_type + " needs " +
+                   std::to_string(bits / 8) + " bytes, but data_offsets [" + std::to_string(begin) + ", " +
+                   std::to_string(end) + ") hold " + std::to_string(end - begin));
   return tag;
 }
 
@@ -250,62 +252,57 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   std::sort(header.metadata.begin(), header.metadata.end());
   out.metadata.reserve(header.metadata.size());
   for (auto& [key, value] : header.metadata) out.metadata.push_back(MetaEntry{key, "string", nlohmann::ordered_json(value)});
-  const std::vector<SafetensorsInfo>& infos = header.tensors;
-  std::vector<std::optional<DType>> dtypes(infos.size());
+  std::vector<TensorEntry>& entries = header.tensors;
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans = header.data_offsets;
   std::optional<StTag> last_tag;
-  for (std::size_t i = 0; i < infos.size(); ++i)
-    dtypes[i] = check_tensor_info(name, infos[i], header.shape(infos[i]), last_tag).dtype;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    entries[i].dtype = check_tensor_info(name, entries[i], spans[i], last_tag).dtype;
 
   // Tile the buffer: sorted by (begin, end), each tensor starts where the previous ended.
   // Zero-size tensors at one offset stay in name order (the header is read sorted).
   // Writers put the header in data order, so sorting is usually a check that it is.
-  const auto before = [&infos](std::uint32_t ia, std::uint32_t ib) {
-    const SafetensorsInfo& a = infos[ia];
-    const SafetensorsInfo& b = infos[ib];
-    if (a.begin != b.begin) return a.begin < b.begin;
-    return a.end != b.end ? a.end < b.end : a.name < b.name;
+  const auto before = [&](std::uint32_t ia, std::uint32_t ib) {
+    if (spans[ia] != spans[ib]) return spans[ia] < spans[ib];
+    return entries[ia].name < entries[ib].name;
   };
-  std::vector<std::uint32_t> order(infos.size());  // fewer than 2**32 entries fit the header cap
+  std::vector<std::uint32_t> order(entries.size());  // fewer than 2**32 entries fit the header cap
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-  if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
+  const bool in_order = std::is_sorted(order.begin(), order.end(), before);
+  if (!in_order) std::sort(order.begin(), order.end(), before);
   const std::uint64_t data_start = 8 + n;
   const std::uint64_t buffer_size = file->size() - data_start;
   std::uint64_t cursor = 0;
-  const SafetensorsInfo* previous = nullptr;
+  const TensorEntry* previous = nullptr;
   for (std::uint32_t i : order) {
-    const SafetensorsInfo& t = infos[i];
-    if (t.end > buffer_size)
-      fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+    const auto [begin, end] = spans[i];
+    const std::string& tensor = entries[i].name;
+    if (end > buffer_size)
+      fail(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                      ") run past the end of the data (" + std::to_string(buffer_size) + " bytes) at byte " +
-                     std::to_string(data_start + t.begin));
-    if (t.begin < cursor)
-      fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                     ") overlap tensor '" + std::string(previous->name) + "' at byte " + std::to_string(data_start + t.begin));
-    if (t.begin > cursor)
-      fail(name, where_of(t.name) + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                     ") leave a hole of " + std::to_string(t.begin - cursor) + " bytes before it at byte " +
+                     std::to_string(data_start + begin));
+    if (begin < cursor)
+      fail(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ") overlap tensor '" + previous->name + "' at byte " + std::to_string(data_start + begin));
+    if (begin > cursor)
+      fail(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ") leave a hole of " + std::to_string(begin - cursor) + " bytes before it at byte " +
                      std::to_string(data_start + cursor));
-    cursor = t.end;
-    previous = &t;
+    cursor = end;
+    previous = &entries[i];
   }
   if (cursor != buffer_size)
     fail(name, std::to_string(buffer_size - cursor) + " bytes after the last tensor belong to no tensor at byte " +
                    std::to_string(data_start + cursor));
 
-  // Each entry's values are a plain slice of the file (TensorEntry::file): no closure per
-  // tensor, except for the rare tags tinygrad cannot show, whose load() says so.
-  out.tensors.resize(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const SafetensorsInfo& t = infos[order[k]];
-    TensorEntry& e = out.tensors[k];
-    const std::span<const std::int64_t> dims = header.shape(t);
-    e.name.assign(t.name);
-    e.stored_type.assign(t.dtype);
-    e.dtype = dtypes[order[k]];
-    e.shape.assign(dims.begin(), dims.end());
+  // The entries the header was read into are handed out as they are (moved into data
+  // order when the header was not in it). Each entry's values are a plain slice of the
+  // file (TensorEntry::file): no closure per tensor, except for the rare tags tinygrad
+  // cannot show, whose load() says so.
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    TensorEntry& e = entries[i];
     e.stored_shape = e.shape;
-    e.offset = data_start + t.begin;
-    e.nbytes = t.end - t.begin;
+    e.offset = data_start + spans[i].first;
+    e.nbytes = spans[i].second - spans[i].first;
     if (e.dtype) {
       e.file = file;
     } else {
@@ -314,6 +311,12 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
                                                 ", which tinygrad has no dtype for");
       };
     }
+  }
+  if (in_order) {
+    out.tensors = std::move(entries);
+  } else {
+    out.tensors.reserve(entries.size());
+    for (std::uint32_t i : order) out.tensors.push_back(std::move(entries[i]));
   }
   return out;
 }

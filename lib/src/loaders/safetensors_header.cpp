@@ -1,12 +1,13 @@
 // loaders/safetensors_header.cpp — the safetensors JSON header in one pass (see
 // safetensors_header.hpp). It reads the header's own shape through JsonCursor (strict
-// RFC 8259, loaders/json_cursor.hpp) directly into entries: names and tags without
-// escapes stay views of the mapped bytes, shapes go into one shared vector of dimensions,
-// and nothing is allocated per tensor. Values of unknown fields are skipped iteratively, so any depth cap is safe.
+// RFC 8259, loaders/json_cursor.hpp) directly into the loader's entries: per tensor only
+// what the entry itself owns is allocated (a long name, the shape). Values of unknown
+// fields are skipped iteratively, so any depth cap is safe.
 #include "loaders/safetensors_header.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 
 #include "loaders/json_cursor.hpp"
@@ -17,21 +18,23 @@ namespace tensor_inspect {
 
 namespace {
 
+/// `s` == `word`, the length compared first (string_view's == calls compare()).
+template <std::size_t N>
+bool is(std::string_view s, const char (&word)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), word, N - 1) == 0;
+}
+
 class HeaderReader : JsonCursor {
  public:
   HeaderReader(std::string_view text, const std::string& file, std::uint64_t base) : JsonCursor(text, file, base) {}
 
   SafetensorsHeader run() {
     // Room for every entry at once: growing by doubling would copy the entries and fault
-    // in fresh pages for each copy. Each entry holds a "data_offsets" key (names holding
-    // those bytes only over-count) and takes at least 45 bytes ("":{"dtype":"U8",
-    // "shape":[],"data_offsets":[0,0]},), so the room stays proportional to the header.
-    std::size_t entries = 0;
-    for (std::size_t at = t_.find("\"data_offsets\""); at != std::string_view::npos && entries < t_.size() / 45;
-         at = t_.find("\"data_offsets\"", at + 14))
-      ++entries;
-    out_.tensors.reserve(entries);
-    out_.dims.reserve(2 * entries);
+    // in fresh pages for each copy. An entry takes at least 45 bytes ("":{"dtype":"U8",
+    // "shape":[],"data_offsets":[0,0]},), so this bounds the count; the room is reserved,
+    // not touched, so only the pages the entries fill are ever faulted in.
+    out_.tensors.reserve(t_.size() / 45 + 1);
+    out_.data_offsets.reserve(t_.size() / 45 + 1);
     ws();
     if (p_ >= t_.size() || t_[p_] != '{') fail_at("header does not start with '{'", p_, false);
     ++p_;
@@ -57,33 +60,25 @@ class HeaderReader : JsonCursor {
   }
 
  private:
-  /// `v` as a view that outlives the scratch string it may point into: a view of the
-  /// header text stays one; decoded text (the string had escapes) moves into out_.decoded.
-  std::string_view keep(std::string_view v, std::string& scratch) {
-    if (v.data() >= t_.data() && v.data() <= t_.data() + t_.size()) return v;
-    out_.decoded.push_back(std::move(scratch));
-    return out_.decoded.back();
-  }
-
   /// A header cut after a ':' is a syntax fault, not a value of the wrong kind.
   void value_follows() const {
     if (p_ >= t_.size()) syntax("expected a value, found " + found(p_), p_);
   }
 
   void entry() {
-    std::string scratch;
-    const std::string_view key = string(scratch);
+    const std::string_view key = string(scratch_);
     expect(':');
     value_follows();
-    if (key == "__metadata__") {
+    if (is(key, "__metadata__")) {
       metadata();
       return;
     }
-    SafetensorsInfo info;
-    info.name = keep(key, scratch);
+    TensorEntry& e = out_.tensors.emplace_back();  // never reallocates: run() reserved the most there can be
+    auto& [begin, end] = out_.data_offsets.emplace_back(0, 0);
+    e.name.assign(key);
     // Messages are built only when one is thrown: a header of 20,000 entries would
     // otherwise make as many strings per field.
-    const auto where = [&info] { return "tensor '" + std::string(info.name) + "'"; };
+    const auto where = [&e] { return "tensor '" + e.name + "'"; };
     if (peek() != '{') fail(where() + ": header entry is not an object");
     ++p_;
     ws();
@@ -92,36 +87,34 @@ class HeaderReader : JsonCursor {
       ++p_;
     } else {
       for (;;) {
-        std::string field_scratch;
-        const std::string_view field = string(field_scratch);
+        const std::string_view field = string(scratch_);
         expect(':');
         value_follows();
         auto once = [&](bool& seen) {
-          if (seen) fail("key '" + std::string(field) + "' appears twice in header object '" + std::string(info.name) + "'");
+          if (seen) fail("key '" + std::string(field) + "' appears twice in header object '" + e.name + "'");
           seen = true;
         };
-        if (field == "dtype") {
+        if (is(field, "dtype")) {
           once(has_dtype);
           if (peek() != '"') fail(where() + ": dtype is not a string");
-          std::string tag_scratch;
-          info.dtype = keep(string(tag_scratch), tag_scratch);
-        } else if (field == "shape") {
+          e.stored_type.assign(string(scratch_));
+        } else if (is(field, "shape")) {
           once(has_shape);
-          info.dims_at = out_.dims.size();
+          dims_.clear();
           const bool list = uint_list([&](std::size_t) {
             const std::uint64_t dim = uint_value([&] { return where() + ": shape dimension"; });
             if (dim > static_cast<std::uint64_t>(INT64_MAX))
               fail(where() + ": shape dimension " + std::to_string(dim) + " is too large");
-            out_.dims.push_back(static_cast<std::int64_t>(dim));
+            dims_.push_back(static_cast<std::int64_t>(dim));
           });
           if (!list) fail(where() + ": shape is not a list");
-          info.ndim = out_.dims.size() - info.dims_at;
-        } else if (field == "data_offsets") {
+          e.shape.assign(dims_.begin(), dims_.end());  // one allocation of the exact size
+        } else if (is(field, "data_offsets")) {
           once(has_offsets);
           std::size_t n = 0;
           const bool list = uint_list([&](std::size_t i) {
             if (i >= 2) fail(where() + ": data_offsets is not a list [begin, end]");
-            (i == 0 ? info.begin : info.end) =
+            (i == 0 ? begin : end) =
                 uint_value([&] { return where() + (i == 0 ? ": data_offsets begin" : ": data_offsets end"); });
             n = i + 1;
           });
@@ -141,7 +134,6 @@ class HeaderReader : JsonCursor {
     if (!has_dtype) fail(where() + ": header entry has no \"dtype\"");
     if (!has_shape) fail(where() + ": header entry has no \"shape\"");
     if (!has_offsets) fail(where() + ": header entry has no \"data_offsets\"");
-    out_.tensors.push_back(info);
   }
 
   void metadata() {
@@ -173,7 +165,7 @@ class HeaderReader : JsonCursor {
   /// (no node per name; names are compared only when their slots collide). When one is
   /// held twice, the message names the first such name in sorted order, as it always has.
   void check_unique() const {
-    const std::vector<SafetensorsInfo>& tensors = out_.tensors;
+    const std::vector<TensorEntry>& tensors = out_.tensors;
     std::size_t slots = 16;
     while (slots < 2 * tensors.size()) slots *= 2;
     constexpr std::uint32_t kEmpty = UINT32_MAX;
@@ -188,7 +180,7 @@ class HeaderReader : JsonCursor {
     if (repeated) {
       std::vector<std::string_view> names;
       names.reserve(tensors.size());
-      for (const SafetensorsInfo& t : tensors) names.push_back(t.name);
+      for (const TensorEntry& t : tensors) names.push_back(t.name);
       std::sort(names.begin(), names.end());
       for (std::size_t i = 1; i < names.size(); ++i)
         if (names[i] == names[i - 1]) fail("tensor '" + std::string(names[i]) + "' appears twice in the header");
@@ -203,6 +195,8 @@ class HeaderReader : JsonCursor {
   }
 
   bool seen_metadata_ = false;
+  std::string scratch_;  // a string with escapes, decoded (copied out before the next)
+  std::vector<std::int64_t> dims_;  // the shape being read
   SafetensorsHeader out_;
 };
 

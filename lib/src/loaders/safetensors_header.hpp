@@ -10,42 +10,29 @@
 // of unknown fields may nest up to Limits::json_depth. Duplicate keys are refused.
 //
 //   SafetensorsHeader h = parse_safetensors_header(text, "x.safetensors", 8);
-//   for (const SafetensorsInfo& t : h.tensors) ... t.name, t.dtype, h.shape(t), t.begin, t.end
+//   for (std::size_t i = 0; ...) h.tensors[i].name, .stored_type, .shape; h.data_offsets[i]
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "tensor_inspect/loader.hpp"
+
 namespace tensor_inspect {
 
-/// One tensor entry as the header states it (sizes not yet checked against the dtype).
-/// The strings are views of the header text (which must outlive them), or of
-/// SafetensorsHeader::decoded where the JSON string held escapes.
-struct SafetensorsInfo {
-  std::string_view name;
-  std::string_view dtype;   ///< the tag: "F32", "BF16", ...
-  std::size_t dims_at = 0;  ///< the shape is SafetensorsHeader::dims[dims_at, dims_at + ndim)
-  std::size_t ndim = 0;
-  std::uint64_t begin = 0;  ///< data_offsets, relative to the byte buffer
-  std::uint64_t end = 0;
-};
-
-/// What the header holds, in header order. Nothing is allocated per tensor: the
-/// entries, their dimensions and the (rare) decoded strings each live in one container.
+/// What the header holds, in header order. Each tensor is read straight into the entry the
+/// loader hands out: its name, its dtype tag as stored_type ("F32", "BF16") and its shape
+/// as the header states them (sizes not yet checked against the dtype); the other fields
+/// are left for the loader. Nothing else is kept per tensor but its data_offsets.
 struct SafetensorsHeader {
-  std::vector<SafetensorsInfo> tensors;
-  std::vector<std::int64_t> dims;  ///< every tensor's shape, one after the other
+  std::vector<TensorEntry> tensors;
+  /// data_offsets [begin, end) of tensors[i], bytes relative to the byte buffer, unchecked.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> data_offsets;
   std::vector<std::pair<std::string, std::string>> metadata;  ///< __metadata__
-  std::deque<std::string> decoded;  ///< names and tags that had escapes (a deque: views stay valid)
-
-  /// The shape of `t` (row-major, outermost first).
-  std::span<const std::int64_t> shape(const SafetensorsInfo& t) const { return {dims.data() + t.dims_at, t.ndim}; }
 };
 
 /// Parses `text` (the header bytes; text[0] is file byte `base`). Throws Error(BadFile)

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/byte_classes.hpp"
 #include "render/digits.hpp"
 #include "render/fields.hpp"
 #include "render/float_repr.hpp"
@@ -67,6 +68,8 @@ std::string escape_untrusted(std::string_view s, bool escape_backslash) {
   }
   return out;
 }
+
+bool plain_text(std::string_view s) { return byte_classes::plain(s); }
 
 std::string json_string(std::string_view s) {
   return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
