@@ -39,10 +39,13 @@ std::pair<std::uint64_t, std::uint64_t> chunk_bytes(const StoredElements& s, std
 constexpr std::uint64_t kReleaseBytes = std::uint64_t{4} << 20;
 
 // Chunks a thread takes at a time: about kReleaseBytes of stored bytes, so each take is one
-// run of pages to release (at least one chunk).
-std::int64_t take_chunks(const StoredElements& s) {
+// run of pages to release; fewer when that would leave fewer than four takes per thread
+// (a 4.7 MB tensor is 36 chunks: two takes of 32 and 4 would leave one thread idle).
+std::int64_t take_chunks(const StoredElements& s, std::int64_t chunks) {
   const std::uint64_t chunk_bytes = std::max<std::uint64_t>(1, byte_offset_of(s, std::min(s.numel, kStatsChunk)));
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(kReleaseBytes / chunk_bytes));
+  const auto by_bytes = static_cast<std::int64_t>(kReleaseBytes / chunk_bytes);
+  const std::int64_t by_share = chunks / (4 * std::max(1, omp_get_max_threads()));
+  return std::max<std::int64_t>(1, std::min(by_bytes, by_share));
 }
 
 // Calls body(chunk) for every chunk, window by window; the chunks of a window run in
@@ -64,7 +67,7 @@ template <typename Body>
 void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) {
   const std::int64_t chunks = chunk_count(s);
   const std::int64_t per_window = o.progress ? window_chunks(s) : std::max<std::int64_t>(1, chunks);
-  const std::int64_t take = take_chunks(s);
+  const std::int64_t take = take_chunks(s, std::min(chunks, per_window));
   const bool release = o.release_pages && s.file;
   const auto base = release ? static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data()) : 0;
   for (std::int64_t w0 = 0; w0 < chunks; w0 += per_window) {
