@@ -1,5 +1,5 @@
 // tests/unit/scan_test.cpp — stats/scan.cpp: a scan over a memory-mapped file gives the same
-// bits whichever thread takes which chunks, and whether or not its pages are released.
+// bits on any number of threads, and whether or not its pages are released.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -34,9 +34,9 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 }  // namespace
 
 TEST_CASE("a file scan gives the same bits on 1, 2 and 3 threads, with and without releasing pages") {
-  // 6,000,007 elements: 92 chunks of 65536, taken 7 to 23 at a time (a quarter of a
-  // thread's share), so with 2 and 3 threads the takes land on different threads; 8 bytes
-  // before the data put every chunk off page boundaries.
+  // 6,000,007 elements: 92 chunks of 65536, so with 2 and 3 threads each thread scans and
+  // releases runs of several chunks; 8 bytes before the data put every chunk off page
+  // boundaries.
   const std::vector<std::uint16_t> words = wave_bf16(6'000'007);
   std::string content(8, 'x');
   content.append(reinterpret_cast<const char*>(words.data()), words.size() * 2);

@@ -38,49 +38,36 @@ std::pair<std::uint64_t, std::uint64_t> chunk_bytes(const StoredElements& s, std
 // flush on every core running the process.
 constexpr std::uint64_t kReleaseBytes = std::uint64_t{4} << 20;
 
-// Chunks a thread takes at a time: about kReleaseBytes of stored bytes, so each take is one
-// run of pages to release; fewer when that would leave fewer than four takes per thread
-// (a 4.7 MB tensor is 36 chunks: two takes of 32 and 4 would leave one thread idle).
-std::int64_t take_chunks(const StoredElements& s, std::int64_t chunks) {
-  const std::uint64_t chunk_bytes = std::max<std::uint64_t>(1, byte_offset_of(s, std::min(s.numel, kStatsChunk)));
-  const auto by_bytes = static_cast<std::int64_t>(kReleaseBytes / chunk_bytes);
-  const std::int64_t by_share = chunks / (4 * std::max(1, omp_get_max_threads()));
-  return std::max<std::int64_t>(1, std::min(by_bytes, by_share));
-}
-
 // Calls body(chunk) for every chunk, window by window; the chunks of a window run in
-// parallel, each thread taking the next take_chunks() consecutive chunks when it is free
-// (a dynamic schedule over the fixed chunks: which thread ran a chunk never changes its
-// result, parts are combined by chunk index). On a machine where another process shares
-// one of the cores, a static half each waits for the slower thread: measured on 98 MB of
-// bfloat16, one thread finished 40-50 ms before the other (bench/README.md).
-// With release_pages, the pages a thread has scanned leave the resident set as it goes
-// (in runs of kReleaseBytes): unmapping costs about as much as mapping (measured: 11 ms of
-// CPU per 98 MB of 4 KiB pages), and done here it is shared by the threads instead of done
-// alone at exit. After a window, progress is reported.
+// parallel. With release_pages, the pages a thread has scanned leave the resident set as
+// it goes (in runs of kReleaseBytes): unmapping costs about as much as mapping (measured:
+// 11 ms of CPU per 98 MB of 4 KiB pages), and done here it is shared by the threads
+// instead of done alone at exit. After a window, progress is reported.
 // NOTE: pages are mapped by the faults of the scan itself (the kernel maps 64 KiB around
 // each): measured, that is faster than MADV_POPULATE_READ ahead of each chunk (11 ms
 // against 15 ms per 98 MB), whose page walk costs more than the faults it saves, and than
-// pread(2) into a per-thread buffer (61 against 50 ms of CPU per 98 MB: the page cache's
-// per-folio lookups remain and the copy is added).
+// pread(2) of each chunk into a per-thread buffer (61 against 50 ms of CPU per 98 MB of
+// bfloat16: the page cache's per-folio lookups remain and a copy at about 5 GB/s is
+// added). Measured and not kept either: threads taking chunks as they come free (a dynamic
+// schedule) instead of a static half each, no faster in 160 alternated runs.
 template <typename Body>
 void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) {
   const std::int64_t chunks = chunk_count(s);
   const std::int64_t per_window = o.progress ? window_chunks(s) : std::max<std::int64_t>(1, chunks);
-  const std::int64_t take = take_chunks(s, std::min(chunks, per_window));
   const bool release = o.release_pages && s.file;
   const auto base = release ? static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data()) : 0;
   for (std::int64_t w0 = 0; w0 < chunks; w0 += per_window) {
     const std::int64_t w1 = std::min(chunks, w0 + per_window);
 #pragma omp parallel if (w1 - w0 > 1)
     {
-      // The bytes this thread scanned and has not released: one run of consecutive chunks.
+      // The bytes this thread scanned and has not released: one run, as a static schedule
+      // gives each thread consecutive chunks.
       std::uint64_t begin = 0, end = 0;
       const auto flush = [&] {
         if (end > begin) s.file->release_pages(base + begin, end - begin);  // the whole pages inside
         begin = end;
       };
-#pragma omp for schedule(dynamic, take) nowait
+#pragma omp for schedule(static) nowait
       for (std::int64_t c = w0; c < w1; ++c) {
         body(c);
         if (!release) continue;
