@@ -136,17 +136,31 @@ int main(int argc, char** argv) {
       ->group(eng);
   ti::app::setup_stats(cli, o.stats);
 
+  // Building a subcommand's parser costs about what a small run does (CLI11 checks each new
+  // option against all before it), so one is built only where argv could reach it: when a
+  // word of argv is its name (CLI11 matches subcommands by that word) or asks for help,
+  // whose page lists the subcommands. Other command lines parse exactly as with all built.
+  const auto reachable = [&](std::string_view name) {
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view a = argv[i];
+      const bool short_flags = a.size() > 1 && a[0] == '-' && a[1] != '-';  // -h, or -vh
+      if (a == name || a == "--help" || (short_flags && a.find('h') != std::string_view::npos)) return true;
+    }
+    return false;
+  };
   ti::app::DiffOptions diff_options;
-  CLI::App* diff = ti::app::setup_diff(cli, diff_options);
+  CLI::App* diff = reachable("diff") ? ti::app::setup_diff(cli, diff_options) : nullptr;
   ti::app::ValidateOptions validate_options;
-  CLI::App* validate = ti::app::setup_validate(cli, validate_options);
+  CLI::App* validate = reachable("validate") ? ti::app::setup_validate(cli, validate_options) : nullptr;
   ti::app::RemoteFlags remote;
-  for (CLI::App* app : {&cli, diff, validate}) ti::app::setup_remote(*app, remote);
-  // A repeatable option takes one value per occurrence (--name a --name b), as grep -e and
-  // curl -H do: CLI11's default lets `--name ids FILE` swallow FILE as a second name.
-  for (CLI::App* app : {&cli, diff, validate})
+  for (CLI::App* app : {&cli, diff, validate}) {
+    if (!app) continue;
+    ti::app::setup_remote(*app, remote);
+    // A repeatable option takes one value per occurrence (--name a --name b), as grep -e
+    // and curl -H do: CLI11's default lets `--name ids FILE` swallow FILE as a second name.
     for (CLI::Option* opt : app->get_options())
       if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  }
 
   try {
     cli.parse(argc, argv);
@@ -167,7 +181,9 @@ int main(int argc, char** argv) {
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
     ti::app::apply_remote(remote);
-    int status = *diff ? ti::app::run_diff(diff_options) : *validate ? ti::app::run_validate(validate_options) : ti::app::run(o);
+    int status = diff && *diff           ? ti::app::run_diff(diff_options)
+                 : validate && *validate ? ti::app::run_validate(validate_options)
+                                         : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.
     if (std::fflush(stdout) != 0 || std::ferror(stdout))

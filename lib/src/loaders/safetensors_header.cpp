@@ -74,7 +74,7 @@ class HeaderReader : JsonCursor {
       return;
     }
     TensorEntry& e = out_.tensors.emplace_back();  // never reallocates: run() reserved the most there can be
-    auto& [begin, end] = out_.data_offsets.emplace_back(0, 0);
+    std::pair<std::uint64_t, std::uint64_t>& offsets = out_.data_offsets.emplace_back(0, 0);
     e.name.assign(key);
     // Messages are built only when one is thrown: a header of 20,000 entries would
     // otherwise make as many strings per field.
@@ -114,7 +114,7 @@ class HeaderReader : JsonCursor {
           std::size_t n = 0;
           const bool list = uint_list([&](std::size_t i) {
             if (i >= 2) fail(where() + ": data_offsets is not a list [begin, end]");
-            (i == 0 ? begin : end) =
+            (i == 0 ? offsets.first : offsets.second) =
                 uint_value([&] { return where() + (i == 0 ? ": data_offsets begin" : ": data_offsets end"); });
             n = i + 1;
           });

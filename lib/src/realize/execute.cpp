@@ -25,12 +25,17 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
   auto buf = Buffer::cpu(static_cast<std::size_t>(n) * info.itemsize);
   const Program prog = lower(body, buffers);
   std::byte* dst = buf->mutable_bytes().data();
+  // A kernel that only moves stored elements copies their bytes (bit for bit, and without
+  // decoding them); any other computes words and encodes them.
+  const bool copy = prog.moves_only() && prog.nodes.back().dtype == out->dtype;
   parallel_for(
       chunk_count(n), [&] { return ChunkEvaluator(prog); },
       [&](ChunkEvaluator& ev, std::int64_t c) {
         const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
         const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
-        encode(out->dtype, ev.run(start, m), m, dst + static_cast<std::size_t>(start) * info.itemsize);
+        std::byte* at = dst + static_cast<std::size_t>(start) * info.itemsize;
+        if (copy) ev.gather(prog.root(), start, m, at);
+        else encode(out->dtype, ev.run(start, m), m, at);
       }, prog.serial());
   return make_node(Op::Buffer, out->dtype, out->shape, {}, buf);
 }

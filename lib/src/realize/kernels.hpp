@@ -22,10 +22,15 @@ namespace tensor_inspect::realize_detail {
 /// once all threads stop.
 template <typename MakeState, typename Body>
 void parallel_for(std::int64_t count, MakeState make_state, Body body, bool serial = false) {
+  if (count <= 1 || serial) {  // no team at all: starting one costs more than a small kernel
+    auto state = make_state();
+    for (std::int64_t i = 0; i < count; ++i) body(state, i);
+    return;
+  }
   std::exception_ptr error;
   std::atomic<bool> failed{false};
   std::mutex m;
-#pragma omp parallel if (count > 1 && !serial)
+#pragma omp parallel
   {
     auto state = make_state();
 #pragma omp for schedule(static)

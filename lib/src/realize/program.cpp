@@ -2,6 +2,8 @@
 #include "realize/program.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "realize/fusion.hpp"
 #include "remote/remote_file.hpp"
@@ -258,6 +260,29 @@ const std::int64_t* ChunkEvaluator::indices(const Instance& inst, std::int64_t s
   return idx;
 }
 
+void ChunkEvaluator::gather(std::size_t k, std::int64_t start, std::size_t n, std::byte* out) {
+  const Instance& inst = program_.nodes[k];
+  const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
+  if (inst.views.empty()) {
+    std::memcpy(out, inst.data + static_cast<std::size_t>(start) * itemsize, n * itemsize);
+    return;
+  }
+  const std::int64_t* idx = indices(inst, start, n);
+  const auto copy = [&](auto size) {  // a fixed size per dtype: each copy is one move
+    for (std::size_t i = 0; i < n; ++i, out += size) {
+      if (idx[i] < 0) std::memset(out, 0, size);
+      else std::memcpy(out, inst.data + static_cast<std::size_t>(idx[i]) * size, size);
+    }
+  };
+  switch (itemsize) {
+    case 1: copy(std::integral_constant<std::size_t, 1>{}); break;
+    case 2: copy(std::integral_constant<std::size_t, 2>{}); break;
+    case 4: copy(std::integral_constant<std::size_t, 4>{}); break;
+    case 8: copy(std::integral_constant<std::size_t, 8>{}); break;
+    default: copy(itemsize);
+  }
+}
+
 const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
   for (std::size_t k = 0; k < program_.nodes.size(); ++k) {
     const Instance& inst = program_.nodes[k];
@@ -291,7 +316,10 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
       case Instance::Bitcast: {
         const Instance& from = program_.nodes[inst.src[0]];
         bytes_.resize(n * dtype_info(from.dtype).itemsize);
-        encode(from.dtype, values_[inst.src[0]].data(), n, bytes_.data());
+        // Stored elements are reinterpreted as they lie (bit for bit); computed ones as
+        // their dtype encodes them.
+        if (from.kind == Instance::Load) gather(inst.src[0], start, n, bytes_.data());
+        else encode(from.dtype, values_[inst.src[0]].data(), n, bytes_.data());
         decode(inst.dtype, bytes_.data(), nullptr, n, out);
         break;
       }

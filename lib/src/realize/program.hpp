@@ -40,6 +40,9 @@ struct Program {
   Shape space;                     ///< the kernel's index space (C order)
   std::vector<Instance> nodes;
   std::size_t root() const { return nodes.size() - 1; }
+  /// True when the root is a load: the kernel only moves stored elements (a slice, a
+  /// flip, a permute, a pad), so ChunkEvaluator::gather can copy them as bytes.
+  bool moves_only() const { return nodes.back().kind == Instance::Load; }
   /// True when the root is a constant under no mask: every chunk holds the same value.
   bool is_constant() const { return nodes.back().kind == Instance::Const && !nodes.back().masked; }
   /// True when chunks must run on one thread: a Producer's element formula may keep state
@@ -64,6 +67,11 @@ class ChunkEvaluator {
   /// Computes elements [start, start + n) of the kernel space (n <= kChunk) at every
   /// instance; returns the root's words, valid until the next call.
   const Word* run(std::int64_t start, std::size_t n);
+  /// Copies the stored bytes of elements [start, start + n) of Load instance `k` to `out`
+  /// (itemsize bytes each; an element a mask hides is zero bytes, the 0 of every dtype).
+  /// Moving elements this way keeps every bit, NaN payloads included, where decoding
+  /// them into words and encoding them back would quiet a signalling NaN.
+  void gather(std::size_t k, std::int64_t start, std::size_t n, std::byte* out);
 
  private:
   const std::int64_t* indices(const Instance& inst, std::int64_t start, std::size_t n);
