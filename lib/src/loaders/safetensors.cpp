@@ -16,7 +16,6 @@
 #include <limits>
 #include <span>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "loaders/byte_reader.hpp"
@@ -55,7 +54,7 @@ std::optional<StTag> tag_from_safetensors(std::string_view tag) {
   return std::nullopt;
 }
 
-[[noreturn]] void fail(const std::string& file, const std::string& what) {
+[[noreturn]] void refuse(const std::string& file, const std::string& what) {
   throw Error(ErrorCode::BadFile, file + ": " + what);
 }
 
@@ -74,144 +73,33 @@ StTag check_tensor_info(const std::string& file, const TensorEntry& entry, std::
   const std::span<const std::int64_t> shape = entry.shape;
   const auto [begin, end] = offsets;
   if (!last || last->tag != entry.stored_type) last = tag_from_safetensors(entry.stored_type);
-  if (!last) fail(file, where_of(name) + ": unknown dtype '" + entry.stored_type + "'");
+  if (!last) refuse(file, where_of(name) + ": unknown dtype '" + entry.stored_type + "'");
   const StTag tag = *last;
   std::uint64_t numel = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const auto dim = static_cast<std::uint64_t>(shape[i]);
     if (dim != 0 && numel > static_cast<std::uint64_t>(INT64_MAX) / dim)
-      fail(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) + " overflows");
+      refuse(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) + " overflows");
     numel *= dim;
   }
   if (end < begin)
-    fail(file, where_of(name) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+    refuse(file, where_of(name) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                    ") end before they begin");
   // checked_mul's own test first, so its message is only built when it throws.
   if (numel != 0 && tag.bits > static_cast<std::uint64_t>(INT64_MAX) / numel)
     checked_mul(numel, tag.bits, file, where_of(name) + ": byte size of shape " + shape_repr(shape_from_dims(shape)));
   const std::uint64_t bits = numel * tag.bits;
   if (bits % 8 != 0)
-    fail(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + entry.stored_type +
+    refuse(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + entry.stored_type +
                    " do not fill whole bytes");
   if (bits / 8 != end - begin)
-    fail(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + entry.stored_type + " needs " +
+    refuse(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + entry.stored_type + " needs " +
                    std::to_string(bits / 8) + " bytes, but data_offsets [" + std::to_string(begin) + ", " +
                    std::to_string(end) + ") hold " + std::to_string(end - begin));
   return tag;
 }
 
 }  // namespace
-
-namespace {
-
-/// A SAX pass that refuses duplicate keys, nesting deeper than Limits::json_depth, and
-/// records the first syntax error, before any DOM is built. nlohmann keeps the last of
-/// duplicate keys; serde refuses them. Work is linear in the text: the key an object was
-/// opened under is kept once per open object, and only for messages.
-/// NOTE: a SAX pass, not a parser callback: the callback parser rescans the parent object
-/// after every child object, which is quadratic in the number of tensors.
-class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
- public:
-  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return open(true); }
-  bool start_array(std::size_t) override { return open(false); }
-  bool end_object() override { return close(); }
-  bool end_array() override { return close(); }
-  bool key(string_t& k) override {
-    last_key_ = k;
-    if (!seen_.back().insert(k).second) {
-      if (seen_.size() == 1) fail(file_, "tensor '" + k + "' appears twice in the header");
-      fail(file_, "key '" + k + "' appears twice in header object '" + path_.back() + "'");
-    }
-    return true;
-  }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
-    error_position = position;
-    error = ex.what();
-    return false;
-  }
-
-  std::size_t error_position = 0;
-  std::string error;
-  bool too_deep = false;
-
- private:
-  bool open(bool object) {
-    if (seen_.size() >= limits().json_depth) {
-      too_deep = true;
-      return false;
-    }
-    seen_.emplace_back();
-    path_.push_back(object ? std::move(last_key_) : std::string());
-    last_key_.clear();
-    return true;
-  }
-  bool close() {
-    seen_.pop_back();
-    path_.pop_back();
-    return true;
-  }
-  const std::string& file_;
-  std::vector<std::unordered_set<std::string>> seen_;  // keys of each open object or array
-  std::vector<std::string> path_;                      // the key each was opened under
-  std::string last_key_;
-};
-
-/// DuplicateKeyCheck and nlohmann's own DOM builder in one SAX pass: the document is
-/// built while its keys are checked (a checking pass and then a parse read it twice).
-class CheckedDom {
- public:
-  using json = nlohmann::json;
-  CheckedDom(const std::string& file, json& out) : check(file), dom_(out, false) {}
-  bool null() { return check.null() && dom_.null(); }
-  bool boolean(bool v) { return check.boolean(v) && dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return check.number_integer(v) && dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return check.number_unsigned(v) && dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const json::string_t& s) { return check.number_float(v, s) && dom_.number_float(v, s); }
-  bool string(json::string_t& v) { return check.string(v) && dom_.string(v); }
-  bool binary(json::binary_t& v) { return check.binary(v) && dom_.binary(v); }
-  bool start_object(std::size_t n) { return check.start_object(n) && dom_.start_object(n); }
-  bool start_array(std::size_t n) { return check.start_array(n) && dom_.start_array(n); }
-  bool end_object() { return check.end_object() && dom_.end_object(); }
-  bool end_array() { return check.end_array() && dom_.end_array(); }
-  bool key(json::string_t& k) { return check.key(k) && dom_.key(k); }
-  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) {
-    return check.parse_error(position, token, ex);
-  }
-  DuplicateKeyCheck check;
-
- private:
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
-};
-
-}  // namespace
-
-nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base) {
-  // NOTE: nlohmann::json (a std::map), not ordered_json: ordered_json looks keys up
-  // linearly, so a hostile header with a million tensors would take minutes to parse.
-  using json = nlohmann::json;
-  json out;
-  CheckedDom builder(file, out);
-  const DuplicateKeyCheck& check = builder.check;
-  if (!json::sax_parse(text.begin(), text.end(), &builder)) {
-    if (check.too_deep)
-      throw Error(ErrorCode::BadFile, file + ": JSON nests deeper than " + std::to_string(limits().json_depth) +
-                                          " levels" + limit_hint("json_depth"));
-    std::string what = check.error;
-    const std::size_t colon = what.find(": ", what.find("parse error"));
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    const std::uint64_t at = base + (check.error_position > 0 ? check.error_position - 1 : 0);
-    throw Error(ErrorCode::BadFile, file + ": header is not valid JSON (" + what + ") at byte " + std::to_string(at));
-  }
-  return out;
-}
 
 bool sniff_safetensors(std::span<const std::byte> head) {
   if (head.size() < 9) return false;
@@ -277,21 +165,21 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
     const auto [begin, end] = spans[i];
     const std::string& tensor = entries[i].name;
     if (end > buffer_size)
-      fail(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+      refuse(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                      ") run past the end of the data (" + std::to_string(buffer_size) + " bytes) at byte " +
                      std::to_string(data_start + begin));
     if (begin < cursor)
-      fail(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+      refuse(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                      ") overlap tensor '" + previous->name + "' at byte " + std::to_string(data_start + begin));
     if (begin > cursor)
-      fail(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+      refuse(name, where_of(tensor) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                      ") leave a hole of " + std::to_string(begin - cursor) + " bytes before it at byte " +
                      std::to_string(data_start + cursor));
     cursor = end;
     previous = &entries[i];
   }
   if (cursor != buffer_size)
-    fail(name, std::to_string(buffer_size - cursor) + " bytes after the last tensor belong to no tensor at byte " +
+    refuse(name, std::to_string(buffer_size - cursor) + " bytes after the last tensor belong to no tensor at byte " +
                    std::to_string(data_start + cursor));
 
   // The entries the header was read into are handed out as they are (moved into data

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "loaders/json_sax.hpp"
 #include "validate/findings.hpp"
 
 namespace tensor_inspect::validate {
@@ -46,16 +47,9 @@ std::string json_char_shown(std::string_view text, std::size_t at) {
   return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
 }
 
-class KeyScan : public nlohmann::json_sax<nlohmann::json> {
+class KeyScan : public StructureSax {
  public:
   KeyScan(std::string_view text, const std::function<void(const std::string&)>& duplicate) : text_(text), duplicate_(duplicate) {}
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override {
     keys_.emplace_back();
     return true;
