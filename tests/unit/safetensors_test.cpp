@@ -387,6 +387,11 @@ TEST_CASE("safetensors index: the index and its shards must agree, and shard nam
                          (index_path + ": key 'a' appears twice in header object 'weight_map'").c_str(), ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {}, "weight_map": {"a": "s1.safetensors"}})"),
                          (index_path + ": key 'weight_map' appears twice in the index").c_str(), ti::Error);
+    // The metadata's own keys, and those of an object inside it, each named with their object.
+    CHECK_THROWS_WITH_AS(open_index(R"({"metadata": {"total_size": 1, "total_size": 2}, "weight_map": {}})"),
+                         (index_path + ": key 'total_size' appears twice in header object 'metadata'").c_str(), ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"metadata": {"m": {"k": 1, "k": 2}}, "weight_map": {}})"),
+                         (index_path + ": key 'k' appears twice in header object 'm'").c_str(), ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": []})"), (index_path + ": index has no \"weight_map\" object").c_str(),
                          ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": 5}})"),

@@ -4,6 +4,7 @@
 // are read in place instead (safetensors_header.cpp, safetensors_index.cpp).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -26,7 +27,7 @@ namespace {
 /// after every child object, which is quadratic in the number of tensors.
 class DuplicateKeyCheck : public StructureSax {
  public:
-  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
+  DuplicateKeyCheck(const std::string& file, std::string_view object) : file_(file), object_(object) {}
   bool start_object(std::size_t) override { return open(true); }
   bool start_array(std::size_t) override { return open(false); }
   bool end_object() override { return close(); }
@@ -34,8 +35,8 @@ class DuplicateKeyCheck : public StructureSax {
   bool key(string_t& k) override {
     last_key_ = k;
     if (!seen_.back().insert(k).second) {
-      if (seen_.size() == 1) throw Error(ErrorCode::BadFile, file_ + ": tensor '" + k + "' appears twice in the header");
-      throw Error(ErrorCode::BadFile, file_ + ": key '" + k + "' appears twice in header object '" + path_.back() + "'");
+      const std::string object = seen_.size() == 1 ? std::string(object_) : path_.back();
+      throw Error(ErrorCode::BadFile, file_ + ": key '" + k + "' appears twice in header object '" + object + "'");
     }
     return true;
   }
@@ -66,6 +67,7 @@ class DuplicateKeyCheck : public StructureSax {
     return true;
   }
   const std::string& file_;
+  std::string_view object_;  // what the text is, named where its own keys repeat
   std::vector<std::unordered_set<std::string>> seen_;  // keys of each open object or array
   std::vector<std::string> path_;                      // the key each was opened under
   std::string last_key_;
@@ -76,7 +78,7 @@ class DuplicateKeyCheck : public StructureSax {
 class CheckedDom {
  public:
   using json = nlohmann::json;
-  CheckedDom(const std::string& file, json& out) : check(file), dom_(out, false) {}
+  CheckedDom(const std::string& file, std::string_view object, json& out) : check(file, object), dom_(out, false) {}
   bool null() { return check.null() && dom_.null(); }
   bool boolean(bool v) { return check.boolean(v) && dom_.boolean(v); }
   bool number_integer(json::number_integer_t v) { return check.number_integer(v) && dom_.number_integer(v); }
@@ -100,12 +102,12 @@ class CheckedDom {
 
 }  // namespace
 
-nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base) {
+nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base, std::string_view object) {
   // NOTE: nlohmann::json (a std::map), not ordered_json: ordered_json looks keys up
   // linearly, so a hostile header with a million tensors would take minutes to parse.
   using json = nlohmann::json;
   json out;
-  CheckedDom builder(file, out);
+  CheckedDom builder(file, object, out);
   const DuplicateKeyCheck& check = builder.check;
   if (!json::sax_parse(text.begin(), text.end(), &builder)) {
     if (check.too_deep)

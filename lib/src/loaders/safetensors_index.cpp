@@ -162,7 +162,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   out.file = file;
   if (index.metadata_end > index.metadata_begin) {
     const std::size_t at = index.metadata_begin;
-    const nlohmann::json meta = parse_json_header(text.substr(at, index.metadata_end - at), name, at);
+    const nlohmann::json meta = parse_json_header(text.substr(at, index.metadata_end - at), name, at, "metadata");
     if (!meta.is_object() && !meta.is_null()) fail(name, "\"metadata\" is not an object");
     if (meta.is_object())
       for (auto it = meta.begin(); it != meta.end(); ++it)
