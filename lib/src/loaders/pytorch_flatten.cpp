@@ -31,7 +31,11 @@ std::string key_text(const PickleValue& k) {
 }
 
 std::string key_subscript(const PickleValue& k) {
-  return "[" + (k.kind == Kind::Str ? pickle_str_repr(k.text) : key_text(k)) + "]";
+  // Built by appending: GCC 12 warns (-Wrestrict, a false positive) on "[" + std::string&&.
+  std::string s = "[";
+  s += k.kind == Kind::Str ? pickle_str_repr(k.text) : key_text(k);
+  s += ']';
+  return s;
 }
 
 Name child(const Name& parent, const std::string& dotted, const std::string& subscript) {
