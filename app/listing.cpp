@@ -157,7 +157,7 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
     out.write(",\"shape\":");
     put_json_ints(e.shape, out);
     out.write(",\"stored_shape\":");
-    put_json_ints(e.stored_shape, out);
+    put_json_ints(e.stored_order(), out);
     out.write(",\"nbytes\":");  // stored bytes (quantized blocks, compressed members: as stored)
     put_int(e.nbytes, out);
     out.write(",\"decoded_nbytes\":");

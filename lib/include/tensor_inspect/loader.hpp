@@ -35,7 +35,12 @@ struct TensorEntry {
   std::string stored_type;    ///< the format's own type name: "<f4", "F16", "Q4_0", "LongStorage"
   std::optional<DType> dtype; ///< the dtype values come out as; nullopt if they cannot be shown
   Shape shape;                ///< row-major (outermost first), as NumPy and tinygrad show it
-  Shape stored_shape;         ///< the order the file stores (GGUF: innermost first); else == shape
+  /// The shape in the order the file stores it where that differs or the loader says so
+  /// (GGUF: innermost first; Fortran-order .npy: reversed); unset where it is `shape`, so
+  /// a safetensors entry holds no second copy (one allocation per tensor fewer).
+  std::optional<Shape> stored_shape;
+  /// `stored_shape` when set, else `shape`.
+  const Shape& stored_order() const { return stored_shape ? *stored_shape : shape; }
   std::uint64_t offset = 0;   ///< byte offset of the data in the file
   std::uint64_t nbytes = 0;   ///< bytes of stored data
   std::string note;           ///< e.g. "big-endian, converted to native order"; may be empty

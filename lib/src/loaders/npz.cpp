@@ -100,7 +100,7 @@ TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMemb
   const std::size_t itemsize = dtype_info(dtype).itemsize;
   const bool swap = itemsize > 1 && big_endian != (std::endian::native == std::endian::big);
   const bool column_major = fortran && entry.shape.size() > 1;
-  const Shape stored_shape = entry.stored_shape;
+  const Shape stored_shape = entry.stored_order();
 
   entry.offset = m.data_offset;
   entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";

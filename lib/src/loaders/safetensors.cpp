@@ -188,7 +188,6 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   // cannot show, whose load() says so.
   for (std::size_t i = 0; i < entries.size(); ++i) {
     TensorEntry& e = entries[i];
-    e.stored_shape = e.shape;
     e.offset = data_start + spans[i].first;
     e.nbytes = spans[i].second - spans[i].first;
     if (e.dtype) {
