@@ -193,10 +193,12 @@ std::size_t decimal_digits(std::uint64_t v) {
 // are reused from row to row (two passes: widths, then lines; no row is kept).
 class RowCells {
  public:
-  /// The display widths of the row's cells, without writing them (the first pass).
-  std::array<std::size_t, kColumns> widths(const TensorEntry& e) {
+  /// The display widths of the row's cells, without writing them (the first pass), and
+  /// whether its name and stored type are shown as they are (`plain`, kept for fill()).
+  std::array<std::size_t, kColumns> widths(const TensorEntry& e, std::uint8_t& plain) {
     std::array<std::size_t, kColumns> w{};
-    w[0] = name_cell(e).second;
+    plain = static_cast<std::uint8_t>((plain_text(e.name) ? kPlainName : 0) | (plain_text(e.stored_type) ? kPlainType : 0));
+    w[0] = name_cell(e, plain).second;
     w[1] = e.dtype ? dtype_info(*e.dtype).name.size() : 1;
     if (e.shape.size() > 8) {
       w[2] = shape_text(e.shape).size();
@@ -207,30 +209,31 @@ class RowCells {
     }
     w[3] = decimal_digits(e.nbytes);
     w[4] = decimal_digits(e.offset);
-    w[5] = stored_cell(e).size();
+    w[5] = stored_cell(e, plain).size();
     return w;
   }
   /// The row's cells and the display width of its name (the second pass).
-  void fill(const TensorEntry& e) {
-    std::tie(cell[0], name_width) = name_cell(e);
+  void fill(const TensorEntry& e, std::uint8_t plain) {
+    std::tie(cell[0], name_width) = name_cell(e, plain);
     cell[1] = e.dtype ? dtype_info(*e.dtype).name : std::string_view("-");
     cell[2] = shape_text(e.shape);
     cell[3] = number(e.nbytes, nbytes_);
     cell[4] = number(e.offset, offset_);
-    cell[5] = stored_cell(e);
+    cell[5] = stored_cell(e, plain);
   }
+  static constexpr std::uint8_t kPlainName = 1, kPlainType = 2;
   std::array<std::string_view, kColumns> cell;
   std::size_t name_width = 0;
 
  private:
   /// The name as shown (escaped when it must be) and its terminal columns.
-  std::pair<std::string_view, std::size_t> name_cell(const TensorEntry& e) {
-    if (plain_text(e.name)) return {e.name, e.name.size()};
+  std::pair<std::string_view, std::size_t> name_cell(const TensorEntry& e, std::uint8_t plain) {
+    if (plain & kPlainName) return {e.name, e.name.size()};
     name_ = escape_text(e.name);
     return {name_, display_width(name_)};
   }
-  std::string_view stored_cell(const TensorEntry& e) {
-    if (e.note.empty()) return text_of(e.stored_type, stored_);
+  std::string_view stored_cell(const TensorEntry& e, std::uint8_t plain) {
+    if (e.note.empty()) return plain & kPlainType ? std::string_view(e.stored_type) : text_of(e.stored_type, stored_);
     stored_.assign(text_of(e.stored_type, scratch_));  // copied before scratch_ is reused
     stored_ += " (";
     stored_ += text_of(e.note, scratch_);
@@ -274,8 +277,9 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   std::array<std::size_t, kColumns> width{};
   for (std::size_t c = 0; c < kColumns; ++c) width[c] = kListingHeader[c].size();
   RowCells row;
-  for (const TensorEntry& e : file.tensors) {
-    const std::array<std::size_t, kColumns> w = row.widths(e);
+  std::vector<std::uint8_t> plain(file.tensors.size());  // what the first pass found, one byte per row
+  for (std::size_t i = 0; i < file.tensors.size(); ++i) {
+    const std::array<std::size_t, kColumns> w = row.widths(file.tensors[i], plain[i]);
     for (std::size_t c = 0; c < kColumns; ++c) width[c] = std::max(width[c], w[c]);
   }
   // Each line is laid out in place in the output buffer: cells padded to their column,
@@ -300,8 +304,8 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
     else out.write(std::string_view(start, static_cast<std::size_t>(p - start)));
   };
   put_line(kListingHeader, kListingHeader[0].size());
-  for (const TensorEntry& e : file.tensors) {
-    row.fill(e);
+  for (std::size_t i = 0; i < file.tensors.size(); ++i) {
+    row.fill(file.tensors[i], plain[i]);
     put_line(row.cell, row.name_width);
   }
   out.write(count_of(file.tensors.size(), "tensor", "tensors") + ", " +
