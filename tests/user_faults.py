@@ -348,6 +348,24 @@ def truncated_while_read(tmp):
       f.write(npy_bytes(np.arange(20_000_000, dtype=np.float32)))
 
 
+def empty_selection(tmp):
+  """--all over a file of no tensors selects nothing: exit 0 and an empty result naming the
+  file, as the listing, --stats and diff of it give (it said 'nothing to inspect: give an
+  INPUT', exit 2)."""
+  path = os.path.join(tmp, "none.safetensors")
+  with open(path, "wb") as f:
+    f.write(struct.pack("<Q", 2) + b"{}")
+  rc, out, err = run([path, "--all"])
+  tally.check("empty --all: exit 0, nothing printed", rc == 0 and out == "" and err == "", f"{rc} {out!r} {err!r}")
+  rc, out, err = run([path, "--all", "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("empty --all --json: tensors [] of the file", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path, f"{rc} {out!r} {err!r}")
+  rc, out, err = run([path, "--all", "--stats", "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("empty --all --stats --json: no rows, the file named", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path,
+              f"{rc} {out!r} {err!r}")
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
@@ -357,6 +375,7 @@ def main():
     fault5_npz_crc(tmp)
     fault6_small_ones(tmp)
     truncated_while_read(tmp)
+    empty_selection(tmp)
   return tally.summary()
 
 
