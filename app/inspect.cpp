@@ -212,8 +212,10 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
       lf->path = "<stdin>";
       return resolve_file(std::move(*lf), o);
     }
-    if (file_mode) throw Error(ErrorCode::BadFile, "<stdin>: not a recognised tensor file");
     auto bytes = file->bytes();
+    if (bytes.empty())  // `< /dev/null`, or a producer that wrote nothing
+      throw Error(ErrorCode::BadFile, "<stdin>: empty input (0 bytes): neither a tensor file nor a literal");
+    if (file_mode) throw Error(ErrorCode::BadFile, "<stdin>: not a recognised tensor file");
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     Resolved r;
     try {

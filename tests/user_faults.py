@@ -324,6 +324,7 @@ def fault6_small_ones(tmp):
   tally.check("6: validate - of a cut .npy is a finding (exit 1)", rc == 1 and "<stdin>" in out and str(header_len) in out, f"{rc} {out!r} {err!r}")
   trouble_stdin("6: validate - - is a usage error", ["validate", "-", "-"], npy, ["standard input"])
   trouble_stdin("6: validate - of text is not a tensor file", ["validate", "-"], b"hello\n", ["<stdin>"])
+  trouble_stdin("empty standard input says so", ["-"], b"", ["<stdin>", "empty input"])
 
 
 def truncated_while_read(tmp):
