@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +37,26 @@ std::size_t count(const ValidationReport& r, Severity s) {
   return n;
 }
 
+// A model folder names the files it opens as a checkpoint (loaders/checkpoint_dir.cpp):
+// its *.safetensors.index.json and *.safetensors files, in name order; a file names itself.
+std::vector<std::string> files_of(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path == "-" || !fs::is_directory(path, ec)) return {path};
+  std::vector<std::string> found;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_regular_file(ec) && (name.ends_with(".safetensors.index.json") || name.ends_with(".safetensors")))
+      found.push_back(it->path().string());
+  }
+  if (ec) throw Error(ErrorCode::Io, path + ": cannot read the folder (" + ec.message() + ")");
+  if (found.empty())
+    throw Error(ErrorCode::BadFile, path + ": a folder is validated through its *.safetensors and *.safetensors.index.json "
+                                           "files (found neither)");
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 }  // namespace
@@ -41,7 +64,7 @@ std::string plural(std::size_t n, const char* word) { return std::to_string(n) +
 CLI::App* setup_validate(CLI::App& app, ValidateOptions& o) {
   CLI::App* sub = app.add_subcommand("validate", "check files against every rule of their format (exit 0 clean, 1 findings, 2 unreadable)");
   sub->footer(kValidateExamples);
-  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt), or - for standard input")->required();
+  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt), a model folder (its safetensors files), or - for standard input")->required();
   sub->add_flag("--json", o.json, "one JSON object (kind \"validate\") on stdout");
   return sub;
 }
@@ -50,8 +73,9 @@ int run_validate(const ValidateOptions& o) {
   std::vector<ValidationReport> reports;
   // `-` is standard input, read whole (up to Limits::stream_bytes), as the inspect mode reads it.
   if (std::count(o.files.begin(), o.files.end(), "-") > 1) throw Error(ErrorCode::Usage, "validate: standard input (-) can be given once");
-  for (const std::string& path : o.files)  // throws before any output
-    reports.push_back(path == "-" ? validate_file(MappedFile::read_fd(0, "<stdin>")) : validate_file(path));
+  for (const std::string& arg : o.files)  // throws before any output
+    for (const std::string& path : files_of(arg))
+      reports.push_back(path == "-" ? validate_file(MappedFile::read_fd(0, "<stdin>")) : validate_file(path));
   std::size_t errors = 0, warnings = 0, clean = 0;
   for (const auto& r : reports) {
     errors += count(r, Severity::Error);

@@ -367,6 +367,21 @@ def empty_selection(tmp):
               f"{rc} {out!r} {err!r}")
 
 
+def validate_folder(tmp):
+  """validate takes a model folder, as opening and diff do: its safetensors files, each
+  checked (it said 'is a directory', exit 2)."""
+  import shutil
+  folder = os.path.join(tmp, "model")
+  os.makedirs(folder)
+  shutil.copy(MIXED, os.path.join(folder, "model.safetensors"))
+  with open(os.path.join(folder, "config.json"), "w") as f:
+    f.write("{}")
+  rc, out, err = run(["validate", folder, "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("validate FOLDER checks its safetensors file", rc == 0 and [f["file"] for f in doc.get("files", [])] ==
+              [os.path.join(folder, "model.safetensors")], f"{rc} {out[:300]!r} {err!r}")
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
@@ -377,6 +392,7 @@ def main():
     fault6_small_ones(tmp)
     truncated_while_read(tmp)
     empty_selection(tmp)
+    validate_folder(tmp)
   return tally.summary()
 
 
