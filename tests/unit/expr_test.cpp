@@ -218,3 +218,11 @@ TEST_CASE("deep nesting is refused, not a stack overflow") {
   for (int i = 0; i < 100; ++i) ok += ".T";
   CHECK(ti::evaluate_expression(ok, x23(), {}).shape() == ti::Shape{2, 3});
 }
+
+TEST_CASE("Tensor(None) is what the literal None gives: a 0-d float32 0.0 (conformance weak_infer/none_literal)") {
+  const Tensor t = eval("Tensor(None)");
+  CHECK(t.shape().empty());
+  CHECK(t.dtype() == ti::DType::WeakFloat);  // "weak": true, shown as float32
+  CHECK(values(t) == std::vector<double>{0.0});
+  CHECK(eval("Tensor(None, dtype=dtypes.int8)").dtype() == ti::DType::Int8);
+}

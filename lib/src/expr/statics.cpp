@@ -8,6 +8,7 @@
 #include "expr/bindings.hpp"
 #include "expr/scalar_ops.hpp"
 #include "tensor_inspect/frontend.hpp"
+#include "tensor_inspect/literal.hpp"
 
 namespace tensor_inspect::expr {
 
@@ -59,6 +60,9 @@ Value construct(const Args& args, const Defaults& defaults) {
   std::optional<DType> dtype = to_dtype(p[1], args.col());
   const Value& data = *p[0];
   if (data.kind == Value::Kind::Tensor) return Value::of(dtype ? tg::cast(*data.tensor, *dtype) : *data.tensor);
+  // Tensor(None) is what the literal None gives (a 0-d float 0.0, conformance weak_infer/
+  // none_literal): one rule for both ways in.
+  if (data.kind == Value::Kind::None) return Value::of(tensor_from_literal("None", dtype, defaults));
   Shape shape;
   std::vector<Scalar> leaves;
   flatten_values(data, 0, shape, leaves, args.col());
