@@ -117,7 +117,7 @@ void check_npy(std::span<const std::byte> bytes, std::uint64_t base, Findings& f
   ByteReader r(bytes, "npy", base);
   const auto magic = r.bytes(6, "magic");
   if (std::memcmp(magic.data(), "\x93NUMPY", 6) != 0) {
-    f.error("magic", "header", base, "the data does not start with the .npy magic \\x93NUMPY");
+    f.error("magic", "header", base, "the data does not start with the .npy magic (byte 0x93, then NUMPY)");
     return;
   }
   const std::uint8_t major = r.u8("major version"), minor = r.u8("minor version");
