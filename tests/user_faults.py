@@ -326,6 +326,55 @@ def fault6_small_ones(tmp):
   trouble_stdin("6: validate - of text is not a tensor file", ["validate", "-"], b"hello\n", ["<stdin>"])
 
 
+def gguf_bytes(names):
+  """A GGUF v3 file of float32 tensors of shape (2,), tensor i holding [i, i + 0.5]."""
+  s = lambda b: struct.pack("<Q", len(b)) + b
+  out = b"GGUF" + struct.pack("<IQQ", 3, len(names), 0)
+  for i, n in enumerate(names):
+    out += s(n) + struct.pack("<IQIQ", 1, 2, 0, 32 * i)  # n_dims 1, dim 2, F32, offset
+  out += b"\0" * (-len(out) % 32)
+  for i in range(len(names)):
+    out += struct.pack("<2f", i, i + 0.5) + b"\0" * 24
+  return out
+
+
+def fault7_gguf_names(tmp):
+  """7. (finding 15) A GGUF tensor name that is not UTF-8 was read as its backslashreplace
+  text, so it collided with a tensor named by that very text: the file was refused as having
+  a duplicate. Names are UTF-8 (gguf.md): such a name is refused at its bad byte, and a
+  name that is backslash-x text is kept as it is, listed, selected and compared."""
+  raw, text = b"w\xff", b"w\\xff"
+  collide = os.path.join(tmp, "collide.gguf")
+  data = gguf_bytes([raw, text])
+  open(collide, "wb").write(data)
+  bad_at = data.index(raw) + 1  # the 0xff byte
+  for mode in ([], ["--json"]):
+    trouble(f"7: a GGUF name that is not UTF-8 is refused at its byte {mode}", [collide, "--list", *mode],
+            [collide, "not UTF-8", f"at byte {bad_at}"], json_mode=bool(mode))
+  trouble("7: ... also when selected by --name", [collide, "--name", "w*"], [collide, "not UTF-8", f"at byte {bad_at}"])
+  trouble("7: ... and in diff", ["diff", collide, collide], [collide, "not UTF-8", f"at byte {bad_at}"])
+  rc, out, err = run(["validate", collide])
+  tally.check("7: validate finds the name that is not UTF-8 (rule gguf.utf8, its byte)", rc == 1 and "[gguf.utf8]" in out and
+              f"(byte {bad_at})" in out and "duplicate" not in out, f"{rc} {out!r} {err!r}")
+
+  literal = os.path.join(tmp, "literal.gguf")
+  open(literal, "wb").write(gguf_bytes([text, b"w"]))
+  names = [text.decode(), "w"]
+  rc, out, err = run([literal, "--list", "--json"])
+  got = [t["name"] for t in json.loads(out)["tensors"]] if rc == 0 else None
+  tally.check("7: JSON lists a backslash-x name as its text, next to a distinct one", got == names, f"{rc} {got} {err!r}")
+  rc, out, err = run([literal, "--list"])
+  first = out.splitlines()[1].split()[0] if rc == 0 and len(out.splitlines()) > 1 else None
+  tally.check("7: the text listing escapes its backslash (unambiguous)", first == names[0].replace("\\", "\\\\"), f"{rc} {first!r} {err!r}")
+  rc, out, err = run([literal, "--name", names[0], "--json"])
+  got = json.loads(out)["tolist"] if rc == 0 else None
+  tally.check("7: --name selects it by its text", got == [0.0, 0.5], f"{rc} {got} {err!r}")
+  rc, out, err = run(["diff", literal, literal])
+  tally.check("7: diff of the file with itself is clean", rc == 0, f"{rc} {out[:200]!r} {err!r}")
+  rc, out, err = run(["validate", literal])
+  tally.check("7: validate finds it clean", rc == 0, f"{rc} {out!r} {err!r}")
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
@@ -334,6 +383,7 @@ def main():
     fault4_broadcasts(tmp)
     fault5_npz_crc(tmp)
     fault6_small_ones(tmp)
+    fault7_gguf_names(tmp)
   return tally.summary()
 
 

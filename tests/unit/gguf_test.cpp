@@ -218,6 +218,20 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.info("a", {1}, 0, 32).pad().raw(std::string(36, '\0'));
     CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: duplicate tensor name 'a'" + at(second));
   }
+  SUBCASE("a tensor name that is not UTF-8 is refused at its bad byte, not confused with its escape") {
+    // gguf.md: names are UTF-8 strings. 'w' 0xff once read as the text "w\\xff" and then
+    // collided with a tensor really named so (finding 15).
+    Gguf g;
+    g.header(2, 0);
+    const std::uint64_t first = g.at();
+    g.info("w\xff", {1}, 0, 0).info("w\\xff", {1}, 0, 32).pad().raw(std::string(36, '\0'));
+    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: tensor name 'w\\xff' is not UTF-8 as GGUF requires (byte 0xff)" + at(first + 8 + 1));
+    Gguf k;
+    k.header(0, 1);
+    const std::uint64_t key_at = k.at();
+    k.kv_u32("k\xc3", 1);  // a cut two-byte sequence
+    CHECK_GG_ERROR(k.b, ErrorCode::BadFile, "x.gguf: metadata key 'k\\xc3' is not UTF-8 as GGUF requires (byte 0xc3)" + at(key_at + 8 + 1));
+  }
 }
 
 TEST_CASE("gguf: a file with no tensors may end before the aligned data section") {
@@ -226,6 +240,15 @@ TEST_CASE("gguf: a file with no tensors may end before the aligned data section"
   const ti::LoadedFile f = open_gg(g.b);
   CHECK(f.tensors.empty());
   CHECK(f.metadata.size() == 1);
+}
+
+TEST_CASE("gguf: a name that is literally backslash-x text is kept as its bytes and is distinct from others") {
+  Gguf g;
+  g.header(2, 0).info("w\\xff", {1}, 0, 0).info("w", {1}, 0, 32).pad().raw(std::string(36, '\0'));
+  const ti::LoadedFile f = open_gg(g.b);
+  REQUIRE(f.tensors.size() == 2);
+  CHECK(f.tensors[0].name == std::string("w\\xff"));
+  CHECK(f.tensors[0].name.size() == 5);
 }
 
 TEST_CASE("gguf: strings keep \\r and escape invalid UTF-8 as Python's backslashreplace does") {
