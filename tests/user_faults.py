@@ -375,6 +375,49 @@ def fault7_gguf_names(tmp):
   tally.check("7: validate finds it clean", rc == 0, f"{rc} {out!r} {err!r}")
 
 
+def peak_rss_kib(args):
+  """(exit status, stdout, peak RSS in KiB) of one run, measured by GNU time."""
+  p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN] + args, capture_output=True, timeout=120)
+  return p.returncode, p.stdout.decode(), int(p.stderr.decode().strip().splitlines()[-1])
+
+
+def edges(a, e=3):
+  """numpy.array2string's choice of shown elements as the tool's summarized JSON lays it out
+  (each axis longer than 2e: e items, "...", e items)."""
+  if a.ndim == 0: return a.item()
+  keep = lambda xs: xs[:e] + ["..."] + xs[-e:] if len(xs) > 2 * e else xs
+  return keep(a.tolist() if a.ndim == 1 else [edges(x, e) for x in a])
+
+
+def fault8_deflated_summary(tmp):
+  """8. (finding 12) A summary of a large DEFLATED .npz member inflated the whole member
+  into memory. It now inflates front to back through a window: peak RSS stays far below the
+  member's size, the printed elements are NumPy's, and the CRC is still checked where the
+  reading reaches the member's end (a summary's last elements do)."""
+  import numpy as np
+  a = ((np.arange(4096 * 4096) % 7).astype(np.float32) * 0.25).reshape(4096, 4096)  # 64 MiB, deflates to ~160 KB
+  path = os.path.join(tmp, "big_deflated.npz")
+  np.savez_compressed(path, a=a)
+  member_kib = a.nbytes // 1024
+  rc, out, rss = peak_rss_kib([path, "--name", "a"])
+  tally.check(f"8: a summary of a {member_kib} KiB deflated member peaks below a third of it", rc == 0 and "summary: 36 of" in out and
+              rss < member_kib // 3, f"{rc} peak {rss} KiB")
+  rc, out, rss = peak_rss_kib([path, "--name", "a", "--stats", "--json"])
+  j = json.loads(out) if rc == 0 else {}
+  tally.check("8: --stats of it is NumPy's and peaks below a third of it", rc == 0 and j["min"] == float(a.min()) and j["max"] == float(a.max())
+              and abs(j["mean"] - a.astype(np.float64).mean()) < 1e-9 and rss < member_kib // 3, f"{rc} peak {rss} KiB {out[:200]!r}")
+  for expr, want in (("x", a), ("x[::-1]", a[::-1]), ("x.T", a.T), ("x[:, ::-1] * 2", a[:, ::-1] * 2)):
+    rc, out, err = run([path, "--name", "a", "-e", expr, "--json", "--threshold", "1000"])
+    got = json.loads(out)["tolist"] if rc == 0 else None
+    tally.check(f"8: the summary of {expr} over it shows NumPy's elements", got == edges(want), f"{rc} {str(got)[:200]} {err!r}")
+  z = zipfile.ZipFile(path)
+  bad = os.path.join(tmp, "big_deflated_badcrc.npz")
+  crc = z.getinfo("a.npy").CRC
+  with_crc(path, "a.npy", crc ^ 1, bad)
+  trouble("8: a summary of it with a wrong CRC is refused naming both CRCs", [bad, "--name", "a"],
+          [bad, "'a.npy'", f"0x{crc:08x}", f"0x{crc ^ 1:08x}"])
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
@@ -384,6 +427,7 @@ def main():
     fault5_npz_crc(tmp)
     fault6_small_ones(tmp)
     fault7_gguf_names(tmp)
+    fault8_deflated_summary(tmp)
   return tally.summary()
 
 
