@@ -12,6 +12,7 @@
 #include <optional>
 #include <regex>
 
+#include "display_width.hpp"
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "selection.hpp"
@@ -238,12 +239,13 @@ void write_text(const std::vector<Row>& rows, const Input& a, const Input& b, Ou
     }
     table.push_back(std::move(row));
   }
+  // Padded by terminal columns, not bytes: a name of non-ASCII characters lines up.
   std::array<std::size_t, 7> width{};
   for (const auto& row : table)
-    for (std::size_t c = 0; c < 7; ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t c = 0; c < 7; ++c) width[c] = std::max(width[c], display_width(row[c]));
   for (const auto& row : table) {
     std::string line;
-    for (std::size_t c = 0; c < 7; ++c) line += row[c] + (c + 1 < 7 ? std::string(width[c] - row[c].size() + 2, ' ') : "");
+    for (std::size_t c = 0; c < 7; ++c) line += row[c] + (c + 1 < 7 ? std::string(width[c] - display_width(row[c]) + 2, ' ') : "");
     out.write(line + "\n");
   }
   const std::size_t compared = rows.size() - counts[4] - counts[5];

@@ -1,6 +1,7 @@
 // app/listing.cpp — tensor listings and metadata, text and JSON.
 #include "listing.hpp"
 
+#include "display_width.hpp"
 #include "json_shape.hpp"
 
 #include <algorithm>
@@ -14,40 +15,12 @@
 #include <tuple>
 #include <utility>
 
-#include <locale.h>
 
 namespace tensor_inspect::app {
 namespace {
 
 // Names and metadata are untrusted: shown escaped, never sent raw to the terminal.
 std::string escape_text(std::string_view s) { return escape_untrusted(s, true); }
-
-/// Terminal columns of UTF-8 text (escaped first, so only printable characters remain):
-/// wcwidth() of each character under C.UTF-8, so wide CJK characters take two columns and
-/// combining marks none, as a terminal lays them out.
-std::size_t display_width(std::string_view s) {
-  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return s.size();
-  static const locale_t utf8 = ::newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
-  if (!utf8) return s.size();
-  const locale_t old = ::uselocale(utf8);
-  std::size_t width = 0;
-  std::mbstate_t state{};
-  for (std::size_t i = 0; i < s.size();) {
-    wchar_t wc = 0;
-    const std::size_t n = std::mbrtowc(&wc, s.data() + i, s.size() - i, &state);
-    if (n == 0 || n > s.size() - i) {  // invalid or cut short: one column per byte
-      state = {};
-      ++width;
-      ++i;
-      continue;
-    }
-    const int w = ::wcwidth(wc);
-    width += w < 0 ? 1 : static_cast<std::size_t>(w);
-    i += n;
-  }
-  ::uselocale(old);
-  return width;
-}
 
 std::string count_of(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);

@@ -11,6 +11,7 @@
 
 #include "diff.hpp"
 #include "json_shape.hpp"
+#include "option_groups.hpp"
 #include "options.hpp"
 #include "process_exit.hpp"
 #include "remote_options.hpp"
@@ -96,6 +97,19 @@ int main(int argc, char** argv) {
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",
                "tensor-inspect"};
   cli.footer(kExamples);
+  // One option group per heading: CLI11 checks a new option only against its group's
+  // (option_groups.hpp); --help shows them as before through HelpFormatter.
+  cli.formatter(std::make_shared<ti::app::HelpFormatter>());
+  // The root's help flag is set aside while the groups are made: each would build a copy.
+  const std::string help_description = cli.get_help_ptr()->get_description();
+  cli.set_help_flag();
+  CLI::App& file_options = ti::app::option_group(cli);
+  CLI::App& check_options = ti::app::option_group(cli);
+  CLI::App& engine_options = ti::app::option_group(cli);
+  CLI::App& print_options = ti::app::option_group(cli);
+  CLI::App& stats_options = ti::app::option_group(cli);
+  CLI::App& remote_options = ti::app::option_group(cli);
+  cli.set_help_flag("-h,--help", help_description);
   cli.set_version_flag("--version", ti::app::version_string());
   cli.add_option("INPUT", o.input,
                  "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
@@ -109,32 +123,32 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"string", "python"}))
       ->capture_default_str();
   auto* files = "Files";
-  cli.add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
-  cli.add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
-  cli.add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
+  file_options.add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
+  file_options.add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
+  file_options.add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
   auto* checks = "Checks (exit 1 when one fails)";
-  cli.add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
-  cli.add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
-  cli.add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
-  cli.add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
-  cli.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
-  cli.add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
-  cli.add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
-  cli.add_option("--offset", o.offset, "bytes to skip before --raw data")->check(CLI::NonNegativeNumber)->group(files);
-  cli.add_option("--byte-order", o.byte_order, "byte order of --raw data")
+  check_options.add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
+  check_options.add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
+  file_options.add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
+  file_options.add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
+  file_options.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
+  file_options.add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
+  file_options.add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
+  file_options.add_option("--offset", o.offset, "bytes to skip before --raw data")->check(CLI::NonNegativeNumber)->group(files);
+  file_options.add_option("--byte-order", o.byte_order, "byte order of --raw data")
       ->check(CLI::IsMember({"little", "big"}))
       ->group(files);
   auto* eng = "Engine";
-  cli.add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
+  engine_options.add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
       ->expected(0, 1)
       ->default_str("text")
       ->group(eng);
-  cli.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
-  cli.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
-  ti::app::setup_print_options(cli, o.print);
-  cli.add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
+  engine_options.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
+  engine_options.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+  ti::app::setup_print_options(print_options, o.print);
+  engine_options.add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
       ->group(eng);
-  ti::app::setup_stats(cli, o.stats);
+  ti::app::setup_stats(stats_options, o.stats);
 
   // Building a subcommand's parser costs about what a small run does (CLI11 checks each new
   // option against all before it), so one is built only where argv could reach it: when a
@@ -155,10 +169,10 @@ int main(int argc, char** argv) {
   ti::app::RemoteFlags remote;
   for (CLI::App* app : {&cli, diff, validate}) {
     if (!app) continue;
-    ti::app::setup_remote(*app, remote);
+    ti::app::setup_remote(app == &cli ? remote_options : *app, remote);
     // A repeatable option takes one value per occurrence (--name a --name b), as grep -e
     // and curl -H do: CLI11's default lets `--name ids FILE` swallow FILE as a second name.
-    for (CLI::Option* opt : app->get_options())
+    for (CLI::Option* opt : ti::app::options_with_groups(*app))
       if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
   }
 

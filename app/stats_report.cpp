@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cmath>
 
+#include "display_width.hpp"
 #include "json_shape.hpp"
 #include "tensor_inspect/error.hpp"
 
@@ -282,12 +283,12 @@ void render_file_stats(const std::string& path, const std::string& format, const
     std::vector<std::size_t> width(12, 0);
     for (const auto& row : table)
       if (row.size() == 12)
-        for (std::size_t c = 0; c < 12; ++c) width[c] = std::max(width[c], row[c].size());
+        for (std::size_t c = 0; c < 12; ++c) width[c] = std::max(width[c], display_width(row[c]));  // columns, not bytes
     for (const auto& row : table) {
       std::string line;
       for (std::size_t c = 0; c < row.size(); ++c) {
         const bool right = c >= 3;
-        const std::string pad(row.size() == 12 ? width[c] - std::min(width[c], row[c].size()) : 0, ' ');
+        const std::string pad(row.size() == 12 ? width[c] - std::min(width[c], display_width(row[c])) : 0, ' ');
         line += (c ? "  " : "") + (right ? pad + row[c] : row[c] + (c + 1 < row.size() ? pad : ""));
       }
       out.write(line + "\n");

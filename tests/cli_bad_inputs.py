@@ -119,7 +119,7 @@ LITERALS = ["[1, 2", "[1,, 2]", "[1 2]", "[[1, 2], [3]]", "[[1], 2]", "'abc'", "
 EXPRS = ["x.frobnicate()", "x.reshape(5)", "x.reshape(-1, -1)", "x +", "(x", "x[1:2:0]", "x[5]", "x.cast(dtypes.float128)",
          "x.permute(0, 0)", "x + Tensor([1, 2, 3])", "x / Tensor([[1, 2, 3]])", "x.sum(axis=3)", "x.expand(3, 3)",
          "foo", "x.reshape(2, 2, 2, 2)", "x @ x.reshape(4, 1)", "x.bitcast(dtypes.int64).bitcast(dtypes.float16)[7]",
-         "x.pad(((1, 1),))", "x[None, None, ..., ...]", "Tensor.arange(1e12)", "x." , "1 +* 2", "x.shrink(((0, 9), None))"]
+         "x.pad(((1, 1),))", "x[None, None, ..., ...]", "Tensor.arange(1e13)", "x." , "1 +* 2", "x.shrink(((0, 9), None))"]
 OPTIONS = [["--dtype", "float128", "[1]"], ["--frobnicate"], ["--default-float", "int32", "1.5"], ["--view-as", "i", "[1.0]"],
            ["--view-as", "B:3", "[1.0]"], ["--strict", "--dtype", "bfloat16", "[1]"], ["--raw", "float32", "--shape", "3"],
            ["--name", "nope", os.path.join(ROOT, "samples", "mixed.safetensors")], ["--list"], ["no_such_file.npy"]]

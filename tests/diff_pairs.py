@@ -237,6 +237,22 @@ check("--nan-differs: one mismatch at [1]", doc and doc["tensors"][0]["mismatche
 doc = diff_json("npy --exact", P("x.npy"), P("y.npy"), "--exact", code=1)
 check("--exact: -0.0 vs 0.0 at [2]", doc and doc["tensors"][0]["mismatched"] == 1 and doc["tensors"][0]["first_mismatch"] == [2],
       doc and doc["tensors"][0])
+# Infinities that differ: NumPy's figures for max_abs and rmse (inf); max_rel is inf where
+# |a - b| is (NumPy's inf / inf is nan, which a max would drop: the old 0), and no cosine
+# (NumPy's dot over norms is nan), however well the finite pairs agree.
+for a_vals, b_vals in (([np.inf, -np.inf], [np.inf, np.inf]), ([np.inf, 1.0], [1.0, 1.0]), ([1.0, 3.0], [-np.inf, 3.0])):
+  np.save(P("ia.npy"), np.array(a_vals, np.float64))
+  np.save(P("ib.npy"), np.array(b_vals, np.float64))
+  doc = diff_json(f"infinities {a_vals} vs {b_vals}", P("ia.npy"), P("ib.npy"), code=1)
+  row = doc and doc["tensors"][0]
+  av, bv = np.array(a_vals), np.array(b_vals)
+  with np.errstate(invalid="ignore"):
+    d = np.where(av == bv, 0.0, np.abs(av - bv))  # equal infinities differ by 0, as documented
+    numpy_cosine = np.dot(av, bv) / (np.linalg.norm(av) * np.linalg.norm(bv))
+  check(f"infinities {a_vals}: max_abs, rmse as NumPy", row and close(row["max_abs"], float(d.max()))
+        and close(row["rmse"], float(np.sqrt(np.mean(d * d)))), row)
+  check(f"infinities {a_vals}: max_rel inf", row and row["max_rel"] == "inf", row)
+  check(f"infinities {a_vals}: no cosine (NumPy: {numpy_cosine})", row and row["cosine"] is None and not np.isfinite(numpy_cosine), row)
 doc = diff_json("npy vs literal", P("y.npy"), "[1.0, 2.0]", code=1)
 check("npy vs literal: shape mismatch", doc and doc["tensors"][0]["status"] == "shape_mismatch")
 doc = diff_json("literal vs literal", "[1, 2, 3]", "[1, 2, 4]", code=1)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fault 17 of issue 9: listings line up by display width, and count in good English.
+"""Fault 17 of issue 9: listings (and the --stats and diff tables) line up by display width,
+and count in good English.
 
     python3 tests/listing_width.py path/to/tensor-inspect
 
@@ -33,6 +34,13 @@ def main():
       columns.add(width(row[:at]))
     if len(columns) == 1: passed += 1
     else: failed += 1; print(f"FAIL dtype columns start at display columns {sorted(columns)}:\n{out}")
+    # The --stats and diff tables pad names the same way: their second column ("uint8",
+    # "same") starts at one terminal column on every row.
+    for what, args, word in (("--stats", [path, "--stats"], "uint8"), ("diff", ["diff", path, path], "same")):
+      table = subprocess.run([BIN, *args], capture_output=True).stdout.decode().splitlines()[1:1 + len(names)]
+      starts = {width(row[:row.index(word)]) for row in table if word in row}
+      if len(starts) == 1 and len(table) == len(names): passed += 1
+      else: failed += 1; print(f"FAIL {what}: second column at display columns {sorted(starts)}:\n" + "\n".join(table))
     footer = out.splitlines()[1 + len(names)]
     if footer == f"{len(names)} tensors, 1 metadata entry (safetensors)": passed += 1
     else: failed += 1; print(f"FAIL footer {footer!r}")

@@ -175,7 +175,7 @@ TEST_CASE("malformed expressions are refused with the column and the problem") {
   bad("x.shape", "expression: column 1: the expression gives a tuple, not a Tensor");
   bad("Tensor([[1, 2], [3]])", "expression: column 1: Tensor(): ragged nested sequence");
   bad("x.T.T.foo", "expression: column 7: unknown attribute 'foo' of Tensor");
-  bad("Tensor.ones(2**40)", "expression: column 8: full: shape (1099511627776,) has more than 2147483648 elements");
+  bad("Tensor.ones(2**41)", "expression: column 8: full: shape (2199023255552,) has more than 1099511627776 elements (limit expression_elements; raise it with --limit expression_elements=N)");
   bad("Tensor.arange(0, 10, 0)", "expression: column 8: arange: step cannot be 0");
 }
 

@@ -39,9 +39,11 @@ struct Comparison {
   std::int64_t mismatched = 0;   ///< elements over the tolerance (or with different bits)
   std::optional<std::int64_t> first_mismatch;  ///< C-order flat index of the first one
   double max_abs = 0;            ///< max |a - b|
-  double max_rel = 0;            ///< max |a - b| / |b| (inf where b is 0 and a is not)
+  double max_rel = 0;            ///< max |a - b| / |b| (inf where b is 0 and a is not, or where an infinity differs)
   double rmse = 0;               ///< sqrt(mean((a - b)^2))
-  std::optional<double> cosine;  ///< a.b / (|a| |b|) over finite pairs; nullopt when a norm is 0 (1 when both are)
+  /// a.b / (|a| |b|) over finite pairs; nullopt when a norm is 0 (1 when both are) and
+  /// when a pair with an infinity differs (inf against 1 or -inf: no angle is defined).
+  std::optional<double> cosine;
 };
 
 /// Compares `a` with `b`, which must have the same shape (Error(BadShape) otherwise); the

@@ -29,9 +29,11 @@ namespace tensor_inspect::tg {
 /// One operand of a binary op: a tensor or a Python scalar (int, float or bool).
 using Operand = std::variant<Tensor, Scalar>;
 
-/// Most elements a tensor built here may have (2^31); beyond it ops throw Error(BadShape)
-/// instead of promising an allocation data() could never make.
-inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+/// Most elements a tensor built here may have: the cap expression_elements of limits.hpp
+/// (2^40 by default), beyond which ops throw Error(BadShape) naming it instead of
+/// promising an allocation data() could never make. At most 2^62, so products of two
+/// dimensions checked against it never overflow int64.
+std::int64_t max_elements();
 
 /// The dtype a Python scalar takes in promotion: bool -> Bool, int -> WeakInt,
 /// float -> WeakFloat.
@@ -243,7 +245,7 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 // ---- constructors; dtype nullopt = tinygrad's default for the arguments ----
 /// Tensor.arange(start, stop, step): int arguments give the default int, any float the
 /// default float; values are start + i*step. Empty when the range is empty. Throws
-/// Error(BadExpression) for step 0, Error(BadShape) past kMaxElements.
+/// Error(BadExpression) for step 0, Error(BadShape) past max_elements().
 Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype,
               const Defaults& defaults = {});
 /// Tensor.full(shape, value): dtype nullopt gives the value's Python dtype (int -> weakint).
@@ -263,7 +265,7 @@ Tensor linspace(Scalar start, Scalar stop, std::int64_t steps, std::optional<DTy
 Tensor from_values(const std::vector<Scalar>& values, const Shape& shape, std::optional<DType> dtype,
                    const Defaults& defaults = {});
 
-/// Checks that `shape` has no negative dims and at most kMaxElements elements; `what`
+/// Checks that `shape` has no negative dims and at most max_elements() elements; `what`
 /// names the operation in the Error(BadShape).
 void check_shape(const Shape& shape, const std::string& what);
 

@@ -70,6 +70,10 @@ struct Limits {
   /// cannot be counted instead of visited: a few stored bytes could ask for 10**12 pairs.
   /// Broadcasts along the same axes compare their stored values once, whatever the shape.
   std::uint64_t broadcast_pairs = std::uint64_t{1} << 32;
+  /// Elements of a tensor an expression builds (its shape's product, lazy or not): a
+  /// product's (M, N, K) intermediate of 1300 x 1300 x 1300 is 2.2e9, never stored. What
+  /// is realized is also held to buffer_bytes.
+  std::uint64_t expression_elements = std::uint64_t{1} << 40;
 };
 
 /// The caps in force (the defaults above until set_limits is called).

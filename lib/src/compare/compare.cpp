@@ -29,6 +29,7 @@ struct Partial {
   double sumsq = 0, dot = 0, norm_a = 0, norm_b = 0;
   std::int64_t counted = 0;       // pairs without NaN (the figures' population)
   bool all_equal_finite = true;   // every finite pair equal (cosine of two zero tensors is 1)
+  bool infinity_differs = false;  // a pair with an infinity that differs: no cosine
 
   // Folds `p`, the partial of the chunks right after this one's.
   void fold(const Partial& p) {
@@ -42,6 +43,7 @@ struct Partial {
     norm_b += p.norm_b;
     counted += p.counted;
     all_equal_finite = all_equal_finite && p.all_equal_finite;
+    infinity_differs = infinity_differs || p.infinity_differs;
   }
 };
 
@@ -69,10 +71,15 @@ inline void add_pair(Partial& p, const Rule& rule, T x, T y, std::int64_t index,
   if (nan_x || nan_y) return;
   const double d = x == y ? 0.0 : static_cast<double>(std::fabs(x - y));
   p.max_abs = std::max(p.max_abs, d);
-  if (d > 0) p.max_rel = std::max(p.max_rel, y == 0 ? INFINITY : d / static_cast<double>(std::fabs(y)));
+  // An infinite difference is infinitely far relative to anything (inf / inf would be NaN,
+  // which max would drop: -inf against inf showed max_rel 0).
+  if (d > 0) p.max_rel = std::max(p.max_rel, y == 0 || std::isinf(d) ? INFINITY : d / static_cast<double>(std::fabs(y)));
   p.sumsq += d * d;
   ++p.counted;
-  if (std::isinf(x) || std::isinf(y)) return;
+  if (std::isinf(x) || std::isinf(y)) {
+    p.infinity_differs = p.infinity_differs || d > 0;  // equal infinities leave the cosine be
+    return;
+  }
   const auto dx = static_cast<double>(x), dy = static_cast<double>(y);
   p.dot += dx * dy;
   p.norm_a += dx * dx;
@@ -240,7 +247,10 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
   // Rounding can carry the quotient just past 1 (identical tensors): clamp to [-1, 1].
   // Equal tensors have cosine 1 also where the squared norms overflow (1e300 squared is inf,
   // and inf / inf would say nan) and where both are zero.
-  if (total.all_equal_finite) c.cosine = 1.0;
+  // A pair with an infinity that differs leaves the angle undefined (NumPy's dot over norms
+  // says nan), however well the finite pairs agree.
+  if (total.infinity_differs) c.cosine = std::nullopt;
+  else if (total.all_equal_finite) c.cosine = 1.0;
   else if (total.norm_a > 0 && total.norm_b > 0) c.cosine = std::clamp(total.dot / (std::sqrt(total.norm_a) * std::sqrt(total.norm_b)), -1.0, 1.0);
   return c;
 }

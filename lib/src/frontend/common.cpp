@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "internal.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::tg {
 
@@ -57,7 +58,12 @@ std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axe
 
 using namespace detail;
 
+std::int64_t max_elements() {
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(limits().expression_elements, std::uint64_t{1} << 62));
+}
+
 void check_shape(const Shape& shape, const std::string& what) {
+  const std::int64_t kMaxElements = max_elements();
   std::int64_t n = 1;
   for (std::int64_t d : shape) {
     if (d < 0) shape_error(what + ": negative dimension in shape " + shape_repr(shape));
@@ -66,7 +72,7 @@ void check_shape(const Shape& shape, const std::string& what) {
   }
   if (shape.size() > 64) shape_error(what + ": shape " + shape_repr(shape) + " has more than 64 dimensions");
   if (n > kMaxElements)
-    shape_error(what + ": shape " + shape_repr(shape) + " has more than " + std::to_string(kMaxElements) + " elements");
+    shape_error(what + ": shape " + shape_repr(shape) + " has more than " + std::to_string(kMaxElements) + " elements" + limit_hint("expression_elements"));
 }
 
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "internal.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::tg {
 
@@ -26,9 +27,10 @@ std::string int_text(Int v) {
   return v < 0 ? "-" + out : out;
 }
 
-// The error for an arange longer than kMaxElements, naming the length it would have.
+// The error for an arange longer than max_elements(), naming the length it would have.
 [[noreturn]] void too_many_elements(const std::string& count) {
-  shape_error("arange: shape (" + count + ",) has more than " + std::to_string(kMaxElements) + " elements");
+  shape_error("arange: shape (" + count + ",) has more than " + std::to_string(max_elements()) + " elements" +
+              limit_hint("expression_elements"));
 }
 
 }  // namespace
@@ -47,7 +49,7 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
     // Python ints reach 2**64 - 1 here; counts and values are exact in 128 bits.
     Int a = wide_int(start), b = wide_int(stop), c = wide_int(step);
     Int count = c > 0 ? (b > a ? (b - a - 1) / c + 1 : 0) : (a > b ? (a - b - 1) / (-c) + 1 : 0);
-    if (count > kMaxElements) too_many_elements(int_text(count));
+    if (count > max_elements()) too_many_elements(int_text(count));
     n = static_cast<std::int64_t>(count);
     return produced({n}, d, "arange", [a, c](std::int64_t i) {
       Int v = a + static_cast<Int>(i) * c;  // between start and stop
@@ -56,7 +58,7 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
     });
   }
   double len = std::ceil((s1 - s0) / st);
-  if (len > static_cast<double>(kMaxElements))
+  if (len > static_cast<double>(max_elements()))
     too_many_elements(len < 9.2e18 ? std::to_string(static_cast<std::int64_t>(len)) : "more than 9.2e18");
   n = len <= 0 ? 0 : static_cast<std::int64_t>(len);
   check_shape({n}, "arange");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "internal.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::tg {
 
@@ -23,7 +24,7 @@ Shape resolve_reshape(const Tensor& t, const Shape& shape) {
     } else if (shape[i] < 0) {
       shape_error("reshape: negative size in " + ints_repr(shape));
     } else {
-      known = (shape[i] != 0 && known > kMaxElements / shape[i]) ? kMaxElements + 1 : known * shape[i];
+      known = (shape[i] != 0 && known > max_elements() / shape[i]) ? max_elements() + 1 : known * shape[i];
     }
   }
   Shape out = shape;
@@ -135,7 +136,7 @@ Tensor pad(const Tensor& t, const std::vector<OptRange>& arg, const Scalar& valu
   for (std::size_t i = 0; i < arg.size(); ++i) {
     if (!arg[i]) continue;
     auto [before, after] = *arg[i];
-    if (std::max(std::abs(std::max(before, -kMaxElements)), std::abs(std::max(after, -kMaxElements))) >= kMaxElements)
+    if (std::max(std::abs(std::max(before, -max_elements())), std::abs(std::max(after, -max_elements()))) >= max_elements())
       shape_error("padding (" + std::to_string(before) + ", " + std::to_string(after) + ") is out of range");
     std::int64_t b = std::max<std::int64_t>(-before, 0), e = t.shape()[i] - std::max<std::int64_t>(-after, 0);
     if (b > e) shape_error("padding " + std::to_string(before) + ", " + std::to_string(after) + " crops more than axis " +
@@ -238,9 +239,9 @@ Tensor repeat(const Tensor& t, const Shape& repeats) {
     interleaved.insert(interleaved.end(), {1, base[i]});
     expanded.insert(expanded.end(), {repeats[i], base[i]});
     std::int64_t n = 0;
-    if (__builtin_mul_overflow(repeats[i], base[i], &n) || n > kMaxElements)
+    if (__builtin_mul_overflow(repeats[i], base[i], &n) || n > max_elements())
       shape_error("repeat " + shape_repr(repeats) + " of shape " + shape_repr(t.shape()) + " has more than " +
-                  std::to_string(kMaxElements) + " elements");
+                  std::to_string(max_elements()) + " elements" + limit_hint("expression_elements"));
     final_shape.push_back(n);
   }
   check_shape(final_shape, "repeat");

@@ -34,6 +34,7 @@ constexpr LimitInfo kTable[] = {
     {"pickle_entries", &Limits::pickle_entries, "items"},
     {"remote_whole_bytes", &Limits::remote_whole_bytes, "bytes"},
     {"broadcast_pairs", &Limits::broadcast_pairs, "items"},
+    {"expression_elements", &Limits::expression_elements, "items"},
 };
 
 }  // namespace

@@ -142,9 +142,27 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   for (auto& [key, value] : header.metadata) out.metadata.push_back(MetaEntry{key, "string", nlohmann::ordered_json(value)});
   std::vector<TensorEntry>& entries = header.tensors;
   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans = header.data_offsets;
+  const std::uint64_t data_start = 8 + n;
+  // One pass over the entries while each is checked: its dtype, where its bytes lie, and
+  // how load() gets them. Each entry's values are a plain slice of the file
+  // (TensorEntry::file): no closure per tensor, except for the rare tags tinygrad cannot
+  // show, whose load() says so. (A second pass over 20,000 entries of 200 bytes each
+  // misses the cache on every one.)
   std::optional<StTag> last_tag;
-  for (std::size_t i = 0; i < entries.size(); ++i)
-    entries[i].dtype = check_tensor_info(name, entries[i], spans[i], last_tag).dtype;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    TensorEntry& e = entries[i];
+    e.dtype = check_tensor_info(name, e, spans[i], last_tag).dtype;
+    e.offset = data_start + spans[i].first;
+    e.nbytes = spans[i].second - spans[i].first;
+    if (e.dtype) {
+      e.file = file;
+    } else {
+      e.loader = [file, tag = e.stored_type, tensor_name = e.name]() -> Tensor {
+        throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag +
+                                                ", which tinygrad has no dtype for");
+      };
+    }
+  }
 
   // Tile the buffer: sorted by (begin, end), each tensor starts where the previous ended.
   // Zero-size tensors at one offset stay in name order (the header is read sorted).
@@ -157,7 +175,6 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
   const bool in_order = std::is_sorted(order.begin(), order.end(), before);
   if (!in_order) std::sort(order.begin(), order.end(), before);
-  const std::uint64_t data_start = 8 + n;
   const std::uint64_t buffer_size = file->size() - data_start;
   std::uint64_t cursor = 0;
   const TensorEntry* previous = nullptr;
@@ -183,22 +200,7 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
                    std::to_string(data_start + cursor));
 
   // The entries the header was read into are handed out as they are (moved into data
-  // order when the header was not in it). Each entry's values are a plain slice of the
-  // file (TensorEntry::file): no closure per tensor, except for the rare tags tinygrad
-  // cannot show, whose load() says so.
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    TensorEntry& e = entries[i];
-    e.offset = data_start + spans[i].first;
-    e.nbytes = spans[i].second - spans[i].first;
-    if (e.dtype) {
-      e.file = file;
-    } else {
-      e.loader = [file, tag = e.stored_type, tensor_name = e.name]() -> Tensor {
-        throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag +
-                                                ", which tinygrad has no dtype for");
-      };
-    }
-  }
+  // order when the header was not in it).
   if (in_order) {
     out.tensors = std::move(entries);
   } else {
