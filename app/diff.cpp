@@ -12,6 +12,8 @@
 #include <optional>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "display_width.hpp"
 #include "inspect.hpp"
 #include "json_shape.hpp"
@@ -142,10 +144,16 @@ std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
   std::map<std::string, std::size_t> in_b;
   for (std::size_t i = 0; i < eb.size(); ++i) in_b.emplace(eb[i]->name, i);
   std::vector<bool> used(eb.size(), false);
+  std::vector<const TensorEntry*> paired_with(eb.size(), nullptr);
   for (const TensorEntry* e : ea) {
     auto it = in_b.find(rename(e->name));
-    if (it != in_b.end() && !used[it->second]) {
+    // Two of A's tensors renamed onto one of B's: one would silently show "only in A".
+    if (it != in_b.end() && used[it->second])
+      throw Error(ErrorCode::Usage, "diff: " + a.label + "'s tensors '" + paired_with[it->second]->name + "' and '" + e->name +
+                                        "' both pair with " + b.label + "'s '" + it->first + "' (check --rename and --rename-regex)");
+    if (it != in_b.end()) {
       used[it->second] = true;
+      paired_with[it->second] = e;
       rows.push_back({e, eb[it->second], Status::Same, std::nullopt});
     } else {
       rows.push_back({e, nullptr, Status::OnlyInA, std::nullopt});
@@ -311,7 +319,9 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
 }
 
 int run_diff(const DiffOptions& o) {
-  if (!(o.rtol >= 0) || !(o.atol >= 0)) throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be >= 0");
+  if (!(o.rtol >= 0) || !(o.atol >= 0))  // NaN fails both tests too
+    throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be numbers >= 0 (got --rtol " + fmt::format("{}", o.rtol) +
+                                      ", --atol " + fmt::format("{}", o.atol) + ")");
   for (const std::string& spec : o.limits) set_limit(spec);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);

@@ -302,7 +302,9 @@ int run(const Options& o) {
     return 0;
   }
   // Everything lazy happens before the first byte is written: -e over each tensor.
-  if (in.items.empty()) {
+  if (in.items.empty() && !o.expr && !o.input.empty() && many_mode(o)) {
+    // --all (or --jsonl) over an input of no tensors selects nothing: an empty result below.
+  } else if (in.items.empty()) {
     if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
     in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", "", std::nullopt, ""});
   } else if (o.expr) {

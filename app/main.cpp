@@ -16,6 +16,7 @@
 #include "process_exit.hpp"
 #include "remote_options.hpp"
 #include "stats.hpp"
+#include "truncated_input.hpp"
 #include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   // does for cat and grep, even when the parent ignored the signal. Other write errors
   // (a full disk) are reported below.
   std::signal(SIGPIPE, SIG_DFL);
+  ti::app::report_truncated_inputs();  // a file cut short while mapped: one line, exit 2
   ti::app::Options o;
   CLI::App cli{"tensor-inspect: what tinygrad's Tensor.data() returns for a tensor — the memoryview's\n"
                "format, shape, itemsize, nbytes and tolist() — from a literal or a tensor file.",

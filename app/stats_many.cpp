@@ -73,7 +73,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     }
   }
   if (!o.jsonl && !(so.hist && !o.json)) {
-    const std::string file = items.empty() ? "" : items[0].file.value_or("");
+    const std::string file = items.empty() ? o.input : items[0].file.value_or("");  // none selected: the input
     render_file_stats(file, format, rows, fail_on, o.json, show_stats, out);
   }
   return failed ? 1 : 0;

@@ -253,6 +253,15 @@ for a_vals, b_vals in (([np.inf, -np.inf], [np.inf, np.inf]), ([np.inf, 1.0], [1
         and close(row["rmse"], float(np.sqrt(np.mean(d * d)))), row)
   check(f"infinities {a_vals}: max_rel inf", row and row["max_rel"] == "inf", row)
   check(f"infinities {a_vals}: no cosine (NumPy: {numpy_cosine})", row and row["cosine"] is None and not np.isfinite(numpy_cosine), row)
+# Two of A's tensors renamed onto one of B's is a usage error naming both (one was shown
+# "only in A" though B holds its name); a NaN tolerance says what it got.
+np.savez(P("ra.npz"), w=np.ones(2), b=np.zeros(2))
+rc, out, err = run(P("ra.npz"), P("ra.npz"), "--rename", "w=b")
+check("--rename onto a name A already pairs: exit 2 naming both", rc == 2 and out == "" and "'w'" in err and "'b'" in err, f"{rc} {err!r}")
+rc, out, err = run(P("ra.npz"), P("ra.npz"), "--rename", "w=b", "--rename", "b=w")
+check("--rename swapping two names pairs them crosswise", rc == 1 and "differs" in out, f"{rc} {out!r} {err!r}")
+rc, out, err = run(P("ra.npz"), P("ra.npz"), "--atol", "nan")
+check("--atol nan: a usage error that shows the value", rc == 2 and "nan" in err, f"{rc} {err!r}")
 doc = diff_json("npy vs literal", P("y.npy"), "[1.0, 2.0]", code=1)
 check("npy vs literal: shape mismatch", doc and doc["tensors"][0]["status"] == "shape_mismatch")
 doc = diff_json("literal vs literal", "[1, 2, 3]", "[1, 2, 4]", code=1)

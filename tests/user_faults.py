@@ -8,7 +8,7 @@ check expects is computed from those inputs (headers read back with json/zipfile
 never copied from the tool's output. Trouble must be exit status 2, one line on stderr
 naming the input and the place, nothing on stdout. Closes with `N passed, M failed`.
 """
-import io, json, os, random, struct, subprocess, sys, tempfile, zipfile
+import io, json, os, random, struct, subprocess, sys, tempfile, time, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
@@ -421,6 +421,46 @@ def fault8_deflated_summary(tmp):
           [bad, "'a.npy'", f"0x{crc:08x}", f"0x{crc ^ 1:08x}"])
 
 
+def truncated_while_read(tmp):
+  """A file cut short while the tool reads it (`cp new.npy x.npy` over it): one line naming
+  the file and exit 2, not a bus error (SIGBUS, exit -7). The run is held on a full pipe
+  while the file is truncated, so the read past the new end is certain."""
+  import numpy as np
+  path = os.path.join(tmp, "shrinks.npy")
+  with open(path, "wb") as f:
+    f.write(npy_bytes(np.arange(20_000_000, dtype=np.float32)))
+  for args in (["--full", path], ["--json", path]):
+    p = subprocess.Popen([BIN] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.read(1000)  # it prints; the pipe fills and the run waits on it
+    time.sleep(0.3)
+    os.truncate(path, 100_000)
+    p.stdout.read()
+    err = p.stderr.read().decode("utf-8", "replace")
+    rc = p.wait()
+    tally.check(f"truncated while read ({' '.join(args[:-1])}): exit 2, one line naming the file",
+                rc == 2 and len(err.splitlines()) == 1 and path in err and "shorter" in err, f"exit {rc}: {err!r}")
+    with open(path, "wb") as f:
+      f.write(npy_bytes(np.arange(20_000_000, dtype=np.float32)))
+
+
+def empty_selection(tmp):
+  """--all over a file of no tensors selects nothing: exit 0 and an empty result naming the
+  file, as the listing, --stats and diff of it give (it said 'nothing to inspect: give an
+  INPUT', exit 2)."""
+  path = os.path.join(tmp, "none.safetensors")
+  with open(path, "wb") as f:
+    f.write(struct.pack("<Q", 2) + b"{}")
+  rc, out, err = run([path, "--all"])
+  tally.check("empty --all: exit 0, nothing printed", rc == 0 and out == "" and err == "", f"{rc} {out!r} {err!r}")
+  rc, out, err = run([path, "--all", "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("empty --all --json: tensors [] of the file", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path, f"{rc} {out!r} {err!r}")
+  rc, out, err = run([path, "--all", "--stats", "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("empty --all --stats --json: no rows, the file named", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path,
+              f"{rc} {out!r} {err!r}")
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
@@ -431,6 +471,8 @@ def main():
     fault6_small_ones(tmp)
     fault7_gguf_names(tmp)
     fault8_deflated_summary(tmp)
+    truncated_while_read(tmp)
+    empty_selection(tmp)
   return tally.summary()
 
 

@@ -116,7 +116,7 @@ TEST_CASE("a flat chain of 250 + is not nesting (issue 9 fault 14: depth limits 
   CHECK(int_value(std::string(200, '(') + "1" + std::string(200, ')')) == 1);
   std::string huge = "1";
   for (int i = 0; i < 100000; ++i) huge += "+1";
-  CHECK(error_of(huge) == "expression: column 1024: expression has more than 1024 terms");
+  CHECK(error_of(huge) == "expression: column 1024: expression has more than 1024 parts (each name, number, operator and call is one)");
 }
 
 TEST_CASE("maximum and minimum compare an out-of-range Python int exactly (issue 9 fault 24)") {

@@ -91,6 +91,15 @@ class MappedFile {
   std::shared_ptr<RemoteBytes> remote_;  ///< the fetched-block map and HTTP source of a remote file
 };
 
+/// The name of the mapped file whose bytes hold `address`, or nullptr when none does (or
+/// when more than 256 files were mapped at once). Async-signal-safe: a SIGBUS handler calls
+/// it with si_addr, since reading a mapping past the end of a file truncated after it was
+/// mapped raises SIGBUS (buffer/mapping_registry.cpp).
+const char* mapped_file_name_at(const void* address) noexcept;
+/// Records (and forgets) a file mapping for mapped_file_name_at; `name` must outlive it.
+void register_mapping(const void* begin, std::size_t size, const char* name) noexcept;
+void unregister_mapping(const void* begin) noexcept;
+
 /// fetch() for whatever file's bytes `bytes` lies in (a span of MappedFile::bytes(), of a
 /// slice of it or of a Buffer over it): parsers that hold only a span call it before
 /// reading. Costs one atomic load when no remote file is open.

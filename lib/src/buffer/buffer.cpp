@@ -107,6 +107,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   file->mapped_ = true;
   spdlog::debug("{}: mapped {} bytes read-only", path, size);
   file->file_mapping_ = true;
+  register_mapping(p, size, file->name_.c_str());
   return file;
 }
 
@@ -126,6 +127,7 @@ std::shared_ptr<MappedFile> MappedFile::read_fd(int fd, const std::string& name)
         file->size_ = size;
         file->mapped_ = true;
         file->file_mapping_ = true;
+        register_mapping(p, size, file->name_.c_str());
         return file;
       }
     }
@@ -150,6 +152,7 @@ std::shared_ptr<MappedFile> MappedFile::from_bytes(std::vector<std::byte> bytes,
 
 MappedFile::~MappedFile() {
   remote_.reset();  // unregisters its address range before the mapping goes
+  if (file_mapping_ && mapped_) unregister_mapping(data_);
   if (mapped_ || anonymous_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 

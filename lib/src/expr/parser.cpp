@@ -70,7 +70,7 @@ class Parser {
   // evaluator builds and every walk over them (nesting alone is bounded by DepthGuard).
   NodePtr make(Node::Kind kind, int col, std::string text = {}) {
     if (++nodes_ > kMaxExpressionNodes)
-      fail(col, "expression has more than " + std::to_string(kMaxExpressionNodes) + " terms");
+      fail(col, "expression has more than " + std::to_string(kMaxExpressionNodes) + " parts (each name, number, operator and call is one)");
     auto n = std::make_unique<Node>();
     n->kind = kind;
     n->col = col;
