@@ -55,7 +55,7 @@ struct GgufTensor {
 GgufTensor read_tensor_info(ByteReader& r) {
   GgufTensor t;
   t.info_at = r.offset();
-  t.name = gguf_utf8_or_escaped(gguf_read_string(r, "tensor name", limits().gguf_key_bytes, "gguf_key_bytes"));
+  t.name = gguf_read_name(r, "tensor name", limits().gguf_key_bytes, "gguf_key_bytes");
   const std::string where = "tensor '" + t.name + "'";
   const std::uint32_t n_dims = r.u32le("n_dims");
   if (n_dims > kGgmlMaxDims)
@@ -185,7 +185,7 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
   std::uint64_t elements_left = limits().gguf_array_elements;
   for (std::uint64_t i = 0; i < kv_count; ++i) {
     const std::uint64_t at = r.offset();
-    std::string key = gguf_utf8_or_escaped(gguf_read_string(r, "metadata key", limits().gguf_key_bytes, "gguf_key_bytes"));
+    std::string key = gguf_read_name(r, "metadata key", limits().gguf_key_bytes, "gguf_key_bytes");
     if (!keys.insert(key).second) r.fail_at("duplicate metadata key '" + key + "'", at);
     const std::uint32_t type = r.u32le("metadata value type");
     const std::uint64_t value_at = r.offset();

@@ -6,6 +6,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
+#include "loaders/utf8.hpp"
 
 namespace tensor_inspect {
 
@@ -30,25 +31,12 @@ std::string gguf_utf8_or_escaped(std::string_view s) {
   out.reserve(s.size());
   std::size_t i = 0;
   while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
-    std::uint32_t cp = 0, min = 0;
-    if (c < 0x80) len = 1, cp = c;
-    else if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1Fu, min = 0x80;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0Fu, min = 0x800;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07u, min = 0x10000;
-    bool ok = len > 0 && i + len <= s.size();
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      ok = (cc & 0xC0) == 0x80;
-      cp = (cp << 6) | (cc & 0x3Fu);
-    }
-    ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-    if (ok) {
+    if (const std::size_t len = utf8_sequence_length(s, i)) {
       out.append(s.substr(i, len));
       i += len;
     } else {
       static const char hex[] = "0123456789abcdef";
+      const auto c = static_cast<unsigned char>(s[i]);
       out += "\\x";
       out += hex[c >> 4];
       out += hex[c & 0xF];
@@ -56,6 +44,17 @@ std::string gguf_utf8_or_escaped(std::string_view s) {
     }
   }
   return out;
+}
+
+std::string gguf_read_name(ByteReader& r, std::string_view field, std::uint64_t cap, std::string_view limit) {
+  std::string s = gguf_read_string(r, field, cap, limit);
+  if (const std::size_t bad = utf8_invalid_at(s); bad != std::string::npos) {
+    static const char hex[] = "0123456789abcdef";
+    const auto c = static_cast<unsigned char>(s[bad]);
+    r.fail_at(std::string(field) + " '" + gguf_utf8_or_escaped(s) + "' is not UTF-8 as GGUF requires (byte 0x" + hex[c >> 4] + hex[c & 0xF] + ")",
+              r.offset() - s.size() + bad);
+  }
+  return s;
 }
 
 std::string gguf_read_string(ByteReader& r, std::string_view field, std::uint64_t cap, std::string_view limit) {

@@ -26,6 +26,11 @@ std::string gguf_utf8_or_escaped(std::string_view s);
 /// A GGUF string: u64 length, then that many bytes; Error(BadFile) past `cap` bytes,
 /// naming the Limits field `limit` when given.
 std::string gguf_read_string(ByteReader& r, std::string_view field, std::uint64_t cap, std::string_view limit = {});
+/// A GGUF string that names something (a metadata key, a tensor): as gguf_read_string,
+/// and Error(BadFile) at the first byte that is not UTF-8 (gguf.md: "UTF-8 encoded").
+/// Names are kept as their bytes and never escaped, so two distinct names stay distinct
+/// and a name reads the same in a listing, in --name and in a diff.
+std::string gguf_read_name(ByteReader& r, std::string_view field, std::uint64_t cap, std::string_view limit = {});
 /// The gguf.md name of a value type ("uint32", "array"), or "type N" for unknown ids.
 std::string gguf_type_name(std::uint32_t type);
 /// Reads one value of `type` for metadata `key`; sets `type_out` ("uint32",

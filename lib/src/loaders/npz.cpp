@@ -10,15 +10,21 @@
 // A STORED member is read in place: its .npy is opened over a slice of the mapping, so
 // tensors are DISK views of the .npz itself. Of a DEFLATED member only the .npy header is
 // inflated while listing (parsed over a sparse stand-in of the member's declared size);
-// the data is inflated at realize straight into the output buffer, whose size comes from
-// the header's shape. A member declaring more or fewer bytes than header + shape, or
+// the data is inflated at realize: a member up to kWholeBytes straight into the output
+// buffer, a larger one front to back through a bounded window (zip_stream.hpp), element
+// by element as loops ask for them: a summary of a large member holds 2 MiB of it.
+// Loops that go back (a Fortran-order member, a flip) restart the inflation; past
+// kMaxRestarts the member is inflated whole once instead, so no access order costs more
+// than a few passes. A member declaring more or fewer bytes than header + shape, or
 // holding more than it declares, is refused, so a deflate bomb allocates nothing.
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string>
 
 #include "loaders/formats.hpp"
 #include "loaders/zip_archive.hpp"
+#include "loaders/zip_stream.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -26,6 +32,13 @@ namespace tensor_inspect {
 
 namespace {
 
+/// Times an element formula may start a member again (a flip reads the end first) before it
+/// inflates the member whole instead (a transpose goes back for every row).
+constexpr std::uint64_t kMaxRestarts = 1;
+/// Members up to this size (uncompressed bytes) are inflated whole at realize, as their
+/// loops then run typed over a buffer (twice as fast as element by element); larger ones
+/// are read element by element through a window, so memory stays flat.
+constexpr std::uint64_t kWholeBytes = std::uint64_t{16} << 20;
 
 std::string npz_key(const std::string& member) { return member.substr(0, member.size() - 4); }
 
@@ -71,8 +84,33 @@ std::vector<std::byte> npy_prefix(const ZipArchive& zip, const ZipMember& m) {
   return zip.read_prefix(m, static_cast<std::size_t>(std::min(end, most)));
 }
 
+/// Elements of a DEFLATED member as loops read them: through a ZipMemberStream, or, once
+/// the loops went back more than kMaxRestarts times, from the member inflated whole.
+struct DeflatedElements {
+  std::shared_ptr<const ZipArchive> zip;
+  ZipMember member;
+  ZipMemberStream stream;
+  std::vector<std::byte> whole;  ///< the member, once inflated whole
+  std::uint64_t data_at = 0;     ///< where the data starts in the member (after the .npy header)
+  std::size_t itemsize = 0;
+  bool swap = false;
+
+  DeflatedElements(std::shared_ptr<const ZipArchive> z, const ZipMember& m, std::uint64_t at, std::size_t size, bool sw)
+      : zip(z), member(m), stream(z, m), data_at(at), itemsize(size), swap(sw) {}
+
+  /// The bytes of element i (C order of the stored shape), in native byte order.
+  void read(std::int64_t i, std::byte* out) {
+    const std::uint64_t at = data_at + static_cast<std::uint64_t>(i) * itemsize;
+    if (whole.empty() && stream.goes_back(at) && stream.restarts() >= kMaxRestarts) whole = zip->read_all(member);
+    if (!whole.empty()) std::memcpy(out, whole.data() + at, itemsize);
+    else stream.read(at, {out, itemsize});
+    if (swap) std::reverse(out, out + itemsize);
+  }
+};
+
 /// The entry of a DEFLATED member: the header inflated and parsed over a sparse stand-in
-/// of the member, the data inflated at realize into the output buffer.
+/// of the member, the data inflated at realize (element by element, or into the output
+/// buffer by `fill`).
 TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMember& m) {
   const std::string& name = zip->file()->name();
   const std::vector<std::byte> head = npy_prefix(*zip, m);
@@ -108,6 +146,14 @@ TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMemb
   entry.loader = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
     auto producer = std::make_shared<Producer>();
     producer->label = "inflate " + zip->file()->name() + ":" + member.name;
+    if (member.size > kWholeBytes) {
+      auto elements = std::make_shared<DeflatedElements>(zip, member, data_at, itemsize, swap);
+      producer->element = [elements, dtype](std::int64_t i) {
+        std::byte b[16];
+        elements->read(i, b);
+        return load_scalar(dtype, b);
+      };
+    }
     producer->fill = [zip, member, data_at, itemsize, swap](std::span<std::byte> out) {
       zip->read_into(member, data_at, out, true);
       if (swap) swap_elements(out, itemsize);

@@ -67,6 +67,8 @@ class ZipArchive {
   /// The member named exactly `name`, or nullptr.
   const ZipMember* find(std::string_view name) const;
   const std::shared_ptr<const MappedFile>& file() const { return file_; }
+  /// libzip's zip_t* of the archive (opaque here), for ZipMemberStream.
+  void* libzip_handle() const { return zip_; }
 
   /// The first min(n, size) uncompressed bytes of `member` (decompresses only those).
   /// Throws Error(BadFile) naming the file and member when the data is corrupt.

@@ -1,9 +1,9 @@
 // validate/gguf.cpp — every rule of GGUF (ggml docs/gguf.md, and what ggml's gguf.cpp
 // refuses), layout as in loaders/gguf.cpp:
 //   1. magic "GGUF"; version 2 or 3 (1 had 32-bit counts);
-//   2. metadata: keys non-empty and unique, value types 0..12, bools 0 or 1, arrays of a
+//   2. metadata: keys non-empty, UTF-8 and unique, value types 0..12, bools 0 or 1, arrays of a
 //      valid type; `general.alignment` a uint32 power of two;
-//   3. tensor infos: names unique and at most 63 bytes (GGML_MAX_NAME), at most 4 dims, a
+//   3. tensor infos: names UTF-8, unique (byte for byte) and at most 63 bytes (GGML_MAX_NAME), at most 4 dims, a
 //      known ggml type, the first dim a multiple of the type's block, the offset a
 //      multiple of the alignment, the data inside the file and no two tensors overlapping.
 // A fault that leaves the rest unreadable (a truncated key) ends the check there.
@@ -15,6 +15,7 @@
 
 #include "loaders/byte_reader.hpp"
 #include "loaders/gguf_quants.hpp"
+#include "loaders/utf8.hpp"
 #include "validate/findings.hpp"
 
 namespace tensor_inspect::validate {
@@ -37,6 +38,12 @@ std::uint64_t fixed_size(std::uint32_t type) {
 std::string read_string(ByteReader& r, std::string_view field) {
   const std::uint64_t n = r.u64le(field);
   return r.string(n, field, kMaxString);
+}
+
+// A name (key or tensor) at `at` (its u64 length) that is not UTF-8 is a finding at the bad byte.
+void check_utf8(const std::string& name, const std::string& place, std::uint64_t at, Findings& f) {
+  if (const std::size_t bad = utf8_invalid_at(name); bad != std::string::npos)
+    f.error("utf8", place, at + 8 + bad, "the name is not UTF-8 (byte " + std::to_string(bad) + " of it); GGUF strings are UTF-8");
 }
 
 struct Tensor {
@@ -104,6 +111,7 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
     const std::uint64_t at = r.offset();
     const std::string key = read_string(r, "metadata key");
     const std::string place = "key '" + key + "'";
+    check_utf8(key, place, at, f);
     if (key.empty()) f.error("key_empty", "metadata " + std::to_string(i), at, "metadata key " + std::to_string(i) + " is empty");
     if (auto [it, fresh] = key_at.emplace(key, at); !fresh)
       f.error("duplicate_key", place, at, place + " appears again (first at byte " + std::to_string(it->second) + ")");
@@ -128,6 +136,7 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
     const std::uint64_t at = r.offset();
     const std::string name = read_string(r, "tensor name");
     const std::string place = "tensor '" + name + "'";
+    check_utf8(name, place, at, f);
     if (auto [it, fresh] = name_at.emplace(name, at); !fresh)
       f.error("duplicate_tensor", place, at, place + " appears again (first at byte " + std::to_string(it->second) + ")");
     if (name.size() >= 64) f.error("name_length", place, at, "the name is " + std::to_string(name.size()) + " bytes; GGML_MAX_NAME allows 63");
