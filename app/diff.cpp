@@ -143,16 +143,14 @@ std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
   }
   std::map<std::string, std::size_t> in_b;
   for (std::size_t i = 0; i < eb.size(); ++i) in_b.emplace(eb[i]->name, i);
-  std::vector<bool> used(eb.size(), false);
-  std::vector<const TensorEntry*> paired_with(eb.size(), nullptr);
+  std::vector<const TensorEntry*> paired_with(eb.size(), nullptr);  // B's tensor i pairs with A's
   for (const TensorEntry* e : ea) {
     auto it = in_b.find(rename(e->name));
     // Two of A's tensors renamed onto one of B's: one would silently show "only in A".
-    if (it != in_b.end() && used[it->second])
+    if (it != in_b.end() && paired_with[it->second])
       throw Error(ErrorCode::Usage, "diff: " + a.label + "'s tensors '" + paired_with[it->second]->name + "' and '" + e->name +
                                         "' both pair with " + b.label + "'s '" + it->first + "' (check --rename and --rename-regex)");
     if (it != in_b.end()) {
-      used[it->second] = true;
       paired_with[it->second] = e;
       rows.push_back({e, eb[it->second], Status::Same, std::nullopt});
     } else {
@@ -160,7 +158,7 @@ std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
     }
   }
   for (std::size_t i = 0; i < eb.size(); ++i)
-    if (!used[i]) rows.push_back({nullptr, eb[i], Status::OnlyInB, std::nullopt});
+    if (!paired_with[i]) rows.push_back({nullptr, eb[i], Status::OnlyInB, std::nullopt});
   return rows;
 }
 

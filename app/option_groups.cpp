@@ -12,24 +12,28 @@ CLI::App& option_group(CLI::App& app) {
   return *group;
 }
 
-std::vector<CLI::Option*> options_with_groups(CLI::App& app) {
-  std::vector<CLI::Option*> all = app.get_options();
-  for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return s->get_name().empty(); })) {
-    const std::vector<CLI::Option*> more = sub->get_options();
+namespace {
+
+// The options of `app` (CLI::App or const CLI::App), then those of each nameless group.
+template <class AppT>
+auto merged_options(AppT& app) {
+  auto all = app.get_options();
+  for (AppT* sub : app.get_subcommands([](AppT* s) { return s->get_name().empty(); })) {
+    const auto more = sub->get_options();
     all.insert(all.end(), more.begin(), more.end());
   }
   return all;
 }
 
+}  // namespace
+
+std::vector<CLI::Option*> options_with_groups(CLI::App& app) { return merged_options(app); }
+
 std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
   if (mode == CLI::AppFormatMode::Sub || app->get_parent() != nullptr) return CLI::Formatter::make_help(app, std::move(name), mode);
   // CLI11's make_help for a root App, with make_groups taken over the options of the App and
   // of its nameless groups together.
-  std::vector<const CLI::Option*> all = app->get_options();
-  for (const CLI::App* sub : app->get_subcommands([](const CLI::App* s) { return s->get_name().empty(); })) {
-    const std::vector<const CLI::Option*> more = sub->get_options();
-    all.insert(all.end(), more.begin(), more.end());
-  }
+  const std::vector<const CLI::Option*> all = merged_options(*app);
   std::vector<std::string> headings;  // in order of first appearance, as App::get_groups()
   for (const CLI::Option* opt : all)
     if (std::find(headings.begin(), headings.end(), opt->get_group()) == headings.end()) headings.push_back(opt->get_group());

@@ -133,10 +133,11 @@ Tensor pad(const Tensor& t, const std::vector<OptRange>& arg, const Scalar& valu
   std::vector<OptRange> crop(t.ndim());
   Ranges grow(t.ndim(), {0, 0});
   bool any_grow = false;
+  const std::int64_t most = max_elements();
   for (std::size_t i = 0; i < arg.size(); ++i) {
     if (!arg[i]) continue;
     auto [before, after] = *arg[i];
-    if (std::max(std::abs(std::max(before, -max_elements())), std::abs(std::max(after, -max_elements()))) >= max_elements())
+    if (std::max(std::abs(std::max(before, -most)), std::abs(std::max(after, -most))) >= most)
       shape_error("padding (" + std::to_string(before) + ", " + std::to_string(after) + ") is out of range");
     std::int64_t b = std::max<std::int64_t>(-before, 0), e = t.shape()[i] - std::max<std::int64_t>(-after, 0);
     if (b > e) shape_error("padding " + std::to_string(before) + ", " + std::to_string(after) + " crops more than axis " +

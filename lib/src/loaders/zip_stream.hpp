@@ -29,11 +29,10 @@ class ZipMemberStream {
   /// Copies bytes [at, at + out.size()) of the uncompressed member into `out`. Bytes at or
   /// after the window are inflated forward (what lies between is dropped); the window
   /// before it is kept too; bytes before both start the member again from its first byte
-  /// (counted by restarts()). Reaching the
-  /// member's end checks that nothing follows and the CRC-32 (check_member_crc's message).
-  /// Throws Error(BadFile) naming the file and member when the range is past the declared
-  /// size or the data is short, longer than declared, or corrupt. Memory: one window of
-  /// two windows of kWindow bytes, whatever the member's size.
+  /// (counted by restarts()). Reaching the member's end checks that nothing follows and the
+  /// CRC-32 (check_member_crc's message). Throws Error(BadFile) naming the file and member
+  /// when the range is past the declared size or the data is short, longer than declared,
+  /// or corrupt. Memory: two windows of kWindow bytes, whatever the member's size.
   void read(std::uint64_t at, std::span<std::byte> out);
   /// True when read(at, ...) would have to start the member again (`at` is before both windows).
   bool goes_back(std::uint64_t at) const { return at < previous_at_; }
