@@ -273,8 +273,8 @@ MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& d
 }
 
 void check_whole_read(const Item& item, const Options& o, bool json) {
-  if (!o.expr && item.entry && item.entry->check_whole && prints_every_element(item.tensor, !o.view_as.empty(), o.print, json))
-    item.entry->check_whole();
+  if (!o.expr && item.entry && item.entry->details().check_whole && prints_every_element(item.tensor, !o.view_as.empty(), o.print, json))
+    item.entry->details().check_whole();
 }
 
 int run(const Options& o) {
