@@ -21,6 +21,7 @@
 #include "tensor_errors.hpp"
 #include "tensor_inspect/compare.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -64,7 +65,7 @@ Input open_input(const std::string& arg) {
     return in;
   }
   in.file = open_file(arg);
-  in.file->path = arg == "-" ? "<stdin>" : arg;
+  in.file->path = arg == "-" ? "<stdin>" : input_name(arg);  // a URL without its password or query
   in.label = in.file->path;
   in.format = in.file->format;
   in.entries = in.file->tensors;

@@ -22,6 +22,7 @@
 #include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/render.hpp"
 
 namespace ti = tensor_inspect;
@@ -214,7 +215,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
   const bool json = o.json || o.jsonl || diff_options.json || validate_options.json;
-  const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
+  const std::string input = !o.input.empty() ? ti::input_name(o.input) : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
     for (int g = kRoot; g < kGroups; ++g)
       if (group[g]) ti::app::check_option_names(*group[g], names[g]);
