@@ -207,6 +207,22 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json" || std::string_view(argv[i]) == "--jsonl";
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
   }
+  // What stands before a subcommand's name is the main command's: `--json diff a b` would
+  // set the main command's --json and print diff's text. Refused, naming it, except the
+  // options both share (the remote ones, -v).
+  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : nullptr) {
+    for (int g : {kRoot, kFile, kCheck, kEngine, kPrint, kStats}) {
+      if (!group[g]) continue;
+      for (const CLI::Option* opt : group[g]->get_options()) {
+        if (opt->count() == 0 || opt->get_name() == "-v") continue;
+        const std::string what = opt->nonpositional() ? opt->get_name() : "'" + o.input + "'";
+        return report(ti::Error(ti::ErrorCode::Usage, what + " stands before '" + sub->get_name() + "', where it belongs to the main command: " +
+                                                          sub->get_name() + "'s options and inputs come after '" + sub->get_name() +
+                                                          "' (see tensor-inspect " + sub->get_name() + " --help)"),
+                      diff_options.json || validate_options.json);
+      }
+    }
+  }
 
   ti::app::adopt_input_from_hist(o.stats, o.input);
   auto logger = spdlog::stderr_color_st("tensor-inspect");

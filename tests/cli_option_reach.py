@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Every option --help lists is accepted wherever it stands, and the documented environment
-variables apply with no option on the command line.
+"""Every option --help lists is accepted wherever it stands, the documented environment
+variables apply with no option on the command line, and the main command's options before
+a subcommand's name are refused rather than ignored.
 
 Usage: python3 tests/cli_option_reach.py BUILD/tensor-inspect
 
@@ -58,6 +59,17 @@ r = run(["--hist", "--", sample, "--json"])
 check("--hist -- FILE --json: the histogram as JSON", r.returncode == 0 and r.stdout.lstrip().startswith("{"), (r.returncode, r.stderr))
 r = run([sample, "--graph", "--", "-e", "x+1"])
 check("FILE --graph -- -e EXPR: the expression runs", r.returncode == 0 and "tolist" in r.stdout, (r.returncode, r.stderr))
+
+# Options of the main command before a subcommand's name would be parsed and then ignored
+# by it (`--json diff a b` printed diff's text): a usage error naming the option.
+for before in (["--json"], ["--fail-on", "nan"], ["-e", "x*2"], ["--limit", "stream_bytes=1000"], [sample]):
+    for sub in (["diff", sample, sample], ["validate", sample]):
+        r = run(before + sub)
+        named = before[0] if before[0].startswith("--") else "--expr" if before[0] == "-e" else sample
+        check(f"{' '.join(before + sub[:1])}: refused, naming {named}", r.returncode == 2 and not r.stdout and named in r.stderr
+              and f"'{sub[0]}'" in r.stderr, (r.returncode, r.stderr))
+r = run(["-v", "diff", sample, sample])
+check("-v before diff: shared by both, accepted", r.returncode == 0, (r.returncode, r.stderr))
 
 r = run(["5"], {"TI_CACHE_SIZE": "3"})
 check("TI_CACHE_SIZE applies with no option given", r.returncode == 2 and "--cache-size" in r.stderr and not r.stdout,
