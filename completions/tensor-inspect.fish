@@ -53,7 +53,7 @@ complete -c tensor-inspect -n __tensor_inspect_main -l offset -x -d 'bytes to sk
 complete -c tensor-inspect -n __tensor_inspect_main -l byte-order -x -a 'little big'
 complete -c tensor-inspect -n __tensor_inspect_main -l expect -x -a 'dtype= shape= ndim= format= nbytes=' -d 'KEY=VALUE check'
 complete -c tensor-inspect -n __tensor_inspect_main -l assert -x -d 'boolean expression over x'
-complete -c tensor-inspect -n __tensor_inspect_main -l graph -a 'text dot' -d 'lazy graph on stderr [text|dot]'
+complete -c tensor-inspect -n __tensor_inspect_main -l graph -r -a 'text dot' -d 'lazy graph on stderr [text|dot]'
 complete -c tensor-inspect -n __tensor_inspect_main -l view-as -x -d 'memoryview.cast'
 complete -c tensor-inspect -n __tensor_inspect_main -s v -d 'more log output'
 complete -c tensor-inspect -n __tensor_inspect_main -l limit -x -a "$limits" -d 'raise a resource cap: KEY=VALUE'
