@@ -83,10 +83,12 @@ def bash_variables(text):
 
 
 def bash_words(text):
-  vars = bash_variables(text)
-  skip = re.search(r"for \(\(i = 1;.*?\n  done", text, re.S)  # the options whose next word is their value
-  return ({"main": vars.get("opts", set()), "diff": vars.get("diff_opts", set()), "validate": vars.get("validate_opts", set())},
-          vars.get("subcommands", set()), vars.get("limits", set()),
+  """The options of each command ($opts, $diff_opts, $validate_opts), $subcommands, the --limit
+  caps ($limits), and the options the scan for INPUT (the `for ((i = 1; ...` loop) names."""
+  words = bash_variables(text)
+  skip = re.search(r"for \(\(i = 1;.*?\n  done", text, re.S)
+  return ({"main": words.get("opts", set()), "diff": words.get("diff_opts", set()), "validate": words.get("validate_opts", set())},
+          words.get("subcommands", set()), words.get("limits", set()),
           set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", skip.group(0))) if skip else set())
 
 
