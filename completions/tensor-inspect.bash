@@ -16,8 +16,8 @@ _tensor_inspect() {
                 half float double char uchar short ushort int uint long ulong"
   local opts="--help --version --dtype -e --expr --json --jsonl --strict --default-float --default-int --json-nonfinite
               --name --all --list --meta --format --raw --shape --offset --byte-order --expect --assert --graph --view-as -v
-              --token-file --cache --cache-size"
-  local diff_opts="--help --name --rename --rename-regex --rtol --atol --nan-differs --exact --json --token-file --cache --cache-size"
+              --token-file --cache --cache-size --timeout"
+  local diff_opts="--help --name --rename --rename-regex --rtol --atol --nan-differs --exact --json --token-file --cache --cache-size --timeout"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do
     w=${words[i]}
@@ -25,7 +25,7 @@ _tensor_inspect() {
       diff) [[ -z $sub && -z $file ]] && { sub=diff; continue; } ;;
       -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --graph | --view-as | --name | \
         --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol | \
-        --token-file | --cache | --cache-size)
+        --token-file | --cache | --cache-size | --timeout)
         ((i++)); continue ;;
       -*) continue ;;
     esac
@@ -52,7 +52,7 @@ _tensor_inspect() {
       local IFS=$'\n'
       COMPREPLY=($(compgen -W "$(_tensor_inspect_names "$file")" -- "$cur"))
       return ;;
-    -e | --expr | --assert | --shape | --offset | --view-as | --rename | --rename-regex | --rtol | --atol | --cache-size) return ;;
+    -e | --expr | --assert | --shape | --offset | --view-as | --rename | --rename-regex | --rtol | --atol | --cache-size | --timeout) return ;;
   esac
   if [[ $cur == -* ]]; then
     if [[ $sub == diff ]]; then COMPREPLY=($(compgen -W "$diff_opts" -- "$cur"))
