@@ -50,6 +50,15 @@ for opt in options:
     r = run(["5", opt])
     check(f"5 {opt}: known to the parser", "not expected" not in r.stderr and "OptionNames" not in r.stderr, r.stderr.strip())
 
+# CLI11 takes a `--` after an option of optional or many values as the end of those values
+# and parses options again after it: those options must be known there too.
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sample = os.path.join(root, "samples", "float32.npy")
+r = run(["--hist", "--", sample, "--json"])
+check("--hist -- FILE --json: the histogram as JSON", r.returncode == 0 and r.stdout.lstrip().startswith("{"), (r.returncode, r.stderr))
+r = run([sample, "--graph", "--", "-e", "x+1"])
+check("FILE --graph -- -e EXPR: the expression runs", r.returncode == 0 and "tolist" in r.stdout, (r.returncode, r.stderr))
+
 r = run(["5"], {"TI_CACHE_SIZE": "3"})
 check("TI_CACHE_SIZE applies with no option given", r.returncode == 2 and "--cache-size" in r.stderr and not r.stdout,
       (r.returncode, r.stderr))
