@@ -195,7 +195,9 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     if (o.shape) ro.shape = parse_shape(*o.shape, "--shape");
     ro.offset = o.offset;
     ro.big_endian = o.byte_order == "big";
-    auto file = o.input.empty() || o.input == "-" ? MappedFile::read_fd(0, "<stdin>") : MappedFile::open(o.input);
+    const bool from_stdin = o.input.empty() || o.input == "-";
+    const StreamCheck check = tensor_stream_check({from_stdin ? "<stdin>" : o.input, std::nullopt, false, ro, false});
+    auto file = from_stdin ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(o.input, check);
     LoadedFile lf = open_raw(file, ro);
     lf.path = file->name();
     return resolve_file(std::move(lf), o);
@@ -207,7 +209,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   }
   const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.format;
   if (o.input == "-") {
-    auto file = MappedFile::read_fd(0, "<stdin>");
+    auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false}));
     std::optional<LoadedFile> lf = open_detected(file, o.format);
     if (lf) {
       lf->path = "<stdin>";

@@ -71,6 +71,7 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect hf://org/model/model.safetensors --name lm_head.weight -e 'x[:2, :8]'
                                                        the hub's resolve URL; HF_TOKEN or --token-file FILE
   tensor-inspect https://host/m.safetensors --stats --cache ~/.cache/ti   keep fetched blocks: a second look is local
+  tensor-inspect https://host/m.safetensors --list --timeout 5   give up on a server silent for 5 s (default 20)
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
 validate found something; 2 trouble (bad command line, unreadable or malformed input,

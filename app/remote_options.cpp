@@ -1,5 +1,5 @@
 // app/remote_options.cpp — --token-file (the bearer token for http(s):// and hf:// inputs),
-// --cache DIR and --cache-size N (the block cache of remote files).
+// --cache DIR and --cache-size N (the block cache of remote files), --timeout SECONDS.
 #include "remote_options.hpp"
 
 #include <cerrno>
@@ -59,6 +59,21 @@ void setup_remote(CLI::App& app, RemoteFlags& flags) {
       ->type_name("N")
       ->default_str(std::to_string(flags.cache_size >> 30) + "G")
       ->group("Remote files");
+  app.add_option("--timeout", flags.timeout_seconds,
+                 "seconds a URL input may wait to connect, or for the next byte, before the run fails (not retried)")
+      ->envname("TI_TIMEOUT")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            long v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            return ec == std::errc() && end == text.data() + text.size() && v >= 1 && v <= 86400
+                       ? std::string()
+                       : "expected whole seconds from 1 to 86400, not '" + text + "'";
+          },
+          ""))
+      ->type_name("SECONDS")
+      ->default_str(std::to_string(flags.timeout_seconds))
+      ->group("Remote files");
 }
 
 void apply_remote(const RemoteFlags& flags) {
@@ -68,6 +83,7 @@ void apply_remote(const RemoteFlags& flags) {
   RemoteOptions r = remote_options();
   r.cache_dir = flags.cache_dir;
   r.cache_size = flags.cache_size;
+  r.timeout_seconds = flags.timeout_seconds;
   set_remote_options(r);
   if (flags.token_file.empty()) return;
   std::ifstream in(flags.token_file);

@@ -169,6 +169,8 @@ if os.path.exists(BASH_COMPLETION):
   check("bash: diff's options", got == {"--name", "--nan-differs"}, (got, err))
   got, err = complete("tensor-inspect", "https://host/m.safetensors", "--cac")
   check("bash: the remote options", got == {"--cache", "--cache-size"}, (got, err))
+  got, err = complete("tensor-inspect", "https://host/m.safetensors", "--tim")
+  check("bash: --timeout", got == {"--timeout"}, (got, err))
   got, err = complete("tensor-inspect", "--cache", "completion")
   check("bash: --cache completes folders", got == {"completions"}, (got, err))
   got, err = complete("tensor-inspect", "va")

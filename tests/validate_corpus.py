@@ -50,6 +50,81 @@ with tempfile.TemporaryDirectory() as out:
     if len(manifest) < 40: failures.append(f"only {len(manifest)} broken files")
     print(f"{len(manifest)} broken files, {planted} planted faults checked")
 
+# What a new user reported: three broken kinds validate passed as clean. Places and
+# offsets are computed here from the bytes written, and what np.load makes of a member.
+with tempfile.TemporaryDirectory() as out:
+    import struct, zipfile
+    import numpy as np
+    def finding_list(path):
+        rc, stdout, _ = validate(path, "--json")
+        return rc, [(x["severity"], x["rule"], x["place"], x["offset"]) for x in json.loads(stdout)["files"][0]["findings"]]
+    def gguf_file(name, tail, alignment=None):
+        kvs = b"" if alignment is None else struct.pack("<Q", 17) + b"general.alignment" + struct.pack("<II", 4, alignment)
+        info = struct.pack("<Q", 1) + b"w" + struct.pack("<IQIQ", 1, 3, 0, 0)  # float32 (3,) at offset 0: 12 bytes
+        head = b"GGUF" + struct.pack("<IQQ", 3, 1, 0 if alignment is None else 1) + kvs + info
+        align = alignment or 32
+        head += bytes(-len(head) % align)
+        with open(os.path.join(out, name), "wb") as f: f.write(head + struct.pack("<3f", 1, 2, 3) + tail)
+        return os.path.join(out, name), len(head)
+    for name, tail, alignment in (("unpadded.gguf", b"", None), ("padded.gguf", bytes(20), None), ("padded64.gguf", bytes(52), 64)):
+        path, _ = gguf_file(name, tail, alignment)
+        rc, found = finding_list(path)
+        if rc != 0 or found: failures.append(f"{name}: the last tensor's padding to the alignment is no fault: exit {rc}, {found}")
+    for tail, alignment in ((bytes(21), None), (bytes(20) + b"x" * 100, None), (bytes(53), 64)):
+        path, data_start = gguf_file("trailing.gguf", tail, alignment)
+        end = data_start + 12 + (-12 % (alignment or 32))
+        rc, found = finding_list(path)
+        if rc != 1 or found != [("warning", "gguf.trailing", "data", end)]:
+            failures.append(f"GGUF with {len(tail)} bytes after a 12-byte tensor (alignment {alignment or 32}): exit {rc}, {found}, "
+                            f"expected gguf.trailing at byte {end}")
+    path = os.path.join(out, "extra.npz")
+    np.savez(path, a=np.arange(3, dtype=np.float32))
+    import io
+    b = io.BytesIO(); np.save(b, np.ones(2, np.int16))
+    with zipfile.ZipFile(path, "a") as z:
+        z.writestr("b.bin", b.getvalue())
+        z.writestr("notes.txt", b"hello")
+    loaded = np.load(path)
+    kinds = {k: ("an array" if isinstance(loaded[k], np.ndarray) else "its bytes") for k in loaded.files if k != "a"}
+    rc, stdout, _ = validate(path, "--json")
+    got = {x["place"]: x for x in json.loads(stdout)["files"][0]["findings"]}
+    if rc != 1 or set(got) != {f"member '{k}'" for k in kinds}:
+        failures.append(f"extra.npz (np.load lists {sorted(loaded.files)}): exit {rc}, places {sorted(got)}")
+    for k, kind in kinds.items():
+        x = got.get(f"member '{k}'", {})
+        if x.get("rule") != "npz.member_name" or x.get("severity") != "warning" or f"np.load gives it as '{k}' ({kind}" not in x.get("message", ""):
+            failures.append(f"extra.npz member {k} (np.load gives {kind}): {x}")
+    p = subprocess.run([BIN, path], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0 or p.stderr.count("is not named <key>.npy: skipped") != 2:
+        failures.append(f"extra.npz inspected: exit {p.returncode}, the skipped members unsaid: {p.stderr.strip()[:300]}")
+    if subprocess.run([BIN, path, "--strict"], capture_output=True, timeout=60).returncode != 2:
+        failures.append("extra.npz --strict: a skipped member should refuse the file")
+    os.makedirs(os.path.join(out, "idx"))
+    with open(os.path.join(out, "idx", "s.safetensors"), "wb") as f:
+        text = json.dumps({"c": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+        text += b" " * (-(8 + len(text)) % 8)
+        f.write(struct.pack("<Q", len(text)) + text + struct.pack("<f", 1))
+    for text, place in ((b'{"weight_map": {"c": "s.safetensors", "c": "s.safetensors"}}', "tensor 'c'"),
+                        (b'{"weight_map": {}, "weight_map": {"c": "s.safetensors"}}', "key 'weight_map'")):
+        path = os.path.join(out, "idx", "model.safetensors.index.json")
+        with open(path, "wb") as f: f.write(text)
+        key = place.split("'")[1]
+        second = text.rindex(b'"' + key.encode() + b'"')
+        rc, found = finding_list(path)
+        if rc != 1 or found != [("error", "safetensors-index.duplicate_key", place, second)]:
+            failures.append(f"index {text!r}: exit {rc}, {found}, expected the duplicate at byte {second}")
+        p = subprocess.run([BIN, path, "--list"], capture_output=True, text=True, timeout=60)
+        if p.returncode != 2 or p.stdout or "appears twice" not in p.stderr:
+            failures.append(f"index {text!r} opened: exit {p.returncode}, {p.stderr.strip()[:200]}")
+    text = b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}'
+    text += b" " * (-(8 + len(text)) % 8)
+    path = os.path.join(out, "dup.safetensors")
+    with open(path, "wb") as f: f.write(struct.pack("<Q", len(text)) + text + struct.pack("<f", 1))
+    rc, found = finding_list(path)
+    if rc != 1 or found != [("error", "safetensors.duplicate_key", "tensor 'a'", 8 + text.rindex(b'"a"'))]:
+        failures.append(f"dup.safetensors: exit {rc}, {found}, expected the duplicate at byte {8 + text.rindex(b'a') - 1}")
+    print("GGUF padding, npz member names and duplicate JSON keys checked")
+
 samples = sorted(p for ext in ("npy", "npz", "safetensors", "gguf", "pt") for p in glob.glob(os.path.join(ROOT, "samples", f"*.{ext}")))
 samples += sorted(glob.glob(os.path.join(ROOT, "samples", "sharded", "*")))
 for path in samples:

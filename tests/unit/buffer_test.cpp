@@ -5,8 +5,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -199,4 +202,48 @@ TEST_CASE("error codes have stable snake_case names and exit status 2") {
   // DESIGN.md: 1 is reserved for checks that find a difference; every error is trouble.
   for (int c = 0; c <= static_cast<int>(ti::ErrorCode::Internal); ++c)
     CHECK(ti::exit_status(static_cast<ti::ErrorCode>(c)) == 2);
+}
+
+TEST_CASE("MappedFile::read_fd of /dev/zero stops where its StreamCheck says, or with what it throws") {
+  const int fd = ::open("/dev/zero", O_RDONLY);
+  REQUIRE(fd >= 0);
+  std::vector<std::size_t> seen;
+  SUBCASE("a StreamStop: exactly that many bytes, the check asked from 64 bytes on") {
+    const auto file = ti::MappedFile::read_fd(fd, "/dev/zero", [&](std::span<const std::byte> so_far) -> std::optional<ti::StreamStop> {
+      seen.push_back(so_far.size());
+      return ti::StreamStop{3'000'000, {}};
+    });
+    CHECK(file->size() == 3'000'000);
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0] >= 64);
+  }
+  SUBCASE("a StreamStop that refuses more: its error, naming the input") {
+    CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(fd, "/dev/zero",
+                                                 [](std::span<const std::byte>) { return std::optional<ti::StreamStop>({16, "more than 16 bytes"}); }),
+                         "/dev/zero: more than 16 bytes", ti::Error);
+  }
+  SUBCASE("a StreamStop past the cap: refused at once, naming the cap") {
+    ti::Limits saved = ti::limits(), l = saved;
+    l.stream_bytes = 1 << 20;
+    ti::set_limits(l);
+    CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(fd, "/dev/zero",
+                                                 [](std::span<const std::byte>) { return std::optional<ti::StreamStop>({2 << 20, {}}); }),
+                         "/dev/zero: its first bytes say it holds 2097152 bytes, over the 1048576 read into memory from a pipe or "
+                         "special file (limit stream_bytes; raise it with --limit stream_bytes=N)",
+                         ti::Error);
+    ti::set_limits(saved);
+  }
+  SUBCASE("nullopt reads on, asked again as the bytes double, up to the cap") {
+    ti::Limits saved = ti::limits(), l = saved;
+    l.stream_bytes = 8 << 20;
+    ti::set_limits(l);
+    CHECK_THROWS_AS(ti::MappedFile::read_fd(fd, "/dev/zero", [&](std::span<const std::byte> so_far) -> std::optional<ti::StreamStop> {
+      seen.push_back(so_far.size());
+      return std::nullopt;
+    }), ti::Error);
+    ti::set_limits(saved);
+    REQUIRE(seen.size() >= 2);
+    for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i] >= 2 * seen[i - 1]);
+  }
+  ::close(fd);
 }

@@ -8,6 +8,7 @@
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/validate.hpp"
 #include "test_util.hpp"
+#include "validate/findings.hpp"
 
 namespace ti = tensor_inspect;
 
@@ -203,4 +204,25 @@ TEST_CASE("validate names a JSON value's type with its article: an array, an obj
   CHECK(has("metadata value is an object; safetensors metadata maps strings to strings"));
   CHECK(has("metadata value is a number; safetensors metadata maps strings to strings"));
   CHECK(has("the entry is an array, not an object"));
+}
+
+TEST_CASE("json_scan names each duplicate key with its object and the bytes of both occurrences, escaped quotes too") {
+  // Offsets found in the text itself: the opening quote of each occurrence.
+  const std::string text = R"({"a": {"k": 1, "k\"": 2, "k": 3}, "b\\": [{"x": 1}, {"x": 1, "x": 2}], "a": 0})";
+  std::vector<ti::validate::JsonDuplicate> found;
+  const auto fault = ti::validate::json_scan(text, [&](const ti::validate::JsonDuplicate& d) { found.push_back(d); });
+  CHECK_FALSE(fault.has_value());
+  REQUIRE(found.size() == 3);
+  CHECK(found[0].key == "k");
+  CHECK(found[0].object == "a");
+  CHECK(found[0].first == text.find(R"("k": 1)"));
+  CHECK(found[0].again == text.find(R"("k": 3)"));
+  CHECK(found[1].key == "x");
+  CHECK(found[1].object == "b\\");  // an object in an array stands under the array's key
+  CHECK(found[1].first == text.find(R"("x": 1, "x")"));
+  CHECK(found[1].again == text.find(R"("x": 2)"));
+  CHECK(found[2].key == "a");
+  CHECK(found[2].object.empty());
+  CHECK(found[2].first == 1);
+  CHECK(found[2].again == text.find(R"("a": 0)"));
 }

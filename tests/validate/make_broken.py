@@ -98,6 +98,9 @@ put("gguf_magic.gguf", b"GGUX" + struct.pack("<IQQ", 3, 0, 0), ["gguf.magic"])
 put("gguf_truncated.gguf", gguf([], [tinfo("w", [4], 0, 0)])[:40], ["gguf.structure"])
 # A valid ggml type the loader cannot dequantize (16: IQ2_XXS, 256 elements in 66 bytes).
 put("gguf_unsupported_type.gguf", gguf([], [tinfo("iq", [256], 16, 0)], bytes(96)), ["gguf.unsupported"])
+# Bytes after the last tensor's data beyond its padding to the alignment (gguf-py pads
+# each tensor's data to it, the last one's too, and writes nothing more).
+put("gguf_trailing.gguf", gguf([], [tinfo("w", [4], 0, 0)], f32(1, 2, 3, 4) + bytes(16) + b"junk"), ["gguf.trailing"])
 put("gguf_array_type_dup_tensor.gguf", gguf([kv("arr", 9, struct.pack("<IQ", 77, 1))], []), ["gguf.value_type"])
 
 # ---------------------------------------------------------------- .npy
@@ -169,6 +172,8 @@ put("npz_crc_keys.npz", bytes(patch_crc(zip_of([("a.npy", good_npy), ("b.npy", n
 put("npz_duplicate.npz", bytes(zip_of([("a.npy", good_npy), ("a.npy", good_npy)])), ["npz.duplicate_member"])
 put("npz_member_warnings.npz", bytes(zip_of([("a.npy", npy(good, f32(1, 2) + b"zz", align=0)), ("b.npy", good_npy)], zipfile.ZIP_DEFLATED)),
     ["npy.alignment", "npy.trailing"])
+# Members np.savez never writes: np.load lists them under their full names.
+put("npz_member_name.npz", bytes(zip_of([("a.npy", good_npy), ("b.bin", good_npy), ("notes.txt", b"hello")])), ["npz.member_name"])
 put("npz_method_short.npz", bytes(patch_method(zip_of([("a.npy", good_npy), ("b.npy", npy(good, f32(1)))]), "a.npy", 6)),
     ["npz.method", "npy.data_short"])
 
@@ -206,6 +211,11 @@ put("index_bad_shard/model-1.safetensors", st({"c": {"dtype": "F32", "shape": [2
 put("index_bad_shard/model.safetensors.index.json",
     json.dumps({"weight_map": {"c": "model-1.safetensors", "d": "../escape.safetensors"}}).encode(),
     ["safetensors-index.shard_name", "safetensors.size"])
+
+# A weight_map naming a tensor twice: JSON allows it, json.load keeps the last silently.
+put("index_duplicate/model-1.safetensors", shard, None)
+put("index_duplicate/model.safetensors.index.json",
+    b'{"weight_map": {"c": "model-1.safetensors", "c": "model-1.safetensors"}}', ["safetensors-index.duplicate_key"])
 
 with open(os.path.join(OUT, "manifest.json"), "w") as f: json.dump(manifest, f, indent=1)
 print(f"{len(manifest)} broken files, {sum(len(v) for v in manifest.values())} planted faults in {OUT}")

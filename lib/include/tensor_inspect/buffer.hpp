@@ -11,7 +11,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +25,23 @@ enum class Device { CPU, DISK };
 
 class RemoteBytes;
 
+/// Where reading a stream may stop, once its first bytes tell (StreamCheck).
+struct StreamStop {
+  std::uint64_t bytes = 0;  ///< the input's whole length: reading stops there
+  /// Empty: bytes past `bytes` are not read (np.load leaves what follows a .npy in the
+  /// pipe). Else more is an error, this text after the input's name, found by reading one
+  /// byte more (raw data of a given shape must fill the input exactly).
+  std::string more_is_error;
+};
+
+/// Judges a stream (a pipe, standard input, /dev/zero) as it is read: called with all the
+/// bytes read so far, first once at least 64 have arrived and then each time as many again
+/// have, until it returns a StreamStop. It returns nullopt to read on, or throws Error to
+/// stop reading with that error at once (no format starts with these bytes: /dev/zero is
+/// refused after its first read, not after Limits::stream_bytes). See tensor_stream_check
+/// (loader.hpp).
+using StreamCheck = std::function<std::optional<StreamStop>(std::span<const std::byte> so_far)>;
+
 /// A whole file mapped read-only (PROT_READ, MAP_PRIVATE); or, for standard input or an
 /// empty file, the bytes read into memory. RAII: the mapping ends with the last owner.
 class MappedFile {
@@ -31,6 +50,9 @@ class MappedFile {
   /// file cannot be opened, is a directory, or cannot be mapped. The file is never written.
   /// A URL (`http://`, `https://`, `hf://`: tensor_inspect/remote.hpp) opens open_url().
   static std::shared_ptr<MappedFile> open(const std::string& path);
+  /// The same, with `check` judging the bytes of a file that is read rather than mapped (a
+  /// pipe or device given by name): see read_fd.
+  static std::shared_ptr<MappedFile> open(const std::string& path, const StreamCheck& check);
   /// A remote file: one range request learns its size and first 64 KiB; bytes() then spans
   /// address space reserved for the whole file (MAP_NORESERVE: memory is committed only for
   /// blocks fetched), and reads of it must be preceded by fetch() or fetch_bytes(). Throws
@@ -39,9 +61,10 @@ class MappedFile {
   static std::shared_ptr<MappedFile> open_url(const std::string& url);
   /// Reads all of standard input (or any fd) into memory; `name` is used in messages. A
   /// regular file is mapped instead. Throws Error(Io) on a read error, or past
-  /// Limits::stream_bytes (a pipe or device may never end). Special files given to
-  /// open() are read the same way.
-  static std::shared_ptr<MappedFile> read_fd(int fd, const std::string& name);
+  /// Limits::stream_bytes (a pipe or device may never end), or at once when the StreamStop
+  /// `check` gives is past it; what `check` throws; Error(BadFile) when the stream holds more
+  /// than a StreamStop with more_is_error allows. Special files given to open() are read the same way.
+  static std::shared_ptr<MappedFile> read_fd(int fd, const std::string& name, const StreamCheck& check = {});
   /// Wraps bytes already in memory (tests, decompressed members).
   static std::shared_ptr<MappedFile> from_bytes(std::vector<std::byte> bytes, const std::string& name);
   /// Bytes [offset, offset + size) of `parent` as a file of their own, named `name`, sharing

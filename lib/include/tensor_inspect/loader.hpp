@@ -142,4 +142,19 @@ struct RawOptions {
 /// the offset is not a multiple of the itemsize or does not match the shape.
 LoadedFile open_raw(std::shared_ptr<const MappedFile> file, const RawOptions& options);
 
+/// What a tensor input read from a stream (standard input, a pipe, /dev/zero) may be.
+struct StreamInput {
+  std::string name;                   ///< "<stdin>" or the path, for messages and its extension
+  std::optional<std::string> format;  ///< --format, when forced
+  bool literal = false;               ///< text may be a tensor literal (standard input of the plain mode)
+  std::optional<RawOptions> raw;      ///< --raw: read as numpy.frombuffer
+  bool whole = false;                 ///< read to the end whatever the header says (validate)
+};
+/// The StreamCheck (buffer.hpp) of a stream read as `in` says: Error(BadFile) "NAME: not a
+/// recognised tensor file (first bytes: ...)" once its first 64 bytes match no format's
+/// magic, nor the name's extension, nor (with `literal`) text; a .npy stops where its
+/// header says the data ends (np.load reads no more of a stream); raw bytes with a shape
+/// stop at offset + nbytes, and a byte more is Error(BadFile), as a file of the wrong size.
+StreamCheck tensor_stream_check(StreamInput in);
+
 }  // namespace tensor_inspect

@@ -42,8 +42,9 @@ struct StreamBytes {
 
 // Reads everything from `fd` (a pipe, a terminal, an empty or special file), which may
 // never end (/dev/zero): at most Limits::stream_bytes, into address space reserved once
-// (MAP_NORESERVE: pages cost memory only once read into, and nothing is copied as it grows).
-StreamBytes read_all(int fd, const std::string& name) {
+// (MAP_NORESERVE: pages cost memory only once read into, and nothing is copied as it grows);
+// less when `check` learns from the first bytes where the input ends or that it is none.
+StreamBytes read_all(int fd, const std::string& name, const StreamCheck& check) {
   const std::uint64_t cap = limits().stream_bytes;
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t reserved = static_cast<std::size_t>((cap + 1 + page - 1) / page * page);
@@ -51,8 +52,34 @@ StreamBytes read_all(int fd, const std::string& name) {
   if (p == MAP_FAILED) fail_io(name, "cannot reserve " + std::to_string(reserved) + " bytes to read into", errno);
   auto* base = static_cast<std::byte*>(p);
   std::size_t got = 0;
+  std::size_t next_check = 64;
+  std::optional<StreamStop> stop;
+  std::uint64_t end = reserved;  // read no further than this
   for (;;) {
-    const std::size_t want = std::min<std::size_t>(reserved - got, std::size_t{1} << 20);
+    if (check && !stop && got >= next_check) {
+      try {
+        stop = check(std::span<const std::byte>(base, got));
+      } catch (...) {
+        ::munmap(p, reserved);
+        throw;
+      }
+      next_check = got * 2;
+      if (stop) {
+        if (stop->bytes > cap) {
+          ::munmap(p, reserved);
+          throw Error(ErrorCode::Io, name + ": its first bytes say it holds " + std::to_string(stop->bytes) + " bytes, over the " +
+                                         std::to_string(cap) + " read into memory from a pipe or special file" +
+                                         limit_hint("stream_bytes"));
+        }
+        end = stop->bytes + (stop->more_is_error.empty() ? 0 : 1);  // one byte more tells whether there is more
+      }
+    }
+    if (stop && !stop->more_is_error.empty() && got > stop->bytes) {
+      ::munmap(p, reserved);
+      throw Error(ErrorCode::BadFile, name + ": " + stop->more_is_error);
+    }
+    if (stop && got >= end) break;
+    const std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(end) - got, std::size_t{1} << 20);
     const ssize_t n = want == 0 ? 0 : ::read(fd, base + got, want);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -69,6 +96,7 @@ StreamBytes read_all(int fd, const std::string& name) {
                                      limit_hint("stream_bytes"));
     }
   }
+  if (stop && got > stop->bytes) got = static_cast<std::size_t>(stop->bytes);  // the first read went past it
   // Give back the reservation past the last page read.
   const std::size_t kept = (got + page - 1) / page * page;
   if (kept < reserved) ::munmap(base + kept, reserved - kept);
@@ -79,7 +107,9 @@ StreamBytes read_all(int fd, const std::string& name) {
 
 }  // namespace
 
-std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
+std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) { return open(path, StreamCheck{}); }
+
+std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const StreamCheck& check) {
   if (is_url(path)) return open_url(path);
   FdGuard guard;
   guard.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -93,7 +123,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   // NOTE: a zero-length "regular" file may still have content (/proc files), and pipes
   // or devices cannot be mapped: those are read instead.
   if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-    const StreamBytes in = read_all(guard.fd, path);
+    const StreamBytes in = read_all(guard.fd, path, check);
     file->data_ = static_cast<const std::byte*>(in.data);
     file->size_ = in.size;
     file->anonymous_ = in.data != nullptr;
@@ -111,7 +141,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   return file;
 }
 
-std::shared_ptr<MappedFile> MappedFile::read_fd(int fd, const std::string& name) {
+std::shared_ptr<MappedFile> MappedFile::read_fd(int fd, const std::string& name, const StreamCheck& check) {
   // Standard input redirected from a regular file (`< big.npy`) is mapped like a named
   // file, from the current position, so its data is not read into memory.
   struct stat st {};
@@ -134,7 +164,7 @@ std::shared_ptr<MappedFile> MappedFile::read_fd(int fd, const std::string& name)
   }
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
-  const StreamBytes in = read_all(fd, name);
+  const StreamBytes in = read_all(fd, name, check);
   file->data_ = static_cast<const std::byte*>(in.data);
   file->size_ = in.size;
   file->anonymous_ = in.data != nullptr;

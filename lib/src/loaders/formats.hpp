@@ -28,6 +28,11 @@ bool sniff_npy(std::span<const std::byte> head);
 /// Reads a .npy header (versions 1.0, 2.0, 3.0). Throws Error(BadFile) for a malformed
 /// header or short data, Error(Unsupported) for dtypes that cannot be shown.
 LoadedFile open_npy(std::shared_ptr<const MappedFile> file);
+/// The length of a .npy stream whose first bytes are `so_far`: its header's end plus the
+/// data's nbytes (np.load reads no more from a stream), once the header is all there;
+/// nullopt before. A header open_npy refuses gives so_far.size(): read no more, and let
+/// open_npy say why.
+std::optional<std::uint64_t> npy_stream_length(std::span<const std::byte> so_far, const std::string& name);
 /// Why open_npy refuses a str descr as Error(Unsupported), as the start of its message
 /// ("datetime64 dtype", "long double dtype", "dtype": a valid numpy dtype with no
 /// tinygrad dtype), or nullopt when it takes the descr or refuses it as no numpy dtype.

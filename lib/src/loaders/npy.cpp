@@ -18,6 +18,7 @@
 #include <bit>
 #include <cctype>
 #include <cstring>
+#include <vector>
 
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
@@ -135,7 +136,10 @@ bool sniff_npy(std::span<const std::byte> head) {
   return head.size() >= sizeof kMagic && std::memcmp(head.data(), kMagic, sizeof kMagic) == 0;
 }
 
-LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
+namespace {
+
+// open_npy; without `check_data`, over a header alone (npy_stream_length).
+LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data) {
   const std::string& name = file->name();
   ByteReader r(file->bytes(), name);
 
@@ -207,7 +211,7 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
   }
   const std::uint64_t nbytes = numel * itemsize;
   const std::uint64_t data_len = file->size() - data_at;
-  if (data_len < nbytes)
+  if (check_data && data_len < nbytes)
     throw Error(ErrorCode::BadFile, name + ": data at byte " + std::to_string(data_at) + " is " + std::to_string(data_len) +
                                         " bytes, shape " + py_repr(shape_value) + " of " + descr.str + " needs " +
                                         std::to_string(nbytes));
@@ -246,6 +250,26 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
     loaded.metadata.push_back({dict.items[i].str, py_type_name(dict.items[i + 1]), py_to_json(dict.items[i + 1])});
   loaded.tensors.push_back(std::move(entry));
   return loaded;
+}
+
+}  // namespace
+
+LoadedFile open_npy(std::shared_ptr<const MappedFile> file) { return read_npy(std::move(file), true); }
+
+std::optional<std::uint64_t> npy_stream_length(std::span<const std::byte> so_far, const std::string& name) {
+  if (so_far.size() < 12) return std::nullopt;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(so_far[i]); };
+  const bool v1 = byte(6) == 1;
+  const std::uint64_t header_end = v1 ? 10 + (byte(8) | byte(9) << 8) : 12 + (byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24);
+  if (header_end - (v1 ? 10 : 12) > limits().npy_header_bytes) return so_far.size();  // the loader names the cap
+  if (so_far.size() < header_end) return std::nullopt;
+  try {
+    const std::span<const std::byte> header = so_far.first(static_cast<std::size_t>(header_end));
+    const LoadedFile f = read_npy(MappedFile::from_bytes(std::vector<std::byte>(header.begin(), header.end()), name), false);
+    return f.tensors.at(0).offset + f.tensors.at(0).nbytes;
+  } catch (const Error&) {
+    return so_far.size();  // a header the loader refuses: it says why, over the same bytes
+  }
 }
 
 }  // namespace tensor_inspect

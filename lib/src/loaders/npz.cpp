@@ -188,6 +188,9 @@ LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
   for (const ZipMember& m : zip->members()) {
     if (!m.name.ends_with(".npy")) {
       loaded.metadata.push_back({m.name, "skipped", "not a .npy member"});
+      // np.load would list it (an array if it holds a .npy): say it is not shown.
+      loaded.warnings.push_back(name + ": member '" + m.name + "' is not named <key>.npy: skipped (np.load lists it as '" +
+                                m.name + "')");
       continue;
     }
     TensorEntry entry = m.stored ? stored_entry(file, m) : deflated_entry(zip, m);

@@ -97,8 +97,9 @@ LoadedFile open_file(const std::string& path, const std::optional<std::string>& 
   }
 
   if (!forced && path != "-" && std::filesystem::is_directory(path)) return open_checkpoint_dir(path);
+  const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false});
   std::shared_ptr<const MappedFile> file =
-      path == "-" ? MappedFile::read_fd(0, "<stdin>") : MappedFile::open(path);
+      path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);
   if (forced) {
     check_forced_fits(*forced, file);
     return open_with(*forced, file);
@@ -123,6 +124,48 @@ std::optional<LoadedFile> open_detected(const std::shared_ptr<const MappedFile>&
   for (const FormatInfo& info : formats())
     if (info.sniff(head)) return open_with(info, file);
   return std::nullopt;
+}
+
+StreamCheck tensor_stream_check(StreamInput in) {
+  return [in = std::move(in)](std::span<const std::byte> so_far) -> std::optional<StreamStop> {
+    if (in.raw) {
+      if (!in.raw->shape || in.whole) return std::nullopt;
+      std::uint64_t need = dtype_info(in.raw->dtype).itemsize;
+      for (const std::int64_t d : *in.raw->shape) {
+        if (d < 0 || (d != 0 && need > UINT64_MAX / static_cast<std::uint64_t>(d))) return std::nullopt;  // open_raw says why
+        need *= static_cast<std::uint64_t>(d);
+      }
+      if (need > UINT64_MAX - in.raw->offset) return std::nullopt;
+      return StreamStop{in.raw->offset + need, "shape " + shape_repr(*in.raw->shape) + " of " + std::string(dtype_info(in.raw->dtype).name) +
+                                                  " needs " + std::to_string(need) + " bytes, but more follow offset " +
+                                                  std::to_string(in.raw->offset) + " (a stream: read no further)"};
+    }
+    const std::span<const std::byte> head = so_far.first(std::min<std::size_t>(so_far.size(), 64));
+    const FormatInfo* info = nullptr;
+    for (const FormatInfo& f : formats())
+      if (in.format ? f.name == *in.format : f.sniff(head)) {
+        info = &f;
+        break;
+      }
+    if (!info) {
+      if (in.format) return std::nullopt;  // an unknown name: opening says so
+      for (const FormatInfo& f : formats())
+        if (has_extension(in.name, f)) return std::nullopt;
+      // A literal is text: no control byte but whitespace.
+      const bool text = std::none_of(head.begin(), head.end(), [](std::byte b) {
+        const auto u = static_cast<unsigned char>(b);
+        return u < 0x20 && !(u >= 0x09 && u <= 0x0d);
+      });
+      if (in.literal && text) return std::nullopt;
+      throw Error(ErrorCode::BadFile, in.name + ": not a recognised tensor file" + (in.literal ? " nor a literal" : "") + " (" +
+                                          first_bytes(head) + "): read no further than its first " + std::to_string(so_far.size()) +
+                                          " bytes");
+    }
+    if (info->name != "npy" || in.whole) return std::nullopt;
+    const std::optional<std::uint64_t> length = npy_stream_length(so_far, in.name);
+    if (!length) return std::nullopt;
+    return StreamStop{*length, {}};
+  };
 }
 
 }  // namespace tensor_inspect

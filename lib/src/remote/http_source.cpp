@@ -27,7 +27,7 @@ constexpr std::size_t kParallel = 8;    // transfers at once
 bool transient_curl(CURLcode c) {
   switch (c) {
     case CURLE_COULDNT_CONNECT: case CURLE_RECV_ERROR: case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE:
-    case CURLE_GOT_NOTHING: case CURLE_OPERATION_TIMEDOUT: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
+    case CURLE_GOT_NOTHING: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:  // a timeout is not retried
       return true;
     default:
       return false;
@@ -138,8 +138,8 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
 
 }  // namespace
 
-HttpSource::HttpSource(std::string url, std::string name, std::string token)
-    : url_(std::move(url)), name_(std::move(name)), token_(std::move(token)) {
+HttpSource::HttpSource(std::string url, std::string name, std::string token, long timeout_seconds)
+    : url_(std::move(url)), name_(std::move(name)), token_(std::move(token)), timeout_(timeout_seconds) {
   multi_ = curl_api().multi_init();
   if (!multi_) throw Error(ErrorCode::Io, name_ + ": cannot start libcurl");
 }
@@ -171,9 +171,9 @@ void HttpSource::setup(Transfer& t) {
   c.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   c.easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   c.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  c.easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 20L);
-  c.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);  // a stalled transfer: no byte for 30 s
-  c.easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 30L);
+  c.easy_setopt(e, CURLOPT_CONNECTTIMEOUT, timeout_);
+  c.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);  // a stalled transfer: under 1 byte a second for timeout_ s
+  c.easy_setopt(e, CURLOPT_LOW_SPEED_TIME, timeout_);
   c.easy_setopt(e, CURLOPT_USERAGENT, "tensor-inspect/" TI_VERSION);
   c.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   c.easy_setopt(e, CURLOPT_HEADERDATA, &t);
@@ -228,6 +228,16 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
     }
     if (!t.probe && t.status == 200)
       return {false, false, what + ": the server ignores Range requests (status 200 with the whole file)"};
+    if (result == CURLE_OPERATION_TIMEDOUT) {  // not retried: see RemoteOptions::timeout_seconds
+      curl_off_t connected = 0;
+      c.easy_getinfo(t.easy, CURLINFO_CONNECT_TIME_T, &connected);
+      const std::string secs = std::to_string(timeout_) + " s";
+      const std::string waited =
+          connected == 0 ? "could not connect to the server within " + secs
+          : t.status == 0 ? "the server accepted the connection but sent no answer within " + secs
+                          : "the transfer stalled: under 1 byte a second for " + secs + ", after " + std::to_string(t.got) + " bytes of the body";
+      return {false, false, what + ": " + waited + " (--timeout SECONDS waits longer)"};
+    }
     if (result != CURLE_OK && !(t.refused && t.status == 206)) {
       std::string text = t.error[0] ? t.error : c.easy_strerror(result);
       if (t.status != 0 && t.status != 206 && t.status != 200) text = "HTTP status " + std::to_string(t.status);

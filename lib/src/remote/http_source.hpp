@@ -4,10 +4,10 @@
 // from one GET with a Range header, made conditional when a cached copy exists; fetch()
 // then reads byte ranges straight into memory, several at once (curl's multi interface),
 // each answer checked (status 206, Content-Range, length, the same ETag as the probe's) and
-// retried with back-off on transient failures. Errors are Error(Io) naming the URL as
+// retried with back-off on transient failures (a timeout is not one). Errors are Error(Io) naming the URL as
 // display_url() shows it, never the token.
 //
-//   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", token);
+//   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", token, 20);
 //   HttpSource::Probe p = src.probe(65536);           // p.size, p.head (the first bytes)
 //   src.fetch({{4096, 8192, dest}});                  // bytes [4096, 12288) into dest
 #pragma once
@@ -23,8 +23,9 @@ namespace tensor_inspect {
 class HttpSource {
  public:
   /// `url` is requested, `name` shown in messages and logs, `token` (may be empty) sent as
-  /// a bearer token.
-  HttpSource(std::string url, std::string name, std::string token);
+  /// a bearer token; a transfer fails after `timeout_seconds` without connecting, or under
+  /// 1 byte a second for as long (RemoteOptions::timeout_seconds), and is not retried.
+  HttpSource(std::string url, std::string name, std::string token, long timeout_seconds);
   HttpSource(const HttpSource&) = delete;
   HttpSource& operator=(const HttpSource&) = delete;
   ~HttpSource();
@@ -76,6 +77,7 @@ class HttpSource {
   std::string url_;
   std::string name_;
   std::string token_;
+  long timeout_;  ///< seconds, for CURLOPT_CONNECTTIMEOUT and CURLOPT_LOW_SPEED_TIME
   std::uint64_t size_ = 0;
   std::string etag_;           ///< the probe's validator, which every later answer must carry
   std::string last_modified_;  ///< ... when the server sends no ETag

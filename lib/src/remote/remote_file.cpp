@@ -163,7 +163,7 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   const std::string name = display_url(url);
   const std::string resolved = resolve_url(url);
   if (resolved != url) spdlog::debug("{}: requests go to {}", name, display_url(resolved));
-  auto source = std::make_unique<HttpSource>(resolved, name, token_for(url));
+  auto source = std::make_unique<HttpSource>(resolved, name, token_for(url), remote_options().timeout_seconds);
   // With --cache, a copy holding the first block makes the probe conditional: a 304 means
   // the copy is current, and not one byte of the file travels.
   const RemoteOptions& options = remote_options();

@@ -78,12 +78,21 @@ struct JsonFault {
   std::string what;
 };
 
+/// A key that appears again in one JSON object.
+struct JsonDuplicate {
+  std::string key;
+  std::string object;   ///< the key the object stands under in its parent ("" for the top-level value)
+  std::uint64_t first;  ///< byte of the first occurrence's opening quote (0 is the text's first byte)
+  std::uint64_t again;  ///< ... and of this one's
+};
+
 /// Reads `text` once as strict JSON (RFC 8259, through nlohmann's SAX parser; no document
-/// is built), calling `duplicate(key)` for each key that appears again in one object
-/// (serde refuses such a header; nlohmann's DOM would keep the last). Returns the first
-/// syntax fault, or nullopt when the text is one JSON value. Linear in the text's size;
-/// bound the nesting first (json_nesting), as the per-object key sets follow it.
-std::optional<JsonFault> json_scan(std::string_view text, const std::function<void(const std::string&)>& duplicate);
+/// is built), calling `duplicate` for each key that appears again in one object (serde
+/// refuses such a header; nlohmann's DOM and Python's json keep the last, silently).
+/// Returns the first syntax fault, or nullopt when the text is one JSON value. Linear in
+/// the text's size; bound the nesting first (json_nesting), as the per-object key sets
+/// follow it.
+std::optional<JsonFault> json_scan(std::string_view text, const std::function<void(const JsonDuplicate&)>& duplicate);
 
 /// The checkers, one per format (validate/<format>.cpp). `name` names the bytes in
 /// messages; `base` is the file offset of bytes[0] (a STORED zip member's data).

@@ -5,7 +5,8 @@
 //      valid type; `general.alignment` a uint32 power of two;
 //   3. tensor infos: names UTF-8, unique (byte for byte) and at most 63 bytes (GGML_MAX_NAME), at most 4 dims, a
 //      known ggml type, the first dim a multiple of the type's block, the offset a
-//      multiple of the alignment, the data inside the file and no two tensors overlapping.
+//      multiple of the alignment, the data inside the file and no two tensors overlapping;
+//   4. nothing after the last tensor's data but its padding to the alignment (a warning).
 // A fault that leaves the rest unreadable (a truncated key) ends the check there.
 #include <algorithm>
 #include <map>
@@ -177,7 +178,12 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
       tensors.push_back({name, offset, numel / t->block_elems * t->block_bytes, at});
   }
   const std::uint64_t data_start = (r.offset() + alignment - 1) / alignment * alignment;
-  if (tensor_count == 0) return;
+  if (tensor_count == 0) {
+    if (bytes.size() > data_start)
+      f.warning("trailing", "data", data_start, std::to_string(bytes.size() - data_start) +
+                                                    " bytes after the header's padding, in a file of no tensor");
+    return;
+  }
   if (data_start > bytes.size()) {
     f.error("bounds", "data", data_start, "the data section would start at byte " + std::to_string(data_start) +
                                               ", past the end of the file (" + std::to_string(bytes.size()) + " bytes)");
@@ -201,6 +207,14 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
       covered_by = x.name;
     }
   }
+  // gguf-py pads every tensor's data, the last one's too, to the alignment; ggml's reader
+  // stops there. More is nobody's: a warning, as readers ignore it (npy.trailing too).
+  const std::uint64_t padded_end = covered + (alignment - covered % alignment) % alignment;
+  if (tensors.size() == tensor_count && padded_end < data_len)
+    f.warning("trailing", "data", data_start + padded_end,
+              std::to_string(data_len - padded_end) + " bytes after the last tensor's data (" +
+                  (covered_by.empty() ? std::string("none holds a byte") : "tensor '" + covered_by + "', up to " + std::to_string(covered)) +
+                  ", padded to the alignment " + std::to_string(alignment) + ") belong to no tensor");
 }
 
 }  // namespace tensor_inspect::validate

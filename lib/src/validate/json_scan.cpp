@@ -1,5 +1,5 @@
 // validate/json_scan.cpp — the JSON text of a header or index read once before its
-// document is built: nesting depth, duplicate keys, and the first syntax fault said in the
+// document is built: nesting depth, duplicate keys (with their bytes), and the first syntax fault said in the
 // project's words (never nlohmann's exception text), through nlohmann's SAX interface.
 //
 // One pass, linear in the text: a set of keys per open object, nothing else kept. (The
@@ -7,7 +7,8 @@
 // value at every object_end and array_end: quadratic in the tensor count of a header.)
 #include <cctype>
 #include <string>
-#include <unordered_set>
+#include <iterator>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,23 +48,62 @@ std::string json_char_shown(std::string_view text, std::size_t at) {
   return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
 }
 
+// A pointer into the text that records where the lexer last read: nlohmann's SAX events
+// carry no position, and a duplicate key is found by the byte it stands at.
+class TrackingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  TrackingIterator(const char* p, const char* base, std::size_t* read_at) : p_(p), base_(base), read_at_(read_at) {}
+  reference operator*() const {
+    *read_at_ = static_cast<std::size_t>(p_ - base_);
+    return *p_;
+  }
+  TrackingIterator& operator++() {
+    ++p_;
+    return *this;
+  }
+  TrackingIterator operator++(int) {
+    TrackingIterator before = *this;
+    ++p_;
+    return before;
+  }
+  bool operator==(const TrackingIterator& o) const { return p_ == o.p_; }
+  bool operator!=(const TrackingIterator& o) const { return p_ != o.p_; }
+
+ private:
+  const char* p_;
+  const char* base_;
+  std::size_t* read_at_;
+};
+
 class KeyScan : public StructureSax {
  public:
-  KeyScan(std::string_view text, const std::function<void(const std::string&)>& duplicate) : text_(text), duplicate_(duplicate) {}
-  bool start_object(std::size_t) override {
-    keys_.emplace_back();
-    return true;
-  }
+  KeyScan(std::string_view text, const std::function<void(const JsonDuplicate&)>& duplicate, const std::size_t& read_at)
+      : text_(text), duplicate_(duplicate), read_at_(read_at) {}
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
   bool key(string_t& k) override {
-    if (!keys_.empty() && !keys_.back().insert(k).second) duplicate_(k);
+    if (frames_.empty()) return true;
+    // The lexer has just read the key's closing quote; its opening one is the first quote
+    // before it that no backslash escapes.
+    std::size_t at = read_at_;
+    while (at > 0) {
+      --at;
+      std::size_t slashes = 0;
+      while (at > slashes && text_[at - slashes - 1] == '\\') ++slashes;
+      if (text_[at] == '"' && slashes % 2 == 0) break;
+    }
+    Frame& f = frames_.back();
+    if (auto [it, fresh] = f.keys.emplace(k, at); !fresh) duplicate_(JsonDuplicate{k, f.name, it->second, at});
+    last_key_ = k;
     return true;
   }
-  bool end_object() override {
-    if (!keys_.empty()) keys_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
   bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) override {
     // `position` counts the bytes read, the offending one included.
     const std::size_t at = std::min<std::size_t>(position > 0 ? position - 1 : 0, text_.size());
@@ -103,16 +143,35 @@ class KeyScan : public StructureSax {
     }
     return in;
   }
+  // A container opens under the key it stands at in an object, or under its array's name.
+  bool open(bool object) {
+    std::string name = frames_.empty() ? std::string() : frames_.back().object ? last_key_ : frames_.back().name;
+    frames_.push_back(Frame{object, std::move(name), {}});
+    return true;
+  }
+  bool close() {
+    if (!frames_.empty()) frames_.pop_back();
+    return true;
+  }
+  struct Frame {
+    bool object;
+    std::string name;
+    std::unordered_map<std::string, std::uint64_t> keys;  ///< an object's keys, at their first byte
+  };
   std::string_view text_;
-  const std::function<void(const std::string&)>& duplicate_;
-  std::vector<std::unordered_set<std::string>> keys_;
+  const std::function<void(const JsonDuplicate&)>& duplicate_;
+  const std::size_t& read_at_;
+  std::vector<Frame> frames_;
+  std::string last_key_;
 };
 
 }  // namespace
 
-std::optional<JsonFault> json_scan(std::string_view text, const std::function<void(const std::string&)>& duplicate) {
-  KeyScan scan(text, duplicate);
-  (void)nlohmann::json::sax_parse(text.begin(), text.end(), &scan);
+std::optional<JsonFault> json_scan(std::string_view text, const std::function<void(const JsonDuplicate&)>& duplicate) {
+  std::size_t read_at = 0;
+  KeyScan scan(text, duplicate, read_at);
+  const char* base = text.data();
+  (void)nlohmann::json::sax_parse(TrackingIterator(base, base, &read_at), TrackingIterator(base + text.size(), base, &read_at), &scan);
   return scan.fault_;
 }
 

@@ -72,9 +72,16 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     f.error("depth", "header", 8, "the header nests " + std::to_string(depth) + " levels deep (a safetensors header has 3)");
     return;
   }
-  // Duplicate keys: nlohmann keeps the last, safetensors (serde) refuses the file.
-  if (const std::optional<JsonFault> bad = json_scan(json_text, [&](const std::string& k) {
-        f.error("duplicate_key", "key '" + k + "'", std::nullopt, "key '" + k + "' appears twice in one object");
+  // Duplicate keys: nlohmann and Python's json keep the last, safetensors (serde) refuses the file.
+  if (const std::optional<JsonFault> bad = json_scan(json_text, [&](const JsonDuplicate& d) {
+        const std::string first = " (first at byte " + std::to_string(8 + d.first) + ")";
+        if (d.object.empty())
+          f.error("duplicate_key", d.key == "__metadata__" ? d.key : quoted(d.key), 8 + d.again,
+                  (d.key == "__metadata__" ? d.key : quoted(d.key)) + " appears again in the header" + first);
+        else if (d.object == "__metadata__")
+          f.error("duplicate_key", "__metadata__ '" + d.key + "'", 8 + d.again, "metadata key '" + d.key + "' appears again" + first);
+        else
+          f.error("duplicate_key", quoted(d.object), 8 + d.again, "key '" + d.key + "' appears again in the entry" + first);
       })) {
     f.error("json", "header", 8 + bad->offset, "the header is not valid JSON: " + bad->what);
     return;

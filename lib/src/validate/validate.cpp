@@ -53,7 +53,19 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
     f.error("depth", "index", std::nullopt, "the index nests " + std::to_string(depth) + " levels deep (an index has 3)");
     return;
   }
-  if (const std::optional<JsonFault> bad = json_scan(text, [](const std::string&) {})) {
+  // Duplicate keys: Python's json (transformers) keeps the last mapping silently, the
+  // loader refuses the index; a weight_map that names a tensor twice says two things.
+  if (const std::optional<JsonFault> bad = json_scan(text, [&](const JsonDuplicate& d) {
+        const std::string first = " (first at byte " + std::to_string(d.first) + ")";
+        if (d.object.empty())
+          f.error("duplicate_key", "key '" + d.key + "'", d.again, "key '" + d.key + "' appears again in the index" + first);
+        else if (d.object == "weight_map")
+          f.error("duplicate_key", "tensor '" + d.key + "'", d.again,
+                  "tensor '" + d.key + "' appears again in weight_map" + first + "; json.load keeps the last shard named");
+        else
+          f.error("duplicate_key", "'" + d.object + "' key '" + d.key + "'", d.again, "key '" + d.key + "' appears again in '" +
+                                                                                        d.object + "'" + first);
+      })) {
     f.error("json", "index", bad->offset, "the index is not valid JSON: " + bad->what);
     return;
   }
@@ -112,7 +124,10 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
 }  // namespace
 }  // namespace validate
 
-ValidationReport validate_file(const std::string& path) { return validate_file(MappedFile::open(path)); }
+ValidationReport validate_file(const std::string& path) {
+  // A pipe or device named by its path is read whole, unless its first bytes are no format's.
+  return validate_file(MappedFile::open(path, tensor_stream_check({path, std::nullopt, false, std::nullopt, true})));
+}
 
 ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file) {
   const std::string& path = file->name();

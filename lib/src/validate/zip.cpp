@@ -2,11 +2,13 @@
 // libzip with its strict consistency checks): the central directory and every local
 // header agree, member names are unique, methods are STORED or DEFLATED, and every
 // member's data inflates to its declared size with its CRC-32. Then each member by the
-// format's rules: an .npz's "*.npy" members as .npy files; a torch.save archive has one
+// format's rules: an .npz's "*.npy" members as .npy files (another name is a warning); a torch.save archive has one
 // "<archive>/data.pkl" (checked as a pickle), all members under that one folder.
 // Offsets inside a member are relative to its uncompressed bytes.
 #include <zip.h>
 
+#include <algorithm>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,9 +33,9 @@ zip_t* open_zip(const std::shared_ptr<const MappedFile>& file, int flags, std::s
   return za;
 }
 
-// Reads the whole member (checking its CRC at the end); keeps the bytes when `keep`.
+// Reads the whole member (checking its CRC at the end); keeps its first `keep` bytes.
 // Returns false with `why` on a read error.
-bool read_member(zip_t* za, zip_uint64_t index, bool keep, std::vector<std::byte>& out, std::string* why) {
+bool read_member(zip_t* za, zip_uint64_t index, std::uint64_t keep, std::vector<std::byte>& out, std::string* why) {
   zip_file_t* zf = zip_fopen_index(za, index, 0);
   if (!zf) {
     *why = zip_strerror(za);
@@ -49,7 +51,9 @@ bool read_member(zip_t* za, zip_uint64_t index, bool keep, std::vector<std::byte
       break;
     }
     if (got == 0) break;
-    if (keep) out.insert(out.end(), chunk.begin(), chunk.begin() + got);
+    const auto kept = static_cast<zip_int64_t>(std::min<std::uint64_t>(keep - std::min<std::uint64_t>(keep, out.size()),
+                                                                      static_cast<std::uint64_t>(got)));
+    out.insert(out.end(), chunk.begin(), chunk.begin() + kept);
   }
   zip_fclose(zf);
   return ok;
@@ -93,9 +97,19 @@ void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string&
     }
     const bool keep = (is_npy || is_pickle) && st.size <= kMaxKept;
     std::vector<std::byte> bytes;
-    if (!read_member(za, index, keep, bytes, &why)) {
+    if (!read_member(za, index, keep ? st.size : kind == "npz" ? 6 : 0, bytes, &why)) {
       f.error("crc", place, std::nullopt, "the member's data is corrupt (" + why + ")");
       continue;
+    }
+    // np.savez names every member <key>.npy; np.load lists any other under its full name
+    // and gives an array if it starts with the .npy magic, else its bytes. The loader lists
+    // *.npy members only: a warning, as the archive is readable but holds what is not shown.
+    if (kind == "npz" && !is_npy) {
+      const bool npy_bytes = bytes.size() == 6 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0;
+      f.warning("member_name", place, std::nullopt,
+                "the member is not named <key>.npy: np.load gives it as '" + name + "' (" +
+                    (npy_bytes ? "an array: it holds a .npy" : "its bytes, not an array") +
+                    "), this tool skips it (np.savez writes only .npy members)");
     }
     Findings inner(f.all(), is_npy ? "npy" : "pickle", place);
     if (is_npy && keep) inner.checked([&] { check_npy(bytes, 0, inner); });
