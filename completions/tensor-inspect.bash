@@ -1,6 +1,8 @@
-# bash completion for tensor-inspect: options, dtype names, formats, and the tensor names
-# of the file on the command line (from its header: `tensor-inspect FILE --list`).
+# bash completion for tensor-inspect: options (of the main command, diff and validate), dtype
+# names, formats, the other fixed value sets, and the tensor names of the file on the command
+# line (from its header: `tensor-inspect FILE --list`).
 # Installed to share/bash-completion/completions/tensor-inspect; or: source this file.
+# tests/shell_integration.py fails when an option of a --help page is missing here.
 
 _tensor_inspect_names() {
   # The listing's first column, without the header row and the summary line.
@@ -9,24 +11,44 @@ _tensor_inspect_names() {
   tensor-inspect "$file" --list 2>/dev/null | sed '1d;$d' | awk '{print $1}'
 }
 
+_tensor_inspect_list_value() {
+  # A comma-separated list (--fail-on nan,inf): complete the item after the last comma.
+  local items=$1 head="" tail=$cur
+  if [[ $cur == *,* ]]; then head=${cur%,*},; tail=${cur##*,}; fi
+  compopt -o nospace
+  COMPREPLY=($(compgen -P "$head" -W "$items" -- "$tail"))
+}
+
 _tensor_inspect() {
   local cur prev words cword
   _init_completion || return
   local dtypes="bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 fp8e4m3 fp8e5m2
                 half float double char uchar short ushort int uint long ulong"
-  local opts="--help --version --dtype -e --expr --json --jsonl --strict --default-float --default-int --json-nonfinite
-              --name --all --list --meta --format --raw --shape --offset --byte-order --expect --assert --graph --view-as -v
-              --token-file --cache --cache-size"
-  local diff_opts="--help --name --rename --rename-regex --rtol --atol --nan-differs --exact --json --token-file --cache --cache-size"
+  # The caps of --limit KEY=VALUE (the library's limit table; `--limit x=1` names them all).
+  local limits="stream_bytes buffer_bytes npy_header_bytes npy_header_depth safetensors_header_bytes index_bytes json_depth
+                gguf_key_bytes gguf_array_elements zip_members zip_ratio pickle_bytes pickle_values pickle_memo pickle_refs
+                pickle_depth pickle_entries remote_whole_bytes broadcast_pairs expression_elements"
+  local remote_opts="--token-file --cache --cache-size --timeout"
+  local opts="-h --help --version --dtype -e --expr --json --strict --default-float --default-int --json-nonfinite
+              --name --all --jsonl --list --meta --format --raw --shape --offset --byte-order --expect --assert
+              --graph --view-as -v --limit --header --full --threshold --edgeitems
+              --stats --hist --plot --plot-kind --fail-on $remote_opts"
+  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --json --limit $remote_opts"
+  local validate_opts="-h --help --json $remote_opts"
+  local subcommands="diff validate"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do
     w=${words[i]}
     case $w in
-      diff) [[ -z $sub && -z $file ]] && { sub=diff; continue; } ;;
-      -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --graph | --view-as | --name | \
+      diff | validate) [[ -z $sub && -z $file ]] && { sub=$w; continue; } ;;
+      -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --view-as | --name | \
         --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol | \
-        --token-file | --cache | --cache-size)
+        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | \
+        --token-file | --cache | --cache-size | --timeout)
         ((i++)); continue ;;
+      # Optional values: the next word is one only when it looks like one (`--hist x.npy` is the input).
+      --graph) [[ ${words[i + 1]} =~ ^(text|dot)$ ]] && ((i++)); continue ;;
+      --hist) [[ ${words[i + 1]} =~ ^[0-9]+$ ]] && ((i++)); continue ;;
       -*) continue ;;
     esac
     [[ -z $file ]] && file=$w
@@ -37,9 +59,15 @@ _tensor_inspect() {
     --format) COMPREPLY=($(compgen -W "npy npz safetensors safetensors-index gguf pytorch" -- "$cur")); return ;;
     --byte-order) COMPREPLY=($(compgen -W "little big" -- "$cur")); return ;;
     --json-nonfinite) COMPREPLY=($(compgen -W "string python" -- "$cur")); return ;;
-    --graph) COMPREPLY=($(compgen -W "text dot" -- "$cur")); return ;;
+    --graph) COMPREPLY=($(compgen -W "text dot" -- "$cur")); ((${#COMPREPLY[@]})) && return ;;  # else options or INPUT
+    --plot-kind) COMPREPLY=($(compgen -W "hist heatmap" -- "$cur")); return ;;
+    --fail-on) _tensor_inspect_list_value "nan inf zero-tensor"; return ;;
+    --limit)
+      compopt -o nospace
+      COMPREPLY=($(compgen -S = -W "$limits" -- "$cur"))
+      return ;;
     --cache) _filedir -d; return ;;
-    --token-file) _filedir; return ;;
+    --token-file | --plot) _filedir; return ;;
     --expect)
       compopt -o nospace
       if [[ $cur == dtype=* ]]; then
@@ -52,14 +80,18 @@ _tensor_inspect() {
       local IFS=$'\n'
       COMPREPLY=($(compgen -W "$(_tensor_inspect_names "$file")" -- "$cur"))
       return ;;
-    -e | --expr | --assert | --shape | --offset | --view-as | --rename | --rename-regex | --rtol | --atol | --cache-size) return ;;
+    -e | --expr | --assert | --shape | --offset | --view-as | --rename | --rename-regex | --rtol | --atol | --cache-size | \
+      --timeout | --threshold | --edgeitems) return ;;
   esac
   if [[ $cur == -* ]]; then
-    if [[ $sub == diff ]]; then COMPREPLY=($(compgen -W "$diff_opts" -- "$cur"))
-    else COMPREPLY=($(compgen -W "$opts" -- "$cur")); fi
+    case $sub in
+      diff) COMPREPLY=($(compgen -W "$diff_opts" -- "$cur")) ;;
+      validate) COMPREPLY=($(compgen -W "$validate_opts" -- "$cur")) ;;
+      *) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
+    esac
     return
   fi
   _filedir
-  [[ -z $sub && -z $file ]] && COMPREPLY+=($(compgen -W "diff" -- "$cur"))
+  [[ -z $sub && -z $file ]] && COMPREPLY+=($(compgen -W "$subcommands" -- "$cur"))
 }
 complete -F _tensor_inspect tensor-inspect

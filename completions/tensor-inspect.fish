@@ -1,5 +1,8 @@
 # fish completion for tensor-inspect: options, dtype names, formats, and the tensor names
-# of the file on the command line. Installed to share/fish/vendor_completions.d/.
+# of the file on the command line, for the main command, diff and validate. Installed to
+# share/fish/vendor_completions.d/. tests/shell_integration.py fails when an option of a --help
+# page is missing here: a line's -n condition names its command (__tensor_inspect_main, or
+# diff/validate in __fish_seen_subcommand_from); a line without -n serves all three.
 set -l dtypes bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 fp8e4m3 fp8e5m2 half float double char uchar short ushort int uint long ulong
 
 function __tensor_inspect_names
@@ -11,38 +14,62 @@ function __tensor_inspect_names
     end
 end
 
-function __tensor_inspect_no_diff
-    not __fish_seen_subcommand_from diff
+# The caps of --limit KEY=VALUE (the library's limit table; `--limit x=1` names them all).
+set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements=
+
+function __tensor_inspect_main
+    not __fish_seen_subcommand_from diff validate
+end
+
+function __tensor_inspect_fail_on
+    # A comma-separated list: the items after what is already typed.
+    set -l token (commandline -ct)
+    set -l head (string replace -r '[^,]*$' '' -- $token)
+    for c in nan inf zero-tensor
+        echo $head$c
+    end
 end
 
 complete -c tensor-inspect -n '__fish_use_subcommand' -a diff -d 'compare two inputs tensor by tensor'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l help -d 'show help'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l version -d 'version and git revision'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l dtype -x -a "$dtypes" -d 'dtype of a literal'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -s e -l expr -x -d 'tinygrad expression over x'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l json -d 'one JSON object'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l jsonl -d 'one JSON object per tensor and line'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l strict -d 'fail where Tensor.data() fails'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l default-float -x -a 'float16 bfloat16 float32 float64'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l default-int -x -a "$dtypes"
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l json-nonfinite -x -a 'string python'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l name -x -a '(__tensor_inspect_names)' -d 'tensor name or glob'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l all -d 'every tensor'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l list -d 'list the tensors'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l meta -d 'show metadata'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l raw -x -a "$dtypes" -d 'raw bytes of this dtype'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l shape -x -d 'shape of raw data'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l offset -x -d 'bytes to skip'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l byte-order -x -a 'little big'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l expect -x -a 'dtype= shape= ndim= format= nbytes=' -d 'KEY=VALUE check'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l assert -x -d 'boolean expression over x'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l graph -x -a 'text dot' -d 'lazy graph on stderr'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -l view-as -x -d 'memoryview.cast'
-complete -c tensor-inspect -n __tensor_inspect_no_diff -s v -d 'more log output'
+complete -c tensor-inspect -n '__fish_use_subcommand' -a validate -d 'check files against every rule of their format'
+complete -c tensor-inspect -s h -l help -d 'show help'
+complete -c tensor-inspect -n __tensor_inspect_main -l version -d 'version and git revision'
+complete -c tensor-inspect -n __tensor_inspect_main -l dtype -x -a "$dtypes" -d 'dtype of a literal'
+complete -c tensor-inspect -n __tensor_inspect_main -s e -l expr -x -d 'tinygrad expression over x'
+complete -c tensor-inspect -n __tensor_inspect_main -l json -d 'one JSON object'
+complete -c tensor-inspect -n __tensor_inspect_main -l jsonl -d 'one JSON object per tensor and line'
+complete -c tensor-inspect -n __tensor_inspect_main -l strict -d 'fail where Tensor.data() fails'
+complete -c tensor-inspect -n __tensor_inspect_main -l default-float -x -a 'float16 bfloat16 float32 float64'
+complete -c tensor-inspect -n __tensor_inspect_main -l default-int -x -a "$dtypes"
+complete -c tensor-inspect -n __tensor_inspect_main -l json-nonfinite -x -a 'string python'
+complete -c tensor-inspect -n __tensor_inspect_main -l name -x -a '(__tensor_inspect_names)' -d 'tensor name or glob'
+complete -c tensor-inspect -n __tensor_inspect_main -l all -d 'every tensor'
+complete -c tensor-inspect -n __tensor_inspect_main -l list -d 'list the tensors'
+complete -c tensor-inspect -n __tensor_inspect_main -l meta -d 'show metadata'
+complete -c tensor-inspect -n __tensor_inspect_main -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch'
+complete -c tensor-inspect -n __tensor_inspect_main -l raw -x -a "$dtypes" -d 'raw bytes of this dtype'
+complete -c tensor-inspect -n __tensor_inspect_main -l shape -x -d 'shape of raw data'
+complete -c tensor-inspect -n __tensor_inspect_main -l offset -x -d 'bytes to skip'
+complete -c tensor-inspect -n __tensor_inspect_main -l byte-order -x -a 'little big'
+complete -c tensor-inspect -n __tensor_inspect_main -l expect -x -a 'dtype= shape= ndim= format= nbytes=' -d 'KEY=VALUE check'
+complete -c tensor-inspect -n __tensor_inspect_main -l assert -x -d 'boolean expression over x'
+complete -c tensor-inspect -n __tensor_inspect_main -l graph -r -a 'text dot' -d 'lazy graph on stderr [text|dot]'
+complete -c tensor-inspect -n __tensor_inspect_main -l view-as -x -d 'memoryview.cast'
+complete -c tensor-inspect -n __tensor_inspect_main -s v -d 'more log output'
+complete -c tensor-inspect -n __tensor_inspect_main -l limit -x -a "$limits" -d 'raise a resource cap: KEY=VALUE'
+complete -c tensor-inspect -n __tensor_inspect_main -l header -d 'memoryview fields, no data read'
+complete -c tensor-inspect -n __tensor_inspect_main -l full -d 'print every element'
+complete -c tensor-inspect -n __tensor_inspect_main -l threshold -x -d 'summarize above N elements'
+complete -c tensor-inspect -n __tensor_inspect_main -l edgeitems -x -d 'items at each end of a summarized axis'
+complete -c tensor-inspect -n __tensor_inspect_main -l stats -d 'min max mean std absmax, nan/inf/zero counts'
+complete -c tensor-inspect -n __tensor_inspect_main -l hist -d 'histogram of the finite values [BINS]'
+complete -c tensor-inspect -n __tensor_inspect_main -l plot -r -F -d 'write a PNG'
+complete -c tensor-inspect -n __tensor_inspect_main -l plot-kind -x -a 'hist heatmap' -d 'what --plot draws'
+complete -c tensor-inspect -n __tensor_inspect_main -l fail-on -x -a '(__tensor_inspect_fail_on)' -d 'exit 1 for nan,inf,zero-tensor'
 complete -c tensor-inspect -l token-file -r -F -d 'bearer token for URLs'
 complete -c tensor-inspect -l cache -x -a '(__fish_complete_directories)' -d 'keep fetched blocks of URLs in DIR'
 complete -c tensor-inspect -l cache-size -x -d 'most bytes the cache takes (500M, 20G)'
+complete -c tensor-inspect -l timeout -x -d 'seconds a URL may take (TI_TIMEOUT)'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l name -x -d 'compare only matching tensors (glob)'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l rename -x -d 'FROM=TO'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l rename-regex -x -d 'REGEX=REPLACEMENT'
@@ -51,3 +78,5 @@ complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l atol -x -d '
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l nan-differs -d 'NaN vs NaN is a difference'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l exact -d 'compare bits'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l json -d 'one JSON object'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l limit -x -a "$limits" -d 'raise a resource cap: KEY=VALUE'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from validate' -l json -d 'one JSON object'

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Shell integration: the bash completion loads (`complete -p tensor-inspect` after
-sourcing) and completes dtypes and the tensor names of the file on the line; the zsh and
-fish scripts parse where those shells are installed; `man -l` renders the man page;
+sourcing) and completes dtypes, the fixed value sets and the tensor names of the file on the
+line; each of the three completion files knows every option and subcommand the --help pages
+of the main command, diff and validate print (both sides parsed: --help and the files), and
+every --limit cap the tool names; the zsh and fish scripts parse where those shells are
+installed; `man -l` renders the man page;
 `cmake --install` puts the binary, the man page and the three completions in their
 standard places; --version prints the version and the git revision.
 
@@ -9,7 +12,7 @@ standard places; --version prints the version and the git revision.
 
 Closes with `N passed, M failed`.
 """
-import json, os, re, shutil, subprocess, sys, tempfile
+import json, os, re, shlex, shutil, subprocess, sys, tempfile
 
 BIN = os.path.abspath(sys.argv[1])
 BUILD = os.path.abspath(sys.argv[2])
@@ -45,6 +48,116 @@ def complete(*words):
   return set(x for x in out.splitlines() if x), err
 
 
+COMMANDS = ("main", "diff", "validate")
+
+
+def help_page(command):
+  """(options, valued, subcommands) of `BIN [command] --help`: the names of each option row
+  (`  -e,--expr TEXT ...`) outside Positionals/Subcommands/Examples, those of them whose row
+  names a value (TEXT, N, DIR, ...), and the names of the Subcommands rows."""
+  p = subprocess.run([BIN] + ([] if command == "main" else [command]) + ["--help"], capture_output=True, text=True)
+  options, valued, subcommands, section = set(), set(), set(), ""
+  for line in p.stdout.splitlines():
+    if line and not line.startswith(" "):
+      section = line
+      continue
+    if section == "Subcommands:":
+      m = re.match(r"  (\w[\w-]*)\s", line)
+      if m:
+        subcommands.add(m.group(1))
+    elif section not in ("Positionals:", "Examples:"):
+      m = re.match(r"  (-\S+)( \S)?", line)
+      if m:
+        options.update(m.group(1).split(","))
+        if m.group(2):
+          valued.update(m.group(1).split(","))
+  return options, valued, subcommands
+
+
+def bash_variables(text):
+  """The `local NAME="..."` strings of the bash completion, `$other` expanded, as word sets."""
+  values = {}
+  for name, value in re.findall(r'local (\w+)="([^"]*)"', text):
+    values[name] = re.sub(r"\$(\w+)", lambda m: values.get(m.group(1), m.group(0)), value)
+  return {name: set(value.split()) for name, value in values.items()}
+
+
+def bash_words(text):
+  """The options of each command ($opts, $diff_opts, $validate_opts), $subcommands, the --limit
+  caps ($limits), and the options the scan for INPUT (the `for ((i = 1; ...` loop) names."""
+  words = bash_variables(text)
+  skip = re.search(r"for \(\(i = 1;.*?\n  done", text, re.S)
+  return ({"main": words.get("opts", set()), "diff": words.get("diff_opts", set()), "validate": words.get("validate_opts", set())},
+          words.get("subcommands", set()), words.get("limits", set()),
+          set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", skip.group(0))) if skip else set())
+
+
+def zsh_words(text):
+  """The option names in the _arguments specs of each command's function ('(- *)'{-h,--help}'[...]',
+  '*--name[...]:...'), the subcommands of the first argument, the --limit caps."""
+  functions = dict(re.findall(r"^(\S+)\(\) \{\n(.*?)^\}", text, re.S | re.M))
+  options = {}
+  for command, function in (("main", "_tensor-inspect"), ("diff", "_tensor_inspect_diff"), ("validate", "_tensor_inspect_validate")):
+    names = set()
+    for line in functions.get(function, "").splitlines():
+      if "[" in line and line.strip().startswith(("'", "(")):
+        spec = re.sub(r"\([^)]*\)", "", line.split("[", 1)[0])  # without the exclusion lists
+        names.update(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", spec))
+    options[command] = names
+  subs = re.search(r"commands:command:\(([^)]*)\)", text)
+  limits = re.search(r"_tensor_inspect_limit_names=\(([^)]*)\)", text)
+  return options, set(subs.group(1).split()) if subs else set(), set(limits.group(1).split()) if limits else set(), None
+
+
+def fish_words(text):
+  """The -s/-l/-o names of each `complete` line, by command: its -n condition names
+  __tensor_inspect_main or the subcommands of __fish_seen_subcommand_from; none serves all."""
+  options = {c: set() for c in COMMANDS}
+  subs, limits = set(), set()
+  for line in text.splitlines():
+    m = re.match(r"set -l limits (.*)", line)
+    if m:
+      limits = {w.rstrip("=") for w in m.group(1).split()}
+    if not line.startswith("complete "):
+      continue
+    args = shlex.split(line)
+    get = lambda flag: [args[i + 1] for i, a in enumerate(args[:-1]) if a == flag]
+    cond = " ".join(get("-n"))
+    if "__fish_use_subcommand" in cond:
+      subs.update(w for a in get("-a") for w in a.split())
+      continue
+    if not cond:
+      commands = COMMANDS
+    elif "__tensor_inspect_main" in cond:
+      commands = ("main",)
+    else:
+      commands = [w for w in cond.split() if w in COMMANDS]
+    names = ["-" + n for n in get("-s") + get("-o")] + ["--" + n for n in get("-l")]
+    for c in commands:
+      options[c].update(names)
+  return options, subs, limits, None
+
+
+pages = {c: help_page(c) for c in COMMANDS}
+check("--help pages parse", all({"-h", "--help"} <= pages[c][0] for c in COMMANDS) and len(pages["main"][0]) > 30
+      and {"--dtype", "--rtol"} <= pages["main"][1] | pages["diff"][1] and {"diff", "validate"} <= pages["main"][2], pages)
+p = subprocess.run([BIN, "0", "--limit", "no_such_cap=1"], capture_output=True, text=True)
+m = re.search(r"known: ([^)]*)\)", p.stderr)
+known_limits = set(m.group(1).split(", ")) if m else set()
+check("--limit names the caps it knows", p.returncode == 2 and len(known_limits) > 5, p.stderr)
+for shell, script, parse in (("bash", "tensor-inspect.bash", bash_words), ("zsh", "_tensor-inspect", zsh_words),
+                             ("fish", "tensor-inspect.fish", fish_words)):
+  with open(os.path.join(ROOT, "completions", script)) as f:
+    options, subcommands, limits, skipped = parse(f.read())
+  for c in COMMANDS:
+    missing = sorted(pages[c][0] - options[c])
+    check(f"{shell}: every option of `{'' if c == 'main' else c + ' '}--help`", not missing, f"missing {missing}")
+  check(f"{shell}: every subcommand", pages["main"][2] <= subcommands, f"missing {sorted(pages['main'][2] - subcommands)}")
+  check(f"{shell}: every --limit cap", limits == known_limits, f"missing {sorted(known_limits - limits)}, unknown {sorted(limits - known_limits)}")
+  if skipped is not None:  # bash scans the line for INPUT: an option's value must not be taken for it
+    missing = sorted(set().union(*(pages[c][1] for c in COMMANDS)) - skipped)
+    check(f"{shell}: the value of every option that takes one is skipped", not missing, f"missing {missing}")
+
 if os.path.exists(BASH_COMPLETION):
   rc, out, err = bash("complete -p tensor-inspect")
   check("bash: complete -p after sourcing", rc == 0 and out.strip() == "complete -F _tensor_inspect tensor-inspect", (rc, out, err))
@@ -58,11 +171,30 @@ if os.path.exists(BASH_COMPLETION):
   check("bash: the remote options", got == {"--cache", "--cache-size"}, (got, err))
   got, err = complete("tensor-inspect", "--cache", "completion")
   check("bash: --cache completes folders", got == {"completions"}, (got, err))
+  got, err = complete("tensor-inspect", "va")
+  check("bash: the validate subcommand", got == {"validate"}, (got, err))
+  got, err = complete("tensor-inspect", "validate", "x.npy", "--")
+  check("bash: validate's options", pages["validate"][0] - {"-h"} <= got and "--name" not in got, (got, err))
+  got, err = complete("tensor-inspect", "-")
+  check("bash: every option of --help is offered", pages["main"][0] <= got, sorted(pages["main"][0] - got))
+  got, err = complete("tensor-inspect", "diff", "a.npy", "b.npy", "-")
+  check("bash: every option of diff --help is offered", pages["diff"][0] <= got and "--stats" not in got, sorted(pages["diff"][0] - got))
+  got, err = complete("tensor-inspect", "--plot-kind", "h")
+  check("bash: --plot-kind values", got == {"hist", "heatmap"}, (got, err))
+  got, err = complete("tensor-inspect", "--fail-on", "nan,")
+  check("bash: --fail-on completes the item after the comma", got == {"nan,nan", "nan,inf", "nan,zero-tensor"}, (got, err))
+  got, err = complete("tensor-inspect", "diff", "a", "b", "--limit", "broad")
+  check("bash: --limit caps", got == {"broadcast_pairs="}, (got, err))
+  got, err = complete("tensor-inspect", "--plot", "completions/tensor-inspect.b")
+  check("bash: --plot completes files", got == {"completions/tensor-inspect.bash"}, (got, err))
   with open(os.path.join(ROOT, "samples", "mixed.safetensors"), "rb") as f:
     n = int.from_bytes(f.read(8), "little")
     names = {k for k in json.loads(f.read(n)) if k != "__metadata__"}
   got, err = complete("tensor-inspect", "samples/mixed.safetensors", "--name", "")
   check("bash: tensor names of the file, from its header", got == names, (got, names, err))
+  for before in (["--hist", "40"], ["--hist"], ["--threshold", "5"], ["--graph", "dot", "-v"]):
+    got, err = complete("tensor-inspect", *before, "samples/mixed.safetensors", "--name", "")
+    check(f"bash: tensor names after {' '.join(before)} (its value is not the input)", got == names, (got, names, err))
 else:
   check("bash-completion installed", False, BASH_COMPLETION + " missing (scripts/setup.sh installs bash-completion)")
 
