@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -40,6 +41,8 @@ constexpr const char* kDiffExamples = R"(Examples:
 
 Tensors are paired by name (--rename FROM=TO and --rename-regex REGEX=REPLACEMENT map A's
 names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair by position.
+--name selects by A's names (or what they are renamed to) and brings their partners in B
+along; a tensor of B that pairs with none of A is kept when its own name matches.
 Elements are equal as numpy.allclose(A, B) has it: |a - b| <= atol + rtol * |b|, values
 widened to float64 (integers exactly); NaN equals NaN unless --nan-differs (h5diff).
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, or
@@ -118,23 +121,34 @@ struct Renamer {
   }
 };
 
-// --name keeps the tensors whose name (or, for A, renamed name) matches a glob; unnamed
-// tensors (a lone .npy, a literal) are always kept. Each glob must match something.
-std::vector<const TensorEntry*> keep_named(const Input& in, const DiffOptions& o, const Renamer* rename, std::vector<bool>& matched) {
-  std::vector<const TensorEntry*> out;
-  for (const TensorEntry& e : in.entries) {
-    bool keep = o.names.empty() || e.name.empty();
-    for (std::size_t p = 0; p < o.names.size(); ++p)
-      if (glob_matches(o.names[p], e.name) || (rename && glob_matches(o.names[p], (*rename)(e.name)))) keep = matched[p] = true;
-    if (keep) out.push_back(&e);
-  }
-  return out;
+// --name selects by A's names: A's tensor is kept when a glob matches its name or the name
+// it is renamed to (B's spelling), and B's tensor of that name comes along; B's tensor that
+// no kept one of A pairs with is kept when a glob matches its own name. Unnamed tensors (a
+// lone .npy, a literal) are always kept. Each glob must match a name of A or of B.
+bool matches_any(const DiffOptions& o, const std::string& name, std::vector<bool>& matched) {
+  bool any = false;
+  for (std::size_t p = 0; p < o.names.size(); ++p)
+    if (glob_matches(o.names[p], name)) any = matched[p] = true;
+  return any;
 }
 
 std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
   const Renamer rename(o);
   std::vector<bool> matched(o.names.size(), false);
-  const std::vector<const TensorEntry*> ea = keep_named(a, o, &rename, matched), eb = keep_named(b, o, nullptr, matched);
+  std::vector<const TensorEntry*> ea, eb;
+  std::set<std::string> partners;  // B's names that kept tensors of A are renamed to
+  for (const TensorEntry& e : a.entries) {
+    const std::string renamed = rename(e.name);
+    // Both are tried, so that each glob that matches either is counted as matching.
+    const bool by_name = matches_any(o, e.name, matched), by_renamed = matches_any(o, renamed, matched);
+    if (!o.names.empty() && !e.name.empty() && !by_name && !by_renamed) continue;
+    ea.push_back(&e);
+    if (!e.name.empty()) partners.insert(renamed);
+  }
+  for (const TensorEntry& e : b.entries) {
+    const bool by_name = matches_any(o, e.name, matched);
+    if (o.names.empty() || e.name.empty() || by_name || partners.count(e.name)) eb.push_back(&e);
+  }
   for (std::size_t p = 0; p < o.names.size(); ++p)
     if (!matched[p]) throw Error(ErrorCode::NotFound, "diff: --name '" + o.names[p] + "' matches no tensor of " + a.label + " or " + b.label);
   std::vector<Row> rows;
@@ -305,7 +319,7 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->footer(kDiffExamples);
   sub->add_option("A", o.a, "first input: a file (.safetensors .gguf .pt .npz .npy, an index, a model folder) or a literal")->required();
   sub->add_option("B", o.b, "second input, the reference of the relative tolerance")->required();
-  sub->add_option("--name", o.names, "compare only tensors whose name matches (shell glob; repeatable)");
+  sub->add_option("--name", o.names, "compare only A's tensors whose name (or renamed name) matches, and their partners in B (shell glob; repeatable)");
   sub->add_option("--rename", o.renames, "A's tensor FROM is B's TO (repeatable)");
   sub->add_option("--rename-regex", o.rename_regex, "REGEX=REPLACEMENT applied to A's names, in order ($1 for groups)");
   sub->add_option("--rtol", o.rtol, "relative tolerance, as numpy.allclose")->capture_default_str();

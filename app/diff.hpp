@@ -13,7 +13,7 @@ namespace tensor_inspect::app {
 /// Everything `diff` takes.
 struct DiffOptions {
   std::string a, b;                       ///< two inputs: files, folders, literals
-  std::vector<std::string> names;         ///< --name globs: only pairs with a matching name
+  std::vector<std::string> names;         ///< --name globs on A's names (or renamed names); partners in B come along
   std::vector<std::string> renames;       ///< --rename FROM=TO: A's tensor FROM is B's TO
   std::vector<std::string> rename_regex;  ///< --rename-regex REGEX=REPLACEMENT on A's names, in order
   double rtol = 1e-05, atol = 1e-08;      ///< numpy.allclose's defaults

@@ -181,6 +181,25 @@ doc = diff_json("rename", P("hf.safetensors"), P("ggufnames.safetensors"), "--re
 check("rename: both paired", doc and doc["summary"]["same"] == 2 and doc["summary"]["compared"] == 2, doc and doc["summary"])
 diff_json("without rename", P("hf.safetensors"), P("ggufnames.safetensors"), code=1)
 
+# --name selects by A's names (or what they are renamed to); the partners in B come along,
+# and B's tensors no tensor of A pairs with are kept by their own names. A user's finding:
+# --name 'enc.*' kept A's enc.w but not its partner dec.w, so "enc.w only in A", exit 1.
+st(P("r1.safetensors"), [("enc.w", np.ones(4, "<f4")), ("enc.b", np.zeros(2, "<f4"))])
+st(P("r2.safetensors"), [("dec.w", np.ones(4, "<f4")), ("enc.b", np.zeros(2, "<f4")), ("enc.extra", np.ones(3, "<f4"))])
+pairs = lambda doc: sorted(((r["name_a"] or ""), (r["name_b"] or ""), r["status"]) for r in doc["tensors"]) if doc else None
+for glob, want, code in [
+    ("enc.*", [("", "enc.extra", "only_in_b"), ("enc.b", "enc.b", "same"), ("enc.w", "dec.w", "same")], 1),
+    ("enc.w", [("enc.w", "dec.w", "same")], 0),
+    ("dec.*", [("enc.w", "dec.w", "same")], 0),
+    ("*.b", [("enc.b", "enc.b", "same")], 0),
+    ("enc.extra", [("", "enc.extra", "only_in_b")], 1)]:
+  doc = diff_json(f"--rename enc.w=dec.w --name {glob}", P("r1.safetensors"), P("r2.safetensors"), "--rename", "enc.w=dec.w",
+                  "--name", glob, code=code)
+  check(f"--rename enc.w=dec.w --name {glob}: pairs", pairs(doc) == want, pairs(doc))
+rc, out, err = run(P("r1.safetensors"), P("r2.safetensors"), "--rename", "enc.w=dec.w", "--name", "enc.w")
+check("--rename with --name, text: the pair in one row", rc == 0 and "enc.w -> dec.w" in out and "only in" not in out.splitlines()[1],
+      f"{rc} {out!r} {err!r}")
+
 
 # ---- GGUF: F32 against a Q8_0-quantized copy ----
 def write_gguf(path, tensors):

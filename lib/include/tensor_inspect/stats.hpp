@@ -76,8 +76,8 @@ StoredElements gguf_blocks_source(std::span<const std::byte> bytes, std::uint32_
 
 /// How a scan runs.
 struct ScanOptions {
-  /// Drop each chunk's pages from the resident set once its thread has scanned it, for the
-  /// last pass over a source: memory stays flat however large the file, and the unmapping
+  /// Drop each chunk's pages from the resident set once its thread has scanned it, on every
+  /// pass over a source: memory stays flat however large the file, and the unmapping
   /// is shared by the threads instead of done alone at exit. Only file mappings are
   /// affected (a later read maps the pages again from the page cache).
   bool release_pages = false;
