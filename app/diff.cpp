@@ -13,6 +13,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "inspect.hpp"
 #include "json_shape.hpp"
@@ -31,6 +32,7 @@ namespace {
 constexpr const char* kDiffExamples = R"(Examples:
   tensor-inspect diff original.safetensors converted.gguf --rtol 1e-3 --atol 1e-5
   tensor-inspect diff a.npz b.npz --json | jq .summary
+  tensor-inspect diff a.safetensors b.safetensors --jsonl | jq -c 'select(.status != "same")'   streamed
   tensor-inspect diff x.npy y.npy --exact                   bits, not values (-0.0 differs from 0.0)
   tensor-inspect diff ./hf-model/ model.pt --name 'model.layers.0.*'
   tensor-inspect diff hf.safetensors model.gguf --rename-regex '^model\.layers\.(\d+)\.=blk.$1.'
@@ -40,6 +42,8 @@ Tensors are paired by name (--rename FROM=TO and --rename-regex REGEX=REPLACEMEN
 names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair by position.
 Elements are equal as numpy.allclose(A, B) has it: |a - b| <= atol + rtol * |b|, values
 widened to float64 (integers exactly); NaN equals NaN unless --nan-differs (h5diff).
+Tensors whose values this tool cannot decode (GGUF IQ4_NL, safetensors C64) are compared
+by their stored bytes: equal bytes are the same tensor, other bytes differ (no figures).
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, or
 is on one side only; 2 trouble.)";
 
@@ -113,7 +117,7 @@ std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
     if (!matched[p]) throw Error(ErrorCode::NotFound, "diff: --name '" + o.names[p] + "' matches no tensor of " + a.label + " or " + b.label);
   std::vector<Row> rows;
   if (ea.size() == 1 && eb.size() == 1) {
-    rows.push_back({ea[0], eb[0], Status::Same, std::nullopt});
+    rows.push_back({ea[0], eb[0], Status::Same, std::nullopt, {}, false});
     return rows;
   }
   std::map<std::string, std::size_t> in_b;
@@ -127,18 +131,46 @@ std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
                                         "' both pair with " + b.label + "'s '" + it->first + "' (check --rename and --rename-regex)");
     if (it != in_b.end()) {
       paired_with[it->second] = e;
-      rows.push_back({e, eb[it->second], Status::Same, std::nullopt});
+      rows.push_back({e, eb[it->second], Status::Same, std::nullopt, {}, false});
     } else {
-      rows.push_back({e, nullptr, Status::OnlyInA, std::nullopt});
+      rows.push_back({e, nullptr, Status::OnlyInA, std::nullopt, {}, false});
     }
   }
   for (std::size_t i = 0; i < eb.size(); ++i)
-    if (!paired_with[i]) rows.push_back({nullptr, eb[i], Status::OnlyInB, std::nullopt});
+    if (!paired_with[i]) rows.push_back({nullptr, eb[i], Status::OnlyInB, std::nullopt, {}, false});
   return rows;
 }
 
 // How messages name one side's tensor: "a.safetensors: tensor 'w'", a literal as written.
 std::string side_label(const Input& in, const TensorEntry& e) { return in.file ? tensor_label(in.label, e.name) : in.label; }
+
+// A pair where a side's values cannot be decoded (r.a or r.b has no dtype) but their shapes
+// agree. Two tensors of one stored type are compared by their stored bytes: equal bytes
+// are an equal tensor, different bytes a difference without figures (nothing decoded to
+// measure it by). A decoded tensor against an undecoded one, or two stored types, is a
+// dtype mismatch. Where the bytes are not in a file as they are (a PyTorch storage type
+// tinygrad lacks), loading says why: trouble, as before.
+void compare_undecoded(Row& r, const std::string& label_a, const std::string& label_b, bool show_progress, std::size_t index,
+                       std::size_t count) {
+  for (const TensorEntry* e : {r.a, r.b})
+    if (!e->dtype && !has_stored_bytes(*e)) (void)for_tensor(e == r.a ? label_a : label_b, [e] { return e->load(); });
+  const std::string undecoded = !r.a->dtype && !r.b->dtype ? "A's and B's" : !r.a->dtype ? "A's" : "B's";
+  if (r.a->dtype || r.b->dtype || r.a->stored_type != r.b->stored_type) {
+    r.status = Status::DTypeMismatch;
+    r.note = undecoded + " values (" + (r.a->dtype ? r.b->stored_type : r.a->stored_type) + ") are not decoded by this tool";
+    return;
+  }
+  auto progress = [&](std::uint64_t done) {
+    if (show_progress)
+      std::fprintf(stderr, "\rdiff: tensor %zu of %zu, %llu of %llu stored bytes\x1b[K", index + 1, count,
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(r.a->nbytes));
+  };
+  const std::optional<std::uint64_t> at = for_pair(label_a, label_b, [&] { return first_differing_byte(*r.a, *r.b, progress); });
+  r.bytes_compared = true;
+  r.status = at ? Status::Differs : Status::Same;
+  r.note = r.a->stored_type + " values are not decoded by this tool: stored bytes " +
+           (at ? "differ, first at byte " + std::to_string(*at) + " of " + std::to_string(r.a->nbytes) : std::string("equal"));
+}
 
 void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& copt, bool show_progress, std::size_t index,
                  std::size_t count) {
@@ -146,7 +178,7 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
   const std::string label_a = side_label(a, *r.a), label_b = side_label(b, *r.b);
   // An entry whose values cannot be shown says why when loaded: a tensor in a missing shard
   // is trouble (its shape is unknown, not ()), a dtype tinygrad lacks still gets its shape
-  // compared and fails below only when the values are needed.
+  // compared and then its stored bytes (compare_undecoded).
   for (const TensorEntry* e : {r.a, r.b})
     if (!e->dtype) {
       try {
@@ -157,6 +189,10 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
     }
   if (r.a->shape != r.b->shape) {
     r.status = Status::ShapeMismatch;
+    return;
+  }
+  if (!r.a->dtype || !r.b->dtype) {
+    compare_undecoded(r, label_a, label_b, show_progress, index, count);
     return;
   }
   // Every element is compared, so every byte is read: what a whole read checks is checked.
@@ -188,7 +224,10 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str();
   sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
-  sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
+  CLI::Option* json = sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
+  sub->add_flag("--jsonl", o.jsonl,
+                "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"")
+      ->excludes(json);
   sub->add_option("--limit", o.limits, "raise a resource cap, e.g. broadcast_pairs=2G (errors name the cap they hit)");
   return sub;
 }
@@ -207,11 +246,26 @@ int run_diff(const DiffOptions& o) {
   copt.nan_equal = !o.nan_differs;
   copt.exact = o.exact;
   const bool show_progress = ::isatty(2) != 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) compare_row(rows[i], a, b, copt, show_progress, i, rows.size());
-  if (show_progress && !rows.empty()) std::fprintf(stderr, "\r\x1b[K");
   OutBuffer out(stdout);
-  if (o.json) write_diff_json(rows, a, b, o, out);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    compare_row(rows[i], a, b, copt, show_progress, i, rows.size());
+    if (o.jsonl) {  // streamed: each pair's line as soon as it is compared, whole
+      if (show_progress) std::fprintf(stderr, "\r\x1b[K");
+      out.write(std::string("{") + json_head("diff_tensor") + diff_row_json(rows[i]) + "}\n");
+      out.flush();
+    }
+  }
+  if (show_progress && !rows.empty()) std::fprintf(stderr, "\r\x1b[K");
+  if (o.jsonl) out.write(std::string("{") + json_head("diff_summary") + diff_inputs_json(a, b, o) + ", " + diff_summary_json(rows) + "}\n");
+  else if (o.json) write_diff_json(rows, a, b, o, out);
   else write_diff_text(rows, a, b, out);
+  out.flush();
+  // What a file warns of (a missing shard, pickle globals) goes to stderr once the report is
+  // out, as for every other mode: tensors of a missing shard left out by --name, or on one
+  // side only, are still heard of. A run that needed one has failed naming it instead.
+  for (const Input* in : {&a, &b})
+    if (in->file)
+      for (const std::string& w : in->file->warnings) spdlog::warn("{}", escape_untrusted(w, false));
   for (const Row& r : rows)
     if (r.status != Status::Same) return 1;
   return 0;

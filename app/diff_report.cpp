@@ -70,8 +70,9 @@ void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& 
       row[6] = std::to_string(r.cmp->mismatched);
       if (r.cmp->first_mismatch)
         row[6] += " (of " + std::to_string(r.cmp->numel) + "), first at " + index_repr(*r.cmp->first_mismatch, r.a->shape);
-      if (r.status == Status::DTypeMismatch) row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
     }
+    if (r.status == Status::DTypeMismatch) row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
+    if (!r.note.empty()) row[6] = escape_untrusted(r.note, true);
     table.push_back(std::move(row));
   }
   // Padded by terminal columns, not bytes: a name of non-ASCII characters lines up.
@@ -89,34 +90,46 @@ void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& 
             " only in " + escape_untrusted(b.label, true) + "\n");
 }
 
-void write_diff_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out) {
+std::string diff_inputs_json(const Input& a, const Input& b, const DiffOptions& o) {
+  return "\"a\": {\"input\": " + json_string(a.label) + ", \"format\": " + json_string(a.format) + "}, \"b\": {\"input\": " +
+         json_string(b.label) + ", \"format\": " + json_string(b.format) + "}, \"rtol\": " + figure_json(o.rtol) +
+         ", \"atol\": " + figure_json(o.atol) + ", \"nan_equal\": " + (o.nan_differs ? "false" : "true") +
+         ", \"exact\": " + (o.exact ? "true" : "false");
+}
+
+std::string diff_row_json(const Row& r) {
+  const auto& c = r.cmp;
+  std::string first = "null";
+  if (c && c->first_mismatch) first = index_repr(*c->first_mismatch, r.a->shape);
+  // Stored bytes compared: every element counted, none measured; equal bytes mismatch none.
+  std::string numel = c ? std::to_string(c->numel) : r.bytes_compared ? std::to_string(prod(r.a->shape)) : "null";
+  std::string mismatched = c ? std::to_string(c->mismatched) : r.bytes_compared && r.status == Status::Same ? "0" : "null";
+  return "\"name_a\": " + json_string_or_null(r.a ? name_of(r.a) : std::nullopt) +
+         ", \"name_b\": " + json_string_or_null(r.b ? name_of(r.b) : std::nullopt) + ", \"status\": \"" +
+         kStatusJson[static_cast<int>(r.status)] + "\", \"dtype_a\": " + (r.a ? json_string(dtype_of(*r.a)) : "null") +
+         ", \"dtype_b\": " + (r.b ? json_string(dtype_of(*r.b)) : "null") + ", \"shape_a\": " + shape_json(r.a) +
+         ", \"shape_b\": " + shape_json(r.b) + ", \"numel\": " + numel + ", \"mismatched\": " + mismatched +
+         ", \"first_mismatch\": " + first + ", \"max_abs\": " + figure_json(c ? std::optional(c->max_abs) : std::nullopt) +
+         ", \"max_rel\": " + figure_json(c ? std::optional(c->max_rel) : std::nullopt) +
+         ", \"rmse\": " + figure_json(c ? std::optional(c->rmse) : std::nullopt) +
+         ", \"cosine\": " + figure_json(c ? c->cosine : std::nullopt) +
+         ", \"note\": " + json_string_or_null(r.note.empty() ? std::nullopt : std::optional(r.note));
+}
+
+std::string diff_summary_json(const std::vector<Row>& rows) {
   std::size_t counts[6] = {};
-  out.write(std::string("{") + json_head("diff") + "\"a\": {\"input\": " + json_string(a.label) + ", \"format\": " + json_string(a.format) +
-            "}, \"b\": {\"input\": " + json_string(b.label) + ", \"format\": " + json_string(b.format) + "}, \"rtol\": " +
-            figure_json(o.rtol) + ", \"atol\": " + figure_json(o.atol) + ", \"nan_equal\": " + (o.nan_differs ? "false" : "true") +
-            ", \"exact\": " + (o.exact ? "true" : "false") + ", \"tensors\": [");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    ++counts[static_cast<int>(r.status)];
-    const auto& c = r.cmp;
-    std::string first = "null";
-    if (c && c->first_mismatch) first = index_repr(*c->first_mismatch, r.a->shape);
-    out.write(std::string(i ? ", " : "") + "{\"name_a\": " + json_string_or_null(r.a ? name_of(r.a) : std::nullopt) +
-              ", \"name_b\": " + json_string_or_null(r.b ? name_of(r.b) : std::nullopt) + ", \"status\": \"" +
-              kStatusJson[static_cast<int>(r.status)] + "\", \"dtype_a\": " + (r.a ? json_string(dtype_of(*r.a)) : "null") +
-              ", \"dtype_b\": " + (r.b ? json_string(dtype_of(*r.b)) : "null") + ", \"shape_a\": " + shape_json(r.a) +
-              ", \"shape_b\": " + shape_json(r.b) + ", \"numel\": " + (c ? std::to_string(c->numel) : "null") +
-              ", \"mismatched\": " + (c ? std::to_string(c->mismatched) : "null") + ", \"first_mismatch\": " + first +
-              ", \"max_abs\": " + figure_json(c ? std::optional(c->max_abs) : std::nullopt) +
-              ", \"max_rel\": " + figure_json(c ? std::optional(c->max_rel) : std::nullopt) +
-              ", \"rmse\": " + figure_json(c ? std::optional(c->rmse) : std::nullopt) +
-              ", \"cosine\": " + figure_json(c ? c->cosine : std::nullopt) + "}");
-  }
+  for (const Row& r : rows) ++counts[static_cast<int>(r.status)];
   const std::size_t compared = rows.size() - counts[4] - counts[5];
-  out.write("], \"summary\": {\"tensors\": " + std::to_string(rows.size()) + ", \"compared\": " + std::to_string(compared) +
-            ", \"same\": " + std::to_string(counts[0]) + ", \"differs\": " + std::to_string(counts[1]) +
-            ", \"shape_mismatch\": " + std::to_string(counts[2]) + ", \"dtype_mismatch\": " + std::to_string(counts[3]) +
-            ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) + "}}\n");
+  return "\"summary\": {\"tensors\": " + std::to_string(rows.size()) + ", \"compared\": " + std::to_string(compared) +
+         ", \"same\": " + std::to_string(counts[0]) + ", \"differs\": " + std::to_string(counts[1]) +
+         ", \"shape_mismatch\": " + std::to_string(counts[2]) + ", \"dtype_mismatch\": " + std::to_string(counts[3]) +
+         ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) + "}";
+}
+
+void write_diff_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out) {
+  out.write(std::string("{") + json_head("diff") + diff_inputs_json(a, b, o) + ", \"tensors\": [");
+  for (std::size_t i = 0; i < rows.size(); ++i) out.write(std::string(i ? ", " : "") + "{" + diff_row_json(rows[i]) + "}");
+  out.write("], " + diff_summary_json(rows) + "}\n");
 }
 
 }  // namespace tensor_inspect::app

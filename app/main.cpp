@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
-  const bool json = o.json || o.jsonl || diff_options.json || validate_options.json;
+  const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
     ti::app::apply_remote(remote);

@@ -254,10 +254,8 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
                (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
     }
     e.loader = make_loader(file, t, e.offset, e.shape);
-    if (t.type->dequantizable) {
-      e.ggml_type = t.type->id;
-      e.blocks_file = file;
-    }
+    if (t.type->dequantizable) e.ggml_type = t.type->id;
+    if (!t.type->dtype) e.blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
     out.tensors.push_back(std::move(e));
   }
   return out;
