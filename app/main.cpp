@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <span>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -104,55 +106,18 @@ int main(int argc, char** argv) {
   // (option_groups.hpp); --help shows them as before through HelpFormatter.
   cli.formatter(std::make_shared<ti::app::HelpFormatter>());
   // The root's help flag is set aside while the groups are made: each would build a copy.
-  const std::string help_description = cli.get_help_ptr()->get_description();
-  cli.set_help_flag();
-  CLI::App& file_options = ti::app::option_group(cli);
-  CLI::App& check_options = ti::app::option_group(cli);
-  CLI::App& engine_options = ti::app::option_group(cli);
-  CLI::App& print_options = ti::app::option_group(cli);
-  CLI::App& stats_options = ti::app::option_group(cli);
-  CLI::App& remote_options = ti::app::option_group(cli);
-  cli.set_help_flag("-h,--help", help_description);
-  cli.set_version_flag("--version", ti::app::version_string());
-  cli.add_option("INPUT", o.input,
-                 "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
-  cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
-  cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
-  cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
-  cli.add_flag("--strict", o.strict, "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format)");
-  cli.add_option("--default-float", o.default_float, "what Python floats commit to")->capture_default_str();
-  cli.add_option("--default-int", o.default_int, "what Python ints commit to")->capture_default_str();
-  cli.add_option("--json-nonfinite", o.json_nonfinite, "nan/inf in JSON: string (\"nan\", strict JSON) or python (NaN)")
-      ->check(CLI::IsMember({"string", "python"}))
-      ->capture_default_str();
-  auto* files = "Files";
-  file_options.add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
-  file_options.add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
-  file_options.add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
-  auto* checks = "Checks (exit 1 when one fails)";
-  check_options.add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
-  check_options.add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
-  file_options.add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
-  file_options.add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
-  file_options.add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
-  file_options.add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
-  file_options.add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
-  file_options.add_option("--offset", o.offset, "bytes to skip before --raw data")->check(CLI::NonNegativeNumber)->group(files);
-  file_options.add_option("--byte-order", o.byte_order, "byte order of --raw data")
-      ->check(CLI::IsMember({"little", "big"}))
-      ->group(files);
-  auto* eng = "Engine";
-  engine_options.add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
-      ->expected(0, 1)
-      ->default_str("text")
-      ->group(eng);
-  engine_options.add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
-  engine_options.add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
-  ti::app::setup_print_options(print_options, o.print);
-  engine_options.add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
-      ->group(eng);
-  ti::app::setup_stats(stats_options, o.stats);
-
+  // Only the option groups a word of argv can reach are built (option_groups.hpp):
+  // `tensor-inspect 5` or `tensor-inspect FILE` builds none of them.
+  enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
+  const ti::app::OptionNames names[kGroups] = {
+      {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e", ""},
+      {"--name --all --jsonl --list --meta --format --raw --shape --offset --byte-order", "", ""},
+      {"--expect --assert", "", ""},
+      {"--graph --view-as --limit", "v", ""},
+      ti::app::kPrintOptionNames,
+      ti::app::kStatsOptionNames,
+      ti::app::kRemoteOptionNames,
+  };
   // Building a subcommand's parser costs about what a small run does (CLI11 checks each new
   // option against all before it), so one is built only where argv could reach it: when a
   // word of argv is its name (CLI11 matches subcommands by that word) or asks for help,
@@ -165,6 +130,66 @@ int main(int argc, char** argv) {
     }
     return false;
   };
+  const std::vector<bool> reach = ti::app::reachable_groups(std::span<char* const>(argv + 1, static_cast<std::size_t>(argc - 1)), names);
+  CLI::App* group[kGroups] = {&cli};
+  // The root's help flag is set aside while the groups are made: each would build a copy.
+  const std::string help_description = cli.get_help_ptr()->get_description();
+  cli.set_help_flag();
+  for (int g = kFile; g < kGroups; ++g)
+    if (reach[static_cast<std::size_t>(g)]) group[g] = &ti::app::option_group(cli);
+  cli.set_help_flag("-h,--help", help_description);
+  cli.set_version_flag("--version", ti::app::version_string());
+  cli.add_option("INPUT", o.input,
+                 "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
+  if (reach[kRoot]) {
+    cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
+    cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
+    cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
+    cli.add_flag("--strict", o.strict, "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format)");
+    cli.add_option("--default-float", o.default_float, "what Python floats commit to")->capture_default_str();
+    cli.add_option("--default-int", o.default_int, "what Python ints commit to")->capture_default_str();
+    cli.add_option("--json-nonfinite", o.json_nonfinite, "nan/inf in JSON: string (\"nan\", strict JSON) or python (NaN)")
+        ->check(CLI::IsMember({"string", "python"}))
+        ->capture_default_str();
+  }
+  if (CLI::App* file_options = group[kFile]) {
+    auto* files = "Files";
+    file_options->add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
+    file_options->add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
+    file_options->add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
+  }
+  if (CLI::App* check_options = group[kCheck]) {
+    auto* checks = "Checks (exit 1 when one fails)";
+    check_options->add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
+    check_options->add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
+  }
+  if (CLI::App* file_options = group[kFile]) {
+    auto* files = "Files";
+    file_options->add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
+    file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
+    file_options->add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
+    file_options->add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
+    file_options->add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
+    file_options->add_option("--offset", o.offset, "bytes to skip before --raw data")->check(CLI::NonNegativeNumber)->group(files);
+    file_options->add_option("--byte-order", o.byte_order, "byte order of --raw data")
+        ->check(CLI::IsMember({"little", "big"}))
+        ->group(files);
+  }
+  if (CLI::App* engine_options = group[kEngine]) {
+    auto* eng = "Engine";
+    engine_options->add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
+        ->expected(0, 1)
+        ->default_str("text")
+        ->group(eng);
+    engine_options->add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
+    engine_options->add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+  }
+  if (group[kPrint]) ti::app::setup_print_options(*group[kPrint], o.print);
+  if (CLI::App* engine_options = group[kEngine])
+    engine_options->add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
+        ->group("Engine");
+  if (group[kStats]) ti::app::setup_stats(*group[kStats], o.stats);
+
   ti::app::DiffOptions diff_options;
   CLI::App* diff = reachable("diff") ? ti::app::setup_diff(cli, diff_options) : nullptr;
   ti::app::ValidateOptions validate_options;
@@ -172,13 +197,13 @@ int main(int argc, char** argv) {
   ti::app::RemoteFlags remote;
   for (CLI::App* app : {&cli, diff, validate}) {
     if (!app) continue;
-    ti::app::setup_remote(app == &cli ? remote_options : *app, remote);
+    if (app != &cli) ti::app::setup_remote(*app, remote);
+    else if (group[kRemote]) ti::app::setup_remote(*group[kRemote], remote);
     // A repeatable option takes one value per occurrence (--name a --name b), as grep -e
     // and curl -H do: CLI11's default lets `--name ids FILE` swallow FILE as a second name.
     for (CLI::Option* opt : ti::app::options_with_groups(*app))
       if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
   }
-
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -197,6 +222,8 @@ int main(int argc, char** argv) {
   const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;
   const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
+    for (int g = kRoot; g < kGroups; ++g)
+      if (group[g]) ti::app::check_option_names(*group[g], names[g]);
     ti::app::apply_remote(remote);
     int status = diff && *diff           ? ti::app::run_diff(diff_options)
                  : validate && *validate ? ti::app::run_validate(validate_options)

@@ -2,9 +2,74 @@
 #include "option_groups.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
+#include "tensor_inspect/error.hpp"
+
 namespace tensor_inspect::app {
+
+namespace {
+
+// `word` is one of the space-separated words of `list`.
+bool listed(std::string_view list, std::string_view word) {
+  while (!list.empty()) {
+    const std::size_t end = std::min(list.find(' '), list.size());
+    if (list.substr(0, end) == word) return true;
+    list.remove_prefix(std::min(end + 1, list.size()));
+  }
+  return false;
+}
+
+// The first of `groups` that lists `word` (a long name, or a letter), or npos.
+template <typename Field>
+std::size_t group_of(std::span<const OptionNames> groups, std::string_view word, Field field) {
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (listed(groups[g].*field, word)) return g;
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<bool> reachable_groups(std::span<char* const> args, std::span<const OptionNames> groups) {
+  std::vector<bool> reach(groups.size(), false);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::string_view env = groups[g].env;
+    while (!env.empty() && !reach[g]) {
+      const std::size_t end = std::min(env.find(' '), env.size());
+      reach[g] = std::getenv(std::string(env.substr(0, end)).c_str()) != nullptr;
+      env.remove_prefix(std::min(end + 1, env.size()));
+    }
+  }
+  for (const char* arg : args) {
+    const std::string_view a = arg;
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-') continue;
+    std::vector<std::size_t> hit;
+    if (a[1] == '-') {
+      hit.push_back(group_of(groups, a.substr(0, a.find('=')), &OptionNames::longs));
+    } else {
+      for (std::size_t i = 1; i < a.size(); ++i) hit.push_back(group_of(groups, a.substr(i, 1), &OptionNames::shorts));
+    }
+    for (const std::size_t g : hit) {
+      if (g == std::string_view::npos) return std::vector<bool>(groups.size(), true);
+      reach[g] = true;
+    }
+  }
+  return reach;
+}
+
+void check_option_names(const CLI::App& group, const OptionNames& names) {
+  for (const CLI::Option* opt : group.get_options()) {
+    const bool builtin = opt == group.get_help_ptr() || opt == group.get_help_all_ptr() || opt == group.get_version_ptr();
+    if (!opt->nonpositional() || builtin) continue;
+    bool ok = opt->get_envname().empty() || listed(names.env, opt->get_envname());
+    for (const std::string& l : opt->get_lnames()) ok = ok && listed(names.longs, "--" + l);
+    for (const std::string& s : opt->get_snames()) ok = ok && listed(names.shorts, s);
+    if (!ok)
+      throw Error(ErrorCode::Internal, "option " + opt->get_name() + " is missing from its group's OptionNames (app/option_groups.hpp)");
+  }
+}
 
 CLI::App& option_group(CLI::App& app) {
   CLI::App* group = app.add_option_group("");  // no heading of its own: its options name theirs

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "option_groups.hpp"
+
 #include "tensor_inspect/remote.hpp"
 
 namespace tensor_inspect::app {
@@ -19,6 +21,7 @@ struct RemoteFlags {
 
 /// Adds --token-file, --cache and --cache-size to `app` (the main command and each
 /// subcommand that opens files).
+inline constexpr OptionNames kRemoteOptionNames{"--token-file --cache --cache-size", "", "TI_CACHE_DIR TI_CACHE_SIZE"};
 void setup_remote(CLI::App& app, RemoteFlags& flags);
 /// Reads the token file, if any, and sets the library's RemoteOptions. Throws Error(Io)
 /// naming the file (never its content) when it cannot be read or holds no token.

@@ -2,6 +2,7 @@
 #include "realize/program.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <type_traits>
 
@@ -242,9 +243,30 @@ Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional
   return p;
 }
 
+namespace {
+
+/// Elements one chunk of `space` can hold: kChunk, or fewer for a smaller space, so a
+/// scalar's evaluator holds words for one element, not 2048 (each fresh 4 KiB page of
+/// scratch is a page fault; at start-up they were 12 of 160).
+std::size_t chunk_capacity(const Shape& space) {
+  std::size_t n = 1;
+  for (const std::int64_t d : space) {
+    if (d <= 0) return 1;
+    if (static_cast<std::uint64_t>(d) >= kChunk) return kChunk;
+    n = std::min<std::size_t>(kChunk, n * static_cast<std::size_t>(d));
+  }
+  return n;
+}
+
+}  // namespace
+
 ChunkEvaluator::ChunkEvaluator(const Program& program)
-    : program_(program), values_(program.nodes.size()), idx_(kChunk), const_ready_(program.nodes.size(), false) {
-  for (auto& v : values_) v.resize(kChunk);
+    : program_(program),
+      capacity_(chunk_capacity(program.space)),
+      values_(program.nodes.size()),
+      idx_(capacity_),
+      const_ready_(program.nodes.size(), false) {
+  for (auto& v : values_) v.resize(capacity_);
 }
 
 const std::int64_t* ChunkEvaluator::indices(const Instance& inst, std::int64_t start, std::size_t n) {
@@ -261,6 +283,7 @@ const std::int64_t* ChunkEvaluator::indices(const Instance& inst, std::int64_t s
 }
 
 void ChunkEvaluator::gather(std::size_t k, std::int64_t start, std::size_t n, std::byte* out) {
+  assert(n <= capacity_);
   const Instance& inst = program_.nodes[k];
   const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
   if (inst.views.empty()) {
@@ -284,6 +307,7 @@ void ChunkEvaluator::gather(std::size_t k, std::int64_t start, std::size_t n, st
 }
 
 const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
+  assert(n <= capacity_);
   for (std::size_t k = 0; k < program_.nodes.size(); ++k) {
     const Instance& inst = program_.nodes[k];
     Word* out = values_[k].data();
@@ -296,7 +320,7 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
         continue;
       case Instance::Const:
         if (!inst.masked) {
-          if (!const_ready_[k]) std::fill(out, out + kChunk, inst.value);
+          if (!const_ready_[k]) std::fill(out, out + capacity_, inst.value);
           const_ready_[k] = true;
         } else {
           const std::int64_t* idx = indices(inst, start, n);

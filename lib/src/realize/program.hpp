@@ -64,7 +64,8 @@ Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional
 class ChunkEvaluator {
  public:
   explicit ChunkEvaluator(const Program& program);
-  /// Computes elements [start, start + n) of the kernel space (n <= kChunk) at every
+  /// Computes elements [start, start + n) of the kernel space (n <= kChunk, and
+  /// start + n <= the space's element count) at every
   /// instance; returns the root's words, valid until the next call.
   const Word* run(std::int64_t start, std::size_t n);
   /// Copies the stored bytes of elements [start, start + n) of Load instance `k` to `out`
@@ -76,6 +77,7 @@ class ChunkEvaluator {
  private:
   const std::int64_t* indices(const Instance& inst, std::int64_t start, std::size_t n);
   const Program& program_;
+  std::size_t capacity_;  ///< elements per chunk: kChunk, or the whole space when smaller
   std::vector<std::vector<Word>> values_;
   std::vector<std::int64_t> idx_, counter_;
   std::vector<std::byte> bytes_;

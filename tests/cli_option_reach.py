@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Every option --help lists is accepted wherever it stands, and the documented environment
+variables apply with no option on the command line.
+
+Usage: python3 tests/cli_option_reach.py BUILD/tensor-inspect
+
+The tool builds only the CLI11 option groups a command line can reach (app/option_groups.hpp),
+judged from each group's stated names; an option missing from its group's names would be
+"not expected" when it is the only option given. So each option --help lists is given
+alone (`tensor-inspect OPTION`, and as --OPTION=VALUE for long options), and must never be
+refused as unknown: a flag runs, an option lacking its value says so. Environment: with
+TI_CACHE_SIZE=3 and no option, the run must refuse the size as --cache-size does.
+Closes with `N passed, M failed`; exit status 1 when any failed.
+"""
+import os
+import re
+import subprocess
+import sys
+
+BIN = os.path.abspath(sys.argv[1])
+passed = failed = 0
+
+
+def check(what, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {what}: {detail}")
+
+
+def run(args, env=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("TI_CACHE")}
+    e.update(env or {})
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=60, env=e, stdin=subprocess.DEVNULL)
+
+
+help_text = run(["--help"]).stdout
+# Option lines of CLI11's help: two spaces, then "-x, --long" or "--long", then the rest.
+options = []
+for line in help_text.splitlines():
+    m = re.match(r"^  (-\w)?(?:, )?(--[\w-]+)?", line)
+    if m and (m.group(1) or m.group(2)):
+        options += [o for o in m.groups() if o]
+check("--help lists options", len(options) >= 30, options)
+
+for opt in options:
+    if opt in ("-h", "--help", "--version"):
+        continue
+    for args in ([opt], [opt + "=1"] if opt.startswith("--") else [opt + "1"]):
+        r = run(args)
+        check(f"{' '.join(args)}: known to the parser", "not expected" not in r.stderr and "OptionNames" not in r.stderr,
+              r.stderr.strip())
+    # After the input too (a literal), where a flag runs as with the input first.
+    r = run(["5", opt])
+    check(f"5 {opt}: known to the parser", "not expected" not in r.stderr and "OptionNames" not in r.stderr, r.stderr.strip())
+
+r = run(["5"], {"TI_CACHE_SIZE": "3"})
+check("TI_CACHE_SIZE applies with no option given", r.returncode == 2 and "--cache-size" in r.stderr and not r.stdout,
+      (r.returncode, r.stderr))
+r = run(["-vv", "5"])
+check("-vv alone: debug lines on stderr", r.returncode == 0 and ": debug: " in r.stderr, r.stderr)
+r = run(["--bogus", "5"])
+check("an unknown option: a usage error naming it", r.returncode == 2 and "--bogus" in r.stderr, r.stderr)
+r = run(["-x", "5"])
+check("an unknown short option: a usage error naming it", r.returncode == 2 and "-x" in r.stderr, r.stderr)
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
