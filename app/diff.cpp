@@ -224,10 +224,9 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str();
   sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
-  CLI::Option* json = sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
+  sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
   sub->add_flag("--jsonl", o.jsonl,
-                "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"")
-      ->excludes(json);
+                "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"");
   sub->add_option("--limit", o.limits, "raise a resource cap, e.g. broadcast_pairs=2G (errors name the cap they hit)");
   return sub;
 }
@@ -236,6 +235,8 @@ int run_diff(const DiffOptions& o) {
   if (!(o.rtol >= 0) || !(o.atol >= 0))  // NaN fails both tests too
     throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be numbers >= 0 (got --rtol " + fmt::format("{}", o.rtol) +
                                       ", --atol " + fmt::format("{}", o.atol) + ")");
+  if (o.json && o.jsonl)
+    throw Error(ErrorCode::Usage, "diff: --json and --jsonl contradict (--json writes one object, --jsonl one object per line): choose one");
   for (const std::string& spec : o.limits) set_limit(spec);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);
