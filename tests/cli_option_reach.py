@@ -17,17 +17,11 @@ import re
 import subprocess
 import sys
 
+import tally
+from tally import check
+
 BIN = os.path.abspath(sys.argv[1])
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {what}: {detail}")
+tally.passes = False
 
 
 def run(args, env=None):
@@ -66,5 +60,4 @@ check("an unknown option: a usage error naming it", r.returncode == 2 and "--bog
 r = run(["-x", "5"])
 check("an unknown short option: a usage error naming it", r.returncode == 2 and "-x" in r.stderr, r.stderr)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())
