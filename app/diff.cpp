@@ -21,6 +21,7 @@
 #include "tensor_errors.hpp"
 #include "tensor_inspect/compare.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -55,13 +56,13 @@ Input open_input(const std::string& arg) {
     TensorEntry e;
     e.dtype = commit_dtype(t.dtype());
     e.shape = t.shape();
-    e.loader = [t] { return t; };
+    e.details_for_write().loader = [t] { return t; };
     in.format = "literal";
     in.entries.push_back(std::move(e));
     return in;
   }
   in.file = open_file(arg);
-  in.file->path = arg == "-" ? "<stdin>" : arg;
+  in.file->path = arg == "-" ? "<stdin>" : input_name(arg);  // a URL without its password or query
   in.label = in.file->path;
   in.format = in.file->format;
   in.entries = in.file->tensors;
@@ -197,7 +198,7 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
   }
   // Every element is compared, so every byte is read: what a whole read checks is checked.
   for (const TensorEntry* e : {r.a, r.b})
-    if (e->check_whole) for_tensor(e == r.a ? label_a : label_b, e->check_whole);
+    if (e->details().check_whole) for_tensor(e == r.a ? label_a : label_b, e->details().check_whole);
   const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); }), tb = for_tensor(label_b, [&] { return r.b->load(); });
   auto progress = [&](std::int64_t done) {
     if (show_progress)

@@ -23,6 +23,7 @@
 #include "stats.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
@@ -229,7 +230,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   if (file_mode || is_regular_or_special_file(o.input) || !looks_like_literal(o.input)) {
     if (o.dtype) throw Error(ErrorCode::Usage, "--dtype applies to literals; for a file use -e 'x.cast(dtypes." + *o.dtype + ")'");
     LoadedFile lf = open_file(o.input, o.format);
-    lf.path = o.input;
+    lf.path = input_name(o.input);  // a URL without its password or query
     return resolve_file(std::move(lf), o);
   }
   Resolved r;
@@ -274,8 +275,8 @@ MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& d
 }
 
 void check_whole_read(const Item& item, const Options& o, bool json) {
-  if (!o.expr && item.entry && item.entry->check_whole && prints_every_element(item.tensor, !o.view_as.empty(), o.print, json))
-    item.entry->check_whole();
+  if (!o.expr && item.entry && item.entry->details().check_whole && prints_every_element(item.tensor, !o.view_as.empty(), o.print, json))
+    item.entry->details().check_whole();
 }
 
 int run(const Options& o) {

@@ -22,6 +22,7 @@
 #include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/render.hpp"
 
 namespace ti = tensor_inspect;
@@ -73,8 +74,7 @@ constexpr const char* kExamples = R"(Examples:
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
 validate found something; 2 trouble (bad command line, unreadable or malformed input,
-unsupported operation), with one line on stderr and nothing on stdout; options that contradict
-(--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
+unsupported operation), with one line on stderr and nothing on stdout. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 
@@ -105,7 +105,6 @@ int main(int argc, char** argv) {
   // One option group per heading: CLI11 checks a new option only against its group's
   // (option_groups.hpp); --help shows them as before through HelpFormatter.
   cli.formatter(std::make_shared<ti::app::HelpFormatter>());
-  // The root's help flag is set aside while the groups are made: each would build a copy.
   // Only the option groups a word of argv can reach are built (option_groups.hpp):
   // `tensor-inspect 5` or `tensor-inspect FILE` builds none of them.
   enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
@@ -157,14 +156,6 @@ int main(int argc, char** argv) {
     file_options->add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
     file_options->add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
     file_options->add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
-  }
-  if (CLI::App* check_options = group[kCheck]) {
-    auto* checks = "Checks (exit 1 when one fails)";
-    check_options->add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
-    check_options->add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
-  }
-  if (CLI::App* file_options = group[kFile]) {
-    auto* files = "Files";
     file_options->add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
     file_options->add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
@@ -175,6 +166,11 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"little", "big"}))
         ->group(files);
   }
+  if (CLI::App* check_options = group[kCheck]) {
+    auto* checks = "Checks (exit 1 when one fails)";
+    check_options->add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
+    check_options->add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
+  }
   if (CLI::App* engine_options = group[kEngine]) {
     auto* eng = "Engine";
     engine_options->add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
@@ -183,11 +179,10 @@ int main(int argc, char** argv) {
         ->group(eng);
     engine_options->add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
     engine_options->add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+    engine_options->add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
+        ->group(eng);
   }
   if (group[kPrint]) ti::app::setup_print_options(*group[kPrint], o.print);
-  if (CLI::App* engine_options = group[kEngine])
-    engine_options->add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
-        ->group("Engine");
   if (group[kStats]) ti::app::setup_stats(*group[kStats], o.stats);
 
   ti::app::DiffOptions diff_options;
@@ -212,6 +207,22 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json" || std::string_view(argv[i]) == "--jsonl";
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
   }
+  // What stands before a subcommand's name is the main command's: `--json diff a b` would
+  // set the main command's --json and print diff's text. Refused, naming it, except the
+  // options both share (the remote ones, -v).
+  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : nullptr) {
+    for (int g : {kRoot, kFile, kCheck, kEngine, kPrint, kStats}) {
+      if (!group[g]) continue;
+      for (const CLI::Option* opt : group[g]->get_options()) {
+        if (opt->count() == 0 || opt->get_name() == "-v") continue;
+        const std::string what = opt->nonpositional() ? opt->get_name() : "'" + o.input + "'";
+        return report(ti::Error(ti::ErrorCode::Usage, what + " stands before '" + sub->get_name() + "', where it belongs to the main command: " +
+                                                          sub->get_name() + "'s options and inputs come after '" + sub->get_name() +
+                                                          "' (see tensor-inspect " + sub->get_name() + " --help)"),
+                      diff_options.json || validate_options.json);
+      }
+    }
+  }
 
   ti::app::adopt_input_from_hist(o.stats, o.input);
   auto logger = spdlog::stderr_color_st("tensor-inspect");
@@ -220,7 +231,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
   const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;
-  const std::string input = !o.input.empty() ? o.input : o.expr ? "expression '" + *o.expr + "'" : "input";
+  const std::string input = !o.input.empty() ? ti::input_name(o.input) : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
     for (int g = kRoot; g < kGroups; ++g)
       if (group[g]) ti::app::check_option_names(*group[g], names[g]);

@@ -7,6 +7,7 @@
 #include "json_shape.hpp"
 #include "print_options.hpp"
 #include "tensor_errors.hpp"
+#include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/render.hpp"
 
 namespace tensor_inspect::app {
@@ -20,7 +21,7 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
   for (const Item& item : items) item_memoryview(item, o, defaults, false);
   OutBuffer out(stdout);
   if (o.json && !o.jsonl) {
-    out.write(std::string("{") + json_head("tensors") + "\"file\": " + json_string_or_null(items.empty() ? (o.input.empty() ? std::nullopt : std::optional<std::string>(o.input)) : items[0].file) +
+    out.write(std::string("{") + json_head("tensors") + "\"file\": " + json_string_or_null(items.empty() ? (o.input.empty() ? std::nullopt : std::optional<std::string>(input_name(o.input))) : items[0].file) +
               ", \"tensors\": [");
   }
   for (std::size_t i = 0; i < items.size(); ++i) {

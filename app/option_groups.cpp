@@ -42,9 +42,11 @@ std::vector<bool> reachable_groups(std::span<char* const> args, std::span<const 
     }
   }
   for (const char* arg : args) {
+    // Every word, also after a `--`: CLI11 takes a `--` after an option of optional or
+    // many values (--hist, --graph, --name) as the end of those values and parses options
+    // again after it. A group built for a word that turns out positional costs time only.
     const std::string_view a = arg;
-    if (a == "--") break;
-    if (a.size() < 2 || a[0] != '-') continue;
+    if (a.size() < 2 || a[0] != '-' || a == "--") continue;
     std::vector<std::size_t> hit;
     if (a[1] == '-') {
       hit.push_back(group_of(groups, a.substr(0, a.find('=')), &OptionNames::longs));

@@ -30,7 +30,8 @@ struct OptionNames {
 /// Which of `groups` the command line `argv` can reach, one flag per group, so that only
 /// those are built: building CLI11's options of a group costs more than most runs (7,000
 /// instructions and a page of heap per option). A group is reached by a word of argv
-/// (before `--`) that is one of its long names (also as --name=value) or a short cluster
+/// (any, also after `--`, which CLI11 does not always take as the end of options) that is
+/// one of its long names (also as --name=value) or a short cluster
 /// (-vv) holding one of its letters, or by one of its environment variables being set. A
 /// word that looks like an option (a '-' and more) and names no group's option reaches
 /// every group, so --help, -h, unknown options and anything unforeseen (`-5`, `-ex.T`)

@@ -38,12 +38,12 @@ std::size_t parse_bins(const std::string& text) {
 // The scan source of a tensor read where it lies (a GGUF entry's blocks, or its bytes in
 // the map); nullopt when the executor has to compute it, which is then streamed.
 std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
-  if (entry && entry->ggml_type && entry->blocks_file) {
-    const auto bytes = entry->blocks_file->bytes();
+  if (entry && entry->details().ggml_type && entry->details().blocks_file) {
+    const auto bytes = entry->details().blocks_file->bytes();
     if (entry->offset > bytes.size() || entry->nbytes > bytes.size() - entry->offset)
-      throw Error(ErrorCode::BadFile, entry->blocks_file->name() + ": tensor '" + entry->name + "' lies past the end of the file");
-    entry->blocks_file->fetch(entry->offset, entry->nbytes);
-    return gguf_blocks_source(bytes.subspan(entry->offset, entry->nbytes), *entry->ggml_type, entry->shape, entry->blocks_file);
+      throw Error(ErrorCode::BadFile, entry->details().blocks_file->name() + ": tensor '" + entry->name + "' lies past the end of the file");
+    entry->details().blocks_file->fetch(entry->offset, entry->nbytes);
+    return gguf_blocks_source(bytes.subspan(entry->offset, entry->nbytes), *entry->details().ggml_type, entry->shape, entry->details().blocks_file);
   }
   return stored_elements(t.cast(commit_dtype(t.dtype(), defaults)));
 }
@@ -57,7 +57,7 @@ StatsRow stats_row_of(const TensorEntry& entry) {
   r.stored_type = entry.stored_type;
   r.shape = entry.shape;
   r.nbytes = entry.nbytes;
-  r.group = entry.ggml_type || !entry.dtype ? entry.stored_type : std::string(dtype_info(*entry.dtype).name);
+  r.group = entry.details().ggml_type || !entry.dtype ? entry.stored_type : std::string(dtype_info(*entry.dtype).name);
   return r;
 }
 
@@ -134,7 +134,7 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
-  if (entry && !o.expr && entry->check_whole) entry->check_whole();  // every byte is scanned
+  if (entry && !o.expr && entry->details().check_whole) entry->details().check_whole();  // every byte is scanned
   std::optional<StoredElements> source = in_place_source(t, entry, defaults);
   // A computed tensor is streamed through the executor (memory stays flat). When a
   // histogram scans it a second time and it is small, it is realized once instead: running
@@ -213,7 +213,7 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
         // In place where the bytes allow; else streamed through the executor (memory flat,
         // and a broadcast costs its stored values, not its shape).
         const Tensor t = e.load();
-        if (e.check_whole) e.check_whole();  // every byte is scanned
+        if (e.details().check_whole) e.details().check_whole();  // every byte is scanned
         const std::optional<StoredElements> source = in_place_source(t, &e, defaults);
         if (!source) return compute_stats_streamed(t, defaults);
         ScanOptions scan;

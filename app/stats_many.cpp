@@ -10,6 +10,7 @@
 #include "stats.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/remote.hpp"
 
 namespace tensor_inspect::app {
 namespace {
@@ -73,7 +74,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     }
   }
   if (!o.jsonl && !(so.hist && !o.json)) {
-    const std::string file = items.empty() ? o.input : items[0].file.value_or("");  // none selected: the input
+    const std::string file = items.empty() ? input_name(o.input) : items[0].file.value_or("");  // none selected: the input
     render_file_stats(file, format, rows, fail_on, o.json, show_stats, out);
   }
   return failed ? 1 : 0;

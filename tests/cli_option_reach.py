@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Every option --help lists is accepted wherever it stands, and the documented environment
-variables apply with no option on the command line.
+"""Every option --help lists is accepted wherever it stands, the documented environment
+variables apply with no option on the command line, and the main command's options before
+a subcommand's name are refused rather than ignored.
 
 Usage: python3 tests/cli_option_reach.py BUILD/tensor-inspect
 
@@ -49,6 +50,26 @@ for opt in options:
     # After the input too (a literal), where a flag runs as with the input first.
     r = run(["5", opt])
     check(f"5 {opt}: known to the parser", "not expected" not in r.stderr and "OptionNames" not in r.stderr, r.stderr.strip())
+
+# CLI11 takes a `--` after an option of optional or many values as the end of those values
+# and parses options again after it: those options must be known there too.
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sample = os.path.join(root, "samples", "float32.npy")
+r = run(["--hist", "--", sample, "--json"])
+check("--hist -- FILE --json: the histogram as JSON", r.returncode == 0 and r.stdout.lstrip().startswith("{"), (r.returncode, r.stderr))
+r = run([sample, "--graph", "--", "-e", "x+1"])
+check("FILE --graph -- -e EXPR: the expression runs", r.returncode == 0 and "tolist" in r.stdout, (r.returncode, r.stderr))
+
+# Options of the main command before a subcommand's name would be parsed and then ignored
+# by it (`--json diff a b` printed diff's text): a usage error naming the option.
+for before in (["--json"], ["--fail-on", "nan"], ["-e", "x*2"], ["--limit", "stream_bytes=1000"], [sample]):
+    for sub in (["diff", sample, sample], ["validate", sample]):
+        r = run(before + sub)
+        named = before[0] if before[0].startswith("--") else "--expr" if before[0] == "-e" else sample
+        check(f"{' '.join(before + sub[:1])}: refused, naming {named}", r.returncode == 2 and not r.stdout and named in r.stderr
+              and f"'{sub[0]}'" in r.stderr, (r.returncode, r.stderr))
+r = run(["-v", "diff", sample, sample])
+check("-v before diff: shared by both, accepted", r.returncode == 0, (r.returncode, r.stderr))
 
 r = run(["5"], {"TI_CACHE_SIZE": "3"})
 check("TI_CACHE_SIZE applies with no option given", r.returncode == 2 and "--cache-size" in r.stderr and not r.stdout,

@@ -256,6 +256,18 @@ def checks(binary, nginx, fault_url, www, small, mid):
     check("a missing remote file: exit 2, one line naming the URL and 404", runs[2][0] == 2 and runs[3][0] == 2 and not runs[2][1]
           and b"missing.npy" in runs[3][2] and b"404" in runs[3][2], repr(runs[3]))
 
+    # 3b. A URL's user information and query string (signed URLs carry credentials there)
+    # appear in no output either: JSON "file" keys, text, check failures, errors, diff.
+    secret = f"http://user:PWSECRET@127.0.0.1:{nginx.port}/files/mixed.safetensors?sig=QSECRET"
+    local = os.path.join(www, "mixed.safetensors")
+    runs = [run(binary, [secret, "--json"]), run(binary, [secret, "--all", "--jsonl"]), run(binary, [secret, "--stats", "--json"]),
+            run(binary, [secret, "--name", "weight", "--expect", "ndim=3"]), run(binary, [secret, "--name", "nope"]),
+            run(binary, [secret, "--name", "weight", "-e", "x.reshape(7)"]), run(binary, [secret, "--meta", "--json"]),
+            run(binary, ["diff", secret, local, "--json"]), run(binary, ["diff", secret, local])]
+    leaked = [i for i, r in enumerate(runs) if b"PWSECRET" in r[1] + r[2] or b"QSECRET" in r[1] + r[2]]
+    check("a URL's password and query string appear in no output", not leaked and runs[0][0] == 0 and runs[3][0] == 1
+          and runs[4][0] == 2, repr([runs[i] for i in leaked[:2]]))
+
     # 4. Faults: a retry, or one clear line and exit 2 with nothing on stdout.
     path = os.path.join(www, "mixed.safetensors")
     same_as_local(binary, path, fault_url("drop_once", "mixed.safetensors"), ["--all"], "a dropped connection is retried")

@@ -63,7 +63,7 @@ TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy c
     CHECK(mismatches == 0);
   }
   const ti::TensorEntry& q4 = entry(f, "q4_0");
-  CHECK(q4.stored_shape == ti::Shape{32, 2});
+  CHECK(q4.details().stored_shape == ti::Shape{32, 2});
   CHECK(q4.nbytes == 36);
   CHECK(q4.note == "blocks of 32 elements in 18 bytes, dequantized to float32");
   CHECK(entry(f, "q6_k").nbytes == 210);

@@ -58,7 +58,7 @@ TEST_CASE("npy: a numpy 1.0 header gives dtype, shape, data offset and metadata"
   CHECK(e.stored_type == "<f8");
   CHECK(e.dtype == ti::DType::Float64);
   CHECK(e.shape == ti::Shape{2});
-  CHECK(e.stored_shape == ti::Shape{2});
+  CHECK(e.details().stored_shape == ti::Shape{2});
   CHECK(e.offset == 10 + h.size());
   CHECK(e.nbytes == 16);
   CHECK(e.note == "");
@@ -134,7 +134,7 @@ TEST_CASE("npy: header edge cases numpy accepts") {
     const ti::LoadedFile f = open_bytes(npy(npy_header(">f4", "(2, 3)", true), std::string(24, '\0')));
     CHECK(f.tensors[0].note == "big-endian, converted to native order; Fortran order, converted to C order");
     CHECK(f.tensors[0].shape == ti::Shape{2, 3});
-    CHECK(f.tensors[0].stored_shape == ti::Shape{3, 2});
+    CHECK(f.tensors[0].details().stored_shape == ti::Shape{3, 2});
   }
   SUBCASE("a 1-d Fortran array is already in C order") {
     CHECK(open_bytes(npy(npy_header("<f4", "(2,)", true), std::string(8, '\0'))).tensors[0].note == "");

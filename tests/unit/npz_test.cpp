@@ -275,13 +275,13 @@ TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, memb
     m.crc = 1234;
     const ti::LoadedFile f = open_zip({m});
     (void)ti::data(f.tensors[0].load());  // a read in place meets no CRC
-    REQUIRE(f.tensors[0].check_whole);
+    REQUIRE(f.tensors[0].details().check_whole);
     char want[160];
     std::snprintf(want, sizeof want, "x.npz: member 'a.npy' (data at byte 35): CRC-32 of the data is 0x%08x, the archive declares 0x000004d2",
                   zip_test::crc32(a));
-    CHECK_THROWS_WITH_AS(f.tensors[0].check_whole(), want, ti::Error);
+    CHECK_THROWS_WITH_AS(f.tensors[0].details().check_whole(), want, ti::Error);
     zip_test::Member intact = zip_test::stored("a.npy", a);
-    CHECK_NOTHROW(open_zip({intact}).tensors[0].check_whole());
+    CHECK_NOTHROW(open_zip({intact}).tensors[0].details().check_whole());
   }
   SUBCASE("a member name appearing twice") {
     CHECK_THROWS_WITH_AS(open_zip({zip_test::stored("a.npy", a), zip_test::stored("a.npy", a)}),

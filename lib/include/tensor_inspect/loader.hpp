@@ -29,33 +29,16 @@
 
 namespace tensor_inspect {
 
-/// One named tensor of a file, as its header describes it.
-struct TensorEntry {
-  std::string name;           ///< the format's name ("model.norm.weight"); "" for a lone .npy
-  std::string stored_type;    ///< the format's own type name: "<f4", "F16", "Q4_0", "LongStorage"
-  std::optional<DType> dtype; ///< the dtype values come out as; nullopt if they cannot be shown
-  Shape shape;                ///< row-major (outermost first), as NumPy and tinygrad show it
+/// What only some entries carry, held out of line: a safetensors header of 20,000 tensors
+/// sets none of it, and every byte of an entry costs its share of fresh pages (a page
+/// fault each 4 KiB: 3 us on the CI machine). An entry without details reads these empty.
+struct EntryDetails {
   /// The shape in the order the file stores it where that differs or the loader says so
-  /// (GGUF: innermost first; Fortran-order .npy: reversed); unset where it is `shape`, so
-  /// a safetensors entry holds no second copy (one allocation per tensor fewer).
+  /// (GGUF: innermost first; Fortran-order .npy: reversed); unset where it is `shape`.
   std::optional<Shape> stored_shape;
-  /// `stored_shape` when set, else `shape`.
-  const Shape& stored_order() const { return stored_shape ? *stored_shape : shape; }
-  std::uint64_t offset = 0;   ///< byte offset of the data in the file
-  std::uint64_t nbytes = 0;   ///< bytes of stored data
-  std::string note;           ///< e.g. "big-endian, converted to native order"; may be empty
-  /// Where the values are the bytes [offset, offset + nbytes) of this file as they are,
-  /// little-endian and C-contiguous, of `dtype` and `shape` (safetensors): load() slices
-  /// it, and no `loader` closure is kept per entry. Null for every other entry.
-  std::shared_ptr<const MappedFile> file;
   /// Builds the lazy tensor where a slice of `file` does not do (byte swaps, Fortran order,
   /// compressed members, dequantization, a missing shard); load() calls it when set.
   std::function<Tensor()> loader;
-  /// The lazy tensor (reads nothing): `loader()` when set, else Tensor::from_buffer over
-  /// Buffer::disk(file, offset, nbytes). Throws what `loader` throws (Error(Unsupported)
-  /// naming the stored type when the values cannot be shown; Error(BadFile) for a bad
-  /// entry), or Error(Internal) for an entry that has neither.
-  Tensor load() const;
   /// GGUF block-quantized tensors the tool dequantizes: the ggml type id, so scans
   /// (statistics) dequantize block by block in place instead of realizing the float32
   /// tensor. Unset for every other tensor.
@@ -72,6 +55,43 @@ struct TensorEntry {
   /// CRCs. Unset where there is nothing to check (a deflated member's CRC is checked as it
   /// inflates, whole).
   std::function<void()> check_whole;
+};
+
+/// One named tensor of a file, as its header describes it. Copies are deep (details too).
+struct TensorEntry {
+  std::string name;           ///< the format's name ("model.norm.weight"); "" for a lone .npy
+  std::string stored_type;    ///< the format's own type name: "<f4", "F16", "Q4_0", "LongStorage"
+  std::optional<DType> dtype; ///< the dtype values come out as; nullopt if they cannot be shown
+  Shape shape;                ///< row-major (outermost first), as NumPy and tinygrad show it
+  std::uint64_t offset = 0;   ///< byte offset of the data in the file
+  std::uint64_t nbytes = 0;   ///< bytes of stored data
+  std::string note;           ///< e.g. "big-endian, converted to native order"; may be empty
+  /// Where the values are the bytes [offset, offset + nbytes) of this file as they are,
+  /// little-endian and C-contiguous, of `dtype` and `shape` (safetensors): load() slices
+  /// it, and no loader is kept per entry. Null for every other entry.
+  std::shared_ptr<const MappedFile> file;
+
+  TensorEntry() = default;
+  TensorEntry(const TensorEntry& other);
+  TensorEntry& operator=(const TensorEntry& other);
+  TensorEntry(TensorEntry&&) noexcept = default;
+  TensorEntry& operator=(TensorEntry&&) noexcept = default;
+  ~TensorEntry() = default;
+
+  /// The entry's details; all empty for an entry that has none (allocates nothing).
+  const EntryDetails& details() const;
+  /// The details to set, made on first use.
+  EntryDetails& details_for_write();
+  /// `details().stored_shape` when set, else `shape`.
+  const Shape& stored_order() const { return details_ && details_->stored_shape ? *details_->stored_shape : shape; }
+  /// The lazy tensor (reads nothing): `details().loader()` when set, else
+  /// Tensor::from_buffer over Buffer::disk(file, offset, nbytes). Throws what the loader
+  /// throws (Error(Unsupported) naming the stored type when the values cannot be shown;
+  /// Error(BadFile) for a bad entry), or Error(Internal) for an entry that has neither.
+  Tensor load() const;
+
+ private:
+  std::unique_ptr<EntryDetails> details_;
 };
 
 /// One metadata key of a file (safetensors __metadata__, GGUF key/values, npy header).

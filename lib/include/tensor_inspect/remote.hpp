@@ -58,6 +58,11 @@ std::string resolve_url(std::string_view input);
 /// (signed URLs carry credentials there) are replaced by `...`.
 std::string display_url(std::string_view url);
 
+/// An input as outputs and messages name it: display_url() of a URL (is_url), any other
+/// input (a path, `-`, a literal) as given. Every place that shows the input uses it, so a
+/// password or a signed query string never reaches stdout, stderr or a JSON "file" key.
+std::string input_name(std::string_view input);
+
 /// The bearer token to send for `input`: RemoteOptions::token, else for hf:// inputs the
 /// environment's HF_TOKEN, else empty.
 std::string token_for(std::string_view input);

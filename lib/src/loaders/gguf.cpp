@@ -241,7 +241,7 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
     TensorEntry e;
     e.name = t.name;
     e.stored_type = std::string(t.type->name);
-    e.stored_shape = t.stored;
+    e.details_for_write().stored_shape = t.stored;
     e.shape = Shape(t.stored.rbegin(), t.stored.rend());
     e.offset = data_start + t.offset;
     e.nbytes = t.nbytes;
@@ -253,9 +253,9 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
                std::to_string(t.type->block_bytes) + " bytes" +
                (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
     }
-    e.loader = make_loader(file, t, e.offset, e.shape);
-    if (t.type->dequantizable) e.ggml_type = t.type->id;
-    if (!t.type->dtype) e.blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
+    e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
+    if (t.type->dequantizable) e.details_for_write().ggml_type = t.type->id;
+    if (!t.type->dtype) e.details_for_write().blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
     out.tensors.push_back(std::move(e));
   }
   return out;

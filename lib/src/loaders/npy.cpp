@@ -222,13 +222,13 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file) {
   entry.stored_type = descr.str;
   entry.dtype = d.dtype;
   entry.shape = shape;
-  entry.stored_shape = stored_shape;
+  entry.details_for_write().stored_shape = stored_shape;
   entry.offset = data_at;
   entry.nbytes = nbytes;
   if (swap) entry.note = d.big_endian ? "big-endian, converted to native order" : "little-endian, converted to native order";
   if (column_major) entry.note += (entry.note.empty() ? "" : "; ") + std::string("Fortran order, converted to C order");
   const DType dtype = d.dtype;
-  entry.loader = [file, data_at, nbytes, dtype, stored_shape, swap, column_major]() {
+  entry.details_for_write().loader = [file, data_at, nbytes, dtype, stored_shape, swap, column_major]() {
     Tensor t = tensor_from_stored(Buffer::disk(file, data_at, nbytes), dtype, stored_shape, swap);
     if (column_major) {
       std::vector<std::int64_t> order(stored_shape.size());

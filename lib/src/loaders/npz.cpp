@@ -59,7 +59,7 @@ TensorEntry stored_entry(const std::shared_ptr<const MappedFile>& file, const Zi
   // Read in place, the member never meets libzip's CRC check: a reader of every byte
   // checks it here (the .npy header is part of the member's CRC).
   // Pages are dropped behind the check, as behind a scan, so memory stays flat.
-  entry.check_whole = [file, m] {
+  entry.details_for_write().check_whole = [file, m] {
     file->fetch(m.data_offset, m.size);
     const auto bytes = file->bytes().subspan(static_cast<std::size_t>(m.data_offset), static_cast<std::size_t>(m.size));
     check_member_crc(file->name(), m, zip_crc32(bytes, [&](std::size_t at, std::size_t n) { file->release_pages(m.data_offset + at, n); }));
@@ -143,7 +143,7 @@ TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMemb
   entry.offset = m.data_offset;
   entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
   const ZipMember member = m;
-  entry.loader = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
+  entry.details_for_write().loader = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
     auto producer = std::make_shared<Producer>();
     producer->label = "inflate " + zip->file()->name() + ":" + member.name;
     if (member.size > kWholeBytes) {

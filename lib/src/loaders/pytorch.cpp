@@ -236,7 +236,7 @@ class PytorchReader {
     entry.stored_type = t.storage_type.substr(t.storage_type.rfind('.') + 1);
     entry.dtype = t.dtype;
     entry.shape = t.size;
-    entry.stored_shape = t.size;
+    entry.details_for_write().stored_shape = t.size;
     const std::uint64_t entry_itemsize = t.dtype ? dtype_info(*t.dtype).itemsize : 0;
     entry.offset = t.member->data_offset + static_cast<std::uint64_t>(t.offset) * entry_itemsize;
     entry.nbytes = static_cast<std::uint64_t>(prod(t.size)) * entry_itemsize;
@@ -248,7 +248,7 @@ class PytorchReader {
     if (!t.member->stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
 
     const bool swap = big_endian_ && entry_itemsize > 1;
-    entry.loader = torch_tensor_loader(zip_, t, name, swap);
+    entry.details_for_write().loader = torch_tensor_loader(zip_, t, name, swap);
     out_.tensors.push_back(std::move(entry));
   }
 

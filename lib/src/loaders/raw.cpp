@@ -68,13 +68,13 @@ LoadedFile open_raw(std::shared_ptr<const MappedFile> file, const RawOptions& op
   entry.stored_type = raw_stored_type(info, options.big_endian);
   entry.dtype = options.dtype;
   entry.shape = shape;
-  entry.stored_shape = shape;
+  entry.details_for_write().stored_shape = shape;
   entry.offset = options.offset;
   entry.nbytes = length;
   if (options.big_endian && itemsize > 1) entry.note = "big-endian, converted to native order";
   const DType dtype = options.dtype;
   const std::uint64_t offset = options.offset;
-  entry.loader = [file, dtype, shape, offset, length, swap]() {
+  entry.details_for_write().loader = [file, dtype, shape, offset, length, swap]() {
     return tensor_from_stored(Buffer::disk(file, offset, length), dtype, shape, swap);
   };
 

@@ -64,6 +64,8 @@ std::string display_url(std::string_view url) {
   return out;
 }
 
+std::string input_name(std::string_view input) { return is_url(input) ? display_url(input) : std::string(input); }
+
 std::string token_for(std::string_view input) {
   if (!remote_options().token.empty()) return remote_options().token;
   if (starts_with_nocase(input, "hf://"))
