@@ -1,10 +1,10 @@
 // app/diff.cpp — the diff subcommand: open both inputs, pair their tensors, compare each
 // pair through the streaming comparison (compare.hpp), report a table or one JSON object.
 #include "diff.hpp"
+#include "diff_rows.hpp"
 
 #include <unistd.h>
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -14,8 +14,8 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
-#include "display_width.hpp"
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "selection.hpp"
@@ -34,6 +34,7 @@ namespace {
 constexpr const char* kDiffExamples = R"(Examples:
   tensor-inspect diff original.safetensors converted.gguf --rtol 1e-3 --atol 1e-5
   tensor-inspect diff a.npz b.npz --json | jq .summary
+  tensor-inspect diff a.safetensors b.safetensors --jsonl | jq -c 'select(.status != "same")'   streamed
   tensor-inspect diff x.npy y.npy --exact                   bits, not values (-0.0 differs from 0.0)
   tensor-inspect diff ./hf-model/ model.pt --name 'model.layers.0.*'
   tensor-inspect diff hf.safetensors model.gguf --rename-regex '^model\.layers\.(\d+)\.=blk.$1.'
@@ -45,14 +46,10 @@ names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair b
 along; a tensor of B that pairs with none of A is kept when its own name matches.
 Elements are equal as numpy.allclose(A, B) has it: |a - b| <= atol + rtol * |b|, values
 widened to float64 (integers exactly); NaN equals NaN unless --nan-differs (h5diff).
+Tensors whose values this tool cannot decode (GGUF IQ4_NL, safetensors C64) are compared
+by their stored bytes: equal bytes are the same tensor, other bytes differ (no figures).
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, or
 is on one side only; 2 trouble.)";
-
-struct Input {
-  std::string label, format;
-  std::vector<TensorEntry> entries;
-  std::optional<LoadedFile> file;  // keeps the mappings of lazy tensors alive
-};
 
 Input open_input(const std::string& arg) {
   Input in;
@@ -74,24 +71,6 @@ Input open_input(const std::string& arg) {
   in.entries = in.file->tensors;
   return in;
 }
-
-enum class Status { Same, Differs, ShapeMismatch, DTypeMismatch, OnlyInA, OnlyInB };
-constexpr const char* kStatusText[] = {"same", "differs", "shape mismatch", "dtype mismatch", "only in A", "only in B"};
-constexpr const char* kStatusJson[] = {"same", "differs", "shape_mismatch", "dtype_mismatch", "only_in_a", "only_in_b"};
-
-struct Row {
-  const TensorEntry* a = nullptr;
-  const TensorEntry* b = nullptr;
-  Status status = Status::Same;
-  std::optional<Comparison> cmp;
-};
-
-std::optional<std::string> name_of(const TensorEntry* e) {
-  if (!e || e->name.empty()) return std::nullopt;
-  return e->name;
-}
-
-std::string dtype_of(const TensorEntry& e) { return e.dtype ? std::string(dtype_info(*e.dtype).name) : e.stored_type; }
 
 // A's name as B spells it: an exact --rename first, else every --rename-regex in order.
 struct Renamer {
@@ -153,7 +132,7 @@ std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
     if (!matched[p]) throw Error(ErrorCode::NotFound, "diff: --name '" + o.names[p] + "' matches no tensor of " + a.label + " or " + b.label);
   std::vector<Row> rows;
   if (ea.size() == 1 && eb.size() == 1) {
-    rows.push_back({ea[0], eb[0], Status::Same, std::nullopt});
+    rows.push_back({ea[0], eb[0], Status::Same, std::nullopt, {}, false});
     return rows;
   }
   std::map<std::string, std::size_t> in_b;
@@ -167,41 +146,46 @@ std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
                                         "' both pair with " + b.label + "'s '" + it->first + "' (check --rename and --rename-regex)");
     if (it != in_b.end()) {
       paired_with[it->second] = e;
-      rows.push_back({e, eb[it->second], Status::Same, std::nullopt});
+      rows.push_back({e, eb[it->second], Status::Same, std::nullopt, {}, false});
     } else {
-      rows.push_back({e, nullptr, Status::OnlyInA, std::nullopt});
+      rows.push_back({e, nullptr, Status::OnlyInA, std::nullopt, {}, false});
     }
   }
   for (std::size_t i = 0; i < eb.size(); ++i)
-    if (!paired_with[i]) rows.push_back({nullptr, eb[i], Status::OnlyInB, std::nullopt});
+    if (!paired_with[i]) rows.push_back({nullptr, eb[i], Status::OnlyInB, std::nullopt, {}, false});
   return rows;
-}
-
-std::string index_repr(std::int64_t flat, const Shape& shape) {
-  std::string index;
-  for (std::size_t ax = shape.size(); ax-- > 0;) {
-    index = std::to_string(flat % shape[ax]) + (index.empty() ? "" : ", ") + index;
-    flat /= shape[ax];
-  }
-  return "[" + index + "]";
-}
-
-std::string figure_text(double v) {
-  if (std::isnan(v)) return "nan";  // printf would say "-nan" for a negative NaN; Python says nan
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string figure_json(std::optional<double> v) {
-  if (!v) return "null";
-  if (std::isnan(*v)) return "\"nan\"";
-  if (std::isinf(*v)) return *v > 0 ? "\"inf\"" : "\"-inf\"";
-  return float_repr(*v);
 }
 
 // How messages name one side's tensor: "a.safetensors: tensor 'w'", a literal as written.
 std::string side_label(const Input& in, const TensorEntry& e) { return in.file ? tensor_label(in.label, e.name) : in.label; }
+
+// A pair where a side's values cannot be decoded (r.a or r.b has no dtype) but their shapes
+// agree. Two tensors of one stored type are compared by their stored bytes: equal bytes
+// are an equal tensor, different bytes a difference without figures (nothing decoded to
+// measure it by). A decoded tensor against an undecoded one, or two stored types, is a
+// dtype mismatch. Where the bytes are not in a file as they are (a PyTorch storage type
+// tinygrad lacks), loading says why: trouble, as before.
+void compare_undecoded(Row& r, const std::string& label_a, const std::string& label_b, bool show_progress, std::size_t index,
+                       std::size_t count) {
+  for (const TensorEntry* e : {r.a, r.b})
+    if (!e->dtype && !has_stored_bytes(*e)) (void)for_tensor(e == r.a ? label_a : label_b, [e] { return e->load(); });
+  const std::string undecoded = !r.a->dtype && !r.b->dtype ? "A's and B's" : !r.a->dtype ? "A's" : "B's";
+  if (r.a->dtype || r.b->dtype || r.a->stored_type != r.b->stored_type) {
+    r.status = Status::DTypeMismatch;
+    r.note = undecoded + " values (" + (r.a->dtype ? r.b->stored_type : r.a->stored_type) + ") are not decoded by this tool";
+    return;
+  }
+  auto progress = [&](std::uint64_t done) {
+    if (show_progress)
+      std::fprintf(stderr, "\rdiff: tensor %zu of %zu, %llu of %llu stored bytes\x1b[K", index + 1, count,
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(r.a->nbytes));
+  };
+  const std::optional<std::uint64_t> at = for_pair(label_a, label_b, [&] { return first_differing_byte(*r.a, *r.b, progress); });
+  r.bytes_compared = true;
+  r.status = at ? Status::Differs : Status::Same;
+  r.note = r.a->stored_type + " values are not decoded by this tool: stored bytes " +
+           (at ? "differ, first at byte " + std::to_string(*at) + " of " + std::to_string(r.a->nbytes) : std::string("equal"));
+}
 
 void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& copt, bool show_progress, std::size_t index,
                  std::size_t count) {
@@ -209,7 +193,7 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
   const std::string label_a = side_label(a, *r.a), label_b = side_label(b, *r.b);
   // An entry whose values cannot be shown says why when loaded: a tensor in a missing shard
   // is trouble (its shape is unknown, not ()), a dtype tinygrad lacks still gets its shape
-  // compared and fails below only when the values are needed.
+  // compared and then its stored bytes (compare_undecoded).
   for (const TensorEntry* e : {r.a, r.b})
     if (!e->dtype) {
       try {
@@ -220,6 +204,10 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
     }
   if (r.a->shape != r.b->shape) {
     r.status = Status::ShapeMismatch;
+    return;
+  }
+  if (!r.a->dtype || !r.b->dtype) {
+    compare_undecoded(r, label_a, label_b, show_progress, index, count);
     return;
   }
   // Every element is compared, so every byte is read: what a whole read checks is checked.
@@ -237,81 +225,6 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
   else r.status = r.cmp->mismatched ? Status::Differs : Status::Same;
 }
 
-void write_text(const std::vector<Row>& rows, const Input& a, const Input& b, OutBuffer& out) {
-  std::vector<std::array<std::string, 7>> table;
-  table.push_back({"name", "status", "max_abs", "max_rel", "rmse", "cosine", "mismatched"});
-  std::size_t counts[6] = {};
-  for (const Row& r : rows) {
-    ++counts[static_cast<int>(r.status)];
-    std::string name = escape_untrusted(name_of(r.a ? r.a : r.b).value_or("(unnamed)"), true);
-    if (r.a && r.b && r.a->name != r.b->name && !r.b->name.empty() && !r.a->name.empty())
-      name += " -> " + escape_untrusted(r.b->name, true);
-    std::array<std::string, 7> row{name, kStatusText[static_cast<int>(r.status)], "-", "-", "-", "-", "-"};
-    if (r.status == Status::ShapeMismatch) row[6] = shape_repr(r.a->shape) + " vs " + shape_repr(r.b->shape);
-    if (r.cmp) {
-      row[2] = figure_text(r.cmp->max_abs);
-      row[3] = figure_text(r.cmp->max_rel);
-      row[4] = figure_text(r.cmp->rmse);
-      row[5] = r.cmp->cosine ? figure_text(*r.cmp->cosine) : "-";
-      row[6] = std::to_string(r.cmp->mismatched);
-      if (r.cmp->first_mismatch)
-        row[6] += " (of " + std::to_string(r.cmp->numel) + "), first at " + index_repr(*r.cmp->first_mismatch, r.a->shape);
-      if (r.status == Status::DTypeMismatch) row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
-    }
-    table.push_back(std::move(row));
-  }
-  // Padded by terminal columns, not bytes: a name of non-ASCII characters lines up.
-  std::array<std::size_t, 7> width{};
-  for (const auto& row : table)
-    for (std::size_t c = 0; c < 7; ++c) width[c] = std::max(width[c], display_width(row[c]));
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t c = 0; c < 7; ++c) line += row[c] + (c + 1 < 7 ? std::string(width[c] - display_width(row[c]) + 2, ' ') : "");
-    out.write(line + "\n");
-  }
-  const std::size_t compared = rows.size() - counts[4] - counts[5];
-  out.write(std::to_string(compared - counts[0]) + " of " + std::to_string(compared) + " compared tensors differ, " +
-            std::to_string(counts[4]) + " only in " + escape_untrusted(a.label, true) + ", " + std::to_string(counts[5]) +
-            " only in " + escape_untrusted(b.label, true) + "\n");
-}
-
-std::string shape_json(const TensorEntry* e) {
-  if (!e) return "null";
-  std::string s = "[";
-  for (std::size_t i = 0; i < e->shape.size(); ++i) s += (i ? ", " : "") + std::to_string(e->shape[i]);
-  return s + "]";
-}
-
-void write_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out) {
-  std::size_t counts[6] = {};
-  out.write(std::string("{") + json_head("diff") + "\"a\": {\"input\": " + json_string(a.label) + ", \"format\": " + json_string(a.format) +
-            "}, \"b\": {\"input\": " + json_string(b.label) + ", \"format\": " + json_string(b.format) + "}, \"rtol\": " +
-            figure_json(o.rtol) + ", \"atol\": " + figure_json(o.atol) + ", \"nan_equal\": " + (o.nan_differs ? "false" : "true") +
-            ", \"exact\": " + (o.exact ? "true" : "false") + ", \"tensors\": [");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    ++counts[static_cast<int>(r.status)];
-    const auto& c = r.cmp;
-    std::string first = "null";
-    if (c && c->first_mismatch) first = index_repr(*c->first_mismatch, r.a->shape);
-    out.write(std::string(i ? ", " : "") + "{\"name_a\": " + json_string_or_null(r.a ? name_of(r.a) : std::nullopt) +
-              ", \"name_b\": " + json_string_or_null(r.b ? name_of(r.b) : std::nullopt) + ", \"status\": \"" +
-              kStatusJson[static_cast<int>(r.status)] + "\", \"dtype_a\": " + (r.a ? json_string(dtype_of(*r.a)) : "null") +
-              ", \"dtype_b\": " + (r.b ? json_string(dtype_of(*r.b)) : "null") + ", \"shape_a\": " + shape_json(r.a) +
-              ", \"shape_b\": " + shape_json(r.b) + ", \"numel\": " + (c ? std::to_string(c->numel) : "null") +
-              ", \"mismatched\": " + (c ? std::to_string(c->mismatched) : "null") + ", \"first_mismatch\": " + first +
-              ", \"max_abs\": " + figure_json(c ? std::optional(c->max_abs) : std::nullopt) +
-              ", \"max_rel\": " + figure_json(c ? std::optional(c->max_rel) : std::nullopt) +
-              ", \"rmse\": " + figure_json(c ? std::optional(c->rmse) : std::nullopt) +
-              ", \"cosine\": " + figure_json(c ? c->cosine : std::nullopt) + "}");
-  }
-  const std::size_t compared = rows.size() - counts[4] - counts[5];
-  out.write("], \"summary\": {\"tensors\": " + std::to_string(rows.size()) + ", \"compared\": " + std::to_string(compared) +
-            ", \"same\": " + std::to_string(counts[0]) + ", \"differs\": " + std::to_string(counts[1]) +
-            ", \"shape_mismatch\": " + std::to_string(counts[2]) + ", \"dtype_mismatch\": " + std::to_string(counts[3]) +
-            ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) + "}}\n");
-}
-
 }  // namespace
 
 CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
@@ -327,6 +240,8 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
   sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
+  sub->add_flag("--jsonl", o.jsonl,
+                "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"");
   sub->add_option("--limit", o.limits, "raise a resource cap, e.g. broadcast_pairs=2G (errors name the cap they hit)");
   return sub;
 }
@@ -335,6 +250,8 @@ int run_diff(const DiffOptions& o) {
   if (!(o.rtol >= 0) || !(o.atol >= 0))  // NaN fails both tests too
     throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be numbers >= 0 (got --rtol " + fmt::format("{}", o.rtol) +
                                       ", --atol " + fmt::format("{}", o.atol) + ")");
+  if (o.json && o.jsonl)
+    throw Error(ErrorCode::Usage, "diff: --json and --jsonl contradict (--json writes one object, --jsonl one object per line): choose one");
   for (const std::string& spec : o.limits) set_limit(spec);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);
@@ -345,11 +262,26 @@ int run_diff(const DiffOptions& o) {
   copt.nan_equal = !o.nan_differs;
   copt.exact = o.exact;
   const bool show_progress = ::isatty(2) != 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) compare_row(rows[i], a, b, copt, show_progress, i, rows.size());
-  if (show_progress && !rows.empty()) std::fprintf(stderr, "\r\x1b[K");
   OutBuffer out(stdout);
-  if (o.json) write_json(rows, a, b, o, out);
-  else write_text(rows, a, b, out);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    compare_row(rows[i], a, b, copt, show_progress, i, rows.size());
+    if (o.jsonl) {  // streamed: each pair's line as soon as it is compared, whole
+      if (show_progress) std::fprintf(stderr, "\r\x1b[K");
+      out.write(std::string("{") + json_head("diff_tensor") + diff_row_json(rows[i]) + "}\n");
+      out.flush();
+    }
+  }
+  if (show_progress && !rows.empty()) std::fprintf(stderr, "\r\x1b[K");
+  if (o.jsonl) out.write(std::string("{") + json_head("diff_summary") + diff_inputs_json(a, b, o) + ", " + diff_summary_json(rows) + "}\n");
+  else if (o.json) write_diff_json(rows, a, b, o, out);
+  else write_diff_text(rows, a, b, out);
+  out.flush();
+  // What a file warns of (a missing shard, pickle globals) goes to stderr once the report is
+  // out, as for every other mode: tensors of a missing shard left out by --name, or on one
+  // side only, are still heard of. A run that needed one has failed naming it instead.
+  for (const Input* in : {&a, &b})
+    if (in->file)
+      for (const std::string& w : in->file->warnings) spdlog::warn("{}", escape_untrusted(w, false));
   for (const Row& r : rows)
     if (r.status != Status::Same) return 1;
   return 0;

@@ -20,6 +20,7 @@ struct DiffOptions {
   bool nan_differs = false;               ///< NaN vs NaN is a difference (default: equal, as h5diff)
   bool exact = false;                     ///< compare bits
   bool json = false;                      ///< one "diff" JSON object
+  bool jsonl = false;                     ///< JSON Lines: a "diff_tensor" per pair, then a "diff_summary"
   std::vector<std::string> limits;        ///< --limit NAME=N: raise a resource cap (tensor_inspect/limits.hpp)
 };
 

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "checks.hpp"
+#include "contradictions.hpp"
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "listing.hpp"
@@ -281,6 +282,7 @@ void check_whole_read(const Item& item, const Options& o, bool json) {
 }
 
 int run(const Options& o) {
+  refuse_contradictions(o);
   for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);

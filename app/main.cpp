@@ -75,7 +75,8 @@ constexpr const char* kExamples = R"(Examples:
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
 validate found something; 2 trouble (bad command line, unreadable or malformed input,
-unsupported operation), with one line on stderr and nothing on stdout. Files named diff or
+unsupported operation), with one line on stderr and nothing on stdout; options that contradict
+(--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 
@@ -231,7 +232,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 
-  const bool json = o.json || o.jsonl || diff_options.json || validate_options.json;
+  const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;
   const std::string input = !o.input.empty() ? ti::input_name(o.input) : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
     for (int g = kRoot; g < kGroups; ++g)

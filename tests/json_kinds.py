@@ -193,7 +193,8 @@ np.save(P("f32_changed.npy"), np.array([[1.5, -2.0, np.nan], [np.inf, 0.5, 3.25]
 for what, a, b, code in [("same", P("f32.npy"), P("f32.npy"), 0), ("differs", P("f32.npy"), P("f32_changed.npy"), 1),
                          ("shape mismatch", P("f32.npy"), P("u64.npy"), 1), ("ints", P("u64.npy"), "[0, 0, 0]", 1),
                          ("only on one side", S("mixed.safetensors"), S("arrays.npz"), 1),
-                         ("empty", P("empty.npy"), P("empty.npy"), 0)]:
+                         ("empty", P("empty.npy"), P("empty.npy"), 0),
+                         ("a tensor compared by its stored bytes (IQ4_NL)", S("quants.gguf"), S("quants.gguf"), 0)]:
   case("diff", f"diff: {what}", ["diff", a, b, "--json"], code=code)
   case("diff --exact", f"diff --exact: {what}", ["diff", a, b, "--exact", "--json"], code=code)
 samples = [S(n) for n in ("mixed.safetensors", "state_dict.pt", "arrays.npz", "float32.npy")]

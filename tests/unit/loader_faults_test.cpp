@@ -153,7 +153,7 @@ TEST_CASE("fault 9: a sharded index naming a missing shard lists every tensor an
   CHECK(f.tensors[1].note == "in missing shard s2.safetensors");
   REQUIRE(f.warnings.size() == 1);
   const std::string why = (dir / "s2.safetensors").string() + ": cannot open: No such file or directory";
-  CHECK(f.warnings[0] == index + ": shard 's2.safetensors' of 1 tensor cannot be read (" + why + ")");
+  CHECK(f.warnings[0] == index + ": shard 's2.safetensors' of 1 tensor cannot be read (" + why + "); it should hold 'b'");
   CHECK_THROWS_WITH_AS(f.tensors[1].load(),
                        (index + ": tensor 'b' is in shard 's2.safetensors', which cannot be read (" + why + ")").c_str(),
                        ti::Error);

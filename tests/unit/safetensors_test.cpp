@@ -429,5 +429,7 @@ TEST_CASE("safetensors index: the index and its shards must agree, and shard nam
     CHECK(names_of(f) == std::vector<std::string>{"z", "b", "a"});  // shards sorted: gone before s1
     REQUIRE(f.warnings.size() == 1);
     CHECK(f.warnings[0].find("shard 'gone.safetensors' of 2 tensors cannot be read") != std::string::npos);
+    // The warning names the first of the shard's tensors in the index, and how many more.
+    CHECK(f.warnings[0].find("; it should hold 'z' and 1 more") != std::string::npos);
   }
 }

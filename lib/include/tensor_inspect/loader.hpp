@@ -39,10 +39,15 @@ struct EntryDetails {
   /// Builds the lazy tensor where a slice of `file` does not do (byte swaps, Fortran order,
   /// compressed members, dequantization, a missing shard); load() calls it when set.
   std::function<Tensor()> loader;
-  /// GGUF block-quantized tensors: the ggml type id and the file holding the blocks at
-  /// [offset, offset + nbytes), so scans (statistics) dequantize block by block in place
-  /// instead of realizing the float32 tensor. Unset for every other tensor.
+  /// GGUF block-quantized tensors the tool dequantizes: the ggml type id, so scans
+  /// (statistics) dequantize block by block in place instead of realizing the float32
+  /// tensor. Unset for every other tensor.
   std::optional<std::uint32_t> ggml_type;
+  /// The file holding the tensor's stored bytes as they are at [offset, offset + nbytes)
+  /// where `file` does not say it: GGUF block-quantized tensors (dequantized here or not)
+  /// and tensors whose values cannot be shown but whose bytes lie there (a safetensors
+  /// tag tinygrad lacks), so diff can compare their bytes. Unset for every other tensor
+  /// (a missing shard, a PyTorch storage type tinygrad lacks).
   std::shared_ptr<const MappedFile> blocks_file;
   /// What reading every stored byte can check, for a caller that reads them all anyway
   /// (prints every element, scans statistics, compares): a STORED .npz member's CRC-32,

@@ -254,10 +254,8 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
                (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
     }
     e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
-    if (t.type->dequantizable) {
-      e.details_for_write().ggml_type = t.type->id;
-      e.details_for_write().blocks_file = file;
-    }
+    if (t.type->dequantizable) e.details_for_write().ggml_type = t.type->id;
+    if (!t.type->dtype) e.details_for_write().blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
     out.tensors.push_back(std::move(e));
   }
   return out;

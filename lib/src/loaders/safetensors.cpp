@@ -157,6 +157,7 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
     if (e.dtype) {
       e.file = file;
     } else {
+      e.details_for_write().blocks_file = file;  // values not shown, bytes still compared (diff)
       e.details_for_write().loader = [file, tag = e.stored_type, tensor_name = e.name]() -> Tensor {
         throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag +
                                                 ", which tinygrad has no dtype for");

@@ -195,8 +195,11 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
       // A missing shard: its tensors are listed and marked; loading one names the index,
       // the tensor and the shard. The present shards' tensors still load.
       const std::string why = e.what();
+      // The warning names one tensor too: what a user greps the index or the hub's file list for.
       out.warnings.push_back(name + ": shard '" + shard + "' of " + std::to_string(mapped) + " tensor" +
-                             (mapped == 1 ? "" : "s") + " cannot be read (" + why + ")");
+                             (mapped == 1 ? "" : "s") + " cannot be read (" + why + "); it should hold '" +
+                             std::string(weight_map[first].first) + "'" +
+                             (mapped > 1 ? " and " + std::to_string(mapped - 1) + " more" : std::string()));
       for (std::size_t i = first; i < last; ++i) {
         TensorEntry entry;
         entry.name = std::string(weight_map[i].first);

@@ -149,6 +149,10 @@ void merge_moments(Moments& a, const Moments& b, Lane lane) {
   a.imax = std::max(a.imax, b.imax);
   a.umin = std::min(a.umin, b.umin);
   a.umax = std::max(a.umax, b.umax);
+  if (b.zero > 0) {  // b's zeros come after a's
+    if (a.zero == 0) a.first_zero_negative = b.first_zero_negative;
+    a.last_zero_negative = b.last_zero_negative;
+  }
   a.nan += b.nan;
   a.posinf += b.posinf;
   a.neginf += b.neginf;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -29,6 +30,11 @@ struct Moments {
   std::uint64_t umin = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t umax = 0;
   std::uint64_t nan = 0, posinf = 0, neginf = 0, zero = 0;
+  /// The signs of the first and the last zero of the elements (when `zero` > 0), which
+  /// decide the sign of a zero min or max (zero_sign.cpp). Set by every block whose min or
+  /// max is zero, the one its dtype's rule reads: a block whose zeros lie strictly inside
+  /// its range cannot hold the tensor's extreme, and its flags are never read.
+  bool first_zero_negative = false, last_zero_negative = false;
 };
 
 /// The scalar rule every float kernel follows for one value (block tails, and blocks that
@@ -62,6 +68,17 @@ Moments block_moments_f32(const float* x, std::int64_t n);
 Moments block_moments_f64(const double* x, std::int64_t n);
 Moments block_moments_i64(const std::int64_t* x, std::int64_t n);
 Moments block_moments_u64(const std::uint64_t* x, std::int64_t n);
+
+/// Sets `m`'s first_zero_negative (values of a `float16` tensor) or last_zero_negative
+/// (any other) from the block of `n` values at `p` (IEEE binary floats of `itemsize` 2, 4
+/// or 8 bytes, host order: float16, bfloat16, float32, float64) whose moments `m` holds,
+/// where the block's min or max is zero.
+void note_zero_signs(Moments& m, const std::byte* p, std::int64_t n, std::size_t itemsize, bool float16);
+
+/// The sign NumPy gives a zero min or max of `dtype`'s values: the first zero's for
+/// float16, the last zero's for every other float (zero_sign.cpp says why). `zero` is the
+/// extreme as the kernels found it (either sign); returns +0.0 or -0.0.
+double numpy_zero_extreme(const Moments& m, bool float16);
 
 /// Folds `b` (the later elements) into `a`: Chan, Golub and LeVeque's pairwise update
 /// m2 = m2a + m2b + (mean_b - mean_a)^2 * na * nb / (na + nb).

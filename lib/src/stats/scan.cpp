@@ -96,7 +96,10 @@ Moments chunk_moments(const StoredElements& s, Lane lane, std::int64_t chunk) {
     const std::int64_t n = std::min(kStatsBlock, last - b);
     Moments part;
     if (stored_kernel) {
-      merge_moments(m, stored_kernel(s.bytes.data() + byte_offset_of(s, b), n), lane);
+      const std::byte* p = s.bytes.data() + byte_offset_of(s, b);
+      part = stored_kernel(p, n);
+      note_zero_signs(part, p, n, dtype_info(s.stored).itemsize, s.stored == DType::Float16);  // float32, bfloat16, float16 as stored
+      merge_moments(m, part, lane);
       continue;
     }
     decode_block(s, b, n, buf);
@@ -106,6 +109,8 @@ Moments chunk_moments(const StoredElements& s, Lane lane, std::int64_t chunk) {
       case Lane::I64: part = block_moments_i64(reinterpret_cast<const std::int64_t*>(buf), n); break;
       case Lane::U64: part = block_moments_u64(reinterpret_cast<const std::uint64_t*>(buf), n); break;
     }
+    if (lane == Lane::F32 || lane == Lane::F64)
+      note_zero_signs(part, buf, n, lane == Lane::F32 ? 4 : 8, !s.ggml_type && s.stored == DType::Float16);
     merge_moments(m, part, lane);
   }
   return m;
@@ -160,8 +165,9 @@ TensorStats stats_of_parts(std::vector<Moments>& parts, Lane lane, DType dtype, 
   switch (lane) {
     case Lane::F32:
     case Lane::F64:
-      st.min = Scalar::from_float(m.fmin);
-      st.max = Scalar::from_float(m.fmax);
+      // A zero extreme is the zero NumPy returns, by position (zero_sign.cpp).
+      st.min = Scalar::from_float(m.fmin == 0 ? numpy_zero_extreme(m, dtype == DType::Float16) : m.fmin);
+      st.max = Scalar::from_float(m.fmax == 0 ? numpy_zero_extreme(m, dtype == DType::Float16) : m.fmax);
       st.absmax = Scalar::from_float(std::max(std::fabs(m.fmin), std::fabs(m.fmax)));  // |-0.0| is 0.0, as np.abs(x).max()
       st.mean = m.fsum / n;
       break;

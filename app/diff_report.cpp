@@ -1,0 +1,135 @@
+// app/diff_report.cpp — the report of a diff: a table padded by terminal columns (text)
+// or one "diff" JSON object, from the same rows and with the same facts.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "diff_rows.hpp"
+#include "display_width.hpp"
+#include "json_shape.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+std::optional<std::string> name_of(const TensorEntry* e) {
+  if (!e || e->name.empty()) return std::nullopt;
+  return e->name;
+}
+
+std::string dtype_of(const TensorEntry& e) { return e.dtype ? std::string(dtype_info(*e.dtype).name) : e.stored_type; }
+
+std::string index_repr(std::int64_t flat, const Shape& shape) {
+  std::string index;
+  for (std::size_t ax = shape.size(); ax-- > 0;) {
+    index = std::to_string(flat % shape[ax]) + (index.empty() ? "" : ", ") + index;
+    flat /= shape[ax];
+  }
+  return "[" + index + "]";
+}
+
+std::string figure_text(double v) {
+  if (std::isnan(v)) return "nan";  // printf would say "-nan" for a negative NaN; Python says nan
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string figure_json(std::optional<double> v) {
+  if (!v) return "null";
+  if (std::isnan(*v)) return "\"nan\"";
+  if (std::isinf(*v)) return *v > 0 ? "\"inf\"" : "\"-inf\"";
+  return float_repr(*v);
+}
+
+std::string shape_json(const TensorEntry* e) {
+  if (!e) return "null";
+  std::string s = "[";
+  for (std::size_t i = 0; i < e->shape.size(); ++i) s += (i ? ", " : "") + std::to_string(e->shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& b, OutBuffer& out) {
+  std::vector<std::array<std::string, 7>> table;
+  table.push_back({"name", "status", "max_abs", "max_rel", "rmse", "cosine", "mismatched"});
+  std::size_t counts[6] = {};
+  for (const Row& r : rows) {
+    ++counts[static_cast<int>(r.status)];
+    std::string name = escape_untrusted(name_of(r.a ? r.a : r.b).value_or("(unnamed)"), true);
+    if (r.a && r.b && r.a->name != r.b->name && !r.b->name.empty() && !r.a->name.empty())
+      name += " -> " + escape_untrusted(r.b->name, true);
+    std::array<std::string, 7> row{name, kStatusText[static_cast<int>(r.status)], "-", "-", "-", "-", "-"};
+    if (r.status == Status::ShapeMismatch) row[6] = shape_repr(r.a->shape) + " vs " + shape_repr(r.b->shape);
+    if (r.cmp) {
+      row[2] = figure_text(r.cmp->max_abs);
+      row[3] = figure_text(r.cmp->max_rel);
+      row[4] = figure_text(r.cmp->rmse);
+      row[5] = r.cmp->cosine ? figure_text(*r.cmp->cosine) : "-";
+      row[6] = std::to_string(r.cmp->mismatched);
+      if (r.cmp->first_mismatch)
+        row[6] += " (of " + std::to_string(r.cmp->numel) + "), first at " + index_repr(*r.cmp->first_mismatch, r.a->shape);
+    }
+    if (r.status == Status::DTypeMismatch) row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
+    if (!r.note.empty()) row[6] = escape_untrusted(r.note, true);
+    table.push_back(std::move(row));
+  }
+  // Padded by terminal columns, not bytes: a name of non-ASCII characters lines up.
+  std::array<std::size_t, 7> width{};
+  for (const auto& row : table)
+    for (std::size_t c = 0; c < 7; ++c) width[c] = std::max(width[c], display_width(row[c]));
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t c = 0; c < 7; ++c) line += row[c] + (c + 1 < 7 ? std::string(width[c] - display_width(row[c]) + 2, ' ') : "");
+    out.write(line + "\n");
+  }
+  const std::size_t compared = rows.size() - counts[4] - counts[5];
+  out.write(std::to_string(compared - counts[0]) + " of " + std::to_string(compared) + " compared tensors differ, " +
+            std::to_string(counts[4]) + " only in " + escape_untrusted(a.label, true) + ", " + std::to_string(counts[5]) +
+            " only in " + escape_untrusted(b.label, true) + "\n");
+}
+
+std::string diff_inputs_json(const Input& a, const Input& b, const DiffOptions& o) {
+  return "\"a\": {\"input\": " + json_string(a.label) + ", \"format\": " + json_string(a.format) + "}, \"b\": {\"input\": " +
+         json_string(b.label) + ", \"format\": " + json_string(b.format) + "}, \"rtol\": " + figure_json(o.rtol) +
+         ", \"atol\": " + figure_json(o.atol) + ", \"nan_equal\": " + (o.nan_differs ? "false" : "true") +
+         ", \"exact\": " + (o.exact ? "true" : "false");
+}
+
+std::string diff_row_json(const Row& r) {
+  const auto& c = r.cmp;
+  std::string first = "null";
+  if (c && c->first_mismatch) first = index_repr(*c->first_mismatch, r.a->shape);
+  // Stored bytes compared: every element counted, none measured; equal bytes mismatch none.
+  std::string numel = c ? std::to_string(c->numel) : r.bytes_compared ? std::to_string(prod(r.a->shape)) : "null";
+  std::string mismatched = c ? std::to_string(c->mismatched) : r.bytes_compared && r.status == Status::Same ? "0" : "null";
+  return "\"name_a\": " + json_string_or_null(r.a ? name_of(r.a) : std::nullopt) +
+         ", \"name_b\": " + json_string_or_null(r.b ? name_of(r.b) : std::nullopt) + ", \"status\": \"" +
+         kStatusJson[static_cast<int>(r.status)] + "\", \"dtype_a\": " + (r.a ? json_string(dtype_of(*r.a)) : "null") +
+         ", \"dtype_b\": " + (r.b ? json_string(dtype_of(*r.b)) : "null") + ", \"shape_a\": " + shape_json(r.a) +
+         ", \"shape_b\": " + shape_json(r.b) + ", \"numel\": " + numel + ", \"mismatched\": " + mismatched +
+         ", \"first_mismatch\": " + first + ", \"max_abs\": " + figure_json(c ? std::optional(c->max_abs) : std::nullopt) +
+         ", \"max_rel\": " + figure_json(c ? std::optional(c->max_rel) : std::nullopt) +
+         ", \"rmse\": " + figure_json(c ? std::optional(c->rmse) : std::nullopt) +
+         ", \"cosine\": " + figure_json(c ? c->cosine : std::nullopt) +
+         ", \"note\": " + json_string_or_null(r.note.empty() ? std::nullopt : std::optional(r.note));
+}
+
+std::string diff_summary_json(const std::vector<Row>& rows) {
+  std::size_t counts[6] = {};
+  for (const Row& r : rows) ++counts[static_cast<int>(r.status)];
+  const std::size_t compared = rows.size() - counts[4] - counts[5];
+  return "\"summary\": {\"tensors\": " + std::to_string(rows.size()) + ", \"compared\": " + std::to_string(compared) +
+         ", \"same\": " + std::to_string(counts[0]) + ", \"differs\": " + std::to_string(counts[1]) +
+         ", \"shape_mismatch\": " + std::to_string(counts[2]) + ", \"dtype_mismatch\": " + std::to_string(counts[3]) +
+         ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) + "}";
+}
+
+void write_diff_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out) {
+  out.write(std::string("{") + json_head("diff") + diff_inputs_json(a, b, o) + ", \"tensors\": [");
+  for (std::size_t i = 0; i < rows.size(); ++i) out.write(std::string(i ? ", " : "") + "{" + diff_row_json(rows[i]) + "}");
+  out.write("], " + diff_summary_json(rows) + "}\n");
+}
+
+}  // namespace tensor_inspect::app

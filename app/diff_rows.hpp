@@ -1,0 +1,70 @@
+// app/diff_rows.hpp — what `diff` found, pair by pair, and how it is written: the rows
+// the comparison fills (diff.cpp) and the report of them (diff_report.cpp), a table for
+// people or one "diff" JSON object for programs, with the same facts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diff.hpp"
+#include "tensor_inspect/compare.hpp"
+#include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/render.hpp"
+
+namespace tensor_inspect::app {
+
+/// One side of a diff: a file's tensors, or a literal as one unnamed tensor.
+struct Input {
+  std::string label, format;
+  std::vector<TensorEntry> entries;
+  std::optional<LoadedFile> file;  // keeps the mappings of lazy tensors alive
+};
+
+/// A pair's verdict; the order is the order of the summary's counts.
+enum class Status { Same, Differs, ShapeMismatch, DTypeMismatch, OnlyInA, OnlyInB };
+inline constexpr const char* kStatusText[] = {"same", "differs", "shape mismatch", "dtype mismatch", "only in A", "only in B"};
+inline constexpr const char* kStatusJson[] = {"same", "differs", "shape_mismatch", "dtype_mismatch", "only_in_a", "only_in_b"};
+
+/// One pair of tensors (or a tensor on one side only) and what comparing them found.
+struct Row {
+  const TensorEntry* a = nullptr;
+  const TensorEntry* b = nullptr;
+  Status status = Status::Same;
+  std::optional<Comparison> cmp;
+  /// Set where the values were not decoded: their stored bytes were compared (Same or
+  /// Differs), or one side's values cannot be decoded (DTypeMismatch); says which and how.
+  std::string note;
+  bool bytes_compared = false;  ///< Same/Differs come from the stored bytes, figures undefined
+};
+
+/// True where `e`'s stored bytes lie as they are in a file (TensorEntry::blocks_file).
+bool has_stored_bytes(const TensorEntry& e);
+
+/// The first byte (counted from the tensor's first) at which the stored bytes of `a` and
+/// `b` differ, or the shorter length when one is a prefix of the other; nullopt when they
+/// are equal. Both must have stored bytes. `progress` (may be empty) gets the bytes done.
+/// Throws Error(BadFile) for a tensor past the end of its file, Error(Io) when a remote
+/// file's bytes cannot be fetched.
+std::optional<std::uint64_t> first_differing_byte(const TensorEntry& a, const TensorEntry& b,
+                                                  const std::function<void(std::uint64_t done)>& progress);
+
+/// The table (text): a line per row, then the counts.
+void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& b, OutBuffer& out);
+
+/// The members (no braces) of a row's JSON object: the keys of "tensors" items and of
+/// --jsonl lines, the same whatever the row holds (null where there is no value).
+std::string diff_row_json(const Row& r);
+
+/// The members "a", "b", "rtol", "atol", "nan_equal", "exact" of a diff's JSON.
+std::string diff_inputs_json(const Input& a, const Input& b, const DiffOptions& o);
+
+/// The member "summary": counts of the rows by status.
+std::string diff_summary_json(const std::vector<Row>& rows);
+
+/// One "diff" JSON object holding every row and the summary.
+void write_diff_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out);
+
+}  // namespace tensor_inspect::app

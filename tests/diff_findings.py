@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""`tensor-inspect diff` on what a new user reported: tensors it cannot decode, a sharded
+index with a shard missing, and `--jsonl`.
+
+    /usr/bin/python3 tests/diff_findings.py path/to/tensor-inspect
+
+- A tensor whose values the tool cannot decode (GGUF IQ4_NL, safetensors C64) is compared by
+  its stored bytes: equal bytes are `same`, other bytes `differs` with the figures null and a
+  note naming the first differing byte (found here with Python's bytes); every other tensor
+  is compared as usual (figures against NumPy). Against a decoded tensor it is a dtype mismatch.
+- A shard the index names but that cannot be read is heard of on stderr (the shard file and a
+  tensor it should hold) whenever the run goes on without it; a run that needs one of its
+  tensors (`--stats`, `--fail-on`, a pair to compare) is trouble: exit 2, stdout empty.
+- `diff --jsonl` streams one `diff_tensor` line per pair with the keys of `--json`'s rows, then
+  a `diff_summary` line; every line is read by the stdlib json module and checked against
+  schemas/<kind>.schema.json.
+Closes with `N passed, M failed`.
+"""
+import json, os, struct, subprocess, sys, tempfile
+
+import numpy as np
+
+BIN = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "samples"))
+from make_safetensors_samples import write_safetensors  # noqa: E402
+from make_gguf_samples import gguf_string  # noqa: E402
+
+try:
+  import jsonschema
+except ImportError:  # python3-jsonschema is in scripts/setup.sh; without it, schema checks fail
+  jsonschema = None
+
+passed = failed = 0
+
+
+def check(what, ok, detail=""):
+  global passed, failed
+  if ok:
+    passed += 1
+  else:
+    failed += 1
+    print(f"FAIL {what}: {detail}")
+
+
+def schema_ok(what, doc):
+  if jsonschema is None:
+    return check(f"{what}: schema", False, "python3-jsonschema is not installed")
+  with open(os.path.join(ROOT, "schemas", f"{doc.get('kind')}.schema.json")) as f:
+    schema = json.load(f)
+  try:
+    jsonschema.validate(doc, schema)
+    check(f"{what}: schema {doc['kind']}", True)
+  except jsonschema.ValidationError as e:
+    check(f"{what}: schema {doc['kind']}", False, e.message)
+
+
+def run(*args):
+  p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=60)
+  return p.returncode, p.stdout, p.stderr
+
+
+def diff_json(what, *args, code):
+  rc, out, err = run("diff", *args, "--json")
+  check(f"{what}: exit status", rc == code, f"got {rc}, want {code}; stderr {err!r}")
+  try:
+    doc = json.loads(out)
+  except ValueError as e:
+    check(f"{what}: JSON", False, f"{e}: {out[:300]!r}")
+    return None, err
+  schema_ok(what, doc)
+  return doc, err
+
+
+def rows(doc):
+  return {(r["name_a"] if r["name_a"] is not None else r["name_b"]): r for r in doc["tensors"]} if doc else {}
+
+
+T = tempfile.mkdtemp(prefix="ti_findings_")
+P = lambda name: os.path.join(T, name)
+QUANTS = os.path.join(ROOT, "samples", "quants.gguf")
+rng = np.random.default_rng(11)
+
+
+def write_gguf(path, tensors):
+  """tensors: (name, numpy shape, ggml type id, raw bytes); GGUF v3, alignment 32."""
+  out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 0)
+  data, offset = b"", 0
+  for name, shape, tid, raw in tensors:
+    dims = list(reversed(shape))
+    out += gguf_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+    out += struct.pack("<IQ", tid, offset)
+    pad = (-len(raw)) % 32
+    data += raw + bytes(pad)
+    offset += len(raw) + pad
+  out += bytes((-len(out)) % 32)
+  with open(path, "wb") as f:
+    f.write(out + data)
+
+
+def first_difference(x, y):
+  return next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), None if len(x) == len(y) else min(len(x), len(y)))
+
+
+# ---- 1. a GGUF tensor the tool cannot dequantize (IQ4_NL, ggml type 20) ----
+for extra in ([], ["--exact"]):
+  doc, err = diff_json(f"quants.gguf against itself {extra}", QUANTS, QUANTS, *extra, code=0)
+  r = rows(doc)
+  check(f"quants.gguf {extra}: all 15 compared, all same", doc and doc["summary"]["same"] == 15 and doc["summary"]["compared"] == 15,
+        doc and doc["summary"])
+  iq = r.get("iq4_nl", {})
+  check(f"quants.gguf {extra}: iq4_nl same by its stored bytes, figures null, a note", iq.get("status") == "same" and
+        iq.get("numel") == 32 and iq.get("mismatched") == 0 and all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine"))
+        and "stored bytes equal" in (iq.get("note") or ""), iq)
+  check(f"quants.gguf {extra}: decoded tensors have no note", all(v["note"] is None for k, v in r.items() if k != "iq4_nl"), r)
+rc, out, err = run("diff", QUANTS, QUANTS)
+lines = out.splitlines()
+check("quants.gguf text: exit 0, a row per tensor and the counts", rc == 0 and len(lines) == 17 and
+      lines[-1].startswith("0 of 15 compared tensors differ"), (rc, out, err))
+iq_line = next((l for l in lines if l.startswith("iq4_nl")), "")
+check("quants.gguf text: iq4_nl same, figures '-', the note", iq_line.split()[1:6] == ["same", "-", "-", "-", "-"] and
+      "stored bytes equal" in iq_line, iq_line)
+
+f = rng.standard_normal((2, 3)).astype("<f4")
+iq_a = rng.integers(0, 256, 2 * 18, dtype=np.uint8).tobytes()  # two IQ4_NL blocks of 32 elements
+iq_b = bytearray(iq_a)
+iq_b[23] ^= 0x10
+iq_b = bytes(iq_b)
+write_gguf(P("a.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 20, iq_a)])
+write_gguf(P("b.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 20, iq_b)])
+at = first_difference(iq_a, iq_b)
+for extra in ([], ["--exact"]):
+  doc, err = diff_json(f"IQ4_NL bytes changed {extra}", P("a.gguf"), P("b.gguf"), *extra, code=1)
+  r = rows(doc)
+  iq = r.get("iq", {})
+  check(f"IQ4_NL bytes changed {extra}: differs, figures and count null, the first byte named", iq.get("status") == "differs" and
+        iq.get("numel") == 64 and iq.get("mismatched") is None and iq.get("first_mismatch") is None and
+        all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine")) and
+        f"first at byte {at} of {len(iq_a)}" in (iq.get("note") or ""), iq)
+  fr = r.get("f", {})
+  check(f"IQ4_NL bytes changed {extra}: the F32 tensor still compared, same as NumPy has it", fr.get("status") == "same" and
+        fr.get("numel") == f.size and fr.get("mismatched") == int(np.count_nonzero(f != f)) and fr.get("max_abs") == 0.0, fr)
+  check(f"IQ4_NL bytes changed {extra}: summary", doc and doc["summary"]["same"] == 1 and doc["summary"]["differs"] == 1, doc and doc["summary"])
+rc, out, err = run("diff", P("a.gguf"), P("b.gguf"))
+iq_line = next((l for l in out.splitlines() if l.startswith("iq ")), "")
+check("IQ4_NL bytes changed, text: exit 1, differs, the byte", rc == 1 and iq_line.split()[1] == "differs" and
+      f"first at byte {at} of {len(iq_a)}" in iq_line, (rc, out, err))
+
+write_gguf(P("c.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 0, np.zeros(64, "<f4").tobytes())])
+doc, err = diff_json("IQ4_NL against F32", P("a.gguf"), P("c.gguf"), code=1)
+iq = rows(doc).get("iq", {})
+check("IQ4_NL against F32: a dtype mismatch naming the undecoded side, no error", iq.get("status") == "dtype_mismatch" and
+      iq.get("dtype_a") == "IQ4_NL" and iq.get("dtype_b") == "float32" and "A's" in (iq.get("note") or "") and err == "", (iq, err))
+
+# ---- 1. a safetensors tag tinygrad has no dtype for (C64: complex64) ----
+z = (rng.standard_normal(6) + 1j * rng.standard_normal(6)).astype("<c8")
+z2 = z.copy()
+z2[4] = z2[4] + 1j
+write_safetensors(P("z1.safetensors"), [("z", "C64", z.shape, z.tobytes()), ("w", "F32", f.shape, f.tobytes())])
+write_safetensors(P("z2.safetensors"), [("z", "C64", z.shape, z2.tobytes()), ("w", "F32", f.shape, f.tobytes())])
+doc, err = diff_json("C64 same", P("z1.safetensors"), P("z1.safetensors"), code=0)
+check("C64 same: by stored bytes", rows(doc).get("z", {}).get("status") == "same" and rows(doc)["z"]["note"], rows(doc).get("z"))
+doc, err = diff_json("C64 changed", P("z1.safetensors"), P("z2.safetensors"), code=1)
+zr = rows(doc).get("z", {})
+at = first_difference(z.tobytes(), z2.tobytes())
+check("C64 changed: differs at the first changed byte, w same", zr.get("status") == "differs" and
+      f"first at byte {at} of {z.nbytes}" in (zr.get("note") or "") and rows(doc).get("w", {}).get("status") == "same", (zr, at))
+
+# ---- 2. a sharded index with a shard missing ----
+os.makedirs(P("idx"), exist_ok=True)
+b1 = rng.standard_normal(4).astype("<f4")
+write_safetensors(P("idx/s1.safetensors"), [("w", "F32", f.shape, f.tobytes())])
+with open(P("idx/model.safetensors.index.json"), "w") as fh:
+  json.dump({"weight_map": {"w": "s1.safetensors", "bias": "s2.safetensors", "head": "s2.safetensors"}}, fh)
+write_safetensors(P("full.safetensors"), [("w", "F32", f.shape, f.tobytes()), ("bias", "F32", b1.shape, b1.tobytes())])
+write_safetensors(P("w_only.safetensors"), [("w", "F32", f.shape, f.tobytes())])
+INDEX = P("idx/model.safetensors.index.json")
+
+
+def warned(err):
+  return "warning" in err and "s2.safetensors" in err and ("'bias'" in err or "'head'" in err)
+
+
+def trouble(what, args):
+  rc, out, err = run(*args)
+  check(f"{what}: exit 2, stdout empty, one line naming the shard and a tensor", rc == 2 and out == "" and
+        len(err.strip().splitlines()) == 1 and "s2.safetensors" in err and ("'bias'" in err or "'head'" in err), (rc, out, err))
+
+
+rc, out, err = run("diff", INDEX, P("full.safetensors"), "--name", "w")
+check("missing shard, diff --name w: the pair compared (exit 0) and the shard warned of", rc == 0 and "same" in out and warned(err),
+      (rc, out, err))
+doc, err = diff_json("missing shard vs a file without its tensors", INDEX, P("w_only.safetensors"), code=1)
+check("missing shard vs a file without its tensors: only in A, and warned", doc and doc["summary"]["only_in_a"] == 2 and warned(err),
+      (doc and doc["summary"], err))
+trouble("missing shard, diff of a tensor it holds", ["diff", INDEX, P("full.safetensors")])
+trouble("missing shard, --stats", [INDEX, "--stats"])
+trouble("missing shard, --stats --json", [INDEX, "--stats", "--json"])
+trouble("missing shard, --fail-on nan", [INDEX, "--fail-on", "nan"])
+trouble("missing shard, --fail-on nan --json", [INDEX, "--fail-on", "nan", "--json"])
+rc, out, err = run(INDEX, "--fail-on", "nan,inf", "--name", "w")
+check("missing shard, --fail-on --name w: clean (exit 0) but warned", rc == 0 and warned(err), (rc, out, err))
+
+# ---- 3. diff --jsonl ----
+for what, a, b in [("IQ4_NL changed", P("a.gguf"), P("b.gguf")), ("quants", QUANTS, QUANTS),
+                   ("only in A", INDEX, P("w_only.safetensors"))]:
+  rc_j, out_j, _ = run("diff", a, b, "--json")
+  rc_l, out_l, err_l = run("diff", a, b, "--jsonl")
+  check(f"--jsonl {what}: exit status as --json", rc_l == rc_j, (rc_l, rc_j, err_l))
+  try:
+    whole = json.loads(out_j)
+    lines = [json.loads(l) for l in out_l.splitlines()]
+  except ValueError as e:
+    check(f"--jsonl {what}: every line is JSON", False, f"{e}: {out_j[:200]!r} {out_l[:200]!r}")
+    continue
+  if not lines:
+    check(f"--jsonl {what}: lines", False, err_l)
+    continue
+  check(f"--jsonl {what}: a line per pair, then the summary", len(lines) == len(whole["tensors"]) + 1 and
+        all(d["kind"] == "diff_tensor" for d in lines[:-1]) and lines[-1]["kind"] == "diff_summary", [d.get("kind") for d in lines])
+  for d in lines:
+    schema_ok(f"--jsonl {what}", d)
+  strip = lambda d: {k: v for k, v in d.items() if k not in ("schema_version", "kind")}
+  check(f"--jsonl {what}: pair lines are --json's rows, same keys and values", [strip(d) for d in lines[:-1]] == whole["tensors"],
+        (lines[:2], whole["tensors"][:2]))
+  check(f"--jsonl {what}: the summary line is --json without its rows", strip(lines[-1]) == {k: v for k, v in strip(whole).items()
+                                                                                           if k != "tensors"}, lines[-1])
+rc, out, err = run("diff", INDEX, P("full.safetensors"), "--jsonl")
+lines = out.splitlines()
+try:
+  ok = rc == 2 and len(lines) == 1 and json.loads(lines[0])["name_a"] == "w" and json.loads(err)["kind"] == "error"
+except ValueError:
+  ok = False
+check("--jsonl with a failing pair: the lines before stay whole, then exit 2 and one JSON error", ok, (rc, out, err))
+rc, out, err = run("diff", QUANTS, QUANTS, "--json", "--jsonl")
+check("--json with --jsonl: a usage error naming both", rc == 2 and out == "" and "--json" in err and "--jsonl" in err, (rc, out, err))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
