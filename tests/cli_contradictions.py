@@ -12,21 +12,16 @@ Closes with `N passed, M failed`.
 """
 import json, os, subprocess, sys
 
+import tally
+from tally import check
+
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANY = os.path.join(ROOT, "samples", "mixed.safetensors")
 ONE = os.path.join(ROOT, "samples", "weights_f32.npy")
 
-passed = failed = 0
+tally.passes = False
 
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 def run(args):
@@ -76,5 +71,4 @@ for args in ([MANY, "--all"], [MANY, "--name", "weight"], [MANY, "--json"], [MAN
   rc, out, err = run(args)
   check(f"{args[1:]} alone: exit 0 with output", rc == 0 and out, (rc, err))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

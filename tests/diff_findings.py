@@ -26,21 +26,16 @@ sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
 from make_gguf_samples import gguf_string  # noqa: E402
 
+import tally
+from tally import check
+
 try:
   import jsonschema
 except ImportError:  # python3-jsonschema is in scripts/setup.sh; without it, schema checks fail
   jsonschema = None
 
-passed = failed = 0
+tally.passes = False
 
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 def schema_ok(what, doc):
@@ -235,5 +230,4 @@ check("--jsonl with a failing pair: the lines before stay whole, then exit 2 and
 rc, out, err = run("diff", QUANTS, QUANTS, "--json", "--jsonl")
 check("--json with --jsonl: a usage error naming both", rc == 2 and out == "" and "--json" in err and "--jsonl" in err, (rc, out, err))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

@@ -12,20 +12,15 @@ shared by every command, may have its one entry under OPTIONS. Closes with `N pa
 """
 import os, re, subprocess, sys
 
+import tally
+from tally import check
+
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAN = os.path.join(ROOT, "man", "tensor-inspect.1")
 
-passed = failed = 0
+tally.passes = False
 
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 def help_options(args):
@@ -72,5 +67,4 @@ for args, section in (([], "OPTIONS"), (["diff"], "DIFF"), (["validate"], "VALID
     check(f"{' '.join(['tensor-inspect', *args])} {name} ({group}): an entry under {section}", name in where or shared,
           f"not in the man page's {section} entries")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

@@ -23,16 +23,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
 
-passed = failed = 0
+import tally
+from tally import check
 
+tally.passes = False
 
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 T = tempfile.mkdtemp(prefix="ti_zero_sign_")
@@ -123,5 +118,4 @@ for dtype in DTYPES:
   print(f"{dtype} random orders: {agree} of {total} extremes agree with NumPy")
   check(f"{dtype} random orders: >= 98% agree with NumPy ({agree} of {total})", agree >= 0.98 * total, f"{agree} of {total}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())
