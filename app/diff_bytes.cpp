@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "diff_rows.hpp"
-#include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::app {
 namespace {
@@ -13,20 +12,13 @@ namespace {
 // Compared a slice at a time: a remote file fetches it, a mapped one drops it behind.
 constexpr std::uint64_t kSlice = std::uint64_t{16} << 20;
 
-std::span<const std::byte> stored_span(const TensorEntry& e) {
-  const std::span<const std::byte> all = e.details().blocks_file->bytes();
-  if (e.offset > all.size() || e.nbytes > all.size() - e.offset)
-    throw Error(ErrorCode::BadFile, e.details().blocks_file->name() + ": tensor '" + e.name + "' lies past the end of the file");
-  return all.subspan(static_cast<std::size_t>(e.offset), static_cast<std::size_t>(e.nbytes));
-}
-
 }  // namespace
 
 bool has_stored_bytes(const TensorEntry& e) { return e.details().blocks_file != nullptr; }
 
 std::optional<std::uint64_t> first_differing_byte(const TensorEntry& a, const TensorEntry& b,
                                                   const std::function<void(std::uint64_t done)>& progress) {
-  const std::span<const std::byte> sa = stored_span(a), sb = stored_span(b);
+  const std::span<const std::byte> sa = a.stored_blocks(), sb = b.stored_blocks();
   const std::uint64_t common = std::min(sa.size(), sb.size());
   for (std::uint64_t at = 0; at < common; at += kSlice) {
     const std::uint64_t n = std::min(kSlice, common - at);

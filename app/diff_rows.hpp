@@ -40,7 +40,7 @@ struct Row {
   bool bytes_compared = false;  ///< Same/Differs come from the stored bytes, figures undefined
 };
 
-/// True where `e`'s stored bytes lie as they are in a file (TensorEntry::blocks_file).
+/// True where `e`'s stored bytes lie as they are in a file (`details().blocks_file`; TensorEntry::stored_blocks).
 bool has_stored_bytes(const TensorEntry& e);
 
 /// The first byte (counted from the tensor's first) at which the stored bytes of `a` and

@@ -38,12 +38,10 @@ std::size_t parse_bins(const std::string& text) {
 // The scan source of a tensor read where it lies (a GGUF entry's blocks, or its bytes in
 // the map); nullopt when the executor has to compute it, which is then streamed.
 std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
-  if (entry && entry->details().ggml_type && entry->details().blocks_file) {
-    const auto bytes = entry->details().blocks_file->bytes();
-    if (entry->offset > bytes.size() || entry->nbytes > bytes.size() - entry->offset)
-      throw Error(ErrorCode::BadFile, entry->details().blocks_file->name() + ": tensor '" + entry->name + "' lies past the end of the file");
-    entry->details().blocks_file->fetch(entry->offset, entry->nbytes);
-    return gguf_blocks_source(bytes.subspan(entry->offset, entry->nbytes), *entry->details().ggml_type, entry->shape, entry->details().blocks_file);
+  if (const EntryDetails* d = entry ? &entry->details() : nullptr; d && d->ggml_type && d->blocks_file) {
+    const std::span<const std::byte> blocks = entry->stored_blocks();
+    d->blocks_file->fetch(entry->offset, entry->nbytes);
+    return gguf_blocks_source(blocks, *d->ggml_type, entry->shape, d->blocks_file);
   }
   return stored_elements(t.cast(commit_dtype(t.dtype(), defaults)));
 }

@@ -82,6 +82,11 @@ struct TensorEntry {
   const EntryDetails& details() const;
   /// The details to set, made on first use.
   EntryDetails& details_for_write();
+  /// The bytes [offset, offset + nbytes) of `details().blocks_file` as it stores them (a
+  /// GGUF tensor's blocks, a tensor whose values are not decoded), not fetched. Throws
+  /// Error(BadFile) naming the file and the tensor when they lie past the file's end, and
+  /// Error(Internal) for an entry without blocks_file.
+  std::span<const std::byte> stored_blocks() const;
   /// `details().stored_shape` when set, else `shape`.
   const Shape& stored_order() const { return details_ && details_->stored_shape ? *details_->stored_shape : shape; }
   /// The lazy tensor (reads nothing): `details().loader()` when set, else

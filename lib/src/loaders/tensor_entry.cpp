@@ -35,6 +35,14 @@ EntryDetails& TensorEntry::details_for_write() {
   return *details_;
 }
 
+std::span<const std::byte> TensorEntry::stored_blocks() const {
+  if (!details_ || !details_->blocks_file) throw Error(ErrorCode::Internal, "tensor '" + name + "' has no stored blocks");
+  const std::span<const std::byte> all = details_->blocks_file->bytes();
+  if (offset > all.size() || nbytes > all.size() - offset)
+    throw Error(ErrorCode::BadFile, details_->blocks_file->name() + ": tensor '" + name + "' lies past the end of the file");
+  return all.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(nbytes));
+}
+
 Tensor TensorEntry::load() const {
   if (details_ && details_->loader) return details_->loader();
   if (!file || !dtype) throw Error(ErrorCode::Internal, "tensor '" + name + "' has no loader");
