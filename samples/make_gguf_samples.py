@@ -36,6 +36,23 @@ def gguf_string(b):
     return struct.pack("<Q", len(b)) + b
 
 
+def write_gguf(path, tensors):
+    """A GGUF v3 file without metadata, alignment 32, for tests. tensors: (name, numpy
+    shape, ggml type id, raw bytes)."""
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 0)
+    data, offset = b"", 0
+    for name, shape, tid, raw in tensors:
+        dims = list(reversed(shape))
+        out += gguf_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+        out += struct.pack("<IQ", tid, offset)
+        pad = (-len(raw)) % 32
+        data += raw + bytes(pad)
+        offset += len(raw) + pad
+    out += bytes((-len(out)) % 32)
+    with open(path, "wb") as f:
+        f.write(out + data)
+
+
 def gguf_value(vtype, v):
     if vtype == STRING:
         return gguf_string(v)

@@ -24,7 +24,7 @@ BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
-from make_gguf_samples import gguf_string  # noqa: E402
+from make_gguf_samples import write_gguf  # noqa: E402
 
 import tally
 from tally import check
@@ -75,22 +75,6 @@ T = tempfile.mkdtemp(prefix="ti_findings_")
 P = lambda name: os.path.join(T, name)
 QUANTS = os.path.join(ROOT, "samples", "quants.gguf")
 rng = np.random.default_rng(11)
-
-
-def write_gguf(path, tensors):
-  """tensors: (name, numpy shape, ggml type id, raw bytes); GGUF v3, alignment 32."""
-  out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 0)
-  data, offset = b"", 0
-  for name, shape, tid, raw in tensors:
-    dims = list(reversed(shape))
-    out += gguf_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-    out += struct.pack("<IQ", tid, offset)
-    pad = (-len(raw)) % 32
-    data += raw + bytes(pad)
-    offset += len(raw) + pad
-  out += bytes((-len(out)) % 32)
-  with open(path, "wb") as f:
-    f.write(out + data)
 
 
 def first_difference(x, y):

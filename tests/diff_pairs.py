@@ -19,7 +19,7 @@ BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
-from make_gguf_samples import gguf_string  # noqa: E402
+from make_gguf_samples import write_gguf  # noqa: E402
 
 try:
   import jsonschema
@@ -202,22 +202,6 @@ check("--rename with --name, text: the pair in one row", rc == 0 and "enc.w -> d
 
 
 # ---- GGUF: F32 against a Q8_0-quantized copy ----
-def write_gguf(path, tensors):
-  """tensors: (name, numpy shape, ggml type id, raw bytes); GGUF v3, alignment 32."""
-  out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 0)
-  data, offset = b"", 0
-  for name, shape, tid, raw in tensors:
-    dims = list(reversed(shape))
-    out += gguf_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-    out += struct.pack("<IQ", tid, offset)
-    pad = (-len(raw)) % 32
-    data += raw + bytes(pad)
-    offset += len(raw) + pad
-  out += bytes((-len(out)) % 32)
-  with open(path, "wb") as f:
-    f.write(out + data)
-
-
 def q8_0(x):
   """ggml's quantize_row_q8_0: per 32 values d = amax / 127 (as float16), q = round(x / d)."""
   blocks = x.reshape(-1, 32)
