@@ -1,6 +1,6 @@
 // stats/decode.cpp — block decoders from stored bytes to lane values. The loops are plain
-// element-wise C++ over a local copy of the block, which GCC vectorizes; target_clones
-// builds the float ones for AVX2 and for the x86-64 baseline.
+// element-wise C++ over a local copy of the block, which GCC vectorizes; the float ones are
+// built for AVX2 and for the x86-64 baseline (stats/cpu_features.hpp chooses).
 #include "stats/decode.hpp"
 
 #include <array>
@@ -8,10 +8,10 @@
 #include <cassert>
 #include <cstring>
 
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include "loaders/gguf_quants.hpp"
+#include "stats/cpu_features.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -32,19 +32,27 @@ void load_words(const std::byte* src, std::int64_t n, bool swap, U* out) {
       for (std::int64_t i = 0; i < n; ++i) out[i] = bswap(out[i]);
 }
 
-// Straight from the stored bytes (any alignment): no copy of the block first.
-__attribute__((target_clones("avx2", "default")))
-void bf16_to_f32(const std::byte* in, std::int64_t n, float* out) {
+// Straight from the stored bytes (any alignment): no copy of the block first. The loops
+// are written once and inlined into a baseline and an AVX2 entry point, which GCC
+// vectorizes for each; cpu_has_avx2_f16c() picks one.
+[[gnu::always_inline]] inline void bf16_to_f32_loop(const std::byte* in, std::int64_t n, float* out) {
   for (std::int64_t i = 0; i < n; ++i) {
     std::uint16_t h;
     std::memcpy(&h, in + 2 * i, 2);
     out[i] = std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
   }
 }
+void bf16_to_f32_portable(const std::byte* in, std::int64_t n, float* out) { bf16_to_f32_loop(in, n, out); }
+__attribute__((target("avx2"))) void bf16_to_f32_avx2(const std::byte* in, std::int64_t n, float* out) {
+  bf16_to_f32_loop(in, n, out);
+}
+void bf16_to_f32(const std::byte* in, std::int64_t n, float* out) {
+  if (cpu_has_avx2_f16c()) bf16_to_f32_avx2(in, n, out);
+  else bf16_to_f32_portable(in, n, out);
+}
 
 // IEEE half to float, exact: the exponent and mantissa shifted into float position and
 // scaled by 2^112 (which also normalizes subnormals); inf and nan keep their payload.
-__attribute__((target_clones("avx2", "default")))
 void f16_to_f32(const std::byte* in, std::int64_t n, float* out) {
   for (std::int64_t i = 0; i < n; ++i) {
     std::uint16_t stored;
@@ -68,12 +76,7 @@ void f16_to_f32_f16c(const std::byte* in, std::int64_t n, float* out) {
 }
 
 void half_to_float(const std::byte* in, std::int64_t n, float* out) {
-  static const bool f16c = [] {
-    // CPUID leaf 1, ECX bit 29 is F16C (clang 14's __builtin_cpu_supports does not know "f16c").
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0 && __builtin_cpu_supports("avx2");
-  }();
-  if (f16c) f16_to_f32_f16c(in, n, out);
+  if (cpu_has_avx2_f16c()) f16_to_f32_f16c(in, n, out);
   else f16_to_f32(in, n, out);
 }
 

@@ -12,13 +12,14 @@
 // add into vfmadd (one rounding), which the baseline cannot do. Tried: 2-7 % faster.
 #include "stats/float_moments.hpp"
 
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+
+#include "stats/cpu_features.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -257,13 +258,7 @@ Moments block_moments(const std::byte* p, std::int64_t n, bool baseline = false)
   while (first < n && !std::isfinite(at(p, first))) ++first;
   const double shift = first < n ? static_cast<double>(at(p, first)) : 0.0;
   const std::int64_t vec_end = first == 0 ? n / 16 * 16 : 0;  // a leading nan or inf: all scalar
-  static const bool has_avx2 = [] {
-    // CPUID leaf 1, ECX bit 29 is F16C (clang 14's __builtin_cpu_supports does not know "f16c").
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0 && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
-  }();
-  const bool avx2 = has_avx2 && !baseline;
+  const bool avx2 = cpu_has_avx2_f16c() && !baseline;
   VectorPart part;
   if (avx2) vector_loop_avx2<W>(p, vec_end, shift, part);
   else vector_loop_portable<W>(p, vec_end, shift, part);

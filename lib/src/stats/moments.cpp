@@ -1,13 +1,15 @@
 // stats/moments.cpp — the per-block statistics kernels of the float64 and integer lanes
 // (the float lane's is float_moments.cpp), and the merge of partials. float64 blocks run in
-// 4-lane GCC vector types (masks instead of branches for nan/inf), built twice by
-// target_clones: for AVX2 and for the x86-64 baseline, chosen at load time. Lane order and
+// 4-lane GCC vector types (masks instead of branches for nan/inf), built twice: for AVX2
+// and for the x86-64 baseline (stats/cpu_features.hpp chooses). Lane order and
 // the horizontal sums are fixed, so a block's result does not depend on which clone ran it.
 #include "stats/moments.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+
+#include "stats/cpu_features.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -29,10 +31,8 @@ void scalar_pass1(T v, Moments& m, double& sum) {
   if (tally(v, m)) sum += static_cast<double>(v);
 }
 
-}  // namespace
-
-__attribute__((target_clones("avx2", "default")))
-Moments block_moments_f64(const double* x, std::int64_t n) {
+// The float64 kernel, written once and inlined into a baseline and an AVX2 entry point.
+[[gnu::always_inline]] inline Moments block_moments_f64_body(const double* x, std::int64_t n) {
   Moments m;
   m.count = n;
   const v4d inf = {kInf, kInf, kInf, kInf};
@@ -88,7 +88,10 @@ Moments block_moments_f64(const double* x, std::int64_t n) {
   return m;
 }
 
-namespace {
+Moments block_moments_f64_portable(const double* x, std::int64_t n) { return block_moments_f64_body(x, n); }
+__attribute__((target("avx2"))) Moments block_moments_f64_avx2(const double* x, std::int64_t n) {
+  return block_moments_f64_body(x, n);
+}
 
 // Moments of 64-bit integers: the exact 128-bit sum and the min/max into the lane's fields
 // (imin/imax signed, umin/umax unsigned), then the squared deviations from the mean.
@@ -117,6 +120,10 @@ Moments block_moments_int(const T* x, std::int64_t n, T Moments::*lo, T Moments:
 }
 
 }  // namespace
+
+Moments block_moments_f64(const double* x, std::int64_t n) {
+  return cpu_has_avx2_f16c() ? block_moments_f64_avx2(x, n) : block_moments_f64_portable(x, n);
+}
 
 Moments block_moments_i64(const std::int64_t* x, std::int64_t n) {
   return block_moments_int(x, n, &Moments::imin, &Moments::imax);
