@@ -75,11 +75,12 @@ class HeaderReader : JsonCursor {
     }
     TensorEntry& e = out_.tensors.emplace_back();  // never reallocates: run() reserved the most there can be
     std::pair<std::uint64_t, std::uint64_t>& offsets = out_.data_offsets.emplace_back(0, 0);
-    e.name.assign(key);
+    e.name = std::string(key);  // a constructor sizes the buffer once (assign() takes the general replace path)
     // Messages are built only when one is thrown: a header of 20,000 entries would
     // otherwise make as many strings per field.
     const auto where = [&e] { return "tensor '" + e.name + "'"; };
     if (peek() != '{') fail(where() + ": header entry is not an object");
+    if (canonical_entry(e, offsets)) return;
     ++p_;
     ws();
     bool has_dtype = false, has_shape = false, has_offsets = false;
@@ -134,6 +135,57 @@ class HeaderReader : JsonCursor {
     if (!has_dtype) fail(where() + ": header entry has no \"dtype\"");
     if (!has_shape) fail(where() + ": header entry has no \"shape\"");
     if (!has_offsets) fail(where() + ": header entry has no \"data_offsets\"");
+  }
+
+  /// The entry object at p_ ('{') when it is spelled as safetensors writers spell it —
+  /// {"dtype":"F16","shape":[64,8],"data_offsets":[0,1024]}, no whitespace, a plain tag,
+  /// integers of at most 18 digits without leading zeros — read by comparing fixed text,
+  /// and p_ moved past its '}'. Any other spelling returns false with nothing changed, and
+  /// entry() reads it field by field, with the same result or the same error.
+  bool canonical_entry(TensorEntry& e, std::pair<std::uint64_t, std::uint64_t>& offsets) {
+    const std::string_view t = t_;
+    std::size_t q = p_;
+    const auto literal_at = [&](std::string_view word) {
+      if (t.size() - q < word.size() || std::memcmp(t.data() + q, word.data(), word.size()) != 0) return false;
+      q += word.size();
+      return true;
+    };
+    // Digits up to the next non-digit: 1 to 18 of them, no leading zero unless "0".
+    const auto integer = [&](std::uint64_t& v) {
+      const std::size_t from = q;
+      v = 0;
+      for (unsigned d; q < t.size() && (d = static_cast<unsigned char>(t[q]) - unsigned{'0'}) < 10 && q - from < 19; ++q)
+        v = v * 10 + d;
+      const std::size_t n = q - from;
+      return n >= 1 && n <= 18 && !(n > 1 && t[from] == '0');
+    };
+    if (!literal_at("{\"dtype\":\"")) return false;
+    const std::size_t tag = q;
+    while (q < t.size() && q - tag <= 15) {
+      const char c = t[q];
+      if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) break;
+      ++q;
+    }
+    const std::size_t tag_end = q;
+    if (tag_end == tag || tag_end - tag > 15 || !literal_at("\",\"shape\":[")) return false;
+    dims_.clear();
+    if (!literal_at("]")) {
+      for (;;) {
+        std::uint64_t dim;
+        if (!integer(dim)) return false;
+        dims_.push_back(static_cast<std::int64_t>(dim));  // below 10^18: fits
+        if (literal_at("]")) break;
+        if (!literal_at(",")) return false;
+      }
+    }
+    std::uint64_t begin, end;
+    if (!literal_at(",\"data_offsets\":[") || !integer(begin) || !literal_at(",") || !integer(end) || !literal_at("]}"))
+      return false;
+    e.stored_type.assign(t.substr(tag, tag_end - tag));
+    e.shape.assign(dims_.begin(), dims_.end());
+    offsets = {begin, end};
+    p_ = q;
+    return true;
   }
 
   void metadata() {
