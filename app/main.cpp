@@ -74,9 +74,10 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect https://host/m.safetensors --stats --cache ~/.cache/ti   keep fetched blocks: a second look is local
   tensor-inspect https://host/m.safetensors --list --timeout 5   give up on a server silent for 5 s (default 20)
 
-Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
-validate found something; 2 trouble (bad command line, unreadable or malformed input,
-unsupported operation), with one line on stderr and nothing on stdout; options that contradict
+Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference
+(or a tensor it could not compare) or validate found something; 2 trouble (bad command line,
+unreadable or malformed input, unsupported operation), with one line on stderr and nothing on
+stdout; options that contradict
 (--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
