@@ -276,8 +276,18 @@ MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& d
   return for_tensor(item.label, [&] { return apply_view_as(data_header(item.tensor, dopt), o.view_as); });
 }
 
-void check_whole_read(const Item& item, const Options& o, bool json) {
-  if (!o.expr && item.entry && item.entry->details().check_whole && prints_every_element(item.tensor, !o.view_as.empty(), o.print, json))
+Shown item_shown(const Item& item, const Options& o, const Defaults& defaults) {
+  if (o.view_as.empty()) return {item.tensor, false};
+  DataOptions dopt;
+  dopt.defaults = defaults;
+  dopt.strict = o.strict;
+  const MemoryView cast = item_memoryview(item, o, defaults, false);
+  if (std::optional<Tensor> lazy = cast_of_swapped(item.tensor, cast, dopt)) return {*lazy, false};
+  return {item.tensor, true};
+}
+
+void check_whole_read(const Item& item, const Shown& shown, const Options& o, bool json) {
+  if (!o.expr && item.entry && item.entry->details().check_whole && prints_every_element(shown.tensor, shown.reinterpreted, o.print, json))
     item.entry->details().check_whole();
 }
 
@@ -331,8 +341,9 @@ int run(const Options& o) {
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
   jo.head = tensor_json_head(item.file, item.name);
   for_tensor(item.label, [&] {
-    check_whole_read(item, o, o.json);
-    print_tensor(item.tensor, view, !o.view_as.empty(), o.print, o.json, jo, out);
+    const Shown shown = item_shown(item, o, defaults);
+    check_whole_read(item, shown, o, o.json);
+    print_tensor(shown.tensor, view, shown.reinterpreted, o.print, o.json, jo, out);
   });
   return 0;
 }
