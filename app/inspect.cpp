@@ -244,19 +244,22 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
 
 bool is_literal_input(const std::string& input) { return !is_regular_or_special_file(input) && looks_like_literal(input); }
 
+ComputeHook graph_hook(const Options& o) {
+  if (!o.graph) return {};
+  return [mode = *o.graph](const Tensor& t) {
+    if (mode == "dot") {
+      std::cerr << graph_to_dot(t.node());
+      return;
+    }
+    std::cerr << "graph:\n" << graph_to_string(t.node()) << "schedule:\n";
+    auto kernels = schedule(t.contiguous().node());
+    for (std::size_t i = 0; i < kernels.size(); ++i) std::cerr << kernels[i].to_string(i) << "\n";
+  };
+}
+
 MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults) {
   const Tensor& t = item.tensor;
-  if (o.graph) {
-    std::string g = *o.graph;
-    if (g != "text" && g != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + g + "'");
-    if (g == "dot") {
-      std::cerr << graph_to_dot(t.node());
-    } else {
-      std::cerr << "graph:\n" << graph_to_string(t.node()) << "schedule:\n";
-      auto kernels = schedule(t.contiguous().node());
-      for (std::size_t i = 0; i < kernels.size(); ++i) std::cerr << kernels[i].to_string(i) << "\n";
-    }
-  }
+  if (o.graph) graph_hook(o)(t);
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
@@ -293,6 +296,7 @@ void check_whole_read(const Item& item, const Shown& shown, const Options& o, bo
 
 int run(const Options& o) {
   refuse_contradictions(o);
+  if (o.graph && *o.graph != "text" && *o.graph != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + *o.graph + "'");
   for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
@@ -310,6 +314,9 @@ int run(const Options& o) {
       throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
                                                      : in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                                            " tensors: choose one with --name for --header (--list shows them all)");
+    if (o.graph)
+      throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
+                                        " tensors: choose one with --name for --graph (--list shows them all)");
     {
       OutBuffer out(stdout);
       if (o.meta) render_meta(*in.file, o.json, out);
@@ -343,7 +350,7 @@ int run(const Options& o) {
   for_tensor(item.label, [&] {
     const Shown shown = item_shown(item, o, defaults);
     check_whole_read(item, shown, o, o.json);
-    print_tensor(shown.tensor, view, shown.reinterpreted, o.print, o.json, jo, out);
+    print_tensor(shown.tensor, view, shown.reinterpreted, o.print, o.json, jo, out, {}, graph_hook(o));
   });
   return 0;
 }

@@ -38,6 +38,10 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
 /// read), with --strict and the --view-as casts applied. Throws Error.
 MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized);
 
+/// What --graph shows (on stderr) of each tensor about to be computed: its lazy graph and
+/// the kernels of its schedule, or the graph in dot. Empty without --graph.
+ComputeHook graph_hook(const Options& o);
+
 /// Where print_tensor takes an item's printed elements from (after --view-as).
 struct Shown {
   Tensor tensor;               ///< the item's tensor, or the lazy cast of a byte-swapped stored buffer

@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
   }
   if (CLI::App* engine_options = group[kEngine]) {
     auto* eng = "Engine";
-    engine_options->add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
+    engine_options->add_option("--graph", o.graph, "the lazy graph and kernels of what printing computes, on stderr (text or dot)")
         ->expected(0, 1)
         ->default_str("text")
         ->group(eng);

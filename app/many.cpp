@@ -39,7 +39,7 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
     for_tensor(item.label, [&] {
       const Shown shown = item_shown(item, o, defaults);
       check_whole_read(item, shown, o, json);
-      print_tensor(shown.tensor, view, shown.reinterpreted, o.print, json, jo, out, prefix);
+      print_tensor(shown.tensor, view, shown.reinterpreted, o.print, json, jo, out, prefix, graph_hook(o));
     });
     if (o.jsonl) {
       out.flush();
