@@ -29,6 +29,14 @@ void refuse_contradictions(const Options& o) {
        std::string(check) + " checks a tensor, " + stats + " reports on it: one run does one"},
       {(!o.expects.empty() || !o.asserts.empty()) && (o.list || o.meta), check, view,
        std::string(check) + " checks tensors, " + view + " shows the file"},
+      // --graph shows the lazy graph and kernels of what printing a tensor computes; these
+      // print no tensor's values, so it would be silently ignored.
+      {o.graph && o.print.header, "--graph", "--header", "--header reads and computes no data, --graph shows what printing computes"},
+      {o.graph && o.stats.active(), "--graph", stats,
+       std::string(stats) + " scans the values in a pass of its own, --graph shows what printing a tensor computes"},
+      {o.graph && (o.list || o.meta), "--graph", view, std::string(view) + " reads headers only, --graph shows what printing a tensor computes"},
+      {o.graph && (!o.expects.empty() || !o.asserts.empty()), "--graph", check,
+       std::string(check) + " checks a tensor, --graph shows what printing it computes: one run does one"},
   };
   for (const Rule& r : rules)
     if (r.both) throw Error(ErrorCode::Usage, r.first + " and " + r.second + " contradict (" + r.why + "): choose one");

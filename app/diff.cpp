@@ -46,10 +46,12 @@ names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair b
 along; a tensor of B that pairs with none of A is kept when its own name matches.
 Elements are equal as numpy.allclose(A, B) has it: |a - b| <= atol + rtol * |b|, values
 widened to float64 (integers exactly); NaN equals NaN unless --nan-differs (h5diff).
-Tensors whose values this tool cannot decode (GGUF IQ4_NL, safetensors C64) are compared
-by their stored bytes: equal bytes are the same tensor, other bytes differ (no figures).
-Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, or
-is on one side only; 2 trouble.)";
+Tensors whose values this tool cannot decode (GGUF IQ4_NL, safetensors C64, PyTorch
+complex) are compared by their stored bytes: equal bytes are the same tensor, other bytes
+differ (no figures); where those bytes are not the tensor's in order (a strided PyTorch
+view), the pair is "not comparable".
+Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, is
+on one side only or is not comparable; 2 trouble.)";
 
 Input open_input(const std::string& arg) {
   Input in;
@@ -163,16 +165,25 @@ std::string side_label(const Input& in, const TensorEntry& e) { return in.file ?
 // agree. Two tensors of one stored type are compared by their stored bytes: equal bytes
 // are an equal tensor, different bytes a difference without figures (nothing decoded to
 // measure it by). A decoded tensor against an undecoded one, or two stored types, is a
-// dtype mismatch. Where the bytes are not in a file as they are (a PyTorch storage type
-// tinygrad lacks), loading says why: trouble, as before.
+// dtype mismatch. Where a side's bytes do not lie in its file as the tensor's (a strided or
+// deflated PyTorch storage, one of a type of unknown size), the pair is not comparable: the
+// run goes on with the other pairs, and exits 1, as h5diff does for objects it cannot compare.
 void compare_undecoded(Row& r, const std::string& label_a, const std::string& label_b, bool show_progress, std::size_t index,
                        std::size_t count) {
-  for (const TensorEntry* e : {r.a, r.b})
-    if (!e->dtype && !has_stored_bytes(*e)) (void)for_tensor(e == r.a ? label_a : label_b, [e] { return e->load(); });
   const std::string undecoded = !r.a->dtype && !r.b->dtype ? "A's and B's" : !r.a->dtype ? "A's" : "B's";
   if (r.a->dtype || r.b->dtype || r.a->stored_type != r.b->stored_type) {
     r.status = Status::DTypeMismatch;
     r.note = undecoded + " values (" + (r.a->dtype ? r.b->stored_type : r.a->stored_type) + ") are not decoded by this tool";
+    return;
+  }
+  if (!has_stored_bytes(*r.a) || !has_stored_bytes(*r.b)) {
+    const TensorEntry& without = has_stored_bytes(*r.a) ? *r.b : *r.a;
+    const std::string side = !has_stored_bytes(*r.a) && !has_stored_bytes(*r.b) ? "A's and B's" : &without == r.a ? "A's" : "B's";
+    // The loader's note says how the tensor lies over its storage (strides, deflated, big-endian).
+    const std::string why = !without.note.empty() ? without.note : "a storage type of unknown element size";
+    r.status = Status::NotComparable;
+    r.note = r.a->stored_type + " values are not decoded by this tool, and " + side + " stored bytes are not the tensor's in order (" +
+             why + "): not compared";
     return;
   }
   auto progress = [&](std::uint64_t done) {

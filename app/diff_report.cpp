@@ -54,7 +54,7 @@ std::string shape_json(const TensorEntry* e) {
 void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& b, OutBuffer& out) {
   std::vector<std::array<std::string, 7>> table;
   table.push_back({"name", "status", "max_abs", "max_rel", "rmse", "cosine", "mismatched"});
-  std::size_t counts[6] = {};
+  std::size_t counts[kStatusCount] = {};
   for (const Row& r : rows) {
     ++counts[static_cast<int>(r.status)];
     std::string name = escape_untrusted(name_of(r.a ? r.a : r.b).value_or("(unnamed)"), true);
@@ -84,8 +84,9 @@ void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& 
     for (std::size_t c = 0; c < 7; ++c) line += row[c] + (c + 1 < 7 ? std::string(width[c] - display_width(row[c]) + 2, ' ') : "");
     out.write(line + "\n");
   }
-  const std::size_t compared = rows.size() - counts[4] - counts[5];
-  out.write(std::to_string(compared - counts[0]) + " of " + std::to_string(compared) + " compared tensors differ, " +
+  const std::size_t compared = rows.size() - counts[4] - counts[5] - counts[6];
+  const std::string not_comparable = counts[6] ? std::to_string(counts[6]) + " not comparable, " : "";
+  out.write(std::to_string(compared - counts[0]) + " of " + std::to_string(compared) + " compared tensors differ, " + not_comparable +
             std::to_string(counts[4]) + " only in " + escape_untrusted(a.label, true) + ", " + std::to_string(counts[5]) +
             " only in " + escape_untrusted(b.label, true) + "\n");
 }
@@ -117,13 +118,14 @@ std::string diff_row_json(const Row& r) {
 }
 
 std::string diff_summary_json(const std::vector<Row>& rows) {
-  std::size_t counts[6] = {};
+  std::size_t counts[kStatusCount] = {};
   for (const Row& r : rows) ++counts[static_cast<int>(r.status)];
-  const std::size_t compared = rows.size() - counts[4] - counts[5];
+  const std::size_t compared = rows.size() - counts[4] - counts[5] - counts[6];
   return "\"summary\": {\"tensors\": " + std::to_string(rows.size()) + ", \"compared\": " + std::to_string(compared) +
          ", \"same\": " + std::to_string(counts[0]) + ", \"differs\": " + std::to_string(counts[1]) +
          ", \"shape_mismatch\": " + std::to_string(counts[2]) + ", \"dtype_mismatch\": " + std::to_string(counts[3]) +
-         ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) + "}";
+         ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) +
+         ", \"not_comparable\": " + std::to_string(counts[6]) + "}";
 }
 
 void write_diff_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out) {

@@ -23,10 +23,15 @@ struct Input {
   std::optional<LoadedFile> file;  // keeps the mappings of lazy tensors alive
 };
 
-/// A pair's verdict; the order is the order of the summary's counts.
-enum class Status { Same, Differs, ShapeMismatch, DTypeMismatch, OnlyInA, OnlyInB };
-inline constexpr const char* kStatusText[] = {"same", "differs", "shape mismatch", "dtype mismatch", "only in A", "only in B"};
-inline constexpr const char* kStatusJson[] = {"same", "differs", "shape_mismatch", "dtype_mismatch", "only_in_a", "only_in_b"};
+/// A pair's verdict; the order is the order of the summary's counts. NotComparable: both
+/// sides hold one stored type this tool does not decode, and their stored bytes do not lie
+/// in the file as the tensor's (a strided PyTorch view): nothing could be compared.
+enum class Status { Same, Differs, ShapeMismatch, DTypeMismatch, OnlyInA, OnlyInB, NotComparable };
+inline constexpr std::size_t kStatusCount = 7;
+inline constexpr const char* kStatusText[kStatusCount] = {"same",      "differs",   "shape mismatch", "dtype mismatch",
+                                                          "only in A", "only in B", "not comparable"};
+inline constexpr const char* kStatusJson[kStatusCount] = {"same",      "differs",   "shape_mismatch", "dtype_mismatch",
+                                                          "only_in_a", "only_in_b", "not_comparable"};
 
 /// One pair of tensors (or a tensor on one side only) and what comparing them found.
 struct Row {
@@ -35,7 +40,8 @@ struct Row {
   Status status = Status::Same;
   std::optional<Comparison> cmp;
   /// Set where the values were not decoded: their stored bytes were compared (Same or
-  /// Differs), or one side's values cannot be decoded (DTypeMismatch); says which and how.
+  /// Differs), one side's values cannot be decoded (DTypeMismatch), or neither values nor
+  /// bytes could be compared (NotComparable); says which and why.
   std::string note;
   bool bytes_compared = false;  ///< Same/Differs come from the stored bytes, figures undefined
 };

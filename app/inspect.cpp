@@ -244,19 +244,22 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
 
 bool is_literal_input(const std::string& input) { return !is_regular_or_special_file(input) && looks_like_literal(input); }
 
+ComputeHook graph_hook(const Options& o) {
+  if (!o.graph) return {};
+  return [mode = *o.graph](const Tensor& t) {
+    if (mode == "dot") {
+      std::cerr << graph_to_dot(t.node());
+      return;
+    }
+    std::cerr << "graph:\n" << graph_to_string(t.node()) << "schedule:\n";
+    auto kernels = schedule(t.contiguous().node());
+    for (std::size_t i = 0; i < kernels.size(); ++i) std::cerr << kernels[i].to_string(i) << "\n";
+  };
+}
+
 MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults) {
   const Tensor& t = item.tensor;
-  if (o.graph) {
-    std::string g = *o.graph;
-    if (g != "text" && g != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + g + "'");
-    if (g == "dot") {
-      std::cerr << graph_to_dot(t.node());
-    } else {
-      std::cerr << "graph:\n" << graph_to_string(t.node()) << "schedule:\n";
-      auto kernels = schedule(t.contiguous().node());
-      for (std::size_t i = 0; i < kernels.size(); ++i) std::cerr << kernels[i].to_string(i) << "\n";
-    }
-  }
+  if (o.graph) graph_hook(o)(t);
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
@@ -276,13 +279,24 @@ MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& d
   return for_tensor(item.label, [&] { return apply_view_as(data_header(item.tensor, dopt), o.view_as); });
 }
 
-void check_whole_read(const Item& item, const Options& o, bool json) {
-  if (!o.expr && item.entry && item.entry->details().check_whole && prints_every_element(item.tensor, !o.view_as.empty(), o.print, json))
+Shown item_shown(const Item& item, const Options& o, const Defaults& defaults) {
+  if (o.view_as.empty()) return {item.tensor, false};
+  DataOptions dopt;
+  dopt.defaults = defaults;
+  dopt.strict = o.strict;
+  const MemoryView cast = item_memoryview(item, o, defaults, false);
+  if (std::optional<Tensor> lazy = cast_of_swapped(item.tensor, cast, dopt)) return {*lazy, false};
+  return {item.tensor, true};
+}
+
+void check_whole_read(const Item& item, const Shown& shown, const Options& o, bool json) {
+  if (!o.expr && item.entry && item.entry->details().check_whole && prints_every_element(shown.tensor, shown.reinterpreted, o.print, json))
     item.entry->details().check_whole();
 }
 
 int run(const Options& o) {
   refuse_contradictions(o);
+  if (o.graph && *o.graph != "text" && *o.graph != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + *o.graph + "'");
   for (const std::string& spec : o.limits) set_limit(spec);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
@@ -300,6 +314,9 @@ int run(const Options& o) {
       throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
                                                      : in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
                                                            " tensors: choose one with --name for --header (--list shows them all)");
+    if (o.graph)
+      throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
+                                        " tensors: choose one with --name for --graph (--list shows them all)");
     {
       OutBuffer out(stdout);
       if (o.meta) render_meta(*in.file, o.json, out);
@@ -331,8 +348,9 @@ int run(const Options& o) {
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;
   jo.head = tensor_json_head(item.file, item.name);
   for_tensor(item.label, [&] {
-    check_whole_read(item, o, o.json);
-    print_tensor(item.tensor, view, !o.view_as.empty(), o.print, o.json, jo, out);
+    const Shown shown = item_shown(item, o, defaults);
+    check_whole_read(item, shown, o, o.json);
+    print_tensor(shown.tensor, view, shown.reinterpreted, o.print, o.json, jo, out, {}, graph_hook(o));
   });
   return 0;
 }

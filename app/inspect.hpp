@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "options.hpp"
+#include "print_options.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/tensor.hpp"
@@ -37,9 +38,24 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
 /// read), with --strict and the --view-as casts applied. Throws Error.
 MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized);
 
+/// What --graph shows (on stderr) of each tensor about to be computed: its lazy graph and
+/// the kernels of its schedule, or the graph in dot. Empty without --graph.
+ComputeHook graph_hook(const Options& o);
+
+/// Where print_tensor takes an item's printed elements from (after --view-as).
+struct Shown {
+  Tensor tensor;               ///< the item's tensor, or the lazy cast of a byte-swapped stored buffer
+  bool reinterpreted = false;  ///< only the realized, cast view holds them (--view-as over computed bytes)
+};
+
+/// The item's Shown: with --view-as over a byte-swapped file (a big-endian .npy), the cast
+/// view's elements as a lazy tensor (cast_of_swapped), so a summary reads only the shown
+/// ones. Reads nothing. Throws Error for a --view-as that does not fit.
+Shown item_shown(const Item& item, const Options& o, const Defaults& defaults);
+
 /// Runs the item's check_whole (a stored .npz member's CRC-32) when printing it reads
 /// every byte anyway (no -e, not --header, not summarized). Throws Error(BadFile).
-void check_whole_read(const Item& item, const Options& o, bool json);
+void check_whole_read(const Item& item, const Shown& shown, const Options& o, bool json);
 
 /// Several tensors: text blocks under their names, one JSON object listing them
 /// (--json), or one object per line, flushed as each is done (--jsonl). Returns 0.

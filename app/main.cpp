@@ -19,6 +19,7 @@
 #include "remote_options.hpp"
 #include "stats.hpp"
 #include "truncated_input.hpp"
+#include "usage_faults.hpp"
 #include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
@@ -73,9 +74,10 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect https://host/m.safetensors --stats --cache ~/.cache/ti   keep fetched blocks: a second look is local
   tensor-inspect https://host/m.safetensors --list --timeout 5   give up on a server silent for 5 s (default 20)
 
-Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
-validate found something; 2 trouble (bad command line, unreadable or malformed input,
-unsupported operation), with one line on stderr and nothing on stdout; options that contradict
+Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference
+(or a tensor it could not compare) or validate found something; 2 trouble (bad command line,
+unreadable or malformed input, unsupported operation), with one line on stderr and nothing on
+stdout; options that contradict
 (--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
@@ -163,7 +165,7 @@ int main(int argc, char** argv) {
     file_options->add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
     file_options->add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
     file_options->add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
-    file_options->add_option("--offset", o.offset, "bytes to skip before --raw data")->check(CLI::NonNegativeNumber)->group(files);
+    file_options->add_option("--offset", o.offset, "bytes to skip before --raw data (a whole number, 0 or more)")->check(ti::app::byte_offset_check())->type_name("BYTES")->group(files);
     file_options->add_option("--byte-order", o.byte_order, "byte order of --raw data")
         ->check(CLI::IsMember({"little", "big"}))
         ->group(files);
@@ -175,12 +177,12 @@ int main(int argc, char** argv) {
   }
   if (CLI::App* engine_options = group[kEngine]) {
     auto* eng = "Engine";
-    engine_options->add_option("--graph", o.graph, "print the lazy graph and the kernel schedule on stderr (text or dot)")
+    engine_options->add_option("--graph", o.graph, "the lazy graph and kernels of what printing computes, on stderr (text or dot)")
         ->expected(0, 1)
         ->default_str("text")
         ->group(eng);
     engine_options->add_option("--view-as", o.view_as, "memoryview.cast(FMT[, SHAPE]) on the result: B, i, f:2,2 (repeatable)")->group(eng);
-    engine_options->add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug)")->group(eng);
+    engine_options->add_flag("-v", o.verbosity, "more log output on stderr (-vv for debug; -v takes no value)")->group(eng);
     engine_options->add_option("--limit", o.limits, "raise a resource cap, e.g. stream_bytes=4G (errors name the cap they hit)")
         ->group(eng);
   }
@@ -198,16 +200,28 @@ int main(int argc, char** argv) {
     else if (group[kRemote]) ti::app::setup_remote(*group[kRemote], remote);
     // A repeatable option takes one value per occurrence (--name a --name b), as grep -e
     // and curl -H do: CLI11's default lets `--name ids FILE` swallow FILE as a second name.
-    for (CLI::Option* opt : ti::app::options_with_groups(*app))
+    for (CLI::Option* opt : ti::app::options_with_groups(*app)) {
       if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+      ti::app::take_repeats(*opt);  // `--dtype a --dtype b`: named below, not CLI11's "At Most 1"
+    }
   }
+  bool argv_json = false;
+  for (int i = 1; i < argc; ++i) argv_json |= std::string_view(argv[i]) == "--json" || std::string_view(argv[i]) == "--jsonl";
   try {
+    ti::app::refuse_verbosity_values(std::span<char* const>(argv + 1, static_cast<std::size_t>(argc - 1)));
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
-    bool json = false;
-    for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json" || std::string_view(argv[i]) == "--jsonl";
-    return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), json);
+    return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), argv_json);
+  } catch (const ti::Error& e) {
+    return report(e, argv_json);
+  }
+  try {
+    ti::app::refuse_repeats_and_empty_inputs(cli, "");
+    if (diff && *diff) ti::app::refuse_repeats_and_empty_inputs(*diff, "diff: ");
+    if (validate && *validate) ti::app::refuse_repeats_and_empty_inputs(*validate, "validate: ");
+  } catch (const ti::Error& e) {
+    return report(e, argv_json);
   }
   // What stands before a subcommand's name is the main command's: `--json diff a b` would
   // set the main command's --json and print diff's text. Refused, naming it, except the

@@ -37,8 +37,9 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
     };
     auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
     for_tensor(item.label, [&] {
-      check_whole_read(item, o, json);
-      print_tensor(item.tensor, view, !o.view_as.empty(), o.print, json, jo, out, prefix);
+      const Shown shown = item_shown(item, o, defaults);
+      check_whole_read(item, shown, o, json);
+      print_tensor(shown.tensor, view, shown.reinterpreted, o.print, json, jo, out, prefix, graph_hook(o));
     });
     if (o.jsonl) {
       out.flush();

@@ -54,7 +54,7 @@ bool prints_every_element(const Tensor& t, bool reinterpreted, const PrintFlags&
 
 void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)>& view, bool reinterpreted,
                   const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out,
-                  const std::function<void(OutBuffer&)>& prefix) {
+                  const std::function<void(OutBuffer&)>& prefix, const ComputeHook& computing) {
   auto begin = [&] {
     if (prefix) prefix(out);
   };
@@ -80,7 +80,9 @@ void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)
   // the realized view's bytes when --view-as reinterpreted them (then its format, e.g.
   // 'c' over uint8, is the view's).
   const Tensor source = reinterpreted ? Tensor::from_buffer(head.buffer, head.dtype, head.shape) : t;
-  MemoryView edges = data(edge_elements(source.cast(head.dtype), *summary));
+  const Tensor shown = edge_elements(source.cast(head.dtype), *summary);
+  if (computing) computing(shown);
+  MemoryView edges = data(shown);
   edges.format = head.format;
   begin();
   if (json) render_json_summary(head, edges, summary, json_options, out);

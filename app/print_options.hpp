@@ -33,14 +33,21 @@ std::optional<PrintOptions> print_options(const PrintFlags& flags, bool json);
 /// (or `reinterpreted`, when the whole view is realized). Reads nothing.
 bool prints_every_element(const Tensor& t, bool reinterpreted, const PrintFlags& flags, bool json);
 
+/// Called with each tensor print_tensor is about to realize itself (a summary's shown
+/// elements), so --graph can show what is computed; empty: nothing is called.
+using ComputeHook = std::function<void(const Tensor& computed)>;
+
 /// Writes the tensor as `flags` ask. `view(realized)` gives its memoryview with the
 /// --view-as casts applied: data() when `realized`, else data_header() (nothing read).
-/// A summary realizes only the shown elements of `t`, unless `reinterpreted` (--view-as
-/// changed the bytes' format), when they are taken from the realized view. Everything
-/// that can fail happens before the first byte is written; `prefix`, when set, writes
-/// first (a block's `== name ==` line), once everything is computed.
+/// `t` holds the view's elements lazily (the tensor, or the lazy cast of a byte-swapped
+/// file: cast_of_swapped), and a summary realizes only its shown elements; unless
+/// `reinterpreted` (--view-as changed the format of computed bytes), when they are taken
+/// from the realized view. Everything that can fail happens before the first byte is
+/// written; `prefix`, when set, writes first (a block's `== name ==` line), once
+/// everything is computed; `computing`, when set, is called with the tensor of a
+/// summary's shown elements before it is realized (the whole view is realized by `view`).
 void print_tensor(const Tensor& t, const std::function<MemoryView(bool realized)>& view, bool reinterpreted,
                   const PrintFlags& flags, bool json, const JsonOptions& json_options, OutBuffer& out,
-                  const std::function<void(OutBuffer&)>& prefix = {});
+                  const std::function<void(OutBuffer&)>& prefix = {}, const ComputeHook& computing = {});
 
 }  // namespace tensor_inspect::app

@@ -4,7 +4,8 @@
     /usr/bin/python3 tests/cli_contradictions.py path/to/tensor-inspect
 
 Before, one of them silently won (`--all --name w` showed w alone, `--stats --expect ...` ran
-no check and exited 0, `--json --jsonl` wrote lines). Each pair, in both orders, on a file of
+no check and exited 0, `--json --jsonl` wrote lines, `--graph` with --header, --stats or a
+check printed no graph). Each pair, in both orders, on a file of
 several tensors, a one-tensor .npy and (where the options apply) a literal, must exit 2 with
 stdout empty and one stderr line naming both options (a JSON error object with --json or
 --jsonl); each option alone must still run (exit 0), so the refusal is of the pair only.
@@ -47,6 +48,15 @@ PAIRS = [
   (["--stats"], ["--expect", "dtype=float32"], [ONE, "[1.5]"]),
   (["--fail-on", "nan"], ["--assert", "(x.abs() >= 0).all()"], [ONE]),
   (["--list"], ["--expect", "ndim=2"], [MANY, ONE]),
+  # --graph shows what printing a tensor computes; before, these ignored it silently.
+  (["--graph"], ["--header"], [ONE, "[1, 2]"]),
+  (["--graph"], ["--stats"], [ONE, MANY, "[1.5]"]),
+  (["--graph"], ["--hist"], [ONE]),
+  (["--graph"], ["--fail-on", "nan"], [ONE, MANY]),
+  (["--graph"], ["--list"], [MANY, ONE]),
+  (["--graph"], ["--meta"], [MANY]),
+  (["--graph"], ["--expect", "ndim=2"], [ONE]),
+  (["--graph"], ["--assert", "(x.abs() >= 0).all()"], [ONE]),
 ]
 
 for first, second, inputs in PAIRS:
@@ -67,7 +77,8 @@ for first, second, inputs in PAIRS:
 # Each option alone still runs: the refusal is of the pair.
 for args in ([MANY, "--all"], [MANY, "--name", "weight"], [MANY, "--json"], [MANY, "--all", "--jsonl"], [MANY, "--list"], [MANY, "--meta"],
              [ONE, "--header"], [ONE, "--stats"], [ONE, "--fail-on", "nan"], [ONE, "--expect", "dtype=float32"],
-             [ONE, "--assert", "(x.abs() >= 0).all()"], [MANY, "--list", "--json"], [MANY, "--name", "weight", "--stats"]):
+             [ONE, "--assert", "(x.abs() >= 0).all()"], [MANY, "--list", "--json"], [MANY, "--name", "weight", "--stats"],
+             [ONE, "--graph"], [MANY, "--name", "weight", "--graph"]):
   rc, out, err = run(args)
   check(f"{args[1:]} alone: exit 0 with output", rc == 0 and out, (rc, err))
 

@@ -4,10 +4,12 @@ index with a shard missing, and `--jsonl`.
 
     /usr/bin/python3 tests/diff_findings.py path/to/tensor-inspect
 
-- A tensor whose values the tool cannot decode (GGUF IQ4_NL, safetensors C64) is compared by
-  its stored bytes: equal bytes are `same`, other bytes `differs` with the figures null and a
-  note naming the first differing byte (found here with Python's bytes); every other tensor
-  is compared as usual (figures against NumPy). Against a decoded tensor it is a dtype mismatch.
+- A tensor whose values the tool cannot decode (GGUF IQ4_NL, safetensors C64, PyTorch
+  ComplexFloatStorage) is compared by its stored bytes: equal bytes are `same`, other bytes
+  `differs` with the figures null and a note naming the first differing byte (found here with
+  Python's bytes); every other tensor is compared as usual (figures against NumPy). Against a
+  decoded tensor it is a dtype mismatch; where its bytes are not the tensor's in order (a
+  saved transpose) it is `not_comparable`, and the run goes on (exit 1, not 2).
 - A shard the index names but that cannot be read is heard of on stderr (the shard file and a
   tensor it should hold) whenever the run goes on without it; a run that needs one of its
   tensors (`--stats`, `--fail-on`, a pair to compare) is trouble: exit 2, stdout empty.
@@ -25,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
 from make_gguf_samples import write_gguf  # noqa: E402
+from user_faults_common import write_pt  # noqa: E402
 
 import tally
 from tally import check
@@ -144,6 +147,40 @@ zr = rows(doc).get("z", {})
 at = first_difference(z.tobytes(), z2.tobytes())
 check("C64 changed: differs at the first changed byte, w same", zr.get("status") == "differs" and
       f"first at byte {at} of {z.nbytes}" in (zr.get("note") or "") and rows(doc).get("w", {}).get("status") == "same", (zr, at))
+
+# ---- 1b. a PyTorch storage type tinygrad has no dtype for (ComplexFloatStorage: complex64) ----
+# Before: the whole diff was trouble (exit 2, "storage type torch.ComplexFloatStorage is not
+# supported"). Now its stored bytes are compared as safetensors' C64 above, the other tensors
+# as usual; a strided view of such a storage (a saved transpose: its bytes are not the
+# tensor's in order) is not comparable: the run goes on and exits 1.
+pt_z = lambda data, size=(6,), stride=(1,): ("ComplexFloatStorage", data, 6, list(size), list(stride))
+pt_w = ("FloatStorage", f.tobytes(), f.size, list(f.shape), [3, 1])
+write_pt(P("z1.pt"), {"z": pt_z(z.tobytes()), "w": pt_w})
+write_pt(P("z2.pt"), {"z": pt_z(z2.tobytes()), "w": pt_w})
+doc, err = diff_json("PyTorch complex same", P("z1.pt"), P("z1.pt"), code=0)
+zr, wr = rows(doc).get("z", {}), rows(doc).get("w", {})
+check("PyTorch complex same: by stored bytes, w compared", zr.get("status") == "same" and zr.get("numel") == 6 and
+      "stored bytes equal" in (zr.get("note") or "") and wr.get("status") == "same" and wr.get("numel") == f.size, (zr, wr, err))
+doc, err = diff_json("PyTorch complex changed", P("z1.pt"), P("z2.pt"), code=1)
+zr, wr = rows(doc).get("z", {}), rows(doc).get("w", {})
+check("PyTorch complex changed: differs at the first changed byte, w same", zr.get("status") == "differs" and
+      f"first at byte {at} of {z.nbytes}" in (zr.get("note") or "") and wr.get("status") == "same" and wr.get("mismatched") == 0, (zr, wr))
+rc, out, err = run("diff", P("z1.pt"), P("z2.pt"))
+z_line = next((l for l in out.splitlines() if l.startswith("z ")), "")
+check("PyTorch complex changed, text: exit 1, z differs naming the byte", rc == 1 and z_line.split()[1:2] == ["differs"] and
+      f"first at byte {at} of {z.nbytes}" in z_line, (rc, out, err))
+zt = z.reshape(3, 2)  # stored (3, 2), saved as its transpose: size (2, 3), stride (1, 2)
+write_pt(P("zt1.pt"), {"z": pt_z(zt.tobytes(), (2, 3), (1, 2)), "w": pt_w})
+write_pt(P("zt2.pt"), {"z": pt_z(zt.tobytes(), (2, 3), (1, 2)), "w": pt_w})
+doc, err = diff_json("PyTorch complex transposed", P("zt1.pt"), P("zt2.pt"), code=1)
+zr, wr = rows(doc).get("z", {}), rows(doc).get("w", {})
+check("PyTorch complex transposed: not comparable, with a note, w still compared", zr.get("status") == "not_comparable" and
+      zr.get("note") and zr.get("numel") is None and wr.get("status") == "same" and doc["summary"]["not_comparable"] == 1 and
+      doc["summary"]["compared"] == 1 and doc["summary"]["same"] == 1, (zr, wr, doc and doc["summary"], err))
+rc, out, err = run("diff", P("zt1.pt"), P("zt2.pt"))
+check("PyTorch complex transposed, text: exit 1, z not comparable, counted", rc == 1 and
+      any(l.startswith("z ") and "not comparable" in l for l in out.splitlines()) and "1 not comparable" in out.splitlines()[-1],
+      (rc, out, err))
 
 # ---- 2. a sharded index with a shard missing ----
 os.makedirs(P("idx"), exist_ok=True)

@@ -9,7 +9,8 @@ tool on it as a child process, measured as tests/large_files.py does (its helper
 the file's pages in the page cache after the run (mincore, the file evicted before),
 rchar, peak RSS. Each run must bring in at most a readahead window per printed region,
 and the values must be the ones at NumPy's positions (computed here, independently, with
-numpy.array2string over an index array of the same shape).
+numpy.array2string over an index array of the same shape). The same holds for --view-as
+(memoryview.cast) over a big-endian copy of the file: its cast bytes are the native ones.
 
 Prints one line per check and a closing `N passed, M failed`; exits 0 when all passed.
 """
@@ -53,6 +54,40 @@ def expected_line(shape, values, offset=0):
     layout, full_flat = positions(shape)
     text = re.sub(r"\d+", lambda m: repr(values.get(full_flat(int(m.group())) + offset, 0.0)), layout)
     return text.replace(",", ", ")
+
+
+class Native:
+    """Elements of memoryview casts of data()'s bytes: float32 `values` (a dict by flat index,
+    0.0 elsewhere) in native little-endian order, as NumPy's tobytes() gives them."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def bytes_at(self, first, n):
+        out = b""
+        for k in range(first // 4, (first + n + 3) // 4):
+            out += struct.pack("<f", self.values.get(k, 0.0))
+        return out[first % 4:first % 4 + n]
+
+    def byte(self, k):
+        return self.bytes_at(k, 1)[0]
+
+    def bits(self, k):
+        return struct.unpack("<i", self.bytes_at(4 * k, 4))[0]
+
+    def half(self, k):
+        return struct.unpack("<H", self.bytes_at(2 * k, 2))[0]
+
+
+class Elements(dict):
+    """What expected_line reads: element k from a function of k."""
+
+    def __init__(self, element):
+        super().__init__()
+        self.element = element
+
+    def get(self, k, default=None):
+        return self.element(k)
 
 
 def main():
@@ -110,6 +145,34 @@ def main():
         lf.check("1 GiB .npy --json --edgeitems 1: tolist and summary",
                  doc.get("tolist") == [1.5, "...", -9.5] and doc.get("summary") == {"summarized": True, "shown": 2, "size": COUNT},
                  f"got {doc.get('tolist')}, {doc.get('summary')}")
+
+        # --view-as (memoryview.cast) over a big-endian file: the shown elements of the cast
+        # view are gathered from the stored bytes, as a summary of the file itself is, not
+        # from a swapped copy of the whole 1 GiB (which it realized before: peak RSS 1 GiB).
+        be = os.path.join(tmp, "big_be.npy")
+        lf.write_npy(be, COUNT, b"", descr=">f4")
+        with open(be, "r+b") as f:
+            data_start = os.path.getsize(be) - 4 * COUNT
+            for k, v in values.items():
+                f.seek(data_start + 4 * k)
+                f.write(struct.pack(">f", v))
+            lf.finish(f)
+        native = Native(values)  # data()'s bytes: the values in native (little-endian) order
+        cases = [
+            ("B", ["--view-as", "B"], (4 * COUNT,), native.byte, 2),
+            ("B then i", ["--view-as", "B", "--view-as", "i"], (COUNT,), native.bits, 2),
+            ("B then H:16384,32768", ["--view-as", "B", "--view-as", "H:16384,32768"], (16384, 32768), native.half, 12),
+        ]
+        for what, args, shape, element, regions in cases:
+            name = f"1 GiB big-endian .npy --view-as {what}, text summary"
+            run = lf.Run([tool, be, *args], [be])
+            lf.check_run(name, run, regions * ra + lf.MiB)
+            got = next((line[len("tolist: "):] for line in run.out.splitlines() if line.startswith("tolist: ")), None)
+            want = expected_line(shape, Elements(element))
+            lf.check(f"{name}: NumPy's elements of the cast bytes", got == want, f"got {got!r}, want {want!r}")
+            same = lf.Run([tool, npy, *args], [npy])
+            lf.check(f"{name}: the output of the same values stored little-endian", run.out == same.out and same.code == 0,
+                     "equal" if run.out == same.out else f"{run.out[-200:]!r} vs {same.out[-200:]!r}")
 
         # --header reads the .npy header only, also through an expression (shaped, not run).
         for args, shape in (([], [COUNT]), (["-e", "(x.reshape(16384, 16384).T * 2).sum(axis=0)"], [16384])):

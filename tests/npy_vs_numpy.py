@@ -9,7 +9,7 @@ must give what tinygrad's Tensor(np.load(FILE)).data() gives: the struct format 
 dtype, shape, itemsize, nbytes, ndim, C-contiguous strides and tolist() equal to
 np.load(FILE).tolist() (floats bit for bit, including -0.0; non-finite floats as the JSON
 strings "nan", "inf", "-inf"), and the text `tolist:` line of --full equal to Python's repr
-of that list. An empty tensor's data() is a zero-length view of shape
+of that list; `--view-as B` must give the array's bytes in native order, whole and summarized. An empty tensor's data() is a zero-length view of shape
 (0,), whatever the tensor's shape (DESIGN.md). Exit status 0 when all agree, 1 otherwise.
 """
 import glob
@@ -99,6 +99,26 @@ def check(binary, path):
     want = "tolist: " + repr(a.tolist() if a.size else [])
     if proc.returncode != 0 or line != want:
         diffs.append(f"text: expected {want[:80]!r}..., got {(line or proc.stderr)[:80]!r}...")
+    return diffs + view_as_bytes(binary, path, a)
+
+
+def view_as_bytes(binary, path, a):
+    """--view-as B (memoryview.cast('B')): data()'s bytes, in native order whatever the
+    file's (NumPy's tobytes of the array in native order), whole and summarized as NumPy
+    summarizes (--threshold 10: over 10 elements, three at each end), JSON and text."""
+    raw = list(a.astype(a.dtype.newbyteorder("=")).tobytes())
+    shown = raw if len(raw) <= 10 else raw[:3] + ["..."] + raw[-3:]
+    diffs = []
+    for extra, want in ((["--json"], raw), (["--json", "--threshold", "10"], shown)):
+        proc = subprocess.run([binary, path, "--view-as", "B", *extra], capture_output=True, text=True, timeout=60)
+        got = json.loads(proc.stdout).get("tolist") if proc.returncode == 0 else proc.stderr.strip()
+        if got != want:
+            diffs.append(f"--view-as B {' '.join(extra)}: expected {str(want)[:80]}, got {str(got)[:80]}")
+    proc = subprocess.run([binary, path, "--view-as", "B", "--threshold", "10"], capture_output=True, text=True, timeout=60)
+    line = next((l for l in proc.stdout.splitlines() if l.startswith("tolist: ")), proc.stderr.strip())
+    want = "tolist: [" + ", ".join(map(str, shown)) + "]"
+    if line != want:
+        diffs.append(f"--view-as B text: expected {want[:80]!r}, got {line[:80]!r}")
     return diffs
 
 

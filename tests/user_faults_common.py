@@ -74,3 +74,30 @@ def safetensors_bytes(tensors):
     data += struct.pack(f"<{len(values)}f", *values)
   h = json.dumps(header).encode()
   return struct.pack("<Q", len(h)) + h + data
+
+
+def write_pt(path, tensors):
+  """A PyTorch zip checkpoint written by hand, as torch.save lays it out (archive/data.pkl,
+  pickle protocol 2; archive/data/<key> the storage bytes; archive/version): a dict
+  {name: (storage type, storage bytes, storage numel, size, stride)} of tensors, each viewed
+  with torch._utils._rebuild_tensor_v2 from offset 0, so a stride 0 is a saved expand and
+  a stride (1, 2) of a (2, 3) a saved transpose. The type is torch's class name
+  ("FloatStorage", "ComplexFloatStorage")."""
+  import zipfile
+  def tup(ints):
+    return b"(" + b"".join(b"J" + struct.pack("<i", v) for v in ints) + b"t"
+  def ustr(s):
+    s = s.encode()
+    return b"X" + struct.pack("<I", len(s)) + s
+  pkl, members = b"\x80\x02}", {}
+  for key, (name, (storage_type, data, numel, size, stride)) in enumerate(tensors.items()):
+    members[f"archive/data/{key}"] = data
+    storage = (b"(" + ustr("storage") + b"ctorch\n" + storage_type.encode() + b"\n" + ustr(str(key)) + ustr("cpu") + b"J" +
+               struct.pack("<i", numel) + b"tQ")
+    pkl += (ustr(name) + b"ctorch._utils\n_rebuild_tensor_v2\n(" + storage + b"J\x00\x00\x00\x00" + tup(size) + tup(stride) +
+            b"\x89ccollections\nOrderedDict\n)RtRs")
+  pkl += b"."
+  with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+    z.writestr("archive/data.pkl", pkl)
+    for name, data in members.items(): z.writestr(name, data)
+    z.writestr("archive/version", "3\n")

@@ -15,30 +15,15 @@ import json, os, struct, subprocess, sys, tempfile, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
-from user_faults_common import run, trouble
+from user_faults_common import run, trouble, write_pt
 
 
 def pt_file(path, tensors):
-  """A PyTorch zip checkpoint written by hand, as torch.save lays it out (archive/data.pkl,
-  pickle protocol 2; archive/data/<key> the storage bytes; archive/version): a dict of
-  float32 tensors {name: (storage values, size, stride)}, each viewed with
-  torch._utils._rebuild_tensor_v2 from offset 0, so a stride 0 is a saved expand."""
-  def tup(ints):
-    return b"(" + b"".join(b"J" + struct.pack("<i", v) for v in ints) + b"t"
-  def ustr(s):
-    s = s.encode()
-    return b"X" + struct.pack("<I", len(s)) + s
-  pkl, members = b"\x80\x02}", {}
-  for key, (name, (values, size, stride)) in enumerate(tensors.items()):
-    members[f"archive/data/{key}"] = struct.pack(f"<{len(values)}f", *values)
-    storage = b"(" + ustr("storage") + b"ctorch\nFloatStorage\n" + ustr(str(key)) + ustr("cpu") + b"J" + struct.pack("<i", len(values)) + b"tQ"
-    pkl += (ustr(name) + b"ctorch._utils\n_rebuild_tensor_v2\n(" + storage + b"J\x00\x00\x00\x00" + tup(size) + tup(stride) +
-            b"\x89ccollections\nOrderedDict\n)RtRs")
-  pkl += b"."
-  with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-    z.writestr("archive/data.pkl", pkl)
-    for name, data in members.items(): z.writestr(name, data)
-    z.writestr("archive/version", "3\n")
+  """A PyTorch zip checkpoint written by hand (user_faults_common.write_pt): a dict of
+  float32 tensors {name: (storage values, size, stride)}, each viewed from offset 0, so a
+  stride 0 is a saved expand."""
+  write_pt(path, {name: ("FloatStorage", struct.pack(f"<{len(values)}f", *values), len(values), size, stride)
+                  for name, (values, size, stride) in tensors.items()})
 
 
 def fault4_broadcasts(tmp):

@@ -165,6 +165,58 @@ def empty_selection(tmp):
               f"{rc} {out!r} {err!r}")
 
 
+def option_messages():
+  """Small messages a user found wrong, each now one line naming the option and the value,
+  exit 2: --offset -3 printed a 309-digit bound (and --offset 1e30 wrapped to 2^64 - 1); a
+  one-value option given twice said CLI11's "At Most 1 required but received 2"; -v=2 said
+  "-=2" was not expected (and -v2 took 2 for INPUT); an empty INPUT said "nothing to inspect:
+  give an INPUT" (and with --raw read standard input, with -e ran the expression alone)."""
+  import re
+  raw = os.path.join(ROOT, "samples", "raw_f32.bin")
+  with open(raw, "rb") as f:
+    floats = struct.unpack("<4f", f.read())
+  for bad in ("-3", "abc", "1e3", "1.5", "99999999999999999999999"):
+    message = trouble(f"--offset {bad}: names the option, the value and a non-negative byte count",
+                      [raw, "--raw", "float32", "--offset", bad], ["--offset", f"'{bad}'", "non-negative", "bytes"])
+    longest = max((len(d) for d in re.findall(r"\d+", message.replace(bad, ""))), default=0)
+    tally.check(f"--offset {bad}: no number longer than 2^64's 20 digits", longest <= 20, message)
+  rc, out, err = run([raw, "--raw", "float32", "--offset", "4", "--json"])
+  tally.check("--offset 4 still skips 4 bytes: the last three floats", rc == 0 and json.loads(out)["tolist"] == list(floats[1:]),
+              f"{rc} {out!r} {err!r}")
+  repeated = [
+      (["--dtype", "float32", "--dtype", "int8", "[1]"], "--dtype", ["'float32'", "'int8'"]),
+      (["[1]", "--threshold", "5", "--threshold", "6"], "--threshold", ["'5'", "'6'"]),
+      (["[1]", "-e", "x", "-e", "x + 1"], "--expr", ["'x'", "'x + 1'"]),
+      ([raw, "--format", "npy", "--format", "gguf"], "--format", ["'npy'", "'gguf'"]),
+      (["[1]", "--graph", "--graph"], "--graph", []),
+      (["[1]", "--default-int", "int8", "--default-int", "int16", "--default-int", "int64"], "--default-int", ["3 times"]),
+      (["diff", "[1]", "[1]", "--rtol", "1", "--rtol", "2"], "--rtol", ["diff: ", "'1'", "'2'"]),
+  ]
+  for args, option, values in repeated:
+    message = trouble(f"{' '.join(args)}: one line naming {option} given more than once", args, [option, "given", *values])
+    tally.check(f"{' '.join(args)}: not CLI11's 'At Most 1 required'", "At Most" not in message and
+                ("given twice" in message or "given 3 times" in message), message)
+  rc, out, err = run(["[1]", "--dtype", "int8", "--dtype", "int8", "--json"])
+  tally.check("a repeated option with --json: a usage error object", rc == 2 and out == "" and
+              json.loads(err)["error"]["code"] == "usage" and "--dtype given twice" in json.loads(err)["error"]["message"], err)
+  for args in (["[1, 2]", "--view-as", "B", "--view-as", "h"], [MIXED, "--name", "weight", "--name", "ids"], ["[1]", "--json", "--json"]):
+    rc, out, err = run(args)
+    tally.check(f"{' '.join(args)}: repeatable options and flags still run", rc == 0 and out, f"{rc} {err!r}")
+  for word in ("-v=2", "-v2", "-vv=1", "-v=0"):
+    trouble(f"{word}: -v takes no value, named with -vv", [word, "[1]"], [f"'{word}'", "-v (info)", "-vv (debug)"])
+  rc, out, err = run(["-vv", "[1]"])
+  tally.check("-vv still logs on stderr (info and debug lines)", rc == 0 and "tolist: [1]" in out and "info:" in err, f"{rc} {err!r}")
+  empty = [([""], "INPUT"), (["", "--json"], "INPUT"), (["", "-e", "Tensor.arange(3)"], "INPUT"),
+           (["diff", "", "[1]"], "diff: empty input name: A"),
+           (["diff", "[1]", ""], "diff: empty input name: B"), (["validate", ""], "validate: empty input name: FILE")]
+  for args, name in empty:
+    trouble(f"{args}: one line saying the input name is empty", args, ["empty input name", name, "''"], json_mode="--json" in args)
+  trouble_stdin("--raw float32 '': the input name is empty (standard input is '-')", ["--raw", "float32", ""], b"\0" * 8,
+                ["empty input name", "INPUT", "''"])
+  rc, out, err = run([])
+  tally.check("no INPUT at all still says nothing to inspect", rc == 2 and "nothing to inspect" in err, f"{rc} {err!r}")
+
+
 def main():
   fault2_transpose_of_0d()
   with tempfile.TemporaryDirectory() as tmp:
@@ -173,6 +225,7 @@ def main():
     fault6_small_ones(tmp)
     truncated_while_read(tmp)
     empty_selection(tmp)
+  option_messages()
   return tally.summary()
 
 

@@ -2,6 +2,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/literal.hpp"
+#include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "test_util.hpp"
 
@@ -114,4 +115,30 @@ TEST_CASE("DataOptions::max_bytes caps the buffers of the whole schedule, checke
   CHECK_THROWS_AS(ti::data(x, o), ti::Error);
   o.max_bytes = 0;  // no cap
   CHECK(ti::data(two_kernels, o).nbytes == 4000);
+}
+
+TEST_CASE("cast_of_swapped: a cast of a big-endian file's data() as a lazy tensor, equal to the cast of the realized copy") {
+  // big_endian_i2.npy holds >i2 [1, -2, 258, -32768, 32767] (NumPy wrote it); data()'s bytes
+  // are those values little-endian: 01 00 fe ff 02 01 00 80 ff 7f.
+  const ti::Tensor t = ti::open_file(test_util::kSamples + "big_endian_i2.npy").tensors[0].load();
+  const ti::MemoryView as_bytes = ti::cast_view(ti::data_header(t), 'B');
+  const std::optional<ti::Tensor> lazy = ti::cast_of_swapped(t, as_bytes);
+  REQUIRE(lazy.has_value());
+  CHECK(lazy->dtype() == DType::UInt8);
+  CHECK(lazy->shape() == ti::Shape{10});
+  CHECK(test_util::tolist(*lazy) == "[1, 0, 254, 255, 2, 1, 0, 128, 255, 127]");
+  CHECK(test_util::tolist(lazy->shrink({{7, 10}})) == "[128, 255, 127]");  // a slice reads its own bytes
+  // Back to 'h' through 'B', and to 'b' in a shape: CPython's casts of the same bytes.
+  const ti::MemoryView as_h = ti::cast_view(as_bytes, 'h');
+  CHECK(test_util::tolist(*ti::cast_of_swapped(t, as_h)) == "[1, -2, 258, -32768, 32767]");
+  const ti::MemoryView as_b = ti::cast_view(as_bytes, 'b', ti::Shape{2, 5});
+  CHECK(test_util::tolist(*ti::cast_of_swapped(t, as_b)) == "[[1, 0, -2, -1, 2], [1, 0, -128, -1, 127]]");
+  // Equal to the cast of the realized, swapped copy, element by element.
+  const ti::MemoryView copied = ti::cast_view(ti::data(t), 'B');
+  const ti::MemoryView lazily = ti::data(*lazy);
+  for (std::int64_t i = 0; i < copied.numel(); ++i) CHECK(lazily.element(i).u == copied.element(i).u);
+  // Nothing to gather where data() is no byte swap of a stored buffer.
+  const ti::Tensor native = ti::tensor_from_literal("[1, 2]", DType::Int16);
+  CHECK_FALSE(ti::cast_of_swapped(native, ti::cast_view(ti::data_header(native), 'B')).has_value());
+  CHECK_FALSE(ti::cast_of_swapped(t.flip({0}), ti::cast_view(ti::data_header(t), 'B')).has_value());
 }

@@ -6,6 +6,7 @@
 //   mv.element(5);                               // the 6th value in C order, as a Scalar
 //   ti::MemoryView b = ti::cast_view(mv, 'B');   // memoryview.cast('B'): the raw bytes
 //   ti::data_header(t).nbytes;                   // the same fields, nothing realized
+//   ti::cast_of_swapped(t, ti::cast_view(ti::data_header(t), 'B'));  // lazy, for a big-endian file
 #pragma once
 
 #include <cstdint>
@@ -88,6 +89,14 @@ MemoryView data_header(const Tensor& t, const DataOptions& options = {});
 /// Error(Unsupported) with CPython's words (e.g. "memoryview: cannot cast between two
 /// non-byte formats").
 MemoryView cast_view(const MemoryView& view, char format, const std::optional<Shape>& shape = std::nullopt);
+/// The elements of `view` as a lazy tensor of its dtype and shape, where `view` is
+/// memoryview.cast() (cast_view, once or more) of data_header(t, options): when data(t)'s
+/// bytes are a byte swap of one whole stored buffer in C order (a big-endian .npy), each
+/// element is gathered from the stored bytes as it is computed, so realizing a slice of it
+/// (a summary's shown elements) reads only their bytes, not a swapped copy of the whole
+/// tensor. nullopt for every other t: cast the realized data(t) instead. Reads nothing.
+std::optional<Tensor> cast_of_swapped(const Tensor& t, const MemoryView& view, const DataOptions& options = {});
+
 /// memoryview.cast with the format as Python spells it: one struct char, optionally after
 /// '@' ("@i"), which the result's format_string() keeps as CPython does. Any other
 /// spelling is Error(Unsupported) "memoryview: destination format must be a native single

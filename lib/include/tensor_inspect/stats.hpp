@@ -61,8 +61,10 @@ struct StoredElements {
 /// The elements of `t` in place, when t is a bijective view (reshape, permute, flip,
 /// contiguous) of one whole buffer, possibly byte-swapped and bitcast between dtypes of
 /// one itemsize (how loaders present big-endian data). nullopt for anything else: slices,
-/// padding, arithmetic, producers, weak dtypes. Reads no element bytes.
-std::optional<StoredElements> stored_elements(const Tensor& t);
+/// padding, arithmetic, producers, weak dtypes. Reads no element bytes. A remote file's
+/// bytes are fetched whole, unless `fetch` is false: then the caller fetches
+/// (fetch_bytes) each part of `bytes` before it reads it.
+std::optional<StoredElements> stored_elements(const Tensor& t, bool fetch = true);
 
 /// stored_elements(t), or else t realized on the CPU (weak dtypes committed with
 /// `defaults`), which allocates the result. Throws what realize throws.

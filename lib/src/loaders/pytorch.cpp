@@ -56,6 +56,18 @@ constexpr StorageType kStorageTypes[] = {
     {"torch.ShortStorage", DType::Int16},    {"torch.CharStorage", DType::Int8},
     {"torch.ByteStorage", DType::UInt8},     {"torch.BoolStorage", DType::Bool},
 };
+// The other typed storages of torch/storage.py, which tinygrad has no dtype for, with
+// their bytes per element: their tensors are listed with their bytes, and diff compares
+// those bytes where they lie in the file as they are; their values are not shown.
+struct OpaqueStorageType {
+  std::string_view name;
+  std::uint64_t itemsize;
+};
+constexpr OpaqueStorageType kOpaqueStorageTypes[] = {
+    {"torch.ComplexFloatStorage", 8}, {"torch.ComplexDoubleStorage", 16}, {"torch.QInt8Storage", 1},
+    {"torch.QUInt8Storage", 1},       {"torch.QInt32Storage", 4},         {"torch.QUInt4x2Storage", 1},
+    {"torch.QUInt2x4Storage", 1},
+};
 
 class PytorchReader {
  public:
@@ -181,6 +193,9 @@ class PytorchReader {
     t.storage_type = type.text;
     for (const StorageType& st : kStorageTypes)
       if (st.name == type.text) t.dtype = st.dtype;
+    if (t.dtype) t.itemsize = dtype_info(*t.dtype).itemsize;
+    for (const OpaqueStorageType& st : kOpaqueStorageTypes)
+      if (st.name == type.text) t.itemsize = st.itemsize;
     const std::int64_t numel = int_arg(*pid.items[4], name, "storage numel");
     if (numel < 0) fail("tensor '" + name + "': storage numel " + std::to_string(numel) + " is negative", *pid.items[4]);
     t.storage_numel = static_cast<std::uint64_t>(numel);
@@ -197,7 +212,7 @@ class PytorchReader {
     t.member = zip_->find(member_name);
     if (!t.member)
       fail("tensor '" + name + "': storage '" + key.text + "' has no member '" + member_name + "' in the archive", key);
-    if (!t.dtype) return t;  // listed, refused at load
+    if (t.itemsize == 0) return t;  // an unknown storage type: listed, refused at load
 
     // The highest element the view reaches, with overflow checks.
     const std::string& fname = pickle_name_;
@@ -214,8 +229,9 @@ class PytorchReader {
         reach += step;
       }
     }
-    const std::uint64_t itemsize = dtype_info(*t.dtype).itemsize;
+    const std::uint64_t itemsize = t.itemsize;
     const std::uint64_t storage_bytes = checked_mul(t.storage_numel, itemsize, fname, "storage '" + key.text + "' size");
+    const std::string element = t.dtype ? std::string(dtype_info(*t.dtype).name) : type.text.substr(type.text.rfind('.') + 1);
     if (numel_view > 0 && reach >= t.storage_numel)
       fail("tensor '" + name + "': offset " + std::to_string(t.offset) + ", size " + shape_repr(t.size) +
                " and stride " + shape_repr(t.stride) + " reach element " + std::to_string(reach) +
@@ -223,7 +239,7 @@ class PytorchReader {
            call);
     if (storage_bytes > t.member->size)
       fail("tensor '" + name + "': storage '" + key.text + "' of " + std::to_string(t.storage_numel) + " " +
-               std::string(dtype_info(*t.dtype).name) + " needs " + std::to_string(storage_bytes) + " bytes, member '" +
+               element + " needs " + std::to_string(storage_bytes) + " bytes, member '" +
                member_name + "' holds " + std::to_string(t.member->size),
            key);
     return t;
@@ -237,7 +253,7 @@ class PytorchReader {
     entry.dtype = t.dtype;
     entry.shape = t.size;
     entry.details_for_write().stored_shape = t.size;
-    const std::uint64_t entry_itemsize = t.dtype ? dtype_info(*t.dtype).itemsize : 0;
+    const std::uint64_t entry_itemsize = t.itemsize;
     entry.offset = t.member->data_offset + static_cast<std::uint64_t>(t.offset) * entry_itemsize;
     entry.nbytes = static_cast<std::uint64_t>(prod(t.size)) * entry_itemsize;
     const bool contiguous = is_c_contiguous(t.size, t.stride) || prod(t.size) == 0;
@@ -249,6 +265,9 @@ class PytorchReader {
 
     const bool swap = big_endian_ && entry_itemsize > 1;
     entry.details_for_write().loader = torch_tensor_loader(zip_, t, name, swap);
+    // Values not shown, bytes still compared (diff), where they lie as the tensor's C order:
+    // a contiguous view of a STORED member, in the byte order diff's other side has too.
+    if (!t.dtype && entry_itemsize && t.member->stored && contiguous && !big_endian_) entry.details_for_write().blocks_file = file_;
     out_.tensors.push_back(std::move(entry));
   }
 

@@ -22,6 +22,7 @@ namespace tensor_inspect {
 struct TorchTensorRef {
   std::string storage_type;
   std::optional<DType> dtype;
+  std::uint64_t itemsize = 0;  ///< bytes per element, also of a storage type without a dtype (complex); 0 when unknown
   const ZipMember* member = nullptr;
   std::uint64_t storage_numel = 0;
   std::int64_t offset = 0;

@@ -162,6 +162,37 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
   return mv;
 }
 
+std::optional<Tensor> cast_of_swapped(const Tensor& t, const MemoryView& view, const DataOptions& options) {
+  const MemoryView head = data_header(t, options);
+  if (head.nbytes == 0 || head.nbytes != view.nbytes || view.itemsize <= 0) return std::nullopt;
+  auto s = stored_elements(t.cast(head.dtype), false);
+  if (!s || !s->swap_bytes || !s->c_order) return std::nullopt;
+  // NOTE: data(t)'s byte b is the stored byte b with its place inside its stored element
+  // mirrored; element i of the cast view is data(t)'s bytes [i * size, (i + 1) * size),
+  // read as the unsigned int of that size and bitcast (an exact, fused op) to the view's
+  // dtype, so every bit of a float (a NaN's payload) comes through.
+  const auto unit = static_cast<std::size_t>(head.itemsize), size = static_cast<std::size_t>(view.itemsize);
+  const DType word = size == 1 ? DType::UInt8 : size == 2 ? DType::UInt16 : size == 4 ? DType::UInt32 : DType::UInt64;
+  auto producer = std::make_shared<Producer>();
+  producer->label = "memoryview.cast('" + view.format_string().value_or("") + "') of byte-swapped stored bytes";
+  producer->element = [bytes = s->bytes, keep = s->keep, unit, size, word](std::int64_t i) {
+    const std::size_t first = static_cast<std::size_t>(i) * size;
+    const std::size_t lo = first / unit * unit, hi = (first + size + unit - 1) / unit * unit;
+    fetch_bytes(bytes.subspan(lo, hi - lo));  // the stored elements it spans (a remote file)
+    std::byte native[8];
+    for (std::size_t j = 0; j < size; ++j) {
+      const std::size_t b = first + j;
+      native[j] = bytes[b / unit * unit + unit - 1 - b % unit];
+    }
+    return load_scalar(word, native);
+  };
+  producer->fill = [element = producer->element, size, word](std::span<std::byte> out) {
+    for (std::size_t i = 0; i * size < out.size(); ++i) store_scalar(word, element(static_cast<std::int64_t>(i)), out.data() + i * size);
+  };
+  const std::int64_t n = view.nbytes / view.itemsize;
+  return Tensor::from_producer(producer, word, {n}).bitcast(view.dtype).reshape(view.shape);
+}
+
 MemoryView cast_view(const MemoryView& view, std::string_view format, const std::optional<Shape>& shape) {
   const bool prefixed = format.size() == 2 && format[0] == '@';
   if (format.size() != 1 && !prefixed)

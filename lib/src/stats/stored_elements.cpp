@@ -9,7 +9,7 @@
 
 namespace tensor_inspect {
 
-std::optional<StoredElements> stored_elements(const Tensor& t) {
+std::optional<StoredElements> stored_elements(const Tensor& t, bool fetch) {
   const DType values = t.dtype();
   if (is_weak(values)) return std::nullopt;
   const std::size_t itemsize = dtype_info(values).itemsize;
@@ -35,7 +35,7 @@ std::optional<StoredElements> stored_elements(const Tensor& t) {
   if (dtype_info(n->dtype).itemsize != itemsize || buffer->nbytes() != static_cast<std::uint64_t>(t.numel()) * itemsize)
     return std::nullopt;
   StoredElements s;
-  s.bytes = buffer->bytes();
+  s.bytes = fetch ? buffer->bytes() : buffer->bytes_unfetched();
   s.stored = values;
   s.swap_bytes = swapped && itemsize > 1;
   s.numel = t.numel();
