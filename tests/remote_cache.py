@@ -10,7 +10,8 @@ bytes (304 answers) and prints byte-identical output, for listings, values, --st
 diff and validate; a file rewritten on the server is fetched again and gives its new
 values; a file replaced between two ranges of one run is an error, never mixed bytes; no
 ETag/Last-Modified, or a weak ETag, means nothing cached; Last-Modified alone is
-revalidated; --cache-size bounds du of DIR and evicts the least recently used file first;
+revalidated; --cache-size bounds du of DIR and evicts the least recently used file first, and
+a file larger than it keeps the blocks that fit;
 an unwritable DIR or a file-size limit still gives the right output and exit 0; damaged
 entries give the right values; without --cache nothing is written in HOME, XDG_CACHE_HOME
 or the working folder; the token and the URL's query string are in no cache file;
@@ -168,6 +169,17 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     want = run(binary, [model, "--name", "big", "--stats", "--json"])
     check("a 4 MiB tensor and --cache-size 1M: right output, du <= 1 MiB", status == 0 and out == want[1] and du(d) <= MiB and
           b"reached --cache-size" in err, f"{du(d)} bytes {err[-200:]!r}")
+    # ... cached in part: the blocks that fit (1 MiB holds 16 of 64 KiB, less the entry's own
+    # files), where the whole run of the tensor's blocks was refused and 64 KiB were kept.
+    with open(os.path.join(d, entries(d)[0], "blocks"), "rb") as f:
+        table = f.read()
+    held = sum(1 for k in range(0, len(table), 8) if table[k:k + 8] != bytes(8))
+    check("... cached in part: 12 to 15 blocks of 64 KiB kept", 12 <= held <= 15, f"{held} blocks")
+    m = nginx.mark()
+    status, out, err = run(binary, ["--cache", d, "--cache-size", "1M", model, "--name", "big", "--stats", "--json"])
+    sent = body_bytes(nginx.lines_since(m))
+    check("... and a second run fetches only the rest: 4 MiB less what was kept", status == 0 and out == want[1] and
+          sent <= 4 * MiB - 11 * 64 * KiB and du(d) <= MiB, f"{sent} body bytes, {held} blocks kept")
     d = os.path.join(tmp, "cache-lru")
     sizes, ok = [], True
     for k in range(4):
