@@ -30,7 +30,7 @@ struct StatsOptions {
 };
 
 /// Adds the statistics options to the command line.
-inline constexpr OptionNames kStatsOptionNames{"--stats --hist --plot --plot-kind --fail-on", "", ""};
+inline constexpr OptionNames kStatsOptionNames{"--stats --hist --plot --plot-kind --fail-on", ""};
 void setup_stats(CLI::App& cli, StatsOptions& options);
 
 /// `--hist x.npy` takes the file for BINS: when no INPUT was given and the value is not a
