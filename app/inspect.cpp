@@ -220,7 +220,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     if (bytes.empty())  // `< /dev/null`, or a producer that wrote nothing
       throw Error(ErrorCode::BadFile, "<stdin>: empty input (0 bytes): neither a tensor file nor a literal");
     if (file_mode) throw Error(ErrorCode::BadFile, "<stdin>: not a recognised tensor file");
-    std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());  // parsed where it was read
     Resolved r;
     try {
       r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", "", std::nullopt, ""});
