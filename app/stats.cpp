@@ -117,7 +117,7 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->group(g);
   cli.add_option("--plot", o.plot,
                  "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; over several tensors "
-                 "the path holds {name}")
+                 "the path holds {name}; PNGs appear once every tensor is computed")
       ->group(g);
   cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap")
       ->check(CLI::IsMember({"hist", "heatmap"}))
@@ -128,7 +128,7 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
 }
 
 TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
-                                  const Defaults& defaults, const std::optional<std::string>& plot_path) {
+                                  const Defaults& defaults, const std::optional<std::string>& plot_path, PlotOutputs& plots) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
@@ -174,9 +174,9 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
       // realized contiguous first.
       const StoredElements c_order =
           source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      write_heatmap_png(*plot_path, c_order, title);
+      plots.write(*plot_path, [&](const std::string& file) { write_heatmap_png(file, c_order, title); });
     } else {
-      write_histogram_png(*plot_path, *hist, title);
+      plots.write(*plot_path, [&](const std::string& file) { write_histogram_png(file, *hist, title); });
     }
   }
   if (!so.hist) hist.reset();  // drawn, not printed
@@ -187,7 +187,9 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
                      const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
-  const TensorStatsResult r = stats_of_tensor(t, entry, label, o, defaults, so.plot);
+  PlotOutputs plots;
+  const TensorStatsResult r = stats_of_tensor(t, entry, label, o, defaults, so.plot, plots);
+  plots.commit();
   OutBuffer out(stdout);
   render_tensor_stats(r.row, label, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
   return r.row.failed.empty() ? 0 : 1;
