@@ -75,9 +75,9 @@ constexpr const char* kExamples = R"(Examples:
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference or
 validate found something; 2 trouble (bad command line, unreadable or malformed input,
-unsupported operation), with one line on stderr and nothing on stdout. Options on the command
-line win over TI_CACHE_DIR, TI_CACHE_SIZE and TI_TIMEOUT; options that contradict
-(--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
+unsupported operation, a tensor --fail-on cannot decode), with one line on stderr and nothing on
+stdout. Options on the command line win over TI_CACHE_DIR, TI_CACHE_SIZE and TI_TIMEOUT; options
+that contradict (--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 

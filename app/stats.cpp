@@ -123,7 +123,9 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->check(CLI::IsMember({"hist", "heatmap"}))
       ->capture_default_str()
       ->group(g);
-  cli.add_option("--fail-on", o.fail_on, "exit 1 naming the tensors that hold nan, inf, or are all zero (nan,inf,zero-tensor)")
+  cli.add_option("--fail-on", o.fail_on,
+                 "exit 1 naming the tensors that hold nan, inf, or are all zero (nan,inf,zero-tensor); exit 2 naming a "
+                 "tensor whose values cannot be decoded, so cannot be checked")
       ->group(g);
 }
 
@@ -201,6 +203,18 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
     throw Error(ErrorCode::Usage, file.path + " holds " + std::to_string(file.tensors.size()) +
                                       " tensors: choose them for --hist and --plot with --name or --all");
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
+  // A tensor --fail-on cannot check ends the run before a byte is written (also with
+  // --jsonl): those whose values cannot be decoded say so as they load. Other trouble is
+  // met, and named, where the scan below reaches the tensor.
+  if (fail_on.enabled())
+    for (const TensorEntry& e : file.tensors) {
+      if (e.dtype) continue;
+      try {
+        e.load();
+      } catch (const Error& err) {
+        if (err.code() == ErrorCode::Unsupported) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
+      }
+    }
   std::uint64_t total = 0;
   for (const TensorEntry& e : file.tensors) total += e.nbytes;
   Progress progress(file.tensors.size(), total);
@@ -225,8 +239,10 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
       });
     } catch (const Error& err) {
       // A tensor whose values cannot be shown (an unknown dtype, a type we cannot
-      // dequantize) is listed as skipped; a corrupt file is trouble and ends the run.
+      // dequantize) is listed as skipped, unless --fail-on was to check it; a corrupt file
+      // is trouble and ends the run.
       if (err.code() != ErrorCode::Unsupported) throw;
+      if (fail_on.enabled()) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
       row.skipped = err.what();
       spdlog::warn("{} (skipped)", err.what());
     }

@@ -64,11 +64,13 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
 /// (--json), or one "stats" object per tensor and line, streamed (--jsonl). --plot takes
 /// a path holding {name} (one PNG per tensor), and the PNGs appear once every tensor is
 /// computed. `format` is the file's (file_stats carries it). Returns 1 when --fail-on finds
-/// something. Throws Error for trouble.
+/// something. Throws Error for trouble, also for a tensor --fail-on cannot check (values it
+/// cannot decode).
 int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& options, const Defaults& defaults);
 
 /// Statistics of every tensor of a file (one row each, then totals). Returns the exit
-/// status: 1 when --fail-on finds something, else 0. Throws Error for trouble.
+/// status: 1 when --fail-on finds something, else 0. Throws Error for trouble, also for a
+/// tensor --fail-on cannot check (values it cannot decode; without --fail-on a skipped row).
 int run_stats_file(const LoadedFile& file, const Options& options, const Defaults& defaults);
 
 }  // namespace tensor_inspect::app

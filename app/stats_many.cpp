@@ -38,6 +38,11 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
   if (so.hist && o.json && !o.jsonl)
     throw Error(ErrorCode::Usage, "--hist over " + count + " in JSON: use --jsonl (one stats object with its histogram per line)");
   const bool show_stats = so.stats || !so.fail_on;
+  // A check must not pass what it could not look at: before a byte is written, a tensor
+  // whose values cannot be decoded ends a --fail-on run as trouble, naming it.
+  if (fail_on.enabled())
+    for (const Item& item : items)
+      if (!item.load_error.empty() && !o.expr) throw Error(ErrorCode::Unsupported, fail_on_unchecked(item.load_error));
   OutBuffer out(stdout);
   std::vector<StatsRow> rows;
   struct Block {
@@ -59,8 +64,10 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
       r = for_tensor(item.label, [&] { return stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots); });
     } catch (const Error& err) {
       // As for a whole file: a tensor whose values cannot be shown (a type we cannot
-      // dequantize) is a skipped row; a corrupt file is trouble and ends the run.
+      // dequantize) is a skipped row, unless --fail-on was to check it; a corrupt file is
+      // trouble and ends the run.
       if (err.code() != ErrorCode::Unsupported || !entry) throw;
+      if (fail_on.enabled()) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
       r.row = stats_row_of(*entry);
       r.row.skipped = err.what();
       spdlog::warn("{} (skipped)", err.what());

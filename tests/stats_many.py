@@ -9,7 +9,8 @@ and a tensor with one NaN. Each --jsonl line (one "stats" object per tensor, rea
 line by line) and each file_stats row must match NumPy's min, max, mean, std (float64,
 finite values, relative 1e-9) and nan counts, in file order, for exactly the selected
 tensors; --hist blocks and JSON bins match np.histogram; --plot with {name} writes one
-PNG per tensor, and none when a later tensor fails; the refusals exit 2. Closes with `N passed, M failed`.
+PNG per tensor, and none when a later tensor fails; --fail-on over a tensor it cannot decode
+(a GGUF IQ4_NL) is trouble, never a pass; the refusals exit 2. Closes with `N passed, M failed`.
 """
 import fnmatch, io, json, math, os, shutil, struct, subprocess, sys, tempfile, zipfile
 
@@ -19,6 +20,7 @@ BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
+from make_gguf_samples import write_gguf  # noqa: E402
 
 passed = failed = 0
 
@@ -200,6 +202,28 @@ rc, out, err = run(path, "--name", "model.layers.0.*", "--fail-on", "nan,inf")
 check("--fail-on over a clean selection: exit 0", rc == 0 and "ok" in out, (rc, out, err))
 rc, out, err = run(path, "--name", "*.up.weight", "--fail-on", "nan")
 check("--fail-on over a selection with NaN: exit 1, named", rc == 1 and "model.layers.1.mlp.up.weight" in out, (rc, out, err))
+
+# ---- --fail-on over a tensor it cannot decode: trouble, never a pass ----
+# GGUF type 20 (IQ4_NL) is listed but not dequantized; it was "not checked" with exit 0.
+gguf = os.path.join(T, "unchecked.gguf")
+clean = np.linspace(-1, 1, 64, dtype="<f4")
+write_gguf(gguf, [("a", clean.shape, 0, clean.tobytes()), ("iq", (64,), 20, bytes(36)), ("z", (4,), 0, np.ones(4, "<f4").tobytes())])
+for args in ([], ["--json"], ["--jsonl"], ["--stats"], ["--name", "*"], ["--name", "*", "--jsonl"], ["--all", "--stats", "--json"],
+             ["--name", "iq"]):
+  rc, out, err = run(gguf, "--fail-on", "nan,inf", *args)
+  lines = err.splitlines()
+  message = json.loads(lines[0])["error"]["message"] if len(lines) == 1 and lines[0].startswith("{") else (lines or [""])[0]
+  check(f"--fail-on {args}, a tensor it cannot decode: exit 2, nothing printed, one line naming the file and the tensor",
+        rc == 2 and out == "" and len(lines) == 1 and f"{gguf}: tensor 'iq'" in message and "--fail-on" in message, (rc, out, err))
+rc, out, err = run(gguf, "--name", "[az]", "--fail-on", "nan,inf")
+check("--fail-on over the tensors it can decode: exit 0, both checked", rc == 0 and "ok, 2 of 2 tensors checked" in out, (rc, out, err))
+rc, out, err = run(gguf, "--stats", "--json")
+rows = {r["name"]: r for r in json.loads(out)["tensors"]} if rc == 0 else {}
+check("--stats alone still lists it as skipped, exit 0", rc == 0 and rows.get("iq", {}).get("skipped") and
+      rows["a"]["max"] == 1.0, (rc, err, rows.get("iq")))
+rc, out, err = run(gguf, "--name", "iq", "--stats")
+check("--stats of that one tensor: exit 2 naming it (it printed the statistics of nothing)", rc == 2 and out == "" and
+      f"{gguf}: tensor 'iq'" in err, (rc, out, err))
 
 shutil.rmtree(T, ignore_errors=True)
 print(f"{passed} passed, {failed} failed")
