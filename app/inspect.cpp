@@ -220,7 +220,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     if (bytes.empty())  // `< /dev/null`, or a producer that wrote nothing
       throw Error(ErrorCode::BadFile, "<stdin>: empty input (0 bytes): neither a tensor file nor a literal");
     if (file_mode) throw Error(ErrorCode::BadFile, "<stdin>: not a recognised tensor file");
-    std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());  // parsed where it was read
     Resolved r;
     try {
       r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", "", std::nullopt, ""});
@@ -337,6 +337,10 @@ int run(const Options& o) {
   if (o.stats.active()) {
     if (many_mode(o) || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
     const Item& item = in.items[0];
+    // One tensor whose values cannot be decoded has no statistics to show, and nothing for
+    // --fail-on to pass: trouble, as printing its values is.
+    if (!item.load_error.empty() && !o.expr)
+      throw Error(ErrorCode::Unsupported, o.stats.fail_on ? fail_on_unchecked(item.load_error) : item.load_error);
     return for_tensor(item.label, [&] { return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults); });
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);

@@ -76,8 +76,9 @@ constexpr const char* kExamples = R"(Examples:
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference
 (or a tensor it could not compare) or validate found something; 2 trouble (bad command line,
-unreadable or malformed input, unsupported operation), with one line on stderr and nothing on
-stdout; options that contradict
+unreadable or malformed input, unsupported operation, a tensor --fail-on cannot decode), with one
+line on stderr and nothing on stdout. Options on the command line win over TI_CACHE_DIR,
+TI_CACHE_SIZE and TI_TIMEOUT; options that contradict
 (--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
@@ -113,10 +114,10 @@ int main(int argc, char** argv) {
   // `tensor-inspect 5` or `tensor-inspect FILE` builds none of them.
   enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
   const ti::app::OptionNames names[kGroups] = {
-      {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e", ""},
-      {"--name --all --jsonl --list --meta --format --raw --shape --offset --byte-order", "", ""},
-      {"--expect --assert", "", ""},
-      {"--graph --view-as --limit", "v", ""},
+      {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e"},
+      {"--name --all --jsonl --list --meta --format --raw --shape --offset --byte-order", ""},
+      {"--expect --assert", ""},
+      {"--graph --view-as --limit", "v"},
       ti::app::kPrintOptionNames,
       ti::app::kStatsOptionNames,
       ti::app::kRemoteOptionNames,

@@ -2,7 +2,6 @@
 #include "option_groups.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 
 #include "tensor_inspect/error.hpp"
@@ -33,14 +32,6 @@ std::size_t group_of(std::span<const OptionNames> groups, std::string_view word,
 
 std::vector<bool> reachable_groups(std::span<char* const> args, std::span<const OptionNames> groups) {
   std::vector<bool> reach(groups.size(), false);
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    std::string_view env = groups[g].env;
-    while (!env.empty() && !reach[g]) {
-      const std::size_t end = std::min(env.find(' '), env.size());
-      reach[g] = std::getenv(std::string(env.substr(0, end)).c_str()) != nullptr;
-      env.remove_prefix(std::min(end + 1, env.size()));
-    }
-  }
   for (const char* arg : args) {
     // Every word, also after a `--`: CLI11 takes a `--` after an option of optional or
     // many values (--hist, --graph, --name) as the end of those values and parses options
@@ -65,7 +56,11 @@ void check_option_names(const CLI::App& group, const OptionNames& names) {
   for (const CLI::Option* opt : group.get_options()) {
     const bool builtin = opt == group.get_help_ptr() || opt == group.get_help_all_ptr() || opt == group.get_version_ptr();
     if (!opt->nonpositional() || builtin) continue;
-    bool ok = opt->get_envname().empty() || listed(names.env, opt->get_envname());
+    if (!opt->get_envname().empty())
+      throw Error(ErrorCode::Internal, "option " + opt->get_name() + " reads " + opt->get_envname() +
+                                           " through CLI11, which lets a subcommand's variable override the option given before "
+                                           "the subcommand: read it after parsing (app/option_groups.hpp)");
+    bool ok = true;
     for (const std::string& l : opt->get_lnames()) ok = ok && listed(names.longs, "--" + l);
     for (const std::string& s : opt->get_snames()) ok = ok && listed(names.shorts, s);
     if (!ok)

@@ -22,7 +22,7 @@ struct PrintFlags {
 };
 
 /// Adds --header, --full, --threshold and --edgeitems to `cli` (group "Printing").
-inline constexpr OptionNames kPrintOptionNames{"--header --full --threshold --edgeitems", "", ""};
+inline constexpr OptionNames kPrintOptionNames{"--header --full --threshold --edgeitems", ""};
 void setup_print_options(CLI::App& cli, PrintFlags& flags);
 
 /// The print options in effect, or nullopt for "print every element": --full, or JSON

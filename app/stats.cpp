@@ -117,18 +117,20 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->group(g);
   cli.add_option("--plot", o.plot,
                  "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; over several tensors "
-                 "the path holds {name}")
+                 "the path holds {name}; PNGs appear once every tensor is computed")
       ->group(g);
   cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap")
       ->check(CLI::IsMember({"hist", "heatmap"}))
       ->capture_default_str()
       ->group(g);
-  cli.add_option("--fail-on", o.fail_on, "exit 1 naming the tensors that hold nan, inf, or are all zero (nan,inf,zero-tensor)")
+  cli.add_option("--fail-on", o.fail_on,
+                 "exit 1 naming the tensors that hold nan, inf, or are all zero (nan,inf,zero-tensor); exit 2 naming a "
+                 "tensor whose values cannot be decoded, so cannot be checked")
       ->group(g);
 }
 
 TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
-                                  const Defaults& defaults, const std::optional<std::string>& plot_path) {
+                                  const Defaults& defaults, const std::optional<std::string>& plot_path, PlotOutputs& plots) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
@@ -174,9 +176,9 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
       // realized contiguous first.
       const StoredElements c_order =
           source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      write_heatmap_png(*plot_path, c_order, title);
+      plots.write(*plot_path, [&](const std::string& file) { write_heatmap_png(file, c_order, title); });
     } else {
-      write_histogram_png(*plot_path, *hist, title);
+      plots.write(*plot_path, [&](const std::string& file) { write_histogram_png(file, *hist, title); });
     }
   }
   if (!so.hist) hist.reset();  // drawn, not printed
@@ -187,7 +189,9 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
                      const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
-  const TensorStatsResult r = stats_of_tensor(t, entry, label, o, defaults, so.plot);
+  PlotOutputs plots;
+  const TensorStatsResult r = stats_of_tensor(t, entry, label, o, defaults, so.plot, plots);
+  plots.commit();
   OutBuffer out(stdout);
   render_tensor_stats(r.row, label, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
   return r.row.failed.empty() ? 0 : 1;
@@ -199,6 +203,18 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
     throw Error(ErrorCode::Usage, file.path + " holds " + std::to_string(file.tensors.size()) +
                                       " tensors: choose them for --hist and --plot with --name or --all");
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
+  // A tensor --fail-on cannot check ends the run before a byte is written (also with
+  // --jsonl): those whose values cannot be decoded say so as they load. Other trouble is
+  // met, and named, where the scan below reaches the tensor.
+  if (fail_on.enabled())
+    for (const TensorEntry& e : file.tensors) {
+      if (e.dtype) continue;
+      try {
+        e.load();
+      } catch (const Error& err) {
+        if (err.code() == ErrorCode::Unsupported) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
+      }
+    }
   std::uint64_t total = 0;
   for (const TensorEntry& e : file.tensors) total += e.nbytes;
   Progress progress(file.tensors.size(), total);
@@ -223,8 +239,10 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
       });
     } catch (const Error& err) {
       // A tensor whose values cannot be shown (an unknown dtype, a type we cannot
-      // dequantize) is listed as skipped; a corrupt file is trouble and ends the run.
+      // dequantize) is listed as skipped, unless --fail-on was to check it; a corrupt file
+      // is trouble and ends the run.
       if (err.code() != ErrorCode::Unsupported) throw;
+      if (fail_on.enabled()) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
       row.skipped = err.what();
       spdlog::warn("{} (skipped)", err.what());
     }

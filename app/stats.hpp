@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "option_groups.hpp"
+#include "plot_outputs.hpp"
 
 #include "stats_report.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -30,7 +31,7 @@ struct StatsOptions {
 };
 
 /// Adds the statistics options to the command line.
-inline constexpr OptionNames kStatsOptionNames{"--stats --hist --plot --plot-kind --fail-on", "", ""};
+inline constexpr OptionNames kStatsOptionNames{"--stats --hist --plot --plot-kind --fail-on", ""};
 void setup_stats(CLI::App& cli, StatsOptions& options);
 
 /// `--hist x.npy` takes the file for BINS: when no INPUT was given and the value is not a
@@ -46,10 +47,11 @@ struct TensorStatsResult {
 /// The row of a file entry from its header alone (no statistics yet).
 StatsRow stats_row_of(const TensorEntry& entry);
 
-/// Computes one tensor's row (and histogram), and writes the PNG to `plot_path` when
-/// given (--plot). `entry` and `label` as for run_stats_tensor. Throws Error for trouble.
+/// Computes one tensor's row (and histogram), and draws the PNG of `plot_path` into
+/// `plots` when given (--plot; it appears at plots.commit()). `entry` and `label` as for
+/// run_stats_tensor. Throws Error for trouble.
 TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& options,
-                                  const Defaults& defaults, const std::optional<std::string>& plot_path);
+                                  const Defaults& defaults, const std::optional<std::string>& plot_path, PlotOutputs& plots);
 
 /// Statistics of one tensor. `entry` is the file entry the tensor came from (lets GGUF
 /// blocks be scanned in place), or nullptr; `label` names it in messages and output.
@@ -60,12 +62,15 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
 /// Statistics of several tensors chosen with --name globs or --all (after -e): a table
 /// (text; with --hist a block per tensor under its name), one "file_stats" object
 /// (--json), or one "stats" object per tensor and line, streamed (--jsonl). --plot takes
-/// a path holding {name} (one PNG per tensor). `format` is the file's (file_stats
-/// carries it). Returns 1 when --fail-on finds something. Throws Error for trouble.
+/// a path holding {name} (one PNG per tensor), and the PNGs appear once every tensor is
+/// computed. `format` is the file's (file_stats carries it). Returns 1 when --fail-on finds
+/// something. Throws Error for trouble, also for a tensor --fail-on cannot check (values it
+/// cannot decode).
 int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& options, const Defaults& defaults);
 
 /// Statistics of every tensor of a file (one row each, then totals). Returns the exit
-/// status: 1 when --fail-on finds something, else 0. Throws Error for trouble.
+/// status: 1 when --fail-on finds something, else 0. Throws Error for trouble, also for a
+/// tensor --fail-on cannot check (values it cannot decode; without --fail-on a skipped row).
 int run_stats_file(const LoadedFile& file, const Options& options, const Defaults& defaults);
 
 }  // namespace tensor_inspect::app

@@ -7,6 +7,7 @@
 
 #include "inspect.hpp"
 #include "options.hpp"
+#include "plot_outputs.hpp"
 #include "stats.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
@@ -37,8 +38,20 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
   if (so.hist && o.json && !o.jsonl)
     throw Error(ErrorCode::Usage, "--hist over " + count + " in JSON: use --jsonl (one stats object with its histogram per line)");
   const bool show_stats = so.stats || !so.fail_on;
+  // A check must not pass what it could not look at: before a byte is written, a tensor
+  // whose values cannot be decoded ends a --fail-on run as trouble, naming it.
+  if (fail_on.enabled())
+    for (const Item& item : items)
+      if (!item.load_error.empty() && !o.expr) throw Error(ErrorCode::Unsupported, fail_on_unchecked(item.load_error));
   OutBuffer out(stdout);
   std::vector<StatsRow> rows;
+  struct Block {
+    const Item* item;
+    StatsRow row;
+    Histogram hist;
+  };
+  std::vector<Block> blocks;  // text with --hist: printed once every tensor is computed
+  PlotOutputs plots;
   bool failed = false;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Item& item = items[i];
@@ -48,30 +61,36 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     TensorStatsResult r;
     try {
       if (!item.load_error.empty()) throw Error(ErrorCode::Unsupported, item.load_error);
-      r = for_tensor(item.label, [&] { return stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot); });
+      r = for_tensor(item.label, [&] { return stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots); });
     } catch (const Error& err) {
       // As for a whole file: a tensor whose values cannot be shown (a type we cannot
-      // dequantize) is a skipped row; a corrupt file is trouble and ends the run.
+      // dequantize) is a skipped row, unless --fail-on was to check it; a corrupt file is
+      // trouble and ends the run.
       if (err.code() != ErrorCode::Unsupported || !entry) throw;
+      if (fail_on.enabled()) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
       r.row = stats_row_of(*entry);
       r.row.skipped = err.what();
       spdlog::warn("{} (skipped)", err.what());
     }
     if (r.row.name.empty() && item.name) r.row.name = *item.name;
     failed |= !r.row.failed.empty();
-    const Histogram* hist = r.hist ? &*r.hist : nullptr;
     if (o.jsonl) {
-      render_tensor_stats(r.row, item.label, hist, fail_on, true, show_stats, out);
+      render_tensor_stats(r.row, item.label, r.hist ? &*r.hist : nullptr, fail_on, true, show_stats, out);
       out.flush();
       std::fflush(stdout);
-    } else if (hist && !o.json) {
-      // A histogram is a block of lines: each tensor's block under its name.
-      if (i) out.put('\n');
-      out.write("== " + escape_untrusted(item.name.value_or("(unnamed)"), true) + " ==\n");
-      render_tensor_stats(r.row, item.label, hist, fail_on, false, show_stats, out);
+    } else if (r.hist && !o.json) {
+      blocks.push_back(Block{&item, std::move(r.row), std::move(*r.hist)});
     } else {
       rows.push_back(std::move(r.row));
     }
+  }
+  plots.commit();  // every tensor is computed: the PNGs appear
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    // A histogram is a block of lines: each tensor's block under its name.
+    const Block& b = blocks[i];
+    if (i) out.put('\n');
+    out.write("== " + escape_untrusted(b.item->name.value_or("(unnamed)"), true) + " ==\n");
+    render_tensor_stats(b.row, b.item->label, &b.hist, fail_on, false, show_stats, out);
   }
   if (!o.jsonl && !(so.hist && !o.json)) {
     const std::string file = items.empty() ? input_name(o.input) : items[0].file.value_or("");  // none selected: the input

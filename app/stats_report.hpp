@@ -34,6 +34,10 @@ struct FailOn {
 FailOn parse_fail_on(const std::string& text);
 /// Fills row.failed from its statistics.
 void apply_fail_on(const FailOn& fail_on, StatsRow& row);
+/// The error of a tensor --fail-on cannot check, its values being undecodable (`reason`,
+/// naming the file and the tensor): trouble (exit 2), as a check that passed what it could
+/// not look at would let a CI job through.
+std::string fail_on_unchecked(const std::string& reason);
 
 /// One tensor: `key: value` lines (text) or one JSON object; `hist` may be null.
 void render_tensor_stats(const StatsRow& row, const std::string& input, const Histogram* hist, const FailOn& fail_on,

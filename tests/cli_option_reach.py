@@ -9,8 +9,9 @@ The tool builds only the CLI11 option groups a command line can reach (app/optio
 judged from each group's stated names; an option missing from its group's names would be
 "not expected" when it is the only option given. So each option --help lists is given
 alone (`tensor-inspect OPTION`, and as --OPTION=VALUE for long options), and must never be
-refused as unknown: a flag runs, an option lacking its value says so. Environment: with
-TI_CACHE_SIZE=3 and no option, the run must refuse the size as --cache-size does.
+refused as unknown: a flag runs, an option lacking its value says so. Environment: a
+malformed TI_CACHE_SIZE or TI_TIMEOUT fails only a run that uses it (a URL, with a cache for
+TI_CACHE_SIZE), before any request, as --cache-size and --timeout would; a literal runs.
 Closes with `N passed, M failed`; exit status 1 when any failed.
 """
 import os
@@ -71,9 +72,23 @@ for before in (["--json"], ["--fail-on", "nan"], ["-e", "x*2"], ["--limit", "str
 r = run(["-v", "diff", sample, sample])
 check("-v before diff: shared by both, accepted", r.returncode == 0, (r.returncode, r.stderr))
 
-r = run(["5"], {"TI_CACHE_SIZE": "3"})
-check("TI_CACHE_SIZE applies with no option given", r.returncode == 2 and "--cache-size" in r.stderr and not r.stdout,
-      (r.returncode, r.stderr))
+# A malformed variable used to fail every run, literals included.
+for var, bad in (("TI_CACHE_SIZE", "3"), ("TI_CACHE_SIZE", "12X"), ("TI_TIMEOUT", "abc")):
+  r = run(["5", "--json"], {var: bad})
+  check(f"{var}={bad} and a literal: the run goes on", r.returncode == 0 and '"tolist": 5' in r.stdout and not r.stderr,
+        (r.returncode, r.stderr))
+# Port 9 of 127.0.0.1 (discard) is not asked: the variable is refused before any request.
+url = "http://127.0.0.1:9/x.npy"
+with_cache = {"TI_CACHE_DIR": os.path.join(os.environ.get("TMPDIR", "/tmp"), "ti-option-reach-cache-never-made")}
+for var, bad, env, args in (("TI_CACHE_SIZE", "3", with_cache, [url]), ("TI_CACHE_SIZE", "12X", with_cache, ["diff", url, url]),
+                            ("TI_TIMEOUT", "abc", {}, [url]), ("TI_TIMEOUT", "0", {}, ["validate", url])):
+  r = run(args, {var: bad, **env})
+  lines = r.stderr.splitlines()
+  what = f"{args[0]} of URLs" if args[0] in ("diff", "validate") else "a URL"
+  check(f"{var}={bad} and {what}: exit 2, one line naming the variable and its value",
+        r.returncode == 2 and not r.stdout and len(lines) == 1 and lines[0].startswith(f"tensor-inspect: {var}: ") and
+        f"'{bad}'" in lines[0], (r.returncode, r.stderr))
+check("... and the cache folder was never made", not os.path.exists(with_cache["TI_CACHE_DIR"]), with_cache)
 r = run(["-vv", "5"])
 check("-vv alone: debug lines on stderr", r.returncode == 0 and ": debug: " in r.stderr, r.stderr)
 r = run(["--bogus", "5"])

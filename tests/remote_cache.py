@@ -10,7 +10,9 @@ bytes (304 answers) and prints byte-identical output, for listings, values, --st
 diff and validate; a file rewritten on the server is fetched again and gives its new
 values; a file replaced between two ranges of one run is an error, never mixed bytes; no
 ETag/Last-Modified, or a weak ETag, means nothing cached; Last-Modified alone is
-revalidated; --cache-size bounds du of DIR and evicts the least recently used file first;
+revalidated; --cache-size bounds du of DIR and evicts the least recently used file first, and
+a file larger than it keeps the blocks that fit; a malformed TI_CACHE_SIZE stops only a run
+that uses the cache; --cache before diff/validate wins over TI_CACHE_DIR;
 an unwritable DIR or a file-size limit still gives the right output and exit 0; damaged
 entries give the right values; without --cache nothing is written in HOME, XDG_CACHE_HOME
 or the working folder; the token and the URL's query string are in no cache file;
@@ -168,6 +170,17 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     want = run(binary, [model, "--name", "big", "--stats", "--json"])
     check("a 4 MiB tensor and --cache-size 1M: right output, du <= 1 MiB", status == 0 and out == want[1] and du(d) <= MiB and
           b"reached --cache-size" in err, f"{du(d)} bytes {err[-200:]!r}")
+    # ... cached in part: the blocks that fit (1 MiB holds 16 of 64 KiB, less the entry's own
+    # files), where the whole run of the tensor's blocks was refused and 64 KiB were kept.
+    with open(os.path.join(d, entries(d)[0], "blocks"), "rb") as f:
+        table = f.read()
+    held = sum(1 for k in range(0, len(table), 8) if table[k:k + 8] != bytes(8))
+    check("... cached in part: 12 to 15 blocks of 64 KiB kept", 12 <= held <= 15, f"{held} blocks")
+    m = nginx.mark()
+    status, out, err = run(binary, ["--cache", d, "--cache-size", "1M", model, "--name", "big", "--stats", "--json"])
+    sent = body_bytes(nginx.lines_since(m))
+    check("... and a second run fetches only the rest: 4 MiB less what was kept", status == 0 and out == want[1] and
+          sent <= 4 * MiB - 11 * 64 * KiB and du(d) <= MiB, f"{sent} body bytes, {held} blocks kept")
     d = os.path.join(tmp, "cache-lru")
     sizes, ok = [], True
     for k in range(4):
@@ -189,6 +202,37 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
         check(f"--cache-size {bad}: a usage error, exit 2", status == 2 and not out and b"--cache-size" in err, err)
     status, out, _ = run(binary, [model, "--list"], {"TI_CACHE_DIR": d, "TI_CACHE_SIZE": "2M"})
     check("TI_CACHE_SIZE bounds the cache too", status == 0 and du(d) <= 2 * MiB, f"{du(d)}")
+    # A malformed TI_CACHE_SIZE matters only to a run that uses the cache: one line, exit 2,
+    # before any request; the command line's --cache-size wins over it; without a cache it
+    # is not read (it used to fail every run, literals included).
+    d = os.path.join(tmp, "cache-badenv")
+    m = nginx.mark()
+    status, out, err = run(binary, [model, "--list"], {"TI_CACHE_DIR": d, "TI_CACHE_SIZE": "12X"})
+    lines = err.decode(errors="replace").strip().splitlines()
+    check("a malformed TI_CACHE_SIZE with a cache: exit 2, one line naming it and its value, no request, nothing cached",
+          status == 2 and not out and len(lines) == 1 and "TI_CACHE_SIZE" in lines[0] and "'12X'" in lines[0] and
+          not nginx.lines_since(m) and not entries(d), f"{status} {lines} {nginx.lines_since(m)[:2]}")
+    want = run(binary, [model, "--list"])
+    got = run(binary, ["--cache-size", "2M", model, "--list"], {"TI_CACHE_DIR": d, "TI_CACHE_SIZE": "12X"})
+    check("... --cache-size on the command line wins over it", got == (0, want[1], b"") and len(entries(d)) == 1, got[2][-300:])
+    got = run(binary, [model, "--list"], {"TI_CACHE_SIZE": "12X"})
+    check("... without a cache folder it is not used: the run goes on", got == (0, want[1], b""), got[2][-300:])
+    # An option on the command line wins over the environment, also before a subcommand:
+    # TI_CACHE_DIR used to win over `--cache DIR diff ...`.
+    given, env_dir = os.path.join(tmp, "cache-given"), os.path.join(tmp, "cache-env")
+    for sub in (["diff", model, os.path.join(www, "model.safetensors")], ["validate", model]):
+        shutil.rmtree(given, ignore_errors=True)
+        shutil.rmtree(env_dir, ignore_errors=True)
+        status, out, err = run(binary, ["--cache", given] + sub, {"TI_CACHE_DIR": env_dir})
+        check(f"--cache DIR {sub[0]} with TI_CACHE_DIR set: DIR is used, not the variable's", status == 0 and
+              len(entries(given)) == 1 and not entries(env_dir), f"{status} {entries(given)} {entries(env_dir)} {err[-200:]!r}")
+        shutil.rmtree(given, ignore_errors=True)
+        shutil.rmtree(env_dir, ignore_errors=True)
+        status, out, err = run(binary, [sub[0], "--cache", given] + sub[1:], {"TI_CACHE_DIR": env_dir})
+        check(f"{sub[0]} --cache DIR with TI_CACHE_DIR set: DIR is used", status == 0 and len(entries(given)) == 1 and
+              not entries(env_dir), f"{status} {entries(given)} {entries(env_dir)} {err[-200:]!r}")
+    status, out, err = run(binary, ["diff", model, model], {"TI_CACHE_DIR": env_dir})
+    check("diff with only TI_CACHE_DIR: the variable's folder is used", status == 0 and len(entries(env_dir)) == 1, err[-200:])
 
     # 5. A cache that cannot be written never fails a run.
     blocker = os.path.join(tmp, "a-file")

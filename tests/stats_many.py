@@ -9,9 +9,10 @@ and a tensor with one NaN. Each --jsonl line (one "stats" object per tensor, rea
 line by line) and each file_stats row must match NumPy's min, max, mean, std (float64,
 finite values, relative 1e-9) and nan counts, in file order, for exactly the selected
 tensors; --hist blocks and JSON bins match np.histogram; --plot with {name} writes one
-PNG per tensor; the refusals exit 2. Closes with `N passed, M failed`.
+PNG per tensor, and none when a later tensor fails; --fail-on over a tensor it cannot decode
+(a GGUF IQ4_NL) is trouble, never a pass; the refusals exit 2. Closes with `N passed, M failed`.
 """
-import fnmatch, json, math, os, shutil, struct, subprocess, sys, tempfile
+import fnmatch, io, json, math, os, shutil, struct, subprocess, sys, tempfile, zipfile
 
 import numpy as np
 
@@ -19,6 +20,7 @@ BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
+from make_gguf_samples import write_gguf  # noqa: E402
 
 passed = failed = 0
 
@@ -149,6 +151,49 @@ check("--plot over many without {name}: exit 2, says how", rc == 2 and out == ""
 rc, out, err = run(path, "--hist=5")
 check("--hist on a whole file without a selection: exit 2, names --all", rc == 2 and "--all" in err, (rc, err))
 
+# ---- a run that fails on a later tensor leaves no PNG behind (the earlier ones stayed) ----
+# An .npz whose second member's deflate stream is damaged half-way: its values fail as they
+# are read, after the first member's statistics (and picture) are done.
+def npy_bytes(a):
+  b = io.BytesIO()
+  np.save(b, a)
+  return b.getvalue()
+
+
+good, broken = os.path.join(T, "good.npz"), os.path.join(T, "broken.npz")
+with zipfile.ZipFile(good, "w", zipfile.ZIP_DEFLATED) as z:
+  z.writestr("a.npy", npy_bytes(np.arange(1000, dtype=np.float32).reshape(20, 50)))
+  z.writestr("b.npy", npy_bytes(rng.integers(0, 10, (400, 500)).astype(np.int8)))
+data = bytearray(open(good, "rb").read())
+info = zipfile.ZipFile(good).getinfo("b.npy")
+name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)
+at = info.header_offset + 30 + name_len + extra_len + info.compress_size // 2
+data[at:at + 64] = bytes(x ^ 0x5A for x in data[at:at + 64])
+open(broken, "wb").write(bytes(data))
+folder = os.path.join(T, "plots-failed")
+os.makedirs(folder)
+for kind in ("hist", "heatmap"):
+  for mode in ([], ["--jsonl"], ["--hist=4"]):
+    for f in os.listdir(folder):
+      os.remove(os.path.join(folder, f))
+    with open(os.path.join(folder, "p-a.png"), "wb") as f:
+      f.write(b"a picture from before")
+    rc, out, err = run(broken, "--all", "--plot", os.path.join(folder, "p-{name}.png"), "--plot-kind", kind, *mode)
+    with open(os.path.join(folder, "p-a.png"), "rb") as f:
+      kept = f.read()
+    check(f"--plot-kind {kind} {mode} over a file whose 2nd tensor fails: exit 2 naming it, no PNG left, none replaced",
+          rc == 2 and "tensor 'b'" in err and os.listdir(folder) == ["p-a.png"] and kept == b"a picture from before" and
+          (out == "" if not mode or mode[0] != "--jsonl" else all(json.loads(l)["name"] == "a" for l in out.splitlines())),
+          (rc, out[:200], err, os.listdir(folder)))
+  rc, out, err = run(good, "--all", "--plot", os.path.join(folder, "p-{name}.png"), "--plot-kind", kind)
+  pngs = sorted(os.listdir(folder))
+  heads = [open(os.path.join(folder, n), "rb").read(8) for n in pngs]
+  check(f"--plot-kind {kind} over the sound file: both PNGs, nothing else", rc == 0 and pngs == ["p-a.png", "p-b.png"] and
+        all(h == b"\x89PNG\r\n\x1a\n" for h in heads), (rc, err, pngs))
+rc, out, err = run(good, "--all", "--plot", os.path.join(T, "no-such-folder", "p-{name}.png"))
+check("--plot into a missing folder: exit 2 naming the PNG's path, not a temporary one",
+      rc == 2 and out == "" and f"{os.path.join(T, 'no-such-folder', 'p-a.png')}: cannot write the PNG file" in err, (rc, err))
+
 # ---- --fail-on over many ----
 lines = jsonl("--fail-on nan --all --jsonl", path, "--all", "--fail-on", "nan", "--jsonl", code=1)
 bad = [d["name"] for d in lines if d["failed"]]
@@ -157,6 +202,28 @@ rc, out, err = run(path, "--name", "model.layers.0.*", "--fail-on", "nan,inf")
 check("--fail-on over a clean selection: exit 0", rc == 0 and "ok" in out, (rc, out, err))
 rc, out, err = run(path, "--name", "*.up.weight", "--fail-on", "nan")
 check("--fail-on over a selection with NaN: exit 1, named", rc == 1 and "model.layers.1.mlp.up.weight" in out, (rc, out, err))
+
+# ---- --fail-on over a tensor it cannot decode: trouble, never a pass ----
+# GGUF type 20 (IQ4_NL) is listed but not dequantized; it was "not checked" with exit 0.
+gguf = os.path.join(T, "unchecked.gguf")
+clean = np.linspace(-1, 1, 64, dtype="<f4")
+write_gguf(gguf, [("a", clean.shape, 0, clean.tobytes()), ("iq", (64,), 20, bytes(36)), ("z", (4,), 0, np.ones(4, "<f4").tobytes())])
+for args in ([], ["--json"], ["--jsonl"], ["--stats"], ["--name", "*"], ["--name", "*", "--jsonl"], ["--all", "--stats", "--json"],
+             ["--name", "iq"]):
+  rc, out, err = run(gguf, "--fail-on", "nan,inf", *args)
+  lines = err.splitlines()
+  message = json.loads(lines[0])["error"]["message"] if len(lines) == 1 and lines[0].startswith("{") else (lines or [""])[0]
+  check(f"--fail-on {args}, a tensor it cannot decode: exit 2, nothing printed, one line naming the file and the tensor",
+        rc == 2 and out == "" and len(lines) == 1 and f"{gguf}: tensor 'iq'" in message and "--fail-on" in message, (rc, out, err))
+rc, out, err = run(gguf, "--name", "[az]", "--fail-on", "nan,inf")
+check("--fail-on over the tensors it can decode: exit 0, both checked", rc == 0 and "ok, 2 of 2 tensors checked" in out, (rc, out, err))
+rc, out, err = run(gguf, "--stats", "--json")
+rows = {r["name"]: r for r in json.loads(out)["tensors"]} if rc == 0 else {}
+check("--stats alone still lists it as skipped, exit 0", rc == 0 and rows.get("iq", {}).get("skipped") and
+      rows["a"]["max"] == 1.0, (rc, err, rows.get("iq")))
+rc, out, err = run(gguf, "--name", "iq", "--stats")
+check("--stats of that one tensor: exit 2 naming it (it printed the statistics of nothing)", rc == 2 and out == "" and
+      f"{gguf}: tensor 'iq'" in err, (rc, out, err))
 
 shutil.rmtree(T, ignore_errors=True)
 print(f"{passed} passed, {failed} failed")

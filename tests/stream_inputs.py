@@ -10,7 +10,10 @@ whole stream_bytes cap, before the error).
 - raw bytes of a given shape are read up to offset + nbytes; a byte more is the error a
   file of the wrong size gets;
 - a stream that could be a file and never ends, or whose header declares more than the
-  cap, names the cap (stream_bytes) and how to raise it.
+  cap, names the cap (stream_bytes) and how to raise it;
+- text on standard input is read only while it may be a literal: text no literal starts with
+  is refused after the first read, and 300 MB of junk after a `[` (read whole before, 600 MB
+  of RSS) past the literal cap, literal_bytes (64 MiB), named with how to raise it.
 Expected values come from NumPy; RSS from GNU time.
 """
 import io, json, os, subprocess, sys, threading
@@ -55,6 +58,33 @@ def run_fed(args, head, endless=True):
     err = p.stderr.read()
     p.wait(timeout=120)
     return p.returncode, out.decode(), err.decode().strip()
+
+
+def run_piped(args, chunks):
+    """(exit status, stdout, stderr, peak RSS KiB) with the byte strings of `chunks` written
+    to a pipe on standard input, as long as the tool reads them."""
+    p = subprocess.Popen(["/usr/bin/time", "-f", "%M", BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+
+    def feed():
+        try:
+            for chunk in chunks:
+                p.stdin.write(chunk)
+        except (BrokenPipeError, ValueError):
+            pass
+        finally:
+            try:
+                p.stdin.close()
+            except BrokenPipeError:
+                pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    out = p.stdout.read()
+    err = p.stderr.read()
+    p.wait(timeout=120)
+    err = [l for l in err.decode().strip().splitlines() if not l.startswith("Command exited with non-zero status")]
+    return p.returncode, out.decode(), "\n".join(err[:-1]), int(err[-1])
 
 
 def npy_bytes(a):
@@ -111,5 +141,40 @@ tally.check("a .npy header declaring 4 MB over a 1 MiB cap: refused at once, nam
 
 rc, out, err = run_fed(["-", "--json"], b"[[1, 2], [3, 4]]\n", endless=False)
 tally.check("a literal on standard input still reads", rc == 0 and json.loads(out)["tolist"] == [[1, 2], [3, 4]], f"{rc} {err!r}")
+
+# Junk text on a pipe (a user piped 300 MB of it: 590 MB of RSS before the parser refused it).
+MiB = 1 << 20
+LITERAL_HINT = "(limit literal_bytes; raise it with --limit literal_bytes=N)"
+
+
+def junk(first, unit, total=300 * MiB):
+    yield first
+    block = unit * (MiB // len(unit))
+    for _ in range(total // len(block)):
+        yield block
+
+
+rc, out, err, rss = run_piped(["-"], junk(b"[", b"zq9, "))
+tally.check("300 MB of junk text after a '[' on a pipe: refused past the literal cap, in one line naming it",
+            rc == 2 and not out and err == "tensor-inspect: <stdin>: not a recognised tensor file, and more than the "
+                                            f"{64 * MiB} bytes of text a literal may hold " + LITERAL_HINT, f"{rc} {out[:80]!r} {err!r}")
+tally.check("... within the cap's memory (64 MiB), not the stream's", rss < SMALL_KIB + 32 * 1024, f"{rss} KiB, {BASE_KIB} KiB for a literal")
+rc, out, err, rss = run_piped(["-"], junk(b"", b"junk "))
+tally.check("300 MB of text no literal starts with: refused after the first read",
+            rc == 2 and not out and len(err.splitlines()) == 1 and
+            err.startswith("tensor-inspect: <stdin>: not a recognised tensor file nor a literal (first bytes: 6a 75 6e 6b"),
+            f"{rc} {out[:80]!r} {err!r}")
+tally.check("... in little memory", rss < SMALL_KIB, f"{rss} KiB, {BASE_KIB} KiB for a literal")
+text = b"[" + b", ".join(b"%d" % k for k in range(400)) + b"]"  # 1,890 bytes
+rc, out, err = run_fed(["-", "--limit", "literal_bytes=1K"], text, endless=False)
+tally.check(f"a {len(text)}-byte literal on a pipe over --limit literal_bytes=1K: refused, naming the cap",
+            rc == 2 and not out and err.endswith(f"more than the 1024 bytes of text a literal may hold {LITERAL_HINT}"), f"{rc} {err!r}")
+rc, out, err = run_fed(["-", "--json", "--limit", f"literal_bytes={len(text)}"], text, endless=False)
+tally.check(f"... and read at --limit literal_bytes={len(text)}", rc == 0 and json.loads(out)["tolist"] == list(range(400)), f"{rc} {err!r}")
+rc, out, err = run_fed(["-", "--json"], b"  \n\t True", endless=False)
+tally.check("a short literal after blanks on a pipe still reads", rc == 0 and json.loads(out)["tolist"] is True, f"{rc} {err!r}")
+p = subprocess.run([BIN, "[1, 2, 3]", "--limit", "literal_bytes=4"], capture_output=True, text=True, timeout=60)
+tally.check("a literal argument over literal_bytes: the same cap, named", p.returncode == 2 and not p.stdout and
+            p.stderr == f"tensor-inspect: literal: 9 bytes, more than the 4 of text a literal may hold {LITERAL_HINT}\n", repr(p.stderr))
 
 sys.exit(tally.summary())

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -201,14 +202,47 @@ TEST_CASE("BlockCache: the folder stays under the cap; the least recently used e
   CHECK_FALSE(first->cached_head());  // evicted
   auto last = ti::BlockCache::open(tmp.path.string(), cap, "http://h/3", "http://h/3");
   CHECK(last->cached_head());
-  // An entry that alone would pass the cap keeps what fits and stops growing.
+  // An entry that alone would pass the cap keeps what fits and stops growing: of a write of
+  // six blocks, the first two still fit 300 KiB (four blocks are 256 KiB), the rest not.
   auto big = ti::BlockCache::open(tmp.path.string(), 300 * 1024, "http://h/4", "http://h/4");
   big->adopt("ETag \"1\"", size);
   big->write(0, 1, file.data());
   big->write(2, 7, file.data());
   CHECK(big->holds(1));
-  CHECK_FALSE(big->holds(2));
+  CHECK(big->holds(2));
+  CHECK(big->holds(3));
+  CHECK_FALSE(big->holds(5));
   CHECK(du(tmp.path) <= 300 * 1024);
+  big->write(6, 7, file.data());  // stopped growing
+  CHECK_FALSE(big->holds(6));
+}
+
+TEST_CASE("BlockCache: a write larger than the cap keeps the blocks that fit, not one block (in part meant 64 KiB)") {
+  // A tensor's blocks arrive as one run; the whole run was refused, so a file larger than
+  // --cache-size kept only the probe's first block.
+  test_util::TempDir tmp("ti-block-cache-");
+  const std::uint64_t size = 64 * ti::kRemoteBlock;  // 4 MiB
+  const std::vector<std::byte> file = byte_pattern(static_cast<std::size_t>(size), 5);
+  const std::uint64_t cap = std::uint64_t{1} << 20;
+  {
+    auto c = ti::BlockCache::open(tmp.path.string(), cap, "http://h/big", "http://h/big");
+    c->adopt("ETag \"1\"", size);
+    c->write(0, 0, file.data());  // the probe's block
+    c->write(1, 63, file.data());
+    CHECK(du(tmp.path) <= cap);
+  }
+  auto c = ti::BlockCache::open(tmp.path.string(), cap, "http://h/big", "http://h/big");
+  c->adopt("ETag \"1\"", size);
+  std::uint64_t held = 0;
+  while (held < 64 && c->holds(held)) ++held;
+  for (std::uint64_t b = held; b < 64; ++b) CHECK_FALSE(c->holds(b));
+  // 1 MiB holds 16 blocks but for the folder, the info file, the block table and the tag.
+  CHECK(held >= 13);
+  CHECK(held < 16);
+  std::vector<std::byte> back(static_cast<std::size_t>(size));
+  const std::vector<bool> ok = c->read(0, held - 1, back.data());
+  CHECK(std::all_of(ok.begin(), ok.end(), [](bool b) { return b; }));
+  CHECK(std::equal(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(held * ti::kRemoteBlock), file.begin()));
 }
 
 TEST_CASE("BlockCache::open: a folder that cannot be made gives no cache, not an error") {

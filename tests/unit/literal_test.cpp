@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "test_util.hpp"
@@ -95,4 +96,24 @@ TEST_CASE("literal errors name the column and the problem") {
                        "literal: column 1: leading zeros in decimal integer literals are not permitted", Error);
   std::string deep(200, '[');
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal(deep, std::nullopt), "literal: column 66: nesting deeper than 64 levels", Error);
+}
+
+TEST_CASE("a literal longer than Limits::literal_bytes is refused naming the cap") {
+  const ti::Limits saved = ti::limits();
+  ti::Limits l = saved;
+  l.literal_bytes = 8;
+  ti::set_limits(l);
+  CHECK(test_util::tolist(ti::tensor_from_literal("[1, 2.5]", std::nullopt)) == "[1.0, 2.5]");  // 8 bytes: at the cap
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1, 2, 3]", std::nullopt),
+                       "literal: 9 bytes, more than the 8 of text a literal may hold (limit literal_bytes; raise it with "
+                       "--limit literal_bytes=N)",
+                       ti::Error);
+  ti::set_limits(saved);
+}
+
+TEST_CASE("may_begin_literal: what a literal starts with, so junk on a pipe is refused at once") {
+  for (const char* text : {"[1, 2]", "  (1,)", "\n-5", "+.5", "7", "True", "False ", "None", "float('nan')", "   ", "", "Tr", "fl"})
+    CHECK_MESSAGE(ti::may_begin_literal(text), text);
+  for (const char* text : {"junk", "{\"a\": 1}", "<html>", "Trap", "nan", "x = [1]", "\v[1]", "'abc'"})
+    CHECK_MESSAGE(!ti::may_begin_literal(text), text);
 }

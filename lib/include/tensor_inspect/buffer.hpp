@@ -57,7 +57,8 @@ class MappedFile {
   /// address space reserved for the whole file (MAP_NORESERVE: memory is committed only for
   /// blocks fetched), and reads of it must be preceded by fetch() or fetch_bytes(). Throws
   /// Error(Io) naming the URL (never a token) and the HTTP status or transfer error;
-  /// Error(Usage) for a malformed hf:// URL (remote/remote_file.cpp).
+  /// Error(Usage) for a malformed hf:// URL, or before any request for a setting the
+  /// environment gave malformed (RemoteOptions::cache_size_error, timeout_error).
   static std::shared_ptr<MappedFile> open_url(const std::string& url);
   /// Reads all of standard input (or any fd) into memory; `name` is used in messages. A
   /// regular file is mapped instead. Throws Error(Io) on a read error, or past

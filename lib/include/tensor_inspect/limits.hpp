@@ -3,8 +3,9 @@
 // Inputs are untrusted, so each parser bounds what an input can make it read, allocate or
 // compute: header sizes, nesting depths, pickle memo, stack and container sizes, zip
 // member counts and compression ratios, GGUF array elements, bytes read from pipes and
-// special files, and buffer sizes. Each cap is one field of `Limits`, with its default
-// here; parsers read `limits()` and name the field in their error, with how to raise it:
+// special files, the text of a literal, and buffer sizes. Each cap is one field of
+// `Limits`, with its default here; parsers read `limits()` and name the field in their
+// error, with how to raise it:
 //
 //   ti::Limits l = ti::limits();
 //   l.stream_bytes = std::uint64_t{8} << 30;     // read up to 8 GiB from a pipe
@@ -74,6 +75,10 @@ struct Limits {
   /// product's (M, N, K) intermediate of 1300 x 1300 x 1300 is 2.2e9, never stored. What
   /// is realized is also held to buffer_bytes.
   std::uint64_t expression_elements = std::uint64_t{1} << 40;
+  /// Bytes of a tensor literal's text: three million floats as Python prints them (360 MB
+  /// of memory to parse; 64 MiB of `1,1,...` is the worst case, 2.8 GB). On standard input,
+  /// text longer than this is refused as soon as it passes it, not read to its end.
+  std::uint64_t literal_bytes = std::uint64_t{64} << 20;
 };
 
 /// The caps in force (the defaults above until set_limits is called).

@@ -22,7 +22,13 @@ namespace tensor_inspect {
 /// a C cast, floats truncate toward zero into ints, floats round to nearest even.
 /// Throws Error(BadLiteral) naming the column for syntax errors, ragged nesting
 /// ("inhomogeneous shape"), strings, None inside a list, names like bare `nan`, nesting
-/// deeper than 64, and nan/inf into an integer dtype.
+/// deeper than 64, nan/inf into an integer dtype, and text longer than Limits::literal_bytes.
 Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, const Defaults& defaults = {});
+
+/// False when `text`, the start of some input, cannot begin a literal tensor_from_literal
+/// takes: its first non-blank character opens no list, tuple or number, nor True, False,
+/// None or float(...). True while only blanks (or a word's first letters) have arrived.
+/// Lets a stream that is neither a tensor file nor a literal be refused after its first read.
+bool may_begin_literal(std::string_view text);
 
 }  // namespace tensor_inspect

@@ -162,7 +162,9 @@ struct StreamInput {
 };
 /// The StreamCheck (buffer.hpp) of a stream read as `in` says: Error(BadFile) "NAME: not a
 /// recognised tensor file (first bytes: ...)" once its first 64 bytes match no format's
-/// magic, nor the name's extension, nor (with `literal`) text; a .npy stops where its
+/// magic, nor the name's extension, nor (with `literal`) text that may begin a literal
+/// (may_begin_literal); such text stops at Limits::literal_bytes, a byte more being
+/// Error(BadFile) naming the cap; a .npy stops where its
 /// header says the data ends (np.load reads no more of a stream); raw bytes with a shape
 /// stop at offset + nbytes, and a byte more is Error(BadFile), as a file of the wrong size.
 StreamCheck tensor_stream_check(StreamInput in);

@@ -40,6 +40,11 @@ struct RemoteOptions {
   /// a silent server cost 122 s. Answers that are faults (5xx, 429, a cut connection) are
   /// still retried three times, with 0.1, 0.4 and 1.6 s of back-off.
   long timeout_seconds = 20;
+  /// Why a setting taken from the environment is unusable (a malformed TI_CACHE_SIZE or
+  /// TI_TIMEOUT), kept for the run that uses it: opening a URL throws Error(Usage) with
+  /// `timeout_error`, and, when cache_dir is set, with `cache_size_error`, before any
+  /// request. A run that opens no URL never fails on them. Empty: nothing wrong.
+  std::string cache_size_error, timeout_error;
 };
 
 /// The options in force (none until set). Not thread-safe: call before opening files.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -323,7 +324,21 @@ Scalar convert(const LitValue& v, DType dtype, const Parser& p, std::size_t colu
 
 }  // namespace
 
+bool may_begin_literal(std::string_view text) {
+  const std::size_t at = text.find_first_not_of(" \t\n\r");  // the parser's blanks
+  if (at == std::string_view::npos) return true;
+  if (std::string_view("[(-+.0123456789").find(text[at]) != std::string_view::npos) return true;
+  const std::string_view rest = text.substr(at);
+  for (const std::string_view word : {"True", "False", "None", "float"})
+    if (rest.substr(0, word.size()) == word.substr(0, rest.size())) return true;
+  return false;
+}
+
 Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, const Defaults& defaults) {
+  if (text.size() > limits().literal_bytes)
+    throw Error(ErrorCode::BadLiteral, "literal: " + std::to_string(text.size()) + " bytes, more than the " +
+                                           std::to_string(limits().literal_bytes) + " of text a literal may hold" +
+                                           limit_hint("literal_bytes"));
   Parser parser(text);
   LitNode root = parser.parse();
   Shape shape = shape_of(root, parser, text);

@@ -11,6 +11,8 @@
 
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
+#include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
 
 namespace tensor_inspect {
@@ -156,7 +158,14 @@ StreamCheck tensor_stream_check(StreamInput in) {
         const auto u = static_cast<unsigned char>(b);
         return u < 0x20 && !(u >= 0x09 && u <= 0x0d);
       });
-      if (in.literal && text) return std::nullopt;
+      if (in.literal && text && may_begin_literal(std::string_view(reinterpret_cast<const char*>(so_far.data()), so_far.size()))) {
+        // Read no further than a literal may hold: the stream cap (1 GiB) let 300 MB of
+        // junk text be read, and copied, before the parser refused it.
+        const std::uint64_t cap = limits().literal_bytes;
+        if (cap >= limits().stream_bytes) return std::nullopt;  // the stream's own cap comes first
+        return StreamStop{cap, "not a recognised tensor file, and more than the " + std::to_string(cap) +
+                                   " bytes of text a literal may hold" + limit_hint("literal_bytes")};
+      }
       throw Error(ErrorCode::BadFile, in.name + ": not a recognised tensor file" + (in.literal ? " nor a literal" : "") + " (" +
                                           first_bytes(head) + "): read no further than its first " + std::to_string(so_far.size()) +
                                           " bytes");

@@ -300,16 +300,15 @@ std::vector<bool> BlockCache::read(std::uint64_t first, std::uint64_t last, std:
   return ok;
 }
 
-bool BlockCache::reserve(std::uint64_t bytes) {
-  // What this write may allocate: its pages, a page of the block table, one of file-system metadata.
-  const std::uint64_t add = (bytes + kPage - 1) / kPage * kPage + 2 * kPage;
+std::uint64_t BlockCache::room(std::uint64_t want) {
   struct stat st {};
   std::uint64_t own = 0, own_inode = 0;
   if (::fstat(entry_fd_, &st) == 0) own += allocated_bytes(st), own_inode = static_cast<std::uint64_t>(st.st_ino);
   for (int fd : {data_fd_, blocks_fd_})
     if (::fstat(fd, &st) == 0) own += allocated_bytes(st);
   if (::fstatat(entry_fd_, "info", &st, AT_SYMLINK_NOFOLLOW) == 0) own += allocated_bytes(st);
-  if (scanned_ && own + others_ + add <= cap_) return true;
+  const auto left = [&] { return own + others_ < cap_ ? cap_ - own - others_ : 0; };
+  if (scanned_ && left() >= want) return left();
   std::uint64_t fixed = 0;
   std::vector<CacheFolder> folders = cache_folders(dir_fd_, fixed);
   others_ = fixed;
@@ -317,29 +316,42 @@ bool BlockCache::reserve(std::uint64_t bytes) {
     if (f.inode != own_inode) others_ += f.bytes;
   scanned_ = true;
   for (const CacheFolder& f : folders) {
-    if (own + others_ + add <= cap_) break;
+    if (left() >= want) break;
     if (f.inode == own_inode) continue;
     spdlog::debug("{}: --cache {}: evicting {} ({} bytes)", name_, dir_, f.name, f.bytes);
     remove_cache_folder(dir_fd_, f.name);
     others_ -= f.bytes;
   }
-  if (own + others_ + add <= cap_) return true;
-  spdlog::info("{}: --cache {}: the cached copy reached --cache-size ({} bytes); its further blocks are not cached", name_, dir_, cap_);
-  full_ = true;
-  return false;
+  return left();
 }
 
 void BlockCache::write(std::uint64_t first, std::uint64_t last, const std::byte* base) {
   if (data_fd_ < 0 || full_) return;
-  const std::uint64_t begin = first * kRemoteBlock, end = std::min(info_->size, (last + 1) * kRemoteBlock);
-  if (!reserve(end - begin)) return;
+  // What storing blocks [first, first + n) may allocate: their pages, the pages of the block
+  // table their slots reach, and a page of file-system metadata for each file.
+  const auto pages = [](std::uint64_t bytes) { return (bytes + kPage - 1) / kPage * kPage; };
+  const auto end_of = [&](std::uint64_t n) { return std::min(info_->size, (first + n) * kRemoteBlock); };
+  const auto cost = [&](std::uint64_t n) { return pages(end_of(n) - first * kRemoteBlock) + pages(8 * n) + 2 * kPage; };
+  const std::uint64_t blocks = last - first + 1;
+  // Within the cap, the blocks that fit are kept, from the first: a run of fetched blocks
+  // often spans a whole tensor, larger than the cap, and all or nothing kept one block.
+  const std::uint64_t room = this->room(cost(blocks));
+  std::uint64_t n = std::min(blocks, room / kRemoteBlock);
+  while (n > 0 && cost(n) > room) --n;
+  if (n < blocks) {
+    spdlog::info("{}: --cache {}: the cached copy reached --cache-size ({} bytes); its further blocks are not cached", name_, dir_, cap_);
+    full_ = true;
+  }
+  if (n == 0) return;
+  last = first + n - 1;
+  const std::uint64_t begin = first * kRemoteBlock, end = end_of(n);
   if (!pwrite_all(data_fd_, base + begin, end - begin, begin)) return off(std::string("cannot write: ") + std::strerror(errno));
   // The slots go after the bytes they vouch for; a slot whose bytes did not reach the disk
   // only fails its check later.
-  std::vector<std::byte> table(static_cast<std::size_t>(8 * (last - first + 1)));
+  std::vector<std::byte> table(static_cast<std::size_t>(8 * n));
   for (std::uint64_t b = first; b <= last; ++b) {
-    const std::uint64_t at = b * kRemoteBlock, n = std::min(info_->size, at + kRemoteBlock) - at;
-    slots_[b] = cache_block_hash(base + at, static_cast<std::size_t>(n));
+    const std::uint64_t at = b * kRemoteBlock, size = std::min(info_->size, at + kRemoteBlock) - at;
+    slots_[b] = cache_block_hash(base + at, static_cast<std::size_t>(size));
     store_le64(table.data() + 8 * (b - first), slots_[b]);
   }
   if (!pwrite_all(blocks_fd_, table.data(), table.size(), 8 * first)) return off(std::string("cannot write: ") + std::strerror(errno));

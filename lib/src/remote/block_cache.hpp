@@ -15,7 +15,8 @@
 // renamed into place) when the server's validator or size differs, and read through one
 // directory descriptor, so a run never mixes two entries' files. DIR's allocated bytes stay
 // under the cap: before writing, whole least recently used entries (by the mtime of
-// `blocks`) are evicted; an entry that alone would pass the cap stops growing.
+// `blocks`) are evicted; an entry that alone would pass the cap keeps the blocks that fit
+// and stops growing.
 //
 //   auto cache = BlockCache::open(options.cache_dir, options.cache_size, url, name);
 //   if (cache) if (auto c = cache->cached_head()) ...     // a conditional probe
@@ -89,7 +90,8 @@ class BlockCache {
   /// Reads blocks [first, last] (each holds()) into base + first * block; returns for each
   /// whether it arrived and matched its hash. A block that did not is forgotten (fetch it).
   std::vector<bool> read(std::uint64_t first, std::uint64_t last, std::byte* base);
-  /// Stores blocks [first, last] from base + first * block, within the size cap.
+  /// Stores blocks [first, last] from base + first * block, within the size cap: when they
+  /// do not all fit, those that do, from `first`, and no more blocks after them.
   void write(std::uint64_t first, std::uint64_t last, const std::byte* base);
 
   /// Bytes read() delivered (for -v).
@@ -101,7 +103,9 @@ class BlockCache {
   bool create_entry();
   void remove_entry(const std::string& folder);
   void close_entry();
-  bool reserve(std::uint64_t bytes);
+  /// Bytes this entry may still allocate under the cap, after evicting least recently used
+  /// entries until `want` fits or no other entry is left.
+  std::uint64_t room(std::uint64_t want);
   void off(const std::string& why);
   std::string display_url_for_cache() const;
 

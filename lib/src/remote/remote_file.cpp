@@ -160,13 +160,15 @@ RemoteBytes::Runs RemoteBytes::read_cached(const Runs& runs) {
 }
 
 std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
+  const RemoteOptions& options = remote_options();
+  if (!options.timeout_error.empty()) throw Error(ErrorCode::Usage, options.timeout_error);
+  if (!options.cache_dir.empty() && !options.cache_size_error.empty()) throw Error(ErrorCode::Usage, options.cache_size_error);
   const std::string name = display_url(url);
   const std::string resolved = resolve_url(url);
   if (resolved != url) spdlog::debug("{}: requests go to {}", name, display_url(resolved));
-  auto source = std::make_unique<HttpSource>(resolved, name, token_for(url), remote_options().timeout_seconds);
+  auto source = std::make_unique<HttpSource>(resolved, name, token_for(url), options.timeout_seconds);
   // With --cache, a copy holding the first block makes the probe conditional: a 304 means
   // the copy is current, and not one byte of the file travels.
-  const RemoteOptions& options = remote_options();
   std::unique_ptr<BlockCache> cache;
   std::optional<BlockCache::Head> cached;
   if (!options.cache_dir.empty()) cache = BlockCache::open(options.cache_dir, options.cache_size, resolved, name);
