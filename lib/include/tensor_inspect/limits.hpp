@@ -75,8 +75,9 @@ struct Limits {
   /// product's (M, N, K) intermediate of 1300 x 1300 x 1300 is 2.2e9, never stored. What
   /// is realized is also held to buffer_bytes.
   std::uint64_t expression_elements = std::uint64_t{1} << 40;
-  /// Bytes of a tensor literal's text: three million floats as Python prints them (360 MB
-  /// of memory to parse; 64 MiB of `1,1,...` is the worst case, 2.8 GB). On standard input,
+  /// Bytes of a tensor literal's text: three million floats as Python prints them (145 MB
+  /// of memory to parse; 64 MiB of `1,1,...` is the worst case, 1.0 GB: 24 bytes a value
+  /// while parsing, then the tensor). Above 4 GiB a literal is refused whatever this says. On standard input,
   /// text longer than this is refused as soon as it passes it, not read to its end.
   std::uint64_t literal_bytes = std::uint64_t{64} << 20;
 };

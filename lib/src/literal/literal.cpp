@@ -1,4 +1,9 @@
 // literal.cpp — a recursive-descent parser for the Python literals users write as tensors.
+// Scalars go straight into one flat list in element order (24 bytes each); a list keeps
+// only its shape while it is read, so memory is a few times the literal's own text,
+// not a tree node per element. Errors keep their order: syntax first (the whole text is
+// read), then tinygrad's inhomogeneous shape (the first in the order get_shape recurses),
+// then None, then values a dtype cannot hold.
 #include "tensor_inspect/literal.hpp"
 
 #include <cctype>
@@ -18,32 +23,41 @@ namespace {
 constexpr std::size_t kMaxDepth = 64;
 
 struct LitValue {
-  enum Kind { Bool, Int, Float, None } kind = Int;
+  enum Kind : std::uint8_t { Bool, Int, Float, None } kind = Int;
   bool b = false;
-  std::uint64_t bits = 0;  // Int: the value modulo 2^64
   bool nonzero = false;    // Int: exact truthiness (2**64 is nonzero though bits == 0)
+  std::uint32_t column = 0;  // as a Leaf: where the scalar starts (tensor_from_literal keeps texts below 4 GiB)
+  std::uint64_t bits = 0;  // Int: the value modulo 2^64
   double f = 0.0;          // Float, and Int correctly rounded to a double
 };
 
-struct LitNode {
+/// One scalar of the literal, in element order (24 bytes), with the column messages name.
+using Leaf = LitValue;
+
+/// What value() read: a scalar (then the parser's last leaf) or a list and its shape.
+struct Item {
   bool is_list = false;
   std::size_t column = 0;
-  LitValue value;
-  std::vector<LitNode> items;
+  Shape shape;  // a list's: its length, then its first element's shape
 };
 
 class Parser {
  public:
   explicit Parser(std::string_view text) : s_(text) {}
 
-  LitNode parse() {
+  /// Reads the whole literal into leaves(); the root's kind and shape. Throws the first
+  /// syntax error, else the first inhomogeneous shape.
+  Item parse() {
     skip_ws();
     if (pos_ == s_.size()) fail(pos_, "empty literal");
-    LitNode n = value(0);
+    Item n = value(0);
     skip_ws();
     if (pos_ != s_.size()) fail(pos_, "unexpected '" + char_at(pos_) + "' after the value (invalid syntax)");
+    if (!shape_error_.empty()) fail(shape_error_column_, shape_error_);
     return n;
   }
+
+  const std::vector<Leaf>& leaves() const { return leaves_; }
 
   [[noreturn]] void fail(std::size_t at, const std::string& what) const {
     throw Error(ErrorCode::BadLiteral, "literal: column " + std::to_string(at + 1) + ": " + what);
@@ -68,7 +82,7 @@ class Parser {
     return pos_ < s_.size() && s_[pos_] == c;
   }
 
-  LitNode value(std::size_t depth) {
+  Item value(std::size_t depth) {
     skip_ws();
     if (depth > kMaxDepth) fail(pos_, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
     if (pos_ == s_.size()) fail(pos_, "unexpected end of literal (a value is missing)");
@@ -77,12 +91,14 @@ class Parser {
     if (c == '[' || c == '(') return sequence(depth);
     if (c == '-' || c == '+') {
       ++pos_;
-      LitNode n = value(depth + 1);
-      if (n.is_list || n.value.kind == LitValue::None)
+      Item n = value(depth + 1);
+      if (n.is_list || leaves_.back().kind == LitValue::None)
         fail(start, std::string("bad operand type for unary ") + c);
+      LitValue& v = leaves_.back();
+      if (c == '-') negate(v);
+      else if (v.kind == LitValue::Bool) v = int_of_bool(v.b);
+      leaves_.back().column = static_cast<std::uint32_t>(start);
       n.column = start;
-      if (c == '-') negate(n.value);
-      else if (n.value.kind == LitValue::Bool) n.value = int_of_bool(n.value.b);
       return n;
     }
     if (c == '\'' || c == '"') fail(start, "strings are not tensor values");
@@ -110,13 +126,14 @@ class Parser {
     }
   }
 
-  LitNode sequence(std::size_t depth) {
+  Item sequence(std::size_t depth) {
     const std::size_t start = pos_;
     const char open = s_[pos_++];
     const char close = open == '[' ? ']' : ')';
-    LitNode n;
+    Item n, only;  // `only`: the first element, which `(5)` is
     n.is_list = true;
     n.column = start;
+    std::int64_t count = 0;
     bool saw_comma = false;
     while (true) {
       skip_ws();
@@ -125,9 +142,21 @@ class Parser {
         ++pos_;
         break;
       }
-      if (!n.items.empty() && !saw_comma) fail(pos_, "invalid syntax. Perhaps you forgot a comma?");
+      if (count > 0 && !saw_comma) fail(pos_, "invalid syntax. Perhaps you forgot a comma?");
       if (s_[pos_] == ',') fail(pos_, "invalid syntax (unexpected ',')");
-      n.items.push_back(value(depth + 1));
+      Item item = value(depth + 1);
+      // tinygrad's get_shape: every element must have the first one's shape.
+      if (count == 0) {
+        n.shape.assign(1, 0);
+        n.shape.insert(n.shape.end(), item.shape.begin(), item.shape.end());
+        only = std::move(item);
+      } else if (shape_error_.empty() && !std::equal(item.shape.begin(), item.shape.end(), n.shape.begin() + 1, n.shape.end())) {
+        shape_error_column_ = item.column;
+        shape_error_ = "inhomogeneous shape from " + std::string(s_) + ": element " + std::to_string(count) +
+                       " has shape " + shape_repr(item.shape) + ", element 0 has " +
+                       shape_repr(Shape(n.shape.begin() + 1, n.shape.end()));
+      }
+      ++count;
       saw_comma = false;
       if (peek(',')) {
         ++pos_;
@@ -138,32 +167,33 @@ class Parser {
       }
     }
     // `(5)` is just 5; `(5,)` and `()` are tuples.
-    if (open == '(' && n.items.size() == 1 && !saw_comma) {
-      LitNode inner = std::move(n.items[0]);
-      return inner;
-    }
+    if (open == '(' && count == 1 && !saw_comma) return only;
+    if (count == 0) n.shape.assign(1, 0);
+    n.shape[0] = count;
     return n;
   }
 
-  LitNode name(std::size_t depth) {
+  Item name(std::size_t depth) {
     const std::size_t start = pos_;
     while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
     std::string id(s_.substr(start, pos_ - start));
-    LitNode n;
+    Item n;
     n.column = start;
     if (id == "True" || id == "False") {
-      n.value.kind = LitValue::Bool;
-      n.value.b = id == "True";
-      return n;
+      LitValue v;
+      v.kind = LitValue::Bool;
+      v.b = id == "True";
+      return scalar(v, start);
     }
     if (id == "None") {
-      n.value.kind = LitValue::None;
-      return n;
+      LitValue v;
+      v.kind = LitValue::None;
+      return scalar(v, start);
     }
     if (id == "float" && peek('(')) {
       ++pos_;
       skip_ws();
-      LitNode arg;
+      LitValue arg;
       if (pos_ < s_.size() && (s_[pos_] == '\'' || s_[pos_] == '"')) {
         const char q = s_[pos_++];
         const std::size_t b = pos_;
@@ -174,34 +204,34 @@ class Parser {
         std::string w;
         for (char ch : word)
           if (ch != ' ') w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        arg.value.kind = LitValue::Float;
-        if (w == "nan" || w == "+nan" || w == "-nan") arg.value.f = std::numeric_limits<double>::quiet_NaN();
-        else if (w == "inf" || w == "+inf" || w == "infinity" || w == "+infinity") arg.value.f = INFINITY;
-        else if (w == "-inf" || w == "-infinity") arg.value.f = -INFINITY;
+        arg.kind = LitValue::Float;
+        if (w == "nan" || w == "+nan" || w == "-nan") arg.f = std::numeric_limits<double>::quiet_NaN();
+        else if (w == "inf" || w == "+inf" || w == "infinity" || w == "+infinity") arg.f = INFINITY;
+        else if (w == "-inf" || w == "-infinity") arg.f = -INFINITY;
         else {
           char* end = nullptr;
-          arg.value.f = std::strtod(w.c_str(), &end);
+          arg.f = std::strtod(w.c_str(), &end);
           if (w.empty() || *end) fail(b, "could not convert string to float: '" + word + "'");
         }
       } else {
-        arg = value(depth + 1);
-        if (arg.is_list || arg.value.kind == LitValue::None) fail(start, "float() argument must be a string or a real number");
-        if (arg.value.kind == LitValue::Bool) arg.value.f = arg.value.b ? 1.0 : 0.0;
-        arg.value.kind = LitValue::Float;
+        const Item inner = value(depth + 1);
+        if (inner.is_list || leaves_.back().kind == LitValue::None)
+          fail(start, "float() argument must be a string or a real number");
+        arg = leaves_.back();
+        leaves_.pop_back();
+        if (arg.kind == LitValue::Bool) arg.f = arg.b ? 1.0 : 0.0;
+        arg.kind = LitValue::Float;
       }
       if (!peek(')')) fail(pos_, "'(' was never closed");
       ++pos_;
-      arg.column = start;
-      return arg;
+      return scalar(arg, start);
     }
     fail(start, "name '" + id + "' is not defined" +
                     (id == "nan" || id == "inf" ? " (write float('" + id + "'))" : std::string()));
   }
 
-  LitNode number() {
+  Item number() {
     const std::size_t start = pos_;
-    LitNode n;
-    n.column = start;
     auto is_digit_or_us = [](char ch) { return (ch >= '0' && ch <= '9') || ch == '_'; };
     if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1])) {
       const char base_ch = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
@@ -224,8 +254,7 @@ class Parser {
         ++pos_;
       }
       if (!ndig) fail(start, "invalid integer literal");
-      n.value = v;
-      return n;
+      return scalar(v, start);
     }
     std::string digits;
     bool is_float = false;
@@ -271,37 +300,24 @@ class Parser {
         v.nonzero |= ch != '0';
       }
     }
-    n.value = v;
+    return scalar(v, start);
+  }
+
+  /// Appends a scalar to the leaves and returns its Item.
+  Item scalar(const LitValue& v, std::size_t column) {
+    leaves_.push_back(v);
+    leaves_.back().column = static_cast<std::uint32_t>(column);
+    Item n;
+    n.column = column;
     return n;
   }
 
   std::string_view s_;
   std::size_t pos_ = 0;
+  std::vector<Leaf> leaves_;
+  std::string shape_error_;  // the first inhomogeneous shape, raised once the text has parsed
+  std::size_t shape_error_column_ = 0;
 };
-
-// tinygrad's get_shape: every element of a list must have the same shape.
-Shape shape_of(const LitNode& n, const Parser& p, std::string_view text) {
-  if (!n.is_list) return {};
-  Shape first;
-  for (std::size_t i = 0; i < n.items.size(); ++i) {
-    Shape s = shape_of(n.items[i], p, text);
-    if (i == 0) first = s;
-    else if (s != first)
-      p.fail(n.items[i].column, "inhomogeneous shape from " + std::string(text) + ": element " + std::to_string(i) +
-                                    " has shape " + shape_repr(s) + ", element 0 has " + shape_repr(first));
-  }
-  Shape out{static_cast<std::int64_t>(n.items.size())};
-  out.insert(out.end(), first.begin(), first.end());
-  return out;
-}
-
-void flatten(const LitNode& n, std::vector<const LitNode*>& out) {
-  if (!n.is_list) {
-    out.push_back(&n);
-    return;
-  }
-  for (const auto& c : n.items) flatten(c, out);
-}
 
 // dtypes.as_const followed by truncate[dtype]: Python's int()/float()/bool() then the
 // dtype's wrap or rounding.
@@ -339,34 +355,35 @@ Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, co
     throw Error(ErrorCode::BadLiteral, "literal: " + std::to_string(text.size()) + " bytes, more than the " +
                                            std::to_string(limits().literal_bytes) + " of text a literal may hold" +
                                            limit_hint("literal_bytes"));
+  if (text.size() > UINT32_MAX)
+    throw Error(ErrorCode::BadLiteral, "literal: " + std::to_string(text.size()) + " bytes; a literal holds at most 4 GiB of text");
   Parser parser(text);
-  LitNode root = parser.parse();
-  Shape shape = shape_of(root, parser, text);
-  std::vector<const LitNode*> leaves;
-  flatten(root, leaves);
+  const Item root = parser.parse();
+  const Shape& shape = root.shape;
+  const std::vector<Leaf>& leaves = parser.leaves();
   DType d;
   if (!root.is_list) {
-    switch (root.value.kind) {
+    switch (leaves.back().kind) {
       case LitValue::Bool: d = DType::Bool; break;
       case LitValue::Int: d = DType::WeakInt; break;
       default: d = DType::WeakFloat; break;
     }
   } else {
     int rank = leaves.empty() ? 2 : 0;  // [] is the default float
-    for (const LitNode* l : leaves) {
-      if (l->value.kind == LitValue::None) parser.fail(l->column, "Could not infer dtype of None");
-      rank = std::max(rank, l->value.kind == LitValue::Bool ? 0 : l->value.kind == LitValue::Int ? 1 : 2);
+    for (const Leaf& l : leaves) {
+      if (l.kind == LitValue::None) parser.fail(l.column, "Could not infer dtype of None");
+      rank = std::max(rank, l.kind == LitValue::Bool ? 0 : l.kind == LitValue::Int ? 1 : 2);
     }
     d = rank == 0 ? DType::Bool : rank == 1 ? defaults.int_dtype : defaults.float_dtype;
   }
   if (dtype) d = *dtype;
-  for (const LitNode* l : leaves)
-    if (l->value.kind == LitValue::None && root.is_list) parser.fail(l->column, "Could not infer dtype of None");
+  for (const Leaf& l : leaves)
+    if (l.kind == LitValue::None && root.is_list) parser.fail(l.column, "Could not infer dtype of None");
   const std::size_t isz = dtype_info(d).itemsize;
   auto buf = Buffer::cpu(leaves.size() * isz);
   std::byte* dst = buf->mutable_bytes().data();
   for (std::size_t i = 0; i < leaves.size(); ++i)
-    store_scalar(d, convert(leaves[i]->value, d, parser, leaves[i]->column), dst + i * isz);
+    store_scalar(d, convert(leaves[i], d, parser, leaves[i].column), dst + i * isz);
   return Tensor::from_buffer(buf, d, shape);
 }
 
