@@ -44,7 +44,7 @@ void place_workers() {
   const int here = ::sched_getcpu();
   std::string all, workers;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (!CPU_ISSET(static_cast<std::size_t>(cpu), &allowed)) continue;
     all += (all.empty() ? "" : ",") + std::to_string(cpu);
     if (cpu != here) workers += ",{" + std::to_string(cpu) + "}";
   }
