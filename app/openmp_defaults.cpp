@@ -53,9 +53,22 @@ void place_workers() {
   ::setenv("OMP_PROC_BIND", "close", 0);
 }
 
+// NOTE: OMP_THREAD_LIMIT of 8 threads per allowed CPU (at least 64). OMP_NUM_THREADS=100000
+// made libgomp crash in gomp_team_start (SIGSEGV) and 50000 made it exit 1 ("Thread
+// creation failed"), which a CI job reads as a check that failed; more threads than
+// that never help a scan that is done in chunks.
+void limit_threads() {
+  if (set("OMP_THREAD_LIMIT")) return;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const int cpus = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+  ::setenv("OMP_THREAD_LIMIT", std::to_string(cpus * 8 > 64 ? cpus * 8 : 64).c_str(), 0);
+}
+
 __attribute__((constructor(101))) void set_openmp_defaults() {
   wait_passively();
   place_workers();
+  limit_threads();
 }
 
 }  // namespace

@@ -13,7 +13,9 @@ tensor-inspect starts its OpenMP runtime (app/openmp_defaults.cpp says why) with
   none of OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY, KMP_AFFINITY and more than one CPU
   is allowed: the first place holds all of os.sched_getaffinity, the others one CPU each,
   every allowed CPU but one (the one the process started on). Under `taskset` to one CPU
-  nothing is bound, and the user's OMP_PLACES or OMP_PROC_BIND stand.
+  nothing is bound, and the user's OMP_PLACES or OMP_PROC_BIND stand;
+- OMP_THREAD_LIMIT of 8 threads per allowed CPU (at least 64) where the user set none, so
+  that OMP_NUM_THREADS=100000 runs (it crashed libgomp).
 Output must not change with any of these. A build on another OpenMP runtime (LLVM's
 libomp in the sanitizer build) prints no GOMP_SPINCOUNT line and its own place syntax; the
 runtime checks then say so and are skipped, the output checks still run.
@@ -107,6 +109,14 @@ def main():
             tally.check(f"{name}: the user's setting stands, same output",
                         ru.returncode == 0 and ru.stdout == plain.stdout and not (mine and mine[0] == allowed) and
                         (proc_bind(ru.stderr) == "FALSE") == (name == "OMP_PROC_BIND=false"), ru.stderr[-400:])
+    # An absurd thread count: libgomp crashed (SIGSEGV) or exited 1 before the thread limit.
+    many = run(binary, {"OMP_NUM_THREADS": "100000"}, sample, "-e", "x.sum()")
+    tally.check("OMP_NUM_THREADS=100000: same output, exit 0", many.returncode == 0 and many.stdout == plain.stdout,
+                f"exit {many.returncode}: {many.stderr[-300:]}")
+    limit = re.search(r"OMP_THREAD_LIMIT = '(\d+)'", run(binary, display, sample).stderr)
+    if limit:
+        tally.check("the thread limit is 8 per allowed CPU, at least 64", int(limit.group(1)) == max(64, 8 * len(allowed)),
+                    limit.group(0))
     return tally.summary()
 
 
