@@ -32,7 +32,7 @@ namespace tensor_inspect::app {
 namespace {
 
 constexpr const char* kDiffExamples = R"(Examples:
-  tensor-inspect diff original.safetensors converted.gguf --rtol 1e-3 --atol 1e-5
+  tensor-inspect diff original.safetensors converted.gguf --rtol 1e-3 --atol 1e-5 --ignore-dtype
   tensor-inspect diff a.npz b.npz --json | jq .summary
   tensor-inspect diff a.safetensors b.safetensors --jsonl | jq -c 'select(.status != "same")'   streamed
   tensor-inspect diff x.npy y.npy --exact                   bits, not values (-0.0 differs from 0.0)
@@ -198,8 +198,8 @@ void compare_undecoded(Row& r, const std::string& label_a, const std::string& la
            (at ? "differ, first at byte " + std::to_string(*at) + " of " + std::to_string(r.a->nbytes) : std::string("equal"));
 }
 
-void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& copt, bool show_progress, std::size_t index,
-                 std::size_t count) {
+void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& copt, bool ignore_dtype, bool show_progress,
+                 std::size_t index, std::size_t count) {
   if (!r.a || !r.b) return;
   const std::string label_a = side_label(a, *r.a), label_b = side_label(b, *r.b);
   // An entry whose values cannot be shown says why when loaded: a tensor in a missing shard
@@ -232,7 +232,7 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
   };
   // Both stream through one pass: what fails there is named by the pair.
   r.cmp = for_pair(label_a, label_b, [&] { return compare_tensors(ta, tb, copt, progress); });
-  if (commit_dtype(ta.dtype()) != commit_dtype(tb.dtype())) r.status = Status::DTypeMismatch;
+  if (commit_dtype(ta.dtype()) != commit_dtype(tb.dtype()) && !ignore_dtype) r.status = Status::DTypeMismatch;
   else r.status = r.cmp->mismatched ? Status::Differs : Status::Same;
 }
 
@@ -250,6 +250,8 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str();
   sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
+  sub->add_flag("--ignore-dtype", o.ignore_dtype,
+                "a pair of different dtypes is same or differs by its values (a conversion check); the dtypes still show");
   sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
   sub->add_flag("--jsonl", o.jsonl,
                 "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"");
@@ -275,7 +277,7 @@ int run_diff(const DiffOptions& o) {
   const bool show_progress = ::isatty(2) != 0;
   OutBuffer out(stdout);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    compare_row(rows[i], a, b, copt, show_progress, i, rows.size());
+    compare_row(rows[i], a, b, copt, o.ignore_dtype, show_progress, i, rows.size());
     if (o.jsonl) {  // streamed: each pair's line as soon as it is compared, whole
       if (show_progress) std::fprintf(stderr, "\r\x1b[K");
       out.write(std::string("{") + json_head("diff_tensor") + diff_row_json(rows[i]) + "}\n");

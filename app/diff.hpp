@@ -19,6 +19,7 @@ struct DiffOptions {
   double rtol = 1e-05, atol = 1e-08;      ///< numpy.allclose's defaults
   bool nan_differs = false;               ///< NaN vs NaN is a difference (default: equal, as h5diff)
   bool exact = false;                     ///< compare bits
+  bool ignore_dtype = false;              ///< values decide: a dtype mismatch within tolerance is "same"
   bool json = false;                      ///< one "diff" JSON object
   bool jsonl = false;                     ///< JSON Lines: a "diff_tensor" per pair, then a "diff_summary"
   std::vector<std::string> limits;        ///< --limit NAME=N: raise a resource cap (tensor_inspect/limits.hpp)

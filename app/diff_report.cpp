@@ -71,7 +71,9 @@ void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& 
       if (r.cmp->first_mismatch)
         row[6] += " (of " + std::to_string(r.cmp->numel) + "), first at " + index_repr(*r.cmp->first_mismatch, r.a->shape);
     }
-    if (r.status == Status::DTypeMismatch) row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
+    // The dtypes of a pair that differ in them, also where --ignore-dtype let the values decide.
+    if (r.a && r.b && r.status != Status::ShapeMismatch && dtype_of(*r.a) != dtype_of(*r.b))
+      row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
     if (!r.note.empty()) row[6] = escape_untrusted(r.note, true);
     table.push_back(std::move(row));
   }
@@ -95,7 +97,7 @@ std::string diff_inputs_json(const Input& a, const Input& b, const DiffOptions& 
   return "\"a\": {\"input\": " + json_string(a.label) + ", \"format\": " + json_string(a.format) + "}, \"b\": {\"input\": " +
          json_string(b.label) + ", \"format\": " + json_string(b.format) + "}, \"rtol\": " + figure_json(o.rtol) +
          ", \"atol\": " + figure_json(o.atol) + ", \"nan_equal\": " + (o.nan_differs ? "false" : "true") +
-         ", \"exact\": " + (o.exact ? "true" : "false");
+         ", \"exact\": " + (o.exact ? "true" : "false") + ", \"ignore_dtype\": " + (o.ignore_dtype ? "true" : "false");
 }
 
 std::string diff_row_json(const Row& r) {

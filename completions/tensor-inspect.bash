@@ -33,7 +33,7 @@ _tensor_inspect() {
               --name --all --jsonl --list --meta --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
-  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --json --jsonl --limit $remote_opts"
+  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --json --jsonl --limit $remote_opts"
   local validate_opts="-h --help --json $remote_opts"
   local subcommands="diff validate"
   local sub="" file="" i w

@@ -13,6 +13,8 @@ index with a shard missing, and `--jsonl`.
 - A shard the index names but that cannot be read is heard of on stderr (the shard file and a
   tensor it should hold) whenever the run goes on without it; a run that needs one of its
   tensors (`--stats`, `--fail-on`, a pair to compare) is trouble: exit 2, stdout empty.
+- `--ignore-dtype` lets the values decide a pair of different dtypes (float32 against float16:
+  `same` within rtol 0.05, `differs` within 1e-3; max_rel from NumPy), the dtypes still shown.
 - `diff --jsonl` streams one `diff_tensor` line per pair with the keys of `--json`'s rows, then
   a `diff_summary` line; every line is read by the stdlib json module and checked against
   schemas/<kind>.schema.json.
@@ -250,5 +252,27 @@ except ValueError:
 check("--jsonl with a failing pair: the lines before stay whole, then exit 2 and one JSON error", ok, (rc, out, err))
 rc, out, err = run("diff", QUANTS, QUANTS, "--json", "--jsonl")
 check("--json with --jsonl: a usage error naming both", rc == 2 and out == "" and "--json" in err and "--jsonl" in err, (rc, out, err))
+
+# ---- --ignore-dtype: a conversion check (float32 -> float16) decided by the values ----
+# float16 rounds 3.1 to 3.099609375 (NumPy): within rtol 0.05 of 3.0's difference, not within 1e-3.
+T = tempfile.mkdtemp(prefix="ti_ignore_dtype_")
+a32, b16 = os.path.join(T, "a32.npy"), os.path.join(T, "b16.npy")
+np.save(a32, np.array([1.0, 2.5, 3.0], np.float32))
+np.save(b16, np.array([1.0, 2.5, 3.1], np.float16))
+far = abs(3.0 - float(np.float16(3.1))) / float(np.float16(3.1))
+for extra, want_status, want_rc in (((), "dtype_mismatch", 1), (("--ignore-dtype", "--rtol", "0.05"), "same", 0),
+                                     (("--ignore-dtype", "--rtol", "1e-3"), "differs", 1)):
+  rc, out, err = run("diff", a32, b16, "--json", *extra)
+  try:
+    doc = json.loads(out)
+    row = doc["tensors"][0]
+    ok = (rc == want_rc and row["status"] == want_status and row["dtype_a"] == "float32" and row["dtype_b"] == "float16" and
+          doc["ignore_dtype"] == bool(extra) and abs(row["max_rel"] - far) < 1e-12)
+    schema_ok(f"--ignore-dtype {extra}", doc)
+  except (ValueError, KeyError, IndexError, TypeError):
+    ok = False
+  check(f"float32 vs float16 {' '.join(extra) or '(default)'}: {want_status}, exit {want_rc}", ok, (rc, out[:300], err))
+rc, out, err = run("diff", a32, b16, "--ignore-dtype", "--rtol", "0.05")
+check("--ignore-dtype text names both dtypes beside the status", rc == 0 and "same (float32 vs float16)" in out, out)
 
 sys.exit(tally.summary())
