@@ -16,7 +16,8 @@ whole stream_bytes cap, before the error).
   of RSS) past the literal cap, literal_bytes (64 MiB), named with how to raise it.
 Expected values come from NumPy; RSS from GNU time.
 """
-import io, json, os, subprocess, sys, threading
+import io
+import itertools, json, os, subprocess, sys, threading
 
 import numpy as np
 
@@ -35,36 +36,10 @@ def run(args, stdin_path=None):
     return p.returncode, p.stdout.decode(), "\n".join(err[:-1]), int(err[-1])
 
 
-def run_fed(args, head, endless=True):
-    """(exit status, stdout, stderr) with `head` and then zeros (forever, or none) on a pipe."""
-    p = subprocess.Popen([BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-    def feed():
-        try:
-            p.stdin.write(head)
-            while endless:
-                p.stdin.write(bytes(1 << 16))
-        except (BrokenPipeError, ValueError):
-            pass
-        finally:
-            try:
-                p.stdin.close()
-            except BrokenPipeError:
-                pass
-
-    t = threading.Thread(target=feed, daemon=True)
-    t.start()
-    out = p.stdout.read()  # the feeder owns stdin; stderr is a line or two
-    err = p.stderr.read()
-    p.wait(timeout=120)
-    return p.returncode, out.decode(), err.decode().strip()
-
-
-def run_piped(args, chunks):
-    """(exit status, stdout, stderr, peak RSS KiB) with the byte strings of `chunks` written
-    to a pipe on standard input, as long as the tool reads them."""
-    p = subprocess.Popen(["/usr/bin/time", "-f", "%M", BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+def _fed(argv, chunks):
+    """(exit status, stdout bytes, stderr bytes) of `argv` with the byte strings of `chunks`
+    written to a pipe on standard input, as long as the process reads them."""
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def feed():
         try:
@@ -80,11 +55,25 @@ def run_piped(args, chunks):
 
     t = threading.Thread(target=feed, daemon=True)
     t.start()
-    out = p.stdout.read()
+    out = p.stdout.read()  # the feeder owns stdin; stderr is a line or two
     err = p.stderr.read()
     p.wait(timeout=120)
+    return p.returncode, out, err
+
+
+def run_fed(args, head, endless=True):
+    """(exit status, stdout, stderr) with `head` and then zeros (forever, or none) on a pipe."""
+    zeros = itertools.repeat(bytes(1 << 16)) if endless else ()
+    rc, out, err = _fed([BIN, *args], itertools.chain([head], zeros))
+    return rc, out.decode(), err.decode().strip()
+
+
+def run_piped(args, chunks):
+    """(exit status, stdout, stderr, peak RSS KiB) with the byte strings of `chunks` written
+    to a pipe on standard input, as long as the tool reads them."""
+    rc, out, err = _fed(["/usr/bin/time", "-f", "%M", BIN, *args], chunks)
     err = [l for l in err.decode().strip().splitlines() if not l.startswith("Command exited with non-zero status")]
-    return p.returncode, out.decode(), "\n".join(err[:-1]), int(err[-1])
+    return rc, out.decode(), "\n".join(err[:-1]), int(err[-1])
 
 
 def npy_bytes(a):
