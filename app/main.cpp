@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <span>
 #include <vector>
@@ -265,6 +266,10 @@ int main(int argc, char** argv) {
     return report(e, json);
   } catch (const std::bad_alloc&) {
     return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), json);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the OS refused (a symlink loop, a name too long) is the user's input, not our
+    // bug: one Io line naming it, as MappedFile::open words it, should a call be missed.
+    return report(ti::Error(ti::ErrorCode::Io, ti::input_name(e.path1().string()) + ": cannot open: " + e.code().message()), json);
   } catch (const std::exception& e) {
     return report(ti::Error(ti::ErrorCode::Internal, "internal error: " + std::string(e.what())), json);
   }
