@@ -213,7 +213,14 @@ int main(int argc, char** argv) {
     ti::app::refuse_verbosity_values(std::span<char* const>(argv + 1, static_cast<std::size_t>(argc - 1)));
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version: their page must arrive too (a full disk is exit 2)
+      errno = 0;
+      const int status = cli.exit(e);
+      std::cout.flush();
+      if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+        return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), argv_json);
+      return status;
+    }
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), argv_json);
   } catch (const ti::Error& e) {
     return report(e, argv_json);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What a new user found in the command line, each rebuilt and checked from outside: paths the OS
-refuses (1).
+refuses (1), write errors of --help (5).
 (Contradicting options are tests/cli_contradictions.py; completions, tests/shell_integration.py;
 stats JSON keys, tests/json_kinds.py.)
 
@@ -37,9 +37,29 @@ def fault1_paths_the_os_refuses(tmp):
         tally.check(f"1: {what}, {shown} --json: code io, not internal", code == "io", f"{rc} {err[:200]!r}")
 
 
+def fault5_help_to_a_full_disk():
+  """5. --help, diff --help, validate --help and --version to /dev/full exited 0 with the page
+  lost: now exit 2 and one line, as any other output to a full disk; to a pipe they still
+  print and exit 0."""
+  enospc = os.strerror(errno.ENOSPC)
+  for args in (["--help"], ["-h"], ["diff", "--help"], ["validate", "--help"], ["--version"], ["--help", "--json"]):
+    with open("/dev/full", "wb") as full:
+      p = subprocess.run([BIN] + args, stdout=full, stderr=subprocess.PIPE, timeout=60)
+    lines = p.stderr.decode("utf-8", "replace").splitlines()
+    message = lines[0] if lines else ""
+    if "--json" in args and len(lines) == 1:
+      message = json.loads(message)["error"]["message"]
+    tally.check(f"5: {' '.join(args)} > /dev/full: exit 2, one line saying the write failed",
+                p.returncode == 2 and len(lines) == 1 and "write error" in message and enospc in message, f"{p.returncode} {lines!r}")
+  for args in (["--help"], ["diff", "--help"], ["validate", "--help"], ["--version"]):
+    rc, out, err = run(args)
+    tally.check(f"5: {' '.join(args)} to a pipe: exit 0, the page printed", rc == 0 and out and not err, f"{rc} {err!r}")
+
+
 def main():
   with tempfile.TemporaryDirectory() as tmp:
     fault1_paths_the_os_refuses(tmp)
+  fault5_help_to_a_full_disk()
   return tally.summary()
 
 
