@@ -13,6 +13,7 @@
 
 #include "checks.hpp"
 #include "contradictions.hpp"
+#include "counts.hpp"
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "listing.hpp"
@@ -176,8 +177,8 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   } else if (lf.tensors.size() == 1) {
     chosen = {0};
   } else if (o.jsonl && !o.stats.active()) {
-    throw Error(ErrorCode::Usage, lf.path + " holds " + std::to_string(lf.tensors.size()) +
-                                      " tensors: choose them with --name or --all for --jsonl");
+    throw Error(ErrorCode::Usage, lf.path + " holds " + count_of(lf.tensors.size(), "tensor") +
+                                      ": choose them with --name or --all for --jsonl");
   } else {
     r.file = std::move(lf);
     return r;
@@ -302,21 +303,18 @@ int run(const Options& o) {
   Resolved in = resolve_input(o, defaults);
   const WarningsAtEnd warnings(std::move(in.warnings));
   if (in.file) {
-    if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                                  " tensors: choose one with --name before -e");
+    const std::string holds = in.file->path + " holds " + count_of(in.file->tensors.size(), "tensor");
+    if (o.expr) throw Error(ErrorCode::Usage, holds + ": choose one with --name before -e");
     if (o.stats.active() && (o.meta || o.list))
       throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on read values: not with --list or --meta");
     if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
     if (!o.expects.empty() || !o.asserts.empty())
-      throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                        " tensors: choose them with --name or --all before --expect/--assert");
+      throw Error(ErrorCode::Usage, holds + ": choose them with --name or --all before --expect/--assert");
     if (o.print.header)
       throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
-                                                     : in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                                           " tensors: choose one with --name for --header (--list shows them all)");
+                                                     : holds + ": choose one with --name for --header (--list shows them all)");
     if (o.graph)
-      throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                        " tensors: choose one with --name for --graph (--list shows them all)");
+      throw Error(ErrorCode::Usage, holds + ": choose one with --name for --graph (--list shows them all)");
     {
       OutBuffer out(stdout);
       if (o.meta) render_meta(*in.file, o.json, out);

@@ -1,6 +1,7 @@
 // app/listing.cpp — tensor listings and metadata, text and JSON.
 #include "listing.hpp"
 
+#include "counts.hpp"
 #include "display_width.hpp"
 #include "json_shape.hpp"
 
@@ -21,10 +22,6 @@ namespace {
 
 // Names and metadata are untrusted: shown escaped, never sent raw to the terminal.
 std::string escape_text(std::string_view s) { return escape_untrusted(s, true); }
-
-std::string count_of(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 using Json = nlohmann::ordered_json;
 

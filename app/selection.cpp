@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "counts.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::app {
@@ -58,7 +59,7 @@ std::vector<std::size_t> select_entries(const LoadedFile& file, const std::vecto
     } else if (file.tensors.size() == 1 && file.tensors[0].name.empty()) {
       msg += " (it holds one unnamed tensor: drop --name)";
     } else {
-      msg += " (" + std::to_string(file.tensors.size()) + " tensors; --list shows them)";
+      msg += " (" + count_of(file.tensors.size(), "tensor") + "; --list shows them)";
     }
     throw Error(ErrorCode::NotFound, msg);
   }

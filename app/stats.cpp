@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "counts.hpp"
 #include "options.hpp"
 #include "stats_report.hpp"
 #include "tensor_errors.hpp"
@@ -200,8 +201,8 @@ int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::strin
 int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   if (so.hist || so.plot)
-    throw Error(ErrorCode::Usage, file.path + " holds " + std::to_string(file.tensors.size()) +
-                                      " tensors: choose them for --hist and --plot with --name or --all");
+    throw Error(ErrorCode::Usage, file.path + " holds " + count_of(file.tensors.size(), "tensor") +
+                                      ": choose them for --hist and --plot with --name or --all");
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   // A tensor --fail-on cannot check ends the run before a byte is written (also with
   // --jsonl): those whose values cannot be decoded say so as they load. Other trouble is

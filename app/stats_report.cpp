@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cmath>
 
+#include "counts.hpp"
 #include "display_width.hpp"
 #include "json_shape.hpp"
 #include "tensor_inspect/error.hpp"
@@ -109,7 +110,7 @@ std::string bar(double frac, int width) {
 void text_histogram(const Histogram& h, OutBuffer& out) {
   static const char* const levels[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
   const std::uint64_t peak = std::max<std::uint64_t>(1, *std::max_element(h.counts.begin(), h.counts.end()));
-  out.write("histogram: " + std::to_string(h.counts.size()) + " bins over [" + float_repr(h.lo) + ", " + float_repr(h.hi) +
+  out.write("histogram: " + count_of(h.counts.size(), "bin") + " over [" + float_repr(h.lo) + ", " + float_repr(h.hi) +
             "]; nan " + std::to_string(h.nan) + ", +inf " + std::to_string(h.posinf) + ", -inf " + std::to_string(h.neginf) +
             " counted apart\n  ");
   for (std::uint64_t c : h.counts) {
@@ -141,7 +142,7 @@ std::string failure_text(const StatsRow& r) {
   for (const std::string& c : r.failed) {
     if (c == "nan") parts.push_back(std::to_string(r.stats->nan) + " nan");
     else if (c == "inf") parts.push_back(std::to_string(r.stats->posinf) + " +inf, " + std::to_string(r.stats->neginf) + " -inf");
-    else parts.push_back("all " + std::to_string(r.stats->count) + " elements zero");
+    else parts.push_back(r.stats->count == 1 ? "its 1 element zero" : "all " + std::to_string(r.stats->count) + " elements zero");
   }
   return join(parts, "; ");
 }
@@ -151,9 +152,9 @@ void text_fail_report(const std::vector<StatsRow>& rows, const FailOn& f, OutBuf
   std::size_t failing = 0;
   for (const StatsRow& r : rows) failing += !r.failed.empty();
   const std::string head = "fail-on " + join(f.checks, ",") + ": ";
-  const std::string n = std::to_string(rows.size());
-  if (failing == 0) out.write(head + "ok, " + n + " of " + n + " tensors checked\n");
-  else out.write(head + std::to_string(failing) + " of " + n + " tensors fail\n");
+  const std::string of_n = " of " + count_of(rows.size(), "tensor");
+  if (failing == 0) out.write(head + "ok, " + std::to_string(rows.size()) + of_n + " checked\n");
+  else out.write(head + std::to_string(failing) + of_n + (failing == 1 ? " fails\n" : " fail\n"));
   for (const StatsRow& r : rows)
     if (!r.failed.empty()) out.write("  " + escape_untrusted(r.name.empty() ? "<tensor>" : r.name, false) + ": " + failure_text(r) + "\n");
 }
@@ -294,11 +295,11 @@ void render_file_stats(const std::string& path, const std::string& format, const
       }
       out.write(line + "\n");
     }
-    std::string totals = "total: " + std::to_string(all.tensors) + " tensors, " + std::to_string(all.parameters) +
-                         " parameters, " + std::to_string(all.nbytes) + " bytes";
-    for (const auto& [name, g] : groups)
-      totals += "; " + name + ": " + std::to_string(g.tensors) + " tensors, " + std::to_string(g.parameters) + " parameters, " +
-                std::to_string(g.nbytes) + " bytes";
+    auto sizes = [](const Group& g) {
+      return count_of(g.tensors, "tensor") + ", " + count_of(g.parameters, "parameter") + ", " + count_of(g.nbytes, "byte");
+    };
+    std::string totals = "total: " + sizes(all);
+    for (const auto& [name, g] : groups) totals += "; " + name + ": " + sizes(g);
     out.write(totals + "\n");
   }
   if (f.enabled()) text_fail_report(rows, f, out);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What a new user found in the command line, each rebuilt and checked from outside: paths the OS
-refuses (1), write errors of --help (5).
+refuses (1), write errors of --help (5), counts of one (9).
 (Contradicting options are tests/cli_contradictions.py; completions, tests/shell_integration.py;
 stats JSON keys, tests/json_kinds.py.)
 
@@ -56,9 +56,50 @@ def fault5_help_to_a_full_disk():
     tally.check(f"5: {' '.join(args)} to a pipe: exit 0, the page printed", rc == 0 and out and not err, f"{rc} {err!r}")
 
 
+def safetensors_f32(path, tensors):
+  """A safetensors file of {name: float32 list}, names as they are (control characters too)."""
+  with open(path, "wb") as f:
+    f.write(safetensors_bytes(tensors))
+  return path
+
+
+def fault9_counts_of_one(tmp):
+  """9. "1 tensors", "all 1 checks passed", "1 of 1 checks failed", "the shard of 1 tensors":
+  a count of one takes the singular, everywhere."""
+  import re
+  one = safetensors_f32(os.path.join(tmp, "one.safetensors"), {"alpha": [0.0]})
+  index_dir = os.path.join(tmp, "index_one")
+  os.mkdir(index_dir)
+  safetensors_f32(os.path.join(index_dir, "s1.safetensors"), {"a": [1.0]})
+  with open(os.path.join(index_dir, "model.safetensors.index.json"), "w") as f:
+    json.dump({"weight_map": {"a": "s1.safetensors", "b": "s2.safetensors"}}, f)
+  cases = [
+    (["[1]", "--expect", "ndim=1"], 0, "1 check passed on 1 tensor"),
+    (["[1]", "--expect", "ndim=2"], 1, "1 check failed on 1 tensor"),
+    (["[1, 0]", "--assert", "x > 0"], 1, "1 of 2 elements is False, at [1]"),
+    (["[1, 2]", "--assert", "x > 5"], 1, "2 of 2 elements are False, first at [0]"),
+    (["[0.0]", "--fail-on", "nan"], 0, "ok, 1 of 1 tensor checked"),
+    (["[0.0]", "--fail-on", "zero-tensor"], 1, "1 of 1 tensor fails"),
+    (["[1.0, 2.0]", "--hist=1"], 0, "histogram: 1 bin over"),
+    ([one, "--all", "--stats"], 0, "total: 1 tensor, 1 parameter, 4 bytes; float32: 1 tensor, 1 parameter, 4 bytes"),
+    ([one, "--name", "zzzzzzzzzzzzzzzz"], 2, "(1 tensor; --list shows them)"),
+    (["validate", os.path.join(index_dir, "model.safetensors.index.json")], 1, "the shard of 1 tensor cannot be read"),
+    (["diff", "[1]", "[1]"], 0, "0 of 1 compared tensor differ,"),
+    (["diff", "[1]", "[2]"], 1, "1 of 1 compared tensor differs,"),
+    (["[5]", "--threshold", "0", "--edgeitems", "0"], 0, "summary: 1 of 1 element shown"),
+  ]
+  plural_of_one = re.compile(r"(?<![\d.])1 (tensors|checks|bins|elements|parameters|bytes|files|errors|warnings|entries)\b|all 1 ")
+  for args, code, want in cases:
+    rc, out, err = run(args)
+    text = out + err
+    tally.check(f"9: {' '.join(a if len(a) < 40 else '...' for a in args)}: says {want!r}, no plural of one",
+                rc == code and want in text and not plural_of_one.search(text), f"{rc} {text[-300:]!r}")
+
+
 def main():
   with tempfile.TemporaryDirectory() as tmp:
     fault1_paths_the_os_refuses(tmp)
+    fault9_counts_of_one(tmp)
   fault5_help_to_a_full_disk()
   return tally.summary()
 
