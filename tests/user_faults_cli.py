@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What a new user found in the command line, each rebuilt and checked from outside: paths the OS
-refuses (1), write errors of --help (5), counts of one (9).
+refuses (1), write errors of --help (5), counts of one (9), empty tensors' shape in text (10).
 (Contradicting options are tests/cli_contradictions.py; completions, tests/shell_integration.py;
 stats JSON keys, tests/json_kinds.py.)
 
@@ -96,10 +96,32 @@ def fault9_counts_of_one(tmp):
                 rc == code and want in text and not plural_of_one.search(text), f"{rc} {text[-300:]!r}")
 
 
+def fault10_empty_shape_in_text(tmp):
+  """10. Text showed an empty tensor's memoryview, `shape: (0,)`, and only JSON said the
+  tensor's own (5, 0, 3): text now adds `tensor_shape:` where the two differ."""
+  import numpy as np
+  path = os.path.join(tmp, "empty_5x0x3.npy")
+  np.save(path, np.zeros((5, 0, 3), np.float32))
+  for mode in ([], ["--header"]):
+    rc, out, err = run([path, *mode])
+    lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    tally.check(f"10: empty (5, 0, 3) {mode}: shape (0,) and tensor_shape (5, 0, 3) in text", rc == 0 and lines.get("shape") == "(0,)"
+                and lines.get("tensor_shape") == "(5, 0, 3)", out)
+    rc, out, err = run([path, *mode, "--json"])
+    doc = json.loads(out)
+    tally.check(f"10: ... the same facts as JSON {mode}", doc["shape"] == [0] and doc["tensor_shape"] == [5, 0, 3], out)
+  rc, out, err = run(["[1.0]", "--view-as", "B"])
+  lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+  tally.check("10: --view-as B of one float32: shape (4,), tensor_shape (1,)", lines.get("shape") == "(4,)" and lines.get("tensor_shape") == "(1,)", out)
+  rc, out, err = run([os.path.join(ROOT, "samples", "weights_f32.npy")])
+  tally.check("10: a tensor whose view has its shape: no tensor_shape line", rc == 0 and "tensor_shape" not in out, out[:200])
+
+
 def main():
   with tempfile.TemporaryDirectory() as tmp:
     fault1_paths_the_os_refuses(tmp)
     fault9_counts_of_one(tmp)
+    fault10_empty_shape_in_text(tmp)
   fault5_help_to_a_full_disk()
   return tally.summary()
 
