@@ -105,29 +105,41 @@ struct Renamer {
 // --name selects by A's names: A's tensor is kept when a glob matches its name or the name
 // it is renamed to (B's spelling), and B's tensor of that name comes along; B's tensor that
 // no kept one of A pairs with is kept when a glob matches its own name. Unnamed tensors (a
-// lone .npy, a literal) are always kept. Each glob must match a name of A or of B.
-bool matches_any(const DiffOptions& o, const std::string& name, std::vector<bool>& matched) {
+// lone .npy, a literal) are always kept. Each glob must match a name of A or of B. A
+// --name that is exactly a name of A, of B or a renamed one (`['a.b']`) matches that name
+// only, as in the main command.
+bool matches_any(const DiffOptions& o, const std::vector<bool>& exact, const std::string& name, std::vector<bool>& matched) {
   bool any = false;
   for (std::size_t p = 0; p < o.names.size(); ++p)
-    if (glob_matches(o.names[p], name)) any = matched[p] = true;
+    if (exact[p] ? name == o.names[p] : glob_matches(o.names[p], name)) any = matched[p] = true;
   return any;
 }
 
 std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
   const Renamer rename(o);
-  std::vector<bool> matched(o.names.size(), false);
+  std::vector<bool> matched(o.names.size(), false), exact(o.names.size(), false);
+  auto mark_exact = [&](const std::string& name) {
+    for (std::size_t p = 0; p < o.names.size(); ++p) exact[p] = exact[p] || name == o.names[p];
+  };
+  if (!o.names.empty()) {
+    for (const TensorEntry& e : a.entries) {
+      mark_exact(e.name);
+      mark_exact(rename(e.name));
+    }
+    for (const TensorEntry& e : b.entries) mark_exact(e.name);
+  }
   std::vector<const TensorEntry*> ea, eb;
   std::set<std::string> partners;  // B's names that kept tensors of A are renamed to
   for (const TensorEntry& e : a.entries) {
     const std::string renamed = rename(e.name);
     // Both are tried, so that each glob that matches either is counted as matching.
-    const bool by_name = matches_any(o, e.name, matched), by_renamed = matches_any(o, renamed, matched);
+    const bool by_name = matches_any(o, exact, e.name, matched), by_renamed = matches_any(o, exact, renamed, matched);
     if (!o.names.empty() && !e.name.empty() && !by_name && !by_renamed) continue;
     ea.push_back(&e);
     if (!e.name.empty()) partners.insert(renamed);
   }
   for (const TensorEntry& e : b.entries) {
-    const bool by_name = matches_any(o, e.name, matched);
+    const bool by_name = matches_any(o, exact, e.name, matched);
     if (o.names.empty() || e.name.empty() || by_name || partners.count(e.name)) eb.push_back(&e);
   }
   for (std::size_t p = 0; p < o.names.size(); ++p)

@@ -93,7 +93,9 @@ bool looks_like_literal(const std::string& s) {
 }
 
 // Many-tensor mode is chosen by the command line, never by what the file holds: a glob,
-// several --name, --all or --jsonl.
+// several --name, --all or --jsonl. One exception: a --name that is a tensor's exact name
+// (`['a.b']` of a PyTorch file holds glob characters) is that tensor, as a plain name is
+// (resolve_file).
 bool many_mode(const Options& o) {
   return o.all || o.jsonl || o.names.size() > 1 || (o.names.size() == 1 && is_glob(o.names[0]));
 }
@@ -117,6 +119,7 @@ struct Resolved {
   std::optional<LoadedFile> file;  // set when the input is a file that should be listed
   std::string format;              // the file's format, when items come from one
   std::vector<std::string> warnings;  // what the file warns of (missing shards, pickle globals)
+  std::optional<bool> many;        // a file's tensors shown as several, each under its name; unset: many_mode
 };
 
 // What a file warns of goes to stderr when the run ends without trouble (exit 0 or 1). A
@@ -169,7 +172,8 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
     return r;
   }
   std::vector<std::size_t> chosen;
-  if (many_mode(o) && (o.all || !o.names.empty())) {
+  r.many = many_mode(o) && !(o.names.size() == 1 && !o.all && !o.jsonl && names_a_tensor(lf, o.names[0]));
+  if (*r.many && (o.all || !o.names.empty())) {
     chosen = select_entries(lf, o.names, o.all);
   } else if (!o.names.empty()) {
     chosen = select_entries(lf, o.names, false);
@@ -302,6 +306,7 @@ int run(const Options& o) {
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
   const WarningsAtEnd warnings(std::move(in.warnings));
+  const bool many = in.many.value_or(many_mode(o));
   if (in.file) {
     const std::string holds = in.file->path + " holds " + count_of(in.file->tensors.size(), "tensor");
     if (o.expr) throw Error(ErrorCode::Usage, holds + ": choose one with --name before -e");
@@ -324,7 +329,7 @@ int run(const Options& o) {
     return 0;
   }
   // Everything lazy happens before the first byte is written: -e over each tensor.
-  if (in.items.empty() && !o.expr && !o.input.empty() && many_mode(o)) {
+  if (in.items.empty() && !o.expr && !o.input.empty() && many) {
     // --all (or --jsonl) over an input of no tensors selects nothing: an empty result below.
   } else if (in.items.empty()) {
     if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
@@ -333,7 +338,7 @@ int run(const Options& o) {
     for (Item& it : in.items) it.tensor = for_tensor(it.label, [&] { return evaluate_expression(*o.expr, it.tensor, defaults); });
   }
   if (o.stats.active()) {
-    if (many_mode(o) || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
+    if (many || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
     const Item& item = in.items[0];
     // One tensor whose values cannot be decoded has no statistics to show, and nothing for
     // --fail-on to pass: trouble, as printing its values is.
@@ -342,7 +347,7 @@ int run(const Options& o) {
     return for_tensor(item.label, [&] { return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults); });
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
-  if (many_mode(o)) return run_many(in.items, o, defaults);
+  if (many) return run_many(in.items, o, defaults);
   const Item& item = in.items[0];
   auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
   OutBuffer out(stdout);

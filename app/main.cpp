@@ -159,7 +159,10 @@ int main(int argc, char** argv) {
   }
   if (CLI::App* file_options = group[kFile]) {
     auto* files = "Files";
-    file_options->add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
+    file_options
+        ->add_option("--name", o.names,
+                     "a tensor of a file (its exact name, glob characters and all), or a shell glob ('model.layers.*.mlp.*'); repeatable")
+        ->group(files);
     file_options->add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
     file_options->add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
     file_options->add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);

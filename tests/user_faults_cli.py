@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """What a new user found in the command line, each rebuilt and checked from outside: paths the OS
-refuses (1), write errors of --help (5), counts of one (9), empty tensors' shape in text (10).
+refuses (1), write errors of --help (5), exact names holding glob characters (6), counts of one
+(9), empty tensors' shape in text (10).
 (Contradicting options are tests/cli_contradictions.py; completions, tests/shell_integration.py;
 stats JSON keys, tests/json_kinds.py.)
 
@@ -63,6 +64,37 @@ def safetensors_f32(path, tensors):
   return path
 
 
+def fault6_exact_names(tmp):
+  """6. A --name that is a tensor's exact name holding glob characters was taken as a glob
+  (`--name "['a.b']"` gave "kind": "tensors"): it is that tensor; a glob still selects several."""
+  dotted = os.path.join(ROOT, "samples", "dotted_names.pt")  # {"a.b": [1.5, -2.0], "a": {"b": [3, 4, 5]}} (samples/README.md)
+  for name, values in (("['a.b']", [1.5, -2.0]), ("['a']['b']", [3, 4, 5])):
+    rc, out, err = run([dotted, "--name", name, "--json"])
+    doc = json.loads(out) if rc == 0 else {}
+    tally.check(f"6: --name {name}: the one tensor", doc.get("kind") == "tensor" and doc.get("name") == name and doc.get("tolist") == values,
+                f"{rc} {out[:200]!r} {err!r}")
+  rc, out, err = run([dotted, "--name", "[[]*", "--json"])  # no tensor's name: a glob ('[[]' is a literal '[')
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("6: a glob that is no name still selects several", doc.get("kind") == "tensors" and
+              [t["name"] for t in doc.get("tensors", [])] == ["['a.b']", "['a']['b']"], f"{rc} {out[:300]!r} {err!r}")
+  path = safetensors_f32(os.path.join(tmp, "stars.safetensors"), {"w*": [1.0], "w1": [2.0], "w2": [3.0]})
+  order = list(safetensors_header(path))
+  rc, out, err = run([path, "--name", "w*", "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("6: --name 'w*' when a tensor is named w*: that tensor, not the glob's three", doc.get("kind") == "tensor" and
+              doc.get("name") == "w*" and doc.get("tolist") == [1.0], f"{rc} {out[:200]!r}")
+  rc, out, err = run([path, "--name", "w?", "--json"])  # fnmatch: '?' matches the '*' of "w*" too
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("6: --name 'w?' (no tensor's name) is a glob: all three in file order", doc.get("kind") == "tensors" and
+              [t["name"] for t in doc.get("tensors", [])] == order, f"{rc} {out[:300]!r}")
+  rc, out, err = run([path, "--name", "w*", "--stats", "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("6: --name 'w*' --stats: one stats object", doc.get("kind") == "stats" and doc.get("min") == 1.0, f"{rc} {out[:200]!r}")
+  rc, out, err = run(["diff", path, path, "--name", "w*", "--json"])
+  doc = json.loads(out) if rc == 0 else {}
+  tally.check("6: diff --name 'w*': the pair of that name only", [t["name_a"] for t in doc.get("tensors", [])] == ["w*"], f"{rc} {out[:300]!r}")
+
+
 def fault9_counts_of_one(tmp):
   """9. "1 tensors", "all 1 checks passed", "1 of 1 checks failed", "the shard of 1 tensors":
   a count of one takes the singular, everywhere."""
@@ -120,6 +152,7 @@ def fault10_empty_shape_in_text(tmp):
 def main():
   with tempfile.TemporaryDirectory() as tmp:
     fault1_paths_the_os_refuses(tmp)
+    fault6_exact_names(tmp)
     fault9_counts_of_one(tmp)
     fault10_empty_shape_in_text(tmp)
   fault5_help_to_a_full_disk()
