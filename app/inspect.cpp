@@ -344,7 +344,7 @@ int run(const Options& o) {
     // --fail-on to pass: trouble, as printing its values is.
     if (!item.load_error.empty() && !o.expr)
       throw Error(ErrorCode::Unsupported, o.stats.fail_on ? fail_on_unchecked(item.load_error) : item.load_error);
-    return for_tensor(item.label, [&] { return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults); });
+    return for_tensor(item.label, [&] { return run_stats_tensor(item, o, defaults); });
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
   if (many) return run_many(in.items, o, defaults);

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "counts.hpp"
+#include "inspect.hpp"
 #include "options.hpp"
 #include "stats_report.hpp"
 #include "tensor_errors.hpp"
@@ -117,8 +118,8 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->default_str(std::to_string(kDefaultBins))
       ->group(g);
   cli.add_option("--plot", o.plot,
-                 "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; over several tensors "
-                 "the path holds {name}; PNGs appear once every tensor is computed")
+                 "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; {name} in the path "
+                 "becomes the tensor's name (needed over several tensors); PNGs appear once every tensor is computed")
       ->group(g);
   cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap")
       ->check(CLI::IsMember({"hist", "heatmap"}))
@@ -186,15 +187,17 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   return result;
 }
 
-int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
-                     const Defaults& defaults) {
+int run_stats_tensor(const Item& item, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   PlotOutputs plots;
-  const TensorStatsResult r = stats_of_tensor(t, entry, label, o, defaults, so.plot, plots);
+  const TensorEntry* entry = o.expr || !item.entry ? nullptr : &*item.entry;
+  std::optional<std::string> plot;
+  if (so.plot) plot = plot_path_for(*so.plot, item.name.value_or(""));  // `{name}` also for one tensor
+  const TensorStatsResult r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots);
   plots.commit();
   OutBuffer out(stdout);
-  render_tensor_stats(r.row, label, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
+  render_tensor_stats(r.row, item.label, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
   return r.row.failed.empty() ? 0 : 1;
 }
 

@@ -14,20 +14,6 @@
 #include "tensor_inspect/remote.hpp"
 
 namespace tensor_inspect::app {
-namespace {
-
-// `{name}` in a --plot path becomes the tensor's name, with '/' (which would name a
-// folder) and NUL spelled '_'.
-std::string plot_path_for(const std::string& pattern, const std::string& name) {
-  std::string safe;
-  for (char c : name) safe += c == '/' || c == '\0' ? '_' : c;
-  std::string out = pattern;
-  for (std::size_t at = out.find("{name}"); at != std::string::npos; at = out.find("{name}", at + safe.size()))
-    out.replace(at, 6, safe);
-  return out;
-}
-
-}  // namespace
 
 int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a new user found in the command line, each rebuilt and checked from outside: paths the OS
-refuses (1), write errors of --help (5), exact names holding glob characters (6), counts of one
-(9), empty tensors' shape in text (10).
+refuses (1), {name} in --plot (3), write errors of --help (5), exact names holding glob
+characters (6), counts of one (9), empty tensors' shape in text (10).
 (Contradicting options are tests/cli_contradictions.py; completions, tests/shell_integration.py;
 stats JSON keys, tests/json_kinds.py.)
 
@@ -62,6 +62,27 @@ def safetensors_f32(path, tensors):
   with open(path, "wb") as f:
     f.write(safetensors_bytes(tensors))
   return path
+
+
+def fault3_plot_name(tmp):
+  """3. `{name}` in --plot was left as is for one tensor (h-{name}.png); names kept newlines
+  and ESC in file names (only '/' was replaced). Now always substituted, with '/' and the
+  control characters (NUL to 0x1f, DEL) written '_'."""
+  out = os.path.join(tmp, "plots")
+  os.mkdir(out)
+  rc, _, err = run([MIXED, "--name", "weight", "--plot", os.path.join(out, "h-{name}.png")])
+  tally.check("3: one tensor: {name} becomes its name", rc == 0 and sorted(os.listdir(out)) == ["h-weight.png"], f"{rc} {os.listdir(out)} {err!r}")
+  names = {"new\nline": [1.0, 2.0], "esc\x1b[31mred": [3.0, 4.0], "sl/ash": [5.0, 6.0], "del\x7f": [7.0, 8.0], "tab\tbed": [9.0, 10.0]}
+  path = safetensors_f32(os.path.join(tmp, "controls.safetensors"), names)
+  safe = lambda n: "".join("_" if c == "/" or ord(c) < 0x20 or ord(c) == 0x7f else c for c in n)
+  for args, chosen in ((["--all"], list(names)), (["--name", "new\nline"], ["new\nline"]), (["--name", "esc\x1b[31mred"], ["esc\x1b[31mred"])):
+    for f in os.listdir(out): os.remove(os.path.join(out, f))
+    rc, _, err = run([path, *args, "--plot", os.path.join(out, "p-{name}.png")])
+    want = sorted(f"p-{safe(n)}.png" for n in chosen)
+    got = sorted(os.listdir(out))
+    pngs = all(open(os.path.join(out, f), "rb").read(8) == b"\x89PNG\r\n\x1a\n" for f in got)
+    tally.check(f"3: {args!r}: one PNG per tensor, control characters and '/' written '_'", rc == 0 and got == want and pngs,
+                f"{rc} {got} != {want} {err!r}")
 
 
 def fault6_exact_names(tmp):
@@ -152,6 +173,7 @@ def fault10_empty_shape_in_text(tmp):
 def main():
   with tempfile.TemporaryDirectory() as tmp:
     fault1_paths_the_os_refuses(tmp)
+    fault3_plot_name(tmp)
     fault6_exact_names(tmp)
     fault9_counts_of_one(tmp)
     fault10_empty_shape_in_text(tmp)
