@@ -249,9 +249,13 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
 
 bool is_literal_input(const std::string& input) { return !is_regular_or_special_file(input) && looks_like_literal(input); }
 
-ComputeHook graph_hook(const Options& o) {
+ComputeHook graph_hook(const Options& o, const Item* heading) {
   if (!o.graph) return {};
-  return [mode = *o.graph](const Tensor& t) {
+  // Among several tensors, each graph is told apart by its tensor's name, as stdout's blocks are.
+  const std::string head =
+      heading ? "== " + (heading->name ? escape_untrusted(*heading->name, true) : std::string("(unnamed)")) + " ==\n" : "";
+  return [mode = *o.graph, head](const Tensor& t) {
+    std::cerr << head;
     if (mode == "dot") {
       std::cerr << graph_to_dot(t.node());
       return;
@@ -262,9 +266,9 @@ ComputeHook graph_hook(const Options& o) {
   };
 }
 
-MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults) {
+MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults, bool labelled) {
   const Tensor& t = item.tensor;
-  if (o.graph) graph_hook(o)(t);
+  if (o.graph) graph_hook(o, labelled ? &item : nullptr)(t);
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
@@ -276,8 +280,8 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
   return mv;
 }
 
-MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized) {
-  if (realized) return item_view(item, o, defaults);
+MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized, bool labelled) {
+  if (realized) return item_view(item, o, defaults, labelled);
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;

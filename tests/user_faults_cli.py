@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""What a new user found in the command line, each rebuilt and checked from outside: paths the OS
-refuses (1), {name} in --plot (3), write errors of --help (5), exact names holding glob
-characters (6), counts of one (9), empty tensors' shape in text (10).
+"""What a new user found in the command line, each rebuilt and checked from outside: paths the
+OS refuses (1), {name} in --plot (3), write errors of --help (5), exact names holding glob
+characters (6), --all --graph (8), counts of one (9), empty tensors' shape in text (10).
 (Contradicting options are tests/cli_contradictions.py; completions, tests/shell_integration.py;
 stats JSON keys, tests/json_kinds.py.)
 
@@ -116,6 +116,19 @@ def fault6_exact_names(tmp):
   tally.check("6: diff --name 'w*': the pair of that name only", [t["name_a"] for t in doc.get("tensors", [])] == ["w*"], f"{rc} {out[:300]!r}")
 
 
+def fault8_graph_labels():
+  """8. --all --graph printed one graph per tensor on stderr, not saying whose: each now
+  follows an `== name ==` line, in file order, as stdout's blocks do."""
+  names = list(safetensors_header(MIXED))
+  rc, out, err = run([MIXED, "--all", "--graph"])
+  heads = [line[3:-3] for line in err.splitlines() if line.startswith("== ") and line.endswith(" ==")]
+  follows = all(err.split(f"== {n} ==\n", 1)[-1].startswith("graph:\n") for n in names)
+  tally.check("8: --all --graph: each graph under its tensor's name, in file order", rc == 0 and heads == names and follows and
+              err.count("graph:\n") == len(names), f"{rc} {heads} {err[:300]!r}")
+  rc, out, err = run([MIXED, "--name", "weight", "--graph"])
+  tally.check("8: one tensor's graph has no heading", rc == 0 and err.startswith("graph:\n") and "== " not in err, err[:200])
+
+
 def fault9_counts_of_one(tmp):
   """9. "1 tensors", "all 1 checks passed", "1 of 1 checks failed", "the shard of 1 tensors":
   a count of one takes the singular, everywhere."""
@@ -178,6 +191,7 @@ def main():
     fault9_counts_of_one(tmp)
     fault10_empty_shape_in_text(tmp)
   fault5_help_to_a_full_disk()
+  fault8_graph_labels()
   return tally.summary()
 
 
