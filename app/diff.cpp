@@ -258,8 +258,12 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_option("--name", o.names, "compare only A's tensors whose name (or renamed name) matches, and their partners in B (shell glob; repeatable)");
   sub->add_option("--rename", o.renames, "A's tensor FROM is B's TO (repeatable)");
   sub->add_option("--rename-regex", o.rename_regex, "REGEX=REPLACEMENT applied to A's names, in order ($1 for groups)");
-  sub->add_option("--rtol", o.rtol, "relative tolerance, as numpy.allclose")->capture_default_str();
-  sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str();
+  sub->add_option("--rtol", o.rtol, "relative tolerance, as numpy.allclose")->capture_default_str()->each([&o](const std::string&) {
+    o.tolerance_given = "--rtol";
+  });
+  sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str()->each([&o](const std::string&) {
+    o.tolerance_given = "--atol";
+  });
   sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
   sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
@@ -275,6 +279,9 @@ int run_diff(const DiffOptions& o) {
                                       ", --atol " + fmt::format("{}", o.atol) + ")");
   if (o.json && o.jsonl)
     throw Error(ErrorCode::Usage, "diff: --json and --jsonl contradict (--json writes one object, --jsonl one object per line): choose one");
+  if (o.exact && !o.tolerance_given.empty())
+    throw Error(ErrorCode::Usage, "diff: --exact and " + o.tolerance_given + " contradict (--exact compares bits, " + o.tolerance_given +
+                                      " is a tolerance of values): choose one");
   for (const std::string& spec : o.limits) set_limit(spec);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);

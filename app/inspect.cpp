@@ -70,10 +70,11 @@ DType parse_dtype(const std::string& name, const char* what) {
 
 Defaults parse_defaults(const Options& o) {
   Defaults d;
-  d.float_dtype = parse_dtype(o.default_float, "--default-float");
-  d.int_dtype = parse_dtype(o.default_int, "--default-int");
-  if (!is_float(d.float_dtype)) throw Error(ErrorCode::Usage, "--default-float: " + o.default_float + " is not a float dtype");
-  if (!is_int(d.int_dtype)) throw Error(ErrorCode::Usage, "--default-int: " + o.default_int + " is not an int dtype");
+  const std::string float_name = o.default_float.value_or("float32"), int_name = o.default_int.value_or("int32");
+  d.float_dtype = parse_dtype(float_name, "--default-float");
+  d.int_dtype = parse_dtype(int_name, "--default-int");
+  if (!is_float(d.float_dtype)) throw Error(ErrorCode::Usage, "--default-float: " + float_name + " is not a float dtype");
+  if (!is_int(d.int_dtype)) throw Error(ErrorCode::Usage, "--default-int: " + int_name + " is not an int dtype");
   return d;
 }
 
@@ -166,7 +167,6 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   Resolved r;
   r.format = lf.format;
   r.warnings = lf.warnings;
-  if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
   if (o.meta || o.list) {
     r.file = std::move(lf);
     return r;
@@ -199,7 +199,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     RawOptions ro;
     ro.dtype = parse_dtype(*o.raw, "--raw");
     if (o.shape) ro.shape = parse_shape(*o.shape, "--shape");
-    ro.offset = o.offset;
+    ro.offset = o.offset.value_or(0);
     ro.big_endian = o.byte_order == "big";
     const bool from_stdin = o.input.empty() || o.input == "-";
     const StreamCheck check = tensor_stream_check({from_stdin ? "<stdin>" : o.input, std::nullopt, false, ro, false});
@@ -208,9 +208,12 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     lf.path = file->name();
     return resolve_file(std::move(lf), o);
   }
-  if (o.shape || o.offset || o.byte_order != "little") throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
+  if (o.shape || o.offset || o.byte_order) throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
   if (o.input.empty()) {
     if (!o.names.empty() || o.all || o.list || o.meta) throw Error(ErrorCode::Usage, "--name, --all, --list and --meta need a file INPUT");
+    if (o.dtype)
+      throw Error(ErrorCode::Usage, "--dtype types a literal INPUT, and -e alone has none: cast in the expression (.cast(dtypes." +
+                                        *o.dtype + "))");
     return {};
   }
   const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.format;
@@ -218,6 +221,9 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false}));
     std::optional<LoadedFile> lf = open_detected(file, o.format);
     if (lf) {
+      if (o.dtype)
+        throw Error(ErrorCode::Usage, "--dtype applies to literals, and <stdin> holds a " + lf->format + " file; use -e 'x.cast(dtypes." +
+                                          *o.dtype + ")'");
       lf->path = "<stdin>";
       return resolve_file(std::move(*lf), o);
     }
@@ -311,17 +317,21 @@ int run(const Options& o) {
   Resolved in = resolve_input(o, defaults);
   const WarningsAtEnd warnings(std::move(in.warnings));
   const bool many = in.many.value_or(many_mode(o));
+  // Python numbers commit to --default-float/--default-int: a literal's, or those of -e and
+  // --assert. A file's tensors have dtypes of their own, so without those it changes nothing.
+  const std::optional<std::string> file =
+      in.file ? std::optional<std::string>(in.file->path) : in.items.empty() ? std::nullopt : in.items[0].file;
+  if ((o.default_float || o.default_int) && file && !o.expr && o.asserts.empty())
+    throw Error(ErrorCode::Usage, std::string(o.default_float ? "--default-float" : "--default-int") + " changes nothing here: " + *file +
+                                      " holds tensors of their own dtypes, and only Python numbers (a literal's, -e's, --assert's) "
+                                      "commit to it; drop it");
   if (in.file) {
     const std::string holds = in.file->path + " holds " + count_of(in.file->tensors.size(), "tensor");
     if (o.expr) throw Error(ErrorCode::Usage, holds + ": choose one with --name before -e");
-    if (o.stats.active() && (o.meta || o.list))
-      throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on read values: not with --list or --meta");
     if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
     if (!o.expects.empty() || !o.asserts.empty())
       throw Error(ErrorCode::Usage, holds + ": choose them with --name or --all before --expect/--assert");
-    if (o.print.header)
-      throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
-                                                     : holds + ": choose one with --name for --header (--list shows them all)");
+    if (o.print.header) throw Error(ErrorCode::Usage, holds + ": choose one with --name for --header (--list shows them all)");
     if (o.graph)
       throw Error(ErrorCode::Usage, holds + ": choose one with --name for --graph (--list shows them all)");
     {

@@ -151,11 +151,12 @@ int main(int argc, char** argv) {
     cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
     cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
     cli.add_flag("--strict", o.strict, "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format)");
-    cli.add_option("--default-float", o.default_float, "what Python floats commit to")->capture_default_str();
-    cli.add_option("--default-int", o.default_int, "what Python ints commit to")->capture_default_str();
-    cli.add_option("--json-nonfinite", o.json_nonfinite, "nan/inf in JSON: string (\"nan\", strict JSON) or python (NaN)")
+    cli.add_option("--default-float", o.default_float, "what Python floats commit to")->default_str("float32");
+    cli.add_option("--default-int", o.default_int, "what Python ints commit to")->default_str("int32");
+    cli.add_option("--json-nonfinite", o.json_nonfinite,
+                   "nan/inf among tensor values in JSON: string (\"nan\", strict JSON) or python (NaN); with --json/--jsonl")
         ->check(CLI::IsMember({"string", "python"}))
-        ->capture_default_str();
+        ->default_str("string");
   }
   if (CLI::App* file_options = group[kFile]) {
     auto* files = "Files";

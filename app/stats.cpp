@@ -121,9 +121,9 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
                  "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; {name} in the path "
                  "becomes the tensor's name (needed over several tensors); PNGs appear once every tensor is computed")
       ->group(g);
-  cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap")
+  cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap (only with --plot)")
       ->check(CLI::IsMember({"hist", "heatmap"}))
-      ->capture_default_str()
+      ->default_str("hist")
       ->group(g);
   cli.add_option("--fail-on", o.fail_on,
                  "exit 1 naming the tensors that hold nan, inf, or are all zero (nan,inf,zero-tensor); exit 2 naming a "
@@ -141,7 +141,7 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   // A computed tensor is streamed through the executor (memory stays flat). When a
   // histogram scans it a second time and it is small, it is realized once instead: running
   // the executor twice costs more than holding kRealizeBytes.
-  const bool two_passes = so.hist || (plot_path && so.plot_kind == "hist");
+  const bool two_passes = so.hist || (plot_path && so.kind() == "hist");
   if (!source && two_passes &&
       static_cast<std::uint64_t>(t.numel()) * dtype_info(commit_dtype(t.dtype(), defaults)).itemsize <= kRealizeBytes)
     source = scan_source(t, defaults);
@@ -166,14 +166,14 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   row.stats = source ? compute_stats(*source, scan) : compute_stats_streamed(t, defaults);
   apply_fail_on(fail_on, row);
   std::optional<Histogram>& hist = result.hist;
-  if (so.hist || (plot_path && so.plot_kind == "hist")) {
+  if (so.hist || (plot_path && so.kind() == "hist")) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
     hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan)
                   : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
   }
   if (plot_path) {
     const std::string title = label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
-    if (so.plot_kind == "heatmap") {
+    if (so.kind() == "heatmap") {
       // A heatmap reads rows in C order: a permuted or flipped view, or a computed tensor, is
       // realized contiguous first.
       const StoredElements c_order =

@@ -24,7 +24,9 @@ struct StatsOptions {
   bool stats = false;                   ///< --stats
   std::optional<std::string> hist;      ///< --hist [BINS] (the value as typed)
   std::optional<std::string> plot;      ///< --plot FILE.png
-  std::string plot_kind = "hist";       ///< --plot-kind hist|heatmap
+  std::optional<std::string> plot_kind; ///< --plot-kind hist|heatmap (hist when not given; only with --plot)
+  /// What --plot draws: "hist" or "heatmap".
+  std::string kind() const { return plot_kind.value_or("hist"); }
   std::optional<std::string> fail_on;   ///< --fail-on nan,inf,zero-tensor
   /// True when any statistics option was given.
   bool active() const { return stats || hist || plot || fail_on; }
