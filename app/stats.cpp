@@ -197,7 +197,7 @@ int run_stats_tensor(const Item& item, const Options& o, const Defaults& default
   const TensorStatsResult r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots);
   plots.commit();
   OutBuffer out(stdout);
-  render_tensor_stats(r.row, item.label, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
+  render_tensor_stats(r.row, {item.file, item.name, item.label}, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
   return r.row.failed.empty() ? 0 : 1;
 }
 
@@ -253,7 +253,8 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
     apply_fail_on(fail_on, row);
     done += e.nbytes;
     if (o.jsonl) {  // one "stats" object per tensor and line, streamed as each is done
-      render_tensor_stats(row, label, nullptr, fail_on, true, so.stats || !so.fail_on, out);
+      const std::optional<std::string> name = e.name.empty() ? std::nullopt : std::optional<std::string>(e.name);
+      render_tensor_stats(row, {file.path, name, label}, nullptr, fail_on, true, so.stats || !so.fail_on, out);
       out.flush();
       std::fflush(stdout);
     }

@@ -61,7 +61,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     if (r.row.name.empty() && item.name) r.row.name = *item.name;
     failed |= !r.row.failed.empty();
     if (o.jsonl) {
-      render_tensor_stats(r.row, item.label, r.hist ? &*r.hist : nullptr, fail_on, true, show_stats, out);
+      render_tensor_stats(r.row, {item.file, item.name, item.label}, r.hist ? &*r.hist : nullptr, fail_on, true, show_stats, out);
       out.flush();
       std::fflush(stdout);
     } else if (r.hist && !o.json) {
@@ -76,7 +76,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     const Block& b = blocks[i];
     if (i) out.put('\n');
     out.write("== " + escape_untrusted(b.item->name.value_or("(unnamed)"), true) + " ==\n");
-    render_tensor_stats(b.row, b.item->label, &b.hist, fail_on, false, show_stats, out);
+    render_tensor_stats(b.row, {b.item->file, b.item->name, b.item->label}, &b.hist, fail_on, false, show_stats, out);
   }
   if (!o.jsonl && !(so.hist && !o.json)) {
     const std::string file = items.empty() ? input_name(o.input) : items[0].file.value_or("");  // none selected: the input

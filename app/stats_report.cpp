@@ -59,11 +59,11 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-// The fields of one row, without braces: shared by the tensor and file objects.
+// The fields of one row after its name, without braces: shared by the tensor and file
+// objects (a file's rows name their tensors, a tensor object says "file" and "name" first).
 std::string json_row_fields(const StatsRow& r) {
   std::string o;
-  o += "\"name\": " + json_string(r.name);
-  o += ", \"dtype\": " + (r.dtype ? json_string(dtype_info(*r.dtype).name) : "null");
+  o += "\"dtype\": " + (r.dtype ? json_string(dtype_info(*r.dtype).name) : "null");
   o += ", \"stored_type\": " + json_string(r.stored_type);
   o += ", \"shape\": " + json_shape(r.shape);
   o += ", \"nbytes\": " + std::to_string(r.nbytes);
@@ -198,10 +198,12 @@ void apply_fail_on(const FailOn& f, StatsRow& row) {
   }
 }
 
-void render_tensor_stats(const StatsRow& r, const std::string& input, const Histogram* hist, const FailOn& f, bool json,
+void render_tensor_stats(const StatsRow& r, const StatsSource& source, const Histogram* hist, const FailOn& f, bool json,
                          bool show_stats, OutBuffer& out) {
   if (json) {
-    out.write("{" + json_head("stats") + "\"input\": " + (input.empty() ? std::string("null") : json_string(input)) + ", " +
+    // "file" and "name" as the tensor kind has them; "input" (the label) stays for readers of before.
+    out.write("{" + json_head("stats") + "\"input\": " + (source.label.empty() ? std::string("null") : json_string(source.label)) +
+              ", \"file\": " + json_string_or_null(source.file) + ", \"name\": " + json_string_or_null(source.name) + ", " +
               json_row_fields(r) + ", \"histogram\": " + (hist ? json_histogram(*hist) : "null") +
               ", \"fail_on\": " + json_fail_on({r}, f) + "}\n");
     return;
@@ -209,7 +211,7 @@ void render_tensor_stats(const StatsRow& r, const std::string& input, const Hist
   if (show_stats) {
     const TensorStats& s = *r.stats;
     const bool has = s.finite > 0;
-    if (!r.name.empty()) out.write("name: " + escape_untrusted(r.name, false) + "\n");
+    if (source.name) out.write("name: " + escape_untrusted(*source.name, false) + "\n");
     out.write("dtype: " + std::string(dtype_info(s.dtype).name) + (r.stored_type.size() && r.group != dtype_info(s.dtype).name ? " (stored as " + r.stored_type + ")" : "") + "\n");
     out.write("shape: " + shape_repr(r.shape) + "\n");
     out.write("count: " + std::to_string(s.count) + "\n");
@@ -252,7 +254,8 @@ void render_file_stats(const std::string& path, const std::string& format, const
   }
   if (json) {
     out.write("{" + json_head("file_stats") + "\"file\": " + json_string(path) + ", \"format\": " + json_string(format) + ", \"tensors\": [");
-    for (std::size_t i = 0; i < rows.size(); ++i) out.write((i ? ", {" : "{") + json_row_fields(rows[i]) + "}");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      out.write((i ? ", {\"name\": " : "{\"name\": ") + json_string(rows[i].name) + ", " + json_row_fields(rows[i]) + "}");
     out.write("], \"totals\": {\"tensors\": " + std::to_string(all.tensors) + ", \"parameters\": " + std::to_string(all.parameters) +
               ", \"nbytes\": " + std::to_string(all.nbytes) + ", \"skipped\": " + std::to_string(skipped) +
               ", \"nan\": " + std::to_string(nan) + ", \"posinf\": " + std::to_string(posinf) + ", \"neginf\": " +
