@@ -11,14 +11,14 @@ namespace tensor_inspect::app {
 void refuse_contradictions(const Options& o) {
   // The statistics option given, for messages (--stats, --hist, --plot, --fail-on).
   const char* stats = o.stats.stats ? "--stats" : o.stats.hist ? "--hist" : o.stats.plot ? "--plot" : "--fail-on";
-  const char* view = o.list ? "--list" : "--meta";
+  const char* view = o.list ? "--list" : o.meta ? "--meta" : "--list0";
   const char* selection = o.all ? "--all" : "--name";
   const char* check = o.expects.empty() ? "--assert" : "--expect";
   // How a tensor's values are printed (--full, --threshold, --edgeitems): modes that print
   // no values would drop them.
   const bool printing = o.print.full || o.print.threshold || o.print.edgeitems;
   const char* print = o.print.full ? "--full" : o.print.threshold ? "--threshold" : "--edgeitems";
-  const bool listing = o.list || o.meta;
+  const bool listing = o.list || o.meta || o.list0;
   const bool checks = !o.expects.empty() || !o.asserts.empty();
   const bool view_as = !o.view_as.empty();
   struct Rule {
@@ -29,9 +29,14 @@ void refuse_contradictions(const Options& o) {
       {o.all && !o.names.empty(), "--all", "--name", "--all takes every tensor, --name only those it matches"},
       {o.json && o.jsonl, "--json", "--jsonl", "--json writes one object, --jsonl one object per line"},
       {o.list && o.meta, "--list", "--meta", "--list shows the tensors, --meta the metadata"},
+      {o.list0 && (o.list || o.meta), "--list0", view,
+       std::string("--list0 writes the names alone, ") + view + " a view for people or JSON"},
+      {o.list0 && o.json, "--list0", "--json", "--list0 writes NUL-ended names, --json one object (--list --json lists the tensors)"},
       {listing && (o.all || !o.names.empty()), view, selection,
        std::string(view) + " shows the whole file, " + selection + " chooses tensors to show"},
-      {listing && o.jsonl, view, "--jsonl", std::string("a listing is one JSON object (") + view + " --json)"},
+      {listing && o.jsonl, view, "--jsonl",
+       o.list0 ? std::string("--list0 writes NUL-ended names, --jsonl JSON lines")
+               : std::string("a listing is one JSON object (") + view + " --json)"},
       {listing && o.expr.has_value(), view, "-e", std::string(view) + " reads headers only, -e computes a tensor"},
       {listing && o.stats.active(), view, stats, std::string(view) + " reads headers only, " + stats + " reads every value"},
       {listing && o.print.header, view, "--header", std::string(view) + " shows the whole file, --header one tensor's fields"},

@@ -336,6 +336,14 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   for (const std::string& w : file.warnings) out.write("warning: " + escape_text(w) + "\n");
 }
 
+void render_names0(const LoadedFile& file, OutBuffer& out) {
+  for (const TensorEntry& e : file.tensors) {
+    if (e.name.empty()) continue;
+    out.write(e.name);
+    out.put('\0');
+  }
+}
+
 void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
   if (json) {
     Json j;

@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
   const ti::app::OptionNames names[kGroups] = {
       {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e"},
-      {"--name --all --jsonl --list --meta --format --raw --shape --offset --byte-order", ""},
+      {"--name --all --jsonl --list --meta --list0 --format --raw --shape --offset --byte-order", ""},
       {"--expect --assert", ""},
       {"--graph --view-as --limit", "v"},
       ti::app::kPrintOptionNames,
@@ -168,6 +168,10 @@ int main(int argc, char** argv) {
     file_options->add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
     file_options->add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
+    file_options
+        ->add_flag("--list0", o.list0,
+                   "the names of a file's tensors, raw, each followed by a NUL byte: for scripts and shell completion (xargs -0)")
+        ->group(files);
     file_options->add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
     file_options->add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
     file_options->add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);

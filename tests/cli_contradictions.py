@@ -90,6 +90,10 @@ PAIRS = [
   (["--json-nonfinite", "python", "--json"], ["--expect", "ndim=2"], [ONE]),
   (["--json-nonfinite", "python", "--json"], ["--header"], [ONE]),
   (["--dtype", "int8"], ["--raw", "float32"], [RAW]),
+  (["--list0"], ["--list"], [MANY]),
+  (["--list0"], ["--json"], [MANY]),
+  (["--list0"], ["--name", "weight"], [MANY]),
+  (["--list0"], ["-e", "x + 1"], [MANY]),
 ]
 
 for first, second, inputs in PAIRS:
@@ -142,7 +146,7 @@ for args in ([MANY, "--all"], [MANY, "--name", "weight"], [MANY, "--json"], [MAN
              [ONE, "--header"], [ONE, "--stats"], [ONE, "--fail-on", "nan"], [ONE, "--expect", "dtype=float32"],
              [ONE, "--assert", "(x.abs() >= 0).all()"], [MANY, "--list", "--json"], [MANY, "--name", "weight", "--stats"],
              [ONE, "--graph"], [MANY, "--name", "weight", "--graph"],
-             [ONE, "--view-as", "B"], [ONE, "--full"], [ONE, "--threshold", "5", "--edgeitems", "1"],
+             [ONE, "--view-as", "B"], [ONE, "--full"], [ONE, "--threshold", "5", "--edgeitems", "1"], [MANY, "--list0"],
              [MANY, "--name", "weight", "--plot", PNG, "--plot-kind", "hist"], [ONE, "--json", "--json-nonfinite", "python"],
              [RAW, "--raw", "float32", "--offset", "0", "--byte-order", "little"], ["--dtype", "int8", "[1, 2]"],
              [ONE, "--default-float", "float64", "-e", "x * 1.5"], ["[1.5]", "--default-float", "float64"],
