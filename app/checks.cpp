@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "counts.hpp"
 #include "json_shape.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
@@ -86,6 +87,7 @@ std::optional<std::string> assert_failure(const std::string& expr, const Item& i
     index = std::to_string(rest % dim) + (index.empty() ? "" : ", ") + index;
     rest /= dim;
   }
+  if (false_count == 1) return "1 of " + count_of(static_cast<std::uint64_t>(n), "element") + " is False, at [" + index + "]";
   return std::to_string(false_count) + " of " + std::to_string(n) + " elements are False, first at [" + index + "]";
 }
 
@@ -99,7 +101,6 @@ std::string result_json(const Result& r) {
 }  // namespace
 
 int run_checks(const std::vector<Item>& items, const Options& o, const Defaults& defaults) {
-  if (!o.view_as.empty()) throw Error(ErrorCode::Usage, "--expect and --assert check the tensor itself: drop --view-as");
   std::vector<Expect> expects;
   for (const std::string& spec : o.expects) expects.push_back(parse_expect(spec));
   // Every check is decided before anything is printed: trouble leaves stdout empty.
@@ -134,8 +135,9 @@ int run_checks(const std::vector<Item>& items, const Options& o, const Defaults&
       else
         out.write(where + ": --assert '" + escape_untrusted(r.check, true) + "' failed: " + r.actual + "\n");
     }
-    const std::string tensors = std::to_string(items.size()) + (items.size() == 1 ? " tensor" : " tensors");
-    if (failed) out.write(std::to_string(failed) + " of " + std::to_string(results.size()) + " checks failed on " + tensors + "\n");
+    const std::string tensors = count_of(items.size(), "tensor");
+    if (results.size() == 1) out.write(std::string(failed ? "1 check failed" : "1 check passed") + " on " + tensors + "\n");
+    else if (failed) out.write(std::to_string(failed) + " of " + std::to_string(results.size()) + " checks failed on " + tensors + "\n");
     else out.write("all " + std::to_string(results.size()) + " checks passed on " + tensors + "\n");
   }
   return failed ? 1 : 0;

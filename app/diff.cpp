@@ -105,29 +105,41 @@ struct Renamer {
 // --name selects by A's names: A's tensor is kept when a glob matches its name or the name
 // it is renamed to (B's spelling), and B's tensor of that name comes along; B's tensor that
 // no kept one of A pairs with is kept when a glob matches its own name. Unnamed tensors (a
-// lone .npy, a literal) are always kept. Each glob must match a name of A or of B.
-bool matches_any(const DiffOptions& o, const std::string& name, std::vector<bool>& matched) {
+// lone .npy, a literal) are always kept. Each glob must match a name of A or of B. A
+// --name that is exactly a name of A, of B or a renamed one (`['a.b']`) matches that name
+// only, as in the main command.
+bool matches_any(const DiffOptions& o, const std::vector<bool>& exact, const std::string& name, std::vector<bool>& matched) {
   bool any = false;
   for (std::size_t p = 0; p < o.names.size(); ++p)
-    if (glob_matches(o.names[p], name)) any = matched[p] = true;
+    if (exact[p] ? name == o.names[p] : glob_matches(o.names[p], name)) any = matched[p] = true;
   return any;
 }
 
 std::vector<Row> pair_up(const Input& a, const Input& b, const DiffOptions& o) {
   const Renamer rename(o);
-  std::vector<bool> matched(o.names.size(), false);
+  std::vector<bool> matched(o.names.size(), false), exact(o.names.size(), false);
+  auto mark_exact = [&](const std::string& name) {
+    for (std::size_t p = 0; p < o.names.size(); ++p) exact[p] = exact[p] || name == o.names[p];
+  };
+  if (!o.names.empty()) {
+    for (const TensorEntry& e : a.entries) {
+      mark_exact(e.name);
+      mark_exact(rename(e.name));
+    }
+    for (const TensorEntry& e : b.entries) mark_exact(e.name);
+  }
   std::vector<const TensorEntry*> ea, eb;
   std::set<std::string> partners;  // B's names that kept tensors of A are renamed to
   for (const TensorEntry& e : a.entries) {
     const std::string renamed = rename(e.name);
     // Both are tried, so that each glob that matches either is counted as matching.
-    const bool by_name = matches_any(o, e.name, matched), by_renamed = matches_any(o, renamed, matched);
+    const bool by_name = matches_any(o, exact, e.name, matched), by_renamed = matches_any(o, exact, renamed, matched);
     if (!o.names.empty() && !e.name.empty() && !by_name && !by_renamed) continue;
     ea.push_back(&e);
     if (!e.name.empty()) partners.insert(renamed);
   }
   for (const TensorEntry& e : b.entries) {
-    const bool by_name = matches_any(o, e.name, matched);
+    const bool by_name = matches_any(o, exact, e.name, matched);
     if (o.names.empty() || e.name.empty() || by_name || partners.count(e.name)) eb.push_back(&e);
   }
   for (std::size_t p = 0; p < o.names.size(); ++p)
@@ -246,8 +258,12 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_option("--name", o.names, "compare only A's tensors whose name (or renamed name) matches, and their partners in B (shell glob; repeatable)");
   sub->add_option("--rename", o.renames, "A's tensor FROM is B's TO (repeatable)");
   sub->add_option("--rename-regex", o.rename_regex, "REGEX=REPLACEMENT applied to A's names, in order ($1 for groups)");
-  sub->add_option("--rtol", o.rtol, "relative tolerance, as numpy.allclose")->capture_default_str();
-  sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str();
+  sub->add_option("--rtol", o.rtol, "relative tolerance, as numpy.allclose")->capture_default_str()->each([&o](const std::string&) {
+    o.tolerance_given = "--rtol";
+  });
+  sub->add_option("--atol", o.atol, "absolute tolerance, as numpy.allclose")->capture_default_str()->each([&o](const std::string&) {
+    o.tolerance_given = "--atol";
+  });
   sub->add_flag("--nan-differs", o.nan_differs, "NaN vs NaN is a difference (default: equal, as h5diff)");
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
   sub->add_flag("--ignore-dtype", o.ignore_dtype,
@@ -265,6 +281,9 @@ int run_diff(const DiffOptions& o) {
                                       ", --atol " + fmt::format("{}", o.atol) + ")");
   if (o.json && o.jsonl)
     throw Error(ErrorCode::Usage, "diff: --json and --jsonl contradict (--json writes one object, --jsonl one object per line): choose one");
+  if (o.exact && !o.tolerance_given.empty())
+    throw Error(ErrorCode::Usage, "diff: --exact and " + o.tolerance_given + " contradict (--exact compares bits, " + o.tolerance_given +
+                                      " is a tolerance of values): choose one");
   for (const std::string& spec : o.limits) set_limit(spec);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);

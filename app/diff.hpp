@@ -17,6 +17,7 @@ struct DiffOptions {
   std::vector<std::string> renames;       ///< --rename FROM=TO: A's tensor FROM is B's TO
   std::vector<std::string> rename_regex;  ///< --rename-regex REGEX=REPLACEMENT on A's names, in order
   double rtol = 1e-05, atol = 1e-08;      ///< numpy.allclose's defaults
+  std::string tolerance_given;            ///< "--rtol" or "--atol" when one was given (--exact refuses them)
   bool nan_differs = false;               ///< NaN vs NaN is a difference (default: equal, as h5diff)
   bool exact = false;                     ///< compare bits
   bool ignore_dtype = false;              ///< values decide: a dtype mismatch within tolerance is "same"

@@ -13,6 +13,7 @@
 
 #include "checks.hpp"
 #include "contradictions.hpp"
+#include "counts.hpp"
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "listing.hpp"
@@ -69,10 +70,11 @@ DType parse_dtype(const std::string& name, const char* what) {
 
 Defaults parse_defaults(const Options& o) {
   Defaults d;
-  d.float_dtype = parse_dtype(o.default_float, "--default-float");
-  d.int_dtype = parse_dtype(o.default_int, "--default-int");
-  if (!is_float(d.float_dtype)) throw Error(ErrorCode::Usage, "--default-float: " + o.default_float + " is not a float dtype");
-  if (!is_int(d.int_dtype)) throw Error(ErrorCode::Usage, "--default-int: " + o.default_int + " is not an int dtype");
+  const std::string float_name = o.default_float.value_or("float32"), int_name = o.default_int.value_or("int32");
+  d.float_dtype = parse_dtype(float_name, "--default-float");
+  d.int_dtype = parse_dtype(int_name, "--default-int");
+  if (!is_float(d.float_dtype)) throw Error(ErrorCode::Usage, "--default-float: " + float_name + " is not a float dtype");
+  if (!is_int(d.int_dtype)) throw Error(ErrorCode::Usage, "--default-int: " + int_name + " is not an int dtype");
   return d;
 }
 
@@ -92,7 +94,9 @@ bool looks_like_literal(const std::string& s) {
 }
 
 // Many-tensor mode is chosen by the command line, never by what the file holds: a glob,
-// several --name, --all or --jsonl.
+// several --name, --all or --jsonl. One exception: a --name that is a tensor's exact name
+// (`['a.b']` of a PyTorch file holds glob characters) is that tensor, as a plain name is
+// (resolve_file).
 bool many_mode(const Options& o) {
   return o.all || o.jsonl || o.names.size() > 1 || (o.names.size() == 1 && is_glob(o.names[0]));
 }
@@ -116,6 +120,7 @@ struct Resolved {
   std::optional<LoadedFile> file;  // set when the input is a file that should be listed
   std::string format;              // the file's format, when items come from one
   std::vector<std::string> warnings;  // what the file warns of (missing shards, pickle globals)
+  std::optional<bool> many;        // a file's tensors shown as several, each under its name; unset: many_mode
 };
 
 // What a file warns of goes to stderr when the run ends without trouble (exit 0 or 1). A
@@ -162,13 +167,13 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   Resolved r;
   r.format = lf.format;
   r.warnings = lf.warnings;
-  if (o.meta && o.list) throw Error(ErrorCode::Usage, "--list and --meta show different views: choose one");
-  if (o.meta || o.list) {
+  if (o.meta || o.list || o.list0) {
     r.file = std::move(lf);
     return r;
   }
   std::vector<std::size_t> chosen;
-  if (many_mode(o) && (o.all || !o.names.empty())) {
+  r.many = many_mode(o) && !(o.names.size() == 1 && !o.all && !o.jsonl && names_a_tensor(lf, o.names[0]));
+  if (*r.many && (o.all || !o.names.empty())) {
     chosen = select_entries(lf, o.names, o.all);
   } else if (!o.names.empty()) {
     chosen = select_entries(lf, o.names, false);
@@ -176,8 +181,8 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   } else if (lf.tensors.size() == 1) {
     chosen = {0};
   } else if (o.jsonl && !o.stats.active()) {
-    throw Error(ErrorCode::Usage, lf.path + " holds " + std::to_string(lf.tensors.size()) +
-                                      " tensors: choose them with --name or --all for --jsonl");
+    throw Error(ErrorCode::Usage, lf.path + " holds " + count_of(lf.tensors.size(), "tensor") +
+                                      ": choose them with --name or --all for --jsonl");
   } else {
     r.file = std::move(lf);
     return r;
@@ -194,7 +199,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     RawOptions ro;
     ro.dtype = parse_dtype(*o.raw, "--raw");
     if (o.shape) ro.shape = parse_shape(*o.shape, "--shape");
-    ro.offset = o.offset;
+    ro.offset = o.offset.value_or(0);
     ro.big_endian = o.byte_order == "big";
     const bool from_stdin = o.input.empty() || o.input == "-";
     const StreamCheck check = tensor_stream_check({from_stdin ? "<stdin>" : o.input, std::nullopt, false, ro, false});
@@ -203,16 +208,23 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     lf.path = file->name();
     return resolve_file(std::move(lf), o);
   }
-  if (o.shape || o.offset || o.byte_order != "little") throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
+  if (o.shape || o.offset || o.byte_order) throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
   if (o.input.empty()) {
-    if (!o.names.empty() || o.all || o.list || o.meta) throw Error(ErrorCode::Usage, "--name, --all, --list and --meta need a file INPUT");
+    if (!o.names.empty() || o.all || o.list || o.meta || o.list0)
+      throw Error(ErrorCode::Usage, "--name, --all, --list, --meta and --list0 need a file INPUT");
+    if (o.dtype)
+      throw Error(ErrorCode::Usage, "--dtype types a literal INPUT, and -e alone has none: cast in the expression (.cast(dtypes." +
+                                        *o.dtype + "))");
     return {};
   }
-  const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.format;
+  const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.list0 || o.format;
   if (o.input == "-") {
     auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false}));
     std::optional<LoadedFile> lf = open_detected(file, o.format);
     if (lf) {
+      if (o.dtype)
+        throw Error(ErrorCode::Usage, "--dtype applies to literals, and <stdin> holds a " + lf->format + " file; use -e 'x.cast(dtypes." +
+                                          *o.dtype + ")'");
       lf->path = "<stdin>";
       return resolve_file(std::move(*lf), o);
     }
@@ -244,9 +256,13 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
 
 bool is_literal_input(const std::string& input) { return !is_regular_or_special_file(input) && looks_like_literal(input); }
 
-ComputeHook graph_hook(const Options& o) {
+ComputeHook graph_hook(const Options& o, const Item* heading) {
   if (!o.graph) return {};
-  return [mode = *o.graph](const Tensor& t) {
+  // Among several tensors, each graph is told apart by its tensor's name, as stdout's blocks are.
+  const std::string head =
+      heading ? "== " + (heading->name ? escape_untrusted(*heading->name, true) : std::string("(unnamed)")) + " ==\n" : "";
+  return [mode = *o.graph, head](const Tensor& t) {
+    std::cerr << head;
     if (mode == "dot") {
       std::cerr << graph_to_dot(t.node());
       return;
@@ -257,9 +273,9 @@ ComputeHook graph_hook(const Options& o) {
   };
 }
 
-MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults) {
+MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults, bool labelled) {
   const Tensor& t = item.tensor;
-  if (o.graph) graph_hook(o)(t);
+  if (o.graph) graph_hook(o, labelled ? &item : nullptr)(t);
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
@@ -271,8 +287,8 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
   return mv;
 }
 
-MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized) {
-  if (realized) return item_view(item, o, defaults);
+MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized, bool labelled) {
+  if (realized) return item_view(item, o, defaults, labelled);
   DataOptions dopt;
   dopt.defaults = defaults;
   dopt.strict = o.strict;
@@ -301,32 +317,35 @@ int run(const Options& o) {
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
   const WarningsAtEnd warnings(std::move(in.warnings));
+  const bool many = in.many.value_or(many_mode(o));
+  // Python numbers commit to --default-float/--default-int: a literal's, or those of -e and
+  // --assert. A file's tensors have dtypes of their own, so without those it changes nothing.
+  const std::optional<std::string> file =
+      in.file ? std::optional<std::string>(in.file->path) : in.items.empty() ? std::nullopt : in.items[0].file;
+  if ((o.default_float || o.default_int) && file && !o.expr && o.asserts.empty())
+    throw Error(ErrorCode::Usage, std::string(o.default_float ? "--default-float" : "--default-int") + " changes nothing here: " + *file +
+                                      " holds tensors of their own dtypes, and only Python numbers (a literal's, -e's, --assert's) "
+                                      "commit to it; drop it");
   if (in.file) {
-    if (o.expr) throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                                  " tensors: choose one with --name before -e");
-    if (o.stats.active() && (o.meta || o.list))
-      throw Error(ErrorCode::Usage, "--stats, --hist and --fail-on read values: not with --list or --meta");
+    const std::string holds = in.file->path + " holds " + count_of(in.file->tensors.size(), "tensor");
+    if (o.expr) throw Error(ErrorCode::Usage, holds + ": choose one with --name before -e");
     if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
     if (!o.expects.empty() || !o.asserts.empty())
-      throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                        " tensors: choose them with --name or --all before --expect/--assert");
-    if (o.print.header)
-      throw Error(ErrorCode::Usage, o.list || o.meta ? "--header shows one tensor, --list and --meta a whole file: choose one"
-                                                     : in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                                           " tensors: choose one with --name for --header (--list shows them all)");
+      throw Error(ErrorCode::Usage, holds + ": choose them with --name or --all before --expect/--assert");
+    if (o.print.header) throw Error(ErrorCode::Usage, holds + ": choose one with --name for --header (--list shows them all)");
     if (o.graph)
-      throw Error(ErrorCode::Usage, in.file->path + " holds " + std::to_string(in.file->tensors.size()) +
-                                        " tensors: choose one with --name for --graph (--list shows them all)");
+      throw Error(ErrorCode::Usage, holds + ": choose one with --name for --graph (--list shows them all)");
     {
       OutBuffer out(stdout);
       if (o.meta) render_meta(*in.file, o.json, out);
+      else if (o.list0) render_names0(*in.file, out);
       else render_listing(*in.file, o.json, out);
     }
     keep_until_exit(std::move(*in.file));  // freed with the process, not entry by entry
     return 0;
   }
   // Everything lazy happens before the first byte is written: -e over each tensor.
-  if (in.items.empty() && !o.expr && !o.input.empty() && many_mode(o)) {
+  if (in.items.empty() && !o.expr && !o.input.empty() && many) {
     // --all (or --jsonl) over an input of no tensors selects nothing: an empty result below.
   } else if (in.items.empty()) {
     if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
@@ -335,16 +354,16 @@ int run(const Options& o) {
     for (Item& it : in.items) it.tensor = for_tensor(it.label, [&] { return evaluate_expression(*o.expr, it.tensor, defaults); });
   }
   if (o.stats.active()) {
-    if (many_mode(o) || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
+    if (many || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
     const Item& item = in.items[0];
     // One tensor whose values cannot be decoded has no statistics to show, and nothing for
     // --fail-on to pass: trouble, as printing its values is.
     if (!item.load_error.empty() && !o.expr)
       throw Error(ErrorCode::Unsupported, o.stats.fail_on ? fail_on_unchecked(item.load_error) : item.load_error);
-    return for_tensor(item.label, [&] { return run_stats_tensor(item.tensor, o.expr || !item.entry ? nullptr : &*item.entry, item.label, o, defaults); });
+    return for_tensor(item.label, [&] { return run_stats_tensor(item, o, defaults); });
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
-  if (many_mode(o)) return run_many(in.items, o, defaults);
+  if (many) return run_many(in.items, o, defaults);
   const Item& item = in.items[0];
   auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
   OutBuffer out(stdout);

@@ -31,16 +31,18 @@ Shape parse_shape(const std::string& text, const char* what);
 /// True when INPUT is read as a Python literal: no such file, and it starts like a value.
 bool is_literal_input(const std::string& input);
 
-/// Tensor.data() of the item with --strict, --graph and --view-as applied. Throws Error.
-MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults);
+/// Tensor.data() of the item with --strict, --graph and --view-as applied; `labelled`: the
+/// graph under the item's `== name ==` line (one of several tensors). Throws Error.
+MemoryView item_view(const Item& item, const Options& o, const Defaults& defaults, bool labelled = false);
 
 /// Tensor.data() of the item (realized), or only its fields (data_header(): nothing
 /// read), with --strict and the --view-as casts applied. Throws Error.
-MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized);
+MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized, bool labelled = false);
 
 /// What --graph shows (on stderr) of each tensor about to be computed: its lazy graph and
-/// the kernels of its schedule, or the graph in dot. Empty without --graph.
-ComputeHook graph_hook(const Options& o);
+/// the kernels of its schedule, or the graph in dot; after an `== name ==` line naming
+/// `heading` when given (one of several tensors, --all, globs). Empty without --graph.
+ComputeHook graph_hook(const Options& o, const Item* heading = nullptr);
 
 /// Where print_tensor takes an item's printed elements from (after --view-as).
 struct Shown {

@@ -1,6 +1,7 @@
 // app/listing.cpp — tensor listings and metadata, text and JSON.
 #include "listing.hpp"
 
+#include "counts.hpp"
 #include "display_width.hpp"
 #include "json_shape.hpp"
 
@@ -21,10 +22,6 @@ namespace {
 
 // Names and metadata are untrusted: shown escaped, never sent raw to the terminal.
 std::string escape_text(std::string_view s) { return escape_untrusted(s, true); }
-
-std::string count_of(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 using Json = nlohmann::ordered_json;
 
@@ -337,6 +334,14 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   out.write(count_of(file.tensors.size(), "tensor", "tensors") + ", " +
             count_of(file.metadata.size(), "metadata entry", "metadata entries") + " (" + file.format + ")\n");
   for (const std::string& w : file.warnings) out.write("warning: " + escape_text(w) + "\n");
+}
+
+void render_names0(const LoadedFile& file, OutBuffer& out) {
+  for (const TensorEntry& e : file.tensors) {
+    if (e.name.empty()) continue;
+    out.write(e.name);
+    out.put('\0');
+  }
 }
 
 void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {

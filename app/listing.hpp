@@ -10,6 +10,9 @@ namespace tensor_inspect::app {
 /// One row per tensor: name, dtype, shape, nbytes, offset, stored type (text: aligned
 /// columns, control characters escaped; JSON: {"file", "format", "tensors": [...]}).
 void render_listing(const LoadedFile& file, bool json, OutBuffer& out);
+/// The tensors' names as they are (no escaping: for programs), each followed by a NUL
+/// byte, in file order; an unnamed tensor (a lone .npy) writes nothing. --list0.
+void render_names0(const LoadedFile& file, OutBuffer& out);
 /// The file's metadata key/values (text: `key: value`, long arrays shortened; JSON: all).
 void render_meta(const LoadedFile& file, bool json, OutBuffer& out);
 

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <span>
 #include <vector>
@@ -115,7 +116,7 @@ int main(int argc, char** argv) {
   enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
   const ti::app::OptionNames names[kGroups] = {
       {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e"},
-      {"--name --all --jsonl --list --meta --format --raw --shape --offset --byte-order", ""},
+      {"--name --all --jsonl --list --meta --list0 --format --raw --shape --offset --byte-order", ""},
       {"--expect --assert", ""},
       {"--graph --view-as --limit", "v"},
       ti::app::kPrintOptionNames,
@@ -150,19 +151,27 @@ int main(int argc, char** argv) {
     cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
     cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
     cli.add_flag("--strict", o.strict, "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format)");
-    cli.add_option("--default-float", o.default_float, "what Python floats commit to")->capture_default_str();
-    cli.add_option("--default-int", o.default_int, "what Python ints commit to")->capture_default_str();
-    cli.add_option("--json-nonfinite", o.json_nonfinite, "nan/inf in JSON: string (\"nan\", strict JSON) or python (NaN)")
+    cli.add_option("--default-float", o.default_float, "what Python floats commit to")->default_str("float32");
+    cli.add_option("--default-int", o.default_int, "what Python ints commit to")->default_str("int32");
+    cli.add_option("--json-nonfinite", o.json_nonfinite,
+                   "nan/inf among tensor values in JSON: string (\"nan\", strict JSON) or python (NaN); with --json/--jsonl")
         ->check(CLI::IsMember({"string", "python"}))
-        ->capture_default_str();
+        ->default_str("string");
   }
   if (CLI::App* file_options = group[kFile]) {
     auto* files = "Files";
-    file_options->add_option("--name", o.names, "a tensor of a file, or a shell glob ('model.layers.*.mlp.*'); repeatable")->group(files);
+    file_options
+        ->add_option("--name", o.names,
+                     "a tensor of a file (its exact name, glob characters and all), or a shell glob ('model.layers.*.mlp.*'); repeatable")
+        ->group(files);
     file_options->add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
     file_options->add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
     file_options->add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
+    file_options
+        ->add_flag("--list0", o.list0,
+                   "the names of a file's tensors, raw, each followed by a NUL byte: for scripts and shell completion (xargs -0)")
+        ->group(files);
     file_options->add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch")->group(files);
     file_options->add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")->group(files);
     file_options->add_option("--shape", o.shape, "shape of --raw data, e.g. 2,3 (default: one axis)")->group(files);
@@ -212,7 +221,14 @@ int main(int argc, char** argv) {
     ti::app::refuse_verbosity_values(std::span<char* const>(argv + 1, static_cast<std::size_t>(argc - 1)));
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version: their page must arrive too (a full disk is exit 2)
+      errno = 0;
+      const int status = cli.exit(e);
+      std::cout.flush();
+      if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+        return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), argv_json);
+      return status;
+    }
     return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), argv_json);
   } catch (const ti::Error& e) {
     return report(e, argv_json);
@@ -265,6 +281,10 @@ int main(int argc, char** argv) {
     return report(e, json);
   } catch (const std::bad_alloc&) {
     return report(ti::Error(ti::ErrorCode::Unsupported, input + ": out of memory (the tensor or an intermediate is too large)"), json);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the OS refused (a symlink loop, a name too long) is the user's input, not our
+    // bug: one Io line naming it, as MappedFile::open words it, should a call be missed.
+    return report(ti::Error(ti::ErrorCode::Io, ti::input_name(e.path1().string()) + ": cannot open: " + e.code().message()), json);
   } catch (const std::exception& e) {
     return report(ti::Error(ti::ErrorCode::Internal, "internal error: " + std::string(e.what())), json);
   }

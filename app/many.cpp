@@ -35,11 +35,11 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
       if (i) dst.put('\n');
       dst.write("== " + (item.name ? escape_untrusted(*item.name, true) : std::string("(unnamed)")) + " ==\n");
     };
-    auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized); };
+    auto view = [&](bool realized) { return item_memoryview(item, o, defaults, realized, true); };
     for_tensor(item.label, [&] {
       const Shown shown = item_shown(item, o, defaults);
       check_whole_read(item, shown, o, json);
-      print_tensor(shown.tensor, view, shown.reinterpreted, o.print, json, jo, out, prefix, graph_hook(o));
+      print_tensor(shown.tensor, view, shown.reinterpreted, o.print, json, jo, out, prefix, graph_hook(o, &item));
     });
     if (o.jsonl) {
       out.flush();

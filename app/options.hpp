@@ -17,9 +17,11 @@ struct Options {
   std::optional<std::string> expr;        ///< -e/--expr
   bool json = false;
   bool strict = false;
-  std::string default_float = "float32";
-  std::string default_int = "int32";
-  std::string json_nonfinite = "string";  ///< "string" (RFC 8259) or "python" (NaN/Infinity)
+  // Options with a default are optional here, so that a value given where it changes
+  // nothing is refused (contradictions.hpp), never silently dropped.
+  std::optional<std::string> default_float;   ///< --default-float (float32 when not given)
+  std::optional<std::string> default_int;     ///< --default-int (int32 when not given)
+  std::optional<std::string> json_nonfinite;  ///< "string" (RFC 8259, the default) or "python" (NaN/Infinity)
   // files
   std::vector<std::string> names;         ///< --name (repeatable): tensors of a file, exact or shell globs
   bool all = false;                       ///< --all: every tensor of a file
@@ -28,11 +30,12 @@ struct Options {
   std::vector<std::string> asserts;       ///< --assert EXPR over x (checks.cpp)
   bool list = false;                      ///< --list: the tensors, from the header only
   bool meta = false;                      ///< --meta: the file's metadata
+  bool list0 = false;                     ///< --list0: the tensors' names alone, each ended by a NUL byte (scripts, completion)
   std::optional<std::string> format;      ///< --format: force a loader
   std::optional<std::string> raw;         ///< --raw DTYPE: bytes as numpy.frombuffer
   std::optional<std::string> shape;       ///< --shape 2,3 (raw)
-  std::uint64_t offset = 0;               ///< --offset BYTES (raw)
-  std::string byte_order = "little";      ///< --byte-order little|big (raw)
+  std::optional<std::uint64_t> offset;    ///< --offset BYTES (raw; 0 when not given)
+  std::optional<std::string> byte_order;  ///< --byte-order little|big (raw; little when not given)
   // engine
   std::optional<std::string> graph;       ///< --graph[=text|dot]: the lazy graph and schedule on stderr
   std::vector<std::string> view_as;       ///< --view-as FMT[:SHAPE], applied in order

@@ -22,6 +22,18 @@ namespace {
 
 }  // namespace
 
+std::string plot_path_for(const std::string& pattern, const std::string& name) {
+  std::string safe;
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    safe += c == '/' || byte < 0x20 || byte == 0x7f ? '_' : c;
+  }
+  std::string out = pattern;
+  for (std::size_t at = out.find("{name}"); at != std::string::npos; at = out.find("{name}", at + safe.size()))
+    out.replace(at, 6, safe);
+  return out;
+}
+
 PlotOutputs::~PlotOutputs() {
   for (const auto& [tmp, path] : staged_) ::unlink(tmp.c_str());
 }

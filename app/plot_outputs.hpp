@@ -16,6 +16,12 @@
 
 namespace tensor_inspect::app {
 
+/// The path of one tensor's PNG: each `{name}` of the --plot `pattern` becomes the tensor's
+/// `name` ("" when unnamed), with '/' (which would name a folder) and the control
+/// characters (NUL to 0x1f, DEL: a newline, an ESC of a terminal sequence) spelled '_'.
+/// Every --plot goes through it, one tensor or several.
+std::string plot_path_for(const std::string& pattern, const std::string& name);
+
 class PlotOutputs {
  public:
   PlotOutputs() = default;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "counts.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::app {
@@ -39,13 +40,21 @@ std::vector<std::string> close_matches(const std::string& want, const std::vecto
   return out;
 }
 
+bool names_a_tensor(const LoadedFile& file, const std::string& pattern) {
+  for (const TensorEntry& e : file.tensors)
+    if (e.name == pattern) return true;
+  return false;
+}
+
 std::vector<std::size_t> select_entries(const LoadedFile& file, const std::vector<std::string>& patterns, bool all) {
   std::vector<std::size_t> out;
-  std::vector<bool> used(patterns.size(), false);
+  std::vector<bool> used(patterns.size(), false), exact(patterns.size(), false);
+  for (std::size_t p = 0; p < patterns.size(); ++p) exact[p] = names_a_tensor(file, patterns[p]);
   for (std::size_t i = 0; i < file.tensors.size(); ++i) {
     bool take = all;
+    const std::string& name = file.tensors[i].name;
     for (std::size_t p = 0; p < patterns.size(); ++p)
-      if (glob_matches(patterns[p], file.tensors[i].name)) take = used[p] = true;
+      if (exact[p] ? name == patterns[p] : glob_matches(patterns[p], name)) take = used[p] = true;
     if (take) out.push_back(i);
   }
   for (std::size_t p = 0; p < patterns.size(); ++p) {
@@ -58,7 +67,7 @@ std::vector<std::size_t> select_entries(const LoadedFile& file, const std::vecto
     } else if (file.tensors.size() == 1 && file.tensors[0].name.empty()) {
       msg += " (it holds one unnamed tensor: drop --name)";
     } else {
-      msg += " (" + std::to_string(file.tensors.size()) + " tensors; --list shows them)";
+      msg += " (" + count_of(file.tensors.size(), "tensor") + "; --list shows them)";
     }
     throw Error(ErrorCode::NotFound, msg);
   }

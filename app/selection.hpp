@@ -21,9 +21,14 @@ bool glob_matches(const std::string& pattern, const std::string& name);
 /// "no tensor named ..." messages.
 std::vector<std::string> close_matches(const std::string& want, const std::vector<TensorEntry>& entries);
 
+/// True when a tensor of `file` is named `pattern` exactly, glob characters and all.
+bool names_a_tensor(const LoadedFile& file, const std::string& pattern);
+
 /// Indices of the entries of `file` (file order, each once) that `all` or any of
-/// `patterns` selects. Throws Error(NotFound) naming the first pattern that matches
-/// nothing, with close matches.
+/// `patterns` selects. A pattern that is a tensor's exact name (names_a_tensor: a PyTorch
+/// `['a.b']`, a `w[0]`) selects the tensors of that name only, never what it would match
+/// as a glob; any other pattern is a glob (glob_matches). Throws Error(NotFound) naming the
+/// first pattern that matches nothing, with close matches.
 std::vector<std::size_t> select_entries(const LoadedFile& file, const std::vector<std::string>& patterns, bool all);
 
 }  // namespace tensor_inspect::app

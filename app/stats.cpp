@@ -11,6 +11,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "counts.hpp"
+#include "inspect.hpp"
 #include "options.hpp"
 #include "stats_report.hpp"
 #include "tensor_errors.hpp"
@@ -116,12 +118,12 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->default_str(std::to_string(kDefaultBins))
       ->group(g);
   cli.add_option("--plot", o.plot,
-                 "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; over several tensors "
-                 "the path holds {name}; PNGs appear once every tensor is computed")
+                 "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; {name} in the path "
+                 "becomes the tensor's name (needed over several tensors); PNGs appear once every tensor is computed")
       ->group(g);
-  cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap")
+  cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap (only with --plot)")
       ->check(CLI::IsMember({"hist", "heatmap"}))
-      ->capture_default_str()
+      ->default_str("hist")
       ->group(g);
   cli.add_option("--fail-on", o.fail_on,
                  "exit 1 naming the tensors that hold nan, inf, or are all zero (nan,inf,zero-tensor); exit 2 naming a "
@@ -139,7 +141,7 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   // A computed tensor is streamed through the executor (memory stays flat). When a
   // histogram scans it a second time and it is small, it is realized once instead: running
   // the executor twice costs more than holding kRealizeBytes.
-  const bool two_passes = so.hist || (plot_path && so.plot_kind == "hist");
+  const bool two_passes = so.hist || (plot_path && so.kind() == "hist");
   if (!source && two_passes &&
       static_cast<std::uint64_t>(t.numel()) * dtype_info(commit_dtype(t.dtype(), defaults)).itemsize <= kRealizeBytes)
     source = scan_source(t, defaults);
@@ -164,14 +166,14 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   row.stats = source ? compute_stats(*source, scan) : compute_stats_streamed(t, defaults);
   apply_fail_on(fail_on, row);
   std::optional<Histogram>& hist = result.hist;
-  if (so.hist || (plot_path && so.plot_kind == "hist")) {
+  if (so.hist || (plot_path && so.kind() == "hist")) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
     hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan)
                   : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
   }
   if (plot_path) {
     const std::string title = label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
-    if (so.plot_kind == "heatmap") {
+    if (so.kind() == "heatmap") {
       // A heatmap reads rows in C order: a permuted or flipped view, or a computed tensor, is
       // realized contiguous first.
       const StoredElements c_order =
@@ -185,23 +187,25 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   return result;
 }
 
-int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
-                     const Defaults& defaults) {
+int run_stats_tensor(const Item& item, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   PlotOutputs plots;
-  const TensorStatsResult r = stats_of_tensor(t, entry, label, o, defaults, so.plot, plots);
+  const TensorEntry* entry = o.expr || !item.entry ? nullptr : &*item.entry;
+  std::optional<std::string> plot;
+  if (so.plot) plot = plot_path_for(*so.plot, item.name.value_or(""));  // `{name}` also for one tensor
+  const TensorStatsResult r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots);
   plots.commit();
   OutBuffer out(stdout);
-  render_tensor_stats(r.row, label, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
+  render_tensor_stats(r.row, {item.file, item.name, item.label}, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
   return r.row.failed.empty() ? 0 : 1;
 }
 
 int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;
   if (so.hist || so.plot)
-    throw Error(ErrorCode::Usage, file.path + " holds " + std::to_string(file.tensors.size()) +
-                                      " tensors: choose them for --hist and --plot with --name or --all");
+    throw Error(ErrorCode::Usage, file.path + " holds " + count_of(file.tensors.size(), "tensor") +
+                                      ": choose them for --hist and --plot with --name or --all");
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   // A tensor --fail-on cannot check ends the run before a byte is written (also with
   // --jsonl): those whose values cannot be decoded say so as they load. Other trouble is
@@ -249,7 +253,8 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
     apply_fail_on(fail_on, row);
     done += e.nbytes;
     if (o.jsonl) {  // one "stats" object per tensor and line, streamed as each is done
-      render_tensor_stats(row, label, nullptr, fail_on, true, so.stats || !so.fail_on, out);
+      const std::optional<std::string> name = e.name.empty() ? std::nullopt : std::optional<std::string>(e.name);
+      render_tensor_stats(row, {file.path, name, label}, nullptr, fail_on, true, so.stats || !so.fail_on, out);
       out.flush();
       std::fflush(stdout);
     }

@@ -24,7 +24,9 @@ struct StatsOptions {
   bool stats = false;                   ///< --stats
   std::optional<std::string> hist;      ///< --hist [BINS] (the value as typed)
   std::optional<std::string> plot;      ///< --plot FILE.png
-  std::string plot_kind = "hist";       ///< --plot-kind hist|heatmap
+  std::optional<std::string> plot_kind; ///< --plot-kind hist|heatmap (hist when not given; only with --plot)
+  /// What --plot draws: "hist" or "heatmap".
+  std::string kind() const { return plot_kind.value_or("hist"); }
   std::optional<std::string> fail_on;   ///< --fail-on nan,inf,zero-tensor
   /// True when any statistics option was given.
   bool active() const { return stats || hist || plot || fail_on; }
@@ -53,11 +55,10 @@ StatsRow stats_row_of(const TensorEntry& entry);
 TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& options,
                                   const Defaults& defaults, const std::optional<std::string>& plot_path, PlotOutputs& plots);
 
-/// Statistics of one tensor. `entry` is the file entry the tensor came from (lets GGUF
-/// blocks be scanned in place), or nullptr; `label` names it in messages and output.
-/// Returns the exit status: 1 when --fail-on finds something, else 0.
-int run_stats_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& options,
-                     const Defaults& defaults);
+/// Statistics of one tensor (after -e): its file entry, when it is one, lets GGUF blocks
+/// be scanned in place; its label names it in messages, its file and name the JSON and
+/// --plot's `{name}`. Returns the exit status: 1 when --fail-on finds something, else 0.
+int run_stats_tensor(const Item& item, const Options& options, const Defaults& defaults);
 
 /// Statistics of several tensors chosen with --name globs or --all (after -e): a table
 /// (text; with --hist a block per tensor under its name), one "file_stats" object

@@ -14,20 +14,6 @@
 #include "tensor_inspect/remote.hpp"
 
 namespace tensor_inspect::app {
-namespace {
-
-// `{name}` in a --plot path becomes the tensor's name, with '/' (which would name a
-// folder) and NUL spelled '_'.
-std::string plot_path_for(const std::string& pattern, const std::string& name) {
-  std::string safe;
-  for (char c : name) safe += c == '/' || c == '\0' ? '_' : c;
-  std::string out = pattern;
-  for (std::size_t at = out.find("{name}"); at != std::string::npos; at = out.find("{name}", at + safe.size()))
-    out.replace(at, 6, safe);
-  return out;
-}
-
-}  // namespace
 
 int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& o, const Defaults& defaults) {
   const StatsOptions& so = o.stats;
@@ -75,7 +61,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     if (r.row.name.empty() && item.name) r.row.name = *item.name;
     failed |= !r.row.failed.empty();
     if (o.jsonl) {
-      render_tensor_stats(r.row, item.label, r.hist ? &*r.hist : nullptr, fail_on, true, show_stats, out);
+      render_tensor_stats(r.row, {item.file, item.name, item.label}, r.hist ? &*r.hist : nullptr, fail_on, true, show_stats, out);
       out.flush();
       std::fflush(stdout);
     } else if (r.hist && !o.json) {
@@ -90,7 +76,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     const Block& b = blocks[i];
     if (i) out.put('\n');
     out.write("== " + escape_untrusted(b.item->name.value_or("(unnamed)"), true) + " ==\n");
-    render_tensor_stats(b.row, b.item->label, &b.hist, fail_on, false, show_stats, out);
+    render_tensor_stats(b.row, {b.item->file, b.item->name, b.item->label}, &b.hist, fail_on, false, show_stats, out);
   }
   if (!o.jsonl && !(so.hist && !o.json)) {
     const std::string file = items.empty() ? input_name(o.input) : items[0].file.value_or("");  // none selected: the input

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cmath>
 
+#include "counts.hpp"
 #include "display_width.hpp"
 #include "json_shape.hpp"
 #include "tensor_inspect/error.hpp"
@@ -58,11 +59,11 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-// The fields of one row, without braces: shared by the tensor and file objects.
+// The fields of one row after its name, without braces: shared by the tensor and file
+// objects (a file's rows name their tensors, a tensor object says "file" and "name" first).
 std::string json_row_fields(const StatsRow& r) {
   std::string o;
-  o += "\"name\": " + json_string(r.name);
-  o += ", \"dtype\": " + (r.dtype ? json_string(dtype_info(*r.dtype).name) : "null");
+  o += "\"dtype\": " + (r.dtype ? json_string(dtype_info(*r.dtype).name) : "null");
   o += ", \"stored_type\": " + json_string(r.stored_type);
   o += ", \"shape\": " + json_shape(r.shape);
   o += ", \"nbytes\": " + std::to_string(r.nbytes);
@@ -109,7 +110,7 @@ std::string bar(double frac, int width) {
 void text_histogram(const Histogram& h, OutBuffer& out) {
   static const char* const levels[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
   const std::uint64_t peak = std::max<std::uint64_t>(1, *std::max_element(h.counts.begin(), h.counts.end()));
-  out.write("histogram: " + std::to_string(h.counts.size()) + " bins over [" + float_repr(h.lo) + ", " + float_repr(h.hi) +
+  out.write("histogram: " + count_of(h.counts.size(), "bin") + " over [" + float_repr(h.lo) + ", " + float_repr(h.hi) +
             "]; nan " + std::to_string(h.nan) + ", +inf " + std::to_string(h.posinf) + ", -inf " + std::to_string(h.neginf) +
             " counted apart\n  ");
   for (std::uint64_t c : h.counts) {
@@ -141,7 +142,7 @@ std::string failure_text(const StatsRow& r) {
   for (const std::string& c : r.failed) {
     if (c == "nan") parts.push_back(std::to_string(r.stats->nan) + " nan");
     else if (c == "inf") parts.push_back(std::to_string(r.stats->posinf) + " +inf, " + std::to_string(r.stats->neginf) + " -inf");
-    else parts.push_back("all " + std::to_string(r.stats->count) + " elements zero");
+    else parts.push_back(r.stats->count == 1 ? "its 1 element zero" : "all " + std::to_string(r.stats->count) + " elements zero");
   }
   return join(parts, "; ");
 }
@@ -151,9 +152,9 @@ void text_fail_report(const std::vector<StatsRow>& rows, const FailOn& f, OutBuf
   std::size_t failing = 0;
   for (const StatsRow& r : rows) failing += !r.failed.empty();
   const std::string head = "fail-on " + join(f.checks, ",") + ": ";
-  const std::string n = std::to_string(rows.size());
-  if (failing == 0) out.write(head + "ok, " + n + " of " + n + " tensors checked\n");
-  else out.write(head + std::to_string(failing) + " of " + n + " tensors fail\n");
+  const std::string of_n = " of " + count_of(rows.size(), "tensor");
+  if (failing == 0) out.write(head + "ok, " + std::to_string(rows.size()) + of_n + " checked\n");
+  else out.write(head + std::to_string(failing) + of_n + (failing == 1 ? " fails\n" : " fail\n"));
   for (const StatsRow& r : rows)
     if (!r.failed.empty()) out.write("  " + escape_untrusted(r.name.empty() ? "<tensor>" : r.name, false) + ": " + failure_text(r) + "\n");
 }
@@ -197,10 +198,12 @@ void apply_fail_on(const FailOn& f, StatsRow& row) {
   }
 }
 
-void render_tensor_stats(const StatsRow& r, const std::string& input, const Histogram* hist, const FailOn& f, bool json,
+void render_tensor_stats(const StatsRow& r, const StatsSource& source, const Histogram* hist, const FailOn& f, bool json,
                          bool show_stats, OutBuffer& out) {
   if (json) {
-    out.write("{" + json_head("stats") + "\"input\": " + (input.empty() ? std::string("null") : json_string(input)) + ", " +
+    // "file" and "name" as the tensor kind has them; "input" (the label) stays for readers of before.
+    out.write("{" + json_head("stats") + "\"input\": " + (source.label.empty() ? std::string("null") : json_string(source.label)) +
+              ", \"file\": " + json_string_or_null(source.file) + ", \"name\": " + json_string_or_null(source.name) + ", " +
               json_row_fields(r) + ", \"histogram\": " + (hist ? json_histogram(*hist) : "null") +
               ", \"fail_on\": " + json_fail_on({r}, f) + "}\n");
     return;
@@ -208,7 +211,7 @@ void render_tensor_stats(const StatsRow& r, const std::string& input, const Hist
   if (show_stats) {
     const TensorStats& s = *r.stats;
     const bool has = s.finite > 0;
-    if (!r.name.empty()) out.write("name: " + escape_untrusted(r.name, false) + "\n");
+    if (source.name) out.write("name: " + escape_untrusted(*source.name, false) + "\n");
     out.write("dtype: " + std::string(dtype_info(s.dtype).name) + (r.stored_type.size() && r.group != dtype_info(s.dtype).name ? " (stored as " + r.stored_type + ")" : "") + "\n");
     out.write("shape: " + shape_repr(r.shape) + "\n");
     out.write("count: " + std::to_string(s.count) + "\n");
@@ -251,7 +254,8 @@ void render_file_stats(const std::string& path, const std::string& format, const
   }
   if (json) {
     out.write("{" + json_head("file_stats") + "\"file\": " + json_string(path) + ", \"format\": " + json_string(format) + ", \"tensors\": [");
-    for (std::size_t i = 0; i < rows.size(); ++i) out.write((i ? ", {" : "{") + json_row_fields(rows[i]) + "}");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      out.write((i ? ", {\"name\": " : "{\"name\": ") + json_string(rows[i].name) + ", " + json_row_fields(rows[i]) + "}");
     out.write("], \"totals\": {\"tensors\": " + std::to_string(all.tensors) + ", \"parameters\": " + std::to_string(all.parameters) +
               ", \"nbytes\": " + std::to_string(all.nbytes) + ", \"skipped\": " + std::to_string(skipped) +
               ", \"nan\": " + std::to_string(nan) + ", \"posinf\": " + std::to_string(posinf) + ", \"neginf\": " +
@@ -294,11 +298,11 @@ void render_file_stats(const std::string& path, const std::string& format, const
       }
       out.write(line + "\n");
     }
-    std::string totals = "total: " + std::to_string(all.tensors) + " tensors, " + std::to_string(all.parameters) +
-                         " parameters, " + std::to_string(all.nbytes) + " bytes";
-    for (const auto& [name, g] : groups)
-      totals += "; " + name + ": " + std::to_string(g.tensors) + " tensors, " + std::to_string(g.parameters) + " parameters, " +
-                std::to_string(g.nbytes) + " bytes";
+    auto sizes = [](const Group& g) {
+      return count_of(g.tensors, "tensor") + ", " + count_of(g.parameters, "parameter") + ", " + count_of(g.nbytes, "byte");
+    };
+    std::string totals = "total: " + sizes(all);
+    for (const auto& [name, g] : groups) totals += "; " + name + ": " + sizes(g);
     out.write(totals + "\n");
   }
   if (f.enabled()) text_fail_report(rows, f, out);

@@ -39,8 +39,17 @@ void apply_fail_on(const FailOn& fail_on, StatsRow& row);
 /// not look at would let a CI job through.
 std::string fail_on_unchecked(const std::string& reason);
 
+/// Where one tensor's statistics come from, as the tensor kind names it: the input file
+/// ("<stdin>"; nullopt for a literal or an expression alone) and the tensor's name in it
+/// (nullopt when unnamed: a lone .npy), also after -e; `label` is how messages name it
+/// ("model.safetensors: tensor 'w'", "" for a literal), JSON's "input".
+struct StatsSource {
+  std::optional<std::string> file, name;
+  std::string label;
+};
+
 /// One tensor: `key: value` lines (text) or one JSON object; `hist` may be null.
-void render_tensor_stats(const StatsRow& row, const std::string& input, const Histogram* hist, const FailOn& fail_on,
+void render_tensor_stats(const StatsRow& row, const StatsSource& source, const Histogram* hist, const FailOn& fail_on,
                          bool json, bool show_stats, OutBuffer& out);
 /// A whole file: a table (text) or {"tensors": [...], "totals": {...}} (JSON).
 void render_file_stats(const std::string& path, const std::string& format, const std::vector<StatsRow>& rows,

@@ -1,6 +1,7 @@
 // app/validate.cpp — the `validate` subcommand: runs tensor_inspect::validate_file on each
 // file and prints every finding (text: one line each; --json: one object for CI).
 #include "validate.hpp"
+#include "counts.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -57,8 +58,6 @@ std::vector<std::string> files_of(const std::string& path) {
   std::sort(found.begin(), found.end());
   return found;
 }
-
-std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 }  // namespace
 
@@ -125,8 +124,8 @@ int run_validate(const ValidateOptions& o) {
         out.write(line);
       }
     }
-    out.write(plural(reports.size(), "file") + ": " + std::to_string(clean) + " clean, " + plural(errors, "error") + ", " +
-              plural(warnings, "warning") + "\n");
+    out.write(count_of(reports.size(), "file") + ": " + std::to_string(clean) + " clean, " + count_of(errors, "error") + ", " +
+              count_of(warnings, "warning") + "\n");
   }
   return errors + warnings == 0 ? 0 : 1;
 }

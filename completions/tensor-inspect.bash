@@ -1,14 +1,38 @@
 # bash completion for tensor-inspect: options (of the main command, diff and validate), dtype
 # names, formats, the other fixed value sets, and the tensor names of the file on the command
-# line (from its header: `tensor-inspect FILE --list`).
+# line (from its header: `tensor-inspect FILE --list0`, each name raw and NUL-ended).
 # Installed to share/bash-completion/completions/tensor-inspect; or: source this file.
 # tests/shell_integration.py fails when an option of a --help page is missing here.
 
+_tensor_inspect_dequote() {
+  # The word as the shell will pass it, for matching names: after a leading ' or ", or
+  # without one each backslash taking the next character as it is. Never eval'ed.
+  local w=$1 out="" i c
+  case $w in
+    \'*) w=${w#\'}; printf %s "${w%\'}"; return ;;
+    \"*) w=${w#\"}; w=${w%\"} ;;
+  esac
+  for ((i = 0; i < ${#w}; i++)); do
+    c=${w:i:1}
+    if [[ $c == \\ ]]; then ((i++)); c=${w:i:1}; fi
+    out+=$c
+  done
+  printf %s "$out"
+}
+
 _tensor_inspect_names() {
-  # The listing's first column, without the header row and the summary line.
-  local file=$1
+  # COMPREPLY: the names of the file's tensors that start with the word typed, each quoted
+  # for the shell (printf %q), so spaces, quotes, backslashes and newlines arrive intact.
+  local file=$1 want name quoted
+  COMPREPLY=()
+  [[ $file == "~/"* ]] && file=$HOME/${file#"~/"}
   [[ -n $file && -e $file ]] || return
-  tensor-inspect "$file" --list 2>/dev/null | sed '1d;$d' | awk '{print $1}'
+  want=$(_tensor_inspect_dequote "$cur")
+  while IFS= read -r -d '' name; do
+    [[ $name == "$want"* ]] || continue
+    printf -v quoted %q "$name"
+    COMPREPLY+=("$quoted")
+  done < <(tensor-inspect "$file" --list0 2>/dev/null)
 }
 
 _tensor_inspect_list_value() {
@@ -30,7 +54,7 @@ _tensor_inspect() {
                 pickle_depth pickle_entries remote_whole_bytes broadcast_pairs expression_elements literal_bytes"
   local remote_opts="--token-file --cache --cache-size --timeout"
   local opts="-h --help --version --dtype -e --expr --json --strict --default-float --default-int --json-nonfinite
-              --name --all --jsonl --list --meta --format --raw --shape --offset --byte-order --expect --assert
+              --name --all --jsonl --list --meta --list0 --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
   local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --json --jsonl --limit $remote_opts"
@@ -51,7 +75,7 @@ _tensor_inspect() {
       --hist) [[ ${words[i + 1]} =~ ^[0-9]+$ ]] && ((i++)); continue ;;
       -*) continue ;;
     esac
-    [[ -z $file ]] && file=$w
+    [[ -z $file ]] && file=$(_tensor_inspect_dequote "$w")  # as typed: 'my model.safetensors' is a path with a space
   done
   case $prev in
     --dtype | --raw | --default-float | --default-int)
@@ -76,10 +100,7 @@ _tensor_inspect() {
         COMPREPLY=($(compgen -W "dtype= shape= ndim= format= nbytes=" -- "$cur"))
       fi
       return ;;
-    --name)
-      local IFS=$'\n'
-      COMPREPLY=($(compgen -W "$(_tensor_inspect_names "$file")" -- "$cur"))
-      return ;;
+    --name) _tensor_inspect_names "$file"; return ;;
     -e | --expr | --assert | --shape | --offset | --view-as | --rename | --rename-regex | --rtol | --atol | --cache-size | \
       --timeout | --threshold | --edgeitems) return ;;
   esac

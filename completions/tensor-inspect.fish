@@ -5,10 +5,15 @@
 # diff/validate in __fish_seen_subcommand_from); a line without -n serves all three.
 set -l dtypes bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 fp8e4m3 fp8e5m2 half float double char uchar short ushort int uint long ulong
 
+# The tensor names of the file on the line, from its header (`--list0`: raw, NUL-ended).
+# fish reads candidates one a line and a tab starts a description: a name holding a
+# newline or a tab cannot be offered, and is left out; fish escapes what it inserts.
 function __tensor_inspect_names
     for w in (commandline -opc)[2..-1]
         if test -e "$w"
-            tensor-inspect "$w" --list 2>/dev/null | sed '1d;$d' | awk '{print $1}'
+            for name in (tensor-inspect "$w" --list0 2>/dev/null | string split0)
+                string match -q -r '[\n\t]' -- $name; or printf '%s\n' $name
+            end
             return
         end
     end
@@ -46,6 +51,7 @@ complete -c tensor-inspect -n __tensor_inspect_main -l name -x -a '(__tensor_ins
 complete -c tensor-inspect -n __tensor_inspect_main -l all -d 'every tensor'
 complete -c tensor-inspect -n __tensor_inspect_main -l list -d 'list the tensors'
 complete -c tensor-inspect -n __tensor_inspect_main -l meta -d 'show metadata'
+complete -c tensor-inspect -n __tensor_inspect_main -l list0 -d 'tensor names, NUL-ended, for scripts'
 complete -c tensor-inspect -n __tensor_inspect_main -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch'
 complete -c tensor-inspect -n __tensor_inspect_main -l raw -x -a "$dtypes" -d 'raw bytes of this dtype'
 complete -c tensor-inspect -n __tensor_inspect_main -l shape -x -d 'shape of raw data'

@@ -167,7 +167,7 @@ check("tensor added: only in B", doc and doc["summary"]["only_in_b"] == 1 and ro
 
 rc, out, err = run(P("a.safetensors"), P("changed.safetensors"))
 check("text: exit 1", rc == 1, err)
-check("text: summary line", out.strip().splitlines()[-1].startswith("1 of 5 compared tensors differ, 0 only in"), out)
+check("text: summary line", out.strip().splitlines()[-1].startswith("1 of 5 compared tensors differs, 0 only in"), out)
 check("text: first index shown", "1 (of 32), first at [2, 5]" in out, out)
 
 doc = diff_json("--name glob", P("a.safetensors"), P("changed.safetensors"), "--name", "s*", "--name", "b*", code=0)

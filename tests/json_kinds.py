@@ -148,6 +148,16 @@ for what, args in tensor_inputs:
   case("stats", f"stats: {what}", args + ["--stats", "--json"])
   case("stats --hist", f"stats --hist: {what}", args + ["--stats", "--hist=4", "--json"])
 
+# stats objects say "file" and "name" as the tensor kind does: the path given (null for a
+# literal or an expression), the --name given (null when unnamed), also after -e and per --jsonl line
+for what, args in tensor_inputs + [("a file's tensor after -e", [S("mixed.safetensors"), "--name", "weight", "-e", "x * 2"])]:
+  want = {"file": args[0] if os.path.isabs(args[0]) else None, "name": args[args.index("--name") + 1] if "--name" in args else None}
+  for mode in (["--json"], ["--jsonl"]):
+    docs = [json.loads(line) for line in run(args + ["--stats", *mode])[1].splitlines()] + \
+           [json.loads(line) for line in run(args + mode)[1].splitlines()]
+    got = [{"file": d.get("file", "(none)"), "name": d.get("name", "(none)")} for d in docs]
+    check(f"stats {mode[0]}: {what}: file and name as the tensor kind's", got == [want, want], (got, want))
+
 # --fail-on and --expect/--assert: the exit status is the check's, the keys the same
 for what, args, code in [("nan present", [P("f32.npy")], 1), ("clean", [P("u64.npy")], 0), ("empty", [P("empty.npy")], 0)]:
   case("stats --fail-on", f"stats --fail-on: {what}", args + ["--fail-on", "nan,inf,zero-tensor", "--json"], code=code)

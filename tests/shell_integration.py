@@ -200,6 +200,81 @@ if os.path.exists(BASH_COMPLETION):
 else:
   check("bash-completion installed", False, BASH_COMPLETION + " missing (scripts/setup.sh installs bash-completion)")
 
+# --name completion reads the names from `--list0` (raw, NUL-ended): the listing's text had
+# its summary line, then warnings, stripped by `sed '1d;$d'`, so a warning made the count a
+# candidate, and `awk '{print $1}'` cut names at spaces and compgen ate backslashes.
+TRICKY = ["plain", "a b", "back\\slash", "new\nline", "['a.b']", "quote'd", 'dq"x', "dollar$HOME", "star*", "tab\tname"]
+work = tempfile.mkdtemp(prefix="ti_complete_")
+tricky = os.path.join(work, "tricky names.safetensors")
+header, data = {}, b""
+for name in TRICKY:
+  header[name] = {"dtype": "F32", "shape": [1], "data_offsets": [len(data), len(data) + 4]}
+  data += b"\0\0\x80\x3f"
+head = json.dumps(header).encode()
+with open(tricky, "wb") as f:
+  f.write(len(head).to_bytes(8, "little") + head + data)
+index_dir = os.path.join(work, "idx")
+shutil.copytree(os.path.join(ROOT, "samples", "sharded"), index_dir)
+index = os.path.join(index_dir, "model.safetensors.index.json")
+with open(index) as f:
+  weight_map = json.load(f)["weight_map"]
+weight_map["ghost"] = "missing.safetensors"  # a shard that is not there: the run warns
+with open(index, "w") as f:
+  json.dump({"weight_map": weight_map}, f)
+WHOLE_MODEL = {"0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var", "1.num_batches_tracked"}
+NAME_CASES = [("names with spaces, quotes, backslashes, newlines, globs", tricky, set(TRICKY)),
+              ("an index with a missing shard (a warning)", index, set(weight_map)),
+              ("a whole nn.Module .pt (warnings of its globals)", os.path.join(ROOT, "samples", "whole_model.pt"), WHOLE_MODEL),
+              ("dotted names that collide", os.path.join(ROOT, "samples", "dotted_names.pt"), {"['a.b']", "['a']['b']"})]
+
+p = subprocess.run([BIN, tricky, "--list0"], capture_output=True)
+check("--list0: every name raw, each NUL-ended, in file order, nothing else", p.returncode == 0 and
+      p.stdout == b"".join(n.encode() + b"\0" for n in TRICKY) and p.stderr == b"", (p.returncode, p.stdout[:200], p.stderr))
+p = subprocess.run([BIN, index, "--list0"], capture_output=True)
+check("--list0 of an index with a missing shard: every name, the warning on stderr", p.returncode == 0 and
+      set(p.stdout.split(b"\0")[:-1]) == {n.encode() for n in weight_map} and b"missing.safetensors" in p.stderr, (p.returncode, p.stderr))
+
+
+def bash_names(file, cur):
+  """The --name candidates bash offers after `cur` (as typed), each decoded as the shell reads it.
+  The file's word is typed quoted, as a user would type a path holding a space."""
+  words = ["tensor-inspect", shlex.quote(file), "--name", cur]
+  line = " ".join(words)
+  script = (f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); COMP_CWORD=3; COMP_LINE={shlex.quote(line)}; "
+            f"COMP_POINT={len(line)}; _tensor_inspect; for w in \"${{COMPREPLY[@]}}\"; do eval \"printf '%s\\0' $w\"; done")
+  rc, out, err = bash(script)
+  return set(out.split("\0")[:-1]), err
+
+
+if os.path.exists(BASH_COMPLETION):
+  for what, path, names in NAME_CASES:
+    got, err = bash_names(path, "")
+    check(f"bash: --name candidates of {what}: the names, each a shell word", got == names, (sorted(got ^ names), err))
+  for cur, want in (("a\\ ", {"a b"}), ("'['", {"['a.b']"}), ("back\\\\", {"back\\slash"}), ("quote\\'", {"quote'd"}), ("zzz", set())):
+    got, err = bash_names(tricky, cur)
+    check(f"bash: --name {cur!r} completes the names it starts", got == want, (got, err))
+
+if shutil.which("zsh"):
+  # _tensor_inspect_names with zsh's completion builtins stubbed: `line` holds the words, and
+  # the stub of compadd prints the array it is given, NUL-ended.
+  stub = ("_arguments() { :; }; _wanted() { shift 3; \"$@\"; }; compadd() { local a; for a in \"${(@P)2}\"; do printf '%s\\0' \"$a\"; done; }; "
+          f"source {shlex.quote(os.path.join(ROOT, 'completions', '_tensor-inspect'))}; ")
+  for what, path, names in NAME_CASES:
+    p = subprocess.run(["zsh", "-f", "-c", stub + f"line=({shlex.quote(shlex.quote(path))}); _tensor_inspect_names"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    got = set(p.stdout.split("\0")[:-1])
+    check(f"zsh: --name candidates of {what}: the names", got == names, (sorted(got ^ names), p.stderr[:300]))
+
+if shutil.which("fish"):
+  # fish offers one candidate a line: names with a newline or a tab cannot be, and are left out.
+  for what, path, names in NAME_CASES:
+    script = f"source {shlex.quote(os.path.join(ROOT, 'completions', 'tensor-inspect.fish'))}; complete -C {shlex.quote('tensor-inspect ' + shlex.quote(path) + ' --name ')}"
+    p = subprocess.run(["fish", "--no-config", "-c", script], capture_output=True, text=True, env=env, timeout=30)
+    got = {line.split("\t")[0] for line in p.stdout.splitlines()}
+    want = {n for n in names if "\n" not in n and "\t" not in n}  # complete -C prints them raw; fish escapes on insertion
+    check(f"fish: --name candidates of {what}: the names", got == want, (sorted(got ^ want), p.stderr[:300]))
+shutil.rmtree(work, ignore_errors=True)
+
 for shell, script in (("zsh", "_tensor-inspect"), ("fish", "tensor-inspect.fish")):
   exe = shutil.which(shell)
   if exe:  # optional: these shells are not in setup.sh

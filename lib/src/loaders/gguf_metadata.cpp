@@ -81,11 +81,11 @@ nlohmann::ordered_json read_array(ByteReader& r, const std::string& key, int dep
   const std::uint64_t count = r.u64le("array count");
   if (count > r.remaining() / kTypeMinSize[elem])
     r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " " + gguf_type_name(elem) +
-                  " elements does not fit in the " + std::to_string(r.remaining()) + " bytes left",
+                  (count == 1 ? " element" : " elements") + " does not fit in the " + std::to_string(r.remaining()) + " bytes left",
               at);
   if (count > elements_left)
-    r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + " elements goes over the limit of " +
-                  std::to_string(limits().gguf_array_elements) + " array elements in all metadata" +
+    r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + (count == 1 ? " element" : " elements") +
+                  " goes over the limit of " + std::to_string(limits().gguf_array_elements) + " array elements in all metadata" +
                   limit_hint("gguf_array_elements"),
               at);
   elements_left -= count;

@@ -98,7 +98,10 @@ LoadedFile open_file(const std::string& path, const std::optional<std::string>& 
     }
   }
 
-  if (!forced && path != "-" && std::filesystem::is_directory(path)) return open_checkpoint_dir(path);
+  // The error_code form: a path the OS cannot resolve (a symlink loop, a name too long)
+  // is not a folder, and MappedFile::open below says why in its one Io line.
+  std::error_code not_a_folder;
+  if (!forced && path != "-" && std::filesystem::is_directory(path, not_a_folder)) return open_checkpoint_dir(path);
   const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false});
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);

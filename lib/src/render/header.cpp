@@ -37,6 +37,12 @@ void write_text(const MemoryView& mv, OutBuffer& out) {
   else out.write("None");
   out.write("\nshape: ");
   write_tuple(out, mv.shape, false);
+  // The tensor's own shape, where the memoryview's is not it (an empty tensor's data() is
+  // a (0,) view): the fact JSON's "tensor_shape" gives, under the same name.
+  if (mv.tensor_shape != mv.shape) {
+    out.write("\ntensor_shape: ");
+    write_tuple(out, mv.tensor_shape, false);
+  }
   out.write("\nstrides: ");
   write_tuple(out, mv.strides, false);
   out.write("\nitemsize: ");

@@ -54,7 +54,7 @@ void render_text_summary(const MemoryView& mv, const MemoryView& edges, const Su
   render_fields::write_int(out, summary.shown());
   out.write(" of ");
   render_fields::write_int(out, summary.size());
-  out.write(" elements shown (--full prints all)\n");
+  out.write(summary.size() == 1 ? " element shown (--full prints all)\n" : " elements shown (--full prints all)\n");
 }
 
 void render_json_summary(const MemoryView& mv, const MemoryView& shown, const std::optional<Summary>& summary,

@@ -182,8 +182,9 @@ PlotLayout write_histogram_png(const std::string& path, const Histogram& h, cons
   l.hi = h.hi;
   const ReleaseFontCaches release;
   auto [surface, cr] = canvas(l.width, l.height, title,
-                              std::to_string(h.counts.size()) + " bins; nan " + std::to_string(h.nan) + ", +inf " +
-                                  std::to_string(h.posinf) + ", -inf " + std::to_string(h.neginf) + " counted apart");
+                              std::to_string(h.counts.size()) + (h.counts.size() == 1 ? " bin; nan " : " bins; nan ") +
+                                  std::to_string(h.nan) + ", +inf " + std::to_string(h.posinf) + ", -inf " +
+                                  std::to_string(h.neginf) + " counted apart");
   const std::uint64_t peak = std::max<std::uint64_t>(1, *std::max_element(h.counts.begin(), h.counts.end()));
   set_rgb(cr.get(), heatmap_colour(0.35));
   for (std::size_t i = 0; i < h.counts.size(); ++i) {

@@ -44,7 +44,8 @@ Tensor Tensor::reshape(const Shape& new_shape) const {
   for (auto d : new_shape)
     if (d < 0) shape_error("negative dimension in reshape to " + shape_repr(new_shape));
   if (prod(new_shape) != numel())
-    shape_error("cannot reshape " + shape_repr(shape()) + " (" + std::to_string(numel()) + " elements) to " +
+    shape_error("cannot reshape " + shape_repr(shape()) + " (" + std::to_string(numel()) +
+                (numel() == 1 ? " element) to " : " elements) to ") +
                 shape_repr(new_shape));
   if (new_shape == shape()) return *this;
   return Tensor(make_node(Op::Reshape, dtype(), new_shape, {node_}, new_shape));

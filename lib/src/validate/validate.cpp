@@ -98,7 +98,8 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
     try {
       sf = MappedFile::open((dir / shard).string());
     } catch (const Error& e) {
-      f.error("missing_shard", place, std::nullopt, "the shard of " + std::to_string(names.size()) + " tensors cannot be read (" + e.what() + ")");
+      const std::string tensors = std::to_string(names.size()) + (names.size() == 1 ? " tensor" : " tensors");
+      f.error("missing_shard", place, std::nullopt, "the shard of " + tensors + " cannot be read (" + e.what() + ")");
       continue;
     }
     Findings inner(f.all(), "safetensors", place);
