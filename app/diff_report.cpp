@@ -90,7 +90,8 @@ void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& 
   const std::size_t compared = rows.size() - counts[4] - counts[5] - counts[6];
   const std::string not_comparable = counts[6] ? std::to_string(counts[6]) + " not comparable, " : "";
   const std::size_t differ = compared - counts[0];
-  out.write(std::to_string(differ) + " of " + count_of(compared, "compared tensor") + (differ == 1 ? " differs, " : " differ, ") +
+  // "N of M compared tensors" stays plural, as "1 of 1 tests passed" does; the verb follows N.
+  out.write(std::to_string(differ) + " of " + std::to_string(compared) + " compared tensors" + (differ == 1 ? " differs, " : " differ, ") +
             not_comparable +
             std::to_string(counts[4]) + " only in " + escape_untrusted(a.label, true) + ", " + std::to_string(counts[5]) +
             " only in " + escape_untrusted(b.label, true) + "\n");

@@ -150,8 +150,8 @@ def fault9_counts_of_one(tmp):
     ([one, "--all", "--stats"], 0, "total: 1 tensor, 1 parameter, 4 bytes; float32: 1 tensor, 1 parameter, 4 bytes"),
     ([one, "--name", "zzzzzzzzzzzzzzzz"], 2, "(1 tensor; --list shows them)"),
     (["validate", os.path.join(index_dir, "model.safetensors.index.json")], 1, "the shard of 1 tensor cannot be read"),
-    (["diff", "[1]", "[1]"], 0, "0 of 1 compared tensor differ,"),
-    (["diff", "[1]", "[2]"], 1, "1 of 1 compared tensor differs,"),
+    (["diff", "[1]", "[1]"], 0, "0 of 1 compared tensors differ,"),
+    (["diff", "[1]", "[2]"], 1, "1 of 1 compared tensors differs,"),
     (["[5]", "--threshold", "0", "--edgeitems", "0"], 0, "summary: 1 of 1 element shown"),
   ]
   plural_of_one = re.compile(r"(?<![\d.])1 (tensors|checks|bins|elements|parameters|bytes|files|errors|warnings|entries)\b|all 1 ")
