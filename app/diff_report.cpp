@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include "diff_rows.hpp"
-#include "counts.hpp"
 #include "display_width.hpp"
 #include "json_shape.hpp"
 
