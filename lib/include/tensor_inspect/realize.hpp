@@ -7,7 +7,7 @@
 // matrix products go through BLAS (OpenBLAS) over fixed row blocks, equally deterministic.
 //
 // schedule() cuts the graph into kernels at realization boundaries (file/producer sources,
-// contiguous, reductions, bitcasts). Element-wise ops and the movement ops between them
+// contiguous, reductions, scans, bitcasts). Element-wise ops and the movement ops between them
 // fuse into one loop per output buffer, so no intermediate buffer exists. The list is
 // plain data: print it (`--graph`) or test it.
 //
@@ -35,6 +35,7 @@ enum class KernelKind {
   Reduce,   ///< one loop over the input of a reduction, element-wise ops fused in
   Produce,  ///< a Producer fills a new buffer (decompression, dequantization)
   Alias,    ///< no loop: the input buffer re-read under a new dtype/shape (bitcast, contiguous no-op)
+  Scan,     ///< running sums along one axis (cumsum), element-wise ops fused into its input
 };
 
 /// One kernel of a schedule.

@@ -68,6 +68,7 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
         result = make_node(Op::Buffer, out->dtype, out->shape, {}, buffer_of(resolve(k.inputs[0])));
         break;
       case KernelKind::Loop: result = run_loop(k, buffers); break;
+      case KernelKind::Scan: result = run_scan(k, buffers); break;
       case KernelKind::Reduce:
         result = try_run_matmul(k, buffers);
         if (!result) result = run_reduce(k, buffers);

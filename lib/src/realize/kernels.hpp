@@ -52,6 +52,8 @@ void parallel_for(std::int64_t count, MakeState make_state, Body body, bool seri
 NodePtr run_loop(const Kernel& k, const BufferMap& buffers);
 /// A Reduce kernel: per-chunk partials combined in a fixed tree (reduce.cpp).
 NodePtr run_reduce(const Kernel& k, const BufferMap& buffers);
+/// A Scan kernel: running sums in tinygrad's cumsum order, lanes on all threads (scan_sum.cpp).
+NodePtr run_scan(const Kernel& k, const BufferMap& buffers);
 /// A Reduce kernel that is a matrix product BLAS can compute (matmul.cpp), or nullptr.
 NodePtr try_run_matmul(const Kernel& k, const BufferMap& buffers);
 
