@@ -6,10 +6,12 @@
 // count.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <vector>
 
 #include "realize/program.hpp"
 #include "tensor_inspect/realize.hpp"
@@ -48,9 +50,42 @@ void parallel_for(std::int64_t count, MakeState make_state, Body body, bool seri
   if (error) std::rethrow_exception(error);
 }
 
+/// Work items a kernel's parallel loops hold results for at once: a reduction keeps at
+/// most this many block partials (tree_fold_batched), whatever its input's size.
+inline constexpr std::int64_t kBatchItems = 4096;
+
+/// The fixed pairwise tree over p[0, n), n >= 1: combine(tree of the first n / 2, tree of
+/// the rest). Every reduction combines its block partials in this order.
+template <typename T, typename Combine>
+T tree_fold(const T* p, std::int64_t n, const Combine& combine) {
+  if (n == 1) return p[0];
+  const std::int64_t half = n / 2;
+  return combine(tree_fold(p, half, combine), tree_fold(p + half, n - half, combine));
+}
+
+/// tree_fold over the leaves [first, first + n), made on demand and at most `batch` at a
+/// time: a subtree of up to `batch` leaves has them made by make(first, count, out) into
+/// `scratch` and folded; a larger one splits in halves as the tree does. The result is
+/// tree_fold's over all the leaves, bit for bit; the memory is `batch` values, whatever n.
+/// done(count) follows each make.
+template <typename T, typename Make, typename Combine, typename Done>
+T tree_fold_batched(std::int64_t first, std::int64_t n, std::int64_t batch, std::vector<T>& scratch, const Make& make,
+                    const Combine& combine, const Done& done) {
+  scratch.reserve(static_cast<std::size_t>(std::min(n, batch)));  // once: never more than a batch
+  if (n > batch) {
+    const std::int64_t half = n / 2;
+    const T left = tree_fold_batched(first, half, batch, scratch, make, combine, done);
+    return combine(left, tree_fold_batched(first + half, n - half, batch, scratch, make, combine, done));
+  }
+  scratch.resize(static_cast<std::size_t>(n));
+  make(first, n, scratch.data());
+  done(n);
+  return tree_fold(scratch.data(), n, combine);
+}
+
 /// A Loop kernel: its fused body evaluated chunk by chunk into a new CPU buffer.
 NodePtr run_loop(const Kernel& k, const BufferMap& buffers);
-/// A Reduce kernel: per-chunk partials combined in a fixed tree (reduce.cpp).
+/// A Reduce kernel: per-block partials combined in a fixed tree, kBatchItems at a time (reduce.cpp).
 NodePtr run_reduce(const Kernel& k, const BufferMap& buffers);
 /// A Scan kernel: running sums in tinygrad's cumsum order, lanes on all threads (scan_sum.cpp).
 NodePtr run_scan(const Kernel& k, const BufferMap& buffers);
