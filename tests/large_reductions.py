@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reductions over huge lazy (broadcast) tensors: memory that does not grow with the input.
+"""Reductions over huge lazy (broadcast) tensors: flat memory, and no run of hours.
 
     /usr/bin/python3 tests/large_reductions.py build/tensor-inspect
 
@@ -10,6 +10,10 @@ they are now combined a batch at a time in the same tree, so the peak RSS stays 
 value is checked against what the broadcast holds (every element 1: the count, exact in
 float32 here). Peak RSS is /usr/bin/time's report for the tool alone; sanitizer builds skip
 the bound (ASan's shadow memory). No time is asserted.
+
+A kernel that would compute more than `compute_elements` (2**34) elements is refused before
+it starts, naming the cap (a sum over a 2**40 broadcast ran for hours); --limit raises it,
+and products that BLAS runs are not counted.
 
 Prints one line per check and a closing `N passed, M failed`; exit 0 when all passed.
 """
@@ -46,6 +50,20 @@ def main():
     status, out, err, rss = run(binary, ["-e", expr])
     check(f"{expr} is 4294967296.0 in under 12 MiB", status == 0 and "tolist: 4294967296.0" in out and (sanitized or 0 < rss < 12 * MiB),
           f"peak RSS {rss / MiB:.1f} MiB, exit {status} {err.strip()}")
+    # Refused at once: exit 2, one line naming the cap and how to raise it, nothing on stdout.
+    huge = "Tensor.arange(2**20).float().reshape(1, -1).expand(2**20, 2**20).sum()"
+    status, out, err, _ = run(binary, ["-e", huge], timeout=60)
+    check(f"{huge} is refused, naming compute_elements", status == 2 and out == "" and err.count("\n") == 1 and
+          "REDUCE_SUM over shape (1048576, 1048576): 1099511627776 elements to compute, more than 17179869184 "
+          "(limit compute_elements; raise it with --limit compute_elements=N)" in err, f"exit {status} {err.strip()}")
+    small = "Tensor.ones(2**11).contiguous().reshape(1, -1).expand(2**10, 2**11).sum()"  # 2**21 elements
+    status, out, err, _ = run(binary, ["-e", small, "--limit", "compute_elements=1M"])
+    check("--limit compute_elements=1M refuses a sum of 2**21 elements", status == 2 and "compute_elements" in err, err.strip())
+    status, out, err, _ = run(binary, ["-e", small, "--limit", "compute_elements=2M"])
+    check("--limit compute_elements=2M lets it run: 2097152.0", status == 0 and "tolist: 2097152.0" in out, err.strip())
+    product = "(Tensor.ones(128, 128).contiguous() @ Tensor.ones(128, 128).contiguous())[0, :2]"  # M*N*K = 2**21
+    status, out, err, _ = run(binary, ["-e", product, "--limit", "compute_elements=1M"])
+    check("a float32 product BLAS runs is not counted", status == 0 and "tolist: [128.0, 128.0]" in out, err.strip())
     return tally.summary()
 
 

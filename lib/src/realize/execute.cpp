@@ -11,6 +11,7 @@
 
 #include "realize/kernels.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 namespace realize_detail {
@@ -42,6 +43,19 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
 
 namespace {
 
+// Refuses a kernel that would compute more than limits().compute_elements elements: its
+// loop's index space (a reduction's input), before any of them is computed.
+void check_compute(const Kernel& k) {
+  if (k.kind == KernelKind::Alias || k.kind == KernelKind::Produce) return;
+  const NodePtr& body = k.output->op == Op::Contiguous ? k.output->src[0] : k.output;
+  const Shape& space = k.kind == KernelKind::Reduce ? body->src[0]->shape : body->shape;
+  const auto n = static_cast<std::uint64_t>(prod(space));
+  if (n > limits().compute_elements)
+    throw Error(ErrorCode::Unsupported, std::string(op_name(body->op)) + " over shape " + shape_repr(space) + ": " + std::to_string(n) +
+                                            " elements to compute, more than " + std::to_string(limits().compute_elements) +
+                                            limit_hint("compute_elements"));
+}
+
 std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) { return std::get<std::shared_ptr<Buffer>>(buffer_node->arg); }
 
 // Runs every kernel of `kernels` but the ones from `stop` on; returns the buffers made.
@@ -67,11 +81,20 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
       case KernelKind::Alias:
         result = make_node(Op::Buffer, out->dtype, out->shape, {}, buffer_of(resolve(k.inputs[0])));
         break;
-      case KernelKind::Loop: result = run_loop(k, buffers); break;
-      case KernelKind::Scan: result = run_scan(k, buffers); break;
+      case KernelKind::Loop:
+        check_compute(k);
+        result = run_loop(k, buffers);
+        break;
+      case KernelKind::Scan:
+        check_compute(k);
+        result = run_scan(k, buffers);
+        break;
       case KernelKind::Reduce:
         result = try_run_matmul(k, buffers);
-        if (!result) result = run_reduce(k, buffers);
+        if (!result) {
+          check_compute(k);
+          result = run_reduce(k, buffers);
+        }
         break;
     }
     buffers[out.get()] = result;
@@ -106,6 +129,7 @@ namespace {
 Program streaming_program(const NodePtr& root, BufferMap& buffers) {
   std::vector<Kernel> kernels = schedule(root);
   const bool stream_last = !kernels.empty() && kernels.back().kind == KernelKind::Loop;
+  if (stream_last) check_compute(kernels.back());
   buffers = run_kernels(kernels, stream_last ? kernels.size() - 1 : kernels.size());
   NodePtr body = root;
   if (!stream_last && root->op != Op::Buffer) body = buffers.at(root.get());
