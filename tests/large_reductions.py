@@ -13,11 +13,14 @@ the bound (ASan's shadow memory). No time is asserted.
 
 A kernel that would compute more than `compute_elements` (2**34) elements is refused before
 it starts, naming the cap (a sum over a 2**40 broadcast ran for hours); --limit raises it,
-and products that BLAS runs are not counted.
+and products that BLAS runs are not counted. What runs long shows its progress when stderr
+is a terminal (a pseudo-terminal here): one line, cleared when the kernel ends; through a
+pipe, stderr stays empty.
 
 Prints one line per check and a closing `N passed, M failed`; exit 0 when all passed.
 """
 import os
+import pty
 import subprocess
 import sys
 import tempfile
@@ -39,6 +42,26 @@ def run(binary, args, timeout=600):
             return None, "", f"killed after {timeout} s", 0
         lines = open(stats.name).read().split()
         return p.returncode, p.stdout, p.stderr, int(lines[-1]) * 1024 if lines else 0
+
+
+def run_on_terminal(binary, args, timeout=120):
+    """(exit status, stdout, what the tool wrote to stderr) with stderr a pseudo-terminal."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([binary, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    written = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # EIO: the tool has closed the terminal's last descriptor
+            break
+        if not data:
+            break
+        written.append(data)
+    os.close(master)
+    out = p.stdout.read()
+    p.wait(timeout)
+    return p.returncode, out.decode(), b"".join(written).decode()
 
 
 def main():
@@ -64,6 +87,14 @@ def main():
     product = "(Tensor.ones(128, 128).contiguous() @ Tensor.ones(128, 128).contiguous())[0, :2]"  # M*N*K = 2**21
     status, out, err, _ = run(binary, ["-e", product, "--limit", "compute_elements=1M"])
     check("a float32 product BLAS runs is not counted", status == 0 and "tolist: [128.0, 128.0]" in out, err.strip())
+    # Progress: four batches of 4096 blocks, a line drawn at the first and cleared at the end.
+    expr = "Tensor.ones(2**12).contiguous().reshape(1, -1).expand(2**13, 2**12).sum()"
+    status, out, err = run_on_terminal(binary, ["-e", expr])
+    check("on a terminal, a sum of 2**25 elements draws its progress and clears it",
+          status == 0 and "tolist: 33554432.0" in out and err.startswith("\rtensor-inspect: computing: 25%, ")
+          and err.endswith("\r\x1b[K") and "\n" not in err, repr(err))
+    status, out, err, _ = run(binary, ["-e", expr])
+    check("through a pipe, stderr stays empty", status == 0 and "tolist: 33554432.0" in out and err == "", repr(err))
     return tally.summary()
 
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "realize/kernels.hpp"
@@ -180,4 +181,20 @@ TEST_CASE("a sum of more blocks than one batch holds is the fixed tree of double
     CHECK(bits_of(two.element(0).f) == bits_of(reference(0, n / 2)));
     CHECK(bits_of(two.element(1).f) == bits_of(reference(n / 2, n / 2)));
   }
+}
+
+TEST_CASE("a kernel of more than one batch reports its progress, ending at done == total; a small one stays quiet") {
+  std::vector<std::pair<std::int64_t, std::int64_t>> reports;
+  auto saved = ti::set_progress_hook([&](std::int64_t done, std::int64_t total) { reports.emplace_back(done, total); });
+  // 2**25 broadcast ones: 16384 blocks, four batches of 4096.
+  const Tensor row = Tensor::full({1, 1 << 12}, ti::Scalar::from_float(1.0), DType::Float32).contiguous();
+  const double sum = ti::data(row.expand({1 << 13, 1 << 12}).reduce(Op::ReduceSum, {0, 1})).element(0).f;
+  const auto big = reports;
+  reports.clear();
+  (void)ti::data(row.expand({2, 1 << 12}).reduce(Op::ReduceSum, {0, 1}));
+  ti::set_progress_hook(std::move(saved));
+  CHECK(sum == 33554432.0);
+  REQUIRE(big.size() == 4);
+  for (std::size_t i = 0; i < big.size(); ++i) CHECK(big[i] == std::pair<std::int64_t, std::int64_t>{4096 * static_cast<std::int64_t>(i + 1), 16384});
+  CHECK(reports.empty());
 }

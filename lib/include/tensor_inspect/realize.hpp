@@ -100,6 +100,15 @@ void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink);
 /// for_each_chunk_parallel does.
 void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const ChunkSink& sink);
 
+/// Receives a long kernel's progress: `done` of `total` work items (the executor's own
+/// fixed partition of the kernel's loop: only the ratio means something), on the thread
+/// that called realize or for_each_*, after each batch of about 8 million elements, and
+/// done == total when the kernel ends. A kernel of one batch or less reports nothing.
+using ProgressHook = std::function<void(std::int64_t done, std::int64_t total)>;
+/// Installs `hook` for all later kernels (an empty one, the default, reports nothing);
+/// returns the hook it replaces. Not thread-safe: set it before realizing.
+ProgressHook set_progress_hook(ProgressHook hook);
+
 /// Receives the same chunk of several tensors at once (one ValueChunk per root, in order).
 using ZippedChunkSink = std::function<void(const ValueChunk* chunks)>;
 

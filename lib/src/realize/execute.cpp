@@ -16,6 +16,17 @@
 namespace tensor_inspect {
 namespace realize_detail {
 
+namespace {
+ProgressHook& progress_hook() {
+  static ProgressHook hook;
+  return hook;
+}
+}  // namespace
+
+void report_progress(std::int64_t done, std::int64_t total) {
+  if (const ProgressHook& hook = progress_hook()) hook(done, total);
+}
+
 std::int64_t chunk_count(std::int64_t n) { return (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk); }
 
 NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
@@ -106,6 +117,11 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
 }  // namespace realize_detail
 
 using namespace realize_detail;
+
+ProgressHook set_progress_hook(ProgressHook hook) {
+  std::swap(progress_hook(), hook);
+  return hook;
+}
 
 NodePtr realize(const NodePtr& root) {
   if (root->op == Op::Buffer) return root;

@@ -3,7 +3,7 @@
 // Parallelism lives here and nowhere above: parallel_for runs a fixed partition of work
 // items on OpenMP's threads with a static schedule, and every runner makes each item's
 // result independent of which thread computed it, so results never depend on the thread
-// count.
+// count. Long loops report their progress between fixed batches of items.
 #pragma once
 
 #include <algorithm>
@@ -18,41 +18,55 @@
 
 namespace tensor_inspect::realize_detail {
 
+/// Work items a kernel's parallel loops run between two progress reports, and hold
+/// results for at once: a reduction keeps at most this many block partials
+/// (tree_fold_batched), whatever its input's size.
+inline constexpr std::int64_t kBatchItems = 4096;
+
+/// Hands `done` of `total` work items of the running kernel to the progress hook
+/// (realize.hpp's set_progress_hook), if one is set. Calling thread only.
+void report_progress(std::int64_t done, std::int64_t total);
+
 /// Runs body(evaluator_state, i) for i in [0, count) on all threads (statically
 /// scheduled), or on the calling thread alone when `serial`; `make_state()` builds one
-/// state per thread (scratch buffers). The first exception thrown by any item is rethrown
-/// once all threads stop.
+/// state per thread (scratch buffers). Over kBatchItems items, they run in batches of
+/// kBatchItems with report_progress after each (a state per thread and batch). The first
+/// exception thrown by any item is rethrown once all threads stop.
 template <typename MakeState, typename Body>
 void parallel_for(std::int64_t count, MakeState make_state, Body body, bool serial = false) {
+  const bool report = count > kBatchItems;
   if (count <= 1 || serial) {  // no team at all: starting one costs more than a small kernel
     auto state = make_state();
-    for (std::int64_t i = 0; i < count; ++i) body(state, i);
+    for (std::int64_t i = 0; i < count; ++i) {
+      body(state, i);
+      if (report && ((i + 1) % kBatchItems == 0 || i + 1 == count)) report_progress(i + 1, count);
+    }
     return;
   }
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  std::mutex m;
+  for (std::int64_t first = 0; first < count; first += kBatchItems) {
+    const std::int64_t end = std::min(count, first + kBatchItems);
+    std::exception_ptr error;
+    std::atomic<bool> failed{false};
+    std::mutex m;
 #pragma omp parallel
-  {
-    auto state = make_state();
+    {
+      auto state = make_state();
 #pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-      if (failed.load(std::memory_order_relaxed)) continue;
-      try {
-        body(state, i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m);
-        if (!error) error = std::current_exception();
-        failed = true;
+      for (std::int64_t i = first; i < end; ++i) {
+        if (failed.load(std::memory_order_relaxed)) continue;
+        try {
+          body(state, i);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(m);
+          if (!error) error = std::current_exception();
+          failed = true;
+        }
       }
     }
+    if (error) std::rethrow_exception(error);
+    if (report) report_progress(end, count);
   }
-  if (error) std::rethrow_exception(error);
 }
-
-/// Work items a kernel's parallel loops hold results for at once: a reduction keeps at
-/// most this many block partials (tree_fold_batched), whatever its input's size.
-inline constexpr std::int64_t kBatchItems = 4096;
 
 /// The fixed pairwise tree over p[0, n), n >= 1: combine(tree of the first n / 2, tree of
 /// the rest). Every reduction combines its block partials in this order.

@@ -182,6 +182,10 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
     };
     auto combine = [&fold](Word a, Word b) { return fold.combine(a, b); };
     auto make_state = [&] { return ChunkEvaluator(prog); };
+    std::int64_t done = 0;
+    auto progress = [&](std::int64_t made) {
+      if (n_out * blocks > kBatchItems) report_progress(done += made, n_out * blocks);
+    };
     std::vector<Word> partial;
     if (blocks <= kBatchItems) {
       // Whole trees of `group` outputs per batch.
@@ -194,6 +198,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
             [&](ChunkEvaluator& ev, std::int64_t t) { partial[static_cast<std::size_t>(t)] = block(ev, o0 + t / blocks, t % blocks); },
             prog.serial());
         for (std::int64_t o = 0; o < outs; ++o) acc[static_cast<std::size_t>(o0 + o)] = tree_fold(partial.data() + o * blocks, blocks, combine);
+        progress(outs * blocks);
       }
     } else {
       // One output's tree at a time, a subtree of up to kBatchItems blocks per batch.
@@ -201,7 +206,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
         auto make = [&](std::int64_t first, std::int64_t count, Word* out) {
           parallel_for(count, make_state, [&](ChunkEvaluator& ev, std::int64_t i) { out[i] = block(ev, o, first + i); }, prog.serial());
         };
-        acc[static_cast<std::size_t>(o)] = tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, [](std::int64_t) {});
+        acc[static_cast<std::size_t>(o)] = tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, progress);
       }
     }
   }
