@@ -18,6 +18,7 @@
 
 #include "inspect.hpp"
 #include "json_shape.hpp"
+#include "progress.hpp"
 #include "selection.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/compare.hpp"
@@ -294,6 +295,8 @@ int run_diff(const DiffOptions& o) {
   copt.nan_equal = !o.nan_differs;
   copt.exact = o.exact;
   const bool show_progress = ::isatty(2) != 0;
+  std::optional<QuietKernels> quiet;  // diff draws its own line
+  if (show_progress) quiet.emplace();
   OutBuffer out(stdout);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     compare_row(rows[i], a, b, copt, o.ignore_dtype, show_progress, i, rows.size());

@@ -17,6 +17,7 @@
 #include "option_groups.hpp"
 #include "options.hpp"
 #include "process_exit.hpp"
+#include "progress.hpp"
 #include "remote_options.hpp"
 #include "stats.hpp"
 #include "truncated_input.hpp"
@@ -87,6 +88,7 @@ a file of several tensors without --name gives its listing (schemas/*.schema.jso
 // Prints an error as one line on stderr (a JSON object with --json) and returns the exit
 // status. Whatever was buffered for stdout is discarded: nothing is ever printed half.
 int report(const ti::Error& e, bool json) {
+  ti::app::clear_progress();
   if (json)
     std::cerr << "{" << ti::app::json_head("error") << "\"error\": {\"code\": \"" << ti::error_code_name(e.code()) << "\", \"message\": " << ti::json_string(e.what())
               << "}}\n";
@@ -262,6 +264,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  ti::app::show_progress_on_terminal();
 
   const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;
   const std::string input = !o.input.empty() ? ti::input_name(o.input) : o.expr ? "expression '" + *o.expr + "'" : "input";

@@ -8,12 +8,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "counts.hpp"
 #include "inspect.hpp"
 #include "options.hpp"
+#include "progress.hpp"
 #include "stats_report.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
@@ -73,7 +75,9 @@ StatsRow row_of(const TensorEntry* entry, const std::string& name) {
 // times a second; the line is cleared when the scan ends.
 class Progress {
  public:
-  Progress(std::size_t tensors, std::uint64_t bytes) : tensors_(tensors), total_(bytes), on_(::isatty(2) == 1) {}
+  Progress(std::size_t tensors, std::uint64_t bytes) : tensors_(tensors), total_(bytes), on_(::isatty(2) == 1) {
+    if (on_) quiet_.emplace();  // this line, not the kernels'
+  }
   ~Progress() {
     if (shown_) std::fputs("\r\033[K", stderr);
   }
@@ -93,6 +97,7 @@ class Progress {
   std::size_t tensors_;
   std::uint64_t total_;
   bool on_;
+  std::optional<QuietKernels> quiet_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
 };

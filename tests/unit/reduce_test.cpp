@@ -1,6 +1,7 @@
 // Reductions of the typed executor (lib/src/realize/reduce.cpp): fixed blocks and a fixed
 // tree, so the bits never depend on the thread count; IEEE's -0.0 identity; tinygrad's
-// nan-first max. Expected values come from plain loops written here.
+// nan-first max; partials held a batch at a time in the same tree. Expected values come
+// from plain loops written here.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -8,8 +9,11 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "realize/kernels.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/tensor.hpp"
@@ -119,4 +123,78 @@ TEST_CASE("int sums wrap in their dtype across blocks") {
   std::uint32_t want = 0;
   for (auto x : v) want += static_cast<std::uint32_t>(x);
   CHECK(s.element(0).i == static_cast<std::int32_t>(want));
+}
+
+TEST_CASE("tree_fold_batched folds in tree_fold's tree while holding at most `batch` leaves") {
+  // A combine that writes the tree down: "(ab)" for combine(a, b).
+  auto combine = [](const std::string& a, const std::string& b) { return "(" + a + b + ")"; };
+  for (std::int64_t n : {1, 2, 3, 7, 64, 100, 257, 1000}) {
+    std::vector<std::string> leaves;
+    for (std::int64_t i = 0; i < n; ++i) leaves.push_back(std::to_string(i) + ",");
+    const std::string whole = ti::realize_detail::tree_fold(leaves.data(), n, combine);
+    for (std::int64_t batch : {1, 2, 3, 8, 100, 4096}) {
+      CAPTURE(n);
+      CAPTURE(batch);
+      std::vector<std::string> scratch;
+      std::int64_t made = 0, most = 0;
+      auto make = [&](std::int64_t first, std::int64_t count, std::string* out) {
+        for (std::int64_t i = 0; i < count; ++i) out[i] = leaves[static_cast<std::size_t>(first + i)];
+        made += count;
+        most = std::max(most, count);
+      };
+      std::int64_t done = 0;
+      CHECK(ti::realize_detail::tree_fold_batched<std::string>(0, n, batch, scratch, make, combine, [&](std::int64_t c) { done += c; }) ==
+            whole);
+      CHECK(made == n);  // each leaf made once
+      CHECK(done == n);
+      CHECK(most <= batch);
+      CHECK(static_cast<std::int64_t>(scratch.capacity()) <= std::max<std::int64_t>(batch, 1));
+    }
+  }
+}
+
+TEST_CASE("a sum of more blocks than one batch holds is the fixed tree of double block sums, on 1 and 2 threads") {
+  // 2**23 + 5 elements: 4097 blocks of 2048 (over kBatchItems = 4096), in one output and in
+  // two (axis 1 of (2, n / 2)), so the tree is folded in batches.
+  Threads guard;
+  const std::size_t n = (std::size_t{1} << 23) + 6;
+  auto v = normal_floats(n, 11);
+  // The definition (reduce.cpp): blocks of 2048 summed left to right in double from -0.0,
+  // the partials combined pairwise, halves [0, k/2) and [k/2, k), then rounded to float32.
+  auto reference = [&](std::size_t lo, std::size_t count) {
+    std::vector<double> partial;
+    for (std::size_t b = 0; b < count; b += 2048) {
+      double s = -0.0;
+      for (std::size_t i = b; i < std::min(count, b + 2048); ++i) s += static_cast<double>(v[lo + i]);
+      partial.push_back(s);
+    }
+    const double sum = ti::realize_detail::tree_fold(partial.data(), static_cast<std::int64_t>(partial.size()),
+                                                     [](double a, double b) { return a + b; });
+    return static_cast<double>(static_cast<float>(sum));
+  };
+  const Tensor flat = tensor_of(v, DType::Float32, {static_cast<std::int64_t>(n)});
+  const Tensor rows = flat.reshape({2, static_cast<std::int64_t>(n / 2)});
+  for (int t : {1, 2}) {
+    omp_set_num_threads(t);
+    CHECK(bits_of(ti::data(flat.reduce(Op::ReduceSum, {0})).element(0).f) == bits_of(reference(0, n)));
+    auto two = ti::data(rows.reduce(Op::ReduceSum, {1}));
+    CHECK(bits_of(two.element(0).f) == bits_of(reference(0, n / 2)));
+    CHECK(bits_of(two.element(1).f) == bits_of(reference(n / 2, n / 2)));
+  }
+}
+
+TEST_CASE("a kernel of more than one batch reports its progress, ending at done == total; a small one stays quiet") {
+  std::vector<std::pair<std::int64_t, std::int64_t>> reports;
+  auto saved = ti::set_progress_hook([&](std::int64_t done, std::int64_t total) { reports.emplace_back(done, total); });
+  // 2**25 broadcast ones: 16384 blocks, four batches of 4096.
+  const Tensor row = Tensor::full({1, 1 << 12}, ti::Scalar::from_float(1.0), DType::Float32).contiguous();
+  const double sum = ti::data(row.expand({1 << 13, 1 << 12}).reduce(Op::ReduceSum, {0, 1})).element(0).f;
+  const auto big = reports;
+  reports.clear();
+  (void)ti::data(row.expand({2, 1 << 12}).reduce(Op::ReduceSum, {0, 1}));
+  ti::set_progress_hook(std::move(saved));
+  CHECK(sum == 33554432.0);
+  REQUIRE(big.size() == 4);
+  for (std::size_t i = 0; i < big.size(); ++i) CHECK(big[i] == std::pair<std::int64_t, std::int64_t>{4096 * static_cast<std::int64_t>(i + 1), 16384});
+  CHECK(reports.empty());
 }

@@ -220,7 +220,9 @@ Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& 
 /// np.tile); extra leading counts add axes. Error(BadShape) for too few or negative counts.
 Tensor repeat(const Tensor& t, const Shape& repeats);
 /// tinygrad's cumsum(axis=0): running sums along `axis`, accumulated like sum (int8 in int32,
-/// float16 back to float16). Error(BadShape) for an axis out of range.
+/// float16 in float32 and back to float16) and in the order tinygrad's kernels add them, so
+/// float results match bit for bit; linear time, memory the output's. Error(BadShape) for
+/// an axis out of range.
 Tensor cumsum(const Tensor& t, std::int64_t axis);
 /// tinygrad's cat(dim=0): tensors joined along `dim` (shapes equal elsewhere), promoted to
 /// their least upper dtype. Error(BadShape) for mismatched shapes, 0-d or no tensors.

@@ -44,8 +44,10 @@ struct Node;
 using NodePtr = std::shared_ptr<const Node>;
 
 /// The argument of a node, by op: Reshape/Expand the new Shape; Permute/Flip/Reduce* the
-/// axes (also a std::vector<int64_t>, i.e. a Shape); Pad/Shrink Ranges; Const a Scalar;
-/// Buffer a buffer; Producer a producer.
+/// axes (also a std::vector<int64_t>, i.e. a Shape); ScanSum the Shape (axis, length,
+/// first): the axis length its summation order is laid out for (its input's, unless a
+/// shrink moved below it cut that short) and the first output it keeps; Pad/Shrink
+/// Ranges; Const a Scalar; Buffer a buffer; Producer a producer.
 using NodeArg = std::variant<std::monostate, Shape, Ranges, Scalar, std::shared_ptr<Buffer>,
                              std::shared_ptr<const Producer>>;
 

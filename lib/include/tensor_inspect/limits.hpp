@@ -3,7 +3,7 @@
 // Inputs are untrusted, so each parser bounds what an input can make it read, allocate or
 // compute: header sizes, nesting depths, pickle memo, stack and container sizes, zip
 // member counts and compression ratios, GGUF array elements, bytes read from pipes and
-// special files, the text of a literal, and buffer sizes. Each cap is one field of
+// special files, the text of a literal, buffer sizes and the elements a kernel computes. Each cap is one field of
 // `Limits`, with its default here; parsers read `limits()` and name the field in their
 // error, with how to raise it:
 //
@@ -75,6 +75,12 @@ struct Limits {
   /// product's (M, N, K) intermediate of 1300 x 1300 x 1300 is 2.2e9, never stored. What
   /// is realized is also held to buffer_bytes.
   std::uint64_t expression_elements = std::uint64_t{1} << 40;
+  /// Elements one kernel computes one by one: a loop's or scan's output, a reduction's
+  /// whole input (a product's M x N x K), a streamed tensor's. A lazy shape costs nothing
+  /// until a kernel loops over it, and 2**40 elements then take hours; at the executor's
+  /// 10**8 to 10**9 elements a second this cap is seconds to minutes. Products BLAS runs
+  /// (float32/float64 matmul) and decompression are not counted.
+  std::uint64_t compute_elements = std::uint64_t{1} << 34;
   /// Bytes of a tensor literal's text: three million floats as Python prints them (145 MB
   /// of memory to parse; 64 MiB of `1,1,...` is the worst case, 1.0 GB: 24 bytes a value
   /// while parsing, then the tensor). Above 4 GiB a literal is refused whatever this says. On standard input,

@@ -1,7 +1,7 @@
 // tensor_inspect/ops.hpp — the closed set of graph operations, with named groups.
 //
 // Sources make data, movement ops change only the view, element-wise ops map values one
-// to one, reduce ops fold axes. One table (op_name) names them for logs and graph dumps.
+// to one, reduce ops fold axes, scan ops keep every running fold along one axis. One table (op_name) names them for logs and graph dumps.
 //
 //   ti::is_movement(ti::Op::Permute);   // true
 //   ti::op_name(ti::Op::Add);           // "ADD"
@@ -32,6 +32,8 @@ enum class Op : std::uint8_t {
   ReduceSum, ReduceProd, ReduceMax, ReduceMin,
   // realization markers
   Contiguous,
+  // scans along one axis
+  ScanSum,  ///< running sums along an axis in tinygrad's cumsum order, arg: (axis, length, first)
 };
 
 /// Upper-case op name as tinygrad prints it ("ADD", "RESHAPE").
@@ -45,5 +47,6 @@ constexpr bool is_binary(Op op) { return op >= Op::Add && op <= Op::Xor; }
 constexpr bool is_comparison(Op op) { return op >= Op::CmpLt && op <= Op::CmpNe; }
 constexpr bool is_elementwise(Op op) { return op >= Op::Cast && op <= Op::Where; }
 constexpr bool is_reduce(Op op) { return op >= Op::ReduceSum && op <= Op::ReduceMin; }
+constexpr bool is_scan(Op op) { return op == Op::ScanSum; }
 
 }  // namespace tensor_inspect

@@ -7,7 +7,7 @@
 // matrix products go through BLAS (OpenBLAS) over fixed row blocks, equally deterministic.
 //
 // schedule() cuts the graph into kernels at realization boundaries (file/producer sources,
-// contiguous, reductions, bitcasts). Element-wise ops and the movement ops between them
+// contiguous, reductions, scans, bitcasts). Element-wise ops and the movement ops between them
 // fuse into one loop per output buffer, so no intermediate buffer exists. The list is
 // plain data: print it (`--graph`) or test it.
 //
@@ -35,6 +35,7 @@ enum class KernelKind {
   Reduce,   ///< one loop over the input of a reduction, element-wise ops fused in
   Produce,  ///< a Producer fills a new buffer (decompression, dequantization)
   Alias,    ///< no loop: the input buffer re-read under a new dtype/shape (bitcast, contiguous no-op)
+  Scan,     ///< running sums along one axis (cumsum), element-wise ops fused into its input
 };
 
 /// One kernel of a schedule.
@@ -98,6 +99,15 @@ void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink);
 /// thread that consumes them. Memory: 8 bytes per value of one run per thread. Throws as
 /// for_each_chunk_parallel does.
 void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const ChunkSink& sink);
+
+/// Receives a long kernel's progress: `done` of `total` work items (the executor's own
+/// fixed partition of the kernel's loop: only the ratio means something), on the thread
+/// that called realize or for_each_*, after each batch of about 8 million elements, and
+/// done == total when the kernel ends. A kernel of one batch or less reports nothing.
+using ProgressHook = std::function<void(std::int64_t done, std::int64_t total)>;
+/// Installs `hook` for all later kernels (an empty one, the default, reports nothing);
+/// returns the hook it replaces. Not thread-safe: set it before realizing.
+ProgressHook set_progress_hook(ProgressHook hook);
 
 /// Receives the same chunk of several tensors at once (one ValueChunk per root, in order).
 using ZippedChunkSink = std::function<void(const ValueChunk* chunks)>;

@@ -46,7 +46,9 @@ class Tensor {
   Tensor expand(const Shape& shape) const;
   /// Zero padding (before, after) per axis, both >= 0.
   Tensor pad(const Ranges& padding) const;
-  /// [begin, end) per axis with 0 <= begin <= end <= dim.
+  /// [begin, end) per axis with 0 <= begin <= end <= dim. Over a scan_sum, the shrink
+  /// moves below it (as far as its end along the scanned axis), so a slice of running sums
+  /// reads and sums only what it needs.
   Tensor shrink(const Ranges& ranges) const;
   /// Reverses the listed axes.
   Tensor flip(const std::vector<std::int64_t>& axes) const;
@@ -71,6 +73,11 @@ class Tensor {
 
   /// Folds `axes` (sorted, unique) with op; reduced axes keep size 1 (keepdim).
   Tensor reduce(Op op, const std::vector<std::int64_t>& axes) const;
+  /// Running sums along `axis` in the order tinygrad's cumsum computes them (a sum per
+  /// output in this tensor's dtype, chunks of 256 past 512 elements; realize/scan_sum.cpp),
+  /// rounded to `out`: this dtype, or a float narrower than float32 when this is float32.
+  /// Linear in the elements. A shrink of the result scans only up to its end.
+  Tensor scan_sum(std::int64_t axis, DType out) const;
 
   /// Marks a realization boundary: the result is a contiguous buffer.
   Tensor contiguous() const;

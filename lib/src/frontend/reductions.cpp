@@ -20,27 +20,16 @@ Tensor sum(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
 
 
 Tensor cumsum(const Tensor& t, std::int64_t axis) {
-  const Tensor x = t.ndim() == 0 ? t.reshape({1}) : t;
-  const std::int64_t ax = resolve_axes(x, std::vector<std::int64_t>{axis})[0];
-  const std::int64_t last = static_cast<std::int64_t>(x.ndim()) - 1;
-  const std::int64_t n = x.shape()[static_cast<std::size_t>(ax)];
-  // Move the axis last, lay out y[..., i, j] = y[..., j], keep j <= i, and sum over j: the
-  // running sums as one fused reduction (tinygrad builds the same triangle with pad).
-  std::vector<std::int64_t> order;
-  for (std::int64_t d = 0; d <= last; ++d)
-    if (d != ax) order.push_back(d);
-  order.push_back(ax);
-  Tensor y = permute(x, order);
-  Shape square_shape = y.shape();
-  square_shape.insert(square_shape.end() - 1, n);
-  Tensor rows = expand(unsqueeze(y, -2), square_shape);
-  Tensor lower = produced({n, n}, DType::Bool, "tril", [n](std::int64_t k) { return Scalar::from_bool(k % n <= k / n); });
-  Tensor r = sum(where(lower, rows, Scalar::from_int(0)), std::vector<std::int64_t>{-1}, false);
-  // Put the axis back where it was.
-  std::vector<std::int64_t> back(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) back[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
-  r = permute(r, back);
-  return t.ndim() == 0 ? r.reshape({}) : r;
+  // tinygrad's _split_cumalu(axis, ADD): the axis is resolved as for a 1-d tensor when t is
+  // 0-d, and a 0-d or empty tensor is only cast to its sum's dtype.
+  const std::int64_t ax = resolve_axes(t.ndim() == 0 ? t.reshape({1}) : t, std::vector<std::int64_t>{axis})[0];
+  const DType acc = sum_acc_dtype(t.dtype());
+  const bool narrow = is_float(t.dtype()) && !is_weak(t.dtype()) && dtype_info(t.dtype()).itemsize < 4;
+  const DType out = narrow ? t.dtype() : acc;
+  if (t.ndim() == 0 || t.numel() == 0) return cast_to(t, out);
+  // Each output is a sum in `acc`, rounded to `out`, as tinygrad's window sums are (sum()
+  // casts half, bfloat16 and fp8 to float32 and back).
+  return cast_to(t, acc).scan_sum(ax, out);
 }
 
 

@@ -14,12 +14,12 @@
 namespace tensor_inspect {
 namespace {
 
-constexpr std::array<std::string_view, static_cast<std::size_t>(Op::Contiguous) + 1> kOpNames = {
+constexpr std::array<std::string_view, static_cast<std::size_t>(Op::ScanSum) + 1> kOpNames = {
     "BUFFER", "CONST", "PRODUCER", "RESHAPE", "PERMUTE", "EXPAND", "PAD", "SHRINK", "FLIP",
     "CAST", "BITCAST", "NEG", "NOT", "ABS", "EXP", "EXP2", "LOG", "LOG2", "SIN", "COS", "TAN", "SQRT",
     "RECIP", "TRUNC", "TANH", "BYTESWAP", "ADD", "SUB", "MUL", "DIV", "FLOORDIV", "MOD", "POW", "MAX", "MIN",
     "CMPLT", "CMPLE", "CMPEQ", "CMPNE", "AND", "OR", "XOR", "WHERE", "REDUCE_SUM", "REDUCE_PROD",
-    "REDUCE_MAX", "REDUCE_MIN", "CONTIGUOUS"};
+    "REDUCE_MAX", "REDUCE_MIN", "CONTIGUOUS", "SCAN_SUM"};
 
 bool scalar_equal(const Scalar& a, const Scalar& b) {
   if (a.kind != b.kind) return false;
@@ -131,8 +131,23 @@ void verify(Op op, DType dtype, const Shape& shape, const std::vector<NodePtr>& 
     if (prod(shape) != prod(src[0]->shape)) spec_fail(op, "element count changes");
   } else if (is_movement(op) || op == Op::Contiguous) {
     if (src[0]->dtype != dtype) spec_fail(op, "movement keeps the dtype");
+  } else if (is_scan(op)) {
+    // (axis, length, first): the input along the axis is a prefix of `length` (the row the
+    // order is laid out for), of which the outputs from `first` on are kept.
+    const Shape* a = std::get_if<Shape>(&arg);
+    if (!a || a->size() != 3 || (*a)[0] < 0 || (*a)[0] >= static_cast<std::int64_t>(shape.size()) || (*a)[2] < 0)
+      spec_fail(op, "needs (axis, length, first)");
+    Shape kept = src[0]->shape;
+    const auto axis = static_cast<std::size_t>((*a)[0]);
+    if (kept[axis] > (*a)[1]) spec_fail(op, "input longer than the scanned length");
+    kept[axis] -= (*a)[2];
+    if (kept != shape) spec_fail(op, "shape is not the input's from `first` on");
+    const DType in = src[0]->dtype;
+    if (is_weak(in) || in == DType::Bool || (is_float(in) && in != DType::Float32 && in != DType::Float64))
+      spec_fail(op, "sums an int, float32 or float64 input");
+    const bool narrowed = in == DType::Float32 && is_float(dtype) && dtype_info(dtype).itemsize < 4;
+    if (in != dtype && !narrowed) spec_fail(op, "rounds its sums to its input's dtype, or float32's to a narrower float");
   }
-  (void)arg;
 }
 
 }  // namespace

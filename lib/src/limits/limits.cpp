@@ -35,6 +35,7 @@ constexpr LimitInfo kTable[] = {
     {"remote_whole_bytes", &Limits::remote_whole_bytes, "bytes"},
     {"broadcast_pairs", &Limits::broadcast_pairs, "items"},
     {"expression_elements", &Limits::expression_elements, "items"},
+    {"compute_elements", &Limits::compute_elements, "items"},
     {"literal_bytes", &Limits::literal_bytes, "bytes"},
 };
 

@@ -11,9 +11,21 @@
 
 #include "realize/kernels.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 namespace realize_detail {
+
+namespace {
+ProgressHook& progress_hook() {
+  static ProgressHook hook;
+  return hook;
+}
+}  // namespace
+
+void report_progress(std::int64_t done, std::int64_t total) {
+  if (const ProgressHook& hook = progress_hook()) hook(done, total);
+}
 
 std::int64_t chunk_count(std::int64_t n) { return (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk); }
 
@@ -42,6 +54,19 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
 
 namespace {
 
+// Refuses a kernel that would compute more than limits().compute_elements elements: its
+// loop's index space (a reduction's input), before any of them is computed.
+void check_compute(const Kernel& k) {
+  if (k.kind == KernelKind::Alias || k.kind == KernelKind::Produce) return;
+  const NodePtr& body = k.output->op == Op::Contiguous ? k.output->src[0] : k.output;
+  const Shape& space = k.kind == KernelKind::Reduce ? body->src[0]->shape : body->shape;
+  const auto n = static_cast<std::uint64_t>(prod(space));
+  if (n > limits().compute_elements)
+    throw Error(ErrorCode::Unsupported, std::string(op_name(body->op)) + " over shape " + shape_repr(space) + ": " + std::to_string(n) +
+                                            " elements to compute, more than " + std::to_string(limits().compute_elements) +
+                                            limit_hint("compute_elements"));
+}
+
 std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) { return std::get<std::shared_ptr<Buffer>>(buffer_node->arg); }
 
 // Runs every kernel of `kernels` but the ones from `stop` on; returns the buffers made.
@@ -67,10 +92,20 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
       case KernelKind::Alias:
         result = make_node(Op::Buffer, out->dtype, out->shape, {}, buffer_of(resolve(k.inputs[0])));
         break;
-      case KernelKind::Loop: result = run_loop(k, buffers); break;
+      case KernelKind::Loop:
+        check_compute(k);
+        result = run_loop(k, buffers);
+        break;
+      case KernelKind::Scan:
+        check_compute(k);
+        result = run_scan(k, buffers);
+        break;
       case KernelKind::Reduce:
         result = try_run_matmul(k, buffers);
-        if (!result) result = run_reduce(k, buffers);
+        if (!result) {
+          check_compute(k);
+          result = run_reduce(k, buffers);
+        }
         break;
     }
     buffers[out.get()] = result;
@@ -82,6 +117,11 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
 }  // namespace realize_detail
 
 using namespace realize_detail;
+
+ProgressHook set_progress_hook(ProgressHook hook) {
+  std::swap(progress_hook(), hook);
+  return hook;
+}
 
 NodePtr realize(const NodePtr& root) {
   if (root->op == Op::Buffer) return root;
@@ -105,6 +145,7 @@ namespace {
 Program streaming_program(const NodePtr& root, BufferMap& buffers) {
   std::vector<Kernel> kernels = schedule(root);
   const bool stream_last = !kernels.empty() && kernels.back().kind == KernelKind::Loop;
+  if (stream_last) check_compute(kernels.back());
   buffers = run_kernels(kernels, stream_last ? kernels.size() - 1 : kernels.size());
   NodePtr body = root;
   if (!stream_last && root->op != Op::Buffer) body = buffers.at(root.get());

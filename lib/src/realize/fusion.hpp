@@ -25,7 +25,7 @@ inline bool is_boundary(const Node& n) {
   const Op op = n.op;
   if (op == Op::Bitcast) return !is_fused_bitcast(n);
   if (op == Op::Producer) return !is_formula(n);
-  return op == Op::Buffer || op == Op::Contiguous || is_reduce(op);
+  return op == Op::Buffer || op == Op::Contiguous || is_reduce(op) || is_scan(op);
 }
 
 }  // namespace tensor_inspect::realize_detail

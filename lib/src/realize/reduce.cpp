@@ -5,8 +5,10 @@
 // consecutive range [o*R, (o+1)*R) of it, R the number of elements per output, in C order
 // of the reduced axes (the order the sequential definition visits them). The range is cut
 // into blocks of kChunk elements; each block folds left to right, and the block partials
-// combine in a fixed pairwise tree. Blocks of all outputs are one flat list of work items
-// shared by the threads. Float sums and products accumulate in double and round once at
+// combine in a fixed pairwise tree (tree_fold). Blocks are the threads' work items, made
+// kBatchItems at a time: the partials of several outputs whose trees are small, or one
+// subtree of a large one (tree_fold_batched), so a sum over 2**40 broadcast elements holds
+// 32 KiB of partials, not 4 GiB. Float sums and products accumulate in double and round once at
 // the end (tinygrad splits large reductions into stages for the same reason); ints wrap
 // in their own dtype as C would; a float sum starts from -0.0, IEEE's additive identity,
 // so a sum of negative zeros is -0.0 as tinygrad gives; max/min keep tinygrad's select
@@ -120,11 +122,6 @@ struct Fold {
     return a;
   }
 
-  Word tree(const Word* p, std::size_t n) const {
-    if (n == 1) return p[0];
-    const std::size_t half = n / 2;
-    return combine(tree(p, half), tree(p + half, n - half));
-  }
 };
 
 // A constant input reduces in closed form: `count` copies of v (the reference's rule).
@@ -178,17 +175,40 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
         }, prog.serial());
   } else {
     const std::int64_t blocks = (per + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk);
-    std::vector<Word> partial(static_cast<std::size_t>(n_out * blocks));
-    parallel_for(
-        n_out * blocks, [&] { return ChunkEvaluator(prog); },
-        [&](ChunkEvaluator& ev, std::int64_t t) {
-          const std::int64_t o = t / blocks, b = t % blocks;
-          const std::int64_t lo = b * static_cast<std::int64_t>(kChunk);
-          const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), per - lo));
-          partial[static_cast<std::size_t>(t)] = fold.block(ev.run(o * per + lo, m), m, b == 0);
-        }, prog.serial());
-    for (std::int64_t o = 0; o < n_out; ++o)
-      acc[static_cast<std::size_t>(o)] = fold.tree(partial.data() + o * blocks, static_cast<std::size_t>(blocks));
+    auto block = [&](ChunkEvaluator& ev, std::int64_t o, std::int64_t b) {
+      const std::int64_t lo = b * static_cast<std::int64_t>(kChunk);
+      const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), per - lo));
+      return fold.block(ev.run(o * per + lo, m), m, b == 0);
+    };
+    auto combine = [&fold](Word a, Word b) { return fold.combine(a, b); };
+    auto make_state = [&] { return ChunkEvaluator(prog); };
+    std::int64_t done = 0;
+    auto progress = [&](std::int64_t made) {
+      if (n_out * blocks > kBatchItems) report_progress(done += made, n_out * blocks);
+    };
+    std::vector<Word> partial;
+    if (blocks <= kBatchItems) {
+      // Whole trees of `group` outputs per batch.
+      const std::int64_t group = kBatchItems / blocks;
+      partial.resize(static_cast<std::size_t>(std::min(group, n_out) * blocks));
+      for (std::int64_t o0 = 0; o0 < n_out; o0 += group) {
+        const std::int64_t outs = std::min(group, n_out - o0);
+        parallel_for(
+            outs * blocks, make_state,
+            [&](ChunkEvaluator& ev, std::int64_t t) { partial[static_cast<std::size_t>(t)] = block(ev, o0 + t / blocks, t % blocks); },
+            prog.serial());
+        for (std::int64_t o = 0; o < outs; ++o) acc[static_cast<std::size_t>(o0 + o)] = tree_fold(partial.data() + o * blocks, blocks, combine);
+        progress(outs * blocks);
+      }
+    } else {
+      // One output's tree at a time, a subtree of up to kBatchItems blocks per batch.
+      for (std::int64_t o = 0; o < n_out; ++o) {
+        auto make = [&](std::int64_t first, std::int64_t count, Word* out) {
+          parallel_for(count, make_state, [&](ChunkEvaluator& ev, std::int64_t i) { out[i] = block(ev, o, first + i); }, prog.serial());
+        };
+        acc[static_cast<std::size_t>(o)] = tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, progress);
+      }
+    }
   }
 
   const DTypeInfo& info = dtype_info(d);

@@ -38,8 +38,8 @@ struct Scheduler {
     } else {
       NodePtr body = n->op == Op::Contiguous ? n->src[0] : n;
       std::unordered_set<const Node*> seen;
-      if (is_reduce(body->op)) {
-        k.kind = KernelKind::Reduce;
+      if (is_reduce(body->op) || is_scan(body->op)) {
+        k.kind = is_reduce(body->op) ? KernelKind::Reduce : KernelKind::Scan;
         k.fused.push_back(body->op);
         collect(body->src[0], k, seen);
       } else {
@@ -74,7 +74,7 @@ struct Scheduler {
 }  // namespace
 
 std::string Kernel::to_string(std::size_t index) const {
-  static constexpr const char* kKinds[] = {"LOOP", "REDUCE", "PRODUCE", "ALIAS"};
+  static constexpr const char* kKinds[] = {"LOOP", "REDUCE", "PRODUCE", "ALIAS", "SCAN"};
   std::ostringstream o;
   o << "kernel " << index << ": " << kKinds[static_cast<int>(kind)] << " " << dtype_info(output->dtype).name << " "
     << shape_repr(output->shape) << " <-";

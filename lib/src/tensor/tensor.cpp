@@ -102,6 +102,18 @@ Tensor Tensor::shrink(const Ranges& ranges) const {
     any |= b != 0 || e != shape()[i];
   }
   if (!any) return *this;
+  if (node_->op == Op::ScanSum && prod(s) > 0) {
+    // Running sums up to `end` need the inputs before `end` only, other axes are
+    // independent lanes, and outputs before `begin` need not be kept. The scan keeps its
+    // length, so its order, and so its values, stay the same.
+    Shape arg = std::get<Shape>(node_->arg);
+    const auto axis = static_cast<std::size_t>(arg[0]);
+    Ranges below = ranges;
+    below[axis] = {0, arg[2] + ranges[axis].second};
+    arg[2] += ranges[axis].first;
+    const Tensor src = Tensor(node_->src[0]).shrink(below);
+    return Tensor(make_node(Op::ScanSum, dtype(), s, {src.node()}, arg));
+  }
   return Tensor(make_node(Op::Shrink, dtype(), s, {node_}, ranges));
 }
 
@@ -168,6 +180,11 @@ Tensor Tensor::reduce(Op op, const std::vector<std::int64_t>& axes) const {
     s[static_cast<std::size_t>(ax)] = 1;
   }
   return Tensor(make_node(op, dtype(), s, {node_}, Shape(axes)));
+}
+
+Tensor Tensor::scan_sum(std::int64_t axis, DType out) const {
+  if (axis < 0 || axis >= static_cast<std::int64_t>(ndim())) shape_error("scan axis " + std::to_string(axis) + " out of range");
+  return Tensor(make_node(Op::ScanSum, out, shape(), {node_}, Shape{axis, shape()[static_cast<std::size_t>(axis)], 0}));
 }
 
 Tensor Tensor::contiguous() const {
