@@ -39,14 +39,10 @@ std::uint64_t bits_of(double v) {
   std::memcpy(&b, &v, 8);
   return b;
 }
-struct Threads {  // restores the thread count a test changed
-  int saved = omp_get_max_threads();
-  ~Threads() { omp_set_num_threads(saved); }
-};
 }  // namespace
 
 TEST_CASE("a float32 sum of 10**6 values has the same bits on 1, 2 and 7 threads, and is the double sum rounded") {
-  Threads guard;
+  test_util::ThreadCountGuard guard;
   auto v = normal_floats(1000000, 7);
   Tensor x = tensor_of(v, DType::Float32, {1000, 1000});
   double exact = 0;
@@ -85,7 +81,7 @@ TEST_CASE("a sum of negative zeros is -0.0, an empty sum is +0.0") {
 }
 
 TEST_CASE("max keeps a nan only where it comes first, in any block, on any thread count") {
-  Threads guard;
+  test_util::ThreadCountGuard guard;
   const std::size_t n = 10000;  // five blocks of 2048
   for (std::size_t pos : {std::size_t{0}, std::size_t{1}, std::size_t{2048}, std::size_t{9999}}) {
     std::vector<float> v(n);
@@ -156,7 +152,7 @@ TEST_CASE("tree_fold_batched folds in tree_fold's tree while holding at most `ba
 TEST_CASE("a sum of more blocks than one batch holds is the fixed tree of double block sums, on 1 and 2 threads") {
   // 2**23 + 5 elements: 4097 blocks of 2048 (over kBatchItems = 4096), in one output and in
   // two (axis 1 of (2, n / 2)), so the tree is folded in batches.
-  Threads guard;
+  test_util::ThreadCountGuard guard;
   const std::size_t n = (std::size_t{1} << 23) + 6;
   auto v = normal_floats(n, 11);
   // The definition (reduce.cpp): blocks of 2048 summed left to right in double from -0.0,

@@ -81,10 +81,6 @@ std::string signs(const std::vector<float>& v) {
   return s;
 }
 
-struct Threads {  // restores the thread count a test changed
-  int saved = omp_get_max_threads();
-  ~Threads() { omp_set_num_threads(saved); }
-};
 
 }  // namespace
 
@@ -98,7 +94,7 @@ TEST_CASE("cumsum of float32 adds in tinygrad's order: whole rows up to 512, chu
 }
 
 TEST_CASE("cumsum along any axis scans each lane in the same order, with the same bits on 1 and 2 threads") {
-  Threads guard;
+  test_util::ThreadCountGuard guard;
   const std::size_t rows = 5, cols = 700;
   const std::vector<float> x = hashed_floats(rows * cols, 3);
   const Tensor t = tensor_of(x, DType::Float32, {5, 700});

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include <omp.h>
 #include <unistd.h>
 
 #include "tensor_inspect/buffer.hpp"
@@ -26,6 +27,12 @@
 #include "tensor_inspect/tensor.hpp"
 
 namespace test_util {
+
+/// Restores the OpenMP thread count a test changes (omp_set_num_threads) when it ends.
+struct ThreadCountGuard {
+  int saved = omp_get_max_threads();
+  ~ThreadCountGuard() { omp_set_num_threads(saved); }
+};
 
 namespace ti = tensor_inspect;
 

@@ -203,8 +203,8 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
     } else {
       // One output's tree at a time, a subtree of up to kBatchItems blocks per batch.
       for (std::int64_t o = 0; o < n_out; ++o) {
-        auto make = [&](std::int64_t first, std::int64_t count, Word* out) {
-          parallel_for(count, make_state, [&](ChunkEvaluator& ev, std::int64_t i) { out[i] = block(ev, o, first + i); }, prog.serial());
+        auto make = [&](std::int64_t first, std::int64_t count, Word* made) {
+          parallel_for(count, make_state, [&](ChunkEvaluator& ev, std::int64_t i) { made[i] = block(ev, o, first + i); }, prog.serial());
         };
         acc[static_cast<std::size_t>(o)] = tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, progress);
       }
