@@ -8,7 +8,14 @@
 // loader has already run CPUID once for glibc itself; this reads its answer.
 #pragma once
 
+#if defined(__clang__)
+// glibc 2.36's header spells C's _Bool, which clang++ does not take in C++ (g++ does).
+#define _Bool bool
 #include <sys/platform/x86.h>
+#undef _Bool
+#else
+#include <sys/platform/x86.h>
+#endif
 
 namespace tensor_inspect {
 
