@@ -148,7 +148,7 @@ class PytorchReader {
       case Kind::Int: value = v.integer; break;
       case Kind::Float: value = v.number; break;
       case Kind::Str: value = v.text; break;
-      case Kind::BigInt: value = "<int of " + v.text + " bytes>"; break;
+      case Kind::BigInt: value = "<int of " + std::to_string(v.text.size()) + " bytes>"; break;
       case Kind::Bytes: value = "<" + std::to_string(v.text.size()) + " bytes>"; break;
       default: value = "<" + pickle_type_name(v) + " object>"; break;
     }

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""What a new user found loading and validating files, each fault rebuilt and checked from
+outside: a pickled dict naming a key twice (finding 1), validate's memory on large zip
+members and the memory of large deflated PyTorch storages and endless devices (3), .npz
+compression methods (4), validate's messages (5).
+
+    /usr/bin/python3 tests/user_faults_load.py path/to/tensor-inspect
+
+Inputs are made here (NumPy, zipfile, pickles written opcode by opcode) in a temporary
+folder; what each check expects comes from those inputs: CPython's own pickle module
+unpickles the same bytes (torch's globals replaced by plain callables, as torch is not
+installed), np.load reads the same archives, peak RSS is GNU time's. Trouble is exit status
+2, one line on stderr naming the input, nothing on stdout. Closes with `N passed, M failed`.
+"""
+import collections, io, json, os, pickle, struct, subprocess, sys, tempfile, zipfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally
+from user_faults_common import BIN, run, trouble
+
+tally.pass_details = True
+MiB = 1 << 20
+
+# --- pickles written opcode by opcode (CPython Lib/pickletools.py) -----------------------
+
+
+def u(s):  # BINUNICODE
+  return b"X" + struct.pack("<I", len(s.encode())) + s.encode()
+
+
+def g(module, name):  # GLOBAL
+  return b"c" + module.encode() + b"\n" + name.encode() + b"\n"
+
+
+def tensor(key, size, numel=1):
+  """torch._utils._rebuild_tensor_v2(('storage', FloatStorage, key, 'cpu', numel), 0, size, (1,)...)."""
+  return (g("torch._utils", "_rebuild_tensor_v2") + b"((" + u("storage") + g("torch", "FloatStorage") + u(key) + u("cpu") +
+          b"J" + struct.pack("<i", numel) + b"tQK\x00(" + b"".join(b"J" + struct.pack("<i", n) for n in size) + b"t(K\x01t\x89" +
+          g("collections", "OrderedDict") + b")RtR")
+
+
+def write_pt(path, pkl, storages):
+  """A torch.save archive of `pkl` and float32 storages {key: values}."""
+  with zipfile.ZipFile(path, "w") as z:
+    z.writestr("archive/data.pkl", pkl)
+    for key, values in storages.items():
+      z.writestr(f"archive/data/{key}", np.asarray(values, "<f4").tobytes())
+    z.writestr("archive/version", "3\n")
+
+
+class StubUnpickler(pickle.Unpickler):
+  """CPython's unpickler with torch's globals as plain callables: a tensor is ('tensor', storage key)."""
+
+  def find_class(self, module, name):
+    if (module, name) == ("collections", "OrderedDict"):
+      return collections.OrderedDict
+    if name == "_rebuild_tensor_v2":
+      return lambda storage, offset, size, *rest: ("tensor", storage)
+    return lambda *args: (module, name)
+
+  def persistent_load(self, pid):
+    return pid[2]
+
+
+def key_name(k):
+  """How the tool names a dict key (its text for str, int, bool, None)."""
+  return k if isinstance(k, str) else repr(k) if isinstance(k, (bool, int, type(None))) else f"<{type(k).__name__}>"
+
+
+def flat(d, prefix=""):
+  """CPython's dict as the tool's names: [(dotted name, storage key)] in dict order."""
+  out = []
+  for k, v in d.items():
+    name = prefix + key_name(k)
+    out += flat(v, name + ".") if isinstance(v, dict) else [(name, v[1])]
+  return out
+
+
+# --- finding 1 --------------------------------------------------------------------------
+
+KEY_CASES = {  # name: the dict's SETITEMS body (key, value, ...), each value a tensor of storage i holding [i]
+    "str twice": u("a") + tensor("0", [1]) + u("a") + tensor("1", [1]),
+    "True then 1": b"\x88" + tensor("0", [1]) + b"K\x01" + tensor("1", [1]),
+    "1, 1.0, True": b"K\x01" + tensor("0", [1]) + b"G" + struct.pack(">d", 1.0) + tensor("1", [1]) + b"\x88" + tensor("2", [1]),
+    "0, -0.0, False": b"K\x00" + tensor("0", [1]) + b"G" + struct.pack(">d", -0.0) + tensor("1", [1]) + b"\x89" + tensor("2", [1]),
+    "a, b, a": u("a") + tensor("0", [1]) + u("b") + tensor("1", [1]) + u("a") + tensor("2", [1]),
+    "str and bytes": u("a") + tensor("0", [1]) + b"C\x01a" + tensor("1", [1]),
+    "tuples (1, 'x') and (True, 'x')": b"(K\x01" + u("x") + b"t" + tensor("0", [1]) + b"(\x88" + u("x") + b"t" + tensor("1", [1]),
+    "2**70 and 2.0**70": b"\x8a\x09" + bytes(8) + b"\x40" + tensor("0", [1]) + b"G" + struct.pack(">d", 2.0 ** 70) + tensor("1", [1]),
+    "5 in ten bytes and 5": b"\x8a\x0a\x05" + bytes(9) + tensor("0", [1]) + b"K\x05" + tensor("1", [1]),
+    "one nan through the memo": b"G" + struct.pack(">d", float("nan")) + b"q\x00" + tensor("0", [1]) + b"h\x00" + tensor("1", [1]),
+    "None twice": b"N" + tensor("0", [1]) + b"N" + tensor("1", [1]),
+    "nested dict": u("m") + b"}(" + u("w") + tensor("0", [1]) + u("w") + tensor("1", [1]) + b"u",
+}
+
+
+def finding1_duplicate_keys(tmp):
+  """1. A pickled dict naming a key twice was listed twice ('a' two rows, --name a 'close
+  matches', diff exit 2, validate clean). Python's dict keeps one entry: the first key, the
+  last value, keys equal as == says (True == 1 == 1.0)."""
+  for case, body in KEY_CASES.items():
+    for how, pkl in (("SETITEMS", b"\x80\x02}(" + body + b"u."),
+                     ("OrderedDict", b"\x80\x02" + g("collections", "OrderedDict") + b")R(" + body + b"u.")):
+      path = os.path.join(tmp, "keys.pt")
+      write_pt(path, pkl, {str(i): [float(i)] for i in range(3)})
+      want = flat(StubUnpickler(io.BytesIO(pkl)).load())
+      rc, out, err = run([path, "--all", "--json"])
+      got = [(t["name"], str(int(t["tolist"][0]))) for t in json.loads(out)["tensors"]] if rc == 0 else (rc, err)
+      tally.check(f"1: {case} ({how}): the tensors CPython's dict holds, in its order", got == want, f"tool {got}, CPython {want}")
+
+  path = os.path.join(tmp, "dupkey.pt")  # the user's file: {'a': t(12,), 'a': t(2,)} over one storage
+  def t(n):
+    return (g("torch._utils", "_rebuild_tensor_v2") + b"((" + u("storage") + g("torch", "FloatStorage") + u("0") + u("cpu") +
+            b"K\x0ctQ" + b"K\x00" + b"(K" + bytes([n]) + b"t(K\x01t\x89" + g("collections", "OrderedDict") + b")RtR")
+  pkl = b"\x80\x02}(" + u("a") + t(12) + u("a") + t(2) + b"u."
+  write_pt(path, pkl, {"0": np.arange(12)})
+  stub = StubUnpickler(io.BytesIO(pkl)).load()
+  rc, out, err = run([path, "--list", "--json"])
+  names = [x["name"] for x in json.loads(out)["tensors"]] if rc == 0 else err
+  tally.check("1: dupkey.pt lists the one key CPython's dict holds", names == list(stub), f"tool {names}, CPython {list(stub)}")
+  rc, out, err = run([path, "--name", "a", "--json"])
+  tally.check("1: --name a is the last tensor given for it, arange(12)[:2]",
+              rc == 0 and json.loads(out)["tolist"] == np.arange(12, dtype="f4")[:2].tolist(), f"{rc} {out[:200]!r} {err!r}")
+  rc, out, err = run(["diff", path, path])
+  tally.check("1: diff of the file with itself is clean", rc == 0, f"{rc} {out[:200]!r} {err!r}")
+  first, again = pkl.index(u("a")), pkl.rindex(u("a"))
+  rc, out, err = run(["validate", path])
+  tally.check("1: validate names the key given again, both bytes, rule pickle.duplicate_key",
+              rc == 1 and f"key 'a' (byte {again})" in out and f"first at byte {first}" in out and "[pickle.duplicate_key]" in out,
+              f"{rc} {out!r} {err!r}")
+  bad = os.path.join(tmp, "listkey.pt")
+  listkey = b"\x80\x02}(]" + tensor("0", [1]) + b"u."
+  write_pt(bad, listkey, {"0": [0.0]})
+  try:
+    StubUnpickler(io.BytesIO(listkey)).load()
+    said = None
+  except TypeError as e:
+    said = str(e)  # unhashable type: 'list'
+  trouble("1: a list as a dict key is CPython's TypeError, at its byte", [bad], [bad, str(said), "at byte 4"])
+
+
+def main():
+  with tempfile.TemporaryDirectory() as tmp:
+    finding1_duplicate_keys(tmp)
+  return tally.summary()
+
+
+if __name__ == "__main__":
+  sys.exit(main())
