@@ -141,9 +141,83 @@ def finding1_duplicate_keys(tmp):
   trouble("1: a list as a dict key is CPython's TypeError, at its byte", [bad], [bad, str(said), "at byte 4"])
 
 
+# --- finding 4 --------------------------------------------------------------------------
+
+
+def npy_bytes(a):
+  b = io.BytesIO()
+  np.save(b, a)
+  return b.getvalue()
+
+
+def with_method(path, method, out):
+  """The archive with every member's method field (local header and central directory) set to `method`."""
+  data = bytearray(open(path, "rb").read())
+  for sig, at_method in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+    at = 0
+    while (at := data.find(sig, at)) >= 0:
+      struct.pack_into("<H", data, at + at_method, method)
+      at += 4
+  open(out, "wb").write(bytes(data))
+
+
+def finding4_methods(tmp):
+  """4. An .npz of BZIP2 members opened but validate called it an error (npz.method); one of
+  LZMA members (np.load reads both, through zipfile) was refused. validate now agrees with
+  the loader: BZIP2 (and LZMA where this libzip has it) read and clean; LZMA without it a
+  one-line refusal naming the method, and validate's warning; a method NumPy cannot read an
+  error. A zero-filled member beyond deflate's 1032:1 is no bomb for BZIP2 (600000:1)."""
+  import ctypes
+  lzma_readable = ctypes.CDLL("libzip.so.4").zip_compression_method_supported(14, 0) == 1
+  a, zeros = np.arange(6, dtype="<f4").reshape(2, 3), np.zeros(2_000_000, "<f4")
+  for method, name in ((zipfile.ZIP_BZIP2, "BZIP2"), (zipfile.ZIP_LZMA, "LZMA")):
+    path = os.path.join(tmp, f"{name}.npz")
+    with zipfile.ZipFile(path, "w", method) as z:
+      z.writestr("a.npy", npy_bytes(a))
+      z.writestr("zeros.npy", npy_bytes(zeros))
+    loaded = np.load(path)
+    readable = name == "BZIP2" or lzma_readable
+    if readable:
+      rc, out, err = run([path, "--name", "a", "--json"])
+      tally.check(f"4: an .npz of {name} members gives np.load's values", rc == 0 and json.loads(out)["tolist"] == loaded["a"].tolist(),
+                  f"{rc} {out[:200]!r} {err!r}")
+      rc, out, err = run([path, "--name", "zeros", "--stats", "--json"])
+      tally.check(f"4: ... and its zeros, {len(zeros) * 4} bytes from {zipfile.ZipFile(path).getinfo('zeros.npy').compress_size}",
+                  rc == 0 and json.loads(out)["zero"] == int((loaded["zeros"] == 0).sum()), f"{rc} {out[:200]!r} {err!r}")
+      rc, out, err = run(["validate", path])
+      tally.check(f"4: validate finds the .npz of {name} members clean, as the loader reads it", rc == 0 and "clean" in out, f"{rc} {out!r} {err!r}")
+    else:
+      trouble(f"4: an .npz of {name} members this libzip cannot read: one line naming the member and the method", [path, "--list"],
+              [path, "member 'a.npy'", "compression method 14 (LZMA) is not supported by libzip.so.4"])
+      rc, out, err = run(["validate", path])
+      tally.check(f"4: validate warns the same ({name}, npz.unsupported), no npz.method error",
+                  rc == 1 and "compression method 14 (LZMA) is not supported" in out and "[npz.unsupported]" in out and
+                  "[npz.method]" not in out, f"{rc} {out!r} {err!r}")
+  zstd = os.path.join(tmp, "zstd.npz")
+  with_method(os.path.join(tmp, "BZIP2.npz"), 93, zstd)
+  try:
+    np.load(zstd)["a"]
+    numpy_reads = True
+  except NotImplementedError:
+    numpy_reads = False
+  rc, out, err = run(["validate", zstd])
+  tally.check("4: a method np.load cannot read (ZSTD) is an npz.method error", not numpy_reads and rc == 1 and
+              "compression method 93 (ZSTD): numpy reads STORED, DEFLATED, BZIP2 and LZMA members [npz.method]" in out, f"{rc} {out!r}")
+  pt = os.path.join(tmp, "bzip2.pt")
+  with zipfile.ZipFile(pt, "w") as z:
+    z.writestr("archive/data.pkl", b"\x80\x02}(" + u("w") + tensor("0", [3], 3) + b"u.")
+    z.writestr("archive/data/0", np.array([1.5, -2, 3], "<f4").tobytes(), compress_type=zipfile.ZIP_BZIP2)
+  rc, out, err = run([pt, "--name", "w", "--json"])
+  tally.check("4: a .pt storage in BZIP2 is read", rc == 0 and json.loads(out)["tolist"] == [1.5, -2.0, 3.0], f"{rc} {out[:200]!r} {err!r}")
+  rc, out, err = run(["validate", pt])
+  tally.check("4: validate warns that torch.load reads only STORED and DEFLATED (pytorch.method), no error",
+              rc == 1 and "[pytorch.method]" in out and "error:" not in out, f"{rc} {out!r} {err!r}")
+
+
 def main():
   with tempfile.TemporaryDirectory() as tmp:
     finding1_duplicate_keys(tmp)
+    finding4_methods(tmp)
   return tally.summary()
 
 

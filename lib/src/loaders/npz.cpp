@@ -3,7 +3,8 @@
 //
 // Byte layout:
 //   1. a zip archive (see zip_archive.cpp), members STORED (np.savez) or DEFLATED
-//      (np.savez_compressed), zip64 extra fields when sizes need them;
+//      (np.savez_compressed), or BZIP2 or LZMA (zipfile's other methods, which np.load
+//      reads: as far as the system's libzip does), zip64 extra fields when sizes need them;
 //   2. each member "<key>.npy" is a whole .npy file (see npy.cpp); np.load lists it as
 //      <key>, in archive order. Other members are not arrays and are skipped.
 //
@@ -141,7 +142,7 @@ TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMemb
   const Shape stored_shape = entry.stored_order();
 
   entry.offset = m.data_offset;
-  entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
+  entry.note += std::string(entry.note.empty() ? "" : "; ") + zip_compressed_note(m);
   const ZipMember member = m;
   entry.details_for_write().loader = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
     auto producer = std::make_shared<Producer>();

@@ -25,6 +25,7 @@ ZipMemberStream::~ZipMemberStream() {
 void ZipMemberStream::open() {
   if (file_) zip_fclose(static_cast<zip_file_t*>(file_));
   auto* za = static_cast<zip_t*>(zip_->libzip_handle());
+  check_member_method(zip_->file()->name(), member_);
   file_ = zip_fopen_index(za, member_.index, 0);
   if (!file_) {
     rethrow_fetch_error();

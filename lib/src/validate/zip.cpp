@@ -1,7 +1,9 @@
 // validate/zip.cpp — zip archives of .npz and torch.save files (PKWARE APPNOTE, through
 // libzip with its strict consistency checks): the central directory and every local
-// header agree, member names are unique, methods are STORED or DEFLATED, and every
-// member's data inflates to its declared size with its CRC-32. Then each member by the
+// header agree, member names are unique, methods are ones the format's readers know
+// (NumPy's zipfile: STORED, DEFLATED, BZIP2, LZMA; torch.load: STORED, DEFLATED) and
+// this tool's libzip reads, and every member's data decompresses to its declared size
+// with its CRC-32. Then each member by the
 // format's rules: an .npz's "*.npy" members as .npy files (another name is a warning); a torch.save archive has one
 // "<archive>/data.pkl" (checked as a pickle), all members under that one folder.
 // Offsets inside a member are relative to its uncompressed bytes.
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "loaders/zip_archive.hpp"
 #include "validate/findings.hpp"
 
 namespace tensor_inspect::validate {
@@ -35,6 +38,12 @@ zip_t* open_zip(const std::shared_ptr<const MappedFile>& file, int flags, std::s
 
 // Reads the whole member (checking its CRC at the end); keeps its first `keep` bytes.
 // Returns false with `why` on a read error.
+/// True when the format's own readers know `method`: NumPy's zipfile, torch.load's miniz.
+bool format_reads(const std::string& kind, std::uint16_t method) {
+  if (method == ZIP_CM_STORE || method == ZIP_CM_DEFLATE) return true;
+  return kind == "npz" && (method == ZIP_CM_BZIP2 || method == ZIP_CM_LZMA);
+}
+
 bool read_member(zip_t* za, zip_uint64_t index, std::uint64_t keep, std::vector<std::byte>& out, std::string* why) {
   zip_file_t* zf = zip_fopen_index(za, index, 0);
   if (!zf) {
@@ -84,9 +93,19 @@ void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string&
     const std::string name = st.name;
     const std::string place = "member '" + name + "'";
     if (!names.insert(name).second) f.error("duplicate_member", place, std::nullopt, "the archive holds two members named '" + name + "'");
-    if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE) {
-      f.error("method", place, std::nullopt, "compression method " + std::to_string(st.comp_method) +
-                                                 " (numpy and torch write STORED or DEFLATED)");
+    const std::string method = "compression method " + std::to_string(st.comp_method) + " (" + zip_method_name(st.comp_method) + ")";
+    if (!format_reads(kind, st.comp_method)) {
+      const std::string readers = kind == "npz" ? "numpy reads STORED, DEFLATED, BZIP2 and LZMA members"
+                                                : "torch.load reads STORED and DEFLATED members";
+      if (kind == "npz" || !zip_method_readable(st.comp_method)) {
+        f.error("method", place, std::nullopt, method + ": " + readers);
+        continue;
+      }
+      f.warning("method", place, std::nullopt, method + ": " + readers + " (this tool reads it)");
+    }
+    if (!zip_method_readable(st.comp_method)) {
+      f.warning("unsupported", place, std::nullopt, method + " is not supported by " + zip_library_name() +
+                                                        ": the tool cannot open this member");
       continue;
     }
     const bool is_npy = kind == "npz" && name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0;
