@@ -325,6 +325,11 @@ std::vector<std::byte> ZipArchive::read_prefix(const ZipMember& member, std::siz
 std::vector<std::byte> ZipArchive::read_all(const ZipMember& member) const {
   MemberReader reader(as_zip(zip_), file_->name(), member);
   std::vector<std::byte> out;
+  // Room for what the compressed bytes can hold at the deflate ratio (all of a DEFLATED
+  // member, whose declared size was checked against it): growing by copies would hold the
+  // member twice. Pages of the reservation cost memory only once written.
+  const std::uint64_t most = member.comp_size > UINT64_MAX / limits().zip_ratio ? member.size : member.comp_size * limits().zip_ratio;
+  out.reserve(static_cast<std::size_t>(std::min(member.size, most)));
   std::size_t chunk = 1 << 16;
   while (out.size() < member.size) {
     const std::size_t at = out.size();
@@ -333,7 +338,8 @@ std::vector<std::byte> ZipArchive::read_all(const ZipMember& member) const {
     const std::size_t got = reader.read({out.data() + at, n});
     if (got < n)
       reader.fail("ends after " + std::to_string(at + got) + " bytes, but declares " + std::to_string(member.size));
-    chunk = std::min<std::size_t>(chunk * 2, std::size_t{1} << 26);
+    chunk = std::min<std::size_t>(chunk * 2, std::size_t{1} << 22);
+    file_->release_pages(member.data_offset, member.comp_size);  // the compressed pages read: not kept as well
   }
   // One more read: libzip checks the CRC when it reaches the end, and nothing may follow.
   std::byte extra[1];
