@@ -228,6 +228,18 @@ def finding3_deflated_storage(tmp):
                 rc == 0 and check(out) and small(kib, budget), f"{rc} {out[:160]!r} {err!r} peak {kib} KiB, floor {BASE_KIB} KiB")
 
 
+def finding3_endless_device():
+  """3. /dev/zero --raw float32 without --shape read 1 GiB (stream_bytes) into memory before
+  refusing it. A character device may never end: without a shape it is refused at once."""
+  for args, stdin in ((["/dev/zero", "--raw", "float32"], None), (["-", "--raw", "float32"], "/dev/zero")):
+    rc, out, err, kib = peak_rss_kib(args, stdin)
+    tally.check(f"3: {' '.join(args)}{' < ' + stdin if stdin else ''}: refused at once, in one line asking for --shape",
+                rc == 2 and not out and len(err.splitlines()) == 1 and "--shape" in err and small(kib, 8), f"{rc} {err!r} peak {kib} KiB")
+  rc, out, err = run(["/dev/null", "--raw", "float32", "--json"])
+  tally.check("3: /dev/null --raw float32 is still np.frombuffer(b'', 'f4'): shape (0,)", rc == 0 and json.loads(out)["shape"] == [0],
+              f"{rc} {out[:120]!r} {err!r}")
+
+
 # --- finding 4 --------------------------------------------------------------------------
 
 
@@ -302,6 +314,7 @@ def main():
     finding1_duplicate_keys(tmp)
     finding3_validate_memory(tmp)
     finding3_deflated_storage(tmp)
+    finding3_endless_device()
     finding4_methods(tmp)
   return tally.summary()
 

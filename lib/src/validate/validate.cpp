@@ -126,7 +126,7 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
 
 ValidationReport validate_file(const std::string& path) {
   // A pipe or device named by its path is read whole, unless its first bytes are no format's.
-  return validate_file(MappedFile::open(path, tensor_stream_check({path, std::nullopt, false, std::nullopt, true})));
+  return validate_file(MappedFile::open(path, tensor_stream_check({path, std::nullopt, false, std::nullopt, true, false})));
 }
 
 ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file) {
