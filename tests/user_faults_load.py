@@ -307,6 +307,52 @@ def finding4_methods(tmp):
               rc == 1 and "[pytorch.method]" in out and "error:" not in out, f"{rc} {out!r} {err!r}")
 
 
+# --- finding 5 --------------------------------------------------------------------------
+
+
+def npy_with(header, data):
+  """A version 1.0 .npy of this header text (padded to 64 bytes, as numpy pads) and data."""
+  h = header.encode()
+  h += b" " * (-(10 + len(h) + 1) % 64) + b"\n"
+  return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + data
+
+
+def finding5_messages(tmp):
+  """5. validate's messages: a loader's error repeated the file name ("x.npy: error: x.npy:
+  header: ..."); descr '<f3', which is no numpy dtype, also gave "1 bytes after the array's
+  data" (as if 3 bytes an item); a big-endian GGUF was "version 50331648" where the loader
+  says "big-endian GGUF is not supported"."""
+  f3 = os.path.join(tmp, "f3.npy")
+  open(f3, "wb").write(npy_with("{'descr': '<f3', 'fortran_order': False, 'shape': (1,), }", bytes(4)))
+  try:
+    np.load(f3)
+    numpy_reads = True
+  except (TypeError, ValueError):
+    numpy_reads = False
+  rc, out, err = run(["validate", f3])
+  lines = out.splitlines()[:-1]
+  tally.check("5: descr '<f3' (np.load refuses it) is one error naming it, the file named once, no trailing-bytes warning",
+              not numpy_reads and rc == 1 and len(lines) == 1 and "'<f3'" in lines[0] and lines[0].count(os.path.basename(f3)) == 1
+              and "after the array's data" not in out, f"{rc} {out!r}")
+  f4 = os.path.join(tmp, "f4.npy")
+  open(f4, "wb").write(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", bytes(5)))
+  rc, out, err = run(["validate", f4])
+  tally.check("5: ... while '<f4' with 5 bytes of data still has 1 byte after it", rc == 1 and "1 bytes after the array's data" in out,
+              f"{rc} {out!r}")
+  npz = os.path.join(tmp, "f3.npz")
+  with zipfile.ZipFile(npz, "w") as z:
+    z.writestr("a.npy", open(f3, "rb").read())
+  rc, out, err = run(["validate", npz])
+  tally.check("5: in an .npz the line names the file once and the member", rc == 1 and all(l.count("f3.npz") == 1 for l in out.splitlines()[:-1])
+              and "a.npy" in out and "'<f3'" in out, f"{rc} {out!r}")
+  be = os.path.join(tmp, "be.gguf")
+  open(be, "wb").write(b"GGUF" + struct.pack(">IQQ", 3, 0, 0))  # gguf.md: a big-endian file writes its version so too
+  said = trouble("5: the loader refuses a big-endian GGUF", [be], [be, "big-endian GGUF is not supported"])
+  rc, out, err = run(["validate", be])
+  tally.check("5: validate says what the loader says, not 'version 50331648'", rc == 1 and "big-endian GGUF is not supported" in out and
+              str(struct.unpack("<I", struct.pack(">I", 3))[0]) not in out, f"{rc} {out!r} (loader: {said!r})")
+
+
 def main():
   global BASE_KIB
   BASE_KIB = peak_rss_kib(["5"])[3]
@@ -316,6 +362,7 @@ def main():
     finding3_deflated_storage(tmp)
     finding3_endless_device()
     finding4_methods(tmp)
+    finding5_messages(tmp)
   return tally.summary()
 
 

@@ -121,6 +121,14 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
   }
 }
 
+// A loader's message without the file name it opens with: the finding is printed after
+// the name already ("x.npy: error: header: ..."). A member's name stays ("a.npy: ...").
+std::string without_file(const std::string& what, const std::string& path) {
+  if (what.size() <= path.size() || what.compare(0, path.size(), path) != 0 || what[path.size()] != ':') return what;
+  const std::size_t from = path.size() + (what.compare(path.size(), 2, ": ") == 0 ? 2 : 1);
+  return what.substr(from);
+}
+
 }  // namespace
 }  // namespace validate
 
@@ -163,13 +171,15 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file) {
           try {
             (void)e.load();
           } catch (const Error& err) {
-            if (err.code() != ErrorCode::Unsupported) f.error("loader", "tensor '" + e.name + "'", e.offset, err.what());
-            else if (!flagged) f.warning("unsupported", "tensor '" + e.name + "'", e.offset, err.what());
+            const std::string what = validate::without_file(err.what(), path);
+            if (err.code() != ErrorCode::Unsupported) f.error("loader", "tensor '" + e.name + "'", e.offset, what);
+            else if (!flagged) f.warning("unsupported", "tensor '" + e.name + "'", e.offset, what);
           }
         }
     } catch (const Error& err) {
-      if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, err.what());
-      else if (!flagged) f.warning("unsupported", "", std::nullopt, err.what());
+      const std::string what = validate::without_file(err.what(), path);
+      if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, what);
+      else if (!flagged) f.warning("unsupported", "", std::nullopt, what);
     }
   }
   return report;
