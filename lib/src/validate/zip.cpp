@@ -47,13 +47,13 @@ zip_t* open_zip(const std::shared_ptr<const MappedFile>& file, int flags, std::s
 /// What reading a member front to back found.
 struct MemberRead {
   std::vector<std::byte> head;  ///< its first `keep` bytes
-  std::uint64_t length = 0;     ///< bytes it decompressed to (at most its declared size + 1)
+  std::uint64_t length = 0;     ///< bytes it decompressed to (at most a chunk past its declared size)
   std::string fault;            ///< why its data is corrupt, or empty
 };
 
 // Reads the whole member (libzip checks its CRC at the end) in chunks, keeping its first
-// `keep` bytes; stops one byte past the declared size, so a member that inflates to more
-// than it declares costs no more than it declares.
+// `keep` bytes; stops within a chunk past the declared size, so a member that inflates to
+// more than it declares costs no more time than it declares.
 MemberRead read_member(zip_t* za, const MappedFile& file, const zip_stat_t& st, std::uint64_t keep) {
   MemberRead m;
   zip_file_t* zf = zip_fopen_index(za, st.index, 0);
