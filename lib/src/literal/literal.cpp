@@ -230,9 +230,8 @@ class Parser {
                     (id == "nan" || id == "inf" ? " (write float('" + id + "'))" : std::string()));
   }
 
-  /// Python's number tokens (Lexical analysis, 2.4.5-6): underscores only single and only
-  /// between digits, or after a base prefix (0x_1f); "1__0", "1_", "1_.5", "1._5" and
-  /// "1e_5" are CPython's "invalid decimal literal", named at the misplaced underscore.
+  /// Python's number tokens: one underscore between digits or after a base prefix (0x_1f);
+  /// "1__0", "1_", "1_.5", "1._5" are CPython's "invalid decimal literal", at the underscore.
   Item number() {
     const std::size_t start = pos_;
     auto is_digit = [](char ch) { return ch >= '0' && ch <= '9'; };
@@ -283,8 +282,7 @@ class Parser {
     return scalar(v, start);
   }
 
-  /// 0x, 0o, 0b: "0x" (["_"] hexdigit)+, CPython's messages ("invalid hexadecimal literal",
-  /// "invalid digit '2' in binary literal").
+  /// "0x" (["_"] hexdigit)+, 0o, 0b, in CPython's words ("invalid digit '2' in binary literal").
   Item prefixed_int(std::size_t start) {
     const char base_ch = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
     const unsigned base = base_ch == 'x' ? 16 : base_ch == 'o' ? 8 : 2;
@@ -310,9 +308,8 @@ class Parser {
     }
     if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])))
       fail(pos_, "invalid digit '" + std::string(1, s_[pos_]) + "' in " + kind + " literal");
-    if (!ndig) fail(start, "invalid " + kind + " literal");
-    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
-      fail(pos_, "invalid " + kind + " literal");
+    if (!ndig || (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')))
+      fail(ndig ? pos_ : start, "invalid " + kind + " literal");
     return scalar(v, start);
   }
 
