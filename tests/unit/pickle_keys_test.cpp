@@ -183,6 +183,27 @@ TEST_CASE("pickle keys: a key nested deeper than the limit is refused, not recur
                        "k.pkl: pickle: a dict key nests deeper than 64 levels at byte 104", ti::Error);
 }
 
+TEST_CASE("pickle keys: equal tuples that share items through the memo compare in linear time, not per path") {
+  // a0 = (1,), ai = (a(i-1), a(i-1)) through BINGET, 60 levels; b the same, made apart: 2**60
+  // paths, 120 pairs of tuples. {a60: 1, b60: 2} is one key.
+  P p;
+  p.op("}(");
+  for (unsigned memo : {0u, 100u}) {
+    p.i8(1).op("\x85").op("q").op(std::string(1, static_cast<char>(memo))).op("0");  // memo, then POP
+    for (unsigned level = 1; level <= 60; ++level) {
+      const std::string below(1, static_cast<char>(memo + level - 1));
+      p.op("h" + below + "h" + below + "\x86q").op(std::string(1, static_cast<char>(memo + level)));
+      if (level < 60) p.op("0");
+    }
+    p.i8(memo == 0 ? 1 : 2);
+  }
+  p.op("u.");
+  const ti::Pickled r = run(p);
+  REQUIRE(r.root->items.size() == 2);
+  CHECK(r.root->items[1]->integer == 2);
+  CHECK(r.duplicate_count == 1);
+}
+
 TEST_CASE("pytorch: a checkpoint naming a key twice lists it once, with the last tensor (torch.load's dict)") {
   pytorch_test::Pickle p;
   p.op("}(").str("a");

@@ -7,6 +7,7 @@
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "loaders/pytorch_flatten.hpp"
 #include "tensor_inspect/render.hpp"
@@ -107,24 +108,22 @@ class KeyRules {
       return x.is == Exact::Is::Big ? x.big == y.big : x.fraction == y.fraction;  // a nan: only itself
     }
     if (a->kind != b->kind || (is_frozenset(*a) != is_frozenset(*b))) return false;
-    switch (a->kind) {
-      case Kind::Str: case Kind::Bytes: case Kind::Global: return a->text == b->text;
-      case Kind::None: return true;
-      case Kind::Tuple:
-        if (a->items.size() != b->items.size()) return false;
-        for (std::size_t i = 0; i < a->items.size(); ++i)
-          if (!equal(a->items[i], b->items[i])) return false;
-        return true;
-      case Kind::List: {  // frozensets, their items already unique: each of a's in b
-        if (a->items.size() != b->items.size() || hash(a) != hash(b)) return false;
-        const std::unordered_set<PickleRef, Hash, Equal> in_b(b->items.begin(), b->items.end(), b->items.size(), Hash{this},
-                                                              Equal{this});
-        for (PickleRef item : a->items)
-          if (!in_b.count(item)) return false;
-        return true;
-      }
-      default: return false;
+    if (a->kind == Kind::Str || a->kind == Kind::Bytes || a->kind == Kind::Global) return a->text == b->text;
+    if (a->kind == Kind::None) return true;
+    if ((a->kind != Kind::Tuple && !is_frozenset(*a)) || a->items.size() != b->items.size() || hash(a) != hash(b)) return false;
+    // NOTE: tuples sharing items through the memo form a DAG, which item-by-item comparison
+    // walks once per path: 2**60 steps for 60 levels of (t, t). Each pair is compared once.
+    const auto [it, fresh] = compared_.emplace(std::make_pair(a, b), true);
+    if (!fresh) return it->second;
+    bool same = true;
+    if (a->kind == Kind::Tuple) {
+      for (std::size_t i = 0; i < a->items.size() && same; ++i) same = equal(a->items[i], b->items[i]);
+    } else {  // frozensets, their items already unique: each of a's in b
+      const std::unordered_set<PickleRef, Hash, Equal> in_b(b->items.begin(), b->items.end(), b->items.size(), Hash{this}, Equal{this});
+      for (std::size_t i = 0; i < a->items.size() && same; ++i) same = in_b.count(a->items[i]) != 0;
     }
+    compared_[std::make_pair(a, b)] = same;
+    return same;
   }
 
   std::optional<PickleKeyFault> walk(PickleRef v, std::uint64_t depth, std::uint64_t key_at) {
@@ -154,6 +153,13 @@ class KeyRules {
  private:
   std::uint64_t max_depth_;
   std::unordered_map<PickleRef, std::size_t> hashes_;
+  struct PairHash {
+    std::size_t operator()(const std::pair<PickleRef, PickleRef>& p) const {
+      return std::hash<PickleRef>()(p.first) * 31u ^ std::hash<PickleRef>()(p.second);
+    }
+  };
+  /// Tuples and frozensets compared so far, and whether they were equal.
+  mutable std::unordered_map<std::pair<PickleRef, PickleRef>, bool, PairHash> compared_;
 };
 
 /// A decimal string of minimal little-endian two's complement bytes (long division by 10).
