@@ -202,7 +202,9 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     ro.offset = o.offset.value_or(0);
     ro.big_endian = o.byte_order == "big";
     const bool from_stdin = o.input.empty() || o.input == "-";
-    const StreamCheck check = tensor_stream_check({from_stdin ? "<stdin>" : o.input, std::nullopt, false, ro, false});
+    struct stat st{};
+    const bool device = (from_stdin ? ::fstat(0, &st) : ::stat(o.input.c_str(), &st)) == 0 && S_ISCHR(st.st_mode);
+    const StreamCheck check = tensor_stream_check({from_stdin ? "<stdin>" : o.input, std::nullopt, false, ro, false, device});
     auto file = from_stdin ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(o.input, check);
     LoadedFile lf = open_raw(file, ro);
     lf.path = file->name();
@@ -219,7 +221,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   }
   const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.list0 || o.format;
   if (o.input == "-") {
-    auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false}));
+    auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false, false}));
     std::optional<LoadedFile> lf = open_detected(file, o.format);
     if (lf) {
       if (o.dtype)

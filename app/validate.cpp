@@ -75,7 +75,7 @@ int run_validate(const ValidateOptions& o) {
   if (std::count(o.files.begin(), o.files.end(), "-") > 1) throw Error(ErrorCode::Usage, "validate: standard input (-) can be given once");
   for (const std::string& arg : o.files)  // throws before any output
     for (const std::string& path : files_of(arg))
-      reports.push_back(path == "-" ? validate_file(MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", std::nullopt, false, std::nullopt, true})))
+      reports.push_back(path == "-" ? validate_file(MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", std::nullopt, false, std::nullopt, true, false})))
                                     : validate_file(path));
   std::size_t errors = 0, warnings = 0, clean = 0;
   for (const auto& r : reports) {

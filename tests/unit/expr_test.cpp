@@ -71,6 +71,14 @@ TEST_CASE("number literals: underscores, hex, octal, binary and the float spelli
   CHECK(ti::expression_tree("18446744073709551615") == "18446744073709551615");
 }
 
+TEST_CASE("number literals: one underscore may follow a base prefix, as Python allows (0x_1f is 31)") {
+  CHECK(ti::expression_tree("0x_1f") == "31");
+  CHECK(ti::expression_tree("0o_1_7") == "15");
+  CHECK(ti::expression_tree("0B_1") == "1");
+  CHECK_THROWS_WITH_AS(ti::expression_tree("0x__1"), "expression: column 4: invalid number literal", ti::Error);
+  CHECK_THROWS_WITH_AS(ti::expression_tree("0x_"), "expression: column 3: invalid number literal", ti::Error);
+}
+
 TEST_CASE("calls, keywords, slices, None and ellipsis parse into the tree") {
   CHECK(ti::expression_tree("x.sum(axis=0, keepdim=True)") == "(call (. x sum) axis=0 keepdim=True)");
   CHECK(ti::expression_tree("x[1:, ::-1, None, ...]") == "(index x (tuple (slice 1 _ _) (slice _ _ (neg 1)) None ...))");

@@ -98,6 +98,46 @@ TEST_CASE("literal errors name the column and the problem") {
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal(deep, std::nullopt), "literal: column 66: nesting deeper than 64 levels", Error);
 }
 
+TEST_CASE("literal numbers take underscores only where Python does: one, between digits or after a base prefix") {
+  // ast.literal_eval refuses each of these (CPython 3.11: SyntaxError with this message);
+  // the column is the misplaced underscore's, or the number's when a part is missing.
+  const std::pair<const char*, const char*> bad[] = {
+      {"[1__0]", "literal: column 3: invalid decimal literal"},
+      {"[1_]", "literal: column 3: invalid decimal literal"},
+      {"[1._5]", "literal: column 4: invalid decimal literal"},
+      {"[1_.5]", "literal: column 3: invalid decimal literal"},
+      {"[0x1__2]", "literal: column 5: invalid hexadecimal literal"},
+      {"[1e1__0]", "literal: column 5: invalid decimal literal"},
+      {"[1e_5]", "literal: column 2: invalid decimal literal"},
+      {"[1_e5]", "literal: column 3: invalid decimal literal"},
+      {"[0x__1]", "literal: column 4: invalid hexadecimal literal"},
+      {"[0x1_]", "literal: column 5: invalid hexadecimal literal"},
+      {"[0b_]", "literal: column 4: invalid binary literal"},
+      {"[0o]", "literal: column 2: invalid octal literal"},
+      {"[0b12]", "literal: column 5: invalid digit '2' in binary literal"},
+      {"[0o8]", "literal: column 4: invalid digit '8' in octal literal"},
+      {"[0x1g]", "literal: column 5: invalid hexadecimal literal"},
+      {"[0_x1]", "literal: column 3: invalid decimal literal"},
+      {"[._5]", "literal: column 2: invalid syntax"},
+      {"[0_1]", "literal: column 2: leading zeros in decimal integer literals are not permitted"},
+  };
+  for (const auto& [text, message] : bad) CHECK_THROWS_WITH_AS(ti::tensor_from_literal(text, std::nullopt), message, ti::Error);
+  // ... and takes these as ast.literal_eval does.
+  auto m = mv("[0x_1f, 0O_17, 0b_1_0, 1_0, 0_0, 00]");
+  CHECK(m.element(0).i == 31);
+  CHECK(m.element(1).i == 15);
+  CHECK(m.element(2).i == 2);
+  CHECK(m.element(3).i == 10);
+  CHECK(m.element(4).i == 0);
+  CHECK(m.element(5).i == 0);
+  auto f = mv("[1_0.5_0, 1e1_0, 0_1.5, 1_0e-0_1, 1.e1]", DType::Float64);
+  CHECK(f.element(0).f == 10.5);
+  CHECK(f.element(1).f == 1e10);
+  CHECK(f.element(2).f == 1.5);
+  CHECK(f.element(3).f == 1.0);
+  CHECK(f.element(4).f == 10.0);
+}
+
 TEST_CASE("a literal longer than Limits::literal_bytes is refused naming the cap") {
   const ti::Limits saved = ti::limits();
   ti::Limits l = saved;

@@ -268,13 +268,13 @@ TEST_CASE("pytorch: malformed pickles give an Error naming the file, member and 
   }
   SUBCASE("the value limit") {
     const std::string bytes = "\x80\x02NNNN.";
-    const ti::PickleLimits limits{3, 3, 100};
+    const ti::PickleLimits limits{3, 3, 100, 64};
     CHECK_THROWS_WITH_AS(ti::read_pickle(std::as_bytes(std::span(bytes.data(), bytes.size())), "p", limits),
                          "p: pickle: more than 3 values (limit pickle_values; raise it with --limit pickle_values=N) at byte 5", ti::Error);
   }
   SUBCASE("the reference limit: DUP and BINGET make no values but hold references") {
     const std::string bytes = "\x80\x02N" + std::string(20, '2') + ".";
-    const ti::PickleLimits limits{100, 100, 10};
+    const ti::PickleLimits limits{100, 100, 10, 64};
     // N is reference 1, the DUPs at bytes 3.. are 2, 3, ...: the 10th DUP (byte 12) is the 11th.
     CHECK_THROWS_WITH_AS(ti::read_pickle(std::as_bytes(std::span(bytes.data(), bytes.size())), "p", limits),
                          "p: pickle: more than 10 stack and container references (limit pickle_refs; raise it with --limit pickle_refs=N) at byte 12", ti::Error);

@@ -59,7 +59,8 @@ struct Limits {
   std::uint64_t pickle_memo = std::uint64_t{1} << 22;
   /// References a pickle holds: stack pushes, MARKs and container items.
   std::uint64_t pickle_refs = std::uint64_t{1} << 26;
-  /// Nesting levels of the containers a PyTorch checkpoint's tensors are found in.
+  /// Nesting levels of the containers a PyTorch checkpoint's tensors are found in, and of
+  /// a pickled dict key (a tuple in a tuple is 2).
   std::uint64_t pickle_depth = 64;
   /// Tensors and metadata entries a PyTorch checkpoint lists.
   std::uint64_t pickle_entries = std::uint64_t{1} << 20;

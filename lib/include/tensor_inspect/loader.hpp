@@ -159,6 +159,9 @@ struct StreamInput {
   bool literal = false;               ///< text may be a tensor literal (standard input of the plain mode)
   std::optional<RawOptions> raw;      ///< --raw: read as numpy.frombuffer
   bool whole = false;                 ///< read to the end whatever the header says (validate)
+  /// A character device (/dev/zero, /dev/urandom): it may never end, so raw bytes without
+  /// a shape are refused at its first bytes rather than at Limits::stream_bytes.
+  bool device = false;
 };
 /// The StreamCheck (buffer.hpp) of a stream read as `in` says: Error(BadFile) "NAME: not a
 /// recognised tensor file (first bytes: ...)" once its first 64 bytes match no format's
@@ -166,7 +169,8 @@ struct StreamInput {
 /// (may_begin_literal); such text stops at Limits::literal_bytes, a byte more being
 /// Error(BadFile) naming the cap; a .npy stops where its
 /// header says the data ends (np.load reads no more of a stream); raw bytes with a shape
-/// stop at offset + nbytes, and a byte more is Error(BadFile), as a file of the wrong size.
+/// stop at offset + nbytes, and a byte more is Error(BadFile), as a file of the wrong size;
+/// raw bytes without a shape from a `device` that gives any are Error(Usage) at once.
 StreamCheck tensor_stream_check(StreamInput in);
 
 }  // namespace tensor_inspect

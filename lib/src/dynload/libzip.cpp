@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "loaders/zip_archive.hpp"
 #include "tensor_inspect/error.hpp"
 
 #ifndef TI_LIBZIP_SONAME
@@ -39,6 +40,9 @@ F resolve(const char* name) {
 }
 
 }  // namespace
+
+std::string zip_library_name() { return TI_LIBZIP_SONAME; }
+
 }  // namespace tensor_inspect
 
 // The function named by this definition, looked up once.

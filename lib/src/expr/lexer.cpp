@@ -77,12 +77,13 @@ class Lexer {
     t.kind = Token::Kind::Number;
     t.col = col(start);
     std::string digits;
-    // Appends a run of digits (with single '_' separators between digits) to `digits`.
-    auto take_digits = [&](auto pred) {
+    // Appends a run of digits (with single '_' separators between digits, and before the
+    // first after a base prefix: 0x_1f) to `digits`.
+    auto take_digits = [&](auto pred, bool after_prefix) {
       bool any = false, last_underscore = false;
       while (pos_ < src_.size() && (pred(src_[pos_]) || src_[pos_] == '_')) {
         if (src_[pos_] == '_') {
-          if (last_underscore || !any) fail(col(pos_), "invalid number literal");
+          if (last_underscore || (!any && !after_prefix)) fail(col(pos_), "invalid number literal");
           last_underscore = true;
         } else {
           digits += src_[pos_];
@@ -100,7 +101,7 @@ class Lexer {
       pos_ += 2;
       take_digits([base](char ch) {
         return base == 16 ? std::isxdigit(static_cast<unsigned char>(ch)) != 0 : (ch >= '0' && ch < static_cast<char>('0' + base));
-      });
+      }, true);
       if (digits.empty()) fail(t.col, "invalid number literal");
       std::uint64_t v = 0;
       auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
@@ -109,12 +110,12 @@ class Lexer {
                                                                                         : Scalar::from_int(static_cast<std::int64_t>(v));
     } else {
       bool is_float = false;
-      take_digits(is_digit);
+      take_digits(is_digit, false);
       if (pos_ < src_.size() && src_[pos_] == '.' && src_.substr(pos_, 3) != "...") {
         is_float = true;
         digits += '.';
         ++pos_;
-        take_digits(is_digit);
+        take_digits(is_digit, false);
       }
       if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
         is_float = true;
@@ -122,7 +123,7 @@ class Lexer {
         ++pos_;
         if (pos_ < src_.size() && (src_[pos_] == '+' || src_[pos_] == '-')) digits += src_[pos_++];
         if (pos_ >= src_.size() || !is_digit(src_[pos_])) fail(t.col, "invalid float literal");
-        take_digits(is_digit);
+        take_digits(is_digit, false);
       }
       if (is_float) {
         t.value = Scalar::from_float(std::strtod(digits.c_str(), nullptr));

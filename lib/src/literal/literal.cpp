@@ -230,63 +230,42 @@ class Parser {
                     (id == "nan" || id == "inf" ? " (write float('" + id + "'))" : std::string()));
   }
 
+  /// Python's number tokens: one underscore between digits or after a base prefix (0x_1f);
+  /// "1__0", "1_", "1_.5", "1._5" are CPython's "invalid decimal literal", at the underscore.
   Item number() {
     const std::size_t start = pos_;
-    auto is_digit_or_us = [](char ch) { return (ch >= '0' && ch <= '9') || ch == '_'; };
-    if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1])) {
-      const char base_ch = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
-      const unsigned base = base_ch == 'x' ? 16 : base_ch == 'o' ? 8 : 2;
-      pos_ += 2;
-      LitValue v;
-      v.kind = LitValue::Int;
-      std::size_t ndig = 0;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
-        char ch = s_[pos_];
-        if (ch != '_') {
-          unsigned d = std::isdigit(static_cast<unsigned char>(ch)) ? unsigned(ch - '0')
-                                                                     : unsigned(std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10);
-          if (d >= base) fail(pos_, "invalid digit '" + std::string(1, ch) + "' in integer literal");
-          v.bits = v.bits * base + d;
-          v.f = v.f * base + d;
-          v.nonzero |= d != 0;
-          ++ndig;
-        }
-        ++pos_;
-      }
-      if (!ndig) fail(start, "invalid integer literal");
-      return scalar(v, start);
-    }
+    auto is_digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+    if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1])) return prefixed_int(start);
     std::string digits;
+    auto digitpart = [&] {  // digit (["_"] digit)*
+      while (pos_ < s_.size() && is_digit(s_[pos_])) {
+        digits += s_[pos_++];
+        if (pos_ < s_.size() && s_[pos_] == '_') {
+          if (pos_ + 1 >= s_.size() || !is_digit(s_[pos_ + 1])) fail(pos_, "invalid decimal literal");
+          ++pos_;
+        }
+      }
+    };
     bool is_float = false;
-    while (pos_ < s_.size() && is_digit_or_us(s_[pos_])) {
-      if (s_[pos_] != '_') digits += s_[pos_];
-      ++pos_;
-    }
+    digitpart();
     if (pos_ < s_.size() && s_[pos_] == '.') {
       is_float = true;
-      digits += '.';
-      ++pos_;
-      while (pos_ < s_.size() && is_digit_or_us(s_[pos_])) {
-        if (s_[pos_] != '_') digits += s_[pos_];
-        ++pos_;
-      }
+      digits += s_[pos_++];
+      if (pos_ < s_.size() && s_[pos_] == '_') fail(digits.size() > 1 ? pos_ : start, digits.size() > 1 ? "invalid decimal literal" : "invalid syntax");
+      digitpart();
     }
+    if (digits == "." || digits.empty()) fail(start, "invalid syntax");
     if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
       is_float = true;
       digits += 'e';
       ++pos_;
       if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) digits += s_[pos_++];
-      std::size_t exp_start = pos_;
-      while (pos_ < s_.size() && is_digit_or_us(s_[pos_])) {
-        if (s_[pos_] != '_') digits += s_[pos_];
-        ++pos_;
-      }
-      if (pos_ == exp_start) fail(start, "invalid decimal literal");
+      if (pos_ >= s_.size() || !is_digit(s_[pos_])) fail(start, "invalid decimal literal");
+      digitpart();
     }
     if (pos_ < s_.size() && (s_[pos_] == 'j' || s_[pos_] == 'J')) fail(start, "complex numbers are not tensor values");
     if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
       fail(pos_, "invalid decimal literal");
-    if (digits == "." || digits.empty()) fail(start, "invalid syntax");
     LitValue v;
     v.f = std::strtod(digits.c_str(), nullptr);  // correctly rounded; overflow gives inf like Python
     if (is_float) {
@@ -300,6 +279,37 @@ class Parser {
         v.nonzero |= ch != '0';
       }
     }
+    return scalar(v, start);
+  }
+
+  /// "0x" (["_"] hexdigit)+, 0o, 0b, in CPython's words ("invalid digit '2' in binary literal").
+  Item prefixed_int(std::size_t start) {
+    const char base_ch = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
+    const unsigned base = base_ch == 'x' ? 16 : base_ch == 'o' ? 8 : 2;
+    const std::string kind = base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary";
+    auto digit_of = [](char ch) {
+      const auto u = static_cast<unsigned char>(ch);
+      return std::isdigit(u) ? unsigned(ch - '0') : std::isalpha(u) ? unsigned(std::tolower(u) - 'a' + 10) : 99u;
+    };
+    pos_ += 2;
+    LitValue v;  // an Int
+    std::size_t ndig = 0;
+    for (;;) {
+      if (pos_ < s_.size() && s_[pos_] == '_') {
+        if (pos_ + 1 >= s_.size() || digit_of(s_[pos_ + 1]) >= base) fail(pos_, "invalid " + kind + " literal");
+        ++pos_;
+      }
+      if (pos_ >= s_.size() || digit_of(s_[pos_]) >= base) break;
+      const unsigned d = digit_of(s_[pos_++]);
+      v.bits = v.bits * base + d;
+      v.f = v.f * base + d;
+      v.nonzero |= d != 0;
+      ++ndig;
+    }
+    if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])))
+      fail(pos_, "invalid digit '" + std::string(1, s_[pos_]) + "' in " + kind + " literal");
+    if (!ndig || (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')))
+      fail(ndig ? pos_ : start, "invalid " + kind + " literal");
     return scalar(v, start);
   }
 

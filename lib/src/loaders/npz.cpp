@@ -3,20 +3,21 @@
 //
 // Byte layout:
 //   1. a zip archive (see zip_archive.cpp), members STORED (np.savez) or DEFLATED
-//      (np.savez_compressed), zip64 extra fields when sizes need them;
+//      (np.savez_compressed), or BZIP2 or LZMA (zipfile's other methods, which np.load
+//      reads: as far as the system's libzip does), zip64 extra fields when sizes need them;
 //   2. each member "<key>.npy" is a whole .npy file (see npy.cpp); np.load lists it as
 //      <key>, in archive order. Other members are not arrays and are skipped.
 //
 // A STORED member is read in place: its .npy is opened over a slice of the mapping, so
 // tensors are DISK views of the .npz itself. Of a DEFLATED member only the .npy header is
 // inflated while listing (parsed over a sparse stand-in of the member's declared size);
-// the data is inflated at realize: a member up to kWholeBytes straight into the output
-// buffer, a larger one front to back through a bounded window (zip_stream.hpp), element
-// by element as loops ask for them: a summary of a large member holds 2 MiB of it.
-// Loops that go back (a Fortran-order member, a flip) restart the inflation; past
-// kMaxRestarts the member is inflated whole once instead, so no access order costs more
-// than a few passes. A member declaring more or fewer bytes than header + shape, or
-// holding more than it declares, is refused, so a deflate bomb allocates nothing.
+// the data is inflated at realize: a member up to kInflateWholeBytes straight into the
+// output buffer, a larger one front to back through a bounded window (zip_stream.hpp,
+// ZipScatteredReader), element by element as loops ask for them: a summary of a large
+// member holds 2 MiB of it. Loops that go back (a Fortran-order member, a flip) restart
+// the inflation, and past a few restarts inflate the member whole once instead. A member
+// declaring more or fewer bytes than header + shape, or holding more than it declares, is
+// refused, so a deflate bomb allocates nothing.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -31,14 +32,6 @@
 namespace tensor_inspect {
 
 namespace {
-
-/// Times an element formula may start a member again (a flip reads the end first) before it
-/// inflates the member whole instead (a transpose goes back for every row).
-constexpr std::uint64_t kMaxRestarts = 1;
-/// Members up to this size (uncompressed bytes) are inflated whole at realize, as their
-/// loops then run typed over a buffer (twice as fast as element by element); larger ones
-/// are read element by element through a window, so memory stays flat.
-constexpr std::uint64_t kWholeBytes = std::uint64_t{16} << 20;
 
 std::string npz_key(const std::string& member) { return member.substr(0, member.size() - 4); }
 
@@ -84,26 +77,18 @@ std::vector<std::byte> npy_prefix(const ZipArchive& zip, const ZipMember& m) {
   return zip.read_prefix(m, static_cast<std::size_t>(std::min(end, most)));
 }
 
-/// Elements of a DEFLATED member as loops read them: through a ZipMemberStream, or, once
-/// the loops went back more than kMaxRestarts times, from the member inflated whole.
+/// Elements of a DEFLATED member as loops read them (C order of the stored shape), in
+/// native byte order.
 struct DeflatedElements {
-  std::shared_ptr<const ZipArchive> zip;
-  ZipMember member;
-  ZipMemberStream stream;
-  std::vector<std::byte> whole;  ///< the member, once inflated whole
-  std::uint64_t data_at = 0;     ///< where the data starts in the member (after the .npy header)
+  ZipScatteredReader reader;
+  std::uint64_t data_at = 0;  ///< where the data starts in the member (after the .npy header)
   std::size_t itemsize = 0;
   bool swap = false;
 
-  DeflatedElements(std::shared_ptr<const ZipArchive> z, const ZipMember& m, std::uint64_t at, std::size_t size, bool sw)
-      : zip(z), member(m), stream(z, m), data_at(at), itemsize(size), swap(sw) {}
-
-  /// The bytes of element i (C order of the stored shape), in native byte order.
+  DeflatedElements(std::shared_ptr<const ZipArchive> zip, const ZipMember& m, std::uint64_t at, std::size_t size, bool sw)
+      : reader(std::move(zip), m), data_at(at), itemsize(size), swap(sw) {}
   void read(std::int64_t i, std::byte* out) {
-    const std::uint64_t at = data_at + static_cast<std::uint64_t>(i) * itemsize;
-    if (whole.empty() && stream.goes_back(at) && stream.restarts() >= kMaxRestarts) whole = zip->read_all(member);
-    if (!whole.empty()) std::memcpy(out, whole.data() + at, itemsize);
-    else stream.read(at, {out, itemsize});
+    reader.read(data_at + static_cast<std::uint64_t>(i) * itemsize, {out, itemsize});
     if (swap) std::reverse(out, out + itemsize);
   }
 };
@@ -141,12 +126,12 @@ TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMemb
   const Shape stored_shape = entry.stored_order();
 
   entry.offset = m.data_offset;
-  entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
+  entry.note += std::string(entry.note.empty() ? "" : "; ") + zip_compressed_note(m);
   const ZipMember member = m;
   entry.details_for_write().loader = [zip, member, data_at, dtype, itemsize, stored_shape, swap, column_major]() {
     auto producer = std::make_shared<Producer>();
     producer->label = "inflate " + zip->file()->name() + ":" + member.name;
-    if (member.size > kWholeBytes) {
+    if (member.size > kInflateWholeBytes) {
       auto elements = std::make_shared<DeflatedElements>(zip, member, data_at, itemsize, swap);
       producer->element = [elements, dtype](std::int64_t i) {
         std::byte b[16];

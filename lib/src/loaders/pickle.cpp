@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "loaders/byte_reader.hpp"
+#include "loaders/pickle_keys.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -32,8 +33,9 @@ class PickleMachine {
       op_at_ = r_.offset();
       const std::uint8_t op = r_.u8("opcode");
       if (op == '.') {
-        PickleRef root = pop();
-        return {std::move(arena_), root, std::move(globals_)};
+        Pickled out{std::move(arena_), pop(), std::move(globals_), {}, 0};
+        if (auto fault = pickle_unique_keys(out, limits_.max_depth)) r_.fail_at(fault->what, fault->at);
+        return out;
       }
       step(op);
     }
@@ -120,12 +122,15 @@ class PickleMachine {
     return std::string(reinterpret_cast<const char*>(b.data()), b.size());
   }
 
+  /// LONG1, LONG4: Python reads any length, so only the value counts (9 bytes may hold 5).
   PickleRef make_long(std::uint64_t n) {
     auto b = r_.bytes(n, "long");
-    if (n > 8) return make_text(Kind::BigInt, std::to_string(n));
+    std::string bytes = pickle_long_canonical(std::string(reinterpret_cast<const char*>(b.data()), b.size()));
+    const std::size_t m = bytes.size();
+    if (m > 8) return make_text(Kind::BigInt, std::move(bytes));
     std::uint64_t v = 0;
-    for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
-    if (n > 0 && n < 8 && (static_cast<std::uint8_t>(b[n - 1]) & 0x80)) v |= ~std::uint64_t{0} << (8 * n);
+    for (std::size_t i = 0; i < m; ++i) v |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(bytes[i])) << (8 * i);
+    if (m > 0 && m < 8 && (static_cast<std::uint8_t>(bytes[m - 1]) & 0x80)) v |= ~std::uint64_t{0} << (8 * m);
     return make_int(static_cast<std::int64_t>(v));
   }
 
@@ -135,9 +140,10 @@ class PickleMachine {
     return make_text(Kind::Global, std::move(name));
   }
 
-  PickleRef make_seq(Kind kind, std::vector<PickleRef> items) {
+  PickleRef make_seq(Kind kind, std::vector<PickleRef> items, PickleValue::Set set = PickleValue::Set::No) {
     auto v = make(kind);
     v->items = std::move(items);
+    v->set = set;
     return v;
   }
 
@@ -227,10 +233,10 @@ class PickleMachine {
       case ')': push(make(Kind::Tuple)); break;
       case ']': push(make(Kind::List)); break;
       case '}': push(make(Kind::Dict)); break;
-      case 0x8f: push(make(Kind::List)); break;  // EMPTY_SET, shown as a list
+      case 0x8f: push(make_seq(Kind::List, {}, PickleValue::Set::Mutable)); break;  // EMPTY_SET, shown as a list
       case 't': push(make_seq(Kind::Tuple, pop_mark())); break;
       case 'l': push(make_seq(Kind::List, pop_mark())); break;
-      case 0x91: push(make_seq(Kind::List, pop_mark())); break;  // FROZENSET
+      case 0x91: push(make_seq(Kind::List, pop_mark(), PickleValue::Set::Frozen)); break;  // FROZENSET
       case 'd': {
         auto items = pop_mark();
         if (items.size() % 2 != 0) fail("DICT with an odd number of values");
@@ -329,7 +335,7 @@ class PickleMachine {
 }  // namespace
 
 PickleLimits PickleLimits::current() {
-  return {limits().pickle_values, limits().pickle_memo, limits().pickle_refs};
+  return {limits().pickle_values, limits().pickle_memo, limits().pickle_refs, limits().pickle_depth};
 }
 
 Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits) {

@@ -148,7 +148,7 @@ class PytorchReader {
       case Kind::Int: value = v.integer; break;
       case Kind::Float: value = v.number; break;
       case Kind::Str: value = v.text; break;
-      case Kind::BigInt: value = "<int of " + v.text + " bytes>"; break;
+      case Kind::BigInt: value = "<int of " + std::to_string(v.text.size()) + " bytes>"; break;
       case Kind::Bytes: value = "<" + std::to_string(v.text.size()) + " bytes>"; break;
       default: value = "<" + pickle_type_name(v) + " object>"; break;
     }
@@ -261,7 +261,7 @@ class PytorchReader {
     if (!contiguous)
       entry.note = "strides " + shape_repr(t.stride) + (layout ? ", a view over the storage" : ", gathered into C order");
     if (big_endian_) entry.note += std::string(entry.note.empty() ? "" : "; ") + "big-endian, converted to native order";
-    if (!t.member->stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + "deflated, inflated at realize";
+    if (!t.member->stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + zip_compressed_note(*t.member);
 
     const bool swap = big_endian_ && entry_itemsize > 1;
     entry.details_for_write().loader = torch_tensor_loader(zip_, t, name, swap);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "loaders/pickle_keys.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -24,6 +25,7 @@ std::string key_text(const PickleValue& k) {
   switch (k.kind) {
     case Kind::Str: return k.text;
     case Kind::Int: return std::to_string(k.integer);
+    case Kind::BigInt: return pickle_key_repr(k);  // its decimal digits
     case Kind::Bool: return k.boolean ? "True" : "False";
     case Kind::None: return "None";
     default: return "<" + pickle_type_name(k) + ">";

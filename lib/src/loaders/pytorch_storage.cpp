@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "loaders/zip_stream.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
@@ -75,6 +76,25 @@ void gather(std::span<const std::byte> storage, const TorchTensorRef& t, std::si
   }
 }
 
+/// Elements of the storage a view reaches: up to its last one (none for an empty view).
+std::uint64_t storage_reach(const TorchTensorRef& t) {
+  if (prod(t.size) == 0) return 0;
+  std::uint64_t reach = static_cast<std::uint64_t>(t.offset);
+  for (std::size_t d = 0; d < t.size.size(); ++d)
+    reach += static_cast<std::uint64_t>(t.size[d] - 1) * static_cast<std::uint64_t>(t.stride[d]);
+  return reach + 1;
+}
+
+/// The storage element of element i (C order) of the view.
+std::int64_t element_of(const TorchTensorRef& t, std::int64_t i) {
+  std::int64_t e = t.offset;
+  for (std::size_t d = t.size.size(); d-- > 0;) {
+    e += i % t.size[d] * t.stride[d];
+    i /= t.size[d];
+  }
+  return e;
+}
+
 }  // namespace
 
 std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, const TorchTensorRef& t,
@@ -102,18 +122,34 @@ std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, con
     }
     auto producer = std::make_shared<Producer>();
     producer->label = "gather " + zip->file()->name() + ":" + t.member->name;
-    producer->fill = [zip, t, itemsize, swap](std::span<std::byte> out) {
+    if (!t.member->stored && storage_reach(t) * itemsize > kInflateWholeBytes) {
+      // A large compressed storage: elements inflated as loops ask for them, so a slice or
+      // a summary inflates only up to what it reads, and --stats streams it.
+      auto reader = std::make_shared<ZipScatteredReader>(zip, *t.member);
+      producer->element = [reader, t, dtype, itemsize, swap](std::int64_t i) {
+        std::byte b[16];
+        reader->read(static_cast<std::uint64_t>(element_of(t, i)) * itemsize, {b, itemsize});
+        if (swap) std::reverse(b, b + itemsize);
+        return load_scalar(dtype, b);
+      };
+    }
+    producer->fill = [zip, t, itemsize, swap, contiguous](std::span<std::byte> out) {
       if (out.empty()) return;
       if (t.member->stored) {
         zip->file()->fetch(t.member->data_offset, t.member->size);
         gather(zip->file()->bytes().subspan(static_cast<std::size_t>(t.member->data_offset)), t, itemsize, swap, out);
         return;
       }
-      // Inflate only as far as the view reaches.
-      std::uint64_t reach = static_cast<std::uint64_t>(t.offset);
-      for (std::size_t d = 0; d < t.size.size(); ++d)
-        reach += static_cast<std::uint64_t>(t.size[d] - 1) * static_cast<std::uint64_t>(t.stride[d]);
-      std::vector<std::byte> storage(static_cast<std::size_t>((reach + 1) * itemsize));
+      const std::uint64_t from = static_cast<std::uint64_t>(t.offset) * itemsize;
+      if (contiguous) {  // inflated straight into the output
+        zip->read_into(*t.member, from, out, from + out.size() == t.member->size);
+        if (swap)
+          for (std::size_t at = 0; at < out.size(); at += itemsize) std::reverse(out.begin() + static_cast<std::ptrdiff_t>(at),
+                                                                                 out.begin() + static_cast<std::ptrdiff_t>(at + itemsize));
+        return;
+      }
+      // Inflate only as far as the view reaches (at most kInflateWholeBytes), then gather.
+      std::vector<std::byte> storage(static_cast<std::size_t>(storage_reach(t) * itemsize));
       zip->read_into(*t.member, 0, storage, false);
       gather(storage, t, itemsize, swap, out);
     };

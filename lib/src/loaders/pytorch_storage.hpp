@@ -39,8 +39,11 @@ bool is_c_contiguous(const Shape& size, const std::vector<std::int64_t>& stride)
 std::optional<std::vector<std::size_t>> permuted_layout(const Shape& size, const std::vector<std::int64_t>& stride);
 
 /// The lazy tensor of `t` (already checked to lie inside its member): a DISK view of a
-/// STORED member when contiguous or permuted, else a producer that gathers (and inflates
-/// a DEFLATED member as far as the view reaches) into C order, byte-swapping when `swap`.
+/// STORED member when contiguous or permuted, else a producer into C order, byte-swapping
+/// when `swap`. A compressed member is inflated straight into the output when the view
+/// is contiguous, else as far as the view reaches and gathered; past kInflateWholeBytes
+/// its elements are inflated as loops read them (zip_stream.hpp), so a slice or summary
+/// holds no copy of the storage and --stats streams it.
 /// Calling it throws Error(Unsupported) for a storage type without a dtype.
 std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, const TorchTensorRef& t,
                                             const std::string& name, bool swap);

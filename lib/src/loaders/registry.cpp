@@ -102,7 +102,7 @@ LoadedFile open_file(const std::string& path, const std::optional<std::string>& 
   // is not a folder, and MappedFile::open below says why in its one Io line.
   std::error_code not_a_folder;
   if (!forced && path != "-" && std::filesystem::is_directory(path, not_a_folder)) return open_checkpoint_dir(path);
-  const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false});
+  const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false, false});
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);
   if (forced) {
@@ -134,6 +134,10 @@ std::optional<LoadedFile> open_detected(const std::shared_ptr<const MappedFile>&
 StreamCheck tensor_stream_check(StreamInput in) {
   return [in = std::move(in)](std::span<const std::byte> so_far) -> std::optional<StreamStop> {
     if (in.raw) {
+      // /dev/null ends at once (then so_far is never checked); /dev/zero would fill stream_bytes.
+      if (!in.raw->shape && in.device)
+        throw Error(ErrorCode::Usage, in.name + ": a character device may never end: --raw needs --shape to know how "
+                                                "many bytes to read from it");
       if (!in.raw->shape || in.whole) return std::nullopt;
       std::uint64_t need = dtype_info(in.raw->dtype).itemsize;
       for (const std::int64_t d : *in.raw->shape) {

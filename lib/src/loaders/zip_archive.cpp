@@ -141,6 +141,7 @@ std::vector<ZipMember> read_members(std::span<const std::byte> bytes, const std:
     ZipMember m;
     m.index = i;
     m.stored = method == 0;
+    m.method = method;
     m.comp_size = r.u32le("compressed size");
     m.size = r.u32le("uncompressed size");
     const std::uint16_t name_len = r.u16le("name length");
@@ -173,9 +174,10 @@ std::vector<ZipMember> read_members(std::span<const std::byte> bytes, const std:
                         std::to_string(bytes.size()) + " bytes)",
                     local_at);
     // Deflate cannot expand a byte to more than zip_ratio bytes: a larger declared size is
-    // a lie, refused before anything is allocated for it.
+    // a lie, refused before anything is allocated for it. (BZIP2 and LZMA reach far more,
+    // 600000:1 over zeros; their members are read as their bytes arrive, as all are.)
     const std::uint64_t ratio = limits().zip_ratio;
-    if (!m.stored && m.size / ratio > m.comp_size)
+    if (method == 8 && m.size / ratio > m.comp_size)
       local.fail_at("member '" + m.name + "': declares " + std::to_string(m.size) + " bytes uncompressed from " +
                         std::to_string(m.comp_size) + " compressed, more than the ratio " + std::to_string(ratio) +
                         ":1 deflate can reach" + limit_hint("zip_ratio"),
@@ -204,6 +206,7 @@ struct MemberReader {
   const ZipMember& member;
 
   MemberReader(zip_t* za, const std::string& fname, const ZipMember& m) : file_name(fname), member(m) {
+    check_member_method(file_name, m);
     f = zip_fopen_index(za, m.index, 0);
     if (!f) rethrow_fetch_error();
     if (!f)
@@ -322,6 +325,11 @@ std::vector<std::byte> ZipArchive::read_prefix(const ZipMember& member, std::siz
 std::vector<std::byte> ZipArchive::read_all(const ZipMember& member) const {
   MemberReader reader(as_zip(zip_), file_->name(), member);
   std::vector<std::byte> out;
+  // Room for what the compressed bytes can hold at the deflate ratio (all of a DEFLATED
+  // member, whose declared size was checked against it): growing by copies would hold the
+  // member twice. Pages of the reservation cost memory only once written.
+  const std::uint64_t most = member.comp_size > UINT64_MAX / limits().zip_ratio ? member.size : member.comp_size * limits().zip_ratio;
+  out.reserve(static_cast<std::size_t>(std::min(member.size, most)));
   std::size_t chunk = 1 << 16;
   while (out.size() < member.size) {
     const std::size_t at = out.size();
@@ -330,7 +338,8 @@ std::vector<std::byte> ZipArchive::read_all(const ZipMember& member) const {
     const std::size_t got = reader.read({out.data() + at, n});
     if (got < n)
       reader.fail("ends after " + std::to_string(at + got) + " bytes, but declares " + std::to_string(member.size));
-    chunk = std::min<std::size_t>(chunk * 2, std::size_t{1} << 26);
+    chunk = std::min<std::size_t>(chunk * 2, std::size_t{1} << 22);
+    file_->release_pages(member.data_offset, member.comp_size);  // the compressed pages read: not kept as well
   }
   // One more read: libzip checks the CRC when it reaches the end, and nothing may follow.
   std::byte extra[1];

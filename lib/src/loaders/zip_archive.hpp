@@ -33,6 +33,7 @@ struct ZipMember {
   std::string name;              ///< the member's path inside the archive
   std::uint64_t index = 0;       ///< libzip's index (central directory order)
   bool stored = false;           ///< method 0: the bytes lie uncompressed in the file
+  std::uint16_t method = 0;      ///< the compression method (0 STORED, 8 DEFLATED, 12 BZIP2, 14 LZMA, ...)
   std::uint64_t size = 0;        ///< uncompressed bytes, as declared
   std::uint64_t comp_size = 0;   ///< bytes in the file, as declared
   std::uint64_t data_offset = 0; ///< absolute file offset of the member's (compressed) data
@@ -56,7 +57,8 @@ class ZipArchive {
   /// reason>)" or naming the member and byte offset of a bad central/local header, more
   /// members than Limits::zip_members, or a DEFLATED member declaring more than
   /// Limits::zip_ratio times its compressed size (no allocation trusts a declared size
-  /// that the compressed bytes cannot hold).
+  /// that the compressed bytes cannot hold). Readers of a member whose method the loaded
+  /// libzip cannot decompress throw check_member_method's Error(Unsupported).
   explicit ZipArchive(std::shared_ptr<const MappedFile> file);
   ~ZipArchive();
   ZipArchive(const ZipArchive&) = delete;
@@ -88,6 +90,21 @@ class ZipArchive {
   void* zip_ = nullptr;  ///< zip_t*, kept opaque so libzip stays private to the library
   std::vector<ZipMember> members_;
 };
+
+/// A compression method's APPNOTE name: "STORED", "DEFLATED", "BZIP2", "LZMA", "ZSTD", "XZ",
+/// or "unknown" (zip_method.cpp).
+std::string zip_method_name(std::uint16_t method);
+/// True when the libzip loaded can decompress `method` (STORED always; DEFLATED, BZIP2,
+/// LZMA, ZSTD, XZ as it was built: zip_compression_method_supported).
+bool zip_method_readable(std::uint16_t method);
+/// The libzip this tool loads ("libzip.so.4"), for messages (dynload/libzip.cpp).
+std::string zip_library_name();
+/// How a listing notes a compressed member: "deflated, inflated at realize", or for another
+/// method "BZIP2-compressed, decompressed at realize".
+std::string zip_compressed_note(const ZipMember& member);
+/// Throws Error(Unsupported) "<file>: member 'a.npy' (data at byte N): compression method
+/// 14 (LZMA) is not supported by libzip.so.4 (...)" unless zip_method_readable(member.method).
+void check_member_method(const std::string& file, const ZipMember& member);
 
 /// True when `head` starts with a zip local file header ("PK\x03\x04").
 bool sniff_zip(std::span<const std::byte> head);

@@ -25,6 +25,7 @@ ZipMemberStream::~ZipMemberStream() {
 void ZipMemberStream::open() {
   if (file_) zip_fclose(static_cast<zip_file_t*>(file_));
   auto* za = static_cast<zip_t*>(zip_->libzip_handle());
+  check_member_method(zip_->file()->name(), member_);
   file_ = zip_fopen_index(za, member_.index, 0);
   if (!file_) {
     rethrow_fetch_error();
@@ -57,6 +58,10 @@ void ZipMemberStream::advance() {
     done += static_cast<std::size_t>(got);
   }
   crc_ = static_cast<std::uint32_t>(crc32(crc_, reinterpret_cast<const Bytef*>(window_.data()), static_cast<uInt>(n)));
+  // The compressed pages read so far leave this process (libzip's position in them is not
+  // known: a page it still needs is read again from the page cache), so a large member
+  // costs two windows, not its compressed size.
+  zip_->file()->release_pages(member_.data_offset, member_.comp_size);
   if (window_at_ + n < member_.size) return;
   // The member's end: one more read, so libzip checks the CRC, and nothing may follow.
   std::byte extra[1];
@@ -95,6 +100,13 @@ void ZipMemberStream::read(std::uint64_t at, std::span<std::byte> out) {
     std::memcpy(out.data() + done, window_.data() + from, n);
     done += n;
   }
+}
+
+void ZipScatteredReader::read(std::uint64_t at, std::span<std::byte> out) {
+  if (whole_.empty() && stream_.goes_back(at) && stream_.restarts() >= kMaxRestarts) whole_ = zip_->read_all(member_);
+  if (whole_.empty()) return stream_.read(at, out);
+  if (at > whole_.size() || out.size() > whole_.size() - at) return stream_.read(at, out);  // past the end: its message
+  std::memcpy(out.data(), whole_.data() + at, out.size());
 }
 
 }  // namespace tensor_inspect

@@ -32,7 +32,8 @@ class ZipMemberStream {
   /// (counted by restarts()). Reaching the member's end checks that nothing follows and the
   /// CRC-32 (check_member_crc's message). Throws Error(BadFile) naming the file and member
   /// when the range is past the declared size or the data is short, longer than declared,
-  /// or corrupt. Memory: two windows of kWindow bytes, whatever the member's size.
+  /// or corrupt. Memory: two windows of kWindow bytes, whatever the member's size (the
+  /// member's compressed pages are dropped as it goes).
   void read(std::uint64_t at, std::span<std::byte> out);
   /// True when read(at, ...) would have to start the member again (`at` is before both windows).
   bool goes_back(std::uint64_t at) const { return at < previous_at_; }
@@ -55,6 +56,32 @@ class ZipMemberStream {
   std::uint64_t previous_at_ = 0;
   std::uint32_t crc_ = 0;         ///< CRC-32 of the bytes inflated so far
   std::uint64_t restarts_ = 0;
+};
+
+/// Members up to this size (uncompressed bytes) are inflated whole at realize, as their
+/// loops then run typed over a buffer (twice as fast as element by element); larger ones
+/// are read element by element through a ZipScatteredReader, so memory stays flat.
+constexpr std::uint64_t kInflateWholeBytes = std::uint64_t{16} << 20;
+
+/// Bytes of a member at the offsets element loops ask for (an .npz array, a torch storage
+/// under a strided view): through a ZipMemberStream, or, once the loops went back more
+/// than kMaxRestarts times, from the member inflated whole (a transpose goes back for
+/// every row, a flip once), so no access order costs more than a few passes.
+class ZipScatteredReader {
+ public:
+  ZipScatteredReader(std::shared_ptr<const ZipArchive> zip, const ZipMember& member)
+      : zip_(zip), member_(member), stream_(std::move(zip), member) {}
+  /// Copies bytes [at, at + out.size()) of the uncompressed member into `out`; errors as
+  /// ZipMemberStream::read and ZipArchive::read_all.
+  void read(std::uint64_t at, std::span<std::byte> out);
+
+  static constexpr std::uint64_t kMaxRestarts = 1;
+
+ private:
+  std::shared_ptr<const ZipArchive> zip_;
+  ZipMember member_;
+  ZipMemberStream stream_;
+  std::vector<std::byte> whole_;  ///< the member, once inflated whole
 };
 
 }  // namespace tensor_inspect

@@ -95,6 +95,15 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
     return;
   }
   const std::uint32_t version = r.u32le("version");
+  // gguf.md: a big-endian file (llama.cpp's --bigendian) writes every field so, the version
+  // too; it is valid GGUF that the loader does not read, and its fields read little-endian
+  // would be nonsense: say so once, as the loader does.
+  const std::uint32_t swapped = (version >> 24) | ((version >> 8) & 0xFF00u) | ((version << 8) & 0xFF0000u) | (version << 24);
+  if (swapped == 2 || swapped == 3) {
+    f.warning("unsupported", "header", 4, "big-endian GGUF is not supported (version " + std::to_string(swapped) +
+                                              " read big-endian): the tool cannot open this file");
+    return;
+  }
   if (version != 2 && version != 3) {
     f.error("version", "header", 4, "version " + std::to_string(version) + " (this tool reads GGUF versions 2 and 3)");
     if (version < 2 || version > 3) return;

@@ -6,7 +6,9 @@
 //   3. the header a dict literal with exactly 'descr', 'fortran_order' (True/False) and
 //      'shape' (a tuple of sizes >= 0);
 //   4. the data: prod(shape) * itemsize bytes; more is a warning, less an error.
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <vector>
@@ -96,9 +98,11 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-// Bytes per element of a simple descr ("<f4", "|b1", "<U3"); nullopt when unknown here.
+// Bytes per element of a simple descr ("<f4", "|b1", "<U3"); nullopt when unknown here or
+// no numpy dtype.
 std::optional<std::uint64_t> itemsize_of(const std::string& d) {
   std::size_t i = (!d.empty() && std::string("<>|=").find(d[0]) != std::string::npos) ? 1 : 0;
+  if (d.substr(i) == "?") return 1;
   if (i >= d.size() || !std::isalpha(static_cast<unsigned char>(d[i])) || i + 1 >= d.size()) return std::nullopt;
   const char kind = d[i];
   std::uint64_t n = 0;
@@ -106,7 +110,15 @@ std::optional<std::uint64_t> itemsize_of(const std::string& d) {
     if (!std::isdigit(static_cast<unsigned char>(d[k])) || n > 1'000'000'000) return std::nullopt;
     n = n * 10 + static_cast<std::uint64_t>(d[k] - '0');
   }
-  if (std::string("biufcSVamM?").find(kind) != std::string::npos) return n;
+  // The sizes numpy.dtype accepts (NumPy 1.24 on x86-64); any other ("<f3") is no dtype,
+  // which the loader names, so the data's length says nothing.
+  auto one_of = [n](std::initializer_list<std::uint64_t> sizes) { return std::find(sizes.begin(), sizes.end(), n) != sizes.end(); };
+  if (kind == 'b') return one_of({1}) ? std::optional(n) : std::nullopt;
+  if (kind == 'i' || kind == 'u') return one_of({1, 2, 4, 8}) ? std::optional(n) : std::nullopt;
+  if (kind == 'f') return one_of({2, 4, 8, 16}) ? std::optional(n) : std::nullopt;
+  if (kind == 'c') return one_of({8, 16, 32}) ? std::optional(n) : std::nullopt;
+  if (kind == 'm' || kind == 'M') return one_of({8}) ? std::optional(n) : std::nullopt;
+  if (kind == 'S' || kind == 'V' || kind == 'a') return n;
   if (kind == 'U') return 4 * n;
   return std::nullopt;
 }

@@ -2,13 +2,15 @@
 // 0-5), walked without running anything: every opcode known, every argument inside the
 // input, a STOP at the end; and every global it imports checked against PyTorch's
 // weights_only allow-list (torch/_weights_only_unpickler.py), since any other global is
-// code that torch.load(weights_only=False) would run. Findings name the byte offset.
+// code that torch.load(weights_only=False) would run; and no dict key given twice (the
+// pickle run as the loader runs it). Findings name the byte offset.
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "loaders/byte_reader.hpp"
+#include "loaders/pickle.hpp"
 #include "validate/findings.hpp"
 
 namespace tensor_inspect::validate {
@@ -80,6 +82,25 @@ bool allowed_global(const std::string& g) {
   return false;
 }
 
+// Dict keys given again: Python's dict keeps one entry, with the last value, so the
+// earlier values (a tensor) are silently lost. The pickle is run by the loader's machine,
+// which builds dicts as Python does; a pickle it cannot run (protocol 0 text opcodes) is
+// left to the opcode rules and the loader.
+void check_duplicate_keys(std::span<const std::byte> bytes, std::uint64_t base, Findings& f) {
+  Pickled p;
+  try {
+    p = read_pickle(bytes, "pickle");
+  } catch (const Error&) {
+    return;
+  }
+  for (const PickleDuplicate& d : p.duplicates)
+    f.error("duplicate_key", "key " + d.key, base + d.again,
+            "dict key " + d.key + " appears again (first at byte " + std::to_string(base + d.first) +
+                "): Python keeps one entry, with the last value");
+  if (p.duplicate_count > p.duplicates.size())
+    f.error("duplicate_key", "", std::nullopt, std::to_string(p.duplicate_count - p.duplicates.size()) + " more dict keys appear again");
+}
+
 std::string line(ByteReader& r) {
   std::string out;
   for (;;) {
@@ -142,6 +163,7 @@ std::uint64_t check_pickle(std::span<const std::byte> bytes, std::uint64_t base,
       if (whole && r.remaining() > 0)
         f.warning("trailing", "after STOP", r.offset(),
                   std::to_string(r.remaining()) + " bytes after the pickle's STOP");
+      check_duplicate_keys(bytes.first(static_cast<std::size_t>(r.pos())), base, f);
       return r.pos();
     }
     if (name == "GLOBAL" || name == "INST") global(text, at);

@@ -122,12 +122,20 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
   }
 }
 
+// A loader's message without the file name it opens with: the finding is printed after
+// the name already ("x.npy: error: header: ..."). A member's name stays ("a.npy: ...").
+std::string without_file(const std::string& what, const std::string& path) {
+  if (what.size() <= path.size() || what.compare(0, path.size(), path) != 0 || what[path.size()] != ':') return what;
+  const std::size_t from = path.size() + (what.compare(path.size(), 2, ": ") == 0 ? 2 : 1);
+  return what.substr(from);
+}
+
 }  // namespace
 }  // namespace validate
 
 ValidationReport validate_file(const std::string& path) {
   // A pipe or device named by its path is read whole, unless its first bytes are no format's.
-  return validate_file(MappedFile::open(path, tensor_stream_check({path, std::nullopt, false, std::nullopt, true})));
+  return validate_file(MappedFile::open(path, tensor_stream_check({path, std::nullopt, false, std::nullopt, true, false})));
 }
 
 ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file) {
@@ -164,13 +172,15 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file) {
           try {
             (void)e.load();
           } catch (const Error& err) {
-            if (err.code() != ErrorCode::Unsupported) f.error("loader", "tensor '" + e.name + "'", e.offset, err.what());
-            else if (!flagged) f.warning("unsupported", "tensor '" + e.name + "'", e.offset, err.what());
+            const std::string what = validate::without_file(err.what(), path);
+            if (err.code() != ErrorCode::Unsupported) f.error("loader", "tensor '" + e.name + "'", e.offset, what);
+            else if (!flagged) f.warning("unsupported", "tensor '" + e.name + "'", e.offset, what);
           }
         }
     } catch (const Error& err) {
-      if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, err.what());
-      else if (!flagged) f.warning("unsupported", "", std::nullopt, err.what());
+      const std::string what = validate::without_file(err.what(), path);
+      if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, what);
+      else if (!flagged) f.warning("unsupported", "", std::nullopt, what);
     }
   }
   return report;
