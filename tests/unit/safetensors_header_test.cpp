@@ -65,6 +65,10 @@ TEST_CASE("safetensors header: numbers and tags the fast reading does not take a
   check_entries(R"({"a":{"dtype":"ABCDEFGHIJKLMNOP","shape":[2],"data_offsets":[0,2]}})",
                 {{"a", "ABCDEFGHIJKLMNOP", {2}, 0, 2}});
   check_entries(R"({"a":{"dtype":"F-8","shape":[2],"data_offsets":[0,2]}})", {{"a", "F-8", {2}, 0, 2}});
+  // 8 dimensions (the most the fast reading holds) and 9 (read field by field).
+  check_entries(R"({"a":{"dtype":"U8","shape":[1,2,1,2,1,2,1,2],"data_offsets":[0,16]},)"
+                R"("b":{"dtype":"U8","shape":[1,2,1,2,1,2,1,2,3],"data_offsets":[16,64]}})",
+                {{"a", "U8", {1, 2, 1, 2, 1, 2, 1, 2}, 0, 16}, {"b", "U8", {1, 2, 1, 2, 1, 2, 1, 2, 3}, 16, 64}});
 }
 
 TEST_CASE("safetensors header: a bad value gives the field reader's message in the compact spelling too") {
