@@ -152,7 +152,9 @@ int main(int argc, char** argv) {
     cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
     cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
     cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
-    cli.add_flag("--strict", o.strict, "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format)");
+    cli.add_flag("--strict", o.strict,
+                 "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format); in every mode, refuse a file "
+                 "that warns (pickle globals, missing shards)");
     cli.add_option("--default-float", o.default_float, "what Python floats commit to")->default_str("float32");
     cli.add_option("--default-int", o.default_int, "what Python ints commit to")->default_str("int32");
     cli.add_option("--json-nonfinite", o.json_nonfinite,

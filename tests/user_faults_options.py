@@ -56,9 +56,34 @@ def fault2_fail_on_spaces():
     trouble(f"2: --fail-on {spec!r}: refused, {words}", [F32, "--fail-on", spec], [f"--fail-on '{spec}'", words])
 
 
+def fault3_strict_with_statistics():
+  """3. --stats --strict ran as if --strict were not there, and --help said only that --strict
+  fails where Tensor.data() fails, which statistics never call. It is not a contradiction:
+  --strict also refuses a file that warns (pickle globals torch.load(weights_only=True)
+  refuses), in every mode. Each mode on such a file: exit 0 without --strict, and with it exit
+  2 naming the first global; --help says so."""
+  pt = os.path.join(ROOT, "samples", "whole_model.pt")  # pickles torch.nn.modules.container.Sequential
+  first = "global 'torch.nn.modules.container.Sequential'"
+  with tempfile.TemporaryDirectory(prefix="ti_strict_") as tmp:
+    png = os.path.join(tmp, "p.png")
+    for mode in (["--stats"], ["--fail-on", "nan"], ["--name", "0.weight", "--hist"], ["--name", "0.weight", "--plot", png],
+                 ["--list"], ["--meta"], ["--all", "--stats"]):
+      shown = " ".join("P.png" if a == png else a for a in mode)
+      rc, out, err = run([pt, *mode])
+      tally.check(f"3: {shown} on a file that warns: exit 0 without --strict", rc == 0 and (out or os.path.exists(png)), f"{rc} {err!r}")
+      if os.path.exists(png): os.unlink(png)
+      trouble(f"3: {shown} --strict on a file that warns: refused, naming the global", [pt, *mode, "--strict"],
+              [f"{pt}: ", first, "(--strict)"])
+      if png in mode: tally.check(f"3: {shown} --strict: no PNG written", not os.path.exists(png))
+  rc, out, err = run(["--help"])
+  line = next((l for l in out.splitlines() if l.strip().startswith("--strict")), "")
+  tally.check("3: --help's --strict line says it refuses a file that warns, in every mode", "every mode" in line and "warns" in line, line)
+
+
 def main():
   fault1_tuple_comparisons()
   fault2_fail_on_spaces()
+  fault3_strict_with_statistics()
   return tally.summary()
 
 
