@@ -285,7 +285,7 @@ int run_diff(const DiffOptions& o) {
   if (o.exact && !o.tolerance_given.empty())
     throw Error(ErrorCode::Usage, "diff: --exact and " + o.tolerance_given + " contradict (--exact compares bits, " + o.tolerance_given +
                                       " is a tolerance of values): choose one");
-  for (const std::string& spec : o.limits) set_limit(spec);
+  set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);
   std::vector<Row> rows = pair_up(a, b, o);

@@ -80,10 +80,30 @@ def fault3_strict_with_statistics():
   tally.check("3: --help's --strict line says it refuses a file that warns, in every mode", "every mode" in line and "warns" in line, line)
 
 
+def fault4_limit_twice():
+  """4. --limit stream_bytes=1G --limit stream_bytes=2G ran with the last value, said nowhere:
+  one cap given twice is now a usage error naming the cap and both specs, in the main command
+  and diff; different caps still combine."""
+  for prefix in ([F32], ["diff", F32, F32]):
+    for a, b in (("stream_bytes=1G", "stream_bytes=2G"), ("broadcast_pairs=5", "broadcast_pairs=5")):
+      trouble(f"4: {prefix[0] if prefix[0] == 'diff' else 'inspect'} --limit {a} --limit {b}: refused naming the cap",
+              [*prefix, "--limit", a, "--limit", b], [f"--limit {a.split('=')[0]} given twice ('{a}' and '{b}')"])
+    rc, out, err = run([*prefix, "--limit", "stream_bytes=2G", "--limit", "json_depth=100"])
+    tally.check(f"4: {prefix[0] if prefix[0] == 'diff' else 'inspect'} with two different caps: exit 0", rc == 0 and out and not err,
+                f"{rc} {err!r}")
+  # Standard input past a cap of 100 bytes: the cap in force is the one given (a 172-byte .npy).
+  with open(F32, "rb") as f:
+    data = f.read()
+  rc, out, err = run(["-", "--limit", "stream_bytes=100"], stdin=data)
+  tally.check("4: --limit stream_bytes=100 once still caps standard input (exit 2 naming it)",
+              rc == 2 and "stream_bytes" in err and len(data) > 100, f"{rc} {err!r}")
+
+
 def main():
   fault1_tuple_comparisons()
   fault2_fail_on_spaces()
   fault3_strict_with_statistics()
+  fault4_limit_twice()
   return tally.summary()
 
 

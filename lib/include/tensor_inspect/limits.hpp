@@ -106,6 +106,11 @@ std::span<const LimitInfo> limit_table();
 /// KiB, MiB, GiB). Throws Error(Usage) naming the spec for an unknown name, a malformed
 /// or zero value.
 void set_limit(std::string_view spec);
+/// Sets the caps of every spec (the CLI's --limit, in order) as set_limit does, or none of
+/// them: throws Error(Usage) for the first spec set_limit would refuse, and for a cap named
+/// twice (`--limit stream_bytes given twice ('stream_bytes=1G' and 'stream_bytes=2G')`),
+/// rather than letting the last one silently win.
+void set_limits_from(std::span<const std::string> specs);
 /// The suffix errors use to name a cap: " (limit NAME; raise it with --limit NAME=N)".
 std::string limit_hint(std::string_view name);
 
