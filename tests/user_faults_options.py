@@ -99,11 +99,81 @@ def fault4_limit_twice():
               rc == 2 and "stream_bytes" in err and len(data) > 100, f"{rc} {err!r}")
 
 
+def run_on_terminal(args):
+  """(exit status, stderr bytes) of a run whose stderr is a pseudo-terminal (stdout discarded)."""
+  import pty, subprocess
+  master, slave = pty.openpty()
+  p = subprocess.Popen([BIN, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, cwd=ROOT)
+  os.close(slave)
+  data = b""
+  while True:
+    try:
+      chunk = os.read(master, 65536)
+    except OSError:  # EIO: the child closed its end
+      break
+    if not chunk: break
+    data += chunk
+  os.close(master)
+  return p.wait(timeout=60), data
+
+
+def screen(data):
+  """The lines a terminal shows for `data`: carriage return to column 0, ESC [ K erases to the
+  end of the line, a newline starts the next, anything else is written over what was there."""
+  lines, line, col, i = [], [], 0, 0
+  text = data.decode("utf-8", "replace")
+  while i < len(text):
+    c = text[i]
+    if text.startswith("\x1b[K", i):
+      del line[col:]
+      i += 3
+      continue
+    if c == "\r": col = 0
+    elif c == "\n":
+      lines.append("".join(line))
+      line, col = [], 0
+    else:
+      if col < len(line): line[col] = c
+      else: line.append(c)
+      col += 1
+    i += 1
+  if line: lines.append("".join(line))
+  return lines
+
+
+def fault5_warnings_on_a_terminal():
+  """5. On a terminal, a tensor skipped half-way through a file's --stats scan warned at the end
+  of the progress line ("... 0.00 GB/stensor-inspect: warning: ..."), which stayed on screen;
+  and diff of a file with itself said each of the file's warnings twice. Now the warning erases
+  the progress line and stands alone, once; through a pipe stderr is plain lines as before."""
+  gguf = os.path.join(ROOT, "samples", "quants.gguf")  # tensor 'iq4_nl': a type the tool cannot dequantize
+  skipped = "warning: samples/quants.gguf: tensor 'iq4_nl' is IQ4_NL, which this tool cannot dequantize (skipped)"
+  for mode in (["--stats"], ["--stats", "--json"], ["--stats", "--jsonl"], ["--all", "--stats"]):
+    rc, data = run_on_terminal(["samples/quants.gguf", *mode])
+    shown = [l for l in screen(data) if l.strip()]
+    tally.check(f"5: {' '.join(mode)} on a terminal: the skipped tensor's warning on a line of its own, once",
+                rc == 0 and shown == ["tensor-inspect: " + skipped], f"{rc} {shown!r} {data[:300]!r}")
+  rc, out, err = run([gguf, "--stats"])
+  tally.check("5: --stats through a pipe: the warning is one plain line", rc == 0 and err == f"tensor-inspect: warning: {gguf}" +
+              skipped[len("warning: samples/quants.gguf"):] + "\n", repr(err))
+  pt = os.path.join(ROOT, "samples", "whole_model.pt")  # three pickled globals outside torch.load's allow-list
+  for args in (["diff", pt, pt], ["diff", pt, pt, "--json"], [pt, "--stats"]):
+    rc, data = run_on_terminal(args)
+    warnings = [l for l in screen(data) if "warning:" in l]
+    tally.check(f"5: {' '.join(os.path.basename(a) for a in args)} on a terminal: three warnings, each once, each a line of its own",
+                rc == 0 and len(warnings) == 3 and len(set(warnings)) == 3 and all(l.startswith("tensor-inspect: warning: ") for l in warnings),
+                f"{rc} {warnings!r}")
+  rc, out, err = run(["diff", pt, os.path.join(ROOT, "samples", "checkpoint.pt")])
+  tally.check("5: diff of two files that warn: each file's warnings, both files named", err.count("warning:") == 4 and
+              err.count("whole_model.pt:") == 3 and err.count("checkpoint.pt:") == 1, repr(err))
+
+
 def main():
   fault1_tuple_comparisons()
   fault2_fail_on_spaces()
   fault3_strict_with_statistics()
   fault4_limit_twice()
+  fault5_warnings_on_a_terminal()
   return tally.summary()
 
 
