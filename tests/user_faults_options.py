@@ -168,12 +168,67 @@ def fault5_warnings_on_a_terminal():
               err.count("whole_model.pt:") == 3 and err.count("checkpoint.pt:") == 1, repr(err))
 
 
+def slow_plot_input(tmp):
+  """A safetensors file of tensor 'a' (4 floats), then 'b' (2**30 float32 zeros, a 4 GiB hole
+  of a sparse file): --all --plot stages a's PNG, then scans b for seconds."""
+  import json, struct
+  n = 1 << 30
+  header = json.dumps({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+                       "b": {"dtype": "F32", "shape": [n], "data_offsets": [16, 16 + 4 * n]}}).encode()
+  header += b" " * (-len(header) % 8)
+  path = os.path.join(tmp, "slow.safetensors")
+  with open(path, "wb") as f:
+    f.write(struct.pack("<Q", len(header)) + header + struct.pack("<4f", 1, 2, 3, 4))
+    f.truncate(8 + len(header) + 16 + 4 * n)
+  return path
+
+
+def fault6_plot_temporaries_on_signals():
+  """6. --plot draws each PNG into PATH.tmp-PID-N and renames it when every tensor is done; a
+  run ended by SIGINT or SIGTERM meanwhile left the temporary file behind. Now it is removed,
+  and the process still ends by that signal (a shell sees 130 for Ctrl-C). A signal the run was
+  started ignoring (nohup, a script's background job) stays ignored."""
+  import signal, subprocess, time
+  with tempfile.TemporaryDirectory(prefix="ti_plot_signal_") as tmp:
+    src = slow_plot_input(tmp)
+    out_dir = os.path.join(tmp, "out")
+    os.mkdir(out_dir)
+    pattern = os.path.join(out_dir, "p-{name}.png")
+
+    def start(ignore=None):
+      pre = (lambda: signal.signal(ignore, signal.SIG_IGN)) if ignore else None
+      p = subprocess.Popen([BIN, src, "--all", "--plot", pattern], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=pre)
+      deadline = time.time() + 30
+      while time.time() < deadline and p.poll() is None and not any(".tmp-" in f for f in os.listdir(out_dir)):
+        time.sleep(0.005)
+      return p, sorted(os.listdir(out_dir))
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+      p, staged = start()
+      p.send_signal(sig)
+      err = p.communicate(timeout=60)[1]
+      left = sorted(os.listdir(out_dir))
+      tally.check(f"6: {sig.name} while a's PNG is staged: the process ends by {sig.name}, nothing left in the folder",
+                  len(staged) == 1 and staged[0].startswith("p-a.png.tmp-") and p.returncode == -sig and left == [],
+                  f"staged {staged}, exit {p.returncode}, left {left}, {err[-200:]!r}")
+    p, staged = start(ignore=signal.SIGINT)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    alive = p.poll() is None
+    p.terminate()
+    p.communicate(timeout=60)
+    left = sorted(os.listdir(out_dir))
+    tally.check("6: started with SIGINT ignored, SIGINT stays ignored; SIGTERM then removes the temporary file",
+                len(staged) == 1 and alive and p.returncode == -signal.SIGTERM and left == [], f"staged {staged}, alive {alive}, left {left}")
+
+
 def main():
   fault1_tuple_comparisons()
   fault2_fail_on_spaces()
   fault3_strict_with_statistics()
   fault4_limit_twice()
   fault5_warnings_on_a_terminal()
+  fault6_plot_temporaries_on_signals()
   return tally.summary()
 
 
