@@ -1,4 +1,5 @@
-// Setting caps by name (limits.hpp): --limit's specs, all or none, each cap once.
+// Setting caps by name (limits.hpp): --limit's specs, all or none, each cap once; and the
+// fixed caps of typed text, which the parsers take from limits.hpp.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -6,7 +7,9 @@
 #include <vector>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/limits.hpp"
+#include "tensor_inspect/literal.hpp"
 
 namespace ti = tensor_inspect;
 
@@ -54,4 +57,17 @@ TEST_CASE("a malformed spec among good ones sets none of them") {
   CHECK_THROWS_WITH_AS(ti::set_limits_from(std::vector<std::string>{"json_depth=100", "stream_bytes=0"}),
                        "--limit 'stream_bytes=0': expected stream_bytes=N with N a positive count (K, M, G suffixes allowed)", ti::Error);
   CHECK(ti::limits().json_depth == before.json_depth);
+}
+
+// The literal's depth cap was a constant of literal.cpp, outside the header documented as
+// the one place of every cap (user tester); the expression's two were in expr.hpp.
+TEST_CASE("the fixed caps of literals and expressions are limits.hpp's, and the parsers refuse past them") {
+  static_assert(ti::kMaxLiteralDepth == 64 && ti::kMaxExpressionDepth == 200 && ti::kMaxExpressionNodes == 1024);
+  const std::size_t depth = ti::kMaxLiteralDepth;
+  CHECK(ti::tensor_from_literal(std::string(depth, '[') + "1" + std::string(depth, ']'), std::nullopt).shape().size() == depth);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal(std::string(depth + 1, '[') + "1" + std::string(depth + 1, ']'), std::nullopt),
+                       "literal: column 66: nesting deeper than 64 levels", ti::Error);
+  const auto levels = static_cast<std::size_t>(ti::kMaxExpressionDepth);
+  CHECK_THROWS_WITH_AS(ti::evaluate_expression(std::string(levels + 1, '(') + "1" + std::string(levels + 1, ')'), std::nullopt, {}),
+                       "expression: column 201: expression is nested too deeply (more than 200 levels)", ti::Error);
 }

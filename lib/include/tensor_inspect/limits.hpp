@@ -14,8 +14,13 @@
 //
 // A cap is not a format rule: rules of the formats themselves (GGML_MAX_DIMS, a .npy
 // shape of non-negative ints) stay in the loaders and cannot be raised.
+//
+// A few caps bound the recursion of our own parsers over text the user types (a literal, an
+// expression): they keep the stack safe rather than bound a file, so they are fixed
+// (constexpr, after Limits) and their errors name no --limit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -88,6 +93,21 @@ struct Limits {
   /// text longer than this is refused as soon as it passes it, not read to its end.
   std::uint64_t literal_bytes = std::uint64_t{64} << 20;
 };
+
+/// Most nesting levels of a tensor literal (`[[1, 2], [3, 4]]` is 2; a tuple counts as a
+/// list): deeper literals are refused with Error(BadLiteral) "nesting deeper than 64 levels"
+/// instead of exhausting the stack of the recursive-descent parser. Fixed: as many levels
+/// as NumPy allows dimensions (NPY_MAXDIMS).
+inline constexpr std::size_t kMaxLiteralDepth = 64;
+/// Most nesting an expression may have (parentheses, calls, indexing, unary operators and
+/// `**` chains); deeper expressions are refused with Error(BadExpression) "expression is
+/// nested too deeply" instead of exhausting the stack. A flat chain (`1+1+...+1`,
+/// `x.T.T.T`) is not nesting: it counts against kMaxExpressionNodes only. Fixed.
+inline constexpr int kMaxExpressionDepth = 200;
+/// Most parts (numbers, names, operators, attributes, calls, ...) an expression may have;
+/// beyond it Error(BadExpression) "expression has more than 1024 parts". It bounds the
+/// parse tree and the lazy graph the expression builds, and so every walk over them. Fixed.
+inline constexpr int kMaxExpressionNodes = 1024;
 
 /// The caps in force (the defaults above until set_limits is called).
 const Limits& limits();
