@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -285,7 +286,7 @@ int run_diff(const DiffOptions& o) {
   if (o.exact && !o.tolerance_given.empty())
     throw Error(ErrorCode::Usage, "diff: --exact and " + o.tolerance_given + " contradict (--exact compares bits, " + o.tolerance_given +
                                       " is a tolerance of values): choose one");
-  for (const std::string& spec : o.limits) set_limit(spec);
+  set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a), b = open_input(o.b);
   std::vector<Row> rows = pair_up(a, b, o);
@@ -313,10 +314,16 @@ int run_diff(const DiffOptions& o) {
   out.flush();
   // What a file warns of (a missing shard, pickle globals) goes to stderr once the report is
   // out, as for every other mode: tensors of a missing shard left out by --name, or on one
-  // side only, are still heard of. A run that needed one has failed naming it instead.
+  // side only, are still heard of. A run that needed one has failed naming it instead. Each
+  // is said once: a file compared with itself (or a copy under the same name) warns once.
+  std::vector<std::string> said;
   for (const Input* in : {&a, &b})
     if (in->file)
-      for (const std::string& w : in->file->warnings) spdlog::warn("{}", escape_untrusted(w, false));
+      for (const std::string& w : in->file->warnings)
+        if (std::find(said.begin(), said.end(), w) == said.end()) {
+          said.push_back(w);
+          spdlog::warn("{}", escape_untrusted(w, false));
+        }
   for (const Row& r : rows)
     if (r.status != Status::Same) return 1;
   return 0;

@@ -315,7 +315,7 @@ void check_whole_read(const Item& item, const Shown& shown, const Options& o, bo
 int run(const Options& o) {
   refuse_contradictions(o);
   if (o.graph && *o.graph != "text" && *o.graph != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + *o.graph + "'");
-  for (const std::string& spec : o.limits) set_limit(spec);
+  set_limits_from(o.limits);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
   const WarningsAtEnd warnings(std::move(in.warnings));

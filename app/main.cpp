@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -152,7 +154,9 @@ int main(int argc, char** argv) {
     cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
     cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
     cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
-    cli.add_flag("--strict", o.strict, "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format)");
+    cli.add_flag("--strict", o.strict,
+                 "fail exactly where Tensor.data() fails (bfloat16 and fp8 have no format); in every mode, refuse a file "
+                 "that warns (pickle globals, missing shards)");
     cli.add_option("--default-float", o.default_float, "what Python floats commit to")->default_str("float32");
     cli.add_option("--default-int", o.default_int, "what Python ints commit to")->default_str("int32");
     cli.add_option("--json-nonfinite", o.json_nonfinite,
@@ -262,7 +266,10 @@ int main(int argc, char** argv) {
   ti::app::adopt_input_from_hist(o.stats, o.input);
   auto logger = spdlog::stderr_color_st("tensor-inspect");
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("tensor-inspect: %l: %v");
+  // On a terminal a progress line may be drawn when a message comes (a tensor skipped half-way
+  // through a scan): erased first, so the message is not glued to its end and stays on screen
+  // alone, while the progress line is redrawn below it.
+  spdlog::set_pattern(::isatty(2) == 1 ? "\r\033[Ktensor-inspect: %l: %v" : "tensor-inspect: %l: %v");
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
   ti::app::show_progress_on_terminal();
 

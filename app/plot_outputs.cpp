@@ -35,7 +35,10 @@ std::string plot_path_for(const std::string& pattern, const std::string& name) {
 }
 
 PlotOutputs::~PlotOutputs() {
-  for (const auto& [tmp, path] : staged_) ::unlink(tmp.c_str());
+  for (const Staged& s : staged_) {
+    ::unlink(s.tmp.c_str());
+    forget_on_signal(s.ticket);
+  }
 }
 
 void PlotOutputs::write(const std::string& path, const std::function<void(const std::string&)>& draw) {
@@ -44,7 +47,7 @@ void PlotOutputs::write(const std::string& path, const std::function<void(const 
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) cannot_write(path, errno);
   ::close(fd);
-  staged_.emplace_back(tmp, path);
+  staged_.push_back({tmp, path, remove_on_signal(tmp)});
   try {
     draw(tmp);
   } catch (const Error& e) {
@@ -58,15 +61,17 @@ void PlotOutputs::commit() {
   // Within one folder, a rename fails for a folder of the file's name: looked for first, so
   // that a failed commit leaves nothing behind either.
   struct stat st {};
-  for (const auto& [tmp, path] : staged_)
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) cannot_write(path, EISDIR);
-  for (std::size_t i = 0; i < staged_.size(); ++i)
-    if (::rename(staged_[i].first.c_str(), staged_[i].second.c_str()) != 0) {
+  for (const Staged& s : staged_)
+    if (::stat(s.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) cannot_write(s.path, EISDIR);
+  for (std::size_t i = 0; i < staged_.size(); ++i) {
+    if (::rename(staged_[i].tmp.c_str(), staged_[i].path.c_str()) != 0) {
       const int err = errno;
-      const std::string path = staged_[i].second;
+      const std::string path = staged_[i].path;
       staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(i));  // the destructor removes the rest
       cannot_write(path, err);
     }
+    forget_on_signal(staged_[i].ticket);  // the name is the user's file now
+  }
   staged_.clear();
 }
 

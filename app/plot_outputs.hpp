@@ -1,7 +1,8 @@
 // app/plot_outputs.hpp — the PNG files --plot writes appear only when the run computed every
 // tensor: each is drawn into a temporary file beside its path and renamed into place at the
 // end, so a run that fails (a later tensor, half-way through a PNG) leaves no picture behind
-// and no earlier file of that name replaced.
+// and no earlier file of that name replaced. A run ended by SIGINT, SIGTERM or SIGHUP removes
+// its temporary files too (removed_on_signal.hpp).
 //
 //   PlotOutputs plots;
 //   plots.write("hist-a.png", [&](const std::string& tmp) { write_histogram_png(tmp, h, "a"); });
@@ -11,8 +12,9 @@
 
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
+
+#include "removed_on_signal.hpp"
 
 namespace tensor_inspect::app {
 
@@ -41,7 +43,11 @@ class PlotOutputs {
   void commit();
 
  private:
-  std::vector<std::pair<std::string, std::string>> staged_;  ///< (temporary file, path)
+  struct Staged {
+    std::string tmp, path;
+    const RemovalTicket* ticket;  ///< removes tmp should a signal end the run
+  };
+  std::vector<Staged> staged_;
 };
 
 }  // namespace tensor_inspect::app

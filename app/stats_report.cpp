@@ -173,9 +173,17 @@ std::string json_fail_on(const std::vector<StatsRow>& rows, const FailOn& f) {
 FailOn parse_fail_on(const std::string& text) {
   FailOn f;
   std::size_t at = 0;
-  while (at <= text.size()) {
+  for (int item = 1; at <= text.size(); ++item) {
     const std::size_t comma = std::min(text.find(',', at), text.size());
-    const std::string check = text.substr(at, comma - at);
+    // Spaces around an item are how people type lists ('nan, inf'); inside one they are not.
+    std::string check = text.substr(at, comma - at);
+    check.erase(0, check.find_first_not_of(" \t"));
+    check.erase(check.find_last_not_of(" \t") + 1);
+    if (check.empty())
+      throw Error(ErrorCode::Usage, "--fail-on '" + text + "': " +
+                                        (text.find(',') == std::string::npos ? std::string("no check given")
+                                                                              : "check " + std::to_string(item) + " is empty") +
+                                        " (known: nan, inf, zero-tensor; e.g. --fail-on nan,inf)");
     if (check != "nan" && check != "inf" && check != "zero-tensor")
       throw Error(ErrorCode::Usage, "--fail-on: unknown check '" + check + "' (known: nan, inf, zero-tensor; e.g. --fail-on nan,inf)");
     if (std::find(f.checks.begin(), f.checks.end(), check) == f.checks.end()) f.checks.push_back(check);

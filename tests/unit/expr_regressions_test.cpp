@@ -9,6 +9,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
+#include "tensor_inspect/literal.hpp"
 #include "test_util.hpp"
 
 namespace ti = tensor_inspect;
@@ -161,4 +162,44 @@ TEST_CASE("x.T and transpose() of 0-d and 1-d tensors follow tinygrad's list ind
   CHECK(test_util::ints(eval64("Tensor([[1, 2], [3, 4]]).transpose(-2, -1)")) == std::vector<std::int64_t>{1, 3, 2, 4});
   // ours alone: an error, exit status 2, not an exception type of Python's
   CHECK_THROWS_AS(eval64("Tensor(5).T"), ti::Error);
+}
+
+// Python compares tuples and lists item by item and orders them lexicographically; values of
+// different types are unequal (a tuple never equals a list). Each expected bool is what
+// CPython 3 gives for the same expression with shape = (2, 3); --assert 'x.shape == (3, 4)'
+// said "unsupported operand type(s) for ==: 'tuple' and 'tuple'".
+TEST_CASE("x.shape == (2, 3) is Python's tuple comparison, a bool (user tester: tuple == tuple refused)") {
+  const Tensor x = ti::tensor_from_literal("[[1, 2, 3], [4, 5, 6]]", std::nullopt);
+  auto truth = [&](const std::string& e) {
+    const Tensor r = ti::evaluate_expression(e, x, {});
+    REQUIRE(r.dtype() == DType::Bool);
+    REQUIRE(r.shape().empty());
+    return test_util::ints(r)[0] == 1;
+  };
+  const std::pair<const char*, bool> cases[] = {
+      {"x.shape == (2, 3)", true},           {"x.shape != (2, 3)", false},          {"x.shape != (2,)", true},
+      {"x.shape == (2.0, 3)", true},         {"x.shape == [2, 3]", false},          {"x.shape != [2, 3]", true},
+      {"x.shape == 6", false},               {"x.shape == 2**70", false},           {"() == ()", true},
+      {"(True, 1) == (1, 1.0)", true},       {"((1, 2), 3) == ((1, 2), 3)", true},  {"None == None", true},
+      {"x.shape < (2, 4)", true},            {"x.shape < (2, 3)", false},           {"x.shape <= (2, 3)", true},
+      {"x.shape > (2,)", true},              {"(1, 2) > (1, 1, 9)", true},          {"[1, 2] < [1, 2, 0]", true},
+      {"x.dtype == dtypes.int32", true},     {"x.dtype != dtypes.int", false},      {"x.dtype == 1", false},
+  };
+  for (const auto& [e, want] : cases) {
+    CAPTURE(e);
+    CHECK(truth(e) == want);
+  }
+  auto error_with_x = [&](const std::string& e) {
+    try {
+      ti::evaluate_expression(e, x, {});
+    } catch (const ti::Error& err) {
+      return std::string(err.what());
+    }
+    return std::string("(no error)");
+  };
+  // CPython's TypeError, word for word after the column.
+  CHECK(error_with_x("x.shape < [2, 3]") == "expression: column 9: '<' not supported between instances of 'tuple' and 'list'");
+  CHECK(error_with_x("x.shape >= 6") == "expression: column 9: '>=' not supported between instances of 'tuple' and 'int'");
+  CHECK(error_with_x("(1, None) < (1, 2)") == "expression: column 11: '<' not supported between instances of 'NoneType' and 'int'");
+  CHECK(error_with_x("(x, 1) == (x, 1)").find("holds a Tensor") != std::string::npos);
 }

@@ -19,19 +19,10 @@
 #include <string_view>
 
 #include "tensor_inspect/dtype.hpp"
+#include "tensor_inspect/limits.hpp"  // kMaxExpressionDepth, kMaxExpressionNodes
 #include "tensor_inspect/tensor.hpp"
 
 namespace tensor_inspect {
-
-/// Most nesting an expression may have (parentheses, calls, indexing, unary operators and
-/// `**` chains); deeper expressions are refused with Error(BadExpression) "expression is
-/// nested too deeply" instead of exhausting the stack. A flat chain (`1+1+...+1`,
-/// `x.T.T.T`) is not nesting: it counts against kMaxExpressionNodes only.
-inline constexpr int kMaxExpressionDepth = 200;
-/// Most terms (numbers, names, operators, attributes, calls, ...) an expression may have;
-/// beyond it Error(BadExpression) "expression has more than 1024 terms". It bounds the
-/// parse tree and the lazy graph the expression builds, and so every walk over them.
-inline constexpr int kMaxExpressionNodes = 1024;
 
 /// Parses and evaluates `expr` over the input tensor `x` and returns the lazy result (the
 /// caller then calls data()). A Python scalar result becomes a 0-d tensor of its weak

@@ -14,8 +14,13 @@
 //
 // A cap is not a format rule: rules of the formats themselves (GGML_MAX_DIMS, a .npy
 // shape of non-negative ints) stay in the loaders and cannot be raised.
+//
+// A few caps bound the recursion of our own parsers over text the user types (a literal, an
+// expression): they keep the stack safe rather than bound a file, so they are fixed
+// (constexpr, after Limits) and their errors name no --limit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -89,6 +94,21 @@ struct Limits {
   std::uint64_t literal_bytes = std::uint64_t{64} << 20;
 };
 
+/// Most nesting levels of a tensor literal (`[[1, 2], [3, 4]]` is 2; a tuple counts as a
+/// list): deeper literals are refused with Error(BadLiteral) "nesting deeper than 64 levels"
+/// instead of exhausting the stack of the recursive-descent parser. Fixed: as many levels
+/// as NumPy allows dimensions (NPY_MAXDIMS).
+inline constexpr std::size_t kMaxLiteralDepth = 64;
+/// Most nesting an expression may have (parentheses, calls, indexing, unary operators and
+/// `**` chains); deeper expressions are refused with Error(BadExpression) "expression is
+/// nested too deeply" instead of exhausting the stack. A flat chain (`1+1+...+1`,
+/// `x.T.T.T`) is not nesting: it counts against kMaxExpressionNodes only. Fixed.
+inline constexpr int kMaxExpressionDepth = 200;
+/// Most parts (numbers, names, operators, attributes, calls, ...) an expression may have;
+/// beyond it Error(BadExpression) "expression has more than 1024 parts". It bounds the
+/// parse tree and the lazy graph the expression builds, and so every walk over them. Fixed.
+inline constexpr int kMaxExpressionNodes = 1024;
+
 /// The caps in force (the defaults above until set_limits is called).
 const Limits& limits();
 /// Replaces the caps in force. Not thread-safe: call it before opening files.
@@ -106,6 +126,11 @@ std::span<const LimitInfo> limit_table();
 /// KiB, MiB, GiB). Throws Error(Usage) naming the spec for an unknown name, a malformed
 /// or zero value.
 void set_limit(std::string_view spec);
+/// Sets the caps of every spec (the CLI's --limit, in order) as set_limit does, or none of
+/// them: throws Error(Usage) for the first spec set_limit would refuse, and for a cap named
+/// twice (`--limit stream_bytes given twice ('stream_bytes=1G' and 'stream_bytes=2G')`),
+/// rather than letting the last one silently win.
+void set_limits_from(std::span<const std::string> specs);
 /// The suffix errors use to name a cap: " (limit NAME; raise it with --limit NAME=N)".
 std::string limit_hint(std::string_view name);
 

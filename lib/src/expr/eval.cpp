@@ -10,6 +10,7 @@
 #include "expr/ast.hpp"
 #include "expr/bindings.hpp"
 #include "expr/scalar_ops.hpp"
+#include "expr/value_compare.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/frontend.hpp"
@@ -171,13 +172,10 @@ class Evaluator {
     Value b = eval(*n.kids[1]);
     const std::string& op = n.text;
     if (is_number(a) && is_number(b)) return fold_binary(op, a, b, n.col);
+    // Python's comparisons of tuples, dtypes, None, ...: `x.shape == (3, 4)` is a bool.
+    if (is_value_comparison(op, a, b)) return compare_values(op, a, b, n.col);
     if (a.kind == Value::Kind::BigInt) fail_big(a, n.col);
     if (b.kind == Value::Kind::BigInt) fail_big(b, n.col);
-    if ((op == "==" || op == "!=") && (a.kind != Value::Kind::Tensor || b.kind != Value::Kind::Tensor) &&
-        !(a.kind == Value::Kind::Scalar || b.kind == Value::Kind::Scalar)) {
-      if (a.kind == Value::Kind::DType && b.kind == Value::Kind::DType)
-        return Value::scalar(Scalar::from_bool((a.dtype == b.dtype) == (op == "==")));
-    }
     if (a.kind != Value::Kind::Tensor && b.kind != Value::Kind::Tensor)
       fail(n.col, "unsupported operand type(s) for " + op + ": '" + type_name(a) + "' and '" + type_name(b) + "'");
     if (op == "@") return Value::of(tg::matmul(to_tensor_arg(a, n.col, "left operand of @"), to_tensor_arg(b, n.col, "right operand of @")));

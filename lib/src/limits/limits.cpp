@@ -2,6 +2,8 @@
 #include "tensor_inspect/limits.hpp"
 
 #include <charconv>
+#include <utility>
+#include <vector>
 
 #include "tensor_inspect/error.hpp"
 
@@ -45,7 +47,10 @@ const Limits& limits() { return current(); }
 void set_limits(const Limits& l) { current() = l; }
 std::span<const LimitInfo> limit_table() { return kTable; }
 
-void set_limit(std::string_view spec) {
+namespace {
+
+// The cap "NAME=VALUE" names and its value. Throws Error(Usage) naming the spec.
+std::pair<const LimitInfo*, std::uint64_t> parse_limit(std::string_view spec) {
   const std::size_t eq = spec.find('=');
   const std::string_view name = spec.substr(0, eq);
   const LimitInfo* info = nullptr;
@@ -68,7 +73,26 @@ void set_limit(std::string_view spec) {
       value > UINT64_MAX / scale)
     throw Error(ErrorCode::Usage, "--limit '" + std::string(spec) + "': expected " + std::string(name) +
                                       "=N with N a positive count (K, M, G suffixes allowed)");
-  current().*(info->field) = value * scale;
+  return {info, value * scale};
+}
+
+}  // namespace
+
+void set_limit(std::string_view spec) {
+  const auto [info, value] = parse_limit(spec);
+  current().*(info->field) = value;
+}
+
+void set_limits_from(std::span<const std::string> specs) {
+  std::vector<std::pair<const LimitInfo*, std::uint64_t>> parsed;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    parsed.push_back(parse_limit(specs[i]));
+    for (std::size_t j = 0; j < i; ++j)
+      if (parsed[j].first == parsed[i].first)
+        throw Error(ErrorCode::Usage, "--limit " + std::string(parsed[i].first->name) + " given twice ('" + specs[j] + "' and '" +
+                                          specs[i] + "'): each cap takes one value; give it once");
+  }
+  for (const auto& [info, value] : parsed) current().*(info->field) = value;
 }
 
 std::string limit_hint(std::string_view name) {

@@ -20,8 +20,6 @@
 namespace tensor_inspect {
 namespace {
 
-constexpr std::size_t kMaxDepth = 64;
-
 struct LitValue {
   enum Kind : std::uint8_t { Bool, Int, Float, None } kind = Int;
   bool b = false;
@@ -84,7 +82,7 @@ class Parser {
 
   Item value(std::size_t depth) {
     skip_ws();
-    if (depth > kMaxDepth) fail(pos_, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (depth > kMaxLiteralDepth) fail(pos_, "nesting deeper than " + std::to_string(kMaxLiteralDepth) + " levels");
     if (pos_ == s_.size()) fail(pos_, "unexpected end of literal (a value is missing)");
     const std::size_t start = pos_;
     char c = s_[pos_];
