@@ -190,7 +190,9 @@ def main():
     os.makedirs(d, exist_ok=True)
     scripts = {}
     for name, text in (("npy_text", NPY_TEXT), ("npy_json", NPY_JSON), ("st_list", ST_LIST), ("tinygrad", TINYGRAD_TOLIST)):
-        scripts[name] = os.path.join(d, name + ".py")
+        # "baseline_" keeps a script from shadowing what it imports: tinygrad.py in the
+        # script's folder would be imported as the tinygrad package itself.
+        scripts[name] = os.path.join(d, "baseline_" + name + ".py")
         with open(scripts[name], "w") as f:
             f.write(text)
     try:
