@@ -185,9 +185,10 @@ TEST_CASE("x.shape == (2, 3) is Python's tuple comparison, a bool (user tester: 
       {"x.shape > (2,)", true},              {"(1, 2) > (1, 1, 9)", true},          {"[1, 2] < [1, 2, 0]", true},
       {"x.dtype == dtypes.int32", true},     {"x.dtype != dtypes.int", false},      {"x.dtype == 1", false},
   };
-  for (const auto& [e, want] : cases) {
+  for (const auto& c : cases) {  // not a structured binding: clang 14's CAPTURE cannot capture one
+    const std::string e = c.first;
     CAPTURE(e);
-    CHECK(truth(e) == want);
+    CHECK(truth(e) == c.second);
   }
   auto error_with_x = [&](const std::string& e) {
     try {
