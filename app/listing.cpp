@@ -333,7 +333,6 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   }
   out.write(count_of(file.tensors.size(), "tensor", "tensors") + ", " +
             count_of(file.metadata.size(), "metadata entry", "metadata entries") + " (" + file.format + ")\n");
-  for (const std::string& w : file.warnings) out.write("warning: " + escape_text(w) + "\n");
 }
 
 void render_names0(const LoadedFile& file, OutBuffer& out) {
@@ -365,7 +364,6 @@ void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
   }
   out.write(count_of(file.metadata.size(), "metadata entry", "metadata entries") + ", " +
             count_of(file.tensors.size(), "tensor", "tensors") + " (" + file.format + ")\n");
-  for (const std::string& w : file.warnings) out.write("warning: " + escape_text(w) + "\n");
 }
 
 }  // namespace tensor_inspect::app
