@@ -142,8 +142,8 @@ class WarningsAtEnd {
   int in_flight_ = std::uncaught_exceptions();
 };
 
-// With `tolerate_unsupported` (statistics: such a tensor is a skipped row), a tensor whose
-// values cannot be shown keeps the reason in load_error instead of ending the run.
+// With `tolerate_unsupported` (statistics: such a tensor is a skipped row; --expect: its
+// header facts still hold), a tensor whose values cannot be shown keeps the reason in load_error instead of ending the run.
 Item item_of(const LoadedFile& lf, const TensorEntry& entry, bool tolerate_unsupported) {
   const std::string label = tensor_label(lf.path, entry.name);
   std::string load_error;
@@ -187,7 +187,9 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
     r.file = std::move(lf);
     return r;
   }
-  for (std::size_t i : chosen) r.items.push_back(item_of(lf, lf.tensors[i], o.stats.active() && !o.expr));
+  // --expect reads the header alone: a tensor whose values cannot be decoded is checked too.
+  const bool checks = !o.expects.empty() || !o.asserts.empty();
+  for (std::size_t i : chosen) r.items.push_back(item_of(lf, lf.tensors[i], (o.stats.active() || checks) && !o.expr));
   return r;
 }
 

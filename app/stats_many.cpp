@@ -2,6 +2,8 @@
 // with --name globs or --all: a table, a block per tensor (with --hist), one file_stats
 // object (--json), or one stats object per line, streamed (--jsonl).
 #include <cstdio>
+#include <filesystem>
+#include <map>
 
 #include <spdlog/spdlog.h>
 
@@ -21,6 +23,20 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
   const std::string count = std::to_string(items.size()) + (items.size() == 1 ? " tensor" : " tensors");
   if (so.plot && items.size() > 1 && so.plot->find("{name}") == std::string::npos)
     throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one PNG each (--plot 'hist-{name}.png')");
+  if (so.plot && items.size() > 1) {
+    // Two names can give one path ("dir/a" and "dir_a": '/' is spelled '_'): the second PNG
+    // would replace the first. Refused before a file is drawn, naming both tensors.
+    std::map<std::string, const Item*> taken;
+    for (const Item& item : items) {
+      const std::string path = plot_path_for(*so.plot, item.name.value_or(""));
+      const auto [at, fresh] = taken.emplace(std::filesystem::path(path).lexically_normal().string(), &item);
+      if (fresh) continue;
+      auto quoted = [](const Item& it) { return it.name ? "'" + escape_untrusted(*it.name, true) + "'" : std::string("(unnamed)"); };
+      throw Error(ErrorCode::Usage, "--plot '" + escape_untrusted(*so.plot, true) + "': tensors " + quoted(*at->second) +
+                                        " and " + quoted(item) + " both give the path " + escape_untrusted(path, true) +
+                                        " (a '/' or control character in a name becomes '_')");
+    }
+  }
   if (so.hist && o.json && !o.jsonl)
     throw Error(ErrorCode::Usage, "--hist over " + count + " in JSON: use --jsonl (one stats object with its histogram per line)");
   const bool show_stats = so.stats || !so.fail_on;

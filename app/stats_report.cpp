@@ -59,6 +59,9 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
+// A row's name in JSON: "" is the unnamed tensor (a lone .npy), null as in the tensor kind.
+std::string json_name(const std::string& name) { return name.empty() ? "null" : json_string(name); }
+
 // The fields of one row after its name, without braces: shared by the tensor and file
 // objects (a file's rows name their tensors, a tensor object says "file" and "name" first).
 std::string json_row_fields(const StatsRow& r) {
@@ -161,11 +164,12 @@ void text_fail_report(const std::vector<StatsRow>& rows, const FailOn& f, OutBuf
 
 std::string json_fail_on(const std::vector<StatsRow>& rows, const FailOn& f) {
   if (!f.enabled()) return "null";
-  std::vector<std::string> failed;
+  // Each failing tensor as "name" has it: null for the unnamed one (a lone .npy), not "".
+  std::string failed;
   for (const StatsRow& r : rows)
-    if (!r.failed.empty()) failed.push_back(r.name);
+    if (!r.failed.empty()) failed += (failed.empty() ? "" : ", ") + json_name(r.name);
   return "{\"checks\": " + json_strings(f.checks) + ", \"ok\": " + (failed.empty() ? "true" : "false") +
-         ", \"failed\": " + json_strings(failed) + "}";
+         ", \"failed\": [" + failed + "]}";
 }
 
 }  // namespace
@@ -263,7 +267,7 @@ void render_file_stats(const std::string& path, const std::string& format, const
   if (json) {
     out.write("{" + json_head("file_stats") + "\"file\": " + json_string(path) + ", \"format\": " + json_string(format) + ", \"tensors\": [");
     for (std::size_t i = 0; i < rows.size(); ++i)
-      out.write((i ? ", {\"name\": " : "{\"name\": ") + json_string(rows[i].name) + ", " + json_row_fields(rows[i]) + "}");
+      out.write((i ? ", {\"name\": " : "{\"name\": ") + json_name(rows[i].name) + ", " + json_row_fields(rows[i]) + "}");
     out.write("], \"totals\": {\"tensors\": " + std::to_string(all.tensors) + ", \"parameters\": " + std::to_string(all.parameters) +
               ", \"nbytes\": " + std::to_string(all.nbytes) + ", \"skipped\": " + std::to_string(skipped) +
               ", \"nan\": " + std::to_string(nan) + ", \"posinf\": " + std::to_string(posinf) + ", \"neginf\": " +
@@ -293,15 +297,17 @@ void render_file_stats(const std::string& path, const std::string& format, const
       }
       table.push_back(std::move(cells));
     }
+    // A skipped row is name, dtype and shape, aligned as the others', then its reason.
     std::vector<std::size_t> width(12, 0);
     for (const auto& row : table)
-      if (row.size() == 12)
-        for (std::size_t c = 0; c < 12; ++c) width[c] = std::max(width[c], display_width(row[c]));  // columns, not bytes
+      for (std::size_t c = 0; c < std::min<std::size_t>(row.size(), row.size() == 12 ? 12 : 3); ++c)
+        width[c] = std::max(width[c], display_width(row[c]));  // columns, not bytes
     for (const auto& row : table) {
       std::string line;
       for (std::size_t c = 0; c < row.size(); ++c) {
-        const bool right = c >= 3;
-        const std::string pad(row.size() == 12 ? width[c] - std::min(width[c], display_width(row[c])) : 0, ' ');
+        const bool reason = row.size() != 12 && c >= 3;
+        const bool right = c >= 3 && !reason;
+        const std::string pad(reason ? 0 : width[c] - std::min(width[c], display_width(row[c])), ' ');
         line += (c ? "  " : "") + (right ? pad + row[c] : row[c] + (c + 1 < row.size() ? pad : ""));
       }
       out.write(line + "\n");
