@@ -126,7 +126,7 @@ bool put_plain_entry(const TensorEntry& e, bool first, OutBuffer& out) {
   const std::string_view dtype = e.dtype ? dtype_info(*e.dtype).name : std::string_view("null");
   const std::size_t most = e.name.size() + e.stored_type.size() + e.note.size() + dtype.size() +
                            21 * (e.shape.size() + stored.size()) + 200;
-  if (most > OutBuffer::kSize || !plain_text(e.name) || !plain_text(e.stored_type) ||
+  if (most > OutBuffer::kSize || e.details().layout_unknown || !plain_text(e.name) || !plain_text(e.stored_type) ||
       !(e.note.empty() || plain_text(e.note)))
     return false;
   char* p = out.reserve(most);
@@ -177,17 +177,21 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
     else out.write("null");
     out.write(",\"stored_type\":");
     put_json_string(e.stored_type, out);
-    out.write(",\"shape\":");
-    put_json_ints(e.shape, out);
-    out.write(",\"stored_shape\":");
-    put_json_ints(e.stored_order(), out);
-    out.write(",\"nbytes\":");  // stored bytes (quantized blocks, compressed members: as stored)
-    put_int(e.nbytes, out);
-    out.write(",\"decoded_nbytes\":");
-    if (e.dtype) put_int(decoded_nbytes(e), out);
-    else out.write("null");
-    out.write(",\"offset\":");
-    put_int(e.offset, out);
+    if (e.details().layout_unknown) {  // a missing shard's tensor: no size is known, none is 0
+      out.write(",\"shape\":null,\"stored_shape\":null,\"nbytes\":null,\"decoded_nbytes\":null,\"offset\":null");
+    } else {
+      out.write(",\"shape\":");
+      put_json_ints(e.shape, out);
+      out.write(",\"stored_shape\":");
+      put_json_ints(e.stored_order(), out);
+      out.write(",\"nbytes\":");  // stored bytes (quantized blocks, compressed members: as stored)
+      put_int(e.nbytes, out);
+      out.write(",\"decoded_nbytes\":");
+      if (e.dtype) put_int(decoded_nbytes(e), out);
+      else out.write("null");
+      out.write(",\"offset\":");
+      put_int(e.offset, out);
+    }
     out.write(",\"note\":");
     if (e.note.empty()) out.write("null");
     else put_json_string(e.note, out);
@@ -223,6 +227,11 @@ class RowCells {
     plain = static_cast<std::uint8_t>((plain_text(e.name) ? kPlainName : 0) | (plain_text(e.stored_type) ? kPlainType : 0));
     w[0] = name_cell(e, plain).second;
     w[1] = e.dtype ? dtype_info(*e.dtype).name.size() : 1;
+    w[5] = stored_cell(e, plain).size();
+    if (e.details().layout_unknown) {  // '-' for shape, nbytes and offset
+      w[2] = w[3] = w[4] = 1;
+      return w;
+    }
     if (e.shape.size() > 8) {
       w[2] = shape_text(e.shape).size();
     } else {
@@ -232,16 +241,16 @@ class RowCells {
     }
     w[3] = decimal_digits(e.nbytes);
     w[4] = decimal_digits(e.offset);
-    w[5] = stored_cell(e, plain).size();
     return w;
   }
   /// The row's cells and the display width of its name (the second pass).
   void fill(const TensorEntry& e, std::uint8_t plain) {
     std::tie(cell[0], name_width) = name_cell(e, plain);
     cell[1] = e.dtype ? dtype_info(*e.dtype).name : std::string_view("-");
-    cell[2] = shape_text(e.shape);
-    cell[3] = number(e.nbytes, nbytes_);
-    cell[4] = number(e.offset, offset_);
+    const bool unknown = e.details().layout_unknown;
+    cell[2] = unknown ? std::string_view("-") : shape_text(e.shape);
+    cell[3] = unknown ? std::string_view("-") : number(e.nbytes, nbytes_);
+    cell[4] = unknown ? std::string_view("-") : number(e.offset, offset_);
     cell[5] = stored_cell(e, plain);
   }
   static constexpr std::uint8_t kPlainName = 1, kPlainType = 2;

@@ -55,6 +55,10 @@ struct EntryDetails {
   /// CRCs. Unset where there is nothing to check (a deflated member's CRC is checked as it
   /// inflates, whole).
   std::function<void()> check_whole;
+  /// The entry's shape, stored shape, byte size and offset are not known (a tensor of a
+  /// shard that cannot be read): `shape` is empty and the sizes 0 as placeholders only,
+  /// which a listing shows as unknown ('-', JSON null), never as a 0-d tensor.
+  bool layout_unknown = false;
 };
 
 /// One named tensor of a file, as its header describes it. Copies are deep (details too).

@@ -28,6 +28,10 @@ bool sniff_npy(std::span<const std::byte> head);
 /// Reads a .npy header (versions 1.0, 2.0, 3.0). Throws Error(BadFile) for a malformed
 /// header or short data, Error(Unsupported) for dtypes that cannot be shown.
 LoadedFile open_npy(std::shared_ptr<const MappedFile> file);
+/// open_npy of an .npz member: a dtype open_npy refuses as Error(Unsupported) gives an
+/// entry with no dtype (its descr as stored_type, the rest of the file as its bytes) whose
+/// load() throws that error, so the archive's other members still open.
+LoadedFile open_npy_member(std::shared_ptr<const MappedFile> file);
 /// The length of a .npy stream whose first bytes are `so_far`: its header's end plus the
 /// data's nbytes (np.load reads no more from a stream), once the header is all there;
 /// nullopt before. A header open_npy refuses gives so_far.size(): read no more, and let

@@ -138,8 +138,9 @@ bool sniff_npy(std::span<const std::byte> head) {
 
 namespace {
 
-// open_npy; without `check_data`, over a header alone (npy_stream_length).
-LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data) {
+// open_npy; without `check_data`, over a header alone (npy_stream_length); with
+// `keep_unsupported`, a dtype it cannot show makes an entry without one (open_npy_member).
+LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data, bool keep_unsupported = false) {
   const std::string& name = file->name();
   ByteReader r(file->bytes(), name);
 
@@ -189,13 +190,34 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data) {
     if (dim.integer < 0) throw bad("'shape' " + py_repr(shape_value) + " has a negative dimension", dim.at);
     shape.push_back(dim.integer);
   }
-  if (descr.kind == PyValue::Kind::List)
-    throw Error(ErrorCode::Unsupported, name + ": structured dtype " + py_repr(descr) + " is not supported at byte " +
-                                            std::to_string(descr.at));
-  if (descr.kind != PyValue::Kind::Str)
-    throw Error(ErrorCode::Unsupported, name + ": dtype " + py_repr(descr) + " is not supported at byte " +
-                                            std::to_string(descr.at));
-  const Descr d = parse_descr(descr, name);
+  LoadedFile loaded;
+  loaded.path = name;
+  loaded.format = "npy";
+  loaded.file = file;
+  for (std::size_t i = 0; i < dict.items.size(); i += 2)
+    loaded.metadata.push_back({dict.items[i].str, py_type_name(dict.items[i + 1]), py_to_json(dict.items[i + 1])});
+  Descr d{};
+  try {
+    if (descr.kind == PyValue::Kind::List)
+      throw Error(ErrorCode::Unsupported, name + ": structured dtype " + py_repr(descr) + " is not supported at byte " +
+                                              std::to_string(descr.at));
+    if (descr.kind != PyValue::Kind::Str)
+      throw Error(ErrorCode::Unsupported, name + ": dtype " + py_repr(descr) + " is not supported at byte " +
+                                              std::to_string(descr.at));
+    d = parse_descr(descr, name);
+  } catch (const Error& err) {
+    if (!keep_unsupported || err.code() != ErrorCode::Unsupported) throw;
+    // Listed with its stored type and no dtype, as GGUF and safetensors list theirs; the
+    // data is the rest of the file (an object array's is a pickle, of no fixed size).
+    TensorEntry entry;
+    entry.stored_type = descr.kind == PyValue::Kind::Str ? descr.str : py_repr(descr);
+    entry.shape = shape;
+    entry.offset = data_at;
+    entry.nbytes = file->size() - data_at;
+    entry.details_for_write().loader = [why = std::string(err.what())]() -> Tensor { throw Error(ErrorCode::Unsupported, why); };
+    loaded.tensors.push_back(std::move(entry));
+    return loaded;
+  }
   const std::uint64_t itemsize = dtype_info(d.dtype).itemsize;
 
   // 5: the data. Zero dimensions do not excuse the others from the overflow check: the
@@ -242,12 +264,6 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data) {
     return t;
   };
 
-  LoadedFile loaded;
-  loaded.path = name;
-  loaded.format = "npy";
-  loaded.file = file;
-  for (std::size_t i = 0; i < dict.items.size(); i += 2)
-    loaded.metadata.push_back({dict.items[i].str, py_type_name(dict.items[i + 1]), py_to_json(dict.items[i + 1])});
   loaded.tensors.push_back(std::move(entry));
   return loaded;
 }
@@ -255,6 +271,7 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data) {
 }  // namespace
 
 LoadedFile open_npy(std::shared_ptr<const MappedFile> file) { return read_npy(std::move(file), true); }
+LoadedFile open_npy_member(std::shared_ptr<const MappedFile> file) { return read_npy(std::move(file), true, true); }
 
 std::optional<std::uint64_t> npy_stream_length(std::span<const std::byte> so_far, const std::string& name) {
   if (so_far.size() < 12) return std::nullopt;

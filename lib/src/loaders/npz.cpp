@@ -46,7 +46,7 @@ void swap_elements(std::span<std::byte> data, std::size_t itemsize) {
 /// The entry of a STORED member: its .npy opened in place over a slice of the mapping.
 TensorEntry stored_entry(const std::shared_ptr<const MappedFile>& file, const ZipMember& m) {
   auto slice = MappedFile::slice(file, m.data_offset, m.size, file->name() + ":" + m.name);
-  LoadedFile inner = open_npy(slice);
+  LoadedFile inner = open_npy_member(slice);
   TensorEntry entry = std::move(inner.tensors.at(0));
   entry.offset += m.data_offset;
   // Read in place, the member never meets libzip's CRC check: a reader of every byte
@@ -99,8 +99,13 @@ struct DeflatedElements {
 TensorEntry deflated_entry(const std::shared_ptr<ZipArchive>& zip, const ZipMember& m) {
   const std::string& name = zip->file()->name();
   const std::vector<std::byte> head = npy_prefix(*zip, m);
-  LoadedFile inner = open_npy(MappedFile::sparse(head, m.size, name + ":" + m.name));
+  LoadedFile inner = open_npy_member(MappedFile::sparse(head, m.size, name + ":" + m.name));
   TensorEntry entry = std::move(inner.tensors.at(0));
+  if (!entry.dtype) {  // a dtype not shown: its load() says so, nothing is inflated
+    entry.offset = m.data_offset;
+    entry.note += std::string(entry.note.empty() ? "" : "; ") + zip_compressed_note(m);
+    return entry;
+  }
 
   const std::uint64_t data_at = entry.offset;
   const std::uint64_t nbytes = entry.nbytes;

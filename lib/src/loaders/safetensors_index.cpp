@@ -205,6 +205,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         entry.name = std::string(weight_map[i].first);
         entry.stored_type = "-";
         entry.note = "in missing shard " + shard;
+        entry.details_for_write().layout_unknown = true;
         entry.details_for_write().loader = [index_name = name, tensor = entry.name, shard, why]() -> Tensor {
           throw Error(ErrorCode::Io, index_name + ": tensor '" + tensor + "' is in shard '" + shard +
                                          "', which cannot be read (" + why + ")");

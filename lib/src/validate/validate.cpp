@@ -1,7 +1,6 @@
 // validate/validate.cpp — validate_file(): detect the format as the registry does, run
 // its checker (validate/<format>.cpp), and open a file that broke no rule with its loader,
 // so that "clean" always means "the tool reads it".
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -9,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loaders/formats.hpp"
+#include "loaders/zip_archive.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "validate/findings.hpp"
@@ -148,16 +148,23 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file) {
   report.format = validate::detect(file, path);
   validate::Findings f(report.findings, report.format);
   const auto bytes = file->bytes();
-  const bool is_zip = bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0;
+  // A .pt that is not the legacy format (its pickled magic number first) is a zip archive
+  // to torch.load, whatever its first bytes: an empty or truncated one, or a few stray
+  // bytes, is read by the zip rules and then by the loader, which refuses it. Routed by
+  // "not a zip" instead, such a file met only the legacy pickle rules (no bytes break
+  // none, "N." is a whole pickle) and the loader was skipped: "clean", though it fails
+  // to open.
+  const auto head = bytes.first(std::min<std::size_t>(bytes.size(), 64));
+  const bool legacy = report.format == "pytorch" && !sniff_zip(head) && sniff_pytorch(head);
   f.checked([&] {
     if (report.format == "safetensors") validate::check_safetensors(bytes, f);
     else if (report.format == "gguf") validate::check_gguf(bytes, f);
     else if (report.format == "npy") validate::check_npy(bytes, 0, f);
     else if (report.format == "safetensors-index") validate::check_index(file, f);
-    else if (report.format == "npz" || (report.format == "pytorch" && is_zip)) validate::check_zip(file, report.format, f);
+    else if (report.format == "npz" || (report.format == "pytorch" && !legacy)) validate::check_zip(file, report.format, f);
     else if (report.format == "pytorch") validate::check_legacy_pytorch(bytes, f);
   });
-  if (f.errors() == 0 && !(report.format == "pytorch" && !is_zip)) {
+  if (f.errors() == 0 && !legacy) {
     // The loader's own checks (storages, dtypes, quantized sizes). What it refuses as
     // unsupported keeps the format's rules but cannot be opened: a warning, so that a
     // file called clean always opens. The checkers name most such cases with their field
