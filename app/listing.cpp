@@ -176,10 +176,10 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
     if (e.dtype) put_json_string(dtype_info(*e.dtype).name, out);
     else out.write("null");
     out.write(",\"stored_type\":");
-    put_json_string(e.stored_type, out);
-    if (e.details().layout_unknown) {  // a missing shard's tensor: no size is known, none is 0
-      out.write(",\"shape\":null,\"stored_shape\":null,\"nbytes\":null,\"decoded_nbytes\":null,\"offset\":null");
+    if (e.details().layout_unknown) {  // an unreadable shard's tensor: no type or size is known, none is 0
+      out.write("null,\"shape\":null,\"stored_shape\":null,\"nbytes\":null,\"decoded_nbytes\":null,\"offset\":null");
     } else {
+      put_json_string(e.stored_type, out);
       out.write(",\"shape\":");
       put_json_ints(e.shape, out);
       out.write(",\"stored_shape\":");

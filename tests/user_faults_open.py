@@ -12,6 +12,10 @@ part, each rebuilt from outside (system python, NumPy):
 3. A sharded index's missing shard listed its tensors with shape () and nbytes 0, as a 0-d
    tensor: now '-' in text, null in JSON (shape, stored_shape, nbytes, decoded_nbytes,
    offset), with the warning about the shard.
+4. A shard that exists but is not a safetensors file (five bytes) made even --list fail, with a
+   line naming only the shard; a second tester expected what a missing shard gives. Now its
+   tensors are listed as unknown (stored_type null too), the other shard's tensors open, and
+   naming one of its tensors is the one line naming the index, the tensor and the shard.
 """
 import json, os, struct, sys, tempfile
 
@@ -89,8 +93,8 @@ def fault3_missing_shard_listing(tmp):
   doc = json.loads(out) if rc == 0 else {"tensors": [], "warnings": []}
   got = {t["name"]: t for t in doc["tensors"]}
   b, a = got.get("b", {}), got.get("a", {})
-  tally.check("3: --list --json: b's shape, stored_shape, nbytes, decoded_nbytes, offset are null, keys kept",
-              rc == 0 and all(k in b and b[k] is None for k in ("shape", "stored_shape", "nbytes", "decoded_nbytes", "offset")) and
+  tally.check("3: --list --json: b's stored_type, shape, stored_shape, nbytes, decoded_nbytes, offset are null, keys kept",
+              rc == 0 and all(k in b and b[k] is None for k in ("stored_type", "shape", "stored_shape", "nbytes", "decoded_nbytes", "offset")) and
               list(b) == list(a), f"{rc} {b!r}")
   tally.check("3: --list --json: a is [2] of 8 bytes; the warning names the shard", a.get("shape") == [2] and a.get("nbytes") == 8 and
               any("s2.safetensors" in w for w in doc["warnings"]), f"{a!r} {doc['warnings']!r}")
@@ -108,11 +112,35 @@ def fault3_missing_shard_listing(tmp):
   tally.check("3: the listing with nulls fits schemas/listing.schema.json", ok, why)
 
 
+def fault4_corrupt_shard(tmp):
+  folder = os.path.join(tmp, "corrupt")
+  os.mkdir(folder)
+  open(os.path.join(folder, "s1.safetensors"), "wb").write(safetensors_bytes({"a": [1.0, 2.0]}))
+  open(os.path.join(folder, "s2.safetensors"), "wb").write(b"\x01\x02\x03\x04\x05")
+  index = os.path.join(folder, "model.safetensors.index.json")
+  with open(index, "w") as f:
+    json.dump({"weight_map": {"a": "s1.safetensors", "b": "s2.safetensors"}}, f)
+  rc, out, err = run([index, "--list"])
+  rows = {l.split()[0]: l.split() for l in out.splitlines()[1:] if l.strip()}
+  tally.check("4: --list of an index with a corrupt shard: b unknown, a its own, a warning naming the shard",
+              rc == 0 and rows.get("b", [])[1:6] == ["-"] * 5 and "unreadable" in out and
+              rows.get("a", [])[1:4] == ["float32", "(2,)", "8"] and "s2.safetensors" in err, f"{rc} {out!r} {err!r}")
+  rc, out, err = run([index, "--list", "--json"])
+  b = {t["name"]: t for t in json.loads(out)["tensors"]}.get("b", {}) if rc == 0 else {}
+  tally.check("4: --list --json: b's stored_type and shape are null", rc == 0 and b.get("stored_type", 0) is None and
+              b.get("shape", 0) is None, f"{rc} {b!r}")
+  rc, out, err = run([index, "--name", "a", "--json"])
+  tally.check("4: --name a of the good shard prints its values", rc == 0 and json.loads(out).get("tolist") == [1.0, 2.0], f"{rc} {out!r}")
+  trouble("4: --name b is one line naming the index, the tensor and the shard, exit 2", [index, "--name", "b"],
+          must_contain=("model.safetensors.index.json", "'b'", "s2.safetensors"))
+
+
 def main():
   with tempfile.TemporaryDirectory() as tmp:
     fault1_unreadable_pt(tmp)
     fault2_npz_object_member(tmp)
     fault3_missing_shard_listing(tmp)
+    fault4_corrupt_shard(tmp)
   return tally.summary()
 
 

@@ -8,7 +8,7 @@
 // every shard tensor is mapped to that shard. Shard names are untrusted: they must stay
 // inside the index's directory (no absolute paths, no ".." components).
 // Tensors are listed shard by shard (shard names sorted), each shard in data order. A
-// shard that cannot be read is a warning: its tensors are listed (dtype and shape
+// shard that cannot be read (missing, or not a safetensors file) is a warning: its tensors are listed (dtype and shape
 // unknown) and refuse to load, naming the index, the tensor and the shard.
 #include <algorithm>
 #include <deque>
@@ -187,13 +187,9 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
     const std::string shard(shard_view);
     const std::size_t mapped = last - first;
     const std::string shard_path = (dir / shard).string();
-    std::shared_ptr<const MappedFile> shard_file;
-    try {
-      shard_file = MappedFile::open(shard_path);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::Io) throw;
-      // A missing shard: its tensors are listed and marked; loading one names the index,
-      // the tensor and the shard. The present shards' tensors still load.
+    // A shard that is missing or cannot be parsed: its tensors are listed and marked; loading
+    // one names the index, the tensor and the shard. The other shards' tensors still load.
+    const auto unreadable = [&](const Error& e, std::string_view mark) {
       const std::string why = e.what();
       // The warning names one tensor too: what a user greps the index or the hub's file list for.
       out.warnings.push_back(name + ": shard '" + shard + "' of " + std::to_string(mapped) + " tensor" +
@@ -204,7 +200,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         TensorEntry entry;
         entry.name = std::string(weight_map[i].first);
         entry.stored_type = "-";
-        entry.note = "in missing shard " + shard;
+        entry.note = std::string(mark) + shard;
         entry.details_for_write().layout_unknown = true;
         entry.details_for_write().loader = [index_name = name, tensor = entry.name, shard, why]() -> Tensor {
           throw Error(ErrorCode::Io, index_name + ": tensor '" + tensor + "' is in shard '" + shard +
@@ -213,9 +209,21 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         out.tensors.push_back(std::move(entry));
       }
       first = last;
-      continue;
+    };
+    LoadedFile part;
+    try {
+      part = open_safetensors(MappedFile::open(shard_path));
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Io) {
+        unreadable(e, "in missing shard ");
+        continue;
+      }
+      if (e.code() == ErrorCode::BadFile) {
+        unreadable(e, "in unreadable shard ");
+        continue;
+      }
+      throw;
     }
-    LoadedFile part = open_safetensors(shard_file);
     for (const TensorEntry& e : part.tensors) {
       auto it = shard_of.find(e.name);
       if (it == shard_of.end())
