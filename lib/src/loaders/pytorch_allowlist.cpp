@@ -1,5 +1,6 @@
 // loaders/pytorch_allowlist.cpp — torch.load(weights_only=True)'s default allow-list (see
-// pytorch_allowlist.hpp), as _get_allowed_globals builds it in PyTorch 2.x.
+// pytorch_allowlist.hpp), as _get_allowed_globals builds it in PyTorch 2.x. The one list:
+// the loader's warnings and validate's pickle.global findings both ask it.
 #include "loaders/pytorch_allowlist.hpp"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ constexpr std::string_view kExact[] = {
     // _tensor_rebuild_functions()
     "torch._utils._rebuild_parameter", "torch._utils._rebuild_parameter_with_state", "torch._utils._rebuild_qtensor",
     "torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor_v3",
-    "torch._utils._rebuild_sparse_tensor", "torch._utils._rebuild_meta_tensor_no_storage",
+    "torch._utils._rebuild_sparse_tensor", "torch._utils._rebuild_meta_tensor_no_storage", "torch._utils._rebuild_nested_tensor",
     "torch._utils._rebuild_wrapper_subclass", "torch._utils._rebuild_device_tensor_from_numpy",
     "torch._utils._rebuild_device_tensor_from_cpu_tensor",
     // storage classes kept as they are

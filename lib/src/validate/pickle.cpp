@@ -5,12 +5,12 @@
 // code that torch.load(weights_only=False) would run; and no dict key given twice (the
 // pickle run as the loader runs it). Findings name the byte offset.
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "loaders/byte_reader.hpp"
 #include "loaders/pickle.hpp"
+#include "loaders/pytorch_allowlist.hpp"
 #include "validate/findings.hpp"
 
 namespace tensor_inspect::validate {
@@ -51,35 +51,6 @@ const Opcode* opcode_of(char c) {
   for (const Opcode& op : kOpcodes)
     if (op.code == c) return &op;
   return nullptr;
-}
-
-// torch/_weights_only_unpickler.py, _get_allowed_globals() and the storage and dtype
-// names it adds (PyTorch 2.x).
-bool allowed_global(const std::string& g) {
-  static const std::set<std::string> exact = {
-      "collections.OrderedDict", "collections.Counter", "torch.nn.parameter.Parameter", "torch.serialization._get_layout",
-      "torch.Size", "torch.Tensor", "torch.device", "_codecs.encode", "builtins.bytearray", "builtins.set",
-      "builtins.complex", "torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v2",
-      "torch._utils._rebuild_tensor_v3", "torch._utils._rebuild_sparse_tensor", "torch._utils._rebuild_meta_tensor_no_storage",
-      "torch._utils._rebuild_nested_tensor", "torch._utils._rebuild_wrapper_subclass", "torch._utils._rebuild_parameter",
-      "torch._utils._rebuild_parameter_with_state", "torch._utils._rebuild_qtensor",
-      "torch._utils._rebuild_device_tensor_from_cpu_tensor", "torch._utils._rebuild_device_tensor_from_numpy",
-      "torch._tensor._rebuild_from_type_v2", "torch.storage.UntypedStorage", "torch.storage.TypedStorage",
-      "torch.storage._load_from_bytes", "torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch.contiguous_format",
-      "torch.channels_last", "torch.preserve_format", "torch.per_tensor_affine", "torch.per_channel_affine"};
-  if (exact.count(g)) return true;
-  static const char* storages[] = {"Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte",
-                                   "Bool", "ComplexFloat", "ComplexDouble", "QUInt8", "QInt8", "QInt32", "QUInt4x2",
-                                   "QUInt2x4"};
-  for (const char* s : storages)
-    if (g == std::string("torch.") + s + "Storage") return true;
-  static const char* dtypes[] = {"float32", "float", "float64", "double", "float16", "half", "bfloat16", "uint8",
-                                 "int8", "int16", "short", "int32", "int", "int64", "long", "bool", "complex64",
-                                 "complex128", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
-                                 "float8_e4m3fnuz", "float8_e5m2fnuz", "qint8", "quint8", "qint32"};
-  for (const char* d : dtypes)
-    if (g == std::string("torch.") + d) return true;
-  return false;
 }
 
 // Dict keys given again: Python's dict keeps one entry, with the last value, so the
@@ -125,7 +96,7 @@ std::uint64_t check_pickle(std::span<const std::byte> bytes, std::uint64_t base,
     if (strings.size() > 2) strings.erase(strings.begin());
   };
   auto global = [&](const std::string& name, std::uint64_t at) {
-    if (!allowed_global(name))
+    if (!torch_allows_global(name))
       f.warning("global", "global '" + name + "'", at,
                 "global '" + name + "' is outside PyTorch's weights_only allow-list: loading it can run code");
   };
