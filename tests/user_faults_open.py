@@ -44,6 +44,11 @@ def fault1_unreadable_pt(tmp):
   rules = [x["rule"] for x in json.loads(out)["files"][0]["findings"]] if rc in (0, 1) else None
   tally.check("1: validate --json empty.pt: an error finding of the pytorch format", rc == 1 and rules and
               all(r.startswith("pytorch.") for r in rules), f"{rc} {rules} {err!r}")
+  # The same words as opening it: an empty file has no zip end record (libzip alone would
+  # take it for an empty archive, and validate said "0 data.pkl members").
+  messages = [x["message"] for x in json.loads(out)["files"][0]["findings"]] if rc in (0, 1) else []
+  tally.check("1: validate empty.pt says what opening it says", messages ==
+              ["not a valid zip archive (0 bytes is shorter than the 22-byte end record)"], f"{messages!r}")
   rc, out, err = run(["validate", os.path.join(ROOT, "samples", "checkpoint.pt")])
   tally.check("1: the whole checkpoint.pt still validates (its one warning, no error)", rc == 1 and
               out.splitlines()[-1] == "1 file: 0 clean, 0 errors, 1 warning", f"{rc} {out!r}")

@@ -126,6 +126,13 @@ bool format_reads(const std::string& kind, std::uint16_t method) {
 }  // namespace
 
 void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f) {
+  // libzip takes an empty file for an empty archive; every zip ends in a 22-byte end record
+  // (APPNOTE 4.3.16), and the loader refuses a file without room for one in these words.
+  if (file->size() < 22) {
+    f.error("zip", "archive", std::nullopt, "not a valid zip archive (" + std::to_string(file->size()) +
+                                                " bytes is shorter than the 22-byte end record)");
+    return;
+  }
   std::string why;
   zip_t* za = open_zip(file, ZIP_CHECKCONS, &why);
   if (!za) {
