@@ -2,7 +2,8 @@
 """Baseline: what a user runs today for `tensor-inspect FILE --stats` — statistics of every
 tensor of a safetensors file (or a sharded checkpoint's index) with NumPy, from np.memmap.
 
-Usage: stats_file_numpy.py FILE.safetensors|model.safetensors.index.json
+Usage: stats_file_numpy.py FILE.safetensors|model.safetensors.index.json [NAME]
+With NAME, that tensor alone (`tensor-inspect FILE --name NAME --stats`: the memmap one-liner).
 Prints one line per tensor: name dtype shape min max mean std nan, and a total line.
 BF16 is widened to float32 by shifting the bits (uint16 -> uint32 << 16), as users do;
 mean and std are taken in float64 (np.mean/np.std with dtype=np.float64).
@@ -32,7 +33,7 @@ for path in files(sys.argv[1]):
         (n,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(n))
     for name, t in header.items():
-        if name == "__metadata__":
+        if name == "__metadata__" or (len(sys.argv) > 2 and name != sys.argv[2]):
             continue
         begin, end = t["data_offsets"]
         raw = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + n + begin, shape=(end - begin,))
