@@ -87,8 +87,13 @@ class MappedFile {
   /// The file's bytes; size() is the file length in bytes.
   std::span<const std::byte> bytes() const { return {data_, size_}; }
   std::size_t size() const { return size_; }
-  /// The path (or "<stdin>") used in error messages.
+  /// The path (or "<stdin>") used in error messages; for a URL, display_url()'s form
+  /// (credentials and query hidden).
   const std::string& name() const { return name_; }
+  /// Where the file was opened from: the path, or the URL as given, credentials included,
+  /// for opening its siblings (an index's shards) the same way. Never print it; name() is
+  /// for people. Empty for bytes that came from no path (stdin, a zip member).
+  const std::string& location() const { return location_; }
   /// True when the bytes are a memory map of the file (not a heap copy).
   bool is_mapped() const { return mapped_; }
   /// True for a file opened from a URL, whose bytes arrive on fetch().
@@ -112,6 +117,7 @@ class MappedFile {
   bool file_mapping_ = false;  ///< bytes are a MAP_PRIVATE mapping of a file (or a slice of one)
   std::vector<std::byte> owned_;
   std::string name_;
+  std::string location_;
   std::shared_ptr<RemoteBytes> remote_;  ///< the fetched-block map and HTTP source of a remote file
 };
 

@@ -120,6 +120,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const Stre
 
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = path;
+  file->location_ = path;
   // NOTE: a zero-length "regular" file may still have content (/proc files), and pipes
   // or devices cannot be mapped: those are read instead.
   if (!S_ISREG(st.st_mode) || st.st_size == 0) {

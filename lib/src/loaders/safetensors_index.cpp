@@ -179,7 +179,9 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   std::stable_sort(weight_map.begin(), weight_map.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   out.tensors.reserve(weight_map.size());
 
-  const std::filesystem::path dir = std::filesystem::path(name).parent_path();
+  // Shards are opened beside the index as it was opened (a URL with its credentials);
+  // messages name them as name() shows the index.
+  const std::filesystem::path dir = std::filesystem::path(file->location().empty() ? name : file->location()).parent_path();
   for (std::size_t first = 0; first < weight_map.size();) {
     const std::string_view shard_view = weight_map[first].second;
     std::size_t last = first;

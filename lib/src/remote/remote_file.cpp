@@ -190,6 +190,7 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   if (cache) cache->adopt(validator, probe.size);
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
+  file->location_ = url;
   spdlog::info("{}: remote file of {} bytes", name, probe.size);
   if (probe.size == 0) return file;
   const auto size = static_cast<std::size_t>(probe.size);

@@ -91,7 +91,8 @@ void check_index(const std::shared_ptr<const MappedFile>& file, Findings& f) {
       f.error("shard_name", "tensor '" + it.key() + "'", std::nullopt, "shard name '" + shard + "' leaves the index's directory");
     else by_shard[shard].insert(it.key());
   }
-  const std::filesystem::path dir = std::filesystem::path(file->name()).parent_path();
+  // Beside the index as it was opened (a URL with its credentials), never as name() shows it.
+  const std::filesystem::path dir = std::filesystem::path(file->location().empty() ? file->name() : file->location()).parent_path();
   for (const auto& [shard, names] : by_shard) {
     const std::string place = "shard '" + shard + "'";
     std::shared_ptr<MappedFile> sf;
