@@ -214,19 +214,32 @@ def checks(binary, nginx, fault_url, www, small, mid):
     check("--stats of the remote tensor match NumPy", status == 0 and abs(stats.get("mean", 1e9) - float(mid.astype(np.float64).mean())) < 1e-9
           and stats.get("max") == float(mid.max()), repr(stats)[:300])
     # Slices read only their part: the bytes a view reaches, nothing else of the tensor.
+    big = os.path.join(www, "big.safetensors")
     m = nginx.mark()
     status, out, _ = run(binary, [nginx.url("files", "big.safetensors"), "--name", "huge", "-e", "x[-1024:].sum()"])
     sent = nginx.bytes_since(m)
     check("x[-1024:].sum() at the end of a 1 GiB tensor: NumPy's value, < 2 MiB sent", status == 0 and
           b"tolist: 523776.0" in out and sent < 2 * MiB, f"{out!r} {sent} bytes")
     print(f"# x[-1024:].sum() of the 1 GiB tensor: {sent} bytes sent")
+    # A slice at the start of a 1 GiB tensor: only its first elements (a contiguous view from
+    # element 0 left no view to bound the reads, and the rest of the file was fetched: a
+    # third tester's finding).
+    for expr, want in (("x[:3]", b"tolist: [0.0, 0.0, 0.0]"), ("x[0]", b"tolist: 0.0"), ("x[:3].sum()", b"tolist: 0.0"),
+                       ("x[:1024].reshape(32, 32)[0, :2]", b"tolist: [0.0, 0.0]")):
+        m = nginx.mark()
+        status, out, err = run(binary, [nginx.url("files", "big.safetensors"), "--name", "huge", "-e", expr])
+        sent = nginx.bytes_since(m)
+        check(f"-e '{expr}' at the start of a 1 GiB remote tensor: < 2 MiB sent", status == 0 and want in out and sent < 2 * MiB,
+              f"{out[-80:]!r} {sent} bytes {err[:200]!r}")
+    for expr in ("x[:3]", "x[0]", "x[:2].sum()", "x[:100].reshape(10, 10)[:3]", "x.reshape(-1)[:600:7]"):
+        same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", expr, "--json"],
+                      f"mid tensor: -e '{expr}' (from element 0) via URL")
     m = nginx.mark()
     status, out, err = run(binary, [nginx.url("files", "big.safetensors"), "--name", "huge"])
     sent = nginx.bytes_since(m)
     check("the summary of a 1 GiB remote tensor: < 2 MiB sent", status == 0 and b"summary:" in out and sent < 2 * MiB,
           f"{sent} bytes {err[:200]!r}")
     print(f"# summary of the 1 GiB tensor: {sent} bytes sent")
-    big = os.path.join(www, "big.safetensors")
     for expr in ("x[1:3, ::-1]", "x.T[5, 100:110]", "x.flip(0)[:2, :3]", "x[::100, 7].sum()", "x.pad(((1, 1), (0, 2)))[:3, -4:]",
                  "x[200:202].reshape(4, 256)[:, ::64]", "x[511, 511]"):
         same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", expr, "--json"],

@@ -59,7 +59,10 @@ class Lowering {
     if (is_load) {
       const NodePtr& buf = n->op == Op::Buffer ? n : buffers_.at(n.get());
       inst.kind = Instance::Load;
-      inst.data = fetch_reachable(*std::get<std::shared_ptr<Buffer>>(buf->arg), views, n->dtype);
+      // With no views left (all contiguous), the loop reads elements [0, numel) of its own
+      // shape: the shape of the topmost movement above the load, or the load's own.
+      const Shape& loop = steps_.empty() ? n->shape : steps_.front().shape;
+      inst.data = fetch_reachable(*std::get<std::shared_ptr<Buffer>>(buf->arg), views, loop, n->dtype);
     } else if (n->op == Op::Const) {
       inst.kind = Instance::Const;
       inst.value = word_of(cast_scalar(std::get<Scalar>(n->arg), n->dtype));
@@ -82,8 +85,8 @@ class Lowering {
  private:
   /// The buffer's bytes, of which the elements `views` can reach have been fetched when the
   /// buffer lies in a remote file: a slice or a summary of a remote tensor reads only its part.
-  static const std::byte* fetch_reachable(const Buffer& buffer, const std::vector<View>& views, DType dtype) {
-    if (views.empty() || buffer.device() != Device::DISK || !remote_files_open()) return buffer.bytes().data();
+  static const std::byte* fetch_reachable(const Buffer& buffer, const std::vector<View>& views, const Shape& loop, DType dtype) {
+    if (buffer.device() != Device::DISK || !remote_files_open()) return buffer.bytes().data();
     const std::span<const std::byte> all = buffer.bytes_unfetched();
     const auto itemsize = static_cast<std::int64_t>(dtype_info(dtype).itemsize);
     const auto total = static_cast<std::int64_t>(all.size());
@@ -92,6 +95,12 @@ class Lowering {
       if (lo < 0 || (hi + 1) * itemsize > total) return (void)buffer.bytes();
       fetch_bytes(all.subspan(static_cast<std::size_t>(lo * itemsize), static_cast<std::size_t>((hi - lo + 1) * itemsize)));
     };
+    if (views.empty()) {  // x[:3] of a remote file: its first 3 elements, not the rest of the file
+      std::int64_t n = 1;
+      for (std::int64_t d : loop) n *= d;
+      if (n > 0) fetch(0, n - 1);
+      return all.data();
+    }
     const View& top = views.back();
     std::int64_t count = 1;
     for (std::int64_t d : top.shape) count *= d;
