@@ -34,8 +34,8 @@ struct RemoteOptions {
   /// evicted whole to make room; a file that alone would pass it is cached in part.
   std::uint64_t cache_size = std::uint64_t{10} << 30;
   /// Seconds a transfer may wait on the server (`--timeout`, TI_TIMEOUT; default 20): to
-  /// connect, and then for each byte (curl's low-speed check: under 1 byte a second for this
-  /// long). A transfer that waits longer fails the run, naming the URL and what it waited
+  /// connect, for the answer (curl's low-speed check), and then for each next byte (our own
+  /// check, about once a second: curl's averages the speed and ran 6 s late). A transfer that waits longer fails the run, naming the URL and what it waited
   /// for, and is not retried: a server silent this long is down, and three retries made
   /// a silent server cost 122 s. Answers that are faults (5xx, 429, a cut connection) are
   /// still retried three times, with 0.1, 0.4 and 1.6 s of back-off.

@@ -88,6 +88,9 @@ struct HttpSource::Transfer {
   bool refused = false;             ///< the write callback stopped the body
   int attempts = 0;
   std::chrono::steady_clock::time_point retry_at{};
+  std::chrono::steady_clock::time_point last_byte{};  ///< when a header or body byte last arrived
+  long stall_after = 0;             ///< seconds without a byte, once an answer started, that end it
+  bool stalled = false;             ///< the progress callback ended it for that
   char error[CURL_ERROR_SIZE] = {};
 };
 
@@ -105,6 +108,7 @@ bool header_value(std::string_view line, std::string_view name, std::string& out
 
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<HttpSource::Transfer*>(user);
+  t.last_byte = std::chrono::steady_clock::now();
   const std::string_view line(data, size * n);
   if (line.substr(0, 5) == "HTTP/") {  // a new response (after a redirect, or 100 Continue)
     t.content_range.clear();
@@ -120,6 +124,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<HttpSource::Transfer*>(user);
+  t.last_byte = std::chrono::steady_clock::now();
   const std::size_t bytes = size * n;
   if (t.probe) {
     if (t.status != 206 && t.status != 200) return bytes;  // an error page: dropped
@@ -134,6 +139,18 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   }
   t.got += bytes;
   return bytes;
+}
+
+// NOTE: libcurl's own low-speed check (CURLOPT_LOW_SPEED_TIME) averages the speed over its
+// last few seconds, so a stall right after a burst of data ran up to about 6 s past
+// --timeout (measured: --timeout 1 took 7 s). libcurl calls this about once a second, also
+// while nothing arrives: a transfer whose answer has started and then sent nothing for
+// stall_after seconds ends here, on time. Before any answer, libcurl's check is exact.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto& t = *static_cast<HttpSource::Transfer*>(user);
+  if (t.status == 0 || std::chrono::steady_clock::now() - t.last_byte < std::chrono::seconds(t.stall_after)) return 0;
+  t.stalled = true;
+  return 1;
 }
 
 }  // namespace
@@ -161,6 +178,9 @@ void HttpSource::setup(Transfer& t) {
   t.got = 0;
   t.body.clear();
   t.refused = false;
+  t.stalled = false;
+  t.stall_after = timeout_;
+  t.last_byte = std::chrono::steady_clock::now();
   t.error[0] = '\0';
   CURL* e = t.easy;
   c.easy_setopt(e, CURLOPT_URL, url_.c_str());
@@ -172,13 +192,16 @@ void HttpSource::setup(Transfer& t) {
   c.easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   c.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   c.easy_setopt(e, CURLOPT_CONNECTTIMEOUT, timeout_);
-  c.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);  // a stalled transfer: under 1 byte a second for timeout_ s
+  c.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);  // no answer: under 1 byte a second for timeout_ s (then on_progress)
   c.easy_setopt(e, CURLOPT_LOW_SPEED_TIME, timeout_);
   c.easy_setopt(e, CURLOPT_USERAGENT, "tensor-inspect/" TI_VERSION);
   c.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   c.easy_setopt(e, CURLOPT_HEADERDATA, &t);
   c.easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
   c.easy_setopt(e, CURLOPT_WRITEDATA, &t);
+  c.easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+  c.easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+  c.easy_setopt(e, CURLOPT_XFERINFODATA, &t);
   c.easy_setopt(e, CURLOPT_ERRORBUFFER, t.error);
 }
 
@@ -228,14 +251,14 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
     }
     if (!t.probe && t.status == 200)
       return {false, false, what + ": the server ignores Range requests (status 200 with the whole file)"};
-    if (result == CURLE_OPERATION_TIMEDOUT) {  // not retried: see RemoteOptions::timeout_seconds
+    if (result == CURLE_OPERATION_TIMEDOUT || (result == CURLE_ABORTED_BY_CALLBACK && t.stalled)) {  // not retried: see RemoteOptions::timeout_seconds
       curl_off_t connected = 0;
       c.easy_getinfo(t.easy, CURLINFO_CONNECT_TIME_T, &connected);
       const std::string secs = std::to_string(timeout_) + " s";
       const std::string waited =
           connected == 0 ? "could not connect to the server within " + secs
           : t.status == 0 ? "the server accepted the connection but sent no answer within " + secs
-                          : "the transfer stalled: under 1 byte a second for " + secs + ", after " + std::to_string(t.got) + " bytes of the body";
+                          : "the transfer stalled: no byte for " + secs + ", after " + std::to_string(t.got) + " bytes of the body";
       return {false, false, what + ": " + waited + " (--timeout SECONDS waits longer)"};
     }
     if (result != CURLE_OK && !(t.refused && t.status == 206)) {
