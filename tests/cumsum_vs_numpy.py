@@ -22,13 +22,13 @@ Prints one line per check and a closing `N passed, M failed`; exit 0 when all pa
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 import tally
+from peak_rss import run_measured
 from tally import check
 
 tally.pass_details = True
@@ -123,17 +123,8 @@ def tinygrad_cumsum(x, axis, out_dtype):
 # --- running the tool --------------------------------------------------------------------
 
 def run(binary, args, timeout=TIMEOUT):
-    """(exit status, stdout, stderr, peak RSS in bytes) of one run; status None on timeout. The
-    RSS is /usr/bin/time's report, the tool's alone (a child forked from this script would
-    start from this script's RSS)."""
-    with tempfile.NamedTemporaryFile() as stats:
-        try:
-            p = subprocess.run(["/usr/bin/time", "-o", stats.name, "-f", "%M", binary, *args], capture_output=True,
-                               text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None, "", f"killed after {timeout} s", 0
-        lines = open(stats.name).read().split()
-        return p.returncode, p.stdout, p.stderr, int(lines[-1]) * 1024 if lines else 0
+    """(exit status, stdout, stderr, peak RSS in bytes) of one run; status None on timeout."""
+    return run_measured(binary, args, timeout)
 
 
 def tool_values(binary, path, expr, dtype):

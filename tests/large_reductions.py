@@ -23,9 +23,9 @@ import os
 import pty
 import subprocess
 import sys
-import tempfile
 
 import tally
+from peak_rss import run_measured
 from tally import check
 
 tally.pass_details = True
@@ -34,14 +34,7 @@ MiB = 1 << 20
 
 def run(binary, args, timeout=600):
     """(exit status, stdout, stderr, peak RSS in bytes) of one run; status None on timeout."""
-    with tempfile.NamedTemporaryFile() as stats:
-        try:
-            p = subprocess.run(["/usr/bin/time", "-o", stats.name, "-f", "%M", binary, *args], capture_output=True,
-                               text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None, "", f"killed after {timeout} s", 0
-        lines = open(stats.name).read().split()
-        return p.returncode, p.stdout, p.stderr, int(lines[-1]) * 1024 if lines else 0
+    return run_measured(binary, args, timeout)
 
 
 def run_on_terminal(binary, args, timeout=120):

@@ -12,13 +12,14 @@ unpickles the same bytes (torch's globals replaced by plain callables, as torch 
 installed), np.load reads the same archives, peak RSS is GNU time's. Trouble is exit status
 2, one line on stderr naming the input, nothing on stdout. Closes with `N passed, M failed`.
 """
-import collections, io, json, os, pickle, struct, subprocess, sys, tempfile, zipfile
+import collections, io, json, os, pickle, struct, sys, tempfile, zipfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
 from user_faults_common import BIN, run, trouble
+from peak_rss import run_measured
 
 tally.pass_details = True
 MiB = 1 << 20
@@ -152,10 +153,8 @@ def finding1_duplicate_keys(tmp):
 
 def peak_rss_kib(args, stdin=None):
   """(exit status, stdout, stderr, peak RSS in KiB) of one run, measured by GNU time."""
-  with open(stdin or os.devnull, "rb") as f:
-    p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN] + args, stdin=f, capture_output=True, timeout=300)
-  err = [l for l in p.stderr.decode().strip().splitlines() if not l.startswith("Command exited with non-zero status")]
-  return p.returncode, p.stdout.decode(), "\n".join(err[:-1]), int(err[-1])
+  rc, out, err, peak = run_measured(BIN, args, 300, stdin)
+  return rc, out, err.strip(), peak // 1024
 
 
 BASE_KIB = None  # a run on a literal: the floor every run has (and a sanitizer's shadow memory)
