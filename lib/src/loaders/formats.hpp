@@ -32,6 +32,10 @@ LoadedFile open_npy(std::shared_ptr<const MappedFile> file);
 /// entry with no dtype (its descr as stored_type, the rest of the file as its bytes) whose
 /// load() throws that error, so the archive's other members still open.
 LoadedFile open_npy_member(std::shared_ptr<const MappedFile> file);
+/// Where a .npy header ends, from the first 12 bytes of `head` (magic, version, then the
+/// header length: u16 LE in 1.0, u32 LE in 2.0 and 3.0), or 0 for fewer than 12 bytes.
+/// Nothing is checked but the length field: open_npy says what else is wrong.
+std::uint64_t npy_header_end(std::span<const std::byte> head);
 /// The length of a .npy stream whose first bytes are `so_far`: its header's end plus the
 /// data's nbytes (np.load reads no more from a stream), once the header is all there;
 /// nullopt before. A header open_npy refuses gives so_far.size(): read no more, and let

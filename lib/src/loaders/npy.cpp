@@ -273,11 +273,16 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data, boo
 LoadedFile open_npy(std::shared_ptr<const MappedFile> file) { return read_npy(std::move(file), true); }
 LoadedFile open_npy_member(std::shared_ptr<const MappedFile> file) { return read_npy(std::move(file), true, true); }
 
+std::uint64_t npy_header_end(std::span<const std::byte> head) {
+  if (head.size() < 12) return 0;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(head[i]); };
+  return byte(6) == 1 ? 10 + (byte(8) | byte(9) << 8) : 12 + (byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24);
+}
+
 std::optional<std::uint64_t> npy_stream_length(std::span<const std::byte> so_far, const std::string& name) {
   if (so_far.size() < 12) return std::nullopt;
-  const auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(so_far[i]); };
-  const bool v1 = byte(6) == 1;
-  const std::uint64_t header_end = v1 ? 10 + (byte(8) | byte(9) << 8) : 12 + (byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24);
+  const std::uint64_t header_end = npy_header_end(so_far);
+  const bool v1 = static_cast<std::uint8_t>(so_far[6]) == 1;
   if (header_end - (v1 ? 10 : 12) > limits().npy_header_bytes) return so_far.size();  // the loader names the cap
   if (so_far.size() < header_end) return std::nullopt;
   try {

@@ -65,12 +65,7 @@ TensorEntry stored_entry(const std::shared_ptr<const MappedFile>& file, const Zi
 std::vector<std::byte> npy_prefix(const ZipArchive& zip, const ZipMember& m) {
   std::vector<std::byte> head = zip.read_prefix(m, 12);
   if (head.size() < 12) return head;  // open_npy says what is missing
-  std::uint64_t end = 0;
-  if (static_cast<std::uint8_t>(head[6]) == 1)
-    end = 10 + (static_cast<std::uint64_t>(head[8]) | static_cast<std::uint64_t>(head[9]) << 8);
-  else
-    for (std::size_t i = 0; i < 4; ++i) end += static_cast<std::uint64_t>(head[8 + i]) << (8 * i);
-  if (static_cast<std::uint8_t>(head[6]) != 1) end += 12;
+  const std::uint64_t end = npy_header_end(head);
   // The most inflated to read a header: npy.cpp refuses more than Limits::npy_header_bytes,
   // plus 12 bytes of magic, version and length.
   const std::uint64_t most = limits().npy_header_bytes + 12;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "loaders/formats.hpp"
 #include "loaders/zip_archive.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "validate/findings.hpp"
@@ -92,16 +93,6 @@ MemberRead read_member(zip_t* za, const MappedFile& file, const zip_stat_t& st, 
     m.fault = "it decompresses to " + std::string(m.length > st.size ? "more than " : "") + std::to_string(std::min(m.length, st.size)) +
               " bytes, the archive declares " + std::to_string(st.size);
   return m;
-}
-
-/// The end of a .npy header as its first 12 bytes say (magic, version, length), or 0.
-std::uint64_t npy_header_end(std::span<const std::byte> head) {
-  if (head.size() < 12) return 0;
-  if (static_cast<std::uint8_t>(head[6]) == 1)
-    return 10 + (static_cast<std::uint64_t>(head[8]) | static_cast<std::uint64_t>(head[9]) << 8);
-  std::uint64_t len = 0;
-  for (std::size_t i = 0; i < 4; ++i) len |= static_cast<std::uint64_t>(head[8 + i]) << (8 * i);
-  return 12 + len;
 }
 
 /// The .npy rules over a member of which only `m.head` was kept: the header there, the
