@@ -81,7 +81,17 @@ class Nginx:
         return f"http://127.0.0.1:{self.port}/{loc}/{name}"
 
     def mark(self):
-        return os.path.getsize(self.log) if os.path.exists(self.log) else 0
+        """The access log's length once it has settled: nginx writes a request's line when the
+        response ends, which can be just after the client, holding every byte, has exited; a
+        previous run's late line must not land in the next run's window."""
+        size = -1
+        for _ in range(40):
+            now = os.path.getsize(self.log) if os.path.exists(self.log) else 0
+            if now == size:
+                return now
+            size = now
+            time.sleep(0.05)
+        return size
 
     def lines_since(self, mark):
         time.sleep(0.05)  # nginx writes its log line as the response ends
