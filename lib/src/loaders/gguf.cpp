@@ -15,7 +15,7 @@
 // model (llama.cpp gguf-split: "<name>-00001-of-00003.gguf", keys split.no, split.count,
 // split.tensors.count) opened at its first part lists the tensors of every part.
 // Plain types (F32, F16, BF16, F64, I8..I64) are lazy DISK slices; quantized blocks are
-// dequantized to float32 when realized (gguf_quants.cpp).
+// dequantized to float32 when realized (decode/ggml_types.cpp).
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
@@ -28,7 +28,7 @@
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/gguf_metadata.hpp"
-#include "loaders/gguf_quants.hpp"
+#include "decode/ggml_types.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -73,7 +73,7 @@ GgufTensor read_tensor_info(ByteReader& r) {
   }
   const std::uint32_t type_id = r.u32le("tensor type");
   t.type = ggml_type_from_id(type_id);
-  if (!t.type) r.fail_at(where + ": unknown ggml type id " + std::to_string(type_id), r.offset() - 4);
+  if (!t.type) r.fail_at(where + ": " + ggml_unknown_type_reason(type_id), r.offset() - 4);
   const std::uint64_t row = t.stored.empty() ? 1 : static_cast<std::uint64_t>(t.stored[0]);
   if (row % t.type->block_elems != 0)
     r.fail_at(where + ": row of " + std::to_string(row) + " elements is not a multiple of the " +
@@ -84,6 +84,8 @@ GgufTensor read_tensor_info(ByteReader& r) {
   return t;
 }
 
+// Each block decodes into a stack buffer of kGgmlMaxBlockElems floats, the largest block of
+// any type (decode/ggml_types.cpp static_asserts every row against it).
 std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& file, const GgufTensor& t,
                                     std::uint64_t abs_offset, const Shape& shape) {
   const GgmlType& type = *t.type;
@@ -98,7 +100,8 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
   if (!type.dequantizable) {
     return [file, name, &type]() -> Tensor {
       throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + name + "' is " + std::string(type.name) +
-                                              ", which this tool cannot dequantize");
+                                              ", which this tool cannot dequantize: " +
+                                              std::string(ggml_refusal_reason(type)));
     };
   }
   return [file, name, &type, abs_offset, nbytes, shape]() {
@@ -112,7 +115,7 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
       const auto src = file->bytes().subspan(static_cast<std::size_t>(abs_offset), static_cast<std::size_t>(nbytes));
       const std::size_t blocks = src.size() / type.block_bytes;
       assert(out.size() == blocks * type.block_elems * sizeof(float));
-      float block[256];
+      float block[kGgmlMaxBlockElems];
       for (std::size_t i = 0; i < blocks; ++i) {
         dequantize_ggml(type, src.subspan(i * type.block_bytes, type.block_bytes), std::span(block, type.block_elems));
         std::memcpy(out.data() + i * type.block_elems * sizeof(float), block, type.block_elems * sizeof(float));
@@ -122,7 +125,7 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
     // large quantized tensor dequantizes only the blocks it reads.
     struct BlockCache {
       std::int64_t block = -1;
-      float values[256];
+      float values[kGgmlMaxBlockElems];
     };
     auto cache = std::make_shared<BlockCache>();
     producer->element = [file, &type, abs_offset, cache](std::int64_t i) {
@@ -139,7 +142,7 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
     // Runs of elements, block by block, with no shared state: loops call it on all threads.
     producer->float_range = [file, &type, abs_offset](std::int64_t first, std::span<double> out) {
       const auto per_block = static_cast<std::int64_t>(type.block_elems);
-      float values[256];
+      float values[kGgmlMaxBlockElems];
       for (std::size_t done = 0; done < out.size();) {
         const std::int64_t i = first + static_cast<std::int64_t>(done), b = i / per_block;
         const std::size_t at = static_cast<std::size_t>(abs_offset) + static_cast<std::size_t>(b) * type.block_bytes;

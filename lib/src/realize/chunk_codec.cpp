@@ -1,10 +1,12 @@
 // chunk_codec.cpp — decoders (bytes of a dtype -> chunk words) and encoders (words ->
 // bytes), one typed loop per dtype: float16, bfloat16 and fp8 decode here as they are
-// read, so no widened copy of a file ever exists.
+// read, so no widened copy of a file ever exists. The scalar conversions are decode/half.hpp's.
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 
+#include "decode/half.hpp"
 #include "realize/chunk.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -71,29 +73,20 @@ void decode(DType dtype, const std::byte* base, const std::int64_t* idx, std::si
     case DType::WeakInt: return gather<std::int64_t>(base, idx, n, out, [](std::int64_t v) { return wi(v); });
     case DType::UInt64: return gather<std::uint64_t>(base, idx, n, out, [](std::uint64_t v) { return wu(v); });
     case DType::Float16:
-      // IEEE half to float, exact and branch-free (float16_to_double's scalbn cost ~60 ns an
-      // element): exponent and mantissa shifted into float position and scaled by 2^112,
-      // which also normalizes subnormals; inf and nan keep their payload.
-      return gather<std::uint16_t>(base, idx, n, out, [](std::uint16_t v) {
-        const std::uint32_t h = v, em = h & 0x7fffu;
-        std::uint32_t bits = std::bit_cast<std::uint32_t>(std::bit_cast<float>(em << 13) * 0x1p112f);
-        bits = em >= 0x7c00u ? (0x7f800000u | (em & 0x3ffu) << 13) : bits;
-        return wf(static_cast<double>(std::bit_cast<float>(bits | (h & 0x8000u) << 16)));
-      });
+      return gather<std::uint16_t>(base, idx, n, out,
+                                   [](std::uint16_t v) { return wf(static_cast<double>(half_to_float(v))); });
     case DType::BFloat16:
-      // bfloat16 is the top half of a float32: widening is a shift.
-      return gather<std::uint16_t>(base, idx, n, out, [](std::uint16_t v) {
-        const std::uint32_t bits = std::uint32_t{v} << 16;
-        float f;
-        std::memcpy(&f, &bits, 4);
-        return wf(static_cast<double>(f));
-      });
+      return gather<std::uint16_t>(base, idx, n, out,
+                                   [](std::uint16_t v) { return wf(static_cast<double>(bfloat16_to_float(v))); });
     case DType::Float32: return gather<float>(base, idx, n, out, [](float v) { return wf(static_cast<double>(v)); });
     case DType::Float64:
     case DType::WeakFloat: return gather<double>(base, idx, n, out, [](double v) { return wf(v); });
     case DType::FP8E4M3:
     case DType::FP8E5M2:
-      return gather<std::uint8_t>(base, idx, n, out, [dtype](std::uint8_t v) { return wf(fp8_to_double(v, dtype)); });
+    {
+      const std::array<float, 256>& table = fp8_table(dtype);
+      return gather<std::uint8_t>(base, idx, n, out, [&table](std::uint8_t v) { return wf(static_cast<double>(table[v])); });
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "decode/half.hpp"
 #include "render/digits.hpp"
 #include "render/float_repr.hpp"
 
@@ -82,7 +83,7 @@ template <DType D>
 const std::array<double, 256>& fp8_table() {
   static const std::array<double, 256> table = [] {
     std::array<double, 256> t{};
-    for (unsigned i = 0; i < 256; ++i) t[i] = fp8_to_double(static_cast<std::uint8_t>(i), D);
+    for (unsigned i = 0; i < 256; ++i) t[i] = static_cast<double>(fp8_table(D)[i]);
     return t;
   }();
   return table;

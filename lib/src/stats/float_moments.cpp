@@ -19,7 +19,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "stats/cpu_features.hpp"
+#include "decode/cpu_features.hpp"
+#include "decode/half.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -36,14 +37,14 @@ float float32_at(const std::byte* p, std::int64_t i) {
 float bfloat16_at(const std::byte* p, std::int64_t i) {
   std::uint16_t h;
   std::memcpy(&h, p + 2 * i, sizeof h);
-  return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
+  return bfloat16_to_float(h);
 }
 
-// float16, exactly (every half is a float): dtype.hpp's conversion.
+// float16, exactly (every half is a float): decode/half.hpp's conversion.
 float float16_at(const std::byte* p, std::int64_t i) {
   std::uint16_t h;
   std::memcpy(&h, p + 2 * i, sizeof h);
-  return static_cast<float>(float16_to_double(h));
+  return half_to_float(h);
 }
 
 // The stored words a kernel reads.

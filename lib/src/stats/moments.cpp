@@ -1,7 +1,7 @@
 // stats/moments.cpp — the per-block statistics kernels of the float64 and integer lanes
 // (the float lane's is float_moments.cpp), and the merge of partials. float64 blocks run in
 // 4-lane GCC vector types (masks instead of branches for nan/inf), built twice: for AVX2
-// and for the x86-64 baseline (stats/cpu_features.hpp chooses). Lane order and
+// and for the x86-64 baseline (decode/cpu_features.hpp chooses). Lane order and
 // the horizontal sums are fixed, so a block's result does not depend on which clone ran it.
 #include "stats/moments.hpp"
 
@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "stats/cpu_features.hpp"
+#include "decode/cpu_features.hpp"
 
 namespace tensor_inspect {
 namespace {

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "decode/lanes.hpp"
+
 namespace tensor_inspect {
 
 __extension__ typedef __int128 Int128;
@@ -56,9 +58,6 @@ bool tally(T v, Moments& m) {
   m.fmax = std::max(m.fmax, static_cast<double>(v));
   return true;
 }
-
-/// What a block of values is decoded into before its moments are taken.
-enum class Lane { F32, F64, I64, U64 };
 
 /// One block (n <= kStatsBlock) of decoded values. Floats: one pass, the squared
 /// deviations taken around the block's first finite value and corrected to its mean

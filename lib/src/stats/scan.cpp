@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "stats/decode.hpp"
+#include "decode/lanes.hpp"
 #include "stats/float_moments.hpp"
 #include "stats/parts.hpp"
 #include "stats/moments.hpp"

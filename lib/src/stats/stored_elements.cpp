@@ -2,7 +2,7 @@
 // reads the memory map in place instead of realizing a copy.
 #include <bit>
 
-#include "loaders/gguf_quants.hpp"
+#include "decode/ggml_types.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
@@ -65,8 +65,10 @@ StoredElements scan_source(const Tensor& input, const Defaults& defaults) {
 StoredElements gguf_blocks_source(std::span<const std::byte> bytes, std::uint32_t ggml_type, const Shape& shape,
                                   std::shared_ptr<const MappedFile> file) {
   const GgmlType* type = ggml_type_from_id(ggml_type);
-  if (!type || !type->dequantizable)
-    throw Error(ErrorCode::Unsupported, "ggml type " + std::to_string(ggml_type) + " cannot be dequantized here");
+  if (!type) throw Error(ErrorCode::Unsupported, ggml_unknown_type_reason(ggml_type));
+  if (!type->dequantizable)
+    throw Error(ErrorCode::Unsupported, std::string(type->name) + " cannot be dequantized: " +
+                                            std::string(ggml_refusal_reason(*type)));
   const std::int64_t numel = prod(shape);
   if (numel % type->block_elems != 0 ||
       bytes.size() != static_cast<std::uint64_t>(numel) / type->block_elems * type->block_bytes)

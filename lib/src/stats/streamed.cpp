@@ -7,7 +7,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "stats/decode.hpp"
+#include "decode/lanes.hpp"
 #include "stats/parts.hpp"
 #include "tensor/broadcast.hpp"
 #include "tensor_inspect/realize.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "loaders/byte_reader.hpp"
-#include "loaders/gguf_quants.hpp"
+#include "decode/ggml_types.hpp"
 #include "loaders/utf8.hpp"
 #include "validate/findings.hpp"
 
@@ -171,7 +171,7 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
     const std::uint64_t offset = r.u64le("tensor offset");
     const GgmlType* t = ggml_type_from_id(type);
     if (!t) {
-      f.error("tensor_type", place, type_at, "ggml type " + std::to_string(type) + " is not defined by ggml");
+      f.error("tensor_type", place, type_at, ggml_unknown_type_reason(type));
     } else if (!t->dtype && !t->dequantizable) {  // the loader refuses it as unsupported
       f.warning("unsupported", place, type_at, "ggml type " + std::string(t->name) + " (" + std::to_string(type) +
                                                    ") is one this tool cannot dequantize: the tool cannot open this tensor");

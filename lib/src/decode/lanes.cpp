@@ -1,7 +1,7 @@
-// stats/decode.cpp — block decoders from stored bytes to lane values. The loops are plain
+// decode/lanes.cpp — block decoders from stored bytes to lane values. The loops are plain
 // element-wise C++ over a local copy of the block, which GCC vectorizes; the float ones are
-// built for AVX2 and for the x86-64 baseline (stats/cpu_features.hpp chooses).
-#include "stats/decode.hpp"
+// built for AVX2 and for the x86-64 baseline (decode/cpu_features.hpp chooses).
+#include "decode/lanes.hpp"
 
 #include <array>
 #include <bit>
@@ -10,10 +10,15 @@
 
 #include <immintrin.h>
 
-#include "loaders/gguf_quants.hpp"
-#include "stats/cpu_features.hpp"
+#include "decode/ggml_types.hpp"
+#include "decode/half.hpp"
+#include "decode/cpu_features.hpp"
 
 namespace tensor_inspect {
+
+// A GGUF scan decodes whole ggml blocks straight into a lane buffer of kStatsBlock values.
+static_assert(kStatsBlock % kGgmlMaxBlockElems == 0, "a statistics block holds whole ggml blocks of any type");
+
 namespace {
 
 template <typename U>
@@ -51,18 +56,12 @@ void bf16_to_f32(const std::byte* in, std::int64_t n, float* out) {
   else bf16_to_f32_portable(in, n, out);
 }
 
-// IEEE half to float, exact: the exponent and mantissa shifted into float position and
-// scaled by 2^112 (which also normalizes subnormals); inf and nan keep their payload.
+// IEEE half to float, exact (decode/half.hpp's conversion, which GCC vectorizes here).
 void f16_to_f32(const std::byte* in, std::int64_t n, float* out) {
   for (std::int64_t i = 0; i < n; ++i) {
     std::uint16_t stored;
     std::memcpy(&stored, in + 2 * i, 2);
-    const std::uint32_t h = stored;
-    const std::uint32_t em = h & 0x7fffu;
-    float f = std::bit_cast<float>(em << 13) * 0x1p112f;
-    std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
-    bits = em >= 0x7c00u ? (0x7f800000u | (em & 0x3ffu) << 13) : bits;
-    out[i] = std::bit_cast<float>(bits | (h & 0x8000u) << 16);
+    out[i] = half_to_float(stored);
   }
 }
 
@@ -78,16 +77,6 @@ void f16_to_f32_f16c(const std::byte* in, std::int64_t n, float* out) {
 void half_to_float(const std::byte* in, std::int64_t n, float* out) {
   if (cpu_has_avx2_f16c()) f16_to_f32_f16c(in, n, out);
   else f16_to_f32(in, n, out);
-}
-
-const std::array<float, 256>& fp8_table(DType dtype) {
-  static const auto make = [](DType d) {
-    std::array<float, 256> t{};
-    for (unsigned b = 0; b < 256; ++b) t[b] = static_cast<float>(fp8_to_double(static_cast<std::uint8_t>(b), d));
-    return t;
-  };
-  static const std::array<float, 256> e4m3 = make(DType::FP8E4M3), e5m2 = make(DType::FP8E5M2);
-  return dtype == DType::FP8E4M3 ? e4m3 : e5m2;
 }
 
 template <typename S, typename U, typename Out>
@@ -122,7 +111,8 @@ void decode_block(const StoredElements& s, std::int64_t first, std::int64_t n, v
   if (s.ggml_type) {
     const GgmlType* t = ggml_type_from_id(*s.ggml_type);
     const std::size_t blocks = static_cast<std::size_t>(n) / t->block_elems;
-    dequantize_ggml(*t, std::span(src, blocks * t->block_bytes), std::span(static_cast<float*>(out), static_cast<std::size_t>(n)));
+    dequantize_ggml(*t, std::span(src, blocks * t->block_bytes),
+                    std::span(static_cast<float*>(out), static_cast<std::size_t>(n)));
     return;
   }
   const bool swap = s.swap_bytes;

@@ -1,5 +1,6 @@
-// stats/decode.hpp — stored bytes of any dtype (either byte order, GGUF blocks) decoded,
-// a block at a time, into one of four lanes: float, double, int64 or uint64.
+// decode/lanes.hpp — stored bytes of any dtype (either byte order, GGUF blocks) decoded,
+// a block at a time, into one of four lanes: float, double, int64 or uint64 (what the
+// statistics scan, stats/scan.cpp and stats/streamed.cpp, reads).
 //
 //   Lane lane = lane_of(source);                      // Lane::F32 for bfloat16
 //   float buf[kStatsBlock];
@@ -8,10 +9,12 @@
 
 #include <cstdint>
 
-#include "stats/moments.hpp"
 #include "tensor_inspect/stats.hpp"
 
 namespace tensor_inspect {
+
+/// What a block of values is decoded into before its moments are taken.
+enum class Lane { F32, F64, I64, U64 };
 
 /// The lane a source decodes into: float64 -> F64; other floats and GGUF blocks -> F32
 /// (exact: every one of their values is a float32); signed ints -> I64; unsigned and

@@ -1,4 +1,4 @@
-// stats/cpu_features.hpp — whether this CPU runs the statistics kernels' AVX2 paths, read
+// decode/cpu_features.hpp — whether this CPU runs the AVX2 paths of the decoders and the statistics kernels, read
 // from what glibc's dynamic loader found at start-up (<sys/platform/x86.h>, glibc 2.33+).
 //
 // NOTE: not GCC's target_clones or __builtin_cpu_supports. Those link libgcc's
