@@ -239,6 +239,36 @@ def q8_k():
     return struct.pack("<f", d) + qs.tobytes() + bsums.tobytes(), d * qs.astype(F32)
 
 
+# kvalues_iq4nl and kvalues_fp4 (ggml-common.h): IQ4_NL's levels and the E2M1 values doubled.
+IQ4NL_VALUES = np.array([-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113], np.int8)
+FP4_VALUES = np.array([0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12], np.int8)
+
+
+def iq4_nl():
+    db, d = half(0.0213)
+    qs = u8s(16)
+    lo = d * IQ4NL_VALUES[qs & 0xF].astype(F32)
+    hi = d * IQ4NL_VALUES[qs >> 4].astype(F32)
+    return db + qs.tobytes(), np.concatenate([lo, hi])
+
+
+def mxfp4():
+    e = 121  # E8M0: 2^(121 - 127); ggml halves it for its doubled E2M1 values
+    d = F32(2.0 ** (e - 128))
+    qs = u8s(16)
+    lo = FP4_VALUES[qs & 0xF].astype(F32) * d
+    hi = FP4_VALUES[qs >> 4].astype(F32) * d
+    return bytes([e]) + qs.tobytes(), np.concatenate([lo, hi])
+
+
+def tq2_0():
+    db, d = half(0.0311)
+    qs = u8s(64)
+    # element 32 * (4 * j + l) + m is bits 2l..2l+1 of qs[32 * j + m], minus 1, times d
+    q = (qs.reshape(2, 1, 32) >> (2 * np.arange(4, dtype=np.uint8)).reshape(1, 4, 1)) & 3
+    return qs.tobytes() + db, (q.reshape(-1).astype(np.int32) - 1).astype(F32) * d
+
+
 # name, ggml type id, type name, block function, blocks per row, rows
 QUANTS = [
     ("q4_0", 2, "Q4_0", q4_0, 1, 2),
@@ -252,6 +282,9 @@ QUANTS = [
     ("q5_k", 13, "Q5_K", q5_k, 1, 1),
     ("q6_k", 14, "Q6_K", q6_k, 1, 1),
     ("q8_k", 15, "Q8_K", q8_k, 1, 1),
+    ("iq4_nl", 20, "IQ4_NL", iq4_nl, 1, 1),
+    ("mxfp4", 39, "MXFP4", mxfp4, 2, 1),
+    ("tq2_0", 35, "TQ2_0", tq2_0, 1, 1),
 ]
 
 
@@ -273,8 +306,8 @@ def build():
         flat = np.concatenate(vals)
         expected[name] = {"type": tname, "shape": list(reversed(dims)),
                           "values": [float(x) for x in flat]}
-    # IQ4_NL (ggml type 20): listed, but not dequantized by this tool.
-    tensors.append(("iq4_nl", [32], 20, bytes(18)))
+    # Q8_1 (ggml type 9): listed, but not dequantized (ggml and gguf-py have no dequantization for it).
+    tensors.append(("q8_1", [32], 9, bytes(36)))
 
     metadata = [
         ("general.architecture", STRING, "llama"),

@@ -4,7 +4,7 @@ index with a shard missing, and `--jsonl`.
 
     /usr/bin/python3 tests/diff_findings.py path/to/tensor-inspect
 
-- A tensor whose values the tool cannot decode (GGUF IQ4_NL, safetensors C64, PyTorch
+- A tensor whose values the tool cannot decode (GGUF Q8_1, safetensors C64, PyTorch
   ComplexFloatStorage) is compared by its stored bytes: equal bytes are `same`, other bytes
   `differs` with the figures null and a note naming the first differing byte (found here with
   Python's bytes); every other tensor is compared as usual (figures against NumPy). Against a
@@ -86,55 +86,55 @@ def first_difference(x, y):
   return next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), None if len(x) == len(y) else min(len(x), len(y)))
 
 
-# ---- 1. a GGUF tensor the tool cannot dequantize (IQ4_NL, ggml type 20) ----
+# ---- 1. a GGUF tensor the tool cannot dequantize (Q8_1, ggml type 9) ----
 for extra in ([], ["--exact"]):
   doc, err = diff_json(f"quants.gguf against itself {extra}", QUANTS, QUANTS, *extra, code=0)
   r = rows(doc)
-  check(f"quants.gguf {extra}: all 15 compared, all same", doc and doc["summary"]["same"] == 15 and doc["summary"]["compared"] == 15,
+  check(f"quants.gguf {extra}: all 18 compared, all same", doc and doc["summary"]["same"] == 18 and doc["summary"]["compared"] == 18,
         doc and doc["summary"])
-  iq = r.get("iq4_nl", {})
-  check(f"quants.gguf {extra}: iq4_nl same by its stored bytes, figures null, a note", iq.get("status") == "same" and
+  iq = r.get("q8_1", {})
+  check(f"quants.gguf {extra}: q8_1 same by its stored bytes, figures null, a note", iq.get("status") == "same" and
         iq.get("numel") == 32 and iq.get("mismatched") == 0 and all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine"))
         and "stored bytes equal" in (iq.get("note") or ""), iq)
-  check(f"quants.gguf {extra}: decoded tensors have no note", all(v["note"] is None for k, v in r.items() if k != "iq4_nl"), r)
+  check(f"quants.gguf {extra}: decoded tensors have no note", all(v["note"] is None for k, v in r.items() if k != "q8_1"), r)
 rc, out, err = run("diff", QUANTS, QUANTS)
 lines = out.splitlines()
-check("quants.gguf text: exit 0, a row per tensor and the counts", rc == 0 and len(lines) == 17 and
-      lines[-1].startswith("0 of 15 compared tensors differ"), (rc, out, err))
-iq_line = next((l for l in lines if l.startswith("iq4_nl")), "")
-check("quants.gguf text: iq4_nl same, figures '-', the note", iq_line.split()[1:6] == ["same", "-", "-", "-", "-"] and
+check("quants.gguf text: exit 0, a row per tensor and the counts", rc == 0 and len(lines) == 20 and
+      lines[-1].startswith("0 of 18 compared tensors differ"), (rc, out, err))
+iq_line = next((l for l in lines if l.startswith("q8_1")), "")
+check("quants.gguf text: q8_1 same, figures '-', the note", iq_line.split()[1:6] == ["same", "-", "-", "-", "-"] and
       "stored bytes equal" in iq_line, iq_line)
 
 f = rng.standard_normal((2, 3)).astype("<f4")
-iq_a = rng.integers(0, 256, 2 * 18, dtype=np.uint8).tobytes()  # two IQ4_NL blocks of 32 elements
+iq_a = rng.integers(0, 256, 2 * 36, dtype=np.uint8).tobytes()  # two Q8_1 blocks of 32 elements
 iq_b = bytearray(iq_a)
 iq_b[23] ^= 0x10
 iq_b = bytes(iq_b)
-write_gguf(P("a.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 20, iq_a)])
-write_gguf(P("b.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 20, iq_b)])
+write_gguf(P("a.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 9, iq_a)])
+write_gguf(P("b.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 9, iq_b)])
 at = first_difference(iq_a, iq_b)
 for extra in ([], ["--exact"]):
-  doc, err = diff_json(f"IQ4_NL bytes changed {extra}", P("a.gguf"), P("b.gguf"), *extra, code=1)
+  doc, err = diff_json(f"Q8_1 bytes changed {extra}", P("a.gguf"), P("b.gguf"), *extra, code=1)
   r = rows(doc)
   iq = r.get("iq", {})
-  check(f"IQ4_NL bytes changed {extra}: differs, figures and count null, the first byte named", iq.get("status") == "differs" and
+  check(f"Q8_1 bytes changed {extra}: differs, figures and count null, the first byte named", iq.get("status") == "differs" and
         iq.get("numel") == 64 and iq.get("mismatched") is None and iq.get("first_mismatch") is None and
         all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine")) and
         f"first at byte {at} of {len(iq_a)}" in (iq.get("note") or ""), iq)
   fr = r.get("f", {})
-  check(f"IQ4_NL bytes changed {extra}: the F32 tensor still compared, same as NumPy has it", fr.get("status") == "same" and
+  check(f"Q8_1 bytes changed {extra}: the F32 tensor still compared, same as NumPy has it", fr.get("status") == "same" and
         fr.get("numel") == f.size and fr.get("mismatched") == int(np.count_nonzero(f != f)) and fr.get("max_abs") == 0.0, fr)
-  check(f"IQ4_NL bytes changed {extra}: summary", doc and doc["summary"]["same"] == 1 and doc["summary"]["differs"] == 1, doc and doc["summary"])
+  check(f"Q8_1 bytes changed {extra}: summary", doc and doc["summary"]["same"] == 1 and doc["summary"]["differs"] == 1, doc and doc["summary"])
 rc, out, err = run("diff", P("a.gguf"), P("b.gguf"))
 iq_line = next((l for l in out.splitlines() if l.startswith("iq ")), "")
-check("IQ4_NL bytes changed, text: exit 1, differs, the byte", rc == 1 and iq_line.split()[1] == "differs" and
+check("Q8_1 bytes changed, text: exit 1, differs, the byte", rc == 1 and iq_line.split()[1] == "differs" and
       f"first at byte {at} of {len(iq_a)}" in iq_line, (rc, out, err))
 
 write_gguf(P("c.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 0, np.zeros(64, "<f4").tobytes())])
-doc, err = diff_json("IQ4_NL against F32", P("a.gguf"), P("c.gguf"), code=1)
+doc, err = diff_json("Q8_1 against F32", P("a.gguf"), P("c.gguf"), code=1)
 iq = rows(doc).get("iq", {})
-check("IQ4_NL against F32: a dtype mismatch naming the undecoded side, no error", iq.get("status") == "dtype_mismatch" and
-      iq.get("dtype_a") == "IQ4_NL" and iq.get("dtype_b") == "float32" and "A's" in (iq.get("note") or "") and err == "", (iq, err))
+check("Q8_1 against F32: a dtype mismatch naming the undecoded side, no error", iq.get("status") == "dtype_mismatch" and
+      iq.get("dtype_a") == "Q8_1" and iq.get("dtype_b") == "float32" and "A's" in (iq.get("note") or "") and err == "", (iq, err))
 
 # ---- 1. a safetensors tag tinygrad has no dtype for (C64: complex64) ----
 z = (rng.standard_normal(6) + 1j * rng.standard_normal(6)).astype("<c8")
@@ -220,7 +220,7 @@ rc, out, err = run(INDEX, "--fail-on", "nan,inf", "--name", "w")
 check("missing shard, --fail-on --name w: clean (exit 0) but warned", rc == 0 and warned(err), (rc, out, err))
 
 # ---- 3. diff --jsonl ----
-for what, a, b in [("IQ4_NL changed", P("a.gguf"), P("b.gguf")), ("quants", QUANTS, QUANTS),
+for what, a, b in [("Q8_1 changed", P("a.gguf"), P("b.gguf")), ("quants", QUANTS, QUANTS),
                    ("only in A", INDEX, P("w_only.safetensors"))]:
   rc_j, out_j, _ = run("diff", a, b, "--json")
   rc_l, out_l, err_l = run("diff", a, b, "--jsonl")

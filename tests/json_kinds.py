@@ -170,13 +170,13 @@ for what, args, code in [("passes", [P("u64.npy"), "--expect", "dtype=uint64", "
 # ---- files: listings, metadata, file statistics, selections ----
 file_inputs = [
   ("safetensors", S("mixed.safetensors")),
-  ("GGUF", S("quants.gguf")),  # iq4_nl cannot be dequantized: statistics skip it, values refuse it
+  ("GGUF", S("quants.gguf")),  # q8_1 cannot be dequantized: statistics skip it, values refuse it
   ("PyTorch", S("state_dict.pt")),
   ("npz", S("arrays.npz")),
   ("sharded index", S("sharded/model.safetensors.index.json")),
   ("model folder", S("sharded")),
 ]
-every = lambda what: ["--name", "[!i]*", "--name", "i32"] if what == "GGUF" else ["--all"]
+every = lambda what: ["--name", "[!q]*", "--name", "q[!8]*", "--name", "q8_[!1]*"] if what == "GGUF" else ["--all"]
 for what, path in file_inputs + [("npy", P("f32.npy")), ("empty npy", P("empty.npy"))]:
   case("listing", f"listing: {what}", [path, "--list", "--json"])
   case("metadata", f"metadata: {what}", [path, "--meta", "--json"])
@@ -192,8 +192,8 @@ case("listing", "listing: multi-tensor file without --name", [S("mixed.safetenso
 case("error", "error: --all --jsonl over a tensor that cannot be shown", [S("quants.gguf"), "--all", "--jsonl"], code=2, stream="stderr")
 rc, out, err = run([S("quants.gguf"), "--all", "--stats", "--json"])
 rows = {r["name"]: r for r in json.loads(out)["tensors"]} if rc == 0 else {}
-check("stats --all: iq4_nl skipped, as for the whole file", rows.get("iq4_nl", {}).get("skipped") and rows["iq4_nl"]["min"] is None,
-      (rc, err, rows.get("iq4_nl")))
+check("stats --all: q8_1 skipped, as for the whole file", rows.get("q8_1", {}).get("skipped") and rows["q8_1"]["min"] is None,
+      (rc, err, rows.get("q8_1")))
 case("file_stats", "file stats: a glob", [S("quants.gguf"), "--name", "q*_k", "--stats", "--json"])
 case("stats --fail-on lines", "fail-on --jsonl over a file", [S("float32.npy"), "--fail-on", "nan", "--jsonl"],
      code=1 if np.isnan(np.load(S("float32.npy"))).any() else 0, lines=True)
@@ -204,7 +204,7 @@ for what, a, b, code in [("same", P("f32.npy"), P("f32.npy"), 0), ("differs", P(
                          ("shape mismatch", P("f32.npy"), P("u64.npy"), 1), ("ints", P("u64.npy"), "[0, 0, 0]", 1),
                          ("only on one side", S("mixed.safetensors"), S("arrays.npz"), 1),
                          ("empty", P("empty.npy"), P("empty.npy"), 0),
-                         ("a tensor compared by its stored bytes (IQ4_NL)", S("quants.gguf"), S("quants.gguf"), 0)]:
+                         ("a tensor compared by its stored bytes (Q8_1)", S("quants.gguf"), S("quants.gguf"), 0)]:
   case("diff", f"diff: {what}", ["diff", a, b, "--json"], code=code)
   case("diff --exact", f"diff --exact: {what}", ["diff", a, b, "--exact", "--json"], code=code)
 samples = [S(n) for n in ("mixed.safetensors", "state_dict.pt", "arrays.npz", "float32.npy")]

@@ -10,7 +10,7 @@ line by line) and each file_stats row must match NumPy's min, max, mean, std (fl
 finite values, relative 1e-9) and nan counts, in file order, for exactly the selected
 tensors; --hist blocks and JSON bins match np.histogram; --plot with {name} writes one
 PNG per tensor, and none when a later tensor fails; --fail-on over a tensor it cannot decode
-(a GGUF IQ4_NL) is trouble, never a pass; the refusals exit 2. Closes with `N passed, M failed`.
+(a GGUF Q8_1) is trouble, never a pass; the refusals exit 2. Closes with `N passed, M failed`.
 """
 import fnmatch, io, json, math, os, shutil, struct, subprocess, sys, tempfile, zipfile
 
@@ -204,10 +204,10 @@ rc, out, err = run(path, "--name", "*.up.weight", "--fail-on", "nan")
 check("--fail-on over a selection with NaN: exit 1, named", rc == 1 and "model.layers.1.mlp.up.weight" in out, (rc, out, err))
 
 # ---- --fail-on over a tensor it cannot decode: trouble, never a pass ----
-# GGUF type 20 (IQ4_NL) is listed but not dequantized; it was "not checked" with exit 0.
+# GGUF type 9 (Q8_1) is listed but not dequantized; it was "not checked" with exit 0.
 gguf = os.path.join(T, "unchecked.gguf")
 clean = np.linspace(-1, 1, 64, dtype="<f4")
-write_gguf(gguf, [("a", clean.shape, 0, clean.tobytes()), ("iq", (64,), 20, bytes(36)), ("z", (4,), 0, np.ones(4, "<f4").tobytes())])
+write_gguf(gguf, [("a", clean.shape, 0, clean.tobytes()), ("iq", (64,), 9, bytes(72)), ("z", (4,), 0, np.ones(4, "<f4").tobytes())])
 for args in ([], ["--json"], ["--jsonl"], ["--stats"], ["--name", "*"], ["--name", "*", "--jsonl"], ["--all", "--stats", "--json"],
              ["--name", "iq"]):
   rc, out, err = run(gguf, "--fail-on", "nan,inf", *args)

@@ -35,26 +35,26 @@ def fault1_plot_paths_meet(tmp):
 
 
 def fault2_expect_undecodable():
-  """2. --name iq4_nl --expect shape=32 exited 2 (cannot dequantize IQ4_NL) though --expect reads
+  """2. --name q8_1 --expect shape=32 exited 2 (cannot dequantize Q8_1) though --expect reads
   the header alone and --list shows (32,). Now shape and ndim check; dtype, format and nbytes
   (which need a decoded dtype) fail saying why; --assert, which needs values, stays trouble."""
   for spec in ("shape=32", "shape=(32,)", "ndim=1"):
-    rc, out, err = run([QUANTS, "--name", "iq4_nl", "--expect", spec])
-    tally.check(f"2: --expect {spec} on iq4_nl: exit 0", rc == 0 and "1 check passed" in out and not err, f"{rc} {out!r} {err!r}")
-  rc, out, err = run([QUANTS, "--name", "iq4_nl", "--expect", "shape=2,16"])
-  tally.check("2: --expect shape=2,16 on iq4_nl: exit 1, shape is (32,)", rc == 1 and "shape is (32,)" in out, f"{rc} {out!r} {err!r}")
+    rc, out, err = run([QUANTS, "--name", "q8_1", "--expect", spec])
+    tally.check(f"2: --expect {spec} on q8_1: exit 0", rc == 0 and "1 check passed" in out and not err, f"{rc} {out!r} {err!r}")
+  rc, out, err = run([QUANTS, "--name", "q8_1", "--expect", "shape=2,16"])
+  tally.check("2: --expect shape=2,16 on q8_1: exit 1, shape is (32,)", rc == 1 and "shape is (32,)" in out, f"{rc} {out!r} {err!r}")
   for key, value in (("dtype", "float32"), ("format", "f"), ("nbytes", "128")):
-    rc, out, err = run([QUANTS, "--name", "iq4_nl", "--expect", f"{key}={value}", "--json"])
+    rc, out, err = run([QUANTS, "--name", "q8_1", "--expect", f"{key}={value}", "--json"])
     try:
       actual = json.loads(out)["results"][0]["actual"]
     except (ValueError, KeyError, IndexError):
       actual = None
-    tally.check(f"2: --expect {key}={value} on iq4_nl: exit 1, its actual names IQ4_NL",
-                rc == 1 and actual is not None and "IQ4_NL" in actual and not err, f"{rc} {out!r} {err!r}")
+    tally.check(f"2: --expect {key}={value} on q8_1: exit 1, its actual names Q8_1",
+                rc == 1 and actual is not None and "Q8_1" in actual and not err, f"{rc} {out!r} {err!r}")
   rc, out, err = run([QUANTS, "--all", "--expect", "ndim=1"])
-  tally.check("2: --all --expect ndim=1: exit 1 (some are 2-d), not trouble", rc == 1 and "iq4_nl" not in out, f"{rc} {out[-300:]!r} {err!r}")
-  trouble("2: --assert on iq4_nl: exit 2, its values cannot be decoded", [QUANTS, "--name", "iq4_nl", "--assert", "x.sum() > 0"],
-          ["iq4_nl", "IQ4_NL"])
+  tally.check("2: --all --expect ndim=1: exit 1 (some are 2-d), not trouble", rc == 1 and "q8_1" not in out, f"{rc} {out[-300:]!r} {err!r}")
+  trouble("2: --assert on q8_1: exit 2, its values cannot be decoded", [QUANTS, "--name", "q8_1", "--assert", "x.sum() > 0"],
+          ["q8_1", "Q8_1"])
 
 
 def fault3_assert_errors_named(tmp):
@@ -96,7 +96,7 @@ def fault4_failed_unnamed(tmp):
 
 
 def fault5_skipped_rows_aligned():
-  """5. In the --stats table, a skipped row (GGUF IQ4_NL) did not pad name, dtype and shape as the
+  """5. In the --stats table, a skipped row (GGUF Q8_1) did not pad name, dtype and shape as the
   other rows do. Now its cells start where the header's do, its reason after the shape column."""
   rc, out, err = run([QUANTS, "--stats"])
   lines = [l for l in out.splitlines() if l and not l.startswith("total:")]

@@ -53,10 +53,10 @@ def fault1_errors_name_the_tensor(tmp):
   trouble(f"1: --all -e 'x + 1' over buffer_bytes names {big!r}", [MIXED, "--all", "-e", "x + 1", "--limit", "buffer_bytes=16"],
           [f"{MIXED}: tensor '{big}': ", "buffer_bytes"], [MIXED])
   trouble("1: --strict --all names the bfloat16 tensor", [MIXED, "--all", "--strict"], [f"{MIXED}: tensor 'bf16': "], [MIXED])
-  trouble("1: GGUF --all names the type it cannot dequantize", [QUANTS, "--all"], [f"{QUANTS}: tensor 'iq4_nl'"], [QUANTS])
+  trouble("1: GGUF --all names the type it cannot dequantize", [QUANTS, "--all"], [f"{QUANTS}: tensor 'q8_1'"], [QUANTS])
   rc, out, err = run([QUANTS, "--stats"])
   tally.check("1: --stats over a file warns of the skipped tensor naming it once",
-              rc == 0 and err.count("tensor 'iq4_nl'") == 1 and err.count(QUANTS) == 1 and len(err.splitlines()) == 1, repr(err))
+              rc == 0 and err.count("tensor 'q8_1'") == 1 and err.count(QUANTS) == 1 and len(err.splitlines()) == 1, repr(err))
   # A member whose header reads but whose deflate stream is damaged further in: the
   # failure comes while its values are read, in every mode that reads them.
   import numpy as np

@@ -7,7 +7,7 @@
    checkpoint.pt, whose pickle really names argparse.Namespace, a global outside
    PyTorch's weights_only allow-list: exactly that one warning; and whole_model.pt
    (torch.save of a whole nn.Module), whose module classes are such globals too; and
-   quants.gguf, whose IQ4_NL tensor the tool cannot dequantize: one gguf.unsupported.
+   quants.gguf, whose Q8_1 tensor the tool cannot dequantize: one gguf.unsupported.
    Files NumPy writes with a dtype the loader refuses (datetime64, structured, ...)
    give exactly one npy.unsupported warning: a file validate calls clean must open.
 3. Unreadable input (missing file, no tensor format) exits 2 with stdout empty.
@@ -132,8 +132,8 @@ for path in samples:
     findings = json.loads(stdout)["files"][0]["findings"] if rc in (0, 1) else None
     if os.path.basename(path) == "checkpoint.pt":
         ok = rc == 1 and [(x["rule"], x["place"].endswith("global 'argparse.Namespace'")) for x in findings] == [("pickle.global", True)]
-    elif os.path.basename(path) == "quants.gguf":  # its IQ4_NL tensor, which `--list` shows as not dequantizable
-        ok = rc == 1 and [(x["rule"], x["severity"], x["place"]) for x in findings] == [("gguf.unsupported", "warning", "tensor 'iq4_nl'")]
+    elif os.path.basename(path) == "quants.gguf":  # its Q8_1 tensor, which `--list` shows as not dequantizable
+        ok = rc == 1 and [(x["rule"], x["severity"], x["place"]) for x in findings] == [("gguf.unsupported", "warning", "tensor 'q8_1'")]
     elif os.path.basename(path) == "whole_model.pt":
         ok = rc == 1 and findings and all(x["rule"] == "pickle.global" for x in findings) and any(
             x["place"].endswith("global 'torch.nn.modules.linear.Linear'") for x in findings)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "loaders/formats.hpp"
-#include "loaders/gguf_quants.hpp"
+#include "decode/ggml_types.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "gguf_builder.hpp"
@@ -44,7 +44,7 @@ TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy c
   std::ifstream in(kSamples + "gguf_expected.json");
   REQUIRE(in.good());
   const nlohmann::json expected = nlohmann::json::parse(in);
-  REQUIRE(expected.size() == 11);
+  REQUIRE(expected.size() == 14);
   for (auto it = expected.begin(); it != expected.end(); ++it) {
     CAPTURE(it.key());
     const ti::TensorEntry& e = entry(f, it.key());
@@ -71,18 +71,19 @@ TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy c
 
 TEST_CASE("gguf: the sample's plain tensors, unsupported quants and every metadata type") {
   const ti::LoadedFile f = ti::open_file(kSamples + "quants.gguf");
-  CHECK(f.tensors.size() == 15);
+  CHECK(f.tensors.size() == 18);
   CHECK(f.tensors[0].name == "f32");
   CHECK(f.tensors[0].shape == ti::Shape{2, 3});
   CHECK(f.tensors[0].offset % 64 == 0);
   CHECK(doubles(f.tensors[0].load()) == std::vector<double>{-1.0, -0.5, 0.0, 0.5, 1.0, 1.5});
   CHECK(doubles(entry(f, "f16").load()) == std::vector<double>{0.0999755859375, -2.0, 0.5, 1024.0});
   CHECK(doubles(entry(f, "i32").load()) == std::vector<double>{-7, 123456});
-  const ti::TensorEntry& iq = entry(f, "iq4_nl");
-  CHECK(iq.stored_type == "IQ4_NL");
+  const ti::TensorEntry& iq = entry(f, "q8_1");
+  CHECK(iq.stored_type == "Q8_1");
   CHECK_FALSE(iq.dtype.has_value());
-  CHECK(iq.nbytes == 18);
-  CHECK_THROWS_WITH_AS(iq.load(), (kSamples + "quants.gguf: tensor 'iq4_nl' is IQ4_NL, which this tool cannot dequantize").c_str(),
+  CHECK(iq.nbytes == 36);
+  CHECK_THROWS_WITH_AS(iq.load(), (kSamples + "quants.gguf: tensor 'q8_1' is Q8_1, which this tool cannot dequantize: "
+                                          "ggml and gguf-py have no dequantization for it").c_str(),
                        ti::Error);
 
   CHECK(f.metadata.size() == 16);
@@ -113,7 +114,12 @@ TEST_CASE("gguf: ggml's type table has the ids and block sizes of ggml.h and ggm
                        Row{6, "Q5_0", 32, 22}, Row{7, "Q5_1", 32, 24}, Row{8, "Q8_0", 32, 34}, Row{10, "Q2_K", 256, 84},
                        Row{11, "Q3_K", 256, 110}, Row{12, "Q4_K", 256, 144}, Row{13, "Q5_K", 256, 176},
                        Row{14, "Q6_K", 256, 210}, Row{15, "Q8_K", 256, 292}, Row{24, "I8", 1, 1}, Row{27, "I64", 1, 8},
-                       Row{28, "F64", 1, 8}, Row{30, "BF16", 1, 2}}) {
+                       Row{28, "F64", 1, 8}, Row{30, "BF16", 1, 2}, Row{16, "IQ2_XXS", 256, 66},
+                       Row{17, "IQ2_XS", 256, 74}, Row{18, "IQ3_XXS", 256, 98}, Row{19, "IQ1_S", 256, 50},
+                       Row{20, "IQ4_NL", 32, 18}, Row{21, "IQ3_S", 256, 110}, Row{22, "IQ2_S", 256, 82},
+                       Row{23, "IQ4_XS", 256, 136}, Row{29, "IQ1_M", 256, 56}, Row{34, "TQ1_0", 256, 54},
+                       Row{35, "TQ2_0", 256, 66}, Row{39, "MXFP4", 32, 17}, Row{40, "NVFP4", 64, 36},
+                       Row{41, "Q1_0", 128, 18}, Row{42, "Q2_0", 64, 18}, Row{9, "Q8_1", 32, 36}}) {
     CAPTURE(r.id);
     const ti::GgmlType* t = ti::ggml_type_from_id(r.id);
     REQUIRE(t != nullptr);
@@ -122,6 +128,16 @@ TEST_CASE("gguf: ggml's type table has the ids and block sizes of ggml.h and ggm
     CHECK(t->block_bytes == r.bytes);
   }
   for (std::uint32_t removed : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u, 43u}) CHECK(ti::ggml_type_from_id(removed) == nullptr);
+  // Every quantized type but Q8_1 (which ggml itself cannot dequantize) has a decoder.
+  for (std::uint32_t id = 0; id < 43; ++id)
+    if (const ti::GgmlType* t = ti::ggml_type_from_id(id); t && !t->dtype) CHECK(t->dequantizable == (id != 9));
+}
+
+TEST_CASE("gguf: ids ggml removed are named as removed, others as undefined") {
+  CHECK(ti::ggml_unknown_type_reason(31) == "ggml type 31 (Q4_0_4_4) was removed from GGUF files");
+  CHECK(ti::ggml_unknown_type_reason(4) == "ggml type 4 (Q4_2) was removed from GGUF files");
+  CHECK(ti::ggml_unknown_type_reason(38) == "ggml type 38 (IQ4_NL_8_8) was removed from GGUF files");
+  CHECK(ti::ggml_unknown_type_reason(43) == "ggml type 43 is not defined by ggml");
 }
 
 TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {

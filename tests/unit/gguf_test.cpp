@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "loaders/formats.hpp"
-#include "loaders/gguf_quants.hpp"
+#include "decode/ggml_types.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "gguf_builder.hpp"
@@ -187,10 +187,11 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.header(1, 0).str("t").u32(1).u64(4);
     const std::uint64_t type_at = g.at();
     g.u32(99).u64(0);
-    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: tensor 't': unknown ggml type id 99" + at(type_at));
+    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: tensor 't': ggml type 99 is not defined by ggml" + at(type_at));
     Gguf r;
     r.header(1, 0).str("t").u32(1).u64(4).u32(31).u64(0);  // Q4_0_4_4, removed from GGUF
-    CHECK_GG_ERROR(r.b, ErrorCode::BadFile, "x.gguf: tensor 't': unknown ggml type id 31" + at(type_at));
+    CHECK_GG_ERROR(r.b, ErrorCode::BadFile,
+                   "x.gguf: tensor 't': ggml type 31 (Q4_0_4_4) was removed from GGUF files" + at(type_at));
     Gguf q;
     q.header(1, 0).str("t").u32(1).u64(16).u32(2).u64(0);
     CHECK_GG_ERROR(q.b, ErrorCode::BadFile,

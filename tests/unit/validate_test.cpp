@@ -61,13 +61,13 @@ TEST_CASE("validate finds nothing in the samples of each format") {
   }
 }
 
-TEST_CASE("validate warns of the one tensor of quants.gguf the tool cannot open: IQ4_NL, not dequantizable") {
+TEST_CASE("validate warns of the one tensor of quants.gguf the tool cannot open: Q8_1, not dequantizable") {
   const ti::ValidationReport r = ti::validate_file(test_util::kSamples + "quants.gguf");
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].severity == ti::Severity::Warning);
   CHECK(r.findings[0].rule == "gguf.unsupported");
-  CHECK(r.findings[0].place == "tensor 'iq4_nl'");
-  CHECK(r.findings[0].message == "ggml type IQ4_NL (20) is one this tool cannot dequantize: the tool cannot open this tensor");
+  CHECK(r.findings[0].place == "tensor 'q8_1'");
+  CHECK(r.findings[0].message == "ggml type Q8_1 (9) is one this tool cannot dequantize: the tool cannot open this tensor");
 }
 
 TEST_CASE("validate refuses a file of no known format with Error(BadFile), and a missing one with Error(Io)") {

@@ -96,8 +96,8 @@ put("gguf_name_key_empty.gguf", gguf([kv("", 4, U32(1))], [tinfo("n" * 70, [4], 
     ["gguf.key_empty", "gguf.name_length"])
 put("gguf_magic.gguf", b"GGUX" + struct.pack("<IQQ", 3, 0, 0), ["gguf.magic"])
 put("gguf_truncated.gguf", gguf([], [tinfo("w", [4], 0, 0)])[:40], ["gguf.structure"])
-# A valid ggml type the loader cannot dequantize (16: IQ2_XXS, 256 elements in 66 bytes).
-put("gguf_unsupported_type.gguf", gguf([], [tinfo("iq", [256], 16, 0)], bytes(96)), ["gguf.unsupported"])
+# A valid ggml type the loader cannot dequantize (9: Q8_1, 32 elements in 36 bytes).
+put("gguf_unsupported_type.gguf", gguf([], [tinfo("q", [32], 9, 0)], bytes(64)), ["gguf.unsupported"])
 # Bytes after the last tensor's data beyond its padding to the alignment (gguf-py pads
 # each tensor's data to it, the last one's too, and writes nothing more).
 put("gguf_trailing.gguf", gguf([], [tinfo("w", [4], 0, 0)], f32(1, 2, 3, 4) + bytes(16) + b"junk"), ["gguf.trailing"])
