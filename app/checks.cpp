@@ -64,7 +64,7 @@ std::string actual_of(const Expect& e, const Tensor& t, const Defaults& defaults
   return std::to_string(static_cast<std::uint64_t>(t.numel()) * static_cast<std::uint64_t>(info.itemsize));
 }
 
-// The same from the file's header, for a tensor whose values cannot be decoded (IQ4_NL,
+// The same from the file's header, for a tensor whose values cannot be decoded (Q8_1,
 // a C64 safetensors tensor): shape and ndim as --list shows them; it has no dtype, so no
 // format or decoded byte count, and says so with the stored type (--list's dtype is "-").
 std::string actual_undecoded(const Expect& e, const TensorEntry& entry) {

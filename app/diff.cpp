@@ -48,7 +48,7 @@ names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair b
 along; a tensor of B that pairs with none of A is kept when its own name matches.
 Elements are equal as numpy.allclose(A, B) has it: |a - b| <= atol + rtol * |b|, values
 widened to float64 (integers exactly); NaN equals NaN unless --nan-differs (h5diff).
-Tensors whose values this tool cannot decode (GGUF IQ4_NL, safetensors C64, PyTorch
+Tensors whose values this tool cannot decode (GGUF Q8_1, safetensors C64, PyTorch
 complex) are compared by their stored bytes: equal bytes are the same tensor, other bytes
 differ (no figures); where those bytes are not the tensor's in order (a strided PyTorch
 view), the pair is "not comparable".

@@ -1,5 +1,5 @@
 // app/diff_bytes.cpp — diff of two tensors whose values the tool cannot decode (a GGUF
-// IQ4_NL, a safetensors C64): their stored bytes, as the file holds them, compared
+// Q8_1, a safetensors C64): their stored bytes, as the file holds them, compared
 // exactly. Equal bytes are equal tensors; where they differ, the first byte says where.
 #include <algorithm>
 #include <cstring>

@@ -22,7 +22,7 @@ std::string tensor_label(const std::optional<std::string>& file, const std::stri
 
 /// `e` with "<label>: " in front of its message and the same ErrorCode, so exit status
 /// and JSON "code" are unchanged. `e` as it is when `label` is empty or the message
-/// already names the tensor (a loader's "model.gguf: tensor 'w' is IQ4_NL, ..."; a
+/// already names the tensor (a loader's "model.gguf: tensor 'w' is Q8_1, ..."; a
 /// shard's "model-00002.safetensors: tensor 'w': ..."); a message that names the file
 /// alone gets the tensor after it ("x.npz: member 'w.npy': ..." becomes
 /// "x.npz: tensor 'w': member 'w.npy': ...").
