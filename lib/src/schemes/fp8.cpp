@@ -8,7 +8,7 @@
 //   product is then stored as torch's default dtype there, bfloat16; we keep float32).
 //   Without config.json the block is 128x128, the only size these producers write, and
 //   the listing says it was assumed.
-// fp8-scale (compressed-tensors "float-quantized", fbgemm_fp8):
+// fp8-scale (compressed-tensors "float-quantized", fbgemm_fp8, ModelOpt "FP8"):
 //   parts  `P.weight` F8_E4M3 [out, in], `P.weight_scale` F32 or BF16: [] or [1] (per tensor),
 //          [out] or [out, 1] (per output channel)
 //   decode w[i, j] = float(weight[i, j]) * scale[i] (or scale[0])
@@ -186,12 +186,14 @@ SchemeRow scheme_fp8_block() {
 SchemeRow scheme_fp8_scale() {
   SchemeRow r;
   r.name = "fp8 scale";
-  r.quant_methods = {"fbgemm_fp8", "compressed-tensors"};
+  r.quant_methods = {"fbgemm_fp8", "compressed-tensors", "modelopt"};
   r.key_suffix = ".weight_scale";
-  // compressed-tensors: only its float-quantized format stores plain fp8 weights.
+  // compressed-tensors: only its float-quantized format stores plain fp8 weights; ModelOpt:
+  // its FP8 algorithm (a per-tensor weight_scale).
   r.selects = [](const nlohmann::json& q) {
-    if (!q.contains("quant_method") || q["quant_method"] != "compressed-tensors") return true;
-    return q.contains("format") && q["format"] == "float-quantized";
+    if (q["quant_method"] == "compressed-tensors") return q.contains("format") && q["format"] == "float-quantized";
+    if (q["quant_method"] == "modelopt") return q.contains("quant_algo") && q["quant_algo"] == "FP8";
+    return true;
   };
   r.build = build_scale;
   r.orphan = [](const TensorEntry& e) { return fp8_orphan(e, "_scale"); };

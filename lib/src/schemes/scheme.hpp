@@ -64,6 +64,7 @@ const std::vector<SchemeRow>& scheme_table();
 SchemeRow scheme_fp8_block();
 SchemeRow scheme_fp8_scale();
 SchemeRow scheme_mxfp4();
+SchemeRow scheme_nvfp4();
 
 /// Shape helpers for the rows.
 std::string shape_text(const Shape& s);
