@@ -40,7 +40,7 @@ std::optional<std::filesystem::path> config_folder(const LoadedFile& f) {
 }
 
 /// config.json's quantization config, when the folder has one.
-void read_config(const LoadedFile& f, SchemeInput& in) {
+void read_config(const LoadedFile& f, SchemeInput& in, std::vector<std::string>& warnings) {
   namespace fs = std::filesystem;
   const auto folder = config_folder(f);
   if (!folder) return;
@@ -54,23 +54,14 @@ void read_config(const LoadedFile& f, SchemeInput& in) {
   std::stringstream text;
   text << stream.rdbuf();
   if (!stream) throw Error(ErrorCode::Io, in.config_name + ": cannot be read");
-  nlohmann::json config;
-  try {
-    config = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorCode::BadFile, in.config_name + ": not JSON (" + std::string(e.what()) + ")");
-  }
-  if (!config.is_object()) throw Error(ErrorCode::BadFile, in.config_name + ": not a JSON object");
-  for (const char* key : {"quantization_config", "quantization"}) {
-    if (!config.contains(key)) continue;
-    const nlohmann::json& q = config[key];
-    if (!q.is_object())
-      throw Error(ErrorCode::BadFile, in.config_name + ": " + key + " is " + q.type_name() + ", not an object");
-    in.config = q;
-    // MLX's `quantization` names no method: it is MLX's affine scheme.
-    if (std::string(key) == "quantization" && !in.config->contains("quant_method")) (*in.config)["quant_method"] = "mlx";
+  // A config.json that is not JSON says nothing about quantization: the folder is read as
+  // it was before schemes (parts detected by name), with a warning.
+  nlohmann::json config = nlohmann::json::parse(text.str(), nullptr, false);
+  if (config.is_discarded()) {
+    warnings.push_back(in.config_name + ": not JSON; quantization schemes are detected from the tensors' names");
     return;
   }
+  in.config = quantization_config_of(config, in.config_name);
 }
 
 }  // namespace
@@ -78,9 +69,31 @@ void read_config(const LoadedFile& f, SchemeInput& in) {
 void apply_schemes(LoadedFile& f) {
   if (f.format != "safetensors" && f.format != "safetensors-index") return;
   SchemeInput in;
+  read_config(f, in, f.warnings);
+  apply_schemes_with(f, std::move(in.config), in.config_name);
+}
+
+std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& config, const std::string& config_name) {
+  if (!config.is_object()) throw Error(ErrorCode::BadFile, config_name + ": not a JSON object");
+  for (const char* key : {"quantization_config", "quantization"}) {
+    if (!config.contains(key)) continue;
+    const nlohmann::json& q = config[key];
+    if (!q.is_object())
+      throw Error(ErrorCode::BadFile, config_name + ": " + key + " is " + q.type_name() + ", not an object");
+    nlohmann::json out = q;
+    // MLX's `quantization` names no method: it is MLX's affine scheme.
+    if (std::string(key) == "quantization" && !out.contains("quant_method")) out["quant_method"] = "mlx";
+    return out;
+  }
+  return std::nullopt;
+}
+
+void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, const std::string& config_name) {
+  SchemeInput in;
   in.file = f.path;
+  in.config = std::move(config);
+  in.config_name = config_name;
   for (const TensorEntry& e : f.tensors) in.by_name.emplace(e.name, &e);
-  read_config(f, in);
 
   std::vector<const SchemeRow*> rows;
   if (in.config) {

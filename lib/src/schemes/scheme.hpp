@@ -66,6 +66,13 @@ SchemeRow scheme_fp8_scale();
 SchemeRow scheme_mxfp4();
 SchemeRow scheme_nvfp4();
 
+/// apply_schemes with a given quantization config (nullopt: detect by the parts' names and
+/// dtypes); `config_name` names it in messages. For tests and the fuzz harness.
+void apply_schemes_with(LoadedFile& file, std::optional<nlohmann::json> config, const std::string& config_name);
+/// config.json's `quantization_config` (or MLX's `quantization`, as quant_method "mlx"),
+/// nullopt when it has neither; Error(BadFile) naming `config_name` when malformed.
+std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& config, const std::string& config_name);
+
 /// Shape helpers for the rows.
 std::string shape_text(const Shape& s);
 /// The sum of the parts' stored bytes, the first part's offset, a note listing the parts.
