@@ -65,6 +65,8 @@ SchemeRow scheme_fp8_block();
 SchemeRow scheme_fp8_scale();
 SchemeRow scheme_mxfp4();
 SchemeRow scheme_nvfp4();
+SchemeRow scheme_gptq();
+SchemeRow scheme_awq();
 
 /// apply_schemes with a given quantization config (nullopt: detect by the parts' names and
 /// dtypes); `config_name` names it in messages. For tests and the fuzz harness.
@@ -72,6 +74,14 @@ void apply_schemes_with(LoadedFile& file, std::optional<nlohmann::json> config, 
 /// config.json's `quantization_config` (or MLX's `quantization`, as quant_method "mlx"),
 /// nullopt when it has neither; Error(BadFile) naming `config_name` when malformed.
 std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& config, const std::string& config_name);
+
+/// Element k of a scale part: `kind` 0 F32, 1 F16, 2 BF16 (little-endian).
+float read_scale(const std::byte* base, std::int64_t k, int kind);
+/// The `kind` of read_scale for part `s`, or Error(BadFile) naming it when not F16/BF16/F32.
+int scale_kind(const SchemeInput& in, const std::string& logical, const TensorEntry& s, std::string_view scheme);
+/// The integer config key `key`, `fallback` when there is no config or no such key;
+/// Error(BadFile) naming it when it is not an integer.
+std::int64_t config_int(const SchemeInput& in, const char* key, std::int64_t fallback);
 
 /// Shape helpers for the rows.
 std::string shape_text(const Shape& s);
