@@ -138,3 +138,63 @@ def mxfp4_dequant(blocks, scales):
     out = np.ldexp(out, exp).astype(np.float32)
     out = out.reshape(*prefix, g * b * 2)
     return np.ascontiguousarray(np.swapaxes(out, 1, 2))
+
+
+def gptq_pack(intweight, zeros, scales, bits, v2=False):
+    """AutoGPTQ's QuantLinear.pack (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py) for 2/4/8
+    bits: intweight [in, out] packed along the input axis into int32 rows, zeros [groups, out]
+    stored minus 1 (gptq; gptq_v2 stores them as they are) packed along the output axis.
+    Returns qweight, qzeros (int32 arrays) and scales as float16."""
+    pack = 32 // bits
+    iw = intweight.astype(np.uint32)
+    qweight = np.zeros((iw.shape[0] // pack, iw.shape[1]), dtype=np.uint32)
+    for j in range(pack):
+        qweight |= iw[j::pack] << (bits * j)
+    z = (zeros.astype(np.int64) - (0 if v2 else 1)).astype(np.uint32) & ((1 << bits) - 1)
+    qzeros = np.zeros((z.shape[0], z.shape[1] // pack), dtype=np.uint32)
+    for j in range(pack):
+        qzeros |= z[:, j::pack] << (bits * j)
+    return qweight.view(np.int32), qzeros.view(np.int32), scales.astype(np.float16)
+
+
+def gptq_dequant(qweight, qzeros, scales, g_idx, bits, v2=False):
+    """AutoGPTQ's forward: (qweight >> wf) & maxq, (qzeros >> wf) & maxq + 1 (gptq), then
+    scales[g_idx] * (weight - zeros[g_idx]); in float32, as [out, in]."""
+    pack, mask = 32 // bits, (1 << bits) - 1
+    qw = qweight.view(np.uint32)
+    w = np.stack([(qw >> (bits * j)) & mask for j in range(pack)], axis=1).reshape(-1, qw.shape[1])  # [in, out]
+    qz = qzeros.view(np.uint32)
+    z = np.stack([(qz >> (bits * j)) & mask for j in range(pack)], axis=2).reshape(qz.shape[0], -1)  # [groups, out]
+    z = z.astype(np.int64) + (0 if v2 else 1)
+    s = scales.astype(np.float32)
+    out = s[g_idx] * (w.astype(np.int64) - z[g_idx]).astype(np.float32)
+    return np.ascontiguousarray(out.T).astype(np.float32)
+
+
+AWQ_ORDER = [0, 2, 4, 6, 1, 3, 5, 7]
+AWQ_REVERSE_ORDER = [0, 4, 1, 5, 2, 6, 3, 7]
+
+
+def awq_pack(intweight, zeros):
+    """AutoAWQ's WQLinear_GEMM.from_linear packing: for each 8 outputs, output
+    AWQ_ORDER[j] goes to field j of the word. intweight [in, out], zeros [groups, out]."""
+    def pack(a):
+        a = a.astype(np.uint32)
+        out = np.zeros((a.shape[0], a.shape[1] // 8), dtype=np.uint32)
+        for j in range(8):
+            out |= a[:, AWQ_ORDER[j]::8] << (4 * j)
+        return out.view(np.int32)
+    return pack(intweight), pack(zeros)
+
+
+def awq_dequant(qweight, qzeros, scales, group_size):
+    """AutoAWQ awq/utils/packing_utils.py dequantize_gemm in float32, transposed to [out, in]."""
+    def unpack(q):
+        u = q.view(np.uint32)
+        v = np.stack([(u >> (4 * j)) & 0xF for j in range(8)], axis=2).reshape(u.shape[0], -1)
+        rev = np.arange(v.shape[1]).reshape(-1, 8)[:, AWQ_REVERSE_ORDER].reshape(-1)
+        return v[:, rev].astype(np.int64)
+    w, z = unpack(qweight), unpack(qzeros)
+    z = np.repeat(z, group_size, axis=0)
+    s = np.repeat(scales.astype(np.float32), group_size, axis=0)
+    return np.ascontiguousarray(((w - z).astype(np.float32) * s).T).astype(np.float32)
