@@ -198,3 +198,32 @@ def awq_dequant(qweight, qzeros, scales, group_size):
     z = np.repeat(z, group_size, axis=0)
     s = np.repeat(scales.astype(np.float32), group_size, axis=0)
     return np.ascontiguousarray(((w - z).astype(np.float32) * s).T).astype(np.float32)
+
+
+def mlx_quantize(w, bits, group):
+    """mlx.core.quantize (affine): per group of `group` inputs, scale = (max - min) / (2**bits - 1),
+    bias = min, q = round((w - bias) / scale); codes packed into uint32 along the input axis,
+    least significant bits first. Returns (packed uint32 [out, in*bits/32], scales, biases) with
+    scales/biases as float16, as mlx-lm saves them for a float16 model."""
+    out, inn = w.shape
+    g = w.reshape(out, inn // group, group)
+    lo, hi = g.min(axis=2), g.max(axis=2)
+    scale = ((hi - lo) / ((1 << bits) - 1)).astype(np.float16)
+    bias = lo.astype(np.float16)
+    s32 = np.where(scale == 0, 1, scale).astype(np.float32)
+    q = np.clip(np.rint((g - bias.astype(np.float32)[..., None]) / s32[..., None]), 0, (1 << bits) - 1).astype(np.uint32)
+    q = q.reshape(out, inn)
+    pack = 32 // bits
+    packed = np.zeros((out, inn // pack), dtype=np.uint32)
+    for j in range(pack):
+        packed |= q[:, j::pack] << (bits * j)
+    return packed, scale, bias
+
+
+def mlx_dequant(packed, scales, biases, bits, group):
+    """mlx's _qmm_t per value: scale * q + bias, in float32."""
+    pack, mask = 32 // bits, (1 << bits) - 1
+    q = np.stack([(packed >> (bits * j)) & mask for j in range(pack)], axis=2).reshape(packed.shape[0], -1)
+    s = np.repeat(scales.astype(np.float32), group, axis=1)
+    b = np.repeat(biases.astype(np.float32), group, axis=1)
+    return (s * q.astype(np.float32) + b).astype(np.float32)

@@ -21,7 +21,7 @@
 namespace tensor_inspect {
 
 const std::vector<SchemeRow>& scheme_table() {
-  static const std::vector<SchemeRow> rows = {scheme_fp8_block(), scheme_nvfp4(), scheme_fp8_scale(), scheme_mxfp4(), scheme_gptq(), scheme_awq()};
+  static const std::vector<SchemeRow> rows = {scheme_fp8_block(), scheme_nvfp4(), scheme_fp8_scale(), scheme_mxfp4(), scheme_gptq(), scheme_awq(), scheme_mlx()};
   return rows;
 }
 
@@ -81,8 +81,10 @@ std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& confi
     if (!q.is_object())
       throw Error(ErrorCode::BadFile, config_name + ": " + key + " is " + q.type_name() + ", not an object");
     nlohmann::json out = q;
-    // MLX's `quantization` names no method: it is MLX's affine scheme.
-    if (std::string(key) == "quantization" && !out.contains("quant_method")) out["quant_method"] = "mlx";
+    // MLX's `quantization` names no method: it is MLX's affine scheme (mlx-lm writes the same
+    // object as `quantization_config` too).
+    if (!out.contains("quant_method") && (std::string(key) == "quantization" || config.contains("quantization")))
+      out["quant_method"] = "mlx";
     return out;
   }
   return std::nullopt;
