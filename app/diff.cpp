@@ -23,6 +23,7 @@
 #include "selection.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/compare.hpp"
+#include "tensor_inspect/schemes.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -55,7 +56,7 @@ view), the pair is "not comparable".
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, is
 on one side only or is not comparable; 2 trouble.)";
 
-Input open_input(const std::string& arg) {
+Input open_input(const std::string& arg, bool stored) {
   Input in;
   in.label = arg;
   if (arg != "-" && is_literal_input(arg)) {
@@ -69,6 +70,7 @@ Input open_input(const std::string& arg) {
     return in;
   }
   in.file = open_file(arg);
+  if (!stored) apply_schemes(*in.file);
   in.file->path = arg == "-" ? "<stdin>" : input_name(arg);  // a URL without its password or query
   in.label = in.file->path;
   in.format = in.file->format;
@@ -270,6 +272,7 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_flag("--exact", o.exact, "compare the bits of each element (no tolerance)");
   sub->add_flag("--ignore-dtype", o.ignore_dtype,
                 "a pair of different dtypes is same or differs by its values (a conversion check); the dtypes still show");
+  sub->add_flag("--stored", o.stored, "compare quantized weights' stored parts, not the dequantized tensors");
   sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
   sub->add_flag("--jsonl", o.jsonl,
                 "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"");
@@ -288,7 +291,7 @@ int run_diff(const DiffOptions& o) {
                                       " is a tolerance of values): choose one");
   set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
-  const Input a = open_input(o.a), b = open_input(o.b);
+  const Input a = open_input(o.a, o.stored), b = open_input(o.b, o.stored);
   std::vector<Row> rows = pair_up(a, b, o);
   CompareOptions copt;
   copt.rtol = o.rtol;

@@ -22,6 +22,7 @@ struct DiffOptions {
   bool exact = false;                     ///< compare bits
   bool ignore_dtype = false;              ///< values decide: a dtype mismatch within tolerance is "same"
   bool json = false;                      ///< one "diff" JSON object
+  bool stored = false;                    ///< --stored: quantization schemes' parts as stored, not their logical tensors
   bool jsonl = false;                     ///< JSON Lines: a "diff_tensor" per pair, then a "diff_summary"
   std::vector<std::string> limits;        ///< --limit NAME=N: raise a resource cap (tensor_inspect/limits.hpp)
 };

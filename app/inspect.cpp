@@ -32,6 +32,7 @@
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/render.hpp"
+#include "tensor_inspect/schemes.hpp"
 
 namespace tensor_inspect::app {
 
@@ -229,6 +230,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
       if (o.dtype)
         throw Error(ErrorCode::Usage, "--dtype applies to literals, and <stdin> holds a " + lf->format + " file; use -e 'x.cast(dtypes." +
                                           *o.dtype + ")'");
+      if (!o.stored) apply_schemes(*lf);
       lf->path = "<stdin>";
       return resolve_file(std::move(*lf), o);
     }
@@ -248,6 +250,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   if (file_mode || is_regular_or_special_file(o.input) || !looks_like_literal(o.input)) {
     if (o.dtype) throw Error(ErrorCode::Usage, "--dtype applies to literals; for a file use -e 'x.cast(dtypes." + *o.dtype + ")'");
     LoadedFile lf = open_file(o.input, o.format);
+    if (!o.stored) apply_schemes(lf);
     lf.path = input_name(o.input);  // a URL without its password or query
     return resolve_file(std::move(lf), o);
   }

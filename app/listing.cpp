@@ -126,7 +126,7 @@ bool put_plain_entry(const TensorEntry& e, bool first, OutBuffer& out) {
   const std::string_view dtype = e.dtype ? dtype_info(*e.dtype).name : std::string_view("null");
   const std::size_t most = e.name.size() + e.stored_type.size() + e.note.size() + dtype.size() +
                            21 * (e.shape.size() + stored.size()) + 200;
-  if (most > OutBuffer::kSize || e.details().layout_unknown || !plain_text(e.name) || !plain_text(e.stored_type) ||
+  if (most > OutBuffer::kSize || e.details().layout_unknown || !e.details().scheme_parts.empty() || !plain_text(e.name) || !plain_text(e.stored_type) ||
       !(e.note.empty() || plain_text(e.note)))
     return false;
   char* p = out.reserve(most);
@@ -191,6 +191,14 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
       else out.write("null");
       out.write(",\"offset\":");
       put_int(e.offset, out);
+    }
+    if (const auto& parts = e.details().scheme_parts; !parts.empty()) {  // a quantization scheme's logical tensor
+      out.write(",\"parts\":[");
+      for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (k) out.put(',');
+        put_json_string(parts[k], out);
+      }
+      out.put(']');
     }
     out.write(",\"note\":");
     if (e.note.empty()) out.write("null");

@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
   const ti::app::OptionNames names[kGroups] = {
       {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e"},
-      {"--name --all --jsonl --list --meta --list0 --format --raw --shape --offset --byte-order", ""},
+      {"--name --all --jsonl --list --stored --meta --list0 --format --raw --shape --offset --byte-order", ""},
       {"--expect --assert", ""},
       {"--graph --view-as --limit", "v"},
       ti::app::kPrintOptionNames,
@@ -173,6 +173,11 @@ int main(int argc, char** argv) {
     file_options->add_flag("--all", o.all, "every tensor of a file, each under its name")->group(files);
     file_options->add_flag("--jsonl", o.jsonl, "one JSON object per tensor and line (with file and name), streamed")->group(files);
     file_options->add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
+    file_options
+        ->add_flag("--stored", o.stored,
+                   "show a quantized weight's stored parts (fp8 weight and scales, MXFP4 blocks and scales) as they are, "
+                   "not the dequantized tensor they stand for")
+        ->group(files);
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
     file_options
         ->add_flag("--list0", o.list0,

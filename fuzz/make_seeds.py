@@ -120,7 +120,35 @@ def main():
     put("view_as", bytes([DTYPES.index("float32"), 8]) + struct.pack("<2f", 1.0, 2.0) + b"B\x03i\x03", "f32_B_i")
     put("view_as", bytes([DTYPES.index("int16"), 8]) + bytes(range(8)) + b"B\x02\x02\x04B\x03", "i16_B_2x4")
     put("view_as", bytes([DTYPES.index("uint8"), 4]) + bytes(4) + b"f\x00", "u8_f_0d")
+    scheme_seeds()
     print("seeds:", ", ".join(f"{h} {len(os.listdir(os.path.join(OUT, h)))}" for h in sorted(os.listdir(OUT))))
+
+
+def scheme_seeds():
+    """fuzz_schemes: a config line, then a small safetensors file of each scheme's parts."""
+    def st(tensors):
+        header, off, blob = {}, 0, b""
+        for name, (tag, shape, raw) in tensors.items():
+            header[name] = {"dtype": tag, "shape": shape, "data_offsets": [off, off + len(raw)]}
+            off += len(raw)
+            blob += raw
+        text = json.dumps(header).encode()
+        return struct.pack("<Q", len(text)) + text + blob
+    fp8 = {"l.weight": ("F8_E4M3", [4, 6], bytes(range(0x30, 0x48))),
+           "l.weight_scale_inv": ("F32", [1, 1], struct.pack("<f", 0.5))}
+    put("schemes", b'{"quantization_config": {"quant_method": "fp8", "weight_block_size": [2, 4]}}\n' +
+        st({"l.weight": fp8["l.weight"], "l.weight_scale_inv": ("F32", [2, 2], struct.pack("<4f", 1, 2, 3, 4))}), "fp8_block")
+    put("schemes", b"\n" + st(fp8), "fp8_block_detected")
+    put("schemes", b'{"quantization_config": {"quant_method": "fbgemm_fp8"}}\n' +
+        st({"l.weight": fp8["l.weight"], "l.weight_scale": ("BF16", [4, 1], bytes([0, 0x3f] * 4))}), "fp8_channel")
+    put("schemes", b'{"quantization_config": {"quant_method": "mxfp4"}}\n' +
+        st({"e.down_proj_blocks": ("U8", [1, 2, 1, 16], bytes(range(32))),
+            "e.down_proj_scales": ("U8", [1, 2, 1], bytes([127, 255]))}), "mxfp4")
+    put("schemes", b'{"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}\n' +
+        st({"l.weight": ("U8", [2, 8], bytes(range(16))), "l.weight_scale": ("F8_E4M3", [2, 1], bytes([0x38, 0x40])),
+            "l.weight_scale_2": ("F32", [], struct.pack("<f", 0.25))}), "nvfp4")
+    put("schemes", b"\n" + st({"s": ("F8_E8M0", [4], bytes([0, 127, 128, 255])), "f": ("F4", [2, 4], bytes([0x21, 0xF7, 0x80, 0x08]))}),
+        "minifloats")
 
 
 if __name__ == "__main__":

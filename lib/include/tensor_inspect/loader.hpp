@@ -59,6 +59,10 @@ struct EntryDetails {
   /// shard that cannot be read): `shape` is empty and the sizes 0 as placeholders only,
   /// which a listing shows as unknown ('-', JSON null), never as a 0-d tensor.
   bool layout_unknown = false;
+  /// A quantization scheme's logical tensor (schemes.hpp): the names of the stored parts
+  /// its values are decoded from, the first one where `offset` points; `nbytes` is their
+  /// sum. Empty for every other entry.
+  std::vector<std::string> scheme_parts;
 };
 
 /// One named tensor of a file, as its header describes it. Copies are deep (details too).

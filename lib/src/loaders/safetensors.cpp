@@ -11,6 +11,8 @@
 //      tensors must tile it exactly: no overlap, no hole, nothing after the last tensor
 //      (the reference `Metadata::validate` and its MetadataIncompleteBuffer check).
 // Values are little-endian and C-contiguous. Tensors are listed in data-offset order.
+// Sub-byte dtypes (F4, F6_*) count elements in `shape` and pack them: F4 two per byte, the
+// first in the low nibble (torch.float4_e2m1fn_x2's order, which safetensors' torch binding maps F4 to).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -18,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "decode/minifloat.hpp"
 #include "loaders/byte_reader.hpp"
+#include "loaders/decoded_tensor.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/safetensors_header.hpp"
 #include "tensor_inspect/error.hpp"
@@ -99,6 +103,38 @@ StTag check_tensor_info(const std::string& file, const TensorEntry& entry, std::
   return tag;
 }
 
+/// The loader of a tag tinygrad has no dtype for. F8_E8M0 and F4 decode to float32 (as
+/// dequantized GGUF tensors do; the entry's dtype says float32 and its note says why);
+/// F6_* and C64 are listed and refused with the reason.
+void set_unshown_loader(const std::shared_ptr<const MappedFile>& file, TensorEntry& e) {
+  const std::string tag = e.stored_type, tensor_name = e.name;
+  const std::uint64_t offset = e.offset, nbytes = e.nbytes;
+  if (tag == "F8_E8M0" || tag == "F4") {
+    e.dtype = DType::Float32;
+    e.note = "no tinygrad dtype; decoded to float32";
+    const bool fp4 = tag == "F4";
+    e.details_for_write().loader = [file, tag, tensor_name, offset, nbytes, fp4, shape = e.shape]() {
+      auto fetch = [file, offset, nbytes] { file->fetch(offset, nbytes); };
+      RangeDecode decode = [file, offset, nbytes, fp4](std::int64_t first, std::span<float> out) {
+        const auto bytes = file->bytes().subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(nbytes));
+        if (fp4) decode_fp4_range(bytes, first, out);
+        else decode_e8m0_range(bytes, first, out);
+      };
+      return decoded_tensor("decode " + tag + " '" + tensor_name + "'", shape, std::move(decode), std::move(fetch));
+    };
+    return;
+  }
+  // NOTE: safetensors (PR #611, "Adding support for MXFP4,6") gives F6_* a bit size but no
+  // bit order, and no writer we know of settles one: decoding would be a guess.
+  const std::string why = tag.starts_with("F6_")
+                              ? ", a packed 6-bit float whose bit order safetensors does not define"
+                          : tag == "C64" ? " (complex64), which tinygrad has no dtype for and float32 cannot hold"
+                                         : ", which tinygrad has no dtype for";
+  e.details_for_write().loader = [file, tag, tensor_name, why]() -> Tensor {
+    throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag + why);
+  };
+}
+
 }  // namespace
 
 bool sniff_safetensors(std::span<const std::byte> head) {
@@ -145,8 +181,8 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   const std::uint64_t data_start = 8 + n;
   // One pass over the entries while each is checked: its dtype, where its bytes lie, and
   // how load() gets them. Each entry's values are a plain slice of the file
-  // (TensorEntry::file): no closure per tensor, except for the rare tags tinygrad cannot
-  // show, whose load() says so. (A second pass over 20,000 entries of 200 bytes each
+  // (TensorEntry::file): no closure per tensor, except for the rare tags tinygrad has no
+  // dtype for, whose load() decodes them (F8_E8M0, F4) or says why not. (A second pass over 20,000 entries of 200 bytes each
   // misses the cache on every one.)
   std::optional<StTag> last_tag;
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -157,11 +193,8 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
     if (e.dtype) {
       e.file = file;
     } else {
-      e.details_for_write().blocks_file = file;  // values not shown, bytes still compared (diff)
-      e.details_for_write().loader = [file, tag = e.stored_type, tensor_name = e.name]() -> Tensor {
-        throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag +
-                                                ", which tinygrad has no dtype for");
-      };
+      e.details_for_write().blocks_file = file;  // bytes compared by diff where values are not shown
+      set_unshown_loader(file, e);
     }
   }
 

@@ -1,0 +1,159 @@
+// schemes/apply.cpp — apply_schemes: choose the schemes (config.json, else every row by the
+// parts' names and dtypes), build each group's logical tensor, and list it in the place of
+// its first part.
+//
+// config.json (transformers' save_pretrained) beside a model folder or an index holds
+// `quantization_config` {"quant_method": ...}; MLX writes `quantization` {"group_size",
+// "bits"} instead. With a config, each row it selects must find all its parts: a stored
+// tensor that looks like a row's main part without the key part is an error naming both.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "schemes/scheme.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
+#include "tensor_inspect/schemes.hpp"
+
+namespace tensor_inspect {
+
+const std::vector<SchemeRow>& scheme_table() {
+  static const std::vector<SchemeRow> rows = {scheme_fp8_block(), scheme_nvfp4(), scheme_fp8_scale(), scheme_mxfp4(), scheme_gptq(), scheme_awq(), scheme_mlx(), scheme_pack_quantized()};
+  return rows;
+}
+
+namespace {
+
+constexpr std::uintmax_t kConfigBytes = 16u << 20;  // config.json of the largest models is a few KB
+
+/// The folder whose config.json applies: the model folder, or the index's folder.
+std::optional<std::filesystem::path> config_folder(const LoadedFile& f) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (f.format == "safetensors" && fs::is_directory(f.path, ec)) return fs::path(f.path);
+  if (f.format == "safetensors-index" && f.file && !f.path.empty() && fs::is_regular_file(f.path, ec))
+    return fs::path(f.path).parent_path();
+  return std::nullopt;
+}
+
+/// config.json's quantization config, when the folder has one.
+void read_config(const LoadedFile& f, SchemeInput& in, std::vector<std::string>& warnings) {
+  namespace fs = std::filesystem;
+  const auto folder = config_folder(f);
+  if (!folder) return;
+  const fs::path path = *folder / "config.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return;
+  in.config_name = path.string();
+  if (fs::file_size(path, ec) > kConfigBytes)
+    throw Error(ErrorCode::BadFile, in.config_name + ": over " + std::to_string(kConfigBytes) + " bytes");
+  std::ifstream stream(path, std::ios::binary);
+  std::stringstream text;
+  text << stream.rdbuf();
+  if (!stream) throw Error(ErrorCode::Io, in.config_name + ": cannot be read");
+  // A config.json that is not JSON says nothing about quantization: the folder is read as
+  // it was before schemes (parts detected by name), with a warning.
+  nlohmann::json config = nlohmann::json::parse(text.str(), nullptr, false);
+  if (config.is_discarded()) {
+    warnings.push_back(in.config_name + ": not JSON; quantization schemes are detected from the tensors' names");
+    return;
+  }
+  in.config = quantization_config_of(config, in.config_name);
+}
+
+}  // namespace
+
+void apply_schemes(LoadedFile& f) {
+  if (f.format != "safetensors" && f.format != "safetensors-index") return;
+  SchemeInput in;
+  read_config(f, in, f.warnings);
+  apply_schemes_with(f, std::move(in.config), in.config_name);
+}
+
+std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& config, const std::string& config_name) {
+  if (!config.is_object()) throw Error(ErrorCode::BadFile, config_name + ": not a JSON object");
+  for (const char* key : {"quantization_config", "quantization"}) {
+    if (!config.contains(key)) continue;
+    const nlohmann::json& q = config[key];
+    if (!q.is_object())
+      throw Error(ErrorCode::BadFile, config_name + ": " + key + " is " + q.type_name() + ", not an object");
+    nlohmann::json out = q;
+    // MLX's `quantization` names no method: it is MLX's affine scheme (mlx-lm writes the same
+    // object as `quantization_config` too).
+    if (!out.contains("quant_method") && (std::string(key) == "quantization" || config.contains("quantization")))
+      out["quant_method"] = "mlx";
+    return out;
+  }
+  return std::nullopt;
+}
+
+void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, const std::string& config_name) {
+  SchemeInput in;
+  in.file = f.path;
+  in.config = std::move(config);
+  in.config_name = config_name;
+  for (const TensorEntry& e : f.tensors) in.by_name.emplace(e.name, &e);
+
+  std::vector<const SchemeRow*> rows;
+  if (in.config) {
+    const nlohmann::json& q = *in.config;
+    if (!q.contains("quant_method")) in.fail_config("quant_method", "missing");
+    if (!q["quant_method"].is_string()) in.fail_config("quant_method", "is " + std::string(q["quant_method"].type_name()) + ", not a string");
+    const std::string method = q["quant_method"].get<std::string>();
+    for (const SchemeRow& row : scheme_table())
+      if (std::find(row.quant_methods.begin(), row.quant_methods.end(), method) != row.quant_methods.end() &&
+          (!row.selects || row.selects(q)))
+        rows.push_back(&row);
+    if (rows.empty()) {
+      f.warnings.push_back(in.config_name + ": quant_method '" + method +
+                           "' is not decoded by this tool: tensors are listed as stored");
+      return;
+    }
+  } else {
+    for (const SchemeRow& row : scheme_table()) rows.push_back(&row);
+  }
+
+  // Groups by the name of their first part in file order.
+  std::vector<LogicalTensor> groups;
+  std::set<std::string> claimed;
+  std::unordered_map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < f.tensors.size(); ++i) position.emplace(f.tensors[i].name, i);
+  for (const SchemeRow* row : rows) {
+    for (const TensorEntry& e : f.tensors) {
+      if (!e.name.ends_with(row->key_suffix) || claimed.count(e.name)) continue;
+      const std::string prefix = e.name.substr(0, e.name.size() - row->key_suffix.size());
+      std::optional<LogicalTensor> lt = row->build(in, prefix);
+      if (!lt) continue;
+      for (const std::string& p : lt->parts)
+        if (!claimed.insert(p).second) in.fail(lt->entry.name, p, row->name, "is also a part of another tensor");
+      groups.push_back(std::move(*lt));
+    }
+  }
+  if (in.config)
+    for (const SchemeRow* row : rows)
+      if (row->orphan)
+        for (const TensorEntry& e : f.tensors)
+          if (!claimed.count(e.name))
+            if (auto missing = row->orphan(e)) in.fail(e.name, *missing, row->name, "missing (config.json names the scheme)");
+  if (groups.empty()) return;
+
+  std::unordered_map<std::string, std::size_t> group_at;  // first part's name -> group
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& parts = groups[g].parts;
+    const auto first = std::min_element(parts.begin(), parts.end(),
+                                        [&](const auto& a, const auto& b) { return position.at(a) < position.at(b); });
+    group_at.emplace(*first, g);
+  }
+  std::vector<TensorEntry> out;
+  out.reserve(f.tensors.size());
+  for (TensorEntry& e : f.tensors) {
+    if (auto it = group_at.find(e.name); it != group_at.end()) out.push_back(std::move(groups[it->second].entry));
+    else if (!claimed.count(e.name)) out.push_back(std::move(e));
+  }
+  f.tensors = std::move(out);
+}
+
+}  // namespace tensor_inspect

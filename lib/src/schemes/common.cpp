@@ -1,0 +1,52 @@
+// schemes/common.cpp — what every scheme row shares: finding parts, messages, the stored
+// columns of a logical entry.
+#include <filesystem>
+
+#include "schemes/scheme.hpp"
+#include "tensor_inspect/error.hpp"
+
+namespace tensor_inspect {
+
+const TensorEntry* SchemeInput::find(const std::string& name) const {
+  const auto it = by_name.find(name);
+  return it == by_name.end() ? nullptr : it->second;
+}
+
+const TensorEntry& SchemeInput::part(const std::string& logical, const std::string& name, std::string_view scheme) const {
+  if (const TensorEntry* e = find(name)) return *e;
+  fail(logical, name, scheme, "missing");
+}
+
+void SchemeInput::fail(const std::string& logical, const std::string& part, std::string_view scheme,
+                       const std::string& what) const {
+  throw Error(ErrorCode::BadFile, file + ": tensor '" + logical + "': part '" + part + "' (" + std::string(scheme) +
+                                      "): " + what);
+}
+
+void SchemeInput::fail_config(const std::string& key, const std::string& what) const {
+  throw Error(ErrorCode::BadFile, config_name + ": quantization_config." + key + ": " + what);
+}
+
+std::string shape_text(const Shape& s) { return shape_repr(s); }
+
+void set_stored(TensorEntry& e, const std::vector<const TensorEntry*>& parts, const std::vector<std::string>& roles) {
+  e.offset = parts.front()->offset;
+  e.nbytes = 0;
+  for (const TensorEntry* p : parts) e.nbytes += p->nbytes;
+  std::string note;
+  for (const std::string& r : roles) note += (note.empty() ? "" : ", ") + r;
+  // A sharded checkpoint's parts say where they are; the first part's place is kept.
+  if (!parts.front()->note.empty()) note += "; " + parts.front()->note;
+  e.note = note;
+  e.details_for_write().scheme_parts.clear();
+  for (const TensorEntry* p : parts) e.details_for_write().scheme_parts.push_back(p->name);
+}
+
+std::shared_ptr<const MappedFile> part_file(const SchemeInput& in, const std::string& logical, const TensorEntry& part,
+                                            std::string_view scheme) {
+  if (part.file) return part.file;
+  if (part.details().blocks_file) return part.details().blocks_file;
+  in.fail(logical, part.name, scheme, "its bytes cannot be read (" + part.note + ")");
+}
+
+}  // namespace tensor_inspect

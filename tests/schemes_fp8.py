@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""fp8 checkpoints shown as the weights they stand for: DeepSeek-V3/Qwen3-FP8 block scales
+(`weight` F8_E4M3 + `weight_scale_inv`, config quant_method "fp8") and per-channel or
+per-tensor `weight_scale` (compressed-tensors float-quantized, fbgemm_fp8). Values are
+checked against the producers' formulas re-written in NumPy (tests/quant_writers.py);
+--stored shows the parts; a missing part or a broken config is exit 2 naming both.
+
+Usage: /usr/bin/python3 tests/schemes_fp8.py BUILD/tensor-inspect
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import quant_writers as qw  # noqa: E402
+
+BIN = sys.argv[1]
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    if not ok:
+        failures += 1
+        print("FAIL:", what)
+
+
+def run(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True)
+
+
+def values(path, name, *extra):
+    out = run(path, "--name", name, "--json", *extra)
+    if out.returncode != 0:
+        return None, out.stderr.strip()
+    doc = json.loads(out.stdout)
+    conv = lambda v: float(v) if isinstance(v, str) else v
+    return np.array(json.loads(json.dumps(doc["tolist"]), parse_float=float), dtype=object), doc
+
+
+def same(got, want, what):
+    if got is None:
+        check(False, f"{what}: no values")
+        return
+    got = np.array([float(v) if not isinstance(v, str) else float(v.replace("inf", "inf")) for v in got.ravel()],
+                   dtype=np.float64).reshape(got.shape)
+    want = want.astype(np.float64)
+    ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True)
+    check(ok, f"{what}: values differ from the formula (max |d| "
+              f"{np.nanmax(np.abs(got - want)) if got.shape == want.shape else 'shape ' + str(got.shape)})")
+
+
+def listing(path, *extra):
+    out = run(path, "--list", "--json", *extra)
+    check(out.returncode == 0, f"--list {path}: exit {out.returncode} {out.stderr.strip()}")
+    return {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
+
+
+rng = np.random.default_rng(7)
+with tempfile.TemporaryDirectory() as tmp:
+    # A Qwen3-FP8-shaped folder: two shards and an index, blocks of 128x128 with partial edges.
+    model = os.path.join(tmp, "qwen3-fp8")
+    os.mkdir(model)
+    want = {}
+    shard1, shard2 = {}, {}
+    for name, shape, sdtype in [("model.layers.0.mlp.down_proj", (160, 272), "F32"),
+                                ("model.layers.0.self_attn.q_proj", (256, 128), "BF16")]:
+        w = (rng.standard_normal(shape) * 0.05).astype(np.float32)
+        w[3, 5] = 2.5  # an outlier sets its block's scale
+        codes, scale, raw = qw.fp8_block_quantize(w, scale_dtype=sdtype)
+        want[name + ".weight"] = qw.fp8_block_dequant(codes, scale)
+        shard1[name + ".weight"] = ("F8_E4M3", shape, codes.tobytes())
+        shard2[name + ".weight_scale_inv"] = (sdtype, scale.shape, raw)  # a scale in the other shard
+    norm = rng.standard_normal(256).astype(np.float32)
+    shard2["model.norm.weight"] = ("BF16", (256,), qw.bf16_bytes(norm))
+    qw.write_safetensors(os.path.join(model, "model-00001-of-00002.safetensors"), shard1)
+    qw.write_safetensors(os.path.join(model, "model-00002-of-00002.safetensors"), shard2)
+    weight_map = {n: "model-00001-of-00002.safetensors" for n in shard1}
+    weight_map.update({n: "model-00002-of-00002.safetensors" for n in shard2})
+    with open(os.path.join(model, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": 0}, "weight_map": weight_map}, f)
+    qw.write_config(model, {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                            "weight_block_size": [128, 128]})
+
+    rows = listing(model)
+    check(sorted(rows) == sorted(["model.layers.0.mlp.down_proj.weight", "model.layers.0.self_attn.q_proj.weight",
+                                  "model.norm.weight"]), f"logical names: {sorted(rows)}")
+    r = rows.get("model.layers.0.mlp.down_proj.weight", {})
+    check(r.get("dtype") == "float32" and r.get("shape") == [160, 272], f"logical dtype/shape: {r}")
+    check(r.get("stored_type") == "fp8 e4m3, 128x128 block scales", f"stored type: {r.get('stored_type')}")
+    check(r.get("parts") == ["model.layers.0.mlp.down_proj.weight", "model.layers.0.mlp.down_proj.weight_scale_inv"],
+          f"parts: {r.get('parts')}")
+    text = run(model, "--list").stdout
+    check("fp8 e4m3, 128x128 block scales (weight, weight_scale_inv" in text, "text listing names the scheme and parts:\n" + text)
+    for name, w in want.items():
+        got, _ = values(model, name)
+        same(got, w, name)
+    # A slice reads only its blocks, across a block edge.
+    got, _ = values(model, "model.layers.0.mlp.down_proj.weight", "-e", "x[126:131, 250:272]")
+    same(got, want["model.layers.0.mlp.down_proj.weight"][126:131, 250:272], "slice across blocks")
+    # --stats over the decoded values.
+    out = run(model, "--name", "model.layers.0.mlp.down_proj.weight", "--stats", "--json")
+    if out.returncode == 0:
+        st = json.loads(out.stdout)
+        st = st.get("stats", st)
+        mean = st.get("mean")
+        w = want["model.layers.0.mlp.down_proj.weight"].astype(np.float64)
+        check(mean is not None and abs(mean - w.mean()) <= 1e-6 * abs(w).mean(), f"--stats mean {mean} vs {w.mean()}")
+    else:
+        check(False, f"--stats: exit {out.returncode} {out.stderr.strip()}")
+    # --stored: the parts exactly as stored.
+    stored = listing(model, "--stored")
+    check("model.layers.0.mlp.down_proj.weight_scale_inv" in stored and
+          stored.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "F8_E4M3", "--stored lists the parts")
+
+    # A missing part with config.json naming the scheme: exit 2 naming tensor and part.
+    broken = os.path.join(tmp, "broken")
+    os.mkdir(broken)
+    qw.write_safetensors(os.path.join(broken, "model.safetensors"), shard1)
+    shutil.copy(os.path.join(model, "config.json"), broken)
+    out = run(broken, "--list")
+    check(out.returncode == 2 and "model.layers.0.mlp.down_proj.weight" in out.stderr and "weight_scale_inv" in out.stderr
+          and out.stdout == "", f"missing part: exit {out.returncode}, {out.stderr.strip()}")
+    # A broken config: exit 2 naming config.json and the key.
+    qw.write_safetensors(os.path.join(broken, "model.safetensors"), {**shard1, **shard2})
+    qw.write_config(broken, {"quant_method": "fp8", "weight_block_size": "128"})
+    out = run(broken, "--list")
+    check(out.returncode == 2 and "config.json" in out.stderr and "weight_block_size" in out.stderr,
+          f"broken config: exit {out.returncode}, {out.stderr.strip()}")
+    # Scales that do not fit the weight: exit 2 naming the part.
+    qw.write_config(broken, {"quant_method": "fp8", "weight_block_size": [64, 64]})
+    out = run(broken, "--list")
+    check(out.returncode == 2 and "down_proj.weight_scale_inv" in out.stderr and "shape" in out.stderr,
+          f"mismatched scales: exit {out.returncode}, {out.stderr.strip()}")
+    # One file without config.json: detected by the parts' names, 128x128 assumed and said.
+    lone = os.path.join(tmp, "lone.safetensors")
+    qw.write_safetensors(lone, {**shard1, **shard2})
+    rows = listing(lone)
+    r = rows.get("model.layers.0.self_attn.q_proj.weight", {})
+    check(r.get("stored_type") == "fp8 e4m3, 128x128 block scales" and "assumed" in r.get("note", ""),
+          f"lone file: {r}")
+    got, _ = values(lone, "model.layers.0.self_attn.q_proj.weight")
+    same(got, want["model.layers.0.self_attn.q_proj.weight"], "lone file values")
+
+    # Per-channel (compressed-tensors float-quantized) and per-tensor (fbgemm_fp8) scales.
+    for method, per_channel in [("compressed-tensors", True), ("fbgemm_fp8", False)]:
+        folder = os.path.join(tmp, method)
+        os.mkdir(folder)
+        w = (rng.standard_normal((48, 40)) * 0.1).astype(np.float32)
+        if per_channel:
+            scale = (np.abs(w).max(axis=1, keepdims=True) / 448.0).astype(np.float32)  # [out, 1]
+        else:
+            scale = np.array([np.abs(w).max() / 448.0], dtype=np.float32)  # [1]
+        codes = qw.fp8_e4m3_encode(w / scale)
+        qw.write_safetensors(os.path.join(folder, "model.safetensors"), {
+            "model.layers.0.mlp.up_proj.weight": ("F8_E4M3", w.shape, codes.tobytes()),
+            "model.layers.0.mlp.up_proj.weight_scale": ("F32", scale.shape, scale.astype("<f4").tobytes()),
+            "model.layers.0.mlp.up_proj.input_scale": ("F32", (1,), np.float32(0.5).tobytes()),
+        })
+        qw.write_config(folder, {"quant_method": method, "format": "float-quantized"} if per_channel
+                        else {"quant_method": method, "activation_scale_ub": 1200.0})
+        rows = listing(folder)
+        r = rows.get("model.layers.0.mlp.up_proj.weight", {})
+        kind = "per-channel scales" if per_channel else "per-tensor scale"
+        check(r.get("stored_type") == "fp8 e4m3, " + kind, f"{method}: stored type {r.get('stored_type')}")
+        check("model.layers.0.mlp.up_proj.input_scale" in rows, f"{method}: input_scale stays listed")
+        got, _ = values(folder, "model.layers.0.mlp.up_proj.weight")
+        # compressed-tensors' dequantize: x_q.to(float) * scale (broadcast over a row).
+        same(got, (qw.fp8_e4m3_decode(codes) * scale).astype(np.float32), f"{method} values")
+
+print(f"schemes_fp8: {failures} failure(s)")
+sys.exit(1 if failures else 0)
