@@ -15,21 +15,24 @@ namespace {
 
 
 // Float dtype a transcendental op computes in, and the dtype its result is cast back to:
-// ints -> least_upper_float; 16-bit and 8-bit floats compute in float32 and round back.
+// ints -> least_upper_float; floats compute in their own dtype (each step rounded to it),
+// except where tinygrad casts up: exp and cos compute 16-bit and 8-bit floats in float32
+// (`self.cast(least_upper_dtype(self.dtype, dtypes.float32))`, mixin/elementwise.py) and round back.
 struct FloatPlan {
   DType compute, result;
 };
-FloatPlan float_plan(DType d, const Defaults& defaults) {
+FloatPlan float_plan(DType d, const Defaults& defaults, bool upcast) {
   if (!is_float(d)) {
     DType f = least_upper_float(d, defaults);
-    return {f, f};
+    return {upcast ? least_upper_dtype(f, DType::Float32) : f, f};
   }
-  if (!is_weak(d) && dtype_info(d).itemsize < 4) return {DType::Float32, d};
+  if (upcast) return {least_upper_dtype(d, DType::Float32), d};
   return {d, d};
 }
 
-Tensor float_unary(const Tensor& t, const Defaults& defaults, const std::function<Tensor(const Tensor&)>& f) {
-  FloatPlan plan = float_plan(t.dtype(), defaults);
+Tensor float_unary(const Tensor& t, const Defaults& defaults, const std::function<Tensor(const Tensor&)>& f,
+                   bool upcast = false) {
+  FloatPlan plan = float_plan(t.dtype(), defaults, upcast);
   return cast_to(f(cast_to(t, plan.compute)), plan.result);
 }
 
@@ -65,7 +68,7 @@ Tensor exp2(const Tensor& t, const Defaults& defaults) {
 Tensor exp(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) {
     return mul(x, Scalar::from_float(1.0 / std::numbers::ln2)).unary(Op::Exp2);
-  });
+  }, true);
 }
 Tensor log2(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Log2); });
@@ -87,46 +90,46 @@ Tensor sin(const Tensor& t, const Defaults& defaults) {
 }
 Tensor cos(const Tensor& t, const Defaults& defaults) {
   // tinygrad: cos(x) = sin(pi/2 - x)
-  return float_unary(t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); });
+  return float_unary(t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); },
+                     true);
 }
 Tensor tan(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [&defaults](const Tensor& x) { return div(sin(x, defaults), cos(x, defaults), defaults); });
 }
 Tensor sigmoid(const Tensor& t, const Defaults& defaults) {
-  // tinygrad: (1 + exp2(x * -1/ln 2)).reciprocal()
-  return float_unary(t, defaults, [](const Tensor& x) {
-    Tensor e = mul(x, Scalar::from_float(-1.0 / std::numbers::ln2)).unary(Op::Exp2);
-    return add(Scalar::from_int(1), e).unary(Op::Recip);
-  });
+  // tinygrad: (1 + (x * (-1/ln 2)).exp2()).reciprocal(), each step in the dtype the
+  // promotion gives (float16 stays float16: no cast up, unlike exp).
+  Tensor m = mul(t, Scalar::from_float(-1.0 / std::numbers::ln2));
+  return reciprocal(add(Scalar::from_int(1), exp2(m, defaults)), defaults);
 }
 Tensor tanh(const Tensor& t, const Defaults& defaults) {
-  // tinygrad: 2 * sigmoid(2x) - 1
-  return float_unary(t, defaults, [&defaults](const Tensor& x) {
-    return sub(mul(Scalar::from_float(2.0), sigmoid(mul(Scalar::from_float(2.0), x), defaults)), Scalar::from_float(1.0));
-  });
+  // tinygrad: 2.0 * (2.0 * x).sigmoid() - 1.0
+  return sub(mul(Scalar::from_float(2.0), sigmoid(mul(Scalar::from_float(2.0), t), defaults)), Scalar::from_float(1.0));
 }
 
 Tensor trunc(const Tensor& t) { return is_float(t.dtype()) ? t.unary(Op::Trunc) : t; }
+// tinygrad: floor = (x < (b := x.trunc())).where(b - 1, b) and ceil = (x > b).where(b + 1, b);
+// trunc of an int or bool is x itself, so an int keeps its dtype, and a bool becomes the
+// weak int of `b - 1` (int32 at data()).
 Tensor floor(const Tensor& t) {
+  if (t.dtype() == DType::Bool) return cast_to(t, least_upper_dtype(DType::Bool, DType::WeakInt));
   if (!is_float(t.dtype())) return t;
   Tensor r = t.unary(Op::Trunc);
   return where(cmp_gt(r, t), sub(r, Scalar::from_int(1)), r);
 }
 Tensor ceil(const Tensor& t) {
+  if (t.dtype() == DType::Bool) return cast_to(t, least_upper_dtype(DType::Bool, DType::WeakInt));
   if (!is_float(t.dtype())) return t;
   Tensor r = t.unary(Op::Trunc);
   return where(cmp_lt(r, t), add(r, Scalar::from_int(1)), r);
 }
 Tensor round(const Tensor& t) {
-  // Half to even, as tinygrad's round and Python's round: floor, then up when the rest is
-  // over a half, or exactly a half with an odd floor.
-  if (!is_float(t.dtype())) return t;
-  Tensor f = floor(t);
-  Tensor rest = sub(t, f);
-  Tensor up = add(f, Scalar::from_int(1));
-  Tensor odd = cmp_ne(mod(f, Scalar::from_int(2)), Scalar::from_int(0));
-  Tensor tie = where(odd, up, f);
-  return where(cmp_gt(rest, Scalar::from_float(0.5)), up, where(cmp_lt(rest, Scalar::from_float(0.5)), f, tie));
+  // Half to even as tinygrad composes it (mixin/elementwise.py), with its roundings:
+  // ((x > 0) == ((b := x.trunc() / 2.0).trunc() == b)).where((x - 0.5).ceil(), (x + 0.5).floor()).
+  // An int or bool tensor goes through `/ 2.0`, so its round is a (weak) float.
+  Tensor b = div(trunc(t), Scalar::from_float(2.0));
+  Tensor even = cmp_eq(cmp_gt(t, Scalar::from_int(0)), cmp_eq(trunc(b), b));
+  return where(even, ceil(sub(t, Scalar::from_float(0.5))), floor(add(t, Scalar::from_float(0.5))));
 }
 Tensor sign(const Tensor& t) {
   Tensor s = where(cmp_lt(t, Scalar::from_int(0)), Scalar::from_int(-1), Scalar::from_int(1));

@@ -45,4 +45,14 @@ Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes
 /// Number of elements a reduction over `axes` combines.
 std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axes);
 
+/// tinygrad's value-blind algebraic folds of a binary op over broadcast operands of one
+/// dtype (x*0, x+0, x-x, x//x, x%x, ...; folding.cpp), or nullopt when none applies.
+std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b);
+
+/// `Tensor::binary(op, a, b)` after tinygrad's folds.
+inline Tensor folded_binary(Op op, const Tensor& a, const Tensor& b) {
+  if (auto f = fold_binary(op, a, b)) return *f;
+  return Tensor::binary(op, a, b);
+}
+
 }  // namespace tensor_inspect::tg::detail

@@ -46,7 +46,7 @@ Pair broadcasted(const Operand& a, const Operand& b, std::optional<DType> dtype 
 
 Tensor binop(Op op, const Operand& a, const Operand& b) {
   Pair p = broadcasted(a, b);
-  return Tensor::binary(op, p.a, p.b);
+  return folded_binary(op, p.a, p.b);
 }
 
 // The dtype both sides of a comparison are cast to: the promoted one, or a wider one when
@@ -65,7 +65,7 @@ DType compare_dtype(const Operand& a, const Operand& b) {
 
 Tensor compare(Op op, const Operand& a, const Operand& b) {
   Pair p = broadcasted(a, b, compare_dtype(a, b));
-  return Tensor::binary(op, p.a, p.b);
+  return folded_binary(op, p.a, p.b);
 }
 
 }  // namespace
@@ -128,34 +128,58 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape) {
 // ------------------------------------------------------------------------------ binary
 
 Tensor add(const Operand& a, const Operand& b) { return binop(Op::Add, a, b); }
-Tensor sub(const Operand& a, const Operand& b) { return binop(Op::Sub, a, b); }
+Tensor sub(const Operand& a, const Operand& b) {
+  // tinygrad: a + (-b), and -b of a bool is logical not: bool a - b is a | !b.
+  if (least_upper_dtype(operand_dtype(a), operand_dtype(b)) == DType::Bool) {
+    Pair p = broadcasted(a, b);
+    return folded_binary(Op::Or, p.a, logical_not(p.b));
+  }
+  return binop(Op::Sub, a, b);
+}
 Tensor mul(const Operand& a, const Operand& b) { return binop(Op::Mul, a, b); }
 
 Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
+  // A Python scalar stays an exact weak constant in tinygrad's _broadcasted until the float
+  // it is divided in: uint8 `x / 300` divides by 300.0, never by 300 wrapped to 44.
+  // tinygrad's div: `if dtypes.is_int(a.dtype) or a.dtype == dtypes.bool: a = a.cast(dtypes.default_float)`,
+  // so an int or bool quotient is the (strong) default float even by a Python int.
   Pair p = broadcasted(a, b);
-  DType f = least_upper_float(p.a.dtype(), defaults);
-  Tensor den = cast_to(p.b, f).unary(Op::Recip);
-  return Tensor::binary(Op::Mul, cast_to(p.a, f), den);
+  DType f = is_int(p.a.dtype()) || p.a.dtype() == DType::Bool ? defaults.float_dtype : p.a.dtype();
+  Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(to_tensor(a, f), p.a.shape()) : cast_to(p.a, f);
+  Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(to_tensor(b, f), p.b.shape()) : cast_to(p.b, f);
+  if (p.a.node() == p.b.node()) return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);  // x/x -> 1
+  return folded_binary(Op::Mul, num, dv.unary(Op::Recip));
 }
 
 Tensor floordiv(const Operand& a, const Operand& b, const Defaults& defaults) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
-  if (is_float(d)) return floor(div(a, b, defaults));
-  if (d == DType::Bool) expr_error("unsupported operand dtype for //: bool");
+  // tinygrad's div(rounding_mode="floor"): ints use FLOORDIV; floats and bools (bool is no int)
+  // divide as floats and floor.
+  if (is_float(d) || d == DType::Bool) return floor(div(a, b, defaults));
   return binop(Op::FloorDiv, a, b);
 }
 
 Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
-  if (is_float(d)) {
+  if (is_float(d) || d == DType::Bool) {  // tinygrad: a - a.div(b, rounding_mode="floor") * b
     Pair p = broadcasted(a, b);
-    return sub(p.a, mul(floor(div(p.a, p.b, defaults)), p.b));
+    if (p.a.node() == p.b.node()) return Tensor::full(p.a.shape(), Scalar::from_float(0.0), p.a.dtype());  // x%x -> 0
+    return sub(p.a, mul(floor(div(a, b, defaults)), p.b));
   }
-  if (d == DType::Bool) expr_error("unsupported operand dtype for %: bool");
   return binop(Op::Mod, a, b);
 }
 
-Tensor pow(const Operand& a, const Operand& b) { return binop(Op::Pow, a, b); }
+Tensor pow(const Operand& a, const Operand& b) {
+  // tinygrad's pow raises for a non-float result unless a Python exponent is an int >= 0
+  // (the scalar it checks is the operand that is not the tensor, base or exponent).
+  const Operand& scalar_side = std::holds_alternative<Scalar>(b) ? b : a;
+  if (const Scalar* s = std::get_if<Scalar>(&scalar_side);
+      s != nullptr && !is_float(least_upper_dtype(operand_dtype(a), operand_dtype(b)))) {
+    bool non_negative_int = s->kind == DKind::Bool || s->kind == DKind::Unsigned || (s->kind == DKind::Signed && s->i >= 0);
+    if (!non_negative_int) expr_error("base needs to be float (an int tensor to the power of a negative or float scalar)");
+  }
+  return binop(Op::Pow, a, b);
+}
 namespace {
 // Whether one side is a Python int the other side's dtype cannot hold (uint8 and -1).
 bool int_out_of_range(const Operand& a, const Operand& b) {
@@ -198,6 +222,8 @@ Tensor cmp_le(const Operand& a, const Operand& b) { return logical_not(cmp_gt(a,
 Tensor cmp_eq(const Operand& a, const Operand& b) { return logical_not(cmp_ne(a, b)); }
 
 Tensor where(const Operand& cond, const Operand& a, const Operand& b) {
+  if (const Tensor* t = std::get_if<Tensor>(&cond); t != nullptr && t->dtype() != DType::Bool)
+    expr_error("where() condition must be bool, got " + std::string(dtype_info(t->dtype()).name) + " (as in tinygrad)");
   Tensor c = to_tensor(cond, DType::Bool);
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
   Tensor ta = to_tensor(a, d), tb = to_tensor(b, d);

@@ -1,6 +1,7 @@
 // tinygrad's reductions (with their accumulation dtypes), the ops built from them
 // (mean, var, std, softmax, argmax, cumsum) and matmul.
 #include <algorithm>
+#include <cmath>
 
 #include "internal.hpp"
 
@@ -56,19 +57,26 @@ Tensor all(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
 }
 
 Tensor mean(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, const Defaults& defaults) {
+  // tinygrad: output_dtype = self.dtype if dtypes.is_float(self.dtype) else dtypes.float32 (not the default float)
   std::vector<std::int64_t> ax = resolve_axes(t, axes);
-  DType out = is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults);
+  DType out = is_float(t.dtype()) ? t.dtype() : DType::Float32;
   Tensor num = reduce_axes(cast_to(t, sum_acc_dtype(t.dtype())), Op::ReduceSum, ax, keepdim);
   return cast_to(div(num, Scalar::from_int(reduced_count(t, ax)), defaults), out);
 }
 
 Tensor var(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, double correction,
            const Defaults& defaults) {
+  // tinygrad (mixin/op.py): squares = (x - x.mean(axis, keepdim=True)).square();
+  // squares.cast(sum_acc_dtype(x.dtype)).sum(axis) / max(n - correction, 0), cast to
+  // x.dtype for floats and float32 otherwise. The squares of an int tensor are floats cast
+  // to its int sum dtype, so they truncate: uint8 [1, 8] has var 24, not 24.5.
   std::vector<std::int64_t> ax = resolve_axes(t, axes);
-  Tensor centered = sub(t, mean(t, ax, true, defaults));
-  Tensor sq = sum(square(centered), ax, keepdim);
-  double n = static_cast<double>(reduced_count(t, ax)) - correction;
-  return div(sq, Scalar::from_float(std::max(0.0, n)), defaults);
+  const DType out = is_float(t.dtype()) ? t.dtype() : DType::Float32;
+  Tensor squares = square(sub(t, mean(t, ax, true, defaults)));
+  Tensor num = reduce_axes(cast_to(squares, sum_acc_dtype(t.dtype())), Op::ReduceSum, ax, keepdim);
+  double n = std::max(0.0, static_cast<double>(reduced_count(t, ax)) - correction);
+  Scalar den = n == std::floor(n) && n < 9.0e15 ? Scalar::from_int(static_cast<std::int64_t>(n)) : Scalar::from_float(n);
+  return cast_to(div(num, den, defaults), out);
 }
 
 Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, double correction,
@@ -76,35 +84,31 @@ Tensor std_dev(const Tensor& t, const std::optional<std::vector<std::int64_t>>& 
   return sqrt(var(t, axes, keepdim, correction, defaults), defaults);
 }
 
+// tinygrad's _softmax (mixin/op.py): m = x - x.max(axis, keepdim=True) in x's own dtype (an
+// int tensor wraps there), e = m.exp(), ss = e.sum(axis, keepdim=True).
 Tensor softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults) {
-  // tinygrad: m = x - x.max(axis, keepdim=True); e = m.exp(); e / e.sum(axis, keepdim=True)
+  // tinygrad: e * ss.reciprocal()
   const std::vector<std::int64_t> ax{axis};
-  Tensor x = cast_to(t, is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults));
-  Tensor e = exp(sub(x, max(x, ax, true)), defaults);
-  return div(e, sum(e, ax, true), defaults);
+  Tensor e = exp(sub(t, max(t, ax, true)), defaults);
+  return mul(e, reciprocal(sum(e, ax, true), defaults));
 }
 
 Tensor log_softmax(const Tensor& t, std::int64_t axis, const Defaults& defaults) {
-  // tinygrad: m = x - x.max(axis, keepdim=True); m - m.exp().sum(axis, keepdim=True).log()
+  // tinygrad: m - ss.log()
   const std::vector<std::int64_t> ax{axis};
-  Tensor x = cast_to(t, is_float(t.dtype()) ? t.dtype() : least_upper_float(t.dtype(), defaults));
-  Tensor m = sub(x, max(x, ax, true));
+  Tensor m = sub(t, max(t, ax, true));
   return sub(m, log(sum(exp(m, defaults), ax, true), defaults));
 }
 
 Tensor argmax(const Tensor& t, std::optional<std::int64_t> axis, bool keepdim) {
-  if (!axis) {
-    Tensor r = argmax(flatten(t), 0, false);
-    if (!keepdim) return r;
-    return r.reshape(Shape(t.ndim(), 1));
-  }
+  // tinygrad: `if axis is None: return self.flatten().argmax(0)`: keepdim is dropped.
+  if (!axis) return argmax(flatten(t), 0, false);
   if (t.ndim() == 0) {
     resolve_dim(*axis, 0);
     return scalar_tensor(Scalar::from_int(0), DType::Int32);
   }
   std::int64_t a = resolve_dim(*axis, sz(t.ndim()));
   std::int64_t n = t.shape()[uz(a)];
-  if (n == 0) shape_error("argmax of an empty axis " + std::to_string(a) + " of " + shape_repr(t.shape()));
   Tensor m = cmp_eq(t, max(t, std::vector<std::int64_t>{a}, true));
   Shape col(t.ndim() - uz(a), 1);
   col[0] = n;

@@ -8,8 +8,11 @@
 // combine in a fixed pairwise tree (tree_fold). Blocks are the threads' work items, made
 // kBatchItems at a time: the partials of several outputs whose trees are small, or one
 // subtree of a large one (tree_fold_batched), so a sum over 2**40 broadcast elements holds
-// 32 KiB of partials, not 4 GiB. Float sums and products accumulate in double and round once at
-// the end (tinygrad splits large reductions into stages for the same reason); ints wrap
+// 32 KiB of partials, not 4 GiB. Float sums and products accumulate in the reduction's own
+// dtype, each step rounded to it, as tinygrad's kernels do (sum() reduces in sum_acc_dtype:
+// float32 for half, bfloat16 and float32; prod() in the tensor's dtype, so a float16 prod
+// rounds to float16 at every product); below kChunk elements per output the order is
+// tinygrad's sequential one (DEV=PYTHON's loop), above it the blocks meet in a tree; ints wrap
 // in their own dtype as C would; a float sum starts from -0.0, IEEE's additive identity,
 // so a sum of negative zeros is -0.0 as tinygrad gives; max/min keep tinygrad's select
 // (`a < b ? b : a`), so a nan wins only where it comes first.
@@ -26,6 +29,17 @@ namespace {
 struct Fold {
   Op op;
   DKind kind;
+  DType dtype;
+
+  // v rounded to the reduction's float dtype (a no-op for float64).
+  double round(double v) const {
+    if (dtype == DType::Float64) return v;
+    if (dtype == DType::Float32) return static_cast<double>(static_cast<float>(v));
+    Word w{};
+    w.f = v;
+    round_floats(dtype, &w, 1);
+    return w.f;
+  }
 
   Word identity() const {
     Word w{};
@@ -56,8 +70,8 @@ struct Fold {
     switch (kind) {
       case DKind::Float:
         switch (op) {
-          case Op::ReduceSum: a.f += b.f; return a;
-          case Op::ReduceProd: a.f *= b.f; return a;
+          case Op::ReduceSum: a.f = round(a.f + b.f); return a;
+          case Op::ReduceProd: a.f = round(a.f * b.f); return a;
           case Op::ReduceMax: return a.f < b.f ? b : a;
           default: return b.f < a.f ? b : a;
         }
@@ -88,9 +102,15 @@ struct Fold {
     if (first && kind == DKind::Float && (op == Op::ReduceMax || op == Op::ReduceMin) && n > 0) a = v[i++];
     switch (kind) {
       case DKind::Float:
-        if (op == Op::ReduceSum) {
+        if (op == Op::ReduceSum && dtype == DType::Float64) {
           double s = a.f;
           for (; i < n; ++i) s += v[i].f;
+          a.f = s;
+          return a;
+        }
+        if (op == Op::ReduceSum && dtype == DType::Float32) {
+          float s = static_cast<float>(a.f);
+          for (; i < n; ++i) s += static_cast<float>(v[i].f);
           a.f = s;
           return a;
         }
@@ -145,7 +165,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
   const NodePtr red = out->op == Op::Contiguous ? out->src[0] : out;
   const NodePtr& in = red->src[0];
   const DType d = red->dtype;
-  const Fold fold{red->op, dtype_info(d).kind};
+  const Fold fold{red->op, dtype_info(d).kind, d};
   const std::int64_t n_out = prod(red->shape), n_in = prod(in->shape);
   const std::int64_t per = n_out > 0 ? n_in / n_out : 0;
 

@@ -37,15 +37,20 @@ bool compare(Op op, const Scalar& a, const Scalar& b) {
 // indefinite" (INT_MIN of 32 or 64 bits), which narrower targets then wrap. NumPy does
 }  // namespace
 
+// Division by zero: C leaves it undefined (x86's idiv traps); tinygrad's DEV=PYTHON, its only
+// defined answer, lowers floor division to C-style cdiv/cmod (helpers.py: cdiv(x, 0) = 0,
+// cmod(x, 0) = x) plus the floor fix-up, so x // 0 is -1 for x < 0 and 0 otherwise, and
+// x % 0 is x. The README's conformance section says why we follow it.
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  if (b == 0) return 0;
+  if (b == 0) return a < 0 ? -1 : 0;
   if (a == std::numeric_limits<std::int64_t>::min() && b == -1) return a;
   std::int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 std::int64_t py_mod(std::int64_t a, std::int64_t b) {
-  if (b == 0 || b == -1) return 0;
+  if (b == 0) return a;
+  if (b == -1) return 0;
   std::int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -184,7 +189,7 @@ Scalar apply_binary(Op op, DType src_dtype, const Scalar& a, const Scalar& b) {
       return make_int(d, y ? x / y : 0);
     case Op::Mod:
       if (sgn) return make_int(d, static_cast<std::uint64_t>(py_mod(a.i, b.i)));
-      return make_int(d, y ? x % y : 0);
+      return make_int(d, y ? x % y : x);
     case Op::Pow: return int_pow(d, a, b);
     case Op::Max: return (sgn ? a.i < b.i : x < y) ? b : a;
     case Op::Min: return (sgn ? b.i < a.i : y < x) ? b : a;

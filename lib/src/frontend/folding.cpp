@@ -1,0 +1,97 @@
+// The algebraic folds tinygrad's graph rewrite applies to an element-wise op whatever the
+// values (tinygrad/uop/symbolic.py, symbolic_simple: "self folding" and "zero folding").
+// They run before any kernel does, on DEV=PYTHON and on compiled backends alike, so
+// `x * 0` is 0 even where x is nan or inf, `x - x` is 0 and `x / x` is 1 for every x, and
+// `x + 0.0` keeps a -0.0 that IEEE addition would turn into +0.0. Our graph interns its
+// nodes as tinygrad's UOps are, so "the same x" is the same node here too.
+#include "internal.hpp"
+
+namespace tensor_inspect::tg::detail {
+
+namespace {
+
+// The value of a constant tensor (a CONST under reshapes, expands and casts, which tinygrad
+// folds into the constant), or nullopt.
+std::optional<Scalar> const_value(const Tensor& t) {
+  const Node* n = t.node().get();
+  std::vector<DType> casts;
+  for (;; n = n->src[0].get()) {
+    if (n->op == Op::Cast) casts.push_back(n->dtype);
+    else if (n->op != Op::Reshape && n->op != Op::Expand) break;
+  }
+  if (n->op != Op::Const) return std::nullopt;
+  Scalar v = std::get<Scalar>(n->arg);
+  for (auto it = casts.rbegin(); it != casts.rend(); ++it) v = cast_scalar(v, *it);
+  return v;
+}
+
+bool is_value(const Scalar& v, double want) {
+  switch (v.kind) {
+    case DKind::Bool: return (v.b ? 1.0 : 0.0) == want;
+    case DKind::Signed: return static_cast<double>(v.i) == want;
+    case DKind::Unsigned: return static_cast<double>(v.u) == want;
+    case DKind::Float: return v.f == want;  // -0.0 == 0, as Python's == that the patterns use
+  }
+  return false;
+}
+
+Tensor filled(const Tensor& like, DType d, double v) {
+  Scalar s = is_float(d) ? Scalar::from_float(v) : d == DType::Bool ? Scalar::from_bool(v != 0) : Scalar::from_int(
+      static_cast<std::int64_t>(v));
+  return Tensor::full(like.shape(), s, d);
+}
+
+}  // namespace
+
+std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
+  const std::optional<Scalar> ca = const_value(a), cb = const_value(b);
+  const DType d = a.dtype();
+  auto is = [](const std::optional<Scalar>& c, double v) { return c && is_value(*c, v); };
+  // A weak int divided by a constant 0 raises in tinygrad's rewrite (uop/divandmod.py); two 0-d
+  // constants fold first (Tensor(5) // 0 is 0).
+  if ((op == Op::FloorDiv || op == Op::Mod) && d == DType::WeakInt && is(cb, 0) && !(ca && a.shape().empty()))
+    expr_error(std::string(op == Op::Mod ? "modulo" : "division") + " by zero (tinygrad raises where a divisor folds to 0)");
+  if (ca && cb) return std::nullopt;  // both constant: computed as usual
+  const bool same = a.node() == b.node();
+  switch (op) {
+    case Op::Add:  // x+0 -> x
+      if (is(cb, 0)) return a;
+      if (is(ca, 0)) return b;
+      break;
+    case Op::Mul:  // x*1 -> x, x*0 -> 0
+      if (is(cb, 1)) return a;
+      if (is(ca, 1)) return b;
+      if (is(ca, 0) || is(cb, 0)) return filled(a, d, 0);
+      break;
+    case Op::Sub:  // tinygrad's sub is a + (-b): x-0 -> x, 0-x -> -x, x-x -> 0
+      if (d == DType::Bool) break;
+      if (is(cb, 0)) return a;
+      if (is(ca, 0)) return b.unary(Op::Neg);
+      if (same) return filled(a, d, 0);
+      break;
+    case Op::FloorDiv:  // x//x -> 1, x//1 -> x
+      if (same) return filled(a, d, 1);
+      if (is(cb, 1)) return a;
+      break;
+    case Op::Mod:  // x%x -> 0
+      if (same) return filled(a, d, 0);
+      break;
+    case Op::Xor:  // x^x -> 0
+      if (same) return filled(a, d, 0);
+      break;
+    case Op::Max:
+    case Op::Min:  // idempotent
+      if (same) return a;
+      break;
+    case Op::CmpLt:  // x<x -> False
+      if (same) return filled(a, DType::Bool, 0);
+      break;
+    case Op::CmpNe:  // x!=x -> False, for ints and bool only (isnan relies on it for floats)
+      if (same && !is_float(d)) return filled(a, DType::Bool, 0);
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tensor_inspect::tg::detail
