@@ -109,9 +109,12 @@ TEST_CASE("IQ4_XS: 6-bit scales from scales_l and scales_h, minus 32") {
   CHECK(y[32] == -32.0f * -127.0f);  // group 1: scale 0 - 32, level 0
 }
 
-TEST_CASE("ggml types: every block fits kGgmlMaxBlockElems; Q8_1 says why it is refused") {
+TEST_CASE("ggml types: every block fits kGgmlMaxBlockElems, decodable rows have a decoder; Q8_1 says why not") {
   for (std::uint32_t id = 0; id < 64; ++id)
-    if (const ti::GgmlType* t = ti::ggml_type_from_id(id)) CHECK(t->block_elems <= ti::kGgmlMaxBlockElems);
+    if (const ti::GgmlType* t = ti::ggml_type_from_id(id)) {
+      CHECK(t->block_elems <= ti::kGgmlMaxBlockElems);
+      CHECK(t->dequantizable == (t->decode != nullptr));
+    }
   CHECK(ti::ggml_refusal_reason(*ti::ggml_type_from_id(9)) == "ggml and gguf-py have no dequantization for it");
   CHECK(ti::ggml_refusal_reason(*ti::ggml_type_from_id(12)).empty());
 }
