@@ -90,7 +90,7 @@ TEST_CASE("IQ2_XXS: grid point 0 is all 8; scale (0.5 + s) / 4; ksigns_iq2xs fli
   std::vector<std::uint8_t> b(66, 0);
   b[0] = 0x00, b[1] = 0x3c;  // d = 1.0
   const std::uint32_t aux = (15u << 28) | 1u;  // scale 15, group 0 sign index 1 (ksigns 129: elements 0 and 7)
-  for (int k = 0; k < 4; ++k) b[2 + 4 + k] = static_cast<std::uint8_t>(aux >> (8 * k));
+  for (unsigned k = 0; k < 4; ++k) b[2 + 4 + k] = static_cast<std::uint8_t>(aux >> (8 * k));
   const auto y = decode(16, b);
   CHECK(y[0] == -31.0f);  // 1.0 * 15.5 * 0.25 * 8
   CHECK(y[1] == 31.0f);
@@ -109,9 +109,12 @@ TEST_CASE("IQ4_XS: 6-bit scales from scales_l and scales_h, minus 32") {
   CHECK(y[32] == -32.0f * -127.0f);  // group 1: scale 0 - 32, level 0
 }
 
-TEST_CASE("ggml types: every block fits kGgmlMaxBlockElems; Q8_1 says why it is refused") {
+TEST_CASE("ggml types: every block fits kGgmlMaxBlockElems, decodable rows have a decoder; Q8_1 says why not") {
   for (std::uint32_t id = 0; id < 64; ++id)
-    if (const ti::GgmlType* t = ti::ggml_type_from_id(id)) CHECK(t->block_elems <= ti::kGgmlMaxBlockElems);
+    if (const ti::GgmlType* t = ti::ggml_type_from_id(id)) {
+      CHECK(t->block_elems <= ti::kGgmlMaxBlockElems);
+      CHECK(t->dequantizable == (t->decode != nullptr));
+    }
   CHECK(ti::ggml_refusal_reason(*ti::ggml_type_from_id(9)) == "ggml and gguf-py have no dequantization for it");
   CHECK(ti::ggml_refusal_reason(*ti::ggml_type_from_id(12)).empty());
 }

@@ -33,7 +33,9 @@ unsigned u16_at(const u8* p) { return static_cast<unsigned>(p[0] | (p[1] << 8));
 
 /// Byte j of a grid entry (entries pack their bytes first-lowest, as ggml reads them).
 unsigned grid_byte(std::uint64_t entry, int j) { return static_cast<unsigned>((entry >> (8 * j)) & 0xff); }
-float sign_of(unsigned signs, int j) { return (signs >> j) & 1 ? -1.f : 1.f; }
+/// -1.f where bit j of `signs` is set, else 1.f, as ggml's `signs & kmask_iq2xs[j] ? -1.f : 1.f`,
+/// without a branch: random sign bits mispredicted one branch in two (6x slower decoding).
+float sign_of(unsigned signs, int j) { return 1.f - 2.f * static_cast<float>((signs >> j) & 1); }
 
 /// Eight elements from an 8-byte grid entry, scale `db` and a sign byte.
 void grid8(float* y, float db, std::uint64_t entry, unsigned signs) {

@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "decode/ggml_types.hpp"
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/gguf_metadata.hpp"
-#include "decode/ggml_types.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"

@@ -71,12 +71,12 @@ struct WidenF16 {
     return std::bit_cast<double>(sign | (e64 << 52) | (mant << 42));
   }
 };
-// bfloat16 is the top half of a float32.
+// bfloat16 is the top half of a float32 (decode/half.hpp).
 struct WidenBF16 {
   static constexpr std::size_t size = 2;
   template <bool Swap>
   static double get(const TolistSource&, const std::byte* p) {
-    return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(load<std::uint16_t, Swap>(p)) << 16));
+    return static_cast<double>(bfloat16_to_float(load<std::uint16_t, Swap>(p)));
   }
 };
 template <DType D>

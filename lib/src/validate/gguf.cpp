@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "loaders/byte_reader.hpp"
 #include "decode/ggml_types.hpp"
+#include "loaders/byte_reader.hpp"
 #include "loaders/utf8.hpp"
 #include "validate/findings.hpp"
 
