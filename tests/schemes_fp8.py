@@ -55,10 +55,23 @@ def same(got, want, what):
               f"{np.nanmax(np.abs(got - want)) if got.shape == want.shape else 'shape ' + str(got.shape)})")
 
 
+SCHEMA = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", "listing.schema.json")))
+
+
 def listing(path, *extra):
     out = run(path, "--list", "--json", *extra)
     check(out.returncode == 0, f"--list {path}: exit {out.returncode} {out.stderr.strip()}")
-    return {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
+    if out.returncode != 0:
+        return {}
+    doc = json.loads(out.stdout)
+    try:  # the listing, logical tensors' "parts" included, follows schemas/listing.schema.json
+        import jsonschema
+        jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    except ImportError as e:
+        check(False, f"python3-jsonschema missing ({e})")
+    except Exception as e:  # noqa: BLE001 (jsonschema.ValidationError)
+        check(False, f"listing does not follow its schema: {str(e)[:300]}")
+    return {t["name"]: t for t in doc["tensors"]}
 
 
 rng = np.random.default_rng(7)
