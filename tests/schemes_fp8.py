@@ -131,6 +131,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("model.layers.0.mlp.down_proj.weight_scale_inv" in stored and
           stored.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "F8_E4M3", "--stored lists the parts")
 
+    # The sharded folder reads its config.json too: a block size the scales do not fit is exit 2.
+    qw.write_config(model, {"quant_method": "fp8", "weight_block_size": [64, 128]})
+    out = run(model, "--list")
+    check(out.returncode == 2 and "weight_scale_inv" in out.stderr, f"sharded folder's config.json: {out.stderr.strip()}")
+    out = run(os.path.join(model, "model.safetensors.index.json"), "--list")
+    check(out.returncode == 2 and "weight_scale_inv" in out.stderr, f"index's config.json: {out.stderr.strip()}")
+    qw.write_config(model, {"quant_method": "fp8", "weight_block_size": [128, 128]})
+
     # A missing part with config.json naming the scheme: exit 2 naming tensor and part.
     broken = os.path.join(tmp, "broken")
     os.mkdir(broken)
