@@ -175,8 +175,7 @@ int main(int argc, char** argv) {
     file_options->add_flag("--list", o.list, "list the tensors of a file (reads headers only)")->group(files);
     file_options
         ->add_flag("--stored", o.stored,
-                   "show a quantized weight's stored parts (fp8 weight and scales, MXFP4 blocks and scales) as they are, "
-                   "not the dequantized tensor they stand for")
+                   "quantized weights as their stored parts (qweight, scales, ...), not dequantized")
         ->group(files);
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
     file_options

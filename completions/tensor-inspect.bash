@@ -54,10 +54,10 @@ _tensor_inspect() {
                 pickle_depth pickle_entries remote_whole_bytes broadcast_pairs expression_elements compute_elements literal_bytes"
   local remote_opts="--token-file --cache --cache-size --timeout"
   local opts="-h --help --version --dtype -e --expr --json --strict --default-float --default-int --json-nonfinite
-              --name --all --jsonl --list --meta --list0 --format --raw --shape --offset --byte-order --expect --assert
+              --name --all --jsonl --list --stored --meta --list0 --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
-  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --json --jsonl --limit $remote_opts"
+  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --json --jsonl --limit $remote_opts"
   local validate_opts="-h --help --json $remote_opts"
   local subcommands="diff validate"
   local sub="" file="" i w

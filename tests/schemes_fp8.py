@@ -55,10 +55,23 @@ def same(got, want, what):
               f"{np.nanmax(np.abs(got - want)) if got.shape == want.shape else 'shape ' + str(got.shape)})")
 
 
+SCHEMA = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", "listing.schema.json")))
+
+
 def listing(path, *extra):
     out = run(path, "--list", "--json", *extra)
     check(out.returncode == 0, f"--list {path}: exit {out.returncode} {out.stderr.strip()}")
-    return {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
+    if out.returncode != 0:
+        return {}
+    doc = json.loads(out.stdout)
+    try:  # the listing, logical tensors' "parts" included, follows schemas/listing.schema.json
+        import jsonschema
+        jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    except ImportError as e:
+        check(False, f"python3-jsonschema missing ({e})")
+    except Exception as e:  # noqa: BLE001 (jsonschema.ValidationError)
+        check(False, f"listing does not follow its schema: {str(e)[:300]}")
+    return {t["name"]: t for t in doc["tensors"]}
 
 
 rng = np.random.default_rng(7)
@@ -117,6 +130,14 @@ with tempfile.TemporaryDirectory() as tmp:
     stored = listing(model, "--stored")
     check("model.layers.0.mlp.down_proj.weight_scale_inv" in stored and
           stored.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "F8_E4M3", "--stored lists the parts")
+
+    # The sharded folder reads its config.json too: a block size the scales do not fit is exit 2.
+    qw.write_config(model, {"quant_method": "fp8", "weight_block_size": [64, 128]})
+    out = run(model, "--list")
+    check(out.returncode == 2 and "weight_scale_inv" in out.stderr, f"sharded folder's config.json: {out.stderr.strip()}")
+    out = run(os.path.join(model, "model.safetensors.index.json"), "--list")
+    check(out.returncode == 2 and "weight_scale_inv" in out.stderr, f"index's config.json: {out.stderr.strip()}")
+    qw.write_config(model, {"quant_method": "fp8", "weight_block_size": [128, 128]})
 
     # A missing part with config.json naming the scheme: exit 2 naming tensor and part.
     broken = os.path.join(tmp, "broken")

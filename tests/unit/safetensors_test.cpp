@@ -147,17 +147,24 @@ TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are 
       CHECK(f.tensors[0].dtype == dtype);
     }
   }
-  SUBCASE("F8_E8M0, F4, F6 and C64 are listed with their size, and load names the tag") {
+  SUBCASE("F8_E8M0, F4, F6 and C64 are listed with their size; F8_E8M0 and F4 decode to float32, the others name the tag") {
     const ti::LoadedFile f = open_st(st(R"({"e":{"dtype":"F8_E8M0","shape":[2],"data_offsets":[0,2]},)"
                                         R"("f":{"dtype":"F4","shape":[4],"data_offsets":[2,4]},)"
                                         R"("g":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[4,7]},)"
                                         R"("c":{"dtype":"C64","shape":[1],"data_offsets":[7,15]}})",
                                         std::string(15, '\0')));
     CHECK(names_of(f) == std::vector<std::string>{"e", "f", "g", "c"});
-    for (const auto& e : f.tensors) CHECK_FALSE(e.dtype.has_value());
+    CHECK(f.tensors[0].dtype == ti::DType::Float32);
+    CHECK(f.tensors[1].dtype == ti::DType::Float32);
+    CHECK_FALSE(f.tensors[2].dtype.has_value());
+    CHECK_FALSE(f.tensors[3].dtype.has_value());
     CHECK(f.tensors[1].stored_type == "F4");
+    CHECK(f.tensors[1].shape == ti::Shape{4});
     CHECK(f.tensors[2].nbytes == 3);
-    CHECK_THROWS_WITH_AS(f.tensors[0].load(), "x.safetensors: tensor 'e' has dtype F8_E8M0, which tinygrad has no dtype for",
+    CHECK(f.tensors[0].load().dtype() == ti::DType::Float32);
+    CHECK_THROWS_WITH_AS(f.tensors[2].load(),
+                         "x.safetensors: tensor 'g' has dtype F6_E2M3, a packed 6-bit float whose bit order safetensors "
+                         "does not define",
                          ti::Error);
     try {
       f.tensors[3].load();

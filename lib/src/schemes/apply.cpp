@@ -33,7 +33,7 @@ constexpr std::uintmax_t kConfigBytes = 16u << 20;  // config.json of the larges
 std::optional<std::filesystem::path> config_folder(const LoadedFile& f) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (f.format == "safetensors" && fs::is_directory(f.path, ec)) return fs::path(f.path);
+  if (fs::is_directory(f.path, ec)) return fs::path(f.path);  // a model folder, sharded (an index) or not
   if (f.format == "safetensors-index" && f.file && !f.path.empty() && fs::is_regular_file(f.path, ec))
     return fs::path(f.path).parent_path();
   return std::nullopt;

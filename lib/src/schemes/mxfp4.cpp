@@ -8,7 +8,8 @@
 //          [experts, in, out] that GptOssExperts multiplies by; the name drops `_blocks`.
 //          A 3-D `P_blocks` [R, G, 16] (no expert axis) is shown [R, G*32], rows as stored.
 // convert_moe_packed_tensors scales with torch.ldexp(value, exponent), so an exponent byte
-// of 255 gives inf (and zero stays zero), not E8M0's NaN; we follow it. It computes in
+// of 255 scales by 2^128 (inf for |value| >= 1, 2^127 for 0.5, zero stays zero), not E8M0's
+// NaN; we follow it. It computes in
 // bfloat16, in which every such product is exact; float32 holds them exactly too.
 #include <cmath>
 
@@ -24,7 +25,7 @@ constexpr std::string_view kName = "mxfp4";
 
 /// FP4 value times 2^(e - 127), as torch.ldexp gives it in float32.
 float scaled(float v, std::uint8_t e) {
-  if (e == 255) return v == 0.0f ? v : std::copysign(INFINITY, v);
+  if (e == 255) return std::ldexp(v, 128);  // 2^128 is no float: 0.5 * 2^128 is, 1.0 * 2^128 is inf
   return v * std::ldexp(1.0f, static_cast<int>(e) - 127);  // a power of two: the product rounds once, as ldexp
 }
 
