@@ -223,7 +223,7 @@ class Tinygrad:
   def start(self):
     env = dict(os.environ, DEV=self.dev, PYTHONPATH=self.src)
     env.pop("DEBUG", None)
-    self.p = subprocess.Popen(["nice", sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    self.p = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True, env=env, cwd=self.src, bufsize=1)
 
   def run(self, case):
@@ -248,7 +248,7 @@ def enc_tool(v):
   return v
 
 def run_tool(binary, case):
-  args = ["nice", binary, "--json", "--json-nonfinite", "python"]
+  args = [binary, "--json", "--json-nonfinite", "python"]
   if case["dtype"]: args += ["--dtype", case["dtype"]]
   args += ["-e", case["expr"], "--", case["input"]]
   try:
