@@ -14,7 +14,7 @@ A developer's tool: CI has no tinygrad. `--record scripts/parity-cases.jsonl tes
 writes the listed cases with tinygrad's answers in the conformance case format: the regression
 cases the test `parity_cases` runs through tests/conformance.py.
 """
-import argparse, collections, concurrent.futures, json, math, os, random, struct, subprocess, sys
+import argparse, collections, concurrent.futures, json, math, os, queue, random, struct, subprocess, sys
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float16", "bfloat16", "float32", "float64"]
@@ -223,7 +223,7 @@ class Tinygrad:
   def start(self):
     env = dict(os.environ, DEV=self.dev, PYTHONPATH=self.src)
     env.pop("DEBUG", None)
-    self.p = subprocess.Popen(["nice", sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    self.p = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True, env=env, cwd=self.src, bufsize=1)
 
   def run(self, case):
@@ -248,7 +248,7 @@ def enc_tool(v):
   return v
 
 def run_tool(binary, case):
-  args = ["nice", binary, "--json", "--json-nonfinite", "python"]
+  args = [binary, "--json", "--json-nonfinite", "python"]
   if case["dtype"]: args += ["--dtype", case["dtype"]]
   args += ["-e", case["expr"], "--", case["input"]]
   try:
@@ -379,28 +379,29 @@ def main():
   gen = Gen(random.Random(args.seed))
   cases = [gen.case() for _ in range(args.cases)]
   if args.only: cases = [c for c in cases if args.only in c["expr"]]
-  # Worker w takes cases w, w + W, ... in order: a case's answer never depends on the worker count.
+  # Worker w takes cases w, w + W, ... in order, each answer queued as it comes, so results (and --dump)
+  # stream in case order; the cases never depend on the worker count.
   workers = [Tinygrad(args.tinygrad) for _ in range(args.workers)]
+  queues = [queue.Queue() for _ in range(args.workers)]
   def tinygrad_share(w):
-    return [workers[w].run({"input": c["input"], "dtype": c["dtype"], "expr": c["expr"]}) for c in cases[w::args.workers]]
+    for c in cases[w::args.workers]: queues[w].put(workers[w].run({"input": c["input"], "dtype": c["dtype"], "expr": c["expr"]}))
   tg_pool = concurrent.futures.ThreadPoolExecutor(args.workers)
-  shares = [tg_pool.submit(tinygrad_share, w) for w in range(args.workers)]
+  for w in range(args.workers): tg_pool.submit(tinygrad_share, w)
   pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
   futures = [pool.submit(run_tool, args.bin, c) for c in cases]
-  answers = [None] * len(cases)
-  for w, sh in enumerate(shares): answers[w::args.workers] = sh.result()
   kinds, agreed, disagreed = collections.Counter(), 0, 0
   dump = open(args.dump, "w") if args.dump else None
   cpu = Tinygrad(args.tinygrad, "CPU") if args.cpu_check else None
   for i, (c, f) in enumerate(zip(cases, futures)):
-    a = answers[i]
+    a = queues[i % args.workers].get()
     b = f.result()
+    if (i + 1) % 500 == 0: print(f"[{i + 1} cases: {agreed} agreed, {disagreed} disagreed]", file=sys.stderr, flush=True)
     nature = compare(a, b)
     if nature is not None and cpu is not None:
       # The tool follows tinygrad's compiled CPU backend where DEV=PYTHON differs from it.
       a_cpu = cpu.run({"input": c["input"], "dtype": c["dtype"], "expr": c["expr"]})
       if compare(a_cpu, b) is None: nature = "python-backend"
-    if dump: dump.write(json.dumps({"case": c, "tinygrad": a, "tool": b, "nature": nature}) + "\n")
+    if dump: dump.write(json.dumps({"case": c, "tinygrad": a, "tool": b, "nature": nature}) + "\n"); dump.flush()
     if nature is None:
       agreed += 1
       continue

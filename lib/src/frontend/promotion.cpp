@@ -169,17 +169,6 @@ Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults) {
   return binop(Op::Mod, a, b);
 }
 
-Tensor pow(const Operand& a, const Operand& b) {
-  // tinygrad's pow raises for a non-float result unless a Python exponent is an int >= 0
-  // (the scalar it checks is the operand that is not the tensor, base or exponent).
-  const Operand& scalar_side = std::holds_alternative<Scalar>(b) ? b : a;
-  if (const Scalar* s = std::get_if<Scalar>(&scalar_side);
-      s != nullptr && !is_float(least_upper_dtype(operand_dtype(a), operand_dtype(b)))) {
-    bool non_negative_int = s->kind == DKind::Bool || s->kind == DKind::Unsigned || (s->kind == DKind::Signed && s->i >= 0);
-    if (!non_negative_int) expr_error("base needs to be float (an int tensor to the power of a negative or float scalar)");
-  }
-  return binop(Op::Pow, a, b);
-}
 namespace {
 // Whether one side is a Python int the other side's dtype cannot hold (uint8 and -1).
 bool int_out_of_range(const Operand& a, const Operand& b) {

@@ -1,0 +1,89 @@
+// tinygrad's pow, as its graph rewrite lowers Ops.POW before any backend sees it, so the
+// roundings are the same on DEV=PYTHON and compiled backends:
+//   x ** c, c a constant (uop/symbolic.py simplify_pow): c < 0 -> (1/x) ** -c; c == 0 -> 1;
+//     c a half-integer -> x ** (c - 0.5) * sqrt(x); c an integer -> y * y (* x when odd),
+//     y = x ** (c // 2); otherwise the general form;
+//   c ** x, c > 0 a constant: c == 1 -> 1, else exp2(x * log2(c));
+//   otherwise (codegen/decomp/transcendental.py xpow): exp2(log2(|b|) * e), nan for a negative
+//     base and a non-integer exponent (but -inf), negated for an odd integer one, 1 for e == 0.
+// Int results keep the exact integer power, wrapped (Op::Pow).
+#include <cmath>
+#include <limits>
+
+#include "internal.hpp"
+
+namespace tensor_inspect::tg {
+
+using namespace detail;
+
+namespace {
+
+Tensor constant(const Tensor& like, double v) { return Tensor::full(like.shape(), Scalar::from_float(v), like.dtype()); }
+
+double as_double(const Scalar& s) {
+  switch (s.kind) {
+    case DKind::Bool: return s.b ? 1.0 : 0.0;
+    case DKind::Signed: return static_cast<double>(s.i);
+    case DKind::Unsigned: return static_cast<double>(s.u);
+    case DKind::Float: return s.f;
+  }
+  return 0.0;
+}
+
+Tensor times(const Tensor& a, const Tensor& b) { return folded_binary(Op::Mul, a, b); }
+
+Tensor xpow(const Tensor& base, const Tensor& exponent) {
+  const DType d = base.dtype();
+  Tensor negative = cmp_lt(base, constant(base, 0.0));
+  Tensor ret = times(where(negative, base.unary(Op::Neg), base).unary(Op::Log2), exponent).unary(Op::Exp2);
+  Tensor non_int = cmp_ne(exponent, exponent.cast(DType::Int32).cast(d));
+  Tensor magnitude = where(cmp_lt(exponent, constant(exponent, 0.0)), exponent.unary(Op::Neg), exponent);
+  Tensor is_odd = folded_binary(Op::Mod, magnitude.cast(DType::Int32), Tensor::full(base.shape(), Scalar::from_int(2), DType::Int32))
+                      .cast(DType::Bool);
+  Tensor nan = constant(ret, std::numeric_limits<double>::quiet_NaN());
+  Tensor neg_base = where(non_int, where(cmp_ne(base, constant(base, -std::numeric_limits<double>::infinity())), nan, ret),
+                          where(is_odd, ret.unary(Op::Neg), ret));
+  return where(cmp_eq(exponent, constant(exponent, 0.0)), constant(ret, 1.0), where(negative, neg_base, ret));
+}
+
+// x ** c: simplify_pow, with Python's arithmetic on c.
+Tensor pow_const(const Tensor& x, double c) {
+  if (std::isnan(c) || std::isinf(c)) expr_error("x ** " + std::string(std::isnan(c) ? "nan" : "inf") +
+                                                 ": tinygrad's rewrite takes int() of the exponent and raises");
+  if (c < 0) return pow_const(x.unary(Op::Recip), -c);
+  if (c == 0) return constant(x, 1.0);
+  if (c - 0.5 == c) expr_error("x ** c with c of 2**52 or more: tinygrad's rewrite of it never ends and raises");
+  if (std::trunc(c - 0.5) + 0.5 == c) return times(pow_const(x, c - 0.5), x.unary(Op::Sqrt));
+  if (std::trunc(c) == c) {
+    Tensor y = pow_const(x, std::floor(c / 2));
+    Tensor r = times(y, y);
+    return std::fmod(c, 2.0) == 1.0 ? times(r, x) : r;
+  }
+  return xpow(x, constant(x, c));
+}
+
+}  // namespace
+
+Tensor pow(const Operand& a, const Operand& b) {
+  // tinygrad's pow raises for a non-float result unless a Python exponent is an int >= 0
+  // (the scalar it checks is the operand that is not the tensor, base or exponent).
+  const DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
+  const Operand& scalar_side = std::holds_alternative<Scalar>(b) ? b : a;
+  if (const Scalar* s = std::get_if<Scalar>(&scalar_side); s != nullptr && !is_float(d)) {
+    bool non_negative_int = s->kind == DKind::Bool || s->kind == DKind::Unsigned || (s->kind == DKind::Signed && s->i >= 0);
+    if (!non_negative_int) expr_error("base needs to be float (an int tensor to the power of a negative or float scalar)");
+  }
+  Tensor base = to_tensor(a, d), exponent = to_tensor(b, d);
+  Shape s = broadcast_shape(base.shape(), exponent.shape());
+  if (!is_float(d)) return Tensor::binary(Op::Pow, broadcast_to(base, s), broadcast_to(exponent, s));
+  if (const Scalar* c = std::get_if<Scalar>(&b); c != nullptr && !std::holds_alternative<Scalar>(a))
+    return pow_const(broadcast_to(base, s), as_double(*c));
+  if (const Scalar* c = std::get_if<Scalar>(&a); c != nullptr && !std::holds_alternative<Scalar>(b) && as_double(*c) > 0) {
+    Tensor e = broadcast_to(exponent, s);
+    if (as_double(*c) == 1.0) return constant(e, 1.0);
+    return times(e, constant(e, std::log2(as_double(*c)))).unary(Op::Exp2);
+  }
+  return xpow(broadcast_to(base, s), broadcast_to(exponent, s));
+}
+
+}  // namespace tensor_inspect::tg
