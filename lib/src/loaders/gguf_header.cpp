@@ -258,12 +258,13 @@ void parse(std::span<const std::byte> bytes, const GgufFaults& fault, GgufHeader
   }
   h.tensor_count = r.u64le("tensor count");
   h.kv_count = r.u64le("metadata count");
+  // Counts the bytes left cannot hold: the file is cut short (or lies), validate's "structure".
   if (h.tensor_count > r.remaining() / kMinTensorInfoBytes) {
-    fault({"count", "header", 8, "tensor count " + std::to_string(h.tensor_count) + " cannot fit in the file", false});
+    fault({"structure", "header", 8, "tensor count " + std::to_string(h.tensor_count) + " cannot fit in the file", false});
     return;
   }
   if (h.kv_count > r.remaining() / kMinKeyValueBytes) {
-    fault({"count", "header", 16, "metadata count " + std::to_string(h.kv_count) + " cannot fit in the file", false});
+    fault({"structure", "header", 16, "metadata count " + std::to_string(h.kv_count) + " cannot fit in the file", false});
     return;
   }
   if (!read_metadata(r, bytes, fault, h)) return;
