@@ -63,7 +63,7 @@ bool read_metadata(ByteReader& r, std::span<const std::byte> bytes, const GgufFa
     kv.value_at = r.offset();
     if (kv.type > kGgufFloat64) {
       fault({"value_type", place(), kv.value_at - 4,
-             "metadata '" + shown() + "': unknown value type " + std::to_string(kv.type), false});
+             "unknown value type " + std::to_string(kv.type), false, "metadata '" + shown() + "'"});
       return false;  // the value's length is unknown: nothing after it can be read
     }
     if (kv.type == kGgufArray && r.remaining() >= 4) {  // an unknown element type is value_type, as above
@@ -73,7 +73,7 @@ bool read_metadata(ByteReader& r, std::span<const std::byte> bytes, const GgufFa
       for (int b = 3; b >= 0; --b) elem = (elem << 8) | static_cast<std::uint32_t>(field[static_cast<std::size_t>(b)]);
       if (elem > kGgufFloat64) {
         fault({"value_type", place(), kv.value_at,
-               "metadata '" + shown() + "': unknown array element type " + std::to_string(elem), false});
+               "unknown array element type " + std::to_string(elem), false, "metadata '" + shown() + "'"});
         return false;
       }
     }
@@ -115,9 +115,8 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
   const std::uint32_t n_dims = r.u32le("n_dims");
   if (n_dims > kGgmlMaxDims) {
     fault({"n_dims", place(), t.dims_at,
-           place() + ": n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" +
-               std::to_string(kGgmlMaxDims) + ")",
-           false});
+           "n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" + std::to_string(kGgmlMaxDims) + ")",
+           false, place()});
     return false;  // the dims cannot be skipped safely
   }
   std::uint64_t numel = 1;
@@ -125,10 +124,10 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
   for (std::uint32_t i = 0; i < n_dims; ++i) {
     const std::uint64_t d = r.u64le("dimension");
     if (dims_ok && d > kInt64Max) {
-      fault({"dims", place(), r.offset() - 8, place() + ": dimension " + std::to_string(d) + " is too large", false});
+      fault({"dims", place(), r.offset() - 8, "dimension " + std::to_string(d) + " is too large", false, place()});
       dims_ok = false;
     } else if (dims_ok && d != 0 && numel > kInt64Max / d) {
-      fault({"dims", place(), r.offset() - 8, place() + ": element count overflows", false});
+      fault({"dims", place(), r.offset() - 8, "element count overflows", false, place()});
       dims_ok = false;
     }
     if (dims_ok) numel *= d;
@@ -139,17 +138,17 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
   t.type = ggml_type_from_id(t.type_id);
   const std::uint64_t row = t.stored.empty() ? 1 : static_cast<std::uint64_t>(t.stored[0]);
   if (!t.type) {
-    fault({"tensor_type", place(), t.type_at, place() + ": unknown ggml type id " + std::to_string(t.type_id), false});
+    fault({"tensor_type", place(), t.type_at, "unknown ggml type id " + std::to_string(t.type_id), false, place()});
   } else if (row % t.type->block_elems != 0) {
     fault({"blocks", place(), t.type_at,
-           place() + ": row of " + std::to_string(row) + " elements is not a multiple of the " +
-               std::string(t.type->name) + " block size " + std::to_string(t.type->block_elems),
-           false});
+           "row of " + std::to_string(row) + " elements is not a multiple of the " + std::string(t.type->name) +
+               " block size " + std::to_string(t.type->block_elems),
+           false, place()});
   } else if (dims_ok) {
     // The row is whole blocks, so numel is too. Checked: a hostile numel would wrap.
     const std::uint64_t blocks = numel / t.type->block_elems;
     if (blocks > kInt64Max / t.type->block_bytes) {
-      fault({"dims", place(), t.dims_at + 4, place() + ": byte size overflows", false});
+      fault({"dims", place(), t.dims_at + 4, "byte size overflows", false, place()});
     } else {
       t.nbytes = blocks * t.type->block_bytes;
       t.sized = true;
@@ -192,19 +191,19 @@ void check_data(GgufHeader& h, std::uint64_t size, const GgufFaults& fault) {
     auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name) + "'"; };  // only for a fault
     if (t.offset % h.alignment != 0)
       fault({"offset_alignment", place(), t.info_at,
-             place() + ": data offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
+             "data offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
                  std::to_string(h.alignment),
-             false});
+             false, place()});
     if (!t.sized) continue;
     if (h.data_start > size || t.offset > size - h.data_start || t.nbytes > size - h.data_start - t.offset) {
       const bool addable = t.offset <= std::numeric_limits<std::uint64_t>::max() - h.data_start;
       fault({"bounds", place(), t.info_at,
-             place() + ": data [" +
+             "data [" +
                  (addable ? std::to_string(h.data_start + t.offset)
                           : std::to_string(h.data_start) + " + " + std::to_string(t.offset)) +
                  ", +" + std::to_string(t.nbytes) + ") runs past the end of the file (" + std::to_string(size) +
                  " bytes)",
-             false});
+             false, place()});
       continue;
     }
     inside.push_back(&t);
@@ -217,10 +216,10 @@ void check_data(GgufHeader& h, std::uint64_t size, const GgufFaults& fault) {
     if (covered_by && t->offset < covered) {
       const std::string place = "tensor '" + gguf_utf8_or_escaped(t->name) + "'";
       fault({"overlap", place, t->info_at,
-             place + ": data at offset " + std::to_string(t->offset) + " overlaps tensor '" +
+             "data at offset " + std::to_string(t->offset) + " overlaps tensor '" +
                  gguf_utf8_or_escaped(covered_by->name) + "' (" + std::to_string(covered_by->offset) + " + " +
                  std::to_string(covered_by->nbytes) + " bytes)",
-             false});
+             false, place});
     }
     if (!covered_by || t->offset + t->nbytes > covered) {
       covered = t->offset + t->nbytes;
@@ -260,11 +259,13 @@ void parse(std::span<const std::byte> bytes, const GgufFaults& fault, GgufHeader
   h.kv_count = r.u64le("metadata count");
   // Counts the bytes left cannot hold: the file is cut short (or lies), validate's "structure".
   if (h.tensor_count > r.remaining() / kMinTensorInfoBytes) {
-    fault({"structure", "header", 8, "tensor count " + std::to_string(h.tensor_count) + " cannot fit in the file", false});
+    fault({"structure", "header", 8, "tensor count " + std::to_string(h.tensor_count) + " cannot fit in the file",
+           false});
     return;
   }
   if (h.kv_count > r.remaining() / kMinKeyValueBytes) {
-    fault({"structure", "header", 16, "metadata count " + std::to_string(h.kv_count) + " cannot fit in the file", false});
+    fault({"structure", "header", 16, "metadata count " + std::to_string(h.kv_count) + " cannot fit in the file",
+           false});
     return;
   }
   if (!read_metadata(r, bytes, fault, h)) return;

@@ -42,14 +42,15 @@ struct GgufFault {
   std::string rule;     ///< validate's rule name without "gguf.": "duplicate_key", "bounds"
   std::string place;    ///< "header", "key 'k'", "tensor 't'", "data"
   std::uint64_t at;     ///< file byte
-  std::string message;  ///< the loader's message, without the file name and byte
+  std::string message;  ///< what is wrong, without the file name, subject and byte
   bool warning;         ///< valid GGUF the tool cannot read (big-endian)
+  std::string subject = {};  ///< what loading names before the message: "tensor 't'", "metadata 'k'"
 };
 
 /// The policy: the first fault throws (loading), or every fault goes to a sink (validate).
 class GgufFaults {
  public:
-  /// Loading: a fault throws Error(BadFile) (or `code`) "<name>: <message> at byte <at>".
+  /// Loading: a fault throws Error(BadFile) (or `code`) "<name>: [<subject>: ]<message> at byte <at>".
   explicit GgufFaults(std::string name) : name_(std::move(name)) {}
   /// Validate: every fault goes to `sink`; the tool's own caps (Limits) do not apply.
   GgufFaults(std::string name, std::function<void(const GgufFault&)> sink)
@@ -59,7 +60,8 @@ class GgufFaults {
   /// Reports a fault; returns only when collecting.
   void operator()(const GgufFault& f, ErrorCode code = ErrorCode::BadFile) const {
     if (sink_) return sink_(f);
-    throw Error(code, name_ + ": " + f.message + " at byte " + std::to_string(f.at));
+    throw Error(code, name_ + ": " + (f.subject.empty() ? "" : f.subject + ": ") + f.message + " at byte " +
+                          std::to_string(f.at));
   }
 
  private:
