@@ -16,7 +16,8 @@ void refuse_contradictions(const Options& o) {
   const char* check = o.expects.empty() ? "--assert" : "--expect";
   // How a tensor's values are printed (--full, --threshold, --edgeitems): modes that print
   // no values would drop them.
-  const bool printing = o.print.full || o.print.threshold || o.print.edgeitems;
+  // --meta --full prints every item of long metadata arrays.
+  const bool printing = (o.print.full && !o.meta) || o.print.threshold || o.print.edgeitems;
   const char* print = o.print.full ? "--full" : o.print.threshold ? "--threshold" : "--edgeitems";
   const bool listing = o.list || o.meta || o.list0;
   const bool checks = !o.expects.empty() || !o.asserts.empty();

@@ -344,7 +344,7 @@ int run(const Options& o) {
       throw Error(ErrorCode::Usage, holds + ": choose one with --name for --graph (--list shows them all)");
     {
       OutBuffer out(stdout);
-      if (o.meta) render_meta(*in.file, o.json, out);
+      if (o.meta) render_meta(*in.file, o.json, o.print.full, out);
       else if (o.list0) render_names0(*in.file, out);
       else render_listing(*in.file, o.json, out);
     }

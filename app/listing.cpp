@@ -54,8 +54,10 @@ Json finite_json(const Json& v) {
 }
 
 // Text form of a metadata value: strings quoted with their control characters escaped
-// once, numbers as JSON writes them, long arrays shortened to their first 8 items.
-std::string meta_text(const Json& v) {
+// once, numbers as JSON writes them; unless `full`, arrays of more than 8 items shortened
+// to their first and last 3 and their count.
+constexpr std::size_t kMetaItems = 8, kMetaEdgeItems = 3;
+std::string meta_text(const Json& v, bool full) {
   if (v.is_string()) {
     std::string s = escape_text(v.get_ref<const std::string&>()), q = "\"";
     for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
@@ -63,13 +65,30 @@ std::string meta_text(const Json& v) {
   }
   if (const char* word = nonfinite_word(v)) return word;
   if (v.is_array()) {
+    const bool cut = !full && v.size() > kMetaItems;
     std::string s = "[";
-    const std::size_t shown = std::min<std::size_t>(v.size(), 8);
-    for (std::size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + meta_text(v[i]);
-    if (v.size() > shown) s += ", ... (" + std::to_string(v.size()) + " items)";
-    return s + "]";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (cut && i == kMetaEdgeItems) {
+        s += ", ...";
+        i = v.size() - kMetaEdgeItems;
+      }
+      s += (i ? ", " : "") + meta_text(v[i], full);
+    }
+    return s + (cut ? "] (" + std::to_string(v.size()) + " items)" : "]");
   }
   return escape_text(dump(v));
+}
+
+// The text of one metadata entry's value: a long array left in the file (GGUF) decodes
+// only the items shown.
+std::string meta_text(const MetaEntry& m, bool full) {
+  if (!m.array || full || m.array->size() <= kMetaItems) return meta_text(m.decoded(), full);
+  const std::uint64_t n = m.array->size();
+  std::string s = "[";
+  for (const Json& item : m.array->items(0, kMetaEdgeItems)) s += meta_text(item, false) + ", ";
+  s += "...";
+  for (const Json& item : m.array->items(n - kMetaEdgeItems, kMetaEdgeItems)) s += ", " + meta_text(item, false);
+  return s + "] (" + std::to_string(n) + " items)";
 }
 
 // escape_text(s), or s itself when escaping would not change it (names, types and notes
@@ -360,7 +379,7 @@ void render_names0(const LoadedFile& file, OutBuffer& out) {
   }
 }
 
-void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
+void render_meta(const LoadedFile& file, bool json, bool full, OutBuffer& out) {
   if (json) {
     Json j;
     j["schema_version"] = kSchemaVersion;
@@ -368,7 +387,8 @@ void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
     j["file"] = file.path;
     j["format"] = file.format;
     j["metadata"] = Json::array();
-    for (const auto& m : file.metadata) j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.value)}});
+    for (const auto& m : file.metadata)
+      j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.decoded())}});
     j["tensor_count"] = file.tensors.size();
     j["warnings"] = file.warnings;
     out.write(dump(j));
@@ -376,7 +396,7 @@ void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
     return;
   }
   for (const auto& m : file.metadata) {
-    out.write(escape_text(m.key) + " (" + escape_text(m.type) + "): " + meta_text(m.value));
+    out.write(escape_text(m.key) + " (" + escape_text(m.type) + "): " + meta_text(m, full));
     out.put('\n');
   }
   out.write(count_of(file.metadata.size(), "metadata entry", "metadata entries") + ", " +

@@ -112,6 +112,8 @@ inline void inspect(const ti::LoadedFile& f) {
     if (n++ == kMaxTensors) break;
     guarded([&] { realize_and_render(e.load()); });
   }
+  // Metadata a loader left in the file (GGUF arrays) is decoded here, as --meta --json does.
+  for (const ti::MetaEntry& m : f.metadata) guarded([&] { (void)m.decoded().dump(); });
 }
 
 }  // namespace fuzz
