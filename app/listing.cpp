@@ -145,7 +145,8 @@ bool put_plain_entry(const TensorEntry& e, bool first, OutBuffer& out) {
   const std::string_view dtype = e.dtype ? dtype_info(*e.dtype).name : std::string_view("null");
   const std::size_t most = e.name.size() + e.stored_type.size() + e.note.size() + dtype.size() +
                            21 * (e.shape.size() + stored.size()) + 200;
-  if (most > OutBuffer::kSize || e.details().layout_unknown || !e.details().scheme_parts.empty() || !plain_text(e.name) || !plain_text(e.stored_type) ||
+  if (most > OutBuffer::kSize || e.details().layout_unknown || !e.details().scheme_parts.empty() ||
+      !plain_text(e.name) || !plain_text(e.stored_type) ||
       !(e.note.empty() || plain_text(e.note)))
     return false;
   char* p = out.reserve(most);
