@@ -8,7 +8,8 @@
 //   PlotOutputs plots;
 //   plots.protect(item.file);                                   // an input is never written
 //   plots.check("hist-a.png");                                  // usage errors before any work
-//   plots.write("hist-a.png", "histogram of a", [&](ti::PlotFormat f, std::string& out) { ti::draw_histogram(h, "a", f, out); });
+//   plots.write("hist-a.png", "histogram of a",
+//               [&](ti::PlotFormat f, std::string& out) { ti::draw_histogram(h, "a", f, out); });
 //   plots.commit();                                             // hist-a.png, ... appear
 #pragma once
 
@@ -41,7 +42,8 @@ class PlotOutputs {
 
   /// Draws the picture of `path` through `draw` (bytes of the format given) and stages it.
   /// `what` says what it shows ("histogram of 'w'") for the line written() gives.
-  void write(const std::string& path, const std::string& what, const std::function<void(PlotFormat, std::string&)>& draw);
+  void write(const std::string& path, const std::string& what,
+             const std::function<void(PlotFormat, std::string&)>& draw);
 
   /// Makes every staged picture appear, in the order drawn (Error(Io) naming the path when one
   /// cannot).

@@ -184,9 +184,11 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
       // realized contiguous first.
       const StoredElements c_order =
           source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      plots.write(*plot_path, "heatmap of " + title, [&](PlotFormat f, std::string& out) { draw_heatmap(c_order, title, f, out); });
+      plots.write(*plot_path, "heatmap of " + title,
+                  [&](PlotFormat f, std::string& out) { draw_heatmap(c_order, title, f, out); });
     } else {
-      plots.write(*plot_path, "histogram of " + title, [&](PlotFormat f, std::string& out) { draw_histogram(*hist, title, f, out); });
+      plots.write(*plot_path, "histogram of " + title,
+                  [&](PlotFormat f, std::string& out) { draw_histogram(*hist, title, f, out); });
     }
   }
   if (!so.hist) hist.reset();  // drawn, not printed
@@ -197,10 +199,16 @@ void check_plot_path(const std::string& path, const Options& o, const Item& item
   const StatsOptions& so = o.stats;
   plots.protect(item.file);
   plots.check(path);
-  if (resolve_output(path).is_stdout && (so.stats || so.hist || so.fail_on || o.json || o.jsonl))
+  if (!resolve_output(path).is_stdout) return;
+  const char* other = so.stats     ? "--stats"
+                      : so.hist    ? "--hist"
+                      : so.fail_on ? "--fail-on"
+                      : o.json     ? "--json"
+                      : o.jsonl    ? "--jsonl"
+                                   : nullptr;
+  if (other)
     throw Error(ErrorCode::Usage, "--plot " + escape_untrusted(path, true) + " writes the picture to standard output, where " +
-                                      (so.stats ? "--stats" : so.hist ? "--hist" : so.fail_on ? "--fail-on" : o.json ? "--json" : "--jsonl") +
-                                      " prints too: name a file for the picture");
+                                      other + " prints too: name a file for the picture");
 }
 
 bool print_plot_lines(const Options& o, const PlotOutputs& plots, OutBuffer& out) {

@@ -59,7 +59,8 @@ PlotLayout draw_histogram(const Histogram& hist, const std::string& title, PlotF
 /// kHeatmapNegInf, else the colour of the mean of
 /// its values on the scale, which spans the cells' finite min..max. Where cells are smaller
 /// than 6 pixels, each non-finite one (up to 4096 of them) also gets a 7-pixel square of its
-/// colour, so one NaN among 2^28 values is seen. A legend under the picture counts each kind. Throws Error(Usage) when the source is not 2-D or empty.
+/// colour, so one NaN among 2^28 values is seen. A legend under the picture counts each kind.
+/// Throws Error(Usage) when the source is not 2-D or empty.
 PlotLayout draw_heatmap(const StoredElements& source, const std::string& title, PlotFormat format, std::string& out);
 
 }  // namespace tensor_inspect

@@ -34,7 +34,8 @@ namespace tensor_inspect {
 struct OutputTarget {
   enum class Kind { File, Stream };
   std::string path;        ///< as given
-  std::string file;        ///< File: the regular file replaced or created (a symlink's final target); Stream: what is opened
+  /// File: the regular file replaced or created (a symlink's final target); Stream: what is opened.
+  std::string file;
   Kind kind = Kind::File;
   bool is_stdout = false;  ///< a Stream to this process's standard output (`-`, or the same file as descriptor 1)
   bool terminal = false;   ///< a Stream to a terminal

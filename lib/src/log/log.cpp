@@ -13,7 +13,8 @@ spdlog::logger& lib_log() {
   // Not registered in spdlog's registry: the program's spdlog::set_level()/set_pattern() (which
   // apply to every registered logger) and a logger of its own named alike leave it alone.
   static const std::shared_ptr<spdlog::logger> logger = [] {
-    auto l = std::make_shared<spdlog::logger>("tensor_inspect", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+    auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    auto l = std::make_shared<spdlog::logger>("tensor_inspect", std::move(sink));
     l->set_level(spdlog::level::warn);
     l->set_pattern("tensor_inspect: %l: %v");
     return l;
@@ -33,8 +34,8 @@ void set_log_pattern(const std::string& pattern) {
   lib_log().set_pattern(pattern);
 }
 
-static_assert(static_cast<int>(LogLevel::Trace) == spdlog::level::trace && static_cast<int>(LogLevel::Warn) == spdlog::level::warn &&
-                  static_cast<int>(LogLevel::Off) == spdlog::level::off,
+static_assert(static_cast<int>(LogLevel::Trace) == spdlog::level::trace &&
+                  static_cast<int>(LogLevel::Warn) == spdlog::level::warn && static_cast<int>(LogLevel::Off) == spdlog::level::off,
               "LogLevel follows spdlog's level_enum");
 
 }  // namespace tensor_inspect

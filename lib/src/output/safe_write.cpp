@@ -55,7 +55,8 @@ std::string final_target(const std::string& path) {
     std::string target(4096, '\0');
     const ssize_t n = ::readlink(p.c_str(), target.data(), target.size());
     if (n <= 0 || static_cast<std::size_t>(n) == target.size())
-      throw Error(ErrorCode::Io, path + ": cannot follow the symlink " + p + ": " + std::strerror(n < 0 ? errno : ENAMETOOLONG));
+      throw Error(ErrorCode::Io,
+                  path + ": cannot follow the symlink " + p + ": " + std::strerror(n < 0 ? errno : ENAMETOOLONG));
     target.resize(static_cast<std::size_t>(n));
     const std::size_t slash = p.rfind('/');
     p = target[0] == '/' || slash == std::string::npos ? target : p.substr(0, slash + 1) + target;
@@ -132,7 +133,8 @@ OutputTarget OutputFiles::check(const std::string& path, bool binary) const {
         throw Error(ErrorCode::Usage, path + ": is an input of this run; it is never written (name another file)");
   if (t.terminal && binary)
     throw Error(ErrorCode::Usage, (path == "-" ? std::string("standard output") : path) +
-                                      " is a terminal, where a picture's bytes would be noise: redirect it (> w.png) or name a file");
+                                      " is a terminal, where a picture's bytes would be noise: "
+                                      "redirect it (> w.png) or name a file");
   return t;
 }
 
@@ -183,7 +185,8 @@ void OutputFiles::commit() {
     discard(s);
     if (err != 0) {
       const std::string path = s.target.path, type = s.type;
-      staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(i) + 1);  // the destructor removes the rest
+      // The destructor removes the rest.
+      staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
       cannot_write(path, type, err);
     }
   }
