@@ -27,6 +27,7 @@
 #include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/log.hpp"
 #include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -273,8 +274,12 @@ int main(int argc, char** argv) {
   // On a terminal a progress line may be drawn when a message comes (a tensor skipped half-way
   // through a scan): erased first, so the message is not glued to its end and stays on screen
   // alone, while the progress line is redrawn below it.
-  spdlog::set_pattern(::isatty(2) == 1 ? "\r\033[Ktensor-inspect: %l: %v" : "tensor-inspect: %l: %v");
+  const char* pattern = ::isatty(2) == 1 ? "\r\033[Ktensor-inspect: %l: %v" : "tensor-inspect: %l: %v";
+  spdlog::set_pattern(pattern);
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  // The library's own logger (tensor_inspect/log.hpp) speaks as the tool, at the same level.
+  ti::set_log_pattern(pattern);
+  ti::set_log_level(o.verbosity >= 2 ? ti::LogLevel::Debug : o.verbosity == 1 ? ti::LogLevel::Info : ti::LogLevel::Warn);
   ti::app::show_progress_on_terminal();
 
   const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;

@@ -123,8 +123,9 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->default_str(std::to_string(kDefaultBins))
       ->group(g);
   cli.add_option("--plot", o.plot,
-                 "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; {name} in the path "
-                 "becomes the tensor's name (needed over several tensors); PNGs appear once every tensor is computed")
+                 "write a picture (.png, .svg, .pdf; - is PNG on stdout): a histogram, or with --plot-kind heatmap a 2-D "
+                 "tensor's values; {name} in the path becomes the tensor's name (needed over several tensors); pictures "
+                 "appear once every tensor is computed; a symlink's target is written, a pipe written through")
       ->group(g);
   cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap (only with --plot)")
       ->check(CLI::IsMember({"hist", "heatmap"}))
@@ -183,13 +184,39 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
       // realized contiguous first.
       const StoredElements c_order =
           source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      plots.write(*plot_path, [&](const std::string& file) { write_heatmap_png(file, c_order, title); });
+      plots.write(*plot_path, "heatmap of " + title,
+                  [&](PlotFormat f, std::string& out) { draw_heatmap(c_order, title, f, out); });
     } else {
-      plots.write(*plot_path, [&](const std::string& file) { write_histogram_png(file, *hist, title); });
+      plots.write(*plot_path, "histogram of " + title,
+                  [&](PlotFormat f, std::string& out) { draw_histogram(*hist, title, f, out); });
     }
   }
   if (!so.hist) hist.reset();  // drawn, not printed
   return result;
+}
+
+void check_plot_path(const std::string& path, const Options& o, const Item& item, PlotOutputs& plots) {
+  const StatsOptions& so = o.stats;
+  plots.protect(item.file);
+  plots.check(path);
+  if (!resolve_output(path).is_stdout) return;
+  const char* other = so.stats     ? "--stats"
+                      : so.hist    ? "--hist"
+                      : so.fail_on ? "--fail-on"
+                      : o.json     ? "--json"
+                      : o.jsonl    ? "--jsonl"
+                                   : nullptr;
+  if (other)
+    throw Error(ErrorCode::Usage, "--plot " + escape_untrusted(path, true) + " writes the picture to standard output, where " +
+                                      other + " prints too: name a file for the picture");
+}
+
+bool print_plot_lines(const Options& o, const PlotOutputs& plots, OutBuffer& out) {
+  const StatsOptions& so = o.stats;
+  if (!so.plot || so.stats || so.hist || so.fail_on || o.json || o.jsonl) return false;
+  if (!plots.to_stdout())
+    for (const std::string& line : plots.written()) out.write(escape_untrusted(line, false) + "\n");
+  return true;
 }
 
 int run_stats_tensor(const Item& item, const Options& o, const Defaults& defaults) {
@@ -199,9 +226,11 @@ int run_stats_tensor(const Item& item, const Options& o, const Defaults& default
   const TensorEntry* entry = o.expr || !item.entry ? nullptr : &*item.entry;
   std::optional<std::string> plot;
   if (so.plot) plot = plot_path_for(*so.plot, item.name.value_or(""));  // `{name}` also for one tensor
+  if (plot) check_plot_path(*plot, o, item, plots);
   const TensorStatsResult r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots);
   plots.commit();
   OutBuffer out(stdout);
+  if (print_plot_lines(o, plots, out)) return r.row.failed.empty() ? 0 : 1;
   render_tensor_stats(r.row, {item.file, item.name, item.label}, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
   return r.row.failed.empty() ? 0 : 1;
 }

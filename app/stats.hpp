@@ -55,6 +55,16 @@ StatsRow stats_row_of(const TensorEntry& entry);
 TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& options,
                                   const Defaults& defaults, const std::optional<std::string>& plot_path, PlotOutputs& plots);
 
+/// Checks --plot's `path` for `item` before any work: its format, what it is (a folder, an input
+/// of the run, a terminal for a PNG), and that standard output is the picture's alone. Throws
+/// Error(Usage).
+void check_plot_path(const std::string& path, const Options& options, const Item& item, PlotOutputs& plots);
+
+/// With --plot and no other statistics option or JSON, prints the lines naming the pictures
+/// written (none when the picture went to standard output) and returns true: they replace
+/// the statistics block.
+bool print_plot_lines(const Options& options, const PlotOutputs& plots, OutBuffer& out);
+
 /// Statistics of one tensor (after -e): its file entry, when it is one, lets GGUF blocks
 /// be scanned in place; its label names it in messages, its file and name the JSON and
 /// --plot's `{name}`. Returns the exit status: 1 when --fail-on finds something, else 0.

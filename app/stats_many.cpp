@@ -22,7 +22,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::string count = std::to_string(items.size()) + (items.size() == 1 ? " tensor" : " tensors");
   if (so.plot && items.size() > 1 && so.plot->find("{name}") == std::string::npos)
-    throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one PNG each (--plot 'hist-{name}.png')");
+    throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one picture each (--plot 'hist-{name}.png')");
   if (so.plot && items.size() > 1) {
     // Two names can give one path ("dir/a" and "dir_a": '/' is spelled '_'): the second PNG
     // would replace the first. Refused before a file is drawn, naming both tensors.
@@ -54,6 +54,8 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
   };
   std::vector<Block> blocks;  // text with --hist: printed once every tensor is computed
   PlotOutputs plots;
+  if (so.plot)
+    for (const Item& item : items) check_plot_path(plot_path_for(*so.plot, item.name.value_or("")), o, item, plots);
   bool failed = false;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Item& item = items[i];
@@ -86,7 +88,8 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
       rows.push_back(std::move(r.row));
     }
   }
-  plots.commit();  // every tensor is computed: the PNGs appear
+  plots.commit();  // every tensor is computed: the pictures appear
+  if (print_plot_lines(o, plots, out)) return failed ? 1 : 0;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     // A histogram is a block of lines: each tensor's block under its name.
     const Block& b = blocks[i];

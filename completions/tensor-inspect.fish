@@ -70,7 +70,7 @@ complete -c tensor-inspect -n __tensor_inspect_main -l threshold -x -d 'summariz
 complete -c tensor-inspect -n __tensor_inspect_main -l edgeitems -x -d 'items at each end of a summarized axis'
 complete -c tensor-inspect -n __tensor_inspect_main -l stats -d 'min max mean std absmax, nan/inf/zero counts'
 complete -c tensor-inspect -n __tensor_inspect_main -l hist -d 'histogram of the finite values [BINS]'
-complete -c tensor-inspect -n __tensor_inspect_main -l plot -r -F -d 'write a PNG'
+complete -c tensor-inspect -n __tensor_inspect_main -l plot -r -F -d 'write a picture (.png .svg .pdf)'
 complete -c tensor-inspect -n __tensor_inspect_main -l plot-kind -x -a 'hist heatmap' -d 'what --plot draws'
 complete -c tensor-inspect -n __tensor_inspect_main -l fail-on -x -a '(__tensor_inspect_fail_on)' -d 'exit 1 for nan,inf,zero-tensor'
 complete -c tensor-inspect -l token-file -r -F -d 'bearer token for URLs'

@@ -44,7 +44,7 @@ try:
     schemas[s["$id"]] = s
 except ImportError as e:
   jsonschema = None
-  check("python3-jsonschema installed", False, f"{e}: scripts/setup.sh installs it")
+  check("python3-jsonschema installed", False, f"{e}: scripts/test.sh installs it")
 
 
 def validate(what, doc):
@@ -110,7 +110,7 @@ def case(group, what, args, code=0, stream="stdout", lines=False):
       check(f"{what}: jq reads every line", p.returncode == 0 and [json.loads(x) for x in p.stdout.splitlines()] ==
             [[d.get("schema_version"), d.get("kind"), d.get("name")] for d in docs], p.stderr)
     else:
-      check("jq installed", False, "scripts/setup.sh installs jq")
+      check("jq installed", False, "scripts/test.sh installs jq")
   for d in docs:
     validate(what, d)
     groups.setdefault(group, []).append((what, d))

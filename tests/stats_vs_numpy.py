@@ -38,7 +38,7 @@ def strict(name):
 
 SCHEMAS = {}
 try:
-    import jsonschema  # Debian's python3-jsonschema (scripts/setup.sh)
+    import jsonschema  # Debian's python3-jsonschema (scripts/test.sh)
     for path in glob.glob(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas", "*stats.schema.json")):
         with open(path) as f:
             schema = json.load(f)

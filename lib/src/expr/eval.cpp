@@ -5,7 +5,7 @@
 #include <limits>
 #include <numbers>
 
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include "expr/ast.hpp"
 #include "expr/bindings.hpp"
@@ -257,7 +257,7 @@ Tensor evaluate_expression(std::string_view expr, const std::optional<Tensor>& x
   expr::NodePtr tree = expr::parse(expr);
   expr::Evaluator ev(x, defaults);
   expr::Value v = ev.eval(*tree);
-  spdlog::debug("expression: parsed and built in {:.3f} ms: {}", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+  lib_log().debug("expression: parsed and built in {:.3f} ms: {}", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
                 v.kind == expr::Value::Kind::Tensor ? std::string(dtype_info(v.tensor->dtype()).name) + " " + shape_repr(v.tensor->shape())
                                                     : expr::type_name(v));
   if (v.kind == expr::Value::Kind::Tensor) return *v.tensor;
