@@ -3,6 +3,9 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -58,8 +61,10 @@ Expect parse_expect(const std::string& spec) {
 std::optional<DType> dtype_of_stored_type(std::string s) {
   if (auto d = dtype_from_user_name(s)) return d;
   if (!s.empty() && std::string_view("<>|=!").find(s[0]) != std::string_view::npos) s.erase(0, 1);
-  for (std::size_t i = 0; i < kDTypeCount; ++i)
-    if (!dtype_info(static_cast<DType>(i)).numpy_kind.empty() && dtype_info(static_cast<DType>(i)).numpy_kind == s) return static_cast<DType>(i);
+  for (std::size_t i = 0; i < kDTypeCount; ++i) {
+    const std::string_view kind = dtype_info(static_cast<DType>(i)).numpy_kind;
+    if (!kind.empty() && kind == s) return static_cast<DType>(i);
+  }
   if (s.ends_with("Storage")) {
     s.resize(s.size() - 7);
     if (s == "Byte") return DType::UInt8;  // torch.ByteStorage holds uint8 (CharStorage int8)
@@ -216,6 +221,45 @@ int render_checks(const std::vector<CheckResult>& results, const std::vector<Ite
     else out.write("all " + std::to_string(results.size()) + " checks passed on " + tensors + "\n");
   }
   return failed ? 1 : 0;
+}
+
+// The statistics options (--stats, --hist, --plot, --fail-on) with --expect and --assert
+// in one run: every check is decided first (trouble leaves stdout empty), then the
+// statistics are written, then the checks' results. With --json the statistics object
+// carries the "checks" object; with --jsonl the "check" lines follow the "stats" lines.
+// The exit status is 1 when a check or --fail-on failed.
+int with_checks(const std::vector<Item>& items, const Options& o, const Defaults& defaults,
+                const std::function<int(std::FILE*)>& run_stats) {
+  if (o.expects.empty() && o.asserts.empty()) return run_stats(stdout);
+  const std::vector<CheckResult> results = evaluate_checks(items, o, defaults);
+  if (o.json && !o.jsonl) {
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* mem = ::open_memstream(&text, &size);
+    if (!mem) throw std::bad_alloc();
+    int status = 0;
+    try {
+      status = run_stats(mem);
+    } catch (...) {
+      std::fclose(mem);
+      std::free(text);
+      throw;
+    }
+    std::fclose(mem);
+    std::string object(text, size);
+    std::free(text);
+    const std::size_t close = object.find_last_of('}');
+    if (close == std::string::npos) throw Error(ErrorCode::Internal, "statistics JSON without an object");
+    object.erase(close);
+    OutBuffer out(stdout);
+    out.write(object + ", \"checks\": " + checks_json(results, items) + "}\n");
+    bool failed = false;
+    for (const CheckResult& r : results) failed |= !r.passed;
+    return status || failed ? 1 : 0;
+  }
+  const int status = run_stats(stdout);
+  std::fflush(stdout);
+  return render_checks(results, items, o, stdout) || status ? 1 : 0;
 }
 
 int run_checks(const std::vector<Item>& items, const Options& o, const Defaults& defaults) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,13 @@ int render_checks(const std::vector<CheckResult>& results, const std::vector<Ite
 
 /// The "checks" JSON object of `results`, without a newline (stats objects embed it).
 std::string checks_json(const std::vector<CheckResult>& results, const std::vector<Item>& items);
+
+/// Runs the statistics (`run_stats` writes its report onto the FILE* it is given) together
+/// with --expect and --assert: checks decided first, then the statistics, then the checks'
+/// results (--json: the statistics object carries "checks"). Returns 1 when either failed.
+/// Without checks it is run_stats(stdout).
+int with_checks(const std::vector<Item>& items, const Options& o, const Defaults& defaults,
+                const std::function<int(std::FILE*)>& run_stats);
 
 /// The row-major index of element `flat` of `shape`, as "[1, 2]" ("[]" for a 0-d tensor).
 std::string index_text(std::int64_t flat, const Shape& shape);

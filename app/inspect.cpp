@@ -5,10 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
-#include <functional>
-#include <memory>
 #include <iostream>
 #include <sstream>
 
@@ -255,45 +252,6 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   Resolved r;
   r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", "", std::nullopt, ""});
   return r;
-}
-
-// The statistics options (--stats, --hist, --plot, --fail-on) with --expect and --assert
-// in one run: every check is decided first (trouble leaves stdout empty), then the
-// statistics are written, then the checks' results. With --json the statistics object
-// carries the "checks" object; with --jsonl the "check" lines follow the "stats" lines.
-// The exit status is 1 when a check or --fail-on failed.
-int with_checks(const std::vector<Item>& items, const Options& o, const Defaults& defaults,
-                const std::function<int(std::FILE*)>& run_stats) {
-  if (o.expects.empty() && o.asserts.empty()) return run_stats(stdout);
-  const std::vector<CheckResult> results = evaluate_checks(items, o, defaults);
-  if (o.json && !o.jsonl) {
-    char* text = nullptr;
-    std::size_t size = 0;
-    std::FILE* mem = ::open_memstream(&text, &size);
-    if (!mem) throw std::bad_alloc();
-    int status = 0;
-    try {
-      status = run_stats(mem);
-    } catch (...) {
-      std::fclose(mem);
-      std::free(text);
-      throw;
-    }
-    std::fclose(mem);
-    std::string object(text, size);
-    std::free(text);
-    const std::size_t close = object.find_last_of('}');
-    if (close == std::string::npos) throw Error(ErrorCode::Internal, "statistics JSON without an object");
-    object.erase(close);
-    OutBuffer out(stdout);
-    out.write(object + ", \"checks\": " + checks_json(results, items) + "}\n");
-    bool failed = false;
-    for (const CheckResult& r : results) failed |= !r.passed;
-    return status || failed ? 1 : 0;
-  }
-  const int status = run_stats(stdout);
-  std::fflush(stdout);
-  return render_checks(results, items, o, stdout) || status ? 1 : 0;
 }
 
 }  // namespace

@@ -134,7 +134,8 @@ int run_validate(const ValidateOptions& o) {
   } else {
     for (const auto& r : reports) {
       const std::string file = escape_untrusted(r.file, false);
-      if (is_clean(r)) out.write(file + ": " + r.format + ": clean" + (r.findings.empty() ? "" : " (" + count_of(count(r, Severity::Note), "note") + ")") + "\n");
+      const std::string notes_said = r.findings.empty() ? "" : " (" + count_of(count(r, Severity::Note), "note") + ")";
+      if (is_clean(r)) out.write(file + ": " + r.format + ": clean" + notes_said + "\n");
       for (const Finding& f : r.findings) {
         std::string line = file + ": " + std::string(severity_name(f.severity)) + ": ";
         std::string place = escape_untrusted(f.place, true);
@@ -145,7 +146,8 @@ int run_validate(const ValidateOptions& o) {
       }
     }
     out.write(count_of(reports.size(), "file") + ": " + std::to_string(clean) + " clean, " + count_of(errors, "error") + ", " +
-              count_of(warnings, "warning") + (notes ? ", " + count_of(notes, "note") : "") + (o.strict && warnings && !errors ? " (--strict: warnings fail)" : "") + "\n");
+              count_of(warnings, "warning") + (notes ? ", " + count_of(notes, "note") : "") +
+              (o.strict && warnings && !errors ? " (--strict: warnings fail)" : "") + "\n");
   }
   return errors > 0 || (o.strict && warnings > 0) ? 1 : 0;
 }
