@@ -42,7 +42,6 @@ void refuse_contradictions(const Options& o) {
       {listing && o.stats.active(), view, stats, std::string(view) + " reads headers only, " + stats + " reads every value"},
       {listing && o.print.header, view, "--header", std::string(view) + " shows the whole file, --header one tensor's fields"},
       {o.print.header && o.stats.active(), "--header", stats, std::string("--header reads no data, ") + stats + " reads every value"},
-      {checks && o.stats.active(), check, stats, std::string(check) + " checks a tensor, " + stats + " reports on it: one run does one"},
       {checks && listing, check, view, std::string(check) + " checks tensors, " + view + " shows the file"},
       // --view-as recasts the memoryview that is printed; these print none.
       {view_as && o.stats.active(), "--view-as", stats,

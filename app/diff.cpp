@@ -1,6 +1,7 @@
 // app/diff.cpp — the diff subcommand: open both inputs, pair their tensors, compare each
 // pair through the streaming comparison (compare.hpp), report a table or one JSON object.
 #include "diff.hpp"
+#include "open_logged.hpp"
 #include "diff_rows.hpp"
 
 #include <unistd.h>
@@ -56,7 +57,7 @@ view), the pair is "not comparable".
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, is
 on one side only or is not comparable; 2 trouble.)";
 
-Input open_input(const std::string& arg, bool stored) {
+Input open_input(const std::string& arg, bool stored, const std::string& role) {
   Input in;
   in.label = arg;
   if (arg != "-" && is_literal_input(arg)) {
@@ -66,10 +67,11 @@ Input open_input(const std::string& arg, bool stored) {
     e.shape = t.shape();
     e.details_for_write().loader = [t] { return t; };
     in.format = "literal";
+    spdlog::info("{}: literal, {} {}", role, dtype_info(*e.dtype).name, shape_repr(e.shape));
     in.entries.push_back(std::move(e));
     return in;
   }
-  in.file = open_file(arg);
+  in.file = open_file_logged(arg, std::nullopt, role);
   if (!stored) apply_schemes(*in.file);
   in.file->path = arg == "-" ? "<stdin>" : input_name(arg);  // a URL without its password or query
   in.label = in.file->path;
@@ -291,7 +293,7 @@ int run_diff(const DiffOptions& o) {
                                       " is a tolerance of values): choose one");
   set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
-  const Input a = open_input(o.a, o.stored), b = open_input(o.b, o.stored);
+  const Input a = open_input(o.a, o.stored, "A"), b = open_input(o.b, o.stored, "B");
   std::vector<Row> rows = pair_up(a, b, o);
   CompareOptions copt;
   copt.rtol = o.rtol;

@@ -324,7 +324,8 @@ class RowCells {
   char nbytes_[24], offset_[24];
 };
 
-constexpr std::array<std::string_view, kColumns> kListingHeader = {"name", "dtype", "shape", "nbytes", "offset", "stored"};
+// "stored_nbytes": the bytes the file stores (quantized blocks as stored), not the decoded size.
+constexpr std::array<std::string_view, kColumns> kListingHeader = {"name", "dtype", "shape", "stored_nbytes", "offset", "stored"};
 
 }  // namespace
 

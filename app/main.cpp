@@ -22,6 +22,7 @@
 #include "progress.hpp"
 #include "remote_options.hpp"
 #include "stats.hpp"
+#include "suggest.hpp"
 #include "truncated_input.hpp"
 #include "usage_faults.hpp"
 #include "validate.hpp"
@@ -80,11 +81,11 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect https://host/m.safetensors --list --timeout 5   give up on a server silent for 5 s (default 20)
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference
-(or a tensor it could not compare) or validate found something; 2 trouble (bad command line,
+(or a tensor it could not compare) or validate found an error (a warning with --strict); 2 trouble (bad command line,
 unreadable or malformed input, unsupported operation, a tensor --fail-on cannot decode), with one
 line on stderr and nothing on stdout. Options on the command line win over TI_CACHE_DIR,
 TI_CACHE_SIZE and TI_TIMEOUT; options that contradict
-(--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
+(--all with --name, --json with --jsonl, --list with --stats, ...) are a usage error naming both. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
   cli.add_option("INPUT", o.input,
                  "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
   if (reach[kRoot]) {
-    cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
+    cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad's, NumPy's, torch's or a format's name: float16, half, f16, BF16, u8, ...)");
     cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
     cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
     cli.add_flag("--strict", o.strict,
@@ -193,7 +194,8 @@ int main(int argc, char** argv) {
   }
   if (CLI::App* check_options = group[kCheck]) {
     auto* checks = "Checks (exit 1 when one fails)";
-    check_options->add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
+    check_options->add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, numel, format, nbytes (decoded), stored_dtype, stored_nbytes: "
+                                  "--expect dtype=bf16 --expect shape=32000,4096; with --stats, --fail-on and --assert in one run")->group(checks);
     check_options->add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
   }
   if (CLI::App* engine_options = group[kEngine]) {
@@ -240,7 +242,11 @@ int main(int argc, char** argv) {
         return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), argv_json);
       return status;
     }
-    return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), argv_json);
+    // An unknown option (CLI11's ExtrasError) names the closest known one: --stat, --stats.
+    const std::string hint = dynamic_cast<const CLI::ExtrasError*>(&e)
+                                 ? ti::app::unknown_option_hint(cli, std::span<char* const>(argv + 1, static_cast<std::size_t>(argc - 1)))
+                                 : "";
+    return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + hint + " (see --help)"), argv_json);
   } catch (const ti::Error& e) {
     return report(e, argv_json);
   }

@@ -58,7 +58,7 @@ _tensor_inspect() {
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
   local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --json --jsonl --limit $remote_opts"
-  local validate_opts="-h --help --json $remote_opts"
+  local validate_opts="-h --help --json --strict $remote_opts"
   local subcommands="diff validate"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do

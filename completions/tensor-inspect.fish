@@ -90,3 +90,4 @@ complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l json -d 'one
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l jsonl -d 'one JSON line per pair, then a summary line'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l limit -x -a "$limits" -d 'raise a resource cap: KEY=VALUE'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from validate' -l json -d 'one JSON object'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from validate' -l strict -d 'exit 1 on warnings too'

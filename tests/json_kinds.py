@@ -209,9 +209,11 @@ for what, a, b, code in [("same", P("f32.npy"), P("f32.npy"), 0), ("differs", P(
   case("diff --exact", f"diff --exact: {what}", ["diff", a, b, "--exact", "--json"], code=code)
 samples = [S(n) for n in ("mixed.safetensors", "state_dict.pt", "arrays.npz", "float32.npy")]
 case("validate", "validate: samples, all clean", ["validate", *samples, "--json"])
-case("validate", "validate: a warning (a ggml type it cannot dequantize)", ["validate", S("quants.gguf"), "--json"], code=1)
+case("validate", "validate: a note (a ggml type it cannot dequantize)", ["validate", S("quants.gguf"), "--json"], code=0)
 case("validate", "validate: a broken file", ["validate", P("broken.safetensors"), "--json"], code=1)
-case("validate", "validate: a warning (pickle globals)", ["validate", S("whole_model.pt"), "--json"], code=1)
+case("validate", "validate: a warning (pickle globals)", ["validate", S("whole_model.pt"), "--json"], code=0)
+case("validate", "validate --strict: a warning fails", ["validate", S("whole_model.pt"), "--json", "--strict"], code=1)
+case("stats_checks", "stats with checks in one run", [S("float32.npy"), "--stats", "--expect", "dtype=f32", "--json"])
 
 # ---- errors: one object on stderr, with --json or --jsonl, in every mode ----
 for what, args in [("bad literal", ["[1,, 2]", "--json"]), ("missing file", [P("nope.npy"), "--json"]),

@@ -88,7 +88,8 @@ def expected_stats(values, kind):
         e.update(min=min(ints), max=max(ints), mean=sum(ints) / len(ints), std=float(np.std(a.astype(np.float64))),
                  absmax=max(abs(v) for v in ints))
         if kind == "b":
-            e["min"], e["max"] = bool(e["min"]), bool(e["max"])
+            # NumPy keeps bool through abs and max: np.abs(a).max() of a bool array is a bool.
+            e["min"], e["max"], e["absmax"] = bool(e["min"]), bool(e["max"]), bool(np.abs(a).max())
     return e
 
 
