@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libzip-dev zipcmp zipmerge ziptool
           python3 python3-numpy time clang-14 libclang-rt-14-dev libomp-14-dev
           libopenblas-dev python3-jsonschema jq bash-completion zsh fish man-db pkg-config libcairo2-dev
-          libcurl4-openssl-dev nginx-light libxxhash-dev zlib1g-dev lld)
+          libcurl4-openssl-dev nginx-light libxxhash-dev zlib1g-dev lld nettle-dev xxhash)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
