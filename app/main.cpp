@@ -178,8 +178,7 @@ int main(int argc, char** argv) {
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
     file_options
         ->add_flag("--overview", o.overview,
-                   "a checkpoint at a glance: tensors repeated across layers as one row (x32), totals, config.json or GGUF "
-                   "architecture facts (reads headers only)")
+                   "tensors repeated across layers as one row (x32), totals, config.json or GGUF facts (reads headers only)")
         ->group(files);
     file_options
         ->add_flag("--list0", o.list0,
