@@ -9,14 +9,15 @@
 # (above 1: tensor-inspect is faster).
 set -euo pipefail
 bin=$(realpath "$1"); file=$2; pairs=${3:-3}
-rss() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
+# Peak RSS from GNU time's own file: xxhsum draws its progress on stderr.
+rss() { local f; f=$(mktemp); /usr/bin/time -o "$f" -f "%M" "$@" >/dev/null 2>&1; cat "$f"; rm -f "$f"; }
 cat "$file" >/dev/null
 bytes=$(stat -c %s "$file")
 echo "peak RSS KiB: xxhsum -H2 $(rss xxhsum -H2 "$file"), hash $(rss "$bin" hash "$file"), sha256sum $(rss sha256sum "$file"), hash --algo sha256 $(rss "$bin" hash --algo sha256 "$file")"
 xs=(); hs=(); ss=(); h2=()
 now() { date +%s.%N; }
 for i in $(seq "$pairs"); do
-  t0=$(now); xxhsum -H2 "$file" >/dev/null; t1=$(now)
+  t0=$(now); xxhsum -H2 "$file" >/dev/null 2>&1; t1=$(now)
   "$bin" hash "$file" >/dev/null; t2=$(now)
   sha256sum "$file" >/dev/null; t3=$(now)
   "$bin" hash --algo sha256 "$file" >/dev/null; t4=$(now)
