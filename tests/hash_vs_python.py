@@ -190,5 +190,15 @@ for t in listing["tensors"]:
                          got.get(t["name"]) == expect, f"{got.get(t['name'])} != {expect}")
 tally.check("GGUF quantized tensors were checked", checked > 0, json.dumps(listing)[:300])
 
+# PyTorch 1.13's own torch.save (samples/state_dict.pt): transposed, strided, broadcast (stride 0)
+# and shared-storage views, each hashed as its values (torch.load's, in pt_expected.json).
+import ast
+with open(os.path.join(ROOT, "samples", "pt_expected.json")) as f: expected = json.load(f)["state_dict.pt"]
+got = hashes([os.path.join(ROOT, "samples", "state_dict.pt"), "--algo", "sha256"]) or {}
+for name, e in expected.items():
+  x = np.array(ast.literal_eval(e["tolist"]), dtype=e["dtype"].replace("bool", "bool_")).reshape(e["shape"])
+  tally.check(f"state_dict.pt '{name}' ({e['dtype']}, stride {e['stride']}): sha256 of torch.load's values",
+              got.get(name) == hashlib.sha256(canonical(x, e["dtype"])).hexdigest(), str(got.get(name)))
+
 shutil.rmtree(tmp)
 sys.exit(tally.summary())
