@@ -200,5 +200,21 @@ for name, e in expected.items():
   tally.check(f"state_dict.pt '{name}' ({e['dtype']}, stride {e['stride']}): sha256 of torch.load's values",
               got.get(name) == hashlib.sha256(canonical(x, e["dtype"])).hexdigest(), str(got.get(name)))
 
+# A remote copy (nginx, range requests): the same hashes, and --check against its URL.
+if shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"):
+  from nginx_server import Nginx
+  www = os.path.join(tmp, "www")
+  os.makedirs(www)
+  shutil.copy(path("m.safetensors"), os.path.join(www, "m.safetensors"))  # served as /files/m.safetensors
+  nginx = Nginx(tmp, www)
+  try:
+    url = nginx.url("files", "m.safetensors")
+    remote = hashes([url])
+    tally.check("hash of an http:// copy: the local hashes", remote == one, f"{remote} {one}")
+    rc, out, err = run(["hash", "--check", manifest, url])
+    tally.check("--check against the http:// copy: exit 0", rc == 0, f"{rc} {out!r} {err!r}")
+  finally:
+    nginx.stop()
+
 shutil.rmtree(tmp)
 sys.exit(tally.summary())
