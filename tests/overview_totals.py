@@ -140,6 +140,50 @@ try:
 except Exception as e:  # noqa: BLE001
   ok, t = False, repr(e)
 tally.check("GGUF totals: stored bytes by quantization type add up to the listing's", ok, str(t)[:300])
+# A GGUF file written here (gguf.md: magic, version 3, counts, key/values, tensor infos with
+# ne innermost first, data aligned to 32): llama metadata, 2 blocks, untied output.
+def gguf_str(x):
+  b = x.encode()
+  return struct.pack("<Q", len(b)) + b
+
+
+def gguf_kv(key, vtype, payload):
+  return gguf_str(key) + struct.pack("<I", vtype) + payload
+
+
+L = 2
+kvs = [gguf_kv("general.architecture", 8, gguf_str("llama")), gguf_kv("llama.block_count", 4, struct.pack("<I", L)),
+       gguf_kv("llama.embedding_length", 4, struct.pack("<I", HIDDEN)), gguf_kv("llama.attention.head_count", 4, struct.pack("<I", HEADS)),
+       gguf_kv("llama.attention.head_count_kv", 4, struct.pack("<I", KV)), gguf_kv("llama.context_length", 4, struct.pack("<I", 64)),
+       gguf_kv("llama.feed_forward_length", 4, struct.pack("<I", FF)),
+       gguf_kv("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, VOCAB) + b"".join(gguf_str(f"t{i}") for i in range(VOCAB)))]
+gt = {"token_embd.weight": (VOCAB, HIDDEN)}
+for i in range(L):
+  gt.update({f"blk.{i}.attn_norm.weight": (HIDDEN,), f"blk.{i}.attn_q.weight": (HEADS * HEAD_DIM, HIDDEN),
+             f"blk.{i}.attn_k.weight": (KV * HEAD_DIM, HIDDEN), f"blk.{i}.attn_v.weight": (KV * HEAD_DIM, HIDDEN),
+             f"blk.{i}.attn_output.weight": (HIDDEN, HEADS * HEAD_DIM), f"blk.{i}.ffn_norm.weight": (HIDDEN,),
+             f"blk.{i}.ffn_gate.weight": (FF, HIDDEN), f"blk.{i}.ffn_up.weight": (FF, HIDDEN), f"blk.{i}.ffn_down.weight": (HIDDEN, FF)})
+gt.update({"output_norm.weight": (HIDDEN,), "output.weight": (VOCAB, HIDDEN)})
+infos, data = b"", b""
+for name, shape in gt.items():
+  infos += gguf_str(name) + struct.pack("<I", len(shape)) + b"".join(struct.pack("<Q", d) for d in reversed(shape))
+  infos += struct.pack("<IQ", 0, len(data))  # F32
+  data += bytes(4 * numel(shape))
+  data += bytes(-len(data) % 32)
+head = b"GGUF" + struct.pack("<IQQ", 3, len(gt), len(kvs)) + b"".join(kvs) + infos
+gguf = os.path.join(tmp, "tiny.gguf")
+with open(gguf, "wb") as f: f.write(head + bytes(-len(head) % 32) + data)
+g_params = sum(numel(s) for s in gt.values())
+g_implied = 2 * VOCAB * HIDDEN + HIDDEN + L * (HIDDEN * HEADS * HEAD_DIM * 2 + 2 * HIDDEN * KV * HEAD_DIM + 3 * HIDDEN * FF + 2 * HIDDEN)
+rc, out, err = run([gguf, "--overview"])
+lines = out.splitlines()
+tally.check("GGUF --overview: the metadata's facts (vocab: the tokenizer's 40 tokens) and the implied count, equal",
+            rc == 0 and lines[:1] == [f"llama (gguf): {L} layers, hidden {HIDDEN}, {HEADS} heads ({KV} kv), vocab {VOCAB}, context 64, "
+                                      f"feed-forward {FF}"] and g_implied == g_params and
+            lines[1].startswith(f"{g_params:,} parameters (gguf implies {g_implied:,}: equal)") and
+            ["blk.{0..1}.ffn_down.weight", "float32", f"({HIDDEN}, {FF})", "\u00d72"] in [re.split(r"\s{2,}", l) for l in lines],
+            f"{rc} {out!r} {err!r}")
+
 rc, out, err = run([folder, "--overview", "--list"])
 tally.check("--overview with --list: a usage error naming both", rc == 2 and "--overview" in err and "--list" in err and not out, err)
 
