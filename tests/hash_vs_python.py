@@ -103,7 +103,8 @@ for name, x in cases.items():
   np.save(path(f"{name}.npy"), x)
   got = hashes([path(f"{name}.npy"), "--algo", "sha256"])
   got = list(got.values())[0] if got else None
-  tally.check(f"{name} {x.shape}: Python's sha256 over the canonical bytes", got == hashlib.sha256(canonical(x, name)).hexdigest(), str(got))
+  tally.check(f"{name} {x.shape}: Python's sha256 over the canonical bytes",
+              got == hashlib.sha256(canonical(x, name)).hexdigest(), str(got))
 
 # A multi-tensor checkpoint: thread count changes nothing; a manifest checks a re-sharded copy.
 v = rng.standard_normal((4, 2, 3)).astype(np.float32)
@@ -161,10 +162,12 @@ except Exception as e:  # noqa: BLE001
 tally.check("--check --json, v renamed u: exit 1, v missing, u added, w and b ok (schema'd)",
             rc == 1 and status == {"w": "ok", "v": "missing", "b": "ok", "u": "added"}, f"{rc} {status}")
 rc, out, err = run(["hash", "--check", manifest, path("nonexistent.safetensors")])
-tally.check("--check of an unreadable input: exit 2, nothing on stdout, one line", rc == 2 and not out and len(err.splitlines()) == 1, f"{rc} {out!r} {err!r}")
+tally.check("--check of an unreadable input: exit 2, nothing on stdout, one line",
+            rc == 2 and not out and len(err.splitlines()) == 1, f"{rc} {out!r} {err!r}")
 with open(path("bad.json"), "w") as f: f.write('{"kind": "hash", "schema_version": 1, "algorithm": "md5", "inputs": [], "tensors": []}')
 rc, out, err = run(["hash", "--check", path("bad.json"), path("m.safetensors")])
-tally.check("--check with a manifest of an unknown algorithm: exit 2 naming it", rc == 2 and not out and "algorithm" in err, f"{rc} {err!r}")
+tally.check("--check with a manifest of an unknown algorithm: exit 2 naming it",
+            rc == 2 and not out and "algorithm" in err, f"{rc} {err!r}")
 rc, out, err = run(["hash", "--check", path("m.safetensors"), path("m.safetensors")])
 tally.check("--check with a tensor file as manifest: exit 2", rc == 2 and not out and len(err.splitlines()) == 1, f"{rc} {err!r}")
 c_manifest = path("c.manifest.json")

@@ -78,7 +78,8 @@ def validate(doc, sid):
   jsonschema.Draft202012Validator(schemas[sid], resolver=resolver).validate(doc)
 
 
-tally.check("the folder written: 291 tensors, the config's count", len(tensors) == 291 and implied == params, f"{len(tensors)} {implied} {params}")
+tally.check("the folder written: 291 tensors, the config's count", len(tensors) == 291 and implied == params,
+            f"{len(tensors)} {implied} {params}")
 rc, out, err = run([folder, "--list", "--json"])
 try:
   listing = json.loads(out)
@@ -130,7 +131,7 @@ rc, out, err = run([odd, "--overview"])
 rows = [re.split(r"\s{2,}", l) for l in out.splitlines()[1:]]
 tally.check("--overview: indices {0,3,7}; layer 2's other shape a row of its own, before {0..11}'s others",
             rows == [["e.{0,3,7}.w", "bfloat16", "(1,)", "\u00d73"], ["h.2.w", "bfloat16", "(3, 2)"],
-                     ["h.{0,1,3,4,5,6,7,8,9,10,11}.w".replace("{0,1,3,4,5,6,7,8,9,10,11}", "{0,1,3,...,11}"), "bfloat16", "(2, 2)", "\u00d711"]],
+                     ["h.{0,1,3,...,11}.w", "bfloat16", "(2, 2)", "\u00d711"]],
             "\n".join("  ".join(r) for r in rows) + err)
 rc, out, err = run([os.path.join(ROOT, "samples", "quants.gguf"), "--list", "--json"])
 try:
