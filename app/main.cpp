@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "diff.hpp"
+#include "export/export.hpp"
 #include "hash/hash.hpp"
 #include "json_shape.hpp"
 #include "option_groups.hpp"
@@ -217,8 +218,10 @@ int main(int argc, char** argv) {
   CLI::App* validate = reachable("validate") ? ti::app::setup_validate(cli, validate_options) : nullptr;
   ti::app::HashOptions hash_options;
   CLI::App* hash = reachable("hash") ? ti::app::setup_hash(cli, hash_options) : nullptr;
+  ti::app::ExportOptions export_options;
+  CLI::App* exporter = reachable("export") ? ti::app::setup_export(cli, export_options) : nullptr;
   ti::app::RemoteFlags remote;
-  for (CLI::App* app : {&cli, diff, validate, hash}) {
+  for (CLI::App* app : {&cli, diff, validate, hash, exporter}) {
     if (!app) continue;
     if (app != &cli) ti::app::setup_remote(*app, remote);
     else if (group[kRemote]) ti::app::setup_remote(*group[kRemote], remote);
@@ -252,13 +255,15 @@ int main(int argc, char** argv) {
     if (diff && *diff) ti::app::refuse_repeats_and_empty_inputs(*diff, "diff: ");
     if (validate && *validate) ti::app::refuse_repeats_and_empty_inputs(*validate, "validate: ");
     if (hash && *hash) ti::app::refuse_repeats_and_empty_inputs(*hash, "hash: ");
+    if (exporter && *exporter) ti::app::refuse_repeats_and_empty_inputs(*exporter, "export: ");
   } catch (const ti::Error& e) {
     return report(e, argv_json);
   }
   // What stands before a subcommand's name is the main command's: `--json diff a b` would
   // set the main command's --json and print diff's text. Refused, naming it, except the
   // options both share (the remote ones, -v).
-  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : hash && *hash ? hash : nullptr) {
+  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : hash && *hash ? hash
+                      : exporter && *exporter ? exporter : nullptr) {
     for (int g : {kRoot, kFile, kCheck, kEngine, kPrint, kStats}) {
       if (!group[g]) continue;
       for (const CLI::Option* opt : group[g]->get_options()) {
@@ -291,6 +296,7 @@ int main(int argc, char** argv) {
     int status = diff && *diff           ? ti::app::run_diff(diff_options)
                  : validate && *validate ? ti::app::run_validate(validate_options)
                  : hash && *hash         ? ti::app::run_hash(hash_options)
+                 : exporter && *exporter ? ti::app::run_export(export_options)
                                          : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.

@@ -60,15 +60,16 @@ _tensor_inspect() {
   local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --json --jsonl --limit $remote_opts"
   local validate_opts="-h --help --json $remote_opts"
   local hash_opts="-h --help --algo --check --json --quiet --limit $remote_opts"
-  local subcommands="diff validate hash"
+  local export_opts="-h --help --name --all -e --expr --dtype -o --output --force $remote_opts"
+  local subcommands="diff validate hash export"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do
     w=${words[i]}
     case $w in
-      diff | validate | hash) [[ -z $sub && -z $file ]] && { sub=$w; continue; } ;;
+      diff | validate | hash | export) [[ -z $sub && -z $file ]] && { sub=$w; continue; } ;;
       -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --view-as | --name | \
         --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol | \
-        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | --algo | --check | \
+        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | --algo | --check | -o | --output | \
         --token-file | --cache | --cache-size | --timeout)
         ((i++)); continue ;;
       # Optional values: the next word is one only when it looks like one (`--hist x.npy` is the input).
@@ -93,7 +94,7 @@ _tensor_inspect() {
       COMPREPLY=($(compgen -S = -W "$limits" -- "$cur"))
       return ;;
     --cache) _filedir -d; return ;;
-    --token-file | --plot | --check) _filedir; return ;;
+    --token-file | --plot | --check | -o | --output) _filedir; return ;;
     --expect)
       compopt -o nospace
       if [[ $cur == dtype=* ]]; then
@@ -111,6 +112,7 @@ _tensor_inspect() {
       diff) COMPREPLY=($(compgen -W "$diff_opts" -- "$cur")) ;;
       validate) COMPREPLY=($(compgen -W "$validate_opts" -- "$cur")) ;;
       hash) COMPREPLY=($(compgen -W "$hash_opts" -- "$cur")) ;;
+      export) COMPREPLY=($(compgen -W "$export_opts" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
     esac
     return

@@ -1,0 +1,112 @@
+// app/export/export_writers.cpp — .npy and .safetensors written from tensors (export_writers.hpp).
+#include "export/export_writers.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/realize.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+// Elements the executor hands over at a time: 8 MiB of values in flight.
+constexpr std::size_t kBatchElements = std::size_t{1} << 20;
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+File open_for_writing(const std::string& path) {
+  File f(std::fopen(path.c_str(), "wb"));
+  if (!f) throw Error(ErrorCode::Io, path + ": cannot write: " + std::strerror(errno));
+  return f;
+}
+
+void put(std::FILE* f, const void* data, std::size_t n, const std::string& path) {
+  if (n && std::fwrite(data, 1, n, f) != n) throw Error(ErrorCode::Io, path + ": write error: " + std::strerror(errno));
+}
+
+void finish(File f, const std::string& path) {
+  std::FILE* raw = f.release();
+  if (std::fflush(raw) != 0 || std::ferror(raw)) {
+    std::fclose(raw);
+    throw Error(ErrorCode::Io, path + ": write error: " + std::strerror(errno));
+  }
+  if (std::fclose(raw) != 0) throw Error(ErrorCode::Io, path + ": write error: " + std::strerror(errno));
+}
+
+DType uint_of_itemsize(std::size_t itemsize) {
+  return itemsize == 1 ? DType::UInt8 : itemsize == 2 ? DType::UInt16 : itemsize == 4 ? DType::UInt32 : DType::UInt64;
+}
+
+}  // namespace
+
+void write_elements(const Tensor& t, std::FILE* f, const std::string& path) {
+  // The values as unsigned ints of their itemsize: the executor hands over every bit, where
+  // a value conversion would quiet a NaN's payload.
+  const std::size_t k = dtype_info(t.dtype()).itemsize;
+  std::vector<std::byte> out;
+  for_each_chunk(t.bitcast(uint_of_itemsize(k)).node(), kBatchElements, [&](const ValueChunk& c) {
+    out.resize(c.size * k);
+    for (std::size_t i = 0; i < c.size; ++i) std::memcpy(out.data() + i * k, &c.u[i], k);  // little-endian host: the low k bytes
+    put(f, out.data(), out.size(), path);
+  });
+}
+
+void write_npy(const Tensor& t, const std::string& path) {
+  const DTypeInfo& d = dtype_info(t.dtype());
+  if (d.numpy_kind.empty())
+    throw Error(ErrorCode::Unsupported, path + ": NumPy has no dtype for " + std::string(d.name) +
+                                            ": export it to .safetensors, or cast it with --dtype float32");
+  std::string shape = "(";
+  for (std::size_t i = 0; i < t.shape().size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape()[i]);
+  if (t.shape().size() == 1) shape += ",";
+  shape += ")";
+  std::string header = "{'descr': '" + std::string(d.itemsize == 1 ? "|" : "<") + std::string(d.numpy_kind) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // NumPy's layout: magic, version, header length, the header padded with spaces to a
+  // multiple of 64 bytes of the whole preamble, ending in a newline.
+  const bool v2 = header.size() + 1 + 10 > 65535;
+  const std::size_t preamble = v2 ? 12 : 10;
+  header.append((64 - (preamble + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string head = std::string("\x93NUMPY") + (v2 ? std::string("\x02\x00", 2) : std::string("\x01\x00", 2));
+  const std::size_t n = header.size();
+  for (std::size_t b = 0; b < (v2 ? 4u : 2u); ++b) head += static_cast<char>((n >> (8 * b)) & 0xff);
+  File f = open_for_writing(path);
+  put(f.get(), head.data(), head.size(), path);
+  put(f.get(), header.data(), header.size(), path);
+  write_elements(t, f.get(), path);
+  finish(std::move(f), path);
+}
+
+void write_safetensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                       const std::vector<std::pair<std::string, std::string>>& metadata, const std::string& path) {
+  nlohmann::ordered_json header;
+  nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : metadata) meta[k] = v;
+  header["__metadata__"] = meta;
+  std::uint64_t at = 0;
+  for (const auto& [name, t] : tensors) {
+    const DTypeInfo& d = dtype_info(t.dtype());
+    const std::uint64_t n = static_cast<std::uint64_t>(t.numel()) * d.itemsize;
+    header[name] = {{"dtype", std::string(d.safetensors)}, {"shape", t.shape()}, {"data_offsets", {at, at + n}}};
+    at += n;
+  }
+  std::string h = header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  h.append((8 - h.size() % 8) % 8, ' ');  // the data starts 8-byte aligned, as the reference writer pads
+  unsigned char len[8];
+  for (std::size_t b = 0; b < 8; ++b) len[b] = static_cast<unsigned char>((h.size() >> (8 * b)) & 0xff);
+  File f = open_for_writing(path);
+  put(f.get(), len, 8, path);
+  put(f.get(), h.data(), h.size(), path);
+  for (const auto& named : tensors) write_elements(named.second, f.get(), path);
+  finish(std::move(f), path);
+}
+
+}  // namespace tensor_inspect::app
