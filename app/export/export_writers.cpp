@@ -9,6 +9,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
+#include "tensor_inspect/stats.hpp"
 
 namespace tensor_inspect::app {
 namespace {
@@ -50,11 +51,23 @@ void write_elements(const Tensor& t, std::FILE* f, const std::string& path) {
   // The values as unsigned ints of their itemsize: the executor hands over every bit, where
   // a value conversion would quiet a NaN's payload.
   const std::size_t k = dtype_info(t.dtype()).itemsize;
+  // Where the values are a mapped file's bytes in C order, the pages behind the batch written
+  // leave the resident set (in runs of at least 4 MiB), so memory stays flat however large
+  // the export, as for statistics.
+  const std::optional<StoredElements> stored = stored_elements(t, false);
+  const bool release = stored && stored->c_order && !stored->ggml_type && stored->file && stored->file->is_mapped();
+  const std::uint64_t base = release ? static_cast<std::uint64_t>(stored->bytes.data() - stored->file->bytes().data()) : 0;
+  std::uint64_t released = 0;
   std::vector<std::byte> out;
   for_each_chunk(t.bitcast(uint_of_itemsize(k)).node(), kBatchElements, [&](const ValueChunk& c) {
     out.resize(c.size * k);
     for (std::size_t i = 0; i < c.size; ++i) std::memcpy(out.data() + i * k, &c.u[i], k);  // little-endian host: the low k bytes
     put(f, out.data(), out.size(), path);
+    const std::uint64_t done = (static_cast<std::uint64_t>(c.start) + c.size) * k;
+    if (release && (done - released >= (std::uint64_t{4} << 20) || done == stored->bytes.size())) {
+      stored->file->release_pages(base + released, done - released);
+      released = done;
+    }
   });
 }
 
