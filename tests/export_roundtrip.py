@@ -88,6 +88,21 @@ rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.0.b", "
 tally.check("bfloat16 to .npy without --dtype: exit 2 (NumPy has no bfloat16), nothing written",
             rc == 2 and not os.path.exists(path("bf2.npy")) and "bfloat16" in err, err)
 
+rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.*", "--dtype", "float32", "-o", path("sel.npz")])
+try:
+  with np.load(path("sel.npz")) as z:
+    got = {k: z[k] for k in z.files}
+  want = {"layers.0.w": np.frombuffer(src["layers.0.w"][1], "<f4").reshape(2, 3),
+          "layers.0.b": (np.frombuffer(bf, "<u2").astype(np.uint32) << 16).view(np.float32),
+          "layers.1.w": np.arange(4, dtype=np.float32).reshape(2, 2)}
+  ok = rc == 0 and sorted(got) == sorted(want) and all(same_bits(got[k], want[k]) for k in want)
+  import zipfile
+  with zipfile.ZipFile(path("sel.npz")) as z: ok = ok and z.testzip() is None  # every member's CRC-32
+except Exception as e:  # noqa: BLE001
+  ok, got = False, e
+tally.check("--name 'layers.*' --dtype float32 to .npz: np.load reads each member equal, zipfile finds every CRC right",
+            ok, f"{rc} {err!r} {got!r}"[:300])
+
 quants = os.path.join(ROOT, "samples", "quants.gguf")
 for name in ["q4_0", "q4_k", "q8_0"]:
   rc, out, err = run(["export", quants, "--name", name, "-o", path(f"{name}.npy")])

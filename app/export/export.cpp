@@ -21,8 +21,9 @@ constexpr const char* kExportExamples = R"(Examples:
   tensor-inspect export model.safetensors --name embed.weight -e 'x[:100]' -o first100.npy
   tensor-inspect export ./hf-model/ --all --dtype float32 -o all-f32.safetensors
 
-The output's extension chooses its format: .npy (one tensor; NumPy has no bfloat16 or fp8:
-cast them with --dtype) or .safetensors (any number, with a __metadata__ naming the source).
+The output's extension chooses its format: .npy (one tensor), .npz (several, as numpy.savez
+writes them; NumPy has no bfloat16 or fp8: cast them with --dtype) or .safetensors (any
+number, with a __metadata__ naming the source).
 Quantized GGUF tensors are written dequantized (float32). The file is written beside OUT and
 renamed into place when complete; an existing OUT is replaced only with --force, an input never.
 Exit status: 0 written; 2 trouble (nothing written).)";
@@ -44,14 +45,14 @@ void refuse_input_as_output(const std::string& input, const std::string& output)
 }  // namespace
 
 CLI::App* setup_export(CLI::App& app, ExportOptions& o) {
-  CLI::App* sub = app.add_subcommand("export", "write selected tensors as .npy or .safetensors (dequantized, after -e)");
+  CLI::App* sub = app.add_subcommand("export", "write selected tensors as .npy, .npz or .safetensors (dequantized, after -e)");
   sub->footer(kExportExamples);
   sub->add_option("INPUT", o.input, "a tensor file (.safetensors .gguf .npy .npz .pt), an index, a model folder, a URL or -")->required();
   sub->add_option("--name", o.names, "a tensor's name or a shell glob (repeatable)");
   sub->add_flag("--all", o.all, "every tensor");
   sub->add_option("-e,--expr", o.expr, "a tinygrad expression applied to each tensor, named x");
   sub->add_option("--dtype", o.dtype, "cast the values to this dtype (tinygrad names)");
-  sub->add_option("-o,--output", o.output, "the file to write: .npy or .safetensors")->required();
+  sub->add_option("-o,--output", o.output, "the file to write: .npy, .npz or .safetensors")->required();
   sub->add_flag("--force", o.force, "replace an existing output file");
   return sub;
 }
@@ -60,8 +61,8 @@ int run_export(const ExportOptions& o) {
   if (o.all && !o.names.empty())
     throw Error(ErrorCode::Usage, "export: --all and --name contradict (--all takes every tensor, --name those it matches): choose one");
   const std::string ext = fs::path(o.output).extension().string();
-  if (ext != ".npy" && ext != ".safetensors")
-    throw Error(ErrorCode::Usage, "export: " + o.output + ": the output's extension chooses its format: .npy or .safetensors");
+  if (ext != ".npy" && ext != ".npz" && ext != ".safetensors")
+    throw Error(ErrorCode::Usage, "export: " + o.output + ": the output's extension chooses its format: .npy, .npz or .safetensors");
   std::optional<DType> cast;
   if (o.dtype) {
     cast = dtype_from_name(*o.dtype);
@@ -94,6 +95,7 @@ int run_export(const ExportOptions& o) {
   PlotOutputs outputs;
   outputs.write(o.output, [&](const std::string& tmp) {
     if (ext == ".npy") write_npy(tensors[0].second, tmp);
+    else if (ext == ".npz") write_npz(tensors, tmp);
     else write_safetensors(tensors, {{"source", label}, {"format", lf.format}, {"producer", "tensor-inspect export"}}, tmp);
   });
   outputs.commit();
