@@ -11,7 +11,7 @@ namespace tensor_inspect::app {
 void refuse_contradictions(const Options& o) {
   // The statistics option given, for messages (--stats, --hist, --plot, --fail-on).
   const char* stats = o.stats.stats ? "--stats" : o.stats.hist ? "--hist" : o.stats.plot ? "--plot" : "--fail-on";
-  const char* view = o.list ? "--list" : o.meta ? "--meta" : "--list0";
+  const char* view = o.overview ? "--overview" : o.list ? "--list" : o.meta ? "--meta" : "--list0";
   const char* selection = o.all ? "--all" : "--name";
   const char* check = o.expects.empty() ? "--assert" : "--expect";
   // How a tensor's values are printed (--full, --threshold, --edgeitems): modes that print
@@ -19,7 +19,7 @@ void refuse_contradictions(const Options& o) {
   // --meta --full prints every item of long metadata arrays.
   const bool printing = (o.print.full && !o.meta) || o.print.threshold || o.print.edgeitems;
   const char* print = o.print.full ? "--full" : o.print.threshold ? "--threshold" : "--edgeitems";
-  const bool listing = o.list || o.meta || o.list0;
+  const bool listing = o.list || o.meta || o.list0 || o.overview;
   const bool checks = !o.expects.empty() || !o.asserts.empty();
   const bool view_as = !o.view_as.empty();
   struct Rule {
@@ -30,6 +30,8 @@ void refuse_contradictions(const Options& o) {
       {o.all && !o.names.empty(), "--all", "--name", "--all takes every tensor, --name only those it matches"},
       {o.json && o.jsonl, "--json", "--jsonl", "--json writes one object, --jsonl one object per line"},
       {o.list && o.meta, "--list", "--meta", "--list shows the tensors, --meta the metadata"},
+      {o.overview && (o.list || o.meta || o.list0), "--overview", o.list ? "--list" : o.meta ? "--meta" : "--list0",
+       "--overview groups the tensors, the other a view of its own"},
       {o.list0 && (o.list || o.meta), "--list0", view,
        std::string("--list0 writes the names alone, ") + view + " a view for people or JSON"},
       {o.list0 && o.json, "--list0", "--json", "--list0 writes NUL-ended names, --json one object (--list --json lists the tensors)"},

@@ -18,6 +18,7 @@
 #include "json_shape.hpp"
 #include "listing.hpp"
 #include "open_logged.hpp"
+#include "overview.hpp"
 #include "selection.hpp"
 #include "options.hpp"
 #include "print_options.hpp"
@@ -165,7 +166,7 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   Resolved r;
   r.format = lf.format;
   r.warnings = lf.warnings;
-  if (o.meta || o.list || o.list0) {
+  if (o.meta || o.list || o.list0 || o.overview) {
     r.file = std::move(lf);
     return r;
   }
@@ -212,14 +213,14 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   }
   if (o.shape || o.offset || o.byte_order) throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
   if (o.input.empty()) {
-    if (!o.names.empty() || o.all || o.list || o.meta || o.list0)
-      throw Error(ErrorCode::Usage, "--name, --all, --list, --meta and --list0 need a file INPUT");
+    if (!o.names.empty() || o.all || o.list || o.meta || o.list0 || o.overview)
+      throw Error(ErrorCode::Usage, "--name, --all, --list, --meta, --list0 and --overview need a file INPUT");
     if (o.dtype)
       throw Error(ErrorCode::Usage, "--dtype types a literal INPUT, and -e alone has none: cast in the expression (.cast(dtypes." +
                                         std::string(dtype_info(*literal_dtype).name) + "))");
     return {};
   }
-  const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.list0 || o.format;
+  const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.list0 || o.overview || o.format;
   if (o.input == "-") {
     auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false, false}));
     std::optional<LoadedFile> lf = open_detected(file, o.format);
@@ -344,6 +345,7 @@ int run(const Options& o) {
       OutBuffer out(stdout);
       if (o.meta) render_meta(*in.file, o.json, o.print.full, out);
       else if (o.list0) render_names0(*in.file, out);
+      else if (o.overview) render_overview(o.input, *in.file, o.json, out);
       else render_listing(*in.file, o.json, out);
     }
     keep_until_exit(std::move(*in.file));  // freed with the process, not entry by entry

@@ -4,6 +4,7 @@
 #include "counts.hpp"
 #include "display_width.hpp"
 #include "json_shape.hpp"
+#include "totals.hpp"
 
 #include <algorithm>
 #include <array>
@@ -225,7 +226,7 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
     else put_json_string(e.note, out);
     out.put('}');
   }
-  out.write("],\"metadata_count\":");
+  out.write("],\"totals\":" + dump(totals_json(totals_of(file.tensors))) + ",\"metadata_count\":");
   put_int(file.metadata.size(), out);
   out.write(",\"warnings\":[");
   for (std::size_t i = 0; i < file.warnings.size(); ++i) {
@@ -371,6 +372,7 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   }
   out.write(count_of(file.tensors.size(), "tensor", "tensors") + ", " +
             count_of(file.metadata.size(), "metadata entry", "metadata entries") + " (" + file.format + ")\n");
+  out.write(totals_text(totals_of(file.tensors)) + "\n");
 }
 
 void render_names0(const LoadedFile& file, OutBuffer& out) {

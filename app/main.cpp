@@ -15,6 +15,8 @@
 #include <spdlog/spdlog.h>
 
 #include "diff.hpp"
+#include "export/export.hpp"
+#include "hash/hash.hpp"
 #include "json_shape.hpp"
 #include "option_groups.hpp"
 #include "options.hpp"
@@ -74,6 +76,7 @@ constexpr const char* kExamples = R"(Examples:
                                                        statistics of a selection, one JSON line per tensor
   tensor-inspect m.safetensors --all --plot 'h-{name}.png'   one histogram PNG per tensor
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
+  tensor-inspect hash ./hf-model/ --json > m.json      a content hash per tensor, any format (see: hash --help)
   tensor-inspect https://host/model.safetensors --list  a URL: range requests fetch only the bytes read (headers here)
   tensor-inspect hf://org/model/model.safetensors --name lm_head.weight -e 'x[:2, :8]'
                                                        the hub's resolve URL; HF_TOKEN or --token-file FILE
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
   enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
   const ti::app::OptionNames names[kGroups] = {
       {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e"},
-      {"--name --all --jsonl --list --stored --meta --list0 --format --raw --shape --offset --byte-order", ""},
+      {"--name --all --jsonl --list --stored --meta --list0 --overview --format --raw --shape --offset --byte-order", ""},
       {"--expect --assert", ""},
       {"--graph --view-as --limit", "v"},
       ti::app::kPrintOptionNames,
@@ -181,6 +184,10 @@ int main(int argc, char** argv) {
         ->group(files);
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
     file_options
+        ->add_flag("--overview", o.overview,
+                   "tensors repeated across layers as one row (x32), totals, config.json or GGUF facts (reads headers only)")
+        ->group(files);
+    file_options
         ->add_flag("--list0", o.list0,
                    "the names of a file's tensors, raw, each followed by a NUL byte: for scripts and shell completion (xargs -0)")
         ->group(files);
@@ -216,8 +223,12 @@ int main(int argc, char** argv) {
   CLI::App* diff = reachable("diff") ? ti::app::setup_diff(cli, diff_options) : nullptr;
   ti::app::ValidateOptions validate_options;
   CLI::App* validate = reachable("validate") ? ti::app::setup_validate(cli, validate_options) : nullptr;
+  ti::app::HashOptions hash_options;
+  CLI::App* hash = reachable("hash") ? ti::app::setup_hash(cli, hash_options) : nullptr;
+  ti::app::ExportOptions export_options;
+  CLI::App* exporter = reachable("export") ? ti::app::setup_export(cli, export_options) : nullptr;
   ti::app::RemoteFlags remote;
-  for (CLI::App* app : {&cli, diff, validate}) {
+  for (CLI::App* app : {&cli, diff, validate, hash, exporter}) {
     if (!app) continue;
     if (app != &cli) ti::app::setup_remote(*app, remote);
     else if (group[kRemote]) ti::app::setup_remote(*group[kRemote], remote);
@@ -254,13 +265,16 @@ int main(int argc, char** argv) {
     ti::app::refuse_repeats_and_empty_inputs(cli, "");
     if (diff && *diff) ti::app::refuse_repeats_and_empty_inputs(*diff, "diff: ");
     if (validate && *validate) ti::app::refuse_repeats_and_empty_inputs(*validate, "validate: ");
+    if (hash && *hash) ti::app::refuse_repeats_and_empty_inputs(*hash, "hash: ");
+    if (exporter && *exporter) ti::app::refuse_repeats_and_empty_inputs(*exporter, "export: ");
   } catch (const ti::Error& e) {
     return report(e, argv_json);
   }
   // What stands before a subcommand's name is the main command's: `--json diff a b` would
   // set the main command's --json and print diff's text. Refused, naming it, except the
   // options both share (the remote ones, -v).
-  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : nullptr) {
+  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : hash && *hash ? hash
+                      : exporter && *exporter ? exporter : nullptr) {
     for (int g : {kRoot, kFile, kCheck, kEngine, kPrint, kStats}) {
       if (!group[g]) continue;
       for (const CLI::Option* opt : group[g]->get_options()) {
@@ -269,7 +283,7 @@ int main(int argc, char** argv) {
         return report(ti::Error(ti::ErrorCode::Usage, what + " stands before '" + sub->get_name() + "', where it belongs to the main command: " +
                                                           sub->get_name() + "'s options and inputs come after '" + sub->get_name() +
                                                           "' (see tensor-inspect " + sub->get_name() + " --help)"),
-                      diff_options.json || validate_options.json);
+                      diff_options.json || validate_options.json || hash_options.json);
       }
     }
   }
@@ -288,7 +302,7 @@ int main(int argc, char** argv) {
   ti::set_log_level(o.verbosity >= 2 ? ti::LogLevel::Debug : o.verbosity == 1 ? ti::LogLevel::Info : ti::LogLevel::Warn);
   ti::app::show_progress_on_terminal();
 
-  const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;
+  const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json || hash_options.json;
   const std::string input = !o.input.empty() ? ti::input_name(o.input) : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
     for (int g = kRoot; g < kGroups; ++g)
@@ -296,6 +310,8 @@ int main(int argc, char** argv) {
     ti::app::apply_remote(remote);
     int status = diff && *diff           ? ti::app::run_diff(diff_options)
                  : validate && *validate ? ti::app::run_validate(validate_options)
+                 : hash && *hash         ? ti::app::run_hash(hash_options)
+                 : exporter && *exporter ? ti::app::run_export(export_options)
                                          : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.
