@@ -5,12 +5,14 @@
 
 #include <filesystem>
 
-#include "plot_outputs.hpp"
+#include "removed_on_signal.hpp"
 #include "selection.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/remote.hpp"
+#include "tensor_inspect/safe_write.hpp"
+#include "tensor_inspect/schemes.hpp"
 
 namespace tensor_inspect::app {
 namespace {
@@ -73,6 +75,7 @@ int run_export(const ExportOptions& o) {
     throw Error(ErrorCode::Usage, "export: " + o.output + " exists: --force replaces it");
   refuse_input_as_output(o.input, o.output);
   LoadedFile lf = open_file(o.input);
+  apply_schemes(lf);  // quantized weights as the logical tensors the listing shows, dequantized
   const std::string label = o.input == "-" ? "<stdin>" : input_name(o.input);
   std::vector<std::size_t> chosen;
   if (o.all || !o.names.empty()) chosen = select_entries(lf, o.names, o.all);
@@ -92,8 +95,13 @@ int run_export(const ExportOptions& o) {
     if (cast) t = t.cast(*cast);
     tensors.emplace_back(e.name.empty() ? "x" : e.name, t);
   }
-  PlotOutputs outputs;
-  outputs.write(o.output, [&](const std::string& tmp) {
+  // The one safe-write helper: a regular file or new path gets a temporary file renamed into
+  // place, a symlink's target is written and the link kept, a FIFO or `-` is written through;
+  // a run ended by a signal removes its temporary file.
+  OutputFiles outputs(TempFileHooks{[](const std::string& tmp) -> const void* { return remove_on_signal(tmp); },
+                                    [](const void* ticket) { forget_on_signal(static_cast<const RemovalTicket*>(ticket)); }});
+  if (o.input != "-" && !is_url(o.input)) outputs.protect(o.input);
+  outputs.write_with(o.output, ext.substr(1), true, [&](const std::string& tmp) {
     if (ext == ".npy") write_npy(tensors[0].second, tmp);
     else if (ext == ".npz") write_npz(tensors, tmp);
     else write_safetensors(tensors, {{"source", label}, {"format", lf.format}, {"producer", "tensor-inspect export"}}, tmp);

@@ -73,6 +73,13 @@ class OutputFiles {
   /// cannot write the PNG file: No space left on device"); they are Error(Io) naming `path`.
   void write(const std::string& path, std::string_view bytes, const std::string& type, bool binary);
 
+  /// Stages a file too large to hold in memory (an export): `fill` writes it by path, streamed.
+  /// A File target: `fill` runs now on the temporary file (already created, empty), renamed
+  /// at commit(). A Stream target: `fill` runs at commit() on the stream's path ("/dev/stdout"
+  /// for `-`). What `fill` throws passes through; the temporary file is removed.
+  void write_with(const std::string& path, const std::string& type, bool binary,
+                  std::function<void(const std::string& path)> fill);
+
   /// Renames every staged file over its target and writes every stream, in the order staged.
   /// A target that became a folder meanwhile fails before any is renamed; Error(Io) names it.
   void commit();
@@ -83,6 +90,7 @@ class OutputFiles {
     std::string type;
     std::string tmp;           ///< File: the temporary file
     std::string bytes;         ///< Stream: what is written at commit()
+    std::function<void(const std::string&)> fill;  ///< Stream of write_with(): writes at commit()
     const void* ticket = nullptr;
   };
   void discard(Staged& s);

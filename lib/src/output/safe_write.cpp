@@ -139,7 +139,7 @@ OutputTarget OutputFiles::check(const std::string& path, bool binary) const {
 }
 
 void OutputFiles::write(const std::string& path, std::string_view bytes, const std::string& type, bool binary) {
-  Staged s{check(path, binary), type, {}, {}, nullptr};
+  Staged s{check(path, binary), type, {}, {}, {}, nullptr};
   if (s.target.kind == OutputTarget::Kind::Stream) {
     s.bytes.assign(bytes);
     staged_.push_back(std::move(s));
@@ -161,6 +161,26 @@ void OutputFiles::write(const std::string& path, std::string_view bytes, const s
   if (!ok) cannot_write(path, type, err);
 }
 
+void OutputFiles::write_with(const std::string& path, const std::string& type, bool binary,
+                             std::function<void(const std::string& path)> fill) {
+  Staged s{check(path, binary), type, {}, {}, {}, nullptr};
+  if (s.target.kind == OutputTarget::Kind::Stream) {
+    s.fill = std::move(fill);
+    staged_.push_back(std::move(s));
+    return;
+  }
+  const std::string tmp = s.target.file + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(staged_.size());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) cannot_write(path, type, errno);
+  s.tmp = tmp;
+  if (hooks_.created) s.ticket = hooks_.created(tmp);
+  staged_.push_back(std::move(s));  // from here the destructor removes it
+  struct stat old {};
+  if (::stat(staged_.back().target.file.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(fd, old.st_mode & 07777);
+  ::close(fd);
+  fill(tmp);
+}
+
 void OutputFiles::commit() {
   // Within one folder, a rename fails for a folder of the file's name: looked for first, so
   // that a failed commit leaves nothing behind either.
@@ -174,6 +194,9 @@ void OutputFiles::commit() {
     if (s.target.kind == OutputTarget::Kind::File) {
       if (::rename(s.tmp.c_str(), s.target.file.c_str()) != 0) err = errno;
       else s.tmp.clear();  // the name is the user's file now
+    } else if (s.fill) {
+      std::fflush(stdout);  // what the program printed before comes first
+      s.fill(s.target.is_stdout ? std::string("/dev/stdout") : s.target.file);
     } else if (s.target.is_stdout) {
       std::fflush(stdout);  // what the program printed before comes first
       if (!write_all(1, s.bytes)) err = errno;
