@@ -88,7 +88,10 @@ std::optional<Architecture> from_gguf(const LoadedFile& f) {
   a.intermediate = meta_count(f, p + ".feed_forward_length");
   a.context = meta_count(f, p + ".context_length");
   a.vocab = meta_count(f, p + ".vocab_size");
-  if (const MetaEntry* tokens = meta(f, "tokenizer.ggml.tokens"); !a.vocab && tokens && tokens->value.is_array())
+  // A GGUF array stays in the file (MetaEntry::array): its count is read, no token decoded.
+  if (const MetaEntry* tokens = meta(f, "tokenizer.ggml.tokens"); !a.vocab && tokens && tokens->array)
+    a.vocab = tokens->array->size();
+  else if (tokens && !a.vocab && tokens->value.is_array())
     a.vocab = tokens->value.size();
   bool output = false;
   for (const TensorEntry& e : f.tensors) output |= e.name == "output.weight";
