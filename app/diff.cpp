@@ -2,6 +2,7 @@
 // pair through the streaming comparison (compare.hpp), report a table or one JSON object.
 #include "diff.hpp"
 #include "diff_rows.hpp"
+#include "names_hf_gguf.hpp"
 
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -82,7 +84,8 @@ Input open_input(const std::string& arg, bool stored) {
 struct Renamer {
   std::map<std::string, std::string> exact;
   std::vector<std::pair<std::regex, std::string>> regexes;
-  explicit Renamer(const DiffOptions& o) {
+  bool hf_gguf = false;
+  explicit Renamer(const DiffOptions& o) : hf_gguf(o.names_map == "hf-gguf") {
     for (const std::string& r : o.renames) {
       const auto eq = r.find('=');
       if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::Usage, "diff --rename '" + r + "': write FROM=TO");
@@ -101,6 +104,8 @@ struct Renamer {
   std::string operator()(const std::string& name) const {
     if (auto it = exact.find(name); it != exact.end()) return it->second;
     std::string out = name;
+    if (hf_gguf)
+      if (std::optional<std::string> mapped = hf_to_gguf_name(name)) out = *mapped;
     for (const auto& [re, replacement] : regexes) out = std::regex_replace(out, re, replacement);
     return out;
   }
@@ -214,8 +219,9 @@ void compare_undecoded(Row& r, const std::string& label_a, const std::string& la
            (at ? "differ, first at byte " + std::to_string(*at) + " of " + std::to_string(r.a->nbytes) : std::string("equal"));
 }
 
-void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& copt, bool ignore_dtype, bool show_progress,
+void compare_row(Row& r, const Input& a, const Input& b, CompareOptions copt, const DiffOptions& o, bool show_progress,
                  std::size_t index, std::size_t count) {
+  const bool ignore_dtype = o.ignore_dtype;
   if (!r.a || !r.b) return;
   const std::string label_a = side_label(a, *r.a), label_b = side_label(b, *r.b);
   // An entry whose values cannot be shown says why when loaded: a tensor in a missing shard
@@ -240,7 +246,12 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
   // Every element is compared, so every byte is read: what a whole read checks is checked.
   for (const TensorEntry* e : {r.a, r.b})
     if (e->details().check_whole) for_tensor(e == r.a ? label_a : label_b, e->details().check_whole);
-  const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); }), tb = for_tensor(label_b, [&] { return r.b->load(); });
+  const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); });
+  Tensor tb = for_tensor(label_b, [&] { return r.b->load(); });
+  if (o.tolerance == "torch") std::tie(copt.rtol, copt.atol) = torch_tolerance(*r.a, *r.b);
+  r.rtol = copt.rtol;
+  r.atol = copt.atol;
+  if (o.names_map == "hf-gguf" && !align_gguf_to_hf(r, *b.file, tb, label_b)) return;
   auto progress = [&](std::int64_t done) {
     if (show_progress)
       std::fprintf(stderr, "\rdiff: tensor %zu of %zu, %lld of %lld elements\x1b[K", index + 1, count, static_cast<long long>(done),
@@ -276,6 +287,13 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
   sub->add_flag("--jsonl", o.jsonl,
                 "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"");
+  sub->add_option("--tolerance", o.tolerance,
+                  "torch: each pair's rtol/atol are torch.testing.assert_close's defaults for its looser dtype")
+      ->check(CLI::IsMember({"torch"}));
+  sub->add_option("--names", o.names_map,
+                  "hf-gguf: A's llama-style Hugging Face names as llama.cpp's converter writes them in B's GGUF, "
+                  "q/k permutation undone")
+      ->check(CLI::IsMember({"hf-gguf"}));
   sub->add_option("--limit", o.limits, "raise a resource cap, e.g. broadcast_pairs=2G (errors name the cap they hit)");
   return sub;
 }
@@ -289,9 +307,15 @@ int run_diff(const DiffOptions& o) {
   if (o.exact && !o.tolerance_given.empty())
     throw Error(ErrorCode::Usage, "diff: --exact and " + o.tolerance_given + " contradict (--exact compares bits, " + o.tolerance_given +
                                       " is a tolerance of values): choose one");
+  if (!o.tolerance.empty() && (o.exact || !o.tolerance_given.empty()))
+    throw Error(ErrorCode::Usage, "diff: --tolerance torch and " + (o.exact ? std::string("--exact") : o.tolerance_given) +
+                                      " contradict (--tolerance torch sets each pair's rtol and atol): choose one");
   set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a, o.stored), b = open_input(o.b, o.stored);
+  if (!o.names_map.empty() && (!b.file || b.format != "gguf"))
+    throw Error(ErrorCode::Usage, "diff --names hf-gguf: B (" + b.label + ") must be the GGUF and A the Hugging Face model (got " +
+                                      b.format + ")");
   std::vector<Row> rows = pair_up(a, b, o);
   CompareOptions copt;
   copt.rtol = o.rtol;
@@ -303,7 +327,7 @@ int run_diff(const DiffOptions& o) {
   if (show_progress) quiet.emplace();
   OutBuffer out(stdout);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    compare_row(rows[i], a, b, copt, o.ignore_dtype, show_progress, i, rows.size());
+    compare_row(rows[i], a, b, copt, o, show_progress, i, rows.size());
     if (o.jsonl) {  // streamed: each pair's line as soon as it is compared, whole
       if (show_progress) std::fprintf(stderr, "\r\x1b[K");
       out.write(std::string("{") + json_head("diff_tensor") + diff_row_json(rows[i]) + "}\n");

@@ -57,7 +57,7 @@ _tensor_inspect() {
               --name --all --jsonl --list --stored --meta --list0 --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
-  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --json --jsonl --limit $remote_opts"
+  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit $remote_opts"
   local validate_opts="-h --help --json $remote_opts"
   local subcommands="diff validate"
   local sub="" file="" i w
