@@ -50,6 +50,15 @@ std::vector<const Comparison*> measured_pairs(const std::vector<Row>& rows) {
   return out;
 }
 
+// The whole model's quantization error, parameter-weighted (diff_quant.hpp), A the
+// reference: appended to the counts line, which stays the last line.
+std::string model_error_text(const std::vector<Row>& rows, const std::string& label_a) {
+  const QuantError total = total_quant_error(measured_pairs(rows));
+  if (!total.nmse()) return "";
+  return "; NMSE " + figure_text(*total.nmse()) + ", SQNR " + figure_text(*total.sqnr_db()) + " dB (" +
+         escape_untrusted(label_a, true) + " the reference, weighted by parameters)";
+}
+
 std::string shape_json(const TensorEntry* e) {
   if (!e) return "null";
   std::string s = "[";
@@ -105,17 +114,7 @@ void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& 
   out.write(std::to_string(differ) + " of " + std::to_string(compared) + " compared tensors" + (differ == 1 ? " differs, " : " differ, ") +
             not_comparable +
             std::to_string(counts[4]) + " only in " + escape_untrusted(a.label, true) + ", " + std::to_string(counts[5]) +
-            " only in " + escape_untrusted(b.label, true) + "\n");
-  // The whole model's quantization error, parameter-weighted (diff_quant.hpp), A the reference.
-  const std::vector<const Comparison*> measured = measured_pairs(rows);
-  const QuantError total = total_quant_error(measured);
-  if (total.nmse()) {
-    std::int64_t params = 0;
-    for (const Comparison* c : measured) params += c->numel;
-    out.write("over " + std::to_string(measured.size()) + " measured tensors (" + std::to_string(params) + " parameters, " +
-              escape_untrusted(a.label, true) + " the reference): NMSE " + figure_text(*total.nmse()) + ", SQNR " +
-              figure_text(*total.sqnr_db()) + " dB\n");
-  }
+            " only in " + escape_untrusted(b.label, true) + model_error_text(rows, a.label) + "\n");
 }
 
 std::string diff_inputs_json(const Input& a, const Input& b, const DiffOptions& o) {

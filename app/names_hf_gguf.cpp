@@ -39,7 +39,9 @@ std::optional<std::string> hf_to_gguf_name(const std::string& hf_name) {
   static const std::regex top(R"(^(model\.embed_tokens|model\.norm|lm_head)\.(weight|bias)$)");
   std::smatch m;
   if (std::regex_match(hf_name, m, top)) {
-    const std::string base = m[1] == "model.embed_tokens" ? "token_embd" : m[1] == "model.norm" ? "output_norm" : "output";
+    const std::string base = m[1] == "model.embed_tokens" ? "token_embd"
+                             : m[1] == "model.norm"       ? "output_norm"
+                                                          : "output";
     return base + "." + m[2].str();
   }
   if (std::regex_match(hf_name, m, layer))
@@ -102,9 +104,10 @@ bool align_gguf_to_hf(Row& r, const LoadedFile& gguf, Tensor& tb, const std::str
   const std::optional<std::int64_t> heads = gguf_head_count(gguf, kv);
   if (!heads) {
     r.status = Status::NotComparable;
-    r.note = "llama.cpp's converter permuted its rows by head (LlamaModel.permute), and the GGUF does not say its " +
-             std::string(kv ? "kv head count" : "head count") + " (attention.head_count" + (kv ? "_kv" : "") +
-             "): values cannot be paired as stored";
+    r.note = "llama.cpp's converter permuted its rows by head (LlamaModel.permute), and the GGUF does not state "
+             "its head " +
+             std::string(kv ? "counts (attention.head_count, .head_count_kv)" : "count (attention.head_count)") +
+             ": values cannot be paired as stored";
     return false;
   }
   tb = undo_llama_permute(tb, *heads, label_b);

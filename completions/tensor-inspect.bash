@@ -67,7 +67,7 @@ _tensor_inspect() {
       diff | validate) [[ -z $sub && -z $file ]] && { sub=$w; continue; } ;;
       -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --view-as | --name | \
         --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol | \
-        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | \
+        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | --tolerance | --names | \
         --token-file | --cache | --cache-size | --timeout)
         ((i++)); continue ;;
       # Optional values: the next word is one only when it looks like one (`--hist x.npy` is the input).
@@ -85,6 +85,8 @@ _tensor_inspect() {
     --json-nonfinite) COMPREPLY=($(compgen -W "string python" -- "$cur")); return ;;
     --graph) COMPREPLY=($(compgen -W "text dot" -- "$cur")); ((${#COMPREPLY[@]})) && return ;;  # else options or INPUT
     --plot-kind) COMPREPLY=($(compgen -W "hist heatmap" -- "$cur")); return ;;
+    --tolerance) COMPREPLY=($(compgen -W "torch" -- "$cur")); return ;;
+    --names) COMPREPLY=($(compgen -W "hf-gguf" -- "$cur")); return ;;
     --fail-on) _tensor_inspect_list_value "nan inf zero-tensor"; return ;;
     --limit)
       compopt -o nospace

@@ -113,14 +113,16 @@ with tempfile.TemporaryDirectory() as tmp:
             tally.check(f"fp8: {name} NMSE = NumPy", close(r.get("nmse"), sd / sa), f"{r.get('nmse')} != {sd / sa}")
             tally.check(f"fp8: {name} SQNR = NumPy", close(r.get("sqnr_db"), 10 * math.log10(sa / sd)),
                         f"{r.get('sqnr_db')} != {10 * math.log10(sa / sd)}")
-            tally.check(f"fp8: {name} sums = NumPy", close(r.get("sum_sq_a"), sa) and close(r.get("sum_sq_diff"), sd), r)
+            tally.check(f"fp8: {name} sums = NumPy",
+                        close(r.get("sum_sq_a"), sa) and close(r.get("sum_sq_diff"), sd), r)
         s = doc["summary"]
         tally.check("fp8: total NMSE = sum of (a-b)^2 over sum of a^2", close(s.get("nmse"), tot_d / tot_a), s)
         tally.check("fp8: total SQNR = NumPy", close(s.get("sqnr_db"), 10 * math.log10(tot_a / tot_d)), s)
         tally.check("fp8: parameters counted", s.get("parameters") == sum(a.size for a in orig.values()), s)
     rc, out, err = diff(P("orig.safetensors"), P("fp8.safetensors"))
     want = f"NMSE {tot_d / tot_a:.6g}, SQNR {10 * math.log10(tot_a / tot_d):.6g} dB"
-    tally.check("fp8: the text report ends with the model's NMSE and SQNR", rc == 1 and want in out.splitlines()[-1],
+    tally.check("fp8: the text report's counts line ends with the model's NMSE and SQNR",
+                rc == 1 and want in out.splitlines()[-1],
                 f"{out.splitlines()[-1:]!r} wants {want!r}")
     rc2, out2, _ = diff(P("orig.safetensors"), P("fp8.safetensors"), "--json")
     os.environ["OMP_NUM_THREADS"] = "1"
@@ -138,7 +140,8 @@ with tempfile.TemporaryDirectory() as tmp:
     qweight, qzeros, sc = qw.gptq_pack(intweight, zeros, scales, 4)
     p = "model.layers.0.mlp.up_proj"
     qw.write_safetensors(P("gptq", "model.safetensors"), {
-        p + ".g_idx": ("I32", (inn,), g_idx.astype("<i4").tobytes()), p + ".qweight": ("I32", qweight.shape, qweight.tobytes()),
+        p + ".g_idx": ("I32", (inn,), g_idx.astype("<i4").tobytes()),
+        p + ".qweight": ("I32", qweight.shape, qweight.tobytes()),
         p + ".qzeros": ("I32", qzeros.shape, qzeros.tobytes()), p + ".scales": ("F16", sc.shape, sc.tobytes())})
     qw.write_config(P("gptq"), {"quant_method": "gptq", "bits": 4, "group_size": gs, "desc_act": False, "sym": False})
     b = qw.gptq_dequant(qweight, qzeros, sc, g_idx, 4)
@@ -151,13 +154,16 @@ with tempfile.TemporaryDirectory() as tmp:
         sa, sd = float(np.sum(a64 ** 2)), float(np.sum((a64 - b64) ** 2))
         tally.check("gptq: NMSE = NumPy", close(r.get("nmse"), sd / sa), f"{r.get('nmse')} != {sd / sa}")
         tally.check("gptq: SQNR = NumPy", close(r.get("sqnr_db"), 10 * math.log10(sa / sd)), r.get("sqnr_db"))
-        tally.check("gptq: one pair: the summary is the tensor's", close(doc["summary"].get("sqnr_db"), 10 * math.log10(sa / sd)))
+        tally.check("gptq: one pair: the summary is the tensor's",
+                    close(doc["summary"].get("sqnr_db"), 10 * math.log10(sa / sd)))
     # The dtype a logical tensor counts as for torch's table: GPTQ float16, FP8 bfloat16 (the loosest of the pair wins).
-    doc = diff_json("--tolerance torch on a gptq pair", P("gptq_orig.safetensors"), P("gptq"), "--tolerance", "torch", code=1)
+    doc = diff_json("--tolerance torch on a gptq pair", P("gptq_orig.safetensors"), P("gptq"),
+                    "--tolerance", "torch", code=1)
     if doc:
         tally.check("gptq counts as float16: rtol 0.001, atol 1e-5",
                     doc["tensors"][0].get("rtol") == 0.001 and doc["tensors"][0].get("atol") == 1e-5, doc["tensors"][0])
-    doc = diff_json("--tolerance torch on fp8", P("orig.safetensors"), P("fp8.safetensors"), "--tolerance", "torch", code=1)
+    doc = diff_json("--tolerance torch on fp8", P("orig.safetensors"), P("fp8.safetensors"),
+                    "--tolerance", "torch", code=1)
     if doc:
         rows = {t["name_a"]: t for t in doc["tensors"]}
         tally.check("fp8 counts as bfloat16: rtol 0.016; a float32 copy 1.3e-6",
@@ -179,21 +185,26 @@ with tempfile.TemporaryDirectory() as tmp:
             ok = abs(a[2] - ref[2]) <= atol + rtol * abs(ref[2])
             tally.check(f"torch {tag}: the NumPy rule puts {side} where meant", ok == (code == 0))
             qw.write_safetensors(P("a64.safetensors"), {"w": ("F64", a.shape, a.astype("<f8").tobytes())})
-            rc, out, err = diff(P("a64.safetensors"), P(f"ref_{tag}.safetensors"), "--tolerance", "torch", "--ignore-dtype")
-            tally.check(f"--tolerance torch, float64 vs {tag}: just {side} passes={code == 0}", rc == code, f"{rc} {out} {err}")
+            rc, out, err = diff(P("a64.safetensors"), P(f"ref_{tag}.safetensors"),
+                                "--tolerance", "torch", "--ignore-dtype")
+            tally.check(f"--tolerance torch, float64 vs {tag}: just {side} passes={code == 0}",
+                        rc == code, f"{rc} {out} {err}")
     rc, out, err = diff(P("a64.safetensors"), P("ref_F32.safetensors"), "--tolerance", "torch", "--rtol", "1")
-    tally.check("--tolerance torch with --rtol: exit 2, naming both", rc == 2 and "--rtol" in err and "--tolerance" in err, err)
+    tally.check("--tolerance torch with --rtol: exit 2, naming both",
+                rc == 2 and "--rtol" in err and "--tolerance" in err, err)
 
     # ---- --names hf-gguf: a tiny llama HF folder against the GGUF its converter would write ----
     hidden, n_head, n_kv, ffn, vocab, layers = 16, 4, 2, 24, 10, 2
     head_dim = hidden // n_head
-    hf = {"model.embed_tokens.weight": (vocab, hidden), "model.norm.weight": (hidden,), "lm_head.weight": (vocab, hidden)}
+    hf = {"model.embed_tokens.weight": (vocab, hidden), "model.norm.weight": (hidden,),
+          "lm_head.weight": (vocab, hidden)}
     for i in range(layers):
         L = f"model.layers.{i}."
         hf.update({L + "input_layernorm.weight": (hidden,), L + "self_attn.q_proj.weight": (n_head * head_dim, hidden),
                    L + "self_attn.k_proj.weight": (n_kv * head_dim, hidden),
                    L + "self_attn.v_proj.weight": (n_kv * head_dim, hidden),
-                   L + "self_attn.o_proj.weight": (hidden, n_head * head_dim), L + "post_attention_layernorm.weight": (hidden,),
+                   L + "self_attn.o_proj.weight": (hidden, n_head * head_dim),
+                   L + "post_attention_layernorm.weight": (hidden,),
                    L + "mlp.gate_proj.weight": (ffn, hidden), L + "mlp.up_proj.weight": (ffn, hidden),
                    L + "mlp.down_proj.weight": (hidden, ffn)})
     hf = {n: rng.standard_normal(s).astype(np.float32) for n, s in hf.items()}
@@ -206,7 +217,8 @@ with tempfile.TemporaryDirectory() as tmp:
     top = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
            "lm_head.weight": "output.weight"}
     per_layer = {"input_layernorm": "attn_norm", "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k",
-                 "self_attn.v_proj": "attn_v", "self_attn.o_proj": "attn_output", "post_attention_layernorm": "ffn_norm",
+                 "self_attn.v_proj": "attn_v", "self_attn.o_proj": "attn_output",
+                 "post_attention_layernorm": "ffn_norm",
                  "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up", "mlp.down_proj": "ffn_down"}
 
     def gguf_name(n):
@@ -249,7 +261,8 @@ with tempfile.TemporaryDirectory() as tmp:
             out.append((gguf_name(n), w))
         return out
 
-    meta = {"general.architecture": "llama", "llama.attention.head_count": n_head, "llama.attention.head_count_kv": n_kv}
+    meta = {"general.architecture": "llama", "llama.attention.head_count": n_head,
+            "llama.attention.head_count_kv": n_kv}
     write_gguf(P("model.gguf"), converted(), meta)
     tally.check("the converter's permutation moves q's rows (else the test could not fail)",
                 not np.array_equal(permute(hf["model.layers.0.self_attn.q_proj.weight"], n_head, n_head),
@@ -264,7 +277,8 @@ with tempfile.TemporaryDirectory() as tmp:
         tally.check("hf-gguf: zero error everywhere",
                     all(t["nmse"] == 0 and t["max_abs"] == 0 for t in doc["tensors"]) and s["nmse"] == 0, s)
     write_gguf(P("unpermuted.gguf"), converted(permuted=False), meta)
-    doc = diff_json("hf-gguf: q/k stored without the permutation", P("hf"), P("unpermuted.gguf"), "--names", "hf-gguf", code=1)
+    doc = diff_json("hf-gguf: q/k stored without the permutation", P("hf"), P("unpermuted.gguf"),
+                    "--names", "hf-gguf", code=1)
     if doc:
         bad = sorted(t["name_a"] for t in doc["tensors"] if t["status"] != "same")
         tally.check("hf-gguf: an unpermuted GGUF differs in exactly q and k",
@@ -283,9 +297,11 @@ with tempfile.TemporaryDirectory() as tmp:
         tally.check("hf-gguf: undoing the permutation in NumPy gives the original back",
                     np.array_equal(permute(unperm, n_head, n_kv).astype(np.float32), noisy))
         sd, sa = float(np.sum((a64 - unperm) ** 2)), float(np.sum(a64 ** 2))
-        tally.check("hf-gguf: perturbed k's NMSE = NumPy", close(r.get("nmse"), sd / sa), f"{r.get('nmse')} != {sd / sa}")
+        tally.check("hf-gguf: perturbed k's NMSE = NumPy",
+                    close(r.get("nmse"), sd / sa), f"{r.get('nmse')} != {sd / sa}")
         first = np.argwhere(np.abs(a64 - unperm) > 1e-5 + 1e-5 * np.abs(unperm))[0].tolist()
-        tally.check("hf-gguf: first mismatch in A's (HF) order", r.get("first_mismatch") == first, f"{r.get('first_mismatch')} {first}")
+        tally.check("hf-gguf: first mismatch in A's (HF) order",
+                    r.get("first_mismatch") == first, f"{r.get('first_mismatch')} {first}")
     write_gguf(P("noheads.gguf"), converted(), {"general.architecture": "llama"})
     doc = diff_json("hf-gguf: a GGUF without head counts", P("hf"), P("noheads.gguf"), "--names", "hf-gguf", code=1)
     if doc:
