@@ -194,7 +194,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 rc == 2 and "--rtol" in err and "--tolerance" in err, err)
 
     # ---- --names hf-gguf: a tiny llama HF folder against the GGUF its converter would write ----
-    hidden, n_head, n_kv, ffn, vocab, layers = 16, 4, 2, 24, 10, 2
+    hidden, n_head, n_kv, ffn, vocab, layers = 32, 4, 2, 64, 10, 2
     head_dim = hidden // n_head
     hf = {"model.embed_tokens.weight": (vocab, hidden), "model.norm.weight": (hidden,),
           "lm_head.weight": (vocab, hidden)}
@@ -243,11 +243,12 @@ with tempfile.TemporaryDirectory() as tmp:
         for k, v in kv.items():
             out += gstr(k) + (struct.pack("<I", 8) + gstr(v) if isinstance(v, str) else struct.pack("<II", 4, v))
         data = b""
-        for name, arr in tensors:
+        for name, arr, *typed in tensors:  # typed: (ggml type id, raw blocks) of a quantized tensor
+            tid, raw = typed[0] if typed else (0, f32(arr).tobytes())
             dims = list(reversed(arr.shape))
             out += gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-            out += struct.pack("<IQ", 0, len(data))
-            data += f32(arr).tobytes() + bytes(-len(f32(arr).tobytes()) % 32)
+            out += struct.pack("<IQ", tid, len(data))
+            data += raw + bytes(-len(raw) % 32)
         out += bytes(-len(out) % 32)
         open(path, "wb").write(out + data)
 
@@ -302,6 +303,32 @@ with tempfile.TemporaryDirectory() as tmp:
         first = np.argwhere(np.abs(a64 - unperm) > 1e-5 + 1e-5 * np.abs(unperm))[0].tolist()
         tally.check("hf-gguf: first mismatch in A's (HF) order",
                     r.get("first_mismatch") == first, f"{r.get('first_mismatch')} {first}")
+    # A Q8_0 GGUF (ggml's quantize_row_q8_0: per 32 values d = amax / 127 as float16, q = round(x / d)), its
+    # permuted q dequantized by the tool, unpermuted, against the original: NMSE equal to NumPy's.
+    def q8_0(x):
+        raw, deq = b"", []
+        for blk in x.reshape(-1, 32):
+            d = np.float32(np.abs(blk).max() / 127)
+            q = np.round(blk / d if d else blk * 0).astype(np.int8)
+            raw += np.float16(d).tobytes() + q.tobytes()
+            deq.append(q.astype(np.float32) * np.float32(np.float16(d)))
+        return raw, np.concatenate(deq).reshape(x.shape)
+
+    tensors = converted()
+    k = [i for i, (n, _) in enumerate(tensors) if n == "blk.0.attn_q.weight"][0]
+    raw8, deq8 = q8_0(tensors[k][1])
+    tensors[k] = (tensors[k][0], tensors[k][1], (8, raw8))
+    write_gguf(P("q8.gguf"), tensors, meta)
+    doc = diff_json("hf-gguf: a Q8_0 attn_q", P("hf"), P("q8.gguf"), "--names", "hf-gguf", code=1)
+    if doc:
+        r = {t["name_a"]: t for t in doc["tensors"]}["model.layers.0.self_attn.q_proj.weight"]
+        a64 = hf["model.layers.0.self_attn.q_proj.weight"].astype(np.float64)
+        b64 = deq8.reshape(n_head, head_dim // 2, 2, hidden).swapaxes(1, 2).reshape(a64.shape).astype(np.float64)
+        sd, sa = float(np.sum((a64 - b64) ** 2)), float(np.sum(a64 ** 2))
+        tally.check("hf-gguf: Q8_0 q's NMSE = NumPy", close(r.get("nmse"), sd / sa), f"{r.get('nmse')} != {sd / sa}")
+        tally.check("hf-gguf: Q8_0 q's max_abs = NumPy", close(r.get("max_abs"), float(np.abs(a64 - b64).max())), r)
+        tally.check("hf-gguf: only the Q8_0 pair differs", doc["summary"]["differs"] == 1 and
+                    doc["summary"]["same"] == len(hf) - 1, doc["summary"])
     write_gguf(P("noheads.gguf"), converted(), {"general.architecture": "llama"})
     doc = diff_json("hf-gguf: a GGUF without head counts", P("hf"), P("noheads.gguf"), "--names", "hf-gguf", code=1)
     if doc:
