@@ -44,6 +44,8 @@ constexpr const char* kDiffExamples = R"(Examples:
   tensor-inspect diff ./hf-model/ model.pt --name 'model.layers.0.*'
   tensor-inspect diff hf.safetensors model.gguf --rename-regex '^model\.layers\.(\d+)\.=blk.$1.'
   tensor-inspect diff w.npy '[[1.5, -2.0]]'                 a literal, paired by position
+  tensor-inspect diff Llama-3-8B/ Llama-3-8B-AWQ/ --json | jq .summary.sqnr_db      the model's quantization error
+  tensor-inspect diff Llama-3-8B/ llama-3-8b-Q4_K_M.gguf --names hf-gguf --tolerance torch
 
 Tensors are paired by name (--rename FROM=TO and --rename-regex REGEX=REPLACEMENT map A's
 names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair by position.
@@ -55,6 +57,9 @@ Tensors whose values this tool cannot decode (GGUF Q8_1, safetensors C64, PyTorc
 complex) are compared by their stored bytes: equal bytes are the same tensor, other bytes
 differ (no figures); where those bytes are not the tensor's in order (a strided PyTorch
 view), the pair is "not comparable".
+Each measured pair also shows NMSE = sum((a-b)^2) / sum(a^2) and SQNR = 10 log10(sum(a^2) /
+sum((a-b)^2)) dB, A the reference (put the original first); the counts line ends with the
+model's, from the totals of both sums over all pairs (weighted by parameters).
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, is
 on one side only or is not comparable; 2 trouble.)";
 
@@ -249,8 +254,8 @@ void compare_row(Row& r, const Input& a, const Input& b, CompareOptions copt, co
   const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); });
   Tensor tb = for_tensor(label_b, [&] { return r.b->load(); });
   if (o.tolerance == "torch") std::tie(copt.rtol, copt.atol) = torch_tolerance(*r.a, *r.b);
-  r.rtol = copt.rtol;
-  r.atol = copt.atol;
+  r.rtol = o.exact ? 0 : copt.rtol;  // --exact compares bits: no tolerance
+  r.atol = o.exact ? 0 : copt.atol;
   if (o.names_map == "hf-gguf" && !align_gguf_to_hf(r, *b.file, tb, label_b)) return;
   auto progress = [&](std::int64_t done) {
     if (show_progress)
