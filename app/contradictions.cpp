@@ -11,14 +11,15 @@ namespace tensor_inspect::app {
 void refuse_contradictions(const Options& o) {
   // The statistics option given, for messages (--stats, --hist, --plot, --fail-on).
   const char* stats = o.stats.stats ? "--stats" : o.stats.hist ? "--hist" : o.stats.plot ? "--plot" : "--fail-on";
-  const char* view = o.list ? "--list" : o.meta ? "--meta" : "--list0";
+  const char* view = o.overview ? "--overview" : o.list ? "--list" : o.meta ? "--meta" : "--list0";
   const char* selection = o.all ? "--all" : "--name";
   const char* check = o.expects.empty() ? "--assert" : "--expect";
   // How a tensor's values are printed (--full, --threshold, --edgeitems): modes that print
   // no values would drop them.
-  const bool printing = o.print.full || o.print.threshold || o.print.edgeitems;
+  // --meta --full prints every item of long metadata arrays.
+  const bool printing = (o.print.full && !o.meta) || o.print.threshold || o.print.edgeitems;
   const char* print = o.print.full ? "--full" : o.print.threshold ? "--threshold" : "--edgeitems";
-  const bool listing = o.list || o.meta || o.list0;
+  const bool listing = o.list || o.meta || o.list0 || o.overview;
   const bool checks = !o.expects.empty() || !o.asserts.empty();
   const bool view_as = !o.view_as.empty();
   struct Rule {
@@ -29,6 +30,8 @@ void refuse_contradictions(const Options& o) {
       {o.all && !o.names.empty(), "--all", "--name", "--all takes every tensor, --name only those it matches"},
       {o.json && o.jsonl, "--json", "--jsonl", "--json writes one object, --jsonl one object per line"},
       {o.list && o.meta, "--list", "--meta", "--list shows the tensors, --meta the metadata"},
+      {o.overview && (o.list || o.meta || o.list0), "--overview", o.list ? "--list" : o.meta ? "--meta" : "--list0",
+       "--overview groups the tensors, the other a view of its own"},
       {o.list0 && (o.list || o.meta), "--list0", view,
        std::string("--list0 writes the names alone, ") + view + " a view for people or JSON"},
       {o.list0 && o.json, "--list0", "--json", "--list0 writes NUL-ended names, --json one object (--list --json lists the tensors)"},
@@ -41,7 +44,6 @@ void refuse_contradictions(const Options& o) {
       {listing && o.stats.active(), view, stats, std::string(view) + " reads headers only, " + stats + " reads every value"},
       {listing && o.print.header, view, "--header", std::string(view) + " shows the whole file, --header one tensor's fields"},
       {o.print.header && o.stats.active(), "--header", stats, std::string("--header reads no data, ") + stats + " reads every value"},
-      {checks && o.stats.active(), check, stats, std::string(check) + " checks a tensor, " + stats + " reports on it: one run does one"},
       {checks && listing, check, view, std::string(check) + " checks tensors, " + view + " shows the file"},
       // --view-as recasts the memoryview that is printed; these print none.
       {view_as && o.stats.active(), "--view-as", stats,

@@ -1,6 +1,7 @@
 // app/diff.cpp — the diff subcommand: open both inputs, pair their tensors, compare each
 // pair through the streaming comparison (compare.hpp), report a table or one JSON object.
 #include "diff.hpp"
+#include "open_logged.hpp"
 #include "diff_rows.hpp"
 #include "names_hf_gguf.hpp"
 
@@ -63,7 +64,7 @@ model's, from the totals of both sums over all pairs (weighted by parameters).
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, is
 on one side only or is not comparable; 2 trouble.)";
 
-Input open_input(const std::string& arg, bool stored) {
+Input open_input(const std::string& arg, bool stored, const std::string& role) {
   Input in;
   in.label = arg;
   if (arg != "-" && is_literal_input(arg)) {
@@ -73,10 +74,11 @@ Input open_input(const std::string& arg, bool stored) {
     e.shape = t.shape();
     e.details_for_write().loader = [t] { return t; };
     in.format = "literal";
+    spdlog::info("{}: literal, {} {}", role, dtype_info(*e.dtype).name, shape_repr(e.shape));
     in.entries.push_back(std::move(e));
     return in;
   }
-  in.file = open_file(arg);
+  in.file = open_file_logged(arg, std::nullopt, role);
   if (!stored) apply_schemes(*in.file);
   in.file->path = arg == "-" ? "<stdin>" : input_name(arg);  // a URL without its password or query
   in.label = in.file->path;
@@ -317,7 +319,7 @@ int run_diff(const DiffOptions& o) {
                                       " contradict (--tolerance torch sets each pair's rtol and atol): choose one");
   set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
-  const Input a = open_input(o.a, o.stored), b = open_input(o.b, o.stored);
+  const Input a = open_input(o.a, o.stored, "A"), b = open_input(o.b, o.stored, "B");
   if (!o.names_map.empty() && (!b.file || b.format != "gguf"))
     throw Error(ErrorCode::Usage, "diff --names hf-gguf: B (" + b.label + ") must be the GGUF and A the Hugging Face model (got " +
                                       b.format + ")");

@@ -17,6 +17,8 @@
 #include "inspect.hpp"
 #include "json_shape.hpp"
 #include "listing.hpp"
+#include "open_logged.hpp"
+#include "overview.hpp"
 #include "selection.hpp"
 #include "options.hpp"
 #include "print_options.hpp"
@@ -62,12 +64,8 @@ Shape parse_shape(const std::string& text, const char* what) {
 
 namespace {
 
-DType parse_dtype(const std::string& name, const char* what) {
-  if (auto d = dtype_from_name(name); d && !is_weak(*d)) return *d;
-  throw Error(ErrorCode::BadDType, std::string(what) + ": unknown dtype '" + name +
-                                       "' (known: bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 "
-                                       "bfloat16 float32 float64 fp8e4m3 fp8e5m2, and aliases like half, float, long)");
-}
+// Every option that takes a dtype reads the one table of names users write (dtype_names.cpp).
+DType parse_dtype(const std::string& name, const char* what) { return parse_dtype_name(name, what); }
 
 Defaults parse_defaults(const Options& o) {
   Defaults d;
@@ -168,7 +166,7 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   Resolved r;
   r.format = lf.format;
   r.warnings = lf.warnings;
-  if (o.meta || o.list || o.list0) {
+  if (o.meta || o.list || o.list0 || o.overview) {
     r.file = std::move(lf);
     return r;
   }
@@ -215,21 +213,21 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   }
   if (o.shape || o.offset || o.byte_order) throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
   if (o.input.empty()) {
-    if (!o.names.empty() || o.all || o.list || o.meta || o.list0)
-      throw Error(ErrorCode::Usage, "--name, --all, --list, --meta and --list0 need a file INPUT");
+    if (!o.names.empty() || o.all || o.list || o.meta || o.list0 || o.overview)
+      throw Error(ErrorCode::Usage, "--name, --all, --list, --meta, --list0 and --overview need a file INPUT");
     if (o.dtype)
       throw Error(ErrorCode::Usage, "--dtype types a literal INPUT, and -e alone has none: cast in the expression (.cast(dtypes." +
-                                        *o.dtype + "))");
+                                        std::string(dtype_info(*literal_dtype).name) + "))");
     return {};
   }
-  const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.list0 || o.format;
+  const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.list0 || o.overview || o.format;
   if (o.input == "-") {
     auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false, false}));
     std::optional<LoadedFile> lf = open_detected(file, o.format);
     if (lf) {
       if (o.dtype)
         throw Error(ErrorCode::Usage, "--dtype applies to literals, and <stdin> holds a " + lf->format + " file; use -e 'x.cast(dtypes." +
-                                          *o.dtype + ")'");
+                                          std::string(dtype_info(*literal_dtype).name) + ")'");
       if (!o.stored) apply_schemes(*lf);
       lf->path = "<stdin>";
       return resolve_file(std::move(*lf), o);
@@ -248,8 +246,9 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     return r;
   }
   if (file_mode || is_regular_or_special_file(o.input) || !looks_like_literal(o.input)) {
-    if (o.dtype) throw Error(ErrorCode::Usage, "--dtype applies to literals; for a file use -e 'x.cast(dtypes." + *o.dtype + ")'");
-    LoadedFile lf = open_file(o.input, o.format);
+    if (o.dtype) throw Error(ErrorCode::Usage, "--dtype applies to literals; for a file use -e 'x.cast(dtypes." +
+                                                  std::string(dtype_info(*literal_dtype).name) + ")'");
+    LoadedFile lf = open_file_logged(o.input, o.format);
     if (!o.stored) apply_schemes(lf);
     lf.path = input_name(o.input);  // a URL without its password or query
     return resolve_file(std::move(lf), o);
@@ -336,16 +335,17 @@ int run(const Options& o) {
   if (in.file) {
     const std::string holds = in.file->path + " holds " + count_of(in.file->tensors.size(), "tensor");
     if (o.expr) throw Error(ErrorCode::Usage, holds + ": choose one with --name before -e");
-    if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
     if (!o.expects.empty() || !o.asserts.empty())
       throw Error(ErrorCode::Usage, holds + ": choose them with --name or --all before --expect/--assert");
+    if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
     if (o.print.header) throw Error(ErrorCode::Usage, holds + ": choose one with --name for --header (--list shows them all)");
     if (o.graph)
       throw Error(ErrorCode::Usage, holds + ": choose one with --name for --graph (--list shows them all)");
     {
       OutBuffer out(stdout);
-      if (o.meta) render_meta(*in.file, o.json, out);
+      if (o.meta) render_meta(*in.file, o.json, o.print.full, out);
       else if (o.list0) render_names0(*in.file, out);
+      else if (o.overview) render_overview(o.input, *in.file, o.json, out);
       else render_listing(*in.file, o.json, out);
     }
     keep_until_exit(std::move(*in.file));  // freed with the process, not entry by entry
@@ -361,13 +361,15 @@ int run(const Options& o) {
     for (Item& it : in.items) it.tensor = for_tensor(it.label, [&] { return evaluate_expression(*o.expr, it.tensor, defaults); });
   }
   if (o.stats.active()) {
-    if (many || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults);
-    const Item& item = in.items[0];
-    // One tensor whose values cannot be decoded has no statistics to show, and nothing for
-    // --fail-on to pass: trouble, as printing its values is.
-    if (!item.load_error.empty() && !o.expr)
-      throw Error(ErrorCode::Unsupported, o.stats.fail_on ? fail_on_unchecked(item.load_error) : item.load_error);
-    return for_tensor(item.label, [&] { return run_stats_tensor(item, o, defaults); });
+    return with_checks(in.items, o, defaults, [&](std::FILE* to) {
+      if (many || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults, to);
+      const Item& item = in.items[0];
+      // One tensor whose values cannot be decoded has no statistics to show, and nothing for
+      // --fail-on to pass: trouble, as printing its values is.
+      if (!item.load_error.empty() && !o.expr)
+        throw Error(ErrorCode::Unsupported, o.stats.fail_on ? fail_on_unchecked(item.load_error) : item.load_error);
+      return for_tensor(item.label, [&] { return run_stats_tensor(item, o, defaults, to); });
+    });
   }
   if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
   if (many) return run_many(in.items, o, defaults);

@@ -4,6 +4,7 @@
 #include "counts.hpp"
 #include "display_width.hpp"
 #include "json_shape.hpp"
+#include "totals.hpp"
 
 #include <algorithm>
 #include <array>
@@ -54,8 +55,10 @@ Json finite_json(const Json& v) {
 }
 
 // Text form of a metadata value: strings quoted with their control characters escaped
-// once, numbers as JSON writes them, long arrays shortened to their first 8 items.
-std::string meta_text(const Json& v) {
+// once, numbers as JSON writes them; unless `full`, arrays of more than 8 items shortened
+// to their first and last 3 and their count.
+constexpr std::size_t kMetaItems = 8, kMetaEdgeItems = 3;
+std::string meta_text(const Json& v, bool full) {
   if (v.is_string()) {
     std::string s = escape_text(v.get_ref<const std::string&>()), q = "\"";
     for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
@@ -63,13 +66,30 @@ std::string meta_text(const Json& v) {
   }
   if (const char* word = nonfinite_word(v)) return word;
   if (v.is_array()) {
+    const bool cut = !full && v.size() > kMetaItems;
     std::string s = "[";
-    const std::size_t shown = std::min<std::size_t>(v.size(), 8);
-    for (std::size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + meta_text(v[i]);
-    if (v.size() > shown) s += ", ... (" + std::to_string(v.size()) + " items)";
-    return s + "]";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (cut && i == kMetaEdgeItems) {
+        s += ", ...";
+        i = v.size() - kMetaEdgeItems;
+      }
+      s += (i ? ", " : "") + meta_text(v[i], full);
+    }
+    return s + (cut ? "] (" + std::to_string(v.size()) + " items)" : "]");
   }
   return escape_text(dump(v));
+}
+
+// The text of one metadata entry's value: a long array left in the file (GGUF) decodes
+// only the items shown.
+std::string meta_text(const MetaEntry& m, bool full) {
+  if (!m.array || full || m.array->size() <= kMetaItems) return meta_text(m.decoded(), full);
+  const std::uint64_t n = m.array->size();
+  std::string s = "[";
+  for (const Json& item : m.array->items(0, kMetaEdgeItems)) s += meta_text(item, false) + ", ";
+  s += "...";
+  for (const Json& item : m.array->items(n - kMetaEdgeItems, kMetaEdgeItems)) s += ", " + meta_text(item, false);
+  return s + "] (" + std::to_string(n) + " items)";
 }
 
 // escape_text(s), or s itself when escaping would not change it (names, types and notes
@@ -126,7 +146,8 @@ bool put_plain_entry(const TensorEntry& e, bool first, OutBuffer& out) {
   const std::string_view dtype = e.dtype ? dtype_info(*e.dtype).name : std::string_view("null");
   const std::size_t most = e.name.size() + e.stored_type.size() + e.note.size() + dtype.size() +
                            21 * (e.shape.size() + stored.size()) + 200;
-  if (most > OutBuffer::kSize || e.details().layout_unknown || !e.details().scheme_parts.empty() || !plain_text(e.name) || !plain_text(e.stored_type) ||
+  if (most > OutBuffer::kSize || e.details().layout_unknown || !e.details().scheme_parts.empty() ||
+      !plain_text(e.name) || !plain_text(e.stored_type) ||
       !(e.note.empty() || plain_text(e.note)))
     return false;
   char* p = out.reserve(most);
@@ -205,7 +226,7 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
     else put_json_string(e.note, out);
     out.put('}');
   }
-  out.write("],\"metadata_count\":");
+  out.write("],\"totals\":" + dump(totals_json(totals_of(file.tensors))) + ",\"metadata_count\":");
   put_int(file.metadata.size(), out);
   out.write(",\"warnings\":[");
   for (std::size_t i = 0; i < file.warnings.size(); ++i) {
@@ -304,7 +325,8 @@ class RowCells {
   char nbytes_[24], offset_[24];
 };
 
-constexpr std::array<std::string_view, kColumns> kListingHeader = {"name", "dtype", "shape", "nbytes", "offset", "stored"};
+// "stored_nbytes": the bytes the file stores (quantized blocks as stored), not the decoded size.
+constexpr std::array<std::string_view, kColumns> kListingHeader = {"name", "dtype", "shape", "stored_nbytes", "offset", "stored"};
 
 }  // namespace
 
@@ -350,6 +372,7 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out) {
   }
   out.write(count_of(file.tensors.size(), "tensor", "tensors") + ", " +
             count_of(file.metadata.size(), "metadata entry", "metadata entries") + " (" + file.format + ")\n");
+  out.write(totals_text(totals_of(file.tensors)) + "\n");
 }
 
 void render_names0(const LoadedFile& file, OutBuffer& out) {
@@ -360,7 +383,7 @@ void render_names0(const LoadedFile& file, OutBuffer& out) {
   }
 }
 
-void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
+void render_meta(const LoadedFile& file, bool json, bool full, OutBuffer& out) {
   if (json) {
     Json j;
     j["schema_version"] = kSchemaVersion;
@@ -368,7 +391,8 @@ void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
     j["file"] = file.path;
     j["format"] = file.format;
     j["metadata"] = Json::array();
-    for (const auto& m : file.metadata) j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.value)}});
+    for (const auto& m : file.metadata)
+      j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.decoded())}});
     j["tensor_count"] = file.tensors.size();
     j["warnings"] = file.warnings;
     out.write(dump(j));
@@ -376,7 +400,7 @@ void render_meta(const LoadedFile& file, bool json, OutBuffer& out) {
     return;
   }
   for (const auto& m : file.metadata) {
-    out.write(escape_text(m.key) + " (" + escape_text(m.type) + "): " + meta_text(m.value));
+    out.write(escape_text(m.key) + " (" + escape_text(m.type) + "): " + meta_text(m, full));
     out.put('\n');
   }
   out.write(count_of(file.metadata.size(), "metadata entry", "metadata entries") + ", " +

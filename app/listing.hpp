@@ -13,7 +13,8 @@ void render_listing(const LoadedFile& file, bool json, OutBuffer& out);
 /// The tensors' names as they are (no escaping: for programs), each followed by a NUL
 /// byte, in file order; an unnamed tensor (a lone .npy) writes nothing. --list0.
 void render_names0(const LoadedFile& file, OutBuffer& out);
-/// The file's metadata key/values (text: `key: value`, long arrays shortened; JSON: all).
-void render_meta(const LoadedFile& file, bool json, OutBuffer& out);
+/// The file's metadata key/values (text: `key: value`, arrays of more than 8 items shortened
+/// to their first and last 3 and their count unless `full`; JSON: all).
+void render_meta(const LoadedFile& file, bool json, bool full, OutBuffer& out);
 
 }  // namespace tensor_inspect::app

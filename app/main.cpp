@@ -15,6 +15,8 @@
 #include <spdlog/spdlog.h>
 
 #include "diff.hpp"
+#include "export/export.hpp"
+#include "hash/hash.hpp"
 #include "json_shape.hpp"
 #include "option_groups.hpp"
 #include "options.hpp"
@@ -22,11 +24,13 @@
 #include "progress.hpp"
 #include "remote_options.hpp"
 #include "stats.hpp"
+#include "suggest.hpp"
 #include "truncated_input.hpp"
 #include "usage_faults.hpp"
 #include "validate.hpp"
 #include "version.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/log.hpp"
 #include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -72,6 +76,7 @@ constexpr const char* kExamples = R"(Examples:
                                                        statistics of a selection, one JSON line per tensor
   tensor-inspect m.safetensors --all --plot 'h-{name}.png'   one histogram PNG per tensor
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
+  tensor-inspect hash ./hf-model/ --json > m.json      a content hash per tensor, any format (see: hash --help)
   tensor-inspect https://host/model.safetensors --list  a URL: range requests fetch only the bytes read (headers here)
   tensor-inspect hf://org/model/model.safetensors --name lm_head.weight -e 'x[:2, :8]'
                                                        the hub's resolve URL; HF_TOKEN or --token-file FILE
@@ -79,11 +84,11 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect https://host/m.safetensors --list --timeout 5   give up on a server silent for 5 s (default 20)
 
 Exit status: 0 success; 1 a check (--expect, --assert, --fail-on) failed, diff found a difference
-(or a tensor it could not compare) or validate found something; 2 trouble (bad command line,
+(or a tensor it could not compare) or validate found an error (a warning with --strict); 2 trouble (bad command line,
 unreadable or malformed input, unsupported operation, a tensor --fail-on cannot decode), with one
 line on stderr and nothing on stdout. Options on the command line win over TI_CACHE_DIR,
 TI_CACHE_SIZE and TI_TIMEOUT; options that contradict
-(--all with --name, --json with --jsonl, --stats with --expect, ...) are a usage error naming both. Files named diff or
+(--all with --name, --json with --jsonl, --list with --stats, ...) are a usage error naming both. Files named diff or
 validate are reached as ./diff, ./validate. JSON objects carry "schema_version" and "kind";
 a file of several tensors without --name gives its listing (schemas/*.schema.json).)";
 
@@ -120,7 +125,7 @@ int main(int argc, char** argv) {
   enum Group { kRoot, kFile, kCheck, kEngine, kPrint, kStats, kRemote, kGroups };
   const ti::app::OptionNames names[kGroups] = {
       {"--dtype --expr --json --strict --default-float --default-int --json-nonfinite", "e"},
-      {"--name --all --jsonl --list --stored --meta --list0 --format --raw --shape --offset --byte-order", ""},
+      {"--name --all --jsonl --list --stored --meta --list0 --overview --format --raw --shape --offset --byte-order", ""},
       {"--expect --assert", ""},
       {"--graph --view-as --limit", "v"},
       ti::app::kPrintOptionNames,
@@ -151,7 +156,7 @@ int main(int argc, char** argv) {
   cli.add_option("INPUT", o.input,
                  "a tensor literal ('[[1, 2], [3, 4]]', '5', '[]'), a file (.npy .npz .safetensors .gguf .pt), or - for stdin");
   if (reach[kRoot]) {
-    cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad names and aliases: float16, half, uint8, ...)");
+    cli.add_option("--dtype", o.dtype, "dtype of a literal (tinygrad's, NumPy's, torch's or a format's name: float16, half, f16, BF16, u8, ...)");
     cli.add_option("-e,--expr", o.expr, "tinygrad-style expression over the input, named x");
     cli.add_flag("--json", o.json, "one JSON object on stdout instead of text");
     cli.add_flag("--strict", o.strict,
@@ -179,6 +184,10 @@ int main(int argc, char** argv) {
         ->group(files);
     file_options->add_flag("--meta", o.meta, "show a file's metadata (reads headers only)")->group(files);
     file_options
+        ->add_flag("--overview", o.overview,
+                   "tensors repeated across layers as one row (x32), totals, config.json or GGUF facts (reads headers only)")
+        ->group(files);
+    file_options
         ->add_flag("--list0", o.list0,
                    "the names of a file's tensors, raw, each followed by a NUL byte: for scripts and shell completion (xargs -0)")
         ->group(files);
@@ -192,7 +201,8 @@ int main(int argc, char** argv) {
   }
   if (CLI::App* check_options = group[kCheck]) {
     auto* checks = "Checks (exit 1 when one fails)";
-    check_options->add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, format, nbytes: --expect shape=32000,4096")->group(checks);
+    check_options->add_option("--expect", o.expects, "KEY=VALUE for dtype, shape, ndim, numel, format, nbytes (decoded), stored_dtype, stored_nbytes: "
+                                  "--expect dtype=bf16 --expect shape=32000,4096; with --stats, --fail-on and --assert in one run")->group(checks);
     check_options->add_option("--assert", o.asserts, "an expression over x that must be True: --assert '(x.abs() < 100).all()'")->group(checks);
   }
   if (CLI::App* engine_options = group[kEngine]) {
@@ -213,8 +223,12 @@ int main(int argc, char** argv) {
   CLI::App* diff = reachable("diff") ? ti::app::setup_diff(cli, diff_options) : nullptr;
   ti::app::ValidateOptions validate_options;
   CLI::App* validate = reachable("validate") ? ti::app::setup_validate(cli, validate_options) : nullptr;
+  ti::app::HashOptions hash_options;
+  CLI::App* hash = reachable("hash") ? ti::app::setup_hash(cli, hash_options) : nullptr;
+  ti::app::ExportOptions export_options;
+  CLI::App* exporter = reachable("export") ? ti::app::setup_export(cli, export_options) : nullptr;
   ti::app::RemoteFlags remote;
-  for (CLI::App* app : {&cli, diff, validate}) {
+  for (CLI::App* app : {&cli, diff, validate, hash, exporter}) {
     if (!app) continue;
     if (app != &cli) ti::app::setup_remote(*app, remote);
     else if (group[kRemote]) ti::app::setup_remote(*group[kRemote], remote);
@@ -239,7 +253,11 @@ int main(int argc, char** argv) {
         return report(ti::Error(ti::ErrorCode::Io, std::string("<stdout>: write error: ") + std::strerror(errno)), argv_json);
       return status;
     }
-    return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + " (see --help)"), argv_json);
+    // An unknown option (CLI11's ExtrasError) names the closest known one: --stat, --stats.
+    const std::string hint = dynamic_cast<const CLI::ExtrasError*>(&e)
+                                 ? ti::app::unknown_option_hint(cli, std::span<char* const>(argv + 1, static_cast<std::size_t>(argc - 1)))
+                                 : "";
+    return report(ti::Error(ti::ErrorCode::Usage, std::string(e.what()) + hint + " (see --help)"), argv_json);
   } catch (const ti::Error& e) {
     return report(e, argv_json);
   }
@@ -247,13 +265,16 @@ int main(int argc, char** argv) {
     ti::app::refuse_repeats_and_empty_inputs(cli, "");
     if (diff && *diff) ti::app::refuse_repeats_and_empty_inputs(*diff, "diff: ");
     if (validate && *validate) ti::app::refuse_repeats_and_empty_inputs(*validate, "validate: ");
+    if (hash && *hash) ti::app::refuse_repeats_and_empty_inputs(*hash, "hash: ");
+    if (exporter && *exporter) ti::app::refuse_repeats_and_empty_inputs(*exporter, "export: ");
   } catch (const ti::Error& e) {
     return report(e, argv_json);
   }
   // What stands before a subcommand's name is the main command's: `--json diff a b` would
   // set the main command's --json and print diff's text. Refused, naming it, except the
   // options both share (the remote ones, -v).
-  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : nullptr) {
+  if (CLI::App* sub = diff && *diff ? diff : validate && *validate ? validate : hash && *hash ? hash
+                      : exporter && *exporter ? exporter : nullptr) {
     for (int g : {kRoot, kFile, kCheck, kEngine, kPrint, kStats}) {
       if (!group[g]) continue;
       for (const CLI::Option* opt : group[g]->get_options()) {
@@ -262,7 +283,7 @@ int main(int argc, char** argv) {
         return report(ti::Error(ti::ErrorCode::Usage, what + " stands before '" + sub->get_name() + "', where it belongs to the main command: " +
                                                           sub->get_name() + "'s options and inputs come after '" + sub->get_name() +
                                                           "' (see tensor-inspect " + sub->get_name() + " --help)"),
-                      diff_options.json || validate_options.json);
+                      diff_options.json || validate_options.json || hash_options.json);
       }
     }
   }
@@ -273,11 +294,15 @@ int main(int argc, char** argv) {
   // On a terminal a progress line may be drawn when a message comes (a tensor skipped half-way
   // through a scan): erased first, so the message is not glued to its end and stays on screen
   // alone, while the progress line is redrawn below it.
-  spdlog::set_pattern(::isatty(2) == 1 ? "\r\033[Ktensor-inspect: %l: %v" : "tensor-inspect: %l: %v");
+  const char* pattern = ::isatty(2) == 1 ? "\r\033[Ktensor-inspect: %l: %v" : "tensor-inspect: %l: %v";
+  spdlog::set_pattern(pattern);
   spdlog::set_level(o.verbosity >= 2 ? spdlog::level::debug : o.verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  // The library's own logger (tensor_inspect/log.hpp) speaks as the tool, at the same level.
+  ti::set_log_pattern(pattern);
+  ti::set_log_level(o.verbosity >= 2 ? ti::LogLevel::Debug : o.verbosity == 1 ? ti::LogLevel::Info : ti::LogLevel::Warn);
   ti::app::show_progress_on_terminal();
 
-  const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json;
+  const bool json = o.json || o.jsonl || diff_options.json || diff_options.jsonl || validate_options.json || hash_options.json;
   const std::string input = !o.input.empty() ? ti::input_name(o.input) : o.expr ? "expression '" + *o.expr + "'" : "input";
   try {
     for (int g = kRoot; g < kGroups; ++g)
@@ -285,6 +310,8 @@ int main(int argc, char** argv) {
     ti::app::apply_remote(remote);
     int status = diff && *diff           ? ti::app::run_diff(diff_options)
                  : validate && *validate ? ti::app::run_validate(validate_options)
+                 : hash && *hash         ? ti::app::run_hash(hash_options)
+                 : exporter && *exporter ? ti::app::run_export(export_options)
                                          : ti::app::run(o);
     // Output that did not reach its destination (a full disk, a closed pipe) is trouble,
     // not success: a CI job must not see exit 0 for lost output.

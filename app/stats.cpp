@@ -6,12 +6,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
 
 #include <spdlog/spdlog.h>
 
+#include "checks.hpp"
 #include "counts.hpp"
 #include "inspect.hpp"
 #include "options.hpp"
@@ -19,6 +21,8 @@
 #include "stats_report.hpp"
 #include "tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/frontend.hpp"
+#include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/plot.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
@@ -51,6 +55,22 @@ std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry
 }
 
 }  // namespace
+
+void log_stats_time(std::chrono::steady_clock::time_point start, std::size_t tensors, std::uint64_t bytes) {
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info("statistics: {}, {} scanned in {:.3f} ms ({:.2f} GB/s)", count_of(tensors, "tensor"), count_of(bytes, "byte"), secs * 1e3,
+               secs > 0 ? static_cast<double>(bytes) / 1e9 / secs : 0.0);
+}
+
+std::string first_nan_index(const Tensor& t, const Defaults& defaults) {
+  // Only when --fail-on nan failed: one more pass, over a bool per element.
+  DataOptions dopt;
+  dopt.defaults = defaults;
+  const MemoryView mv = data(tg::isnan(t), dopt);
+  for (std::int64_t i = 0, n = mv.numel(); i < n; ++i)
+    if (mv.element(i).b) return index_text(i, t.shape());
+  return "";
+}
 
 StatsRow stats_row_of(const TensorEntry& entry) {
   StatsRow r;
@@ -123,8 +143,9 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->default_str(std::to_string(kDefaultBins))
       ->group(g);
   cli.add_option("--plot", o.plot,
-                 "write a PNG: a histogram, or with --plot-kind heatmap a 2-D tensor's values; {name} in the path "
-                 "becomes the tensor's name (needed over several tensors); PNGs appear once every tensor is computed")
+                 "write a picture (.png, .svg, .pdf; - is PNG on stdout): a histogram, or with --plot-kind heatmap a 2-D "
+                 "tensor's values; {name} in the path becomes the tensor's name (needed over several tensors); pictures "
+                 "appear once every tensor is computed; a symlink's target is written, a pipe written through")
       ->group(g);
   cli.add_option("--plot-kind", o.plot_kind, "what --plot draws: hist or heatmap (only with --plot)")
       ->check(CLI::IsMember({"hist", "heatmap"}))
@@ -170,6 +191,7 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   scan.release_pages = true;
   row.stats = source ? compute_stats(*source, scan) : compute_stats_streamed(t, defaults);
   apply_fail_on(fail_on, row);
+  if (std::find(row.failed.begin(), row.failed.end(), "nan") != row.failed.end()) row.first_nan = first_nan_index(t, defaults);
   std::optional<Histogram>& hist = result.hist;
   if (so.hist || (plot_path && so.kind() == "hist")) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
@@ -183,30 +205,60 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
       // realized contiguous first.
       const StoredElements c_order =
           source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      plots.write(*plot_path, [&](const std::string& file) { write_heatmap_png(file, c_order, title); });
+      plots.write(*plot_path, "heatmap of " + title,
+                  [&](PlotFormat f, std::string& out) { draw_heatmap(c_order, title, f, out); });
     } else {
-      plots.write(*plot_path, [&](const std::string& file) { write_histogram_png(file, *hist, title); });
+      plots.write(*plot_path, "histogram of " + title,
+                  [&](PlotFormat f, std::string& out) { draw_histogram(*hist, title, f, out); });
     }
   }
   if (!so.hist) hist.reset();  // drawn, not printed
   return result;
 }
 
-int run_stats_tensor(const Item& item, const Options& o, const Defaults& defaults) {
+void check_plot_path(const std::string& path, const Options& o, const Item& item, PlotOutputs& plots) {
+  const StatsOptions& so = o.stats;
+  plots.protect(item.file);
+  plots.check(path);
+  if (!resolve_output(path).is_stdout) return;
+  const char* other = so.stats     ? "--stats"
+                      : so.hist    ? "--hist"
+                      : so.fail_on ? "--fail-on"
+                      : o.json     ? "--json"
+                      : o.jsonl    ? "--jsonl"
+                                   : nullptr;
+  if (other)
+    throw Error(ErrorCode::Usage, "--plot " + escape_untrusted(path, true) + " writes the picture to standard output, where " +
+                                      other + " prints too: name a file for the picture");
+}
+
+bool print_plot_lines(const Options& o, const PlotOutputs& plots, OutBuffer& out) {
+  const StatsOptions& so = o.stats;
+  if (!so.plot || so.stats || so.hist || so.fail_on || o.json || o.jsonl) return false;
+  if (!plots.to_stdout())
+    for (const std::string& line : plots.written()) out.write(escape_untrusted(line, false) + "\n");
+  return true;
+}
+
+int run_stats_tensor(const Item& item, const Options& o, const Defaults& defaults, std::FILE* to) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   PlotOutputs plots;
   const TensorEntry* entry = o.expr || !item.entry ? nullptr : &*item.entry;
   std::optional<std::string> plot;
   if (so.plot) plot = plot_path_for(*so.plot, item.name.value_or(""));  // `{name}` also for one tensor
+  if (plot) check_plot_path(*plot, o, item, plots);
+  const auto start = std::chrono::steady_clock::now();
   const TensorStatsResult r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots);
+  log_stats_time(start, 1, r.row.nbytes);
   plots.commit();
-  OutBuffer out(stdout);
+  OutBuffer out(to);
+  if (print_plot_lines(o, plots, out)) return r.row.failed.empty() ? 0 : 1;
   render_tensor_stats(r.row, {item.file, item.name, item.label}, r.hist ? &*r.hist : nullptr, fail_on, o.json, so.stats || !so.fail_on, out);
   return r.row.failed.empty() ? 0 : 1;
 }
 
-int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& defaults) {
+int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& defaults, std::FILE* to) {
   const StatsOptions& so = o.stats;
   if (so.hist || so.plot)
     throw Error(ErrorCode::Usage, file.path + " holds " + count_of(file.tensors.size(), "tensor") +
@@ -227,7 +279,8 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
   std::uint64_t total = 0;
   for (const TensorEntry& e : file.tensors) total += e.nbytes;
   Progress progress(file.tensors.size(), total);
-  OutBuffer out(stdout);
+  const auto progress_start = std::chrono::steady_clock::now();
+  OutBuffer out(to);
   std::vector<StatsRow> rows;
   std::uint64_t done = 0;
   for (const TensorEntry& e : file.tensors) {
@@ -256,16 +309,19 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
       spdlog::warn("{} (skipped)", err.what());
     }
     apply_fail_on(fail_on, row);
+    if (std::find(row.failed.begin(), row.failed.end(), "nan") != row.failed.end())
+      row.first_nan = for_tensor(label, [&] { return first_nan_index(e.load(), defaults); });
     done += e.nbytes;
     if (o.jsonl) {  // one "stats" object per tensor and line, streamed as each is done
       const std::optional<std::string> name = e.name.empty() ? std::nullopt : std::optional<std::string>(e.name);
       render_tensor_stats(row, {file.path, name, label}, nullptr, fail_on, true, so.stats || !so.fail_on, out);
       out.flush();
-      std::fflush(stdout);
+      std::fflush(to);
     }
     rows.push_back(std::move(row));
     progress.update(rows.size(), done);
   }
+  log_stats_time(progress_start, rows.size(), done);
   bool failed = false;
   for (const StatsRow& r : rows) failed |= !r.failed.empty();
   if (o.jsonl) return failed ? 1 : 0;

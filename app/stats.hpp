@@ -2,6 +2,8 @@
 // tensor (a literal, a file's tensor, an expression's result) or every tensor of a file.
 #pragma once
 
+#include <chrono>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -46,6 +48,12 @@ struct TensorStatsResult {
   std::optional<Histogram> hist;
 };
 
+/// Logs at -v how long the statistics of `tensors` tensors (`bytes` stored bytes) took since `start`.
+void log_stats_time(std::chrono::steady_clock::time_point start, std::size_t tensors, std::uint64_t bytes);
+
+/// The row-major index of the first NaN of `t` ("[0, 2]"), "" when it holds none.
+std::string first_nan_index(const Tensor& t, const Defaults& defaults);
+
 /// The row of a file entry from its header alone (no statistics yet).
 StatsRow stats_row_of(const TensorEntry& entry);
 
@@ -55,10 +63,21 @@ StatsRow stats_row_of(const TensorEntry& entry);
 TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& options,
                                   const Defaults& defaults, const std::optional<std::string>& plot_path, PlotOutputs& plots);
 
+/// Checks --plot's `path` for `item` before any work: its format, what it is (a folder, an input
+/// of the run, a terminal for a PNG), and that standard output is the picture's alone. Throws
+/// Error(Usage).
+void check_plot_path(const std::string& path, const Options& options, const Item& item, PlotOutputs& plots);
+
+/// With --plot and no other statistics option or JSON, prints the lines naming the pictures
+/// written (none when the picture went to standard output) and returns true: they replace
+/// the statistics block.
+bool print_plot_lines(const Options& options, const PlotOutputs& plots, OutBuffer& out);
+
+/// Each run_stats_* writes its report onto `to` (stdout; a buffer when checks embed it).
 /// Statistics of one tensor (after -e): its file entry, when it is one, lets GGUF blocks
 /// be scanned in place; its label names it in messages, its file and name the JSON and
 /// --plot's `{name}`. Returns the exit status: 1 when --fail-on finds something, else 0.
-int run_stats_tensor(const Item& item, const Options& options, const Defaults& defaults);
+int run_stats_tensor(const Item& item, const Options& options, const Defaults& defaults, std::FILE* to = stdout);
 
 /// Statistics of several tensors chosen with --name globs or --all (after -e): a table
 /// (text; with --hist a block per tensor under its name), one "file_stats" object
@@ -67,11 +86,12 @@ int run_stats_tensor(const Item& item, const Options& options, const Defaults& d
 /// computed. `format` is the file's (file_stats carries it). Returns 1 when --fail-on finds
 /// something. Throws Error for trouble, also for a tensor --fail-on cannot check (values it
 /// cannot decode).
-int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& options, const Defaults& defaults);
+int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& options, const Defaults& defaults,
+                   std::FILE* to = stdout);
 
 /// Statistics of every tensor of a file (one row each, then totals). Returns the exit
 /// status: 1 when --fail-on finds something, else 0. Throws Error for trouble, also for a
 /// tensor --fail-on cannot check (values it cannot decode; without --fail-on a skipped row).
-int run_stats_file(const LoadedFile& file, const Options& options, const Defaults& defaults);
+int run_stats_file(const LoadedFile& file, const Options& options, const Defaults& defaults, std::FILE* to = stdout);
 
 }  // namespace tensor_inspect::app

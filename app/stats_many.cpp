@@ -1,6 +1,7 @@
 // app/stats_many.cpp — --stats, --hist, --plot and --fail-on over several tensors chosen
 // with --name globs or --all: a table, a block per tensor (with --hist), one file_stats
 // object (--json), or one stats object per line, streamed (--jsonl).
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -17,12 +18,13 @@
 
 namespace tensor_inspect::app {
 
-int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& o, const Defaults& defaults) {
+int run_stats_many(const std::vector<Item>& items, const std::string& format, const Options& o, const Defaults& defaults,
+                   std::FILE* to) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
   const std::string count = std::to_string(items.size()) + (items.size() == 1 ? " tensor" : " tensors");
   if (so.plot && items.size() > 1 && so.plot->find("{name}") == std::string::npos)
-    throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one PNG each (--plot 'hist-{name}.png')");
+    throw Error(ErrorCode::Usage, "--plot over " + count + ": put {name} in the path for one picture each (--plot 'hist-{name}.png')");
   if (so.plot && items.size() > 1) {
     // Two names can give one path ("dir/a" and "dir_a": '/' is spelled '_'): the second PNG
     // would replace the first. Refused before a file is drawn, naming both tensors.
@@ -45,7 +47,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
   if (fail_on.enabled())
     for (const Item& item : items)
       if (!item.load_error.empty() && !o.expr) throw Error(ErrorCode::Unsupported, fail_on_unchecked(item.load_error));
-  OutBuffer out(stdout);
+  OutBuffer out(to);
   std::vector<StatsRow> rows;
   struct Block {
     const Item* item;
@@ -54,7 +56,11 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
   };
   std::vector<Block> blocks;  // text with --hist: printed once every tensor is computed
   PlotOutputs plots;
+  if (so.plot)
+    for (const Item& item : items) check_plot_path(plot_path_for(*so.plot, item.name.value_or("")), o, item, plots);
   bool failed = false;
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t scanned = 0;  // stored bytes of the tensors scanned, for -v
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Item& item = items[i];
     const TensorEntry* entry = o.expr || !item.entry ? nullptr : &*item.entry;
@@ -76,17 +82,20 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     }
     if (r.row.name.empty() && item.name) r.row.name = *item.name;
     failed |= !r.row.failed.empty();
+    scanned += r.row.nbytes;
     if (o.jsonl) {
       render_tensor_stats(r.row, {item.file, item.name, item.label}, r.hist ? &*r.hist : nullptr, fail_on, true, show_stats, out);
       out.flush();
-      std::fflush(stdout);
+      std::fflush(to);
     } else if (r.hist && !o.json) {
       blocks.push_back(Block{&item, std::move(r.row), std::move(*r.hist)});
     } else {
       rows.push_back(std::move(r.row));
     }
   }
-  plots.commit();  // every tensor is computed: the PNGs appear
+  log_stats_time(start, items.size(), scanned);
+  plots.commit();  // every tensor is computed: the pictures appear
+  if (print_plot_lines(o, plots, out)) return failed ? 1 : 0;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     // A histogram is a block of lines: each tensor's block under its name.
     const Block& b = blocks[i];

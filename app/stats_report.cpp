@@ -39,6 +39,9 @@ std::string short_float(double v) {
   return buf;
 }
 
+// A bool tensor's absmax is its max, and prints as its min and max do (True, not 1).
+Scalar absmax_of(const TensorStats& s) { return s.dtype == DType::Bool ? Scalar::from_bool(s.absmax.as_bool()) : s.absmax; }
+
 std::string short_scalar(const Scalar& v) { return v.kind == DKind::Float ? short_float(v.f) : scalar_repr(v, false); }
 
 std::string json_shape(const Shape& s) {
@@ -79,13 +82,14 @@ std::string json_row_fields(const StatsRow& r) {
   o += ", \"max\": " + (has ? scalar_repr(s->max, true) : "null");
   o += ", \"mean\": " + (has ? json_float(s->mean) : "null");
   o += ", \"std\": " + (has ? json_float(s->std) : "null");
-  o += ", \"absmax\": " + (has ? scalar_repr(s->absmax, true) : "null");
+  o += ", \"absmax\": " + (has ? scalar_repr(absmax_of(*s), true) : "null");
   o += ", \"nan\": " + num(s ? s->nan : 0);
   o += ", \"posinf\": " + num(s ? s->posinf : 0);
   o += ", \"neginf\": " + num(s ? s->neginf : 0);
   o += ", \"zero\": " + num(s ? s->zero : 0);
   o += ", \"skipped\": " + (r.skipped.empty() ? "null" : json_string(r.skipped));
   o += ", \"failed\": " + json_strings(r.failed);
+  o += ", \"first_nan\": " + (r.first_nan.empty() ? "null" : r.first_nan);  // "[0, 2]" is a JSON array too
   return o;
 }
 
@@ -143,7 +147,7 @@ void text_histogram(const Histogram& h, OutBuffer& out) {
 std::string failure_text(const StatsRow& r) {
   std::vector<std::string> parts;
   for (const std::string& c : r.failed) {
-    if (c == "nan") parts.push_back(std::to_string(r.stats->nan) + " nan");
+    if (c == "nan") parts.push_back(std::to_string(r.stats->nan) + " nan" + (r.first_nan.empty() ? "" : ", first at " + r.first_nan));
     else if (c == "inf") parts.push_back(std::to_string(r.stats->posinf) + " +inf, " + std::to_string(r.stats->neginf) + " -inf");
     else parts.push_back(r.stats->count == 1 ? "its 1 element zero" : "all " + std::to_string(r.stats->count) + " elements zero");
   }
@@ -232,7 +236,7 @@ void render_tensor_stats(const StatsRow& r, const StatsSource& source, const His
     out.write("max: " + (has ? scalar_repr(s.max, false) : "None") + "\n");
     out.write("mean: " + (has ? float_repr(s.mean) : "None") + "\n");
     out.write("std: " + (has ? float_repr(s.std) : "None") + "\n");
-    out.write("absmax: " + (has ? scalar_repr(s.absmax, false) : "None") + "\n");
+    out.write("absmax: " + (has ? scalar_repr(absmax_of(s), false) : "None") + "\n");
     out.write("nan: " + std::to_string(s.nan) + "\n+inf: " + std::to_string(s.posinf) + "\n-inf: " + std::to_string(s.neginf) +
               "\nzero: " + std::to_string(s.zero) + "\n");
   }
@@ -291,7 +295,7 @@ void render_file_stats(const std::string& path, const std::string& format, const
         const bool has = s.finite > 0;
         for (const std::string& c : {has ? short_scalar(s.min) : "None", has ? short_scalar(s.max) : "None",
                                      has ? short_float(s.mean) : "None", has ? short_float(s.std) : "None",
-                                     has ? short_scalar(s.absmax) : "None"})
+                                     has ? short_scalar(absmax_of(s)) : "None"})
           cells.push_back(c);
         for (std::uint64_t c : {s.nan, s.posinf, s.neginf, s.zero}) cells.push_back(std::to_string(c));
       }

@@ -22,6 +22,7 @@ struct StatsRow {
   std::optional<TensorStats> stats;
   std::string skipped;             ///< why there are no statistics (empty when there are)
   std::vector<std::string> failed; ///< --fail-on checks this tensor fails ("nan", "inf", "zero-tensor")
+  std::string first_nan;           ///< where --fail-on nan found the first NaN, "[0, 2]" (row-major); empty when it did not
 };
 
 /// The --fail-on checks asked for, in the order given.

@@ -54,20 +54,22 @@ _tensor_inspect() {
                 pickle_depth pickle_entries remote_whole_bytes broadcast_pairs expression_elements compute_elements literal_bytes"
   local remote_opts="--token-file --cache --cache-size --timeout"
   local opts="-h --help --version --dtype -e --expr --json --strict --default-float --default-int --json-nonfinite
-              --name --all --jsonl --list --stored --meta --list0 --format --raw --shape --offset --byte-order --expect --assert
+              --name --all --jsonl --list --stored --meta --list0 --overview --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
   local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit $remote_opts"
-  local validate_opts="-h --help --json $remote_opts"
-  local subcommands="diff validate"
+  local validate_opts="-h --help --json --strict $remote_opts"
+  local hash_opts="-h --help --algo --check --json --quiet --limit $remote_opts"
+  local export_opts="-h --help --name --all -e --expr --dtype -o --output --force $remote_opts"
+  local subcommands="diff validate hash export"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do
     w=${words[i]}
     case $w in
-      diff | validate) [[ -z $sub && -z $file ]] && { sub=$w; continue; } ;;
+      diff | validate | hash | export) [[ -z $sub && -z $file ]] && { sub=$w; continue; } ;;
       -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --view-as | --name | \
         --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol | \
-        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | --tolerance | --names | \
+        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | --tolerance | --names | --algo | --check | -o | --output | \
         --token-file | --cache | --cache-size | --timeout)
         ((i++)); continue ;;
       # Optional values: the next word is one only when it looks like one (`--hist x.npy` is the input).
@@ -87,13 +89,14 @@ _tensor_inspect() {
     --plot-kind) COMPREPLY=($(compgen -W "hist heatmap" -- "$cur")); return ;;
     --tolerance) COMPREPLY=($(compgen -W "torch" -- "$cur")); return ;;
     --names) COMPREPLY=($(compgen -W "hf-gguf" -- "$cur")); return ;;
+    --algo) COMPREPLY=($(compgen -W "xxh3-128 sha256" -- "$cur")); return ;;
     --fail-on) _tensor_inspect_list_value "nan inf zero-tensor"; return ;;
     --limit)
       compopt -o nospace
       COMPREPLY=($(compgen -S = -W "$limits" -- "$cur"))
       return ;;
     --cache) _filedir -d; return ;;
-    --token-file | --plot) _filedir; return ;;
+    --token-file | --plot | --check | -o | --output) _filedir; return ;;
     --expect)
       compopt -o nospace
       if [[ $cur == dtype=* ]]; then
@@ -110,6 +113,8 @@ _tensor_inspect() {
     case $sub in
       diff) COMPREPLY=($(compgen -W "$diff_opts" -- "$cur")) ;;
       validate) COMPREPLY=($(compgen -W "$validate_opts" -- "$cur")) ;;
+      hash) COMPREPLY=($(compgen -W "$hash_opts" -- "$cur")) ;;
+      export) COMPREPLY=($(compgen -W "$export_opts" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
     esac
     return

@@ -23,7 +23,7 @@ end
 set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes=
 
 function __tensor_inspect_main
-    not __fish_seen_subcommand_from diff validate
+    not __fish_seen_subcommand_from diff validate hash export
 end
 
 function __tensor_inspect_fail_on
@@ -37,6 +37,14 @@ end
 
 complete -c tensor-inspect -n '__fish_use_subcommand' -a diff -d 'compare two inputs tensor by tensor'
 complete -c tensor-inspect -n '__fish_use_subcommand' -a validate -d 'check files against every rule of their format'
+complete -c tensor-inspect -n '__fish_use_subcommand' -a hash -d 'a content hash per tensor, any format'
+complete -c tensor-inspect -n '__fish_use_subcommand' -a export -d 'write tensors as .npy or .safetensors'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l name -x -d 'tensor name or glob'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l all -d 'every tensor'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -s e -l expr -x -d 'tinygrad expression over x'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l dtype -x -a "$dtypes" -d 'cast the values'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -s o -l output -r -F -d 'the file to write'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l force -d 'replace an existing output'
 complete -c tensor-inspect -s h -l help -d 'show help'
 complete -c tensor-inspect -n __tensor_inspect_main -l version -d 'version and git revision'
 complete -c tensor-inspect -n __tensor_inspect_main -l dtype -x -a "$dtypes" -d 'dtype of a literal'
@@ -53,6 +61,7 @@ complete -c tensor-inspect -n __tensor_inspect_main -l list -d 'list the tensors
 complete -c tensor-inspect -n __tensor_inspect_main -l stored -d 'quantized weights as their stored parts'
 complete -c tensor-inspect -n __tensor_inspect_main -l meta -d 'show metadata'
 complete -c tensor-inspect -n __tensor_inspect_main -l list0 -d 'tensor names, NUL-ended, for scripts'
+complete -c tensor-inspect -n __tensor_inspect_main -l overview -d 'grouped tensors, totals, architecture facts'
 complete -c tensor-inspect -n __tensor_inspect_main -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch'
 complete -c tensor-inspect -n __tensor_inspect_main -l raw -x -a "$dtypes" -d 'raw bytes of this dtype'
 complete -c tensor-inspect -n __tensor_inspect_main -l shape -x -d 'shape of raw data'
@@ -70,7 +79,7 @@ complete -c tensor-inspect -n __tensor_inspect_main -l threshold -x -d 'summariz
 complete -c tensor-inspect -n __tensor_inspect_main -l edgeitems -x -d 'items at each end of a summarized axis'
 complete -c tensor-inspect -n __tensor_inspect_main -l stats -d 'min max mean std absmax, nan/inf/zero counts'
 complete -c tensor-inspect -n __tensor_inspect_main -l hist -d 'histogram of the finite values [BINS]'
-complete -c tensor-inspect -n __tensor_inspect_main -l plot -r -F -d 'write a PNG'
+complete -c tensor-inspect -n __tensor_inspect_main -l plot -r -F -d 'write a picture (.png .svg .pdf)'
 complete -c tensor-inspect -n __tensor_inspect_main -l plot-kind -x -a 'hist heatmap' -d 'what --plot draws'
 complete -c tensor-inspect -n __tensor_inspect_main -l fail-on -x -a '(__tensor_inspect_fail_on)' -d 'exit 1 for nan,inf,zero-tensor'
 complete -c tensor-inspect -l token-file -r -F -d 'bearer token for URLs'
@@ -92,3 +101,9 @@ complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l json -d 'one
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l jsonl -d 'one JSON line per pair, then a summary line'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l limit -x -a "$limits" -d 'raise a resource cap: KEY=VALUE'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from validate' -l json -d 'one JSON object'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from validate' -l strict -d 'exit 1 on warnings too'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from hash' -l algo -x -a 'xxh3-128 sha256' -d 'hash function'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from hash' -l check -r -F -d 'verify against a manifest'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from hash' -l json -d 'a manifest (with --check: a report)'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from hash' -l quiet -d 'with --check: only what does not match'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from hash' -l limit -x -a "$limits" -d 'raise a resource cap: KEY=VALUE'

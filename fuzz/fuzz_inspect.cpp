@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ti::OutBuffer out(fuzz::sink());
     for (bool json : {false, true}) {
       ti::app::render_listing(*f, json, out);
-      ti::app::render_meta(*f, json, out);
+      ti::app::render_meta(*f, json, false, out);
+      if (!json) ti::app::render_meta(*f, false, true, out);  // --meta --full
     }
     fuzz::inspect(*f);
   });

@@ -35,10 +35,9 @@ dict_of() {
   esac
 }
 
-if ! command -v clang++-14 >/dev/null 2>&1; then
-  echo "fuzz: clang++-14 is missing: apt-get install clang-14 libclang-rt-14-dev libomp-14-dev" >&2
-  exit 2
-fi
+# The fuzzing toolchain (clang-14, libFuzzer and the sanitizer runtimes, its OpenMP) is this
+# script's and CI's alone: scripts/setup.sh does not install it.
+scripts/install_missing.sh clang-14 libclang-rt-14-dev libomp-14-dev
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 preset=${FUZZ_PRESET:-fuzz}

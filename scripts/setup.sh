@@ -1,28 +1,25 @@
 #!/usr/bin/env bash
-# Installs what tensor-inspect needs from Debian's packages (only what is missing), then
-# configures and builds it. Idempotent: a second run with nothing changed takes seconds.
+# Installs what building and running tensor-inspect need from Debian's packages (only what
+# is missing), then configures and builds it. Idempotent: a second run with nothing changed
+# takes seconds. The tests' packages and targets come with TI_TESTS=1 (scripts/test.sh does
+# that); the fuzzing toolchain with .ci/run or scripts/fuzz.sh.
 #   scripts/setup.sh            Release build in build/ (the tool: build/tensor-inspect)
 #   BUILD_DIR=b BUILD_TYPE=Debug CMAKE_ARGS="-DTI_SANITIZE=ON" scripts/setup.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# zipcmp, zipmerge and ziptool: libzip-dev's CMake config checks that they exist.
-# clang-14, its runtime (libFuzzer) and libomp: the fuzzing build (scripts/fuzz.sh, CI).
-packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libzip-dev zipcmp zipmerge ziptool
-          python3 python3-numpy time clang-14 libclang-rt-14-dev libomp-14-dev
-          libopenblas-dev python3-jsonschema jq bash-completion zsh fish man-db pkg-config libcairo2-dev
-          libcurl4-openssl-dev nginx-light libxxhash-dev zlib1g-dev lld)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# zipcmp, zipmerge and ziptool: libzip-dev's CMake config checks that they exist. lld: the
+# linker that orders start-up code (CMakeLists.txt; optional, but the tool starts faster).
+build_packages=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libzip-dev zipcmp
+                zipmerge ziptool libopenblas-dev libcairo2-dev libcurl4-openssl-dev libxxhash-dev zlib1g-dev lld nettle-dev)
+# What the tests run or check against: doctest, NumPy and jsonschema cross-checks, GNU time
+# for peak RSS, jq in pipelines, the shells and man for completions and the man page, nginx
+# for remote inputs.
+test_packages=(doctest-dev python3 python3-numpy python3-jsonschema time jq bash-completion zsh fish man-db nginx-light xxhash)
+tests=${TI_TESTS:-0}
+packages=("${build_packages[@]}")
+[ "$tests" = 1 ] && packages+=("${test_packages[@]}")
+scripts/install_missing.sh "${packages[@]}"
 
 build_dir=${BUILD_DIR:-build}
 # ccache, when installed, makes rebuilds in other build folders or clones cheap.
@@ -35,6 +32,12 @@ build_type=${BUILD_TYPE:-Release}
 # does, which rebuilds faster after a one-file change.
 unity=-DCMAKE_UNITY_BUILD=ON
 [ "${TI_UNITY:-1}" = 0 ] && unity=-DCMAKE_UNITY_BUILD=OFF
+# The test targets (doctest, the fuzz regression replays) are built when asked, and stay as a
+# build folder has them: setup.sh after test.sh keeps them.
+test_flag=""
+if [ "$tests" = 1 ]; then test_flag=-DTI_BUILD_TESTS=ON
+elif [ ! -f "$build_dir/CMakeCache.txt" ]; then test_flag=-DTI_BUILD_TESTS=OFF
+fi
 # shellcheck disable=SC2086
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" $launcher $unity ${CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build_dir" -G Ninja $test_flag -DCMAKE_BUILD_TYPE="$build_type" $launcher $unity ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"

@@ -44,7 +44,7 @@ try:
     schemas[s["$id"]] = s
 except ImportError as e:
   jsonschema = None
-  print(f"FAIL python3-jsonschema missing ({e}): install it (scripts/setup.sh)")
+  print(f"FAIL python3-jsonschema missing ({e}): install it (scripts/test.sh)")
   failed += 1
 
 
@@ -121,7 +121,7 @@ if jq:
   p = subprocess.run([jq, "-r", ".name"], input=out2, capture_output=True, text=True)
   check("jq: globs select in file order", p.stdout.split() == ["f32", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k"], p.stdout)
 else:
-  check("jq installed", False, "jq not found (scripts/setup.sh installs it)")
+  check("jq installed", False, "jq not found (scripts/test.sh installs it)")
 
 # ---- text blocks, glob errors, a model folder ----
 rc, out, err = run(S("mixed.safetensors"), "--name", "*a*")

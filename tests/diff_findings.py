@@ -36,7 +36,7 @@ from tally import check
 
 try:
   import jsonschema
-except ImportError:  # python3-jsonschema is in scripts/setup.sh; without it, schema checks fail
+except ImportError:  # python3-jsonschema is in scripts/test.sh; without it, schema checks fail
   jsonschema = None
 
 tally.passes = False

@@ -25,7 +25,7 @@ try:
   import jsonschema
   with open(os.path.join(ROOT, "schemas", "diff.schema.json")) as f:
     DIFF_SCHEMA = json.load(f)
-except ImportError:  # python3-jsonschema is in scripts/setup.sh; without it, schema checks fail
+except ImportError:  # python3-jsonschema is in scripts/test.sh; without it, schema checks fail
   jsonschema = None
 
 passed = failed = 0
@@ -294,7 +294,7 @@ check("pt vs changed npz: w32 differs", rows(doc).get("w32", {}).get("mismatched
 # ---- PyTorch: checkpoints written by torch.save itself (python3-torch), when it imports ----
 try:
   import torch
-except Exception:  # not in scripts/setup.sh: the committed samples above cover .pt
+except Exception:  # not in scripts/test.sh: the committed samples above cover .pt
   torch = None
   print("skip torch.save pairs: torch does not import")
 if torch is not None:

@@ -44,7 +44,7 @@ try:
     schemas[s["$id"]] = s
 except ImportError as e:
   jsonschema = None
-  check("python3-jsonschema installed", False, f"{e}: scripts/setup.sh installs it")
+  check("python3-jsonschema installed", False, f"{e}: scripts/test.sh installs it")
 
 
 def validate(what, doc):
@@ -110,7 +110,7 @@ def case(group, what, args, code=0, stream="stdout", lines=False):
       check(f"{what}: jq reads every line", p.returncode == 0 and [json.loads(x) for x in p.stdout.splitlines()] ==
             [[d.get("schema_version"), d.get("kind"), d.get("name")] for d in docs], p.stderr)
     else:
-      check("jq installed", False, "scripts/setup.sh installs jq")
+      check("jq installed", False, "scripts/test.sh installs jq")
   for d in docs:
     validate(what, d)
     groups.setdefault(group, []).append((what, d))
@@ -209,9 +209,11 @@ for what, a, b, code in [("same", P("f32.npy"), P("f32.npy"), 0), ("differs", P(
   case("diff --exact", f"diff --exact: {what}", ["diff", a, b, "--exact", "--json"], code=code)
 samples = [S(n) for n in ("mixed.safetensors", "state_dict.pt", "arrays.npz", "float32.npy")]
 case("validate", "validate: samples, all clean", ["validate", *samples, "--json"])
-case("validate", "validate: a warning (a ggml type it cannot dequantize)", ["validate", S("quants.gguf"), "--json"], code=1)
+case("validate", "validate: a note (a ggml type it cannot dequantize)", ["validate", S("quants.gguf"), "--json"], code=0)
 case("validate", "validate: a broken file", ["validate", P("broken.safetensors"), "--json"], code=1)
-case("validate", "validate: a warning (pickle globals)", ["validate", S("whole_model.pt"), "--json"], code=1)
+case("validate", "validate: a warning (pickle globals)", ["validate", S("whole_model.pt"), "--json"], code=0)
+case("validate", "validate --strict: a warning fails", ["validate", S("whole_model.pt"), "--json", "--strict"], code=1)
+case("stats_checks", "stats with checks in one run", [S("float32.npy"), "--stats", "--expect", "dtype=f32", "--json"])
 
 # ---- errors: one object on stderr, with --json or --jsonl, in every mode ----
 for what, args in [("bad literal", ["[1,, 2]", "--json"]), ("missing file", [P("nope.npy"), "--json"]),

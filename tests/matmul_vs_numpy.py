@@ -8,7 +8,7 @@ bound of a length-K dot product, K * eps * (|A| @ |B|), of the float64 NumPy pro
 (and of NumPy's own float32 product, within twice that); batched and broadcast shapes
 included. float16 and 1-d products take the generic reduction and must equal, bit for
 bit, tinygrad's definition computed with NumPy: products rounded to the operand dtype,
-summed exactly, rounded to float32 (sum_acc_dtype), then cast back. Every result must be
+summed in float32 (sum_acc_dtype) in order as tinygrad's loop does, then cast back. Every result must be
 byte-identical on 1, 2 and 7 threads (OMP_NUM_THREADS). Exit status 0 when all agree.
 """
 import json
@@ -66,7 +66,8 @@ def exact_case(tmp, name, x, expr, a, b):
     got = np.array(json.loads(outs[0])["tolist"], dtype=np.float64)
     a2 = a if a.ndim > 1 else a[None, :]
     prods = a2[..., :, None, :] * np.swapaxes(b, -1, -2)[..., None, :, :]  # rounded to the dtype
-    ref = prods.astype(np.float64).sum(-1).astype(np.float32).astype(x.dtype)
+    # summed in float32 (sum_acc_dtype) in order, as tinygrad's loop adds: NumPy's cumsum is sequential
+    ref = np.cumsum(prods.astype(np.float32), axis=-1, dtype=np.float32)[..., -1].astype(x.dtype)
     if a.ndim == 1:
         ref = ref[0]
     check(f"{name}: equals tinygrad's definition", got.shape == ref.shape and bool((got == ref.astype(np.float64)).all()))

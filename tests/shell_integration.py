@@ -198,7 +198,7 @@ if os.path.exists(BASH_COMPLETION):
     got, err = complete("tensor-inspect", *before, "samples/mixed.safetensors", "--name", "")
     check(f"bash: tensor names after {' '.join(before)} (its value is not the input)", got == names, (got, names, err))
 else:
-  check("bash-completion installed", False, BASH_COMPLETION + " missing (scripts/setup.sh installs bash-completion)")
+  check("bash-completion installed", False, BASH_COMPLETION + " missing (scripts/test.sh installs bash-completion)")
 
 # --name completion reads the names from `--list0` (raw, NUL-ended): the listing's text had
 # its summary line, then warnings, stripped by `sed '1d;$d'`, so a warning made the count a
@@ -289,7 +289,7 @@ if shutil.which("man"):
   check("man -l renders", p.returncode == 0 and "EXIT STATUS" in p.stdout and "tensor-inspect diff" in p.stdout, p.stderr[:300])
   check("man -l: no roff warnings", "warning" not in p.stderr, p.stderr[:300])
 else:
-  check("man installed", False, "man-db missing (scripts/setup.sh installs it)")
+  check("man installed", False, "man-db missing (scripts/test.sh installs it)")
 
 prefix = tempfile.mkdtemp(prefix="ti_install_")
 p = subprocess.run(["cmake", "--install", BUILD, "--prefix", prefix], capture_output=True, text=True)

@@ -50,7 +50,7 @@ def fault1_unreadable_pt(tmp):
   tally.check("1: validate empty.pt says what opening it says", messages ==
               ["not a valid zip archive (0 bytes is shorter than the 22-byte end record)"], f"{messages!r}")
   rc, out, err = run(["validate", os.path.join(ROOT, "samples", "checkpoint.pt")])
-  tally.check("1: the whole checkpoint.pt still validates (its one warning, no error)", rc == 1 and
+  tally.check("1: the whole checkpoint.pt still validates (its one warning, no error: exit 0)", rc == 0 and
               out.splitlines()[-1] == "1 file: 0 clean, 0 errors, 1 warning", f"{rc} {out!r}")
 
 
@@ -84,7 +84,7 @@ def fault2_npz_object_member(tmp):
     tally.check(f"{tag}: --fail-on nan --name a checks a", rc == 0, f"{rc} {out!r} {err!r}")
     trouble(f"{tag}: --name o is the one Unsupported line", [path, "--name", "o"], ["o.npy", "object dtype '|O' is not supported"])
     rc, out, err = run(["validate", path])
-    tally.check(f"{tag}: validate still warns that o cannot be opened (exit 1)", rc == 1 and "unsupported" in out, f"{rc} {out!r}")
+    tally.check(f"{tag}: validate still notes that o cannot be opened (a note: exit 0)", rc == 0 and "unsupported" in out, f"{rc} {out!r}")
 
 
 def fault3_missing_shard_listing(tmp):

@@ -59,6 +59,16 @@ TEST_CASE("arithmetic, bitwise and comparison operators follow Python's preceden
   CHECK(value("10 - 2 - 3") == 5);
 }
 
+TEST_CASE("not binds looser than a comparison, as Python's not_test, and negates") {
+  CHECK(ti::expression_tree("not x < 1") == "(not (< x 1))");
+  CHECK(ti::expression_tree("not not x") == "(not (not x))");
+  CHECK(ti::expression_tree("not x.isnan().any()") == ti::expression_tree("not (x.isnan().any())"));
+  CHECK(value("not 0") == 1);  // Python: not 0 is True
+  CHECK(value("not 2.5") == 0);
+  CHECK(value("not None") == 1);
+  CHECK(values(eval("not (x - 2)", x23())) == std::vector<double>{0, 1, 0, 0, 0, 0});  // logical_not of [[-1, 0, 1], ...]
+}
+
 TEST_CASE("number literals: underscores, hex, octal, binary and the float spellings") {
   CHECK(ti::expression_tree("1_000") == "1000");
   CHECK(ti::expression_tree("0x1F") == "31");

@@ -100,12 +100,12 @@ TEST_CASE("gguf: the sample's plain tensors, unsupported quants and every metada
   CHECK(meta(f, "test.f64").value.get<double>() == 0.1);
   CHECK(meta(f, "test.bool").value == true);
   CHECK(meta(f, "test.strings").type == "array[string]");
-  CHECK(meta(f, "test.strings").value == nlohmann::ordered_json{"a", "b\r", "caf\xc3\xa9"});
+  CHECK(meta(f, "test.strings").decoded() == nlohmann::ordered_json{"a", "b\r", "caf\xc3\xa9"});
   CHECK(meta(f, "test.bad_utf8").value == "ok\\xff\r\n");
   CHECK(meta(f, "test.nested").type == "array[array[int32]]");
-  CHECK(meta(f, "test.nested").value == nlohmann::ordered_json{{1, 2}, {3}});
+  CHECK(meta(f, "test.nested").decoded() == nlohmann::ordered_json{{1, 2}, {3}});
   CHECK(meta(f, "test.empty").type == "array[float32]");
-  CHECK(meta(f, "test.empty").value == nlohmann::ordered_json::array());
+  CHECK(meta(f, "test.empty").decoded() == nlohmann::ordered_json::array());
 }
 
 TEST_CASE("gguf: ggml's type table has the ids and block sizes of ggml.h and ggml-common.h") {
@@ -153,11 +153,14 @@ TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {
     CHECK(meta(f, "llama.attention.layer_norm_rms_epsilon").value.get<double>() == 9.999999747378752e-06);
     const ti::MetaEntry& tokens = meta(f, "tokenizer.ggml.tokens");
     CHECK(tokens.type == "array[string]");
-    REQUIRE(tokens.value.size() == 32000);
+    REQUIRE(tokens.array);
+    REQUIRE(tokens.array->size() == 32000);
+    const nlohmann::ordered_json token_values = tokens.decoded();
+    REQUIRE(token_values.size() == 32000);
     bool carriage_return = false;
-    for (const auto& tok : tokens.value) carriage_return |= tok.get<std::string>().find('\r') != std::string::npos;
+    for (const auto& tok : token_values) carriage_return |= tok.get<std::string>().find('\r') != std::string::npos;
     CHECK(carriage_return);
-    CHECK_NOTHROW((void)tokens.value.dump());
+    CHECK_NOTHROW((void)token_values.dump());
 
     REQUIRE(f.tensors.size() == 12);
     const std::vector<std::pair<std::string, ti::Shape>> shapes = {
@@ -195,8 +198,8 @@ TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {
     const std::string tmpl = meta(f, "tokenizer.chat_template").value.get<std::string>();
     CHECK(tmpl.size() == 269);
     CHECK(tmpl.find('\n') != std::string::npos);
-    CHECK(meta(f, "tokenizer.ggml.tokens").value.size() == 32064);
-    for (const auto& m : f.metadata) CHECK_NOTHROW((void)m.value.dump());
+    CHECK(meta(f, "tokenizer.ggml.tokens").decoded().size() == 32064);
+    for (const auto& m : f.metadata) CHECK_NOTHROW((void)m.decoded().dump());
   }
 }
 

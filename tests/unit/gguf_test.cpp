@@ -148,7 +148,7 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.header(0, 2).kv_u32("k", 1);
     const std::uint64_t second = g.at();
     g.kv_u32("k", 2);
-    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: duplicate metadata key 'k'" + at(second));
+    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: duplicate metadata key 'k' (first at byte 24)" + at(second));
   }
   SUBCASE("general.alignment must be a uint32 power of two") {
     Gguf g;
@@ -200,8 +200,9 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
   SUBCASE("tensor data past the end of the file, misaligned or overlapping") {
     Gguf g;
     g.header(1, 0).info("t", {4}, 0, 0).pad().raw("12345678");
+    // File offsets only: the data at byte 64 (offset 0 in the data section), 16 bytes long.
     CHECK_GG_ERROR(g.b, ErrorCode::BadFile,
-                   "x.gguf: tensor 't': data offset 0 + 16 bytes is past the end of the file (" + std::to_string(g.at()) +
+                   "x.gguf: tensor 't': data [64, +16) runs past the end of the file (" + std::to_string(g.at()) +
                        " bytes)" + at(24));
     Gguf m;
     m.header(1, 0).info("t", {1}, 0, 4).pad().raw(std::string(8, '\0'));
@@ -217,7 +218,7 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.header(2, 0).info("a", {1}, 0, 0);
     const std::uint64_t second = g.at();
     g.info("a", {1}, 0, 32).pad().raw(std::string(36, '\0'));
-    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: duplicate tensor name 'a'" + at(second));
+    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: duplicate tensor name 'a' (first at byte 24)" + at(second));
   }
   SUBCASE("a tensor name that is not UTF-8 is refused at its bad byte, not confused with its escape") {
     // gguf.md: names are UTF-8 strings. 'w' 0xff once read as the text "w\\xff" and then

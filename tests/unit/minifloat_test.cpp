@@ -1,11 +1,11 @@
 // tests/unit/minifloat_test.cpp — decode/minifloat.cpp against the OCP MX v1.0 spec's
 // tables (§5.3.2 FP6, §5.3.3 FP4, §5.4.1 E8M0), values written out by hand here.
+#include "decode/minifloat.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
-
-#include "decode/minifloat.hpp"
 
 namespace ti = tensor_inspect;
 
@@ -18,9 +18,9 @@ TEST_CASE("FP4 E2M1: the spec's 16 values") {
 }
 
 TEST_CASE("FP6: E2M3 max 7.5, min subnormal 0.125; E3M2 max 28, min subnormal 0.0625") {
-  CHECK(ti::fp6_e2m3_to_float(0x1F) == 7.5f);     // 0 11 111: 2^2 * 1.875
-  CHECK(ti::fp6_e2m3_to_float(0x01) == 0.125f);   // 0 00 001: 2^0 * 1/8
-  CHECK(ti::fp6_e2m3_to_float(0x08) == 1.0f);     // 0 01 000
+  CHECK(ti::fp6_e2m3_to_float(0x1F) == 7.5f);    // 0 11 111: 2^2 * 1.875
+  CHECK(ti::fp6_e2m3_to_float(0x01) == 0.125f);  // 0 00 001: 2^0 * 1/8
+  CHECK(ti::fp6_e2m3_to_float(0x08) == 1.0f);    // 0 01 000
   CHECK(ti::fp6_e2m3_to_float(0x3F) == -7.5f);
   CHECK(ti::fp6_e3m2_to_float(0x1F) == 28.0f);    // 0 111 11: 2^4 * 1.75
   CHECK(ti::fp6_e3m2_to_float(0x01) == 0.0625f);  // 0 000 01: 2^-2 * 1/4

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/validate.hpp"
@@ -61,10 +63,10 @@ TEST_CASE("validate finds nothing in the samples of each format") {
   }
 }
 
-TEST_CASE("validate warns of the one tensor of quants.gguf the tool cannot open: Q8_1, not dequantizable") {
+TEST_CASE("validate notes the one tensor of quants.gguf the tool cannot open: Q8_1, not dequantizable") {
   const ti::ValidationReport r = ti::validate_file(test_util::kSamples + "quants.gguf");
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].severity == ti::Severity::Warning);
+  CHECK(r.findings[0].severity == ti::Severity::Note);  // what the tool cannot decode, not a fault of the file
   CHECK(r.findings[0].rule == "gguf.unsupported");
   CHECK(r.findings[0].place == "tensor 'q8_1'");
   CHECK(r.findings[0].message == "ggml type Q8_1 (9) is one this tool cannot dequantize: the tool cannot open this tensor");
@@ -177,7 +179,7 @@ TEST_CASE("validate reports a .npy descr the loader refuses: datetime64, object,
                                                                std::string(16, '\0')));
     const ti::ValidationReport r = ti::validate_file(path);
     REQUIRE(r.findings.size() == 1);
-    CHECK(r.findings[0].severity == ti::Severity::Warning);
+    CHECK(r.findings[0].severity == ti::Severity::Note);
     CHECK(r.findings[0].rule == "npy.unsupported");
     CHECK(r.findings[0].place == "key 'descr'");
     CHECK(r.findings[0].offset == std::optional<std::uint64_t>(10));
@@ -225,4 +227,39 @@ TEST_CASE("json_scan names each duplicate key with its object and the bytes of b
   CHECK(found[2].object.empty());
   CHECK(found[2].first == 1);
   CHECK(found[2].again == text.find(R"("a": 0)"));
+}
+
+TEST_CASE("severity_name names the three classes of findings") {
+  CHECK(ti::severity_name(ti::Severity::Error) == "error");
+  CHECK(ti::severity_name(ti::Severity::Warning) == "warning");
+  CHECK(ti::severity_name(ti::Severity::Note) == "note");
+}
+
+TEST_CASE("an index's total_size is checked against the sum of its shards' tensor bytes") {
+  // The sample index says 40: its shards hold 4 tensors of 40 bytes together (samples/README.md).
+  const std::string dir = test_util::kSamples + "sharded/";
+  CHECK(ti::validate_file(dir + "model.safetensors.index.json").findings.empty());
+  std::string text;
+  {
+    std::ifstream in(dir + "model.safetensors.index.json");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t at = text.find("40");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 2, "9999");
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "ti_total_size_test";
+  std::filesystem::create_directories(folder);
+  for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
+    std::filesystem::copy_file(dir + shard, folder / shard, std::filesystem::copy_options::overwrite_existing);
+  {
+    std::ofstream out(folder / "model.safetensors.index.json", std::ios::binary);
+    out << text;
+  }
+  const ti::ValidationReport r = ti::validate_file((folder / "model.safetensors.index.json").string());
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].severity == ti::Severity::Error);
+  CHECK(r.findings[0].rule == "safetensors-index.total_size");
+  CHECK(r.findings[0].message ==
+        "total_size is 9999, but the shards' tensors hold 40 bytes (the sum of their data_offsets spans, as transformers adds them)");
+  std::filesystem::remove_all(folder);
 }

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tensor_inspect {
@@ -48,6 +49,18 @@ const DTypeInfo& dtype_info(DType dtype);
 /// Parses a tinygrad dtype name or alias ("float16", "half", "long", "fp8e4m3").
 /// Case-sensitive like `getattr(dtypes, name)`; nullopt for unknown names.
 std::optional<DType> dtype_from_name(std::string_view name);
+
+/// Parses a dtype name as users write it (dtype/dtype_names.cpp, one table for every option):
+/// tinygrad's names and aliases, NumPy's and torch's ("bool_", "float8_e4m3fn"), short names
+/// ("bf16", "fp16", "i8", "u64") and the formats' tags ("BF16", "F8_E4M3"), in any case and
+/// with or without "np.", "torch.", "dtypes.". Never a weak dtype; nullopt for unknown names.
+std::optional<DType> dtype_from_user_name(std::string_view name);
+
+/// Every name dtype_from_user_name takes, by dtype, for messages: "bool (bool_ b1 boolean), ...".
+std::string dtype_user_names();
+
+/// dtype_from_user_name, or throws Error(BadDType) "WHAT: unknown dtype 'x' (known: ...)".
+DType parse_dtype_name(std::string_view name, std::string_view what);
 
 /// True for WeakInt and WeakFloat.
 constexpr bool is_weak(DType d) { return d == DType::WeakInt || d == DType::WeakFloat; }

@@ -107,11 +107,29 @@ struct TensorEntry {
   std::unique_ptr<EntryDetails> details_;
 };
 
+/// A metadata array left in the file's bytes (GGUF) and decoded only when asked: a
+/// listing that prints how many entries a file has reads its header without building one
+/// JSON value per vocabulary token.
+class MetaArray {
+ public:
+  virtual ~MetaArray() = default;
+  /// Number of items.
+  virtual std::uint64_t size() const = 0;
+  /// Items [first, first + count), clamped to size(), decoded as a JSON array in file
+  /// order. Throws Error(Io) when a remote file's bytes cannot be fetched.
+  virtual nlohmann::ordered_json items(std::uint64_t first, std::uint64_t count) const = 0;
+};
+
 /// One metadata key of a file (safetensors __metadata__, GGUF key/values, npy header).
 struct MetaEntry {
   std::string key;
   std::string type;           ///< the format's own type name ("string", "uint32", "array[string]")
-  nlohmann::ordered_json value;
+  nlohmann::ordered_json value;  ///< null when `array` is set
+  std::shared_ptr<const MetaArray> array = {};  ///< a GGUF array, decoded when asked
+  /// The whole value: `value`, or every item of `array` decoded.
+  nlohmann::ordered_json decoded() const {
+    return array ? array->items(0, array->size()) : value;
+  }
 };
 
 /// What opening a file found: its format, tensors in file order, and metadata.

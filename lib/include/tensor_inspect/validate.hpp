@@ -9,7 +9,8 @@
 // directory, local headers, CRC of every member, duplicate names; each .npy member; the
 // pickle's opcodes and globals outside PyTorch's weights_only allow-list). A file that
 // passes every rule is then opened by its loader, so a file the tool cannot read is never
-// reported clean.
+// reported clean. Findings come in three classes: errors (the file breaks its spec),
+// warnings (legal but unusual) and notes (what this tool cannot decode).
 //
 //   ti::ValidationReport r = ti::validate_file("model.safetensors");
 //   for (const ti::Finding& f : r.findings) std::cout << f.place << ": " << f.message << '\n';
@@ -27,13 +28,15 @@
 
 namespace tensor_inspect {
 
-/// How bad a finding is.
+/// How bad a finding is: only errors make `validate` fail, warnings too under --strict,
+/// notes never (they say what this tool cannot do, nothing about the file).
 enum class Severity {
-  Error,    ///< the file breaks a rule of its format: readers may refuse it or misread it
-  Warning,  ///< legal but risky: misaligned data, trailing bytes, globals that run code
+  Error,    ///< the file breaks its format's spec or cannot be read: readers may refuse it or misread it
+  Warning,  ///< legal but unusual or risky: misaligned data, trailing bytes, globals that run code
+  Note,     ///< legal, but this tool cannot decode it (a ggml type, a NumPy descr): rule <format>.unsupported
 };
 
-/// "error" or "warning".
+/// "error", "warning" or "note".
 std::string_view severity_name(Severity s);
 
 /// One broken rule, at one place of the file.
@@ -52,14 +55,21 @@ struct ValidationReport {
   std::vector<Finding> findings;  ///< in file order within each format's checks
 };
 
+/// What else one run validates, so that each fact is reported once per run.
+struct ValidateScope {
+  /// Paths validated on their own in the same run (as given): an index checks such a shard
+  /// for its mapping and total_size only, and leaves the shard's own faults to its report.
+  std::vector<std::string> also_validated;
+};
+
 /// Detects the format of `path` by magic bytes (then extension) and checks every rule
 /// listed above. Throws Error(Io) when the file cannot be read and Error(BadFile) when it
 /// matches no known format; everything wrong inside a recognised file is a Finding.
-ValidationReport validate_file(const std::string& path);
+ValidationReport validate_file(const std::string& path, const ValidateScope& scope = {});
 
 /// The same over bytes already opened (standard input: MappedFile::read_fd), reported
 /// under `file->name()` ("<stdin>"); the format comes from the magic bytes alone. Throws
 /// as validate_file.
-ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file);
+ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope = {});
 
 }  // namespace tensor_inspect

@@ -1,6 +1,6 @@
 // buffer.cpp — MappedFile (a read-only mmap of a whole file, or bytes read into memory)
 // and Buffer (CPU heap bytes or a DISK slice of a MappedFile).
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include "tensor_inspect/buffer.hpp"
 
@@ -136,7 +136,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const Stre
   file->data_ = static_cast<const std::byte*>(p);
   file->size_ = size;
   file->mapped_ = true;
-  spdlog::debug("{}: mapped {} bytes read-only", path, size);
+  lib_log().debug("{}: mapped {} bytes read-only", path, size);
   file->file_mapping_ = true;
   register_mapping(p, size, file->name_.c_str());
   return file;

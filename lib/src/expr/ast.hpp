@@ -24,7 +24,7 @@ struct Node {
     Slice,      ///< kids: start, stop, step; nullptr for an absent bound
     Tuple,
     List,
-    Unary,      ///< text: "-", "+" or "~"
+    Unary,      ///< text: "-", "+", "~" or "not"
     Binary,     ///< text: the operator, e.g. "//"
   } kind;
   int col = 1;

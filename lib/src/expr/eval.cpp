@@ -5,7 +5,7 @@
 #include <limits>
 #include <numbers>
 
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include "expr/ast.hpp"
 #include "expr/bindings.hpp"
@@ -160,11 +160,23 @@ class Evaluator {
   Value unary(const Node& n) {
     Value v = eval(*n.kids[0]);
     const std::string& op = n.text;
+    if (op == "not") return logical_not(v, n.col);
     if (is_number(v)) return fold_unary(op, v, n.col);
     if (v.kind != Value::Kind::Tensor) fail(n.col, "bad operand type for unary " + op + ": '" + type_name(v) + "'");
     if (op == "+") return v;
     if (op == "-") return Value::of(tg::neg(*v.tensor));
     return Value::of(tg::invert(*v.tensor));
+  }
+
+  // Python's `not`: a number's or None's falsiness. A tensor has no truth value in tinygrad
+  // (Tensor.__bool__ raises TypeError, tinygrad/tensor.py); here `not t` is t.logical_not()
+  // (elementwise, bool), so that `--assert 'not x.isnan().any()'` reads as it would in prose.
+  Value logical_not(const Value& v, int col) {
+    if (v.kind == Value::Kind::Tensor) return Value::of(tg::logical_not(*v.tensor));
+    if (v.kind == Value::Kind::None) return Value::scalar(Scalar::from_bool(true));
+    if (v.kind == Value::Kind::BigInt) return Value::scalar(Scalar::from_bool(false));  // out of 64 bits: nonzero
+    if (v.kind == Value::Kind::Scalar) return Value::scalar(Scalar::from_bool(!v.num.as_bool()));
+    fail(col, "'not' of " + type_name(v) + " is not supported (use it on a number or a tensor)");
   }
 
   Value binary(const Node& n) {
@@ -257,7 +269,7 @@ Tensor evaluate_expression(std::string_view expr, const std::optional<Tensor>& x
   expr::NodePtr tree = expr::parse(expr);
   expr::Evaluator ev(x, defaults);
   expr::Value v = ev.eval(*tree);
-  spdlog::debug("expression: parsed and built in {:.3f} ms: {}", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+  lib_log().debug("expression: parsed and built in {:.3f} ms: {}", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
                 v.kind == expr::Value::Kind::Tensor ? std::string(dtype_info(v.tensor->dtype()).name) + " " + shape_repr(v.tensor->shape())
                                                     : expr::type_name(v));
   if (v.kind == expr::Value::Kind::Tensor) return *v.tensor;

@@ -1,7 +1,7 @@
 // Tokenizer and recursive-descent parser for the Python expression subset.
 //
 // Precedence, loosest first (as in Python's grammar):
-//   comparison (< <= > >= == !=, no chaining)  |  ^  &  << >>  + -  * / // % @
+//   not  |  comparison (< <= > >= == !=, no chaining)  |  ^  &  << >>  + -  * / // % @
 //   unary (- + ~)  **  (right-assoc; its right operand may be unary: 2 ** -1)
 //   primary: atom followed by .name, (args) and [index] trailers
 #include <algorithm>
@@ -84,7 +84,19 @@ class Parser {
     return n;
   }
 
+  // Python's not_test, looser than any comparison: `not x.isnan().any()`, `not a < b`.
   NodePtr expression() {
+    if (peek().kind == Token::Kind::Name && peek().text == "not") {
+      Token op = take();
+      DepthGuard guard(*this, op.col);
+      NodePtr n = make(Node::Kind::Unary, op.col, "not");
+      n->kids.push_back(expression());
+      return n;
+    }
+    return comparison();
+  }
+
+  NodePtr comparison() {
     NodePtr left = bit_or();
     static constexpr std::string_view kCmp[] = {"<", "<=", ">", ">=", "==", "!="};
     for (std::string_view c : kCmp) {
@@ -271,7 +283,7 @@ class Parser {
       case Token::Kind::Name: {
         Token tok = take();
         if (tok.text == "True" || tok.text == "False" || tok.text == "None") return make(Node::Kind::Constant, tok.col, tok.text);
-        static constexpr std::string_view kKeywords[] = {"and", "or", "not", "if", "else", "lambda", "for", "in", "is"};
+        static constexpr std::string_view kKeywords[] = {"and", "or", "if", "else", "lambda", "for", "in", "is"};
         for (std::string_view k : kKeywords)
           if (tok.text == k) fail(tok.col, "'" + tok.text + "' is not supported in expressions");
         return make(Node::Kind::Name, tok.col, tok.text);

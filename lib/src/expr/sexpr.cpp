@@ -53,7 +53,7 @@ std::string to_sexpr(const Node& n) {
       return out + ")";
     }
     case Node::Kind::Unary: {
-      std::string name = n.text == "-" ? "neg" : n.text == "+" ? "pos" : "inv";
+      std::string name = n.text == "-" ? "neg" : n.text == "+" ? "pos" : n.text == "not" ? "not" : "inv";
       return "(" + name + " " + kid(n.kids[0]) + ")";
     }
     case Node::Kind::Binary: return "(" + n.text + " " + kid(n.kids[0]) + " " + kid(n.kids[1]) + ")";

@@ -90,8 +90,8 @@ Tensor sin(const Tensor& t, const Defaults& defaults) {
 }
 Tensor cos(const Tensor& t, const Defaults& defaults) {
   // tinygrad: cos(x) = sin(pi/2 - x)
-  return float_unary(t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); },
-                     true);
+  return float_unary(
+      t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); }, true);
 }
 Tensor tan(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [&defaults](const Tensor& x) { return div(sin(x, defaults), cos(x, defaults), defaults); });

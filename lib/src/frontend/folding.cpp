@@ -50,7 +50,8 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   // A weak int divided by a constant 0 raises in tinygrad's rewrite (uop/divandmod.py); two 0-d
   // constants fold first (Tensor(5) // 0 is 0).
   if ((op == Op::FloorDiv || op == Op::Mod) && d == DType::WeakInt && is(cb, 0) && !(ca && a.shape().empty()))
-    expr_error(std::string(op == Op::Mod ? "modulo" : "division") + " by zero (tinygrad raises where a divisor folds to 0)");
+    expr_error(std::string(op == Op::Mod ? "modulo" : "division") +
+               " by zero (tinygrad raises where a divisor folds to 0)");
   if (ca && cb) return std::nullopt;  // both constant: computed as usual
   const bool same = a.node() == b.node();
   switch (op) {

@@ -18,7 +18,9 @@ using namespace detail;
 
 namespace {
 
-Tensor constant(const Tensor& like, double v) { return Tensor::full(like.shape(), Scalar::from_float(v), like.dtype()); }
+Tensor constant(const Tensor& like, double v) {
+  return Tensor::full(like.shape(), Scalar::from_float(v), like.dtype());
+}
 
 double as_double(const Scalar& s) {
   switch (s.kind) {
@@ -38,11 +40,11 @@ Tensor xpow(const Tensor& base, const Tensor& exponent) {
   Tensor ret = times(where(negative, base.unary(Op::Neg), base).unary(Op::Log2), exponent).unary(Op::Exp2);
   Tensor non_int = cmp_ne(exponent, exponent.cast(DType::Int32).cast(d));
   Tensor magnitude = where(cmp_lt(exponent, constant(exponent, 0.0)), exponent.unary(Op::Neg), exponent);
-  Tensor is_odd = folded_binary(Op::Mod, magnitude.cast(DType::Int32), Tensor::full(base.shape(), Scalar::from_int(2), DType::Int32))
-                      .cast(DType::Bool);
+  Tensor two = Tensor::full(base.shape(), Scalar::from_int(2), DType::Int32);
+  Tensor is_odd = folded_binary(Op::Mod, magnitude.cast(DType::Int32), two).cast(DType::Bool);
   Tensor nan = constant(ret, std::numeric_limits<double>::quiet_NaN());
-  Tensor neg_base = where(non_int, where(cmp_ne(base, constant(base, -std::numeric_limits<double>::infinity())), nan, ret),
-                          where(is_odd, ret.unary(Op::Neg), ret));
+  Tensor not_minus_inf = cmp_ne(base, constant(base, -std::numeric_limits<double>::infinity()));
+  Tensor neg_base = where(non_int, where(not_minus_inf, nan, ret), where(is_odd, ret.unary(Op::Neg), ret));
   return where(cmp_eq(exponent, constant(exponent, 0.0)), constant(ret, 1.0), where(negative, neg_base, ret));
 }
 
@@ -70,15 +72,18 @@ Tensor pow(const Operand& a, const Operand& b) {
   const DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
   const Operand& scalar_side = std::holds_alternative<Scalar>(b) ? b : a;
   if (const Scalar* s = std::get_if<Scalar>(&scalar_side); s != nullptr && !is_float(d)) {
-    bool non_negative_int = s->kind == DKind::Bool || s->kind == DKind::Unsigned || (s->kind == DKind::Signed && s->i >= 0);
-    if (!non_negative_int) expr_error("base needs to be float (an int tensor to the power of a negative or float scalar)");
+    bool non_negative_int =
+        s->kind == DKind::Bool || s->kind == DKind::Unsigned || (s->kind == DKind::Signed && s->i >= 0);
+    if (!non_negative_int)
+      expr_error("base needs to be float (an int tensor to the power of a negative or float scalar)");
   }
   Tensor base = to_tensor(a, d), exponent = to_tensor(b, d);
   Shape s = broadcast_shape(base.shape(), exponent.shape());
   if (!is_float(d)) return Tensor::binary(Op::Pow, broadcast_to(base, s), broadcast_to(exponent, s));
   if (const Scalar* c = std::get_if<Scalar>(&b); c != nullptr && !std::holds_alternative<Scalar>(a))
     return pow_const(broadcast_to(base, s), as_double(*c));
-  if (const Scalar* c = std::get_if<Scalar>(&a); c != nullptr && !std::holds_alternative<Scalar>(b) && as_double(*c) > 0) {
+  const Scalar* c = std::get_if<Scalar>(&a);
+  if (c != nullptr && !std::holds_alternative<Scalar>(b) && as_double(*c) > 0) {
     Tensor e = broadcast_to(exponent, s);
     if (as_double(*c) == 1.0) return constant(e, 1.0);
     return times(e, constant(e, std::log2(as_double(*c)))).unary(Op::Exp2);

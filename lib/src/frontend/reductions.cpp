@@ -75,7 +75,8 @@ Tensor var(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
   Tensor squares = square(sub(t, mean(t, ax, true, defaults)));
   Tensor num = reduce_axes(cast_to(squares, sum_acc_dtype(t.dtype())), Op::ReduceSum, ax, keepdim);
   double n = std::max(0.0, static_cast<double>(reduced_count(t, ax)) - correction);
-  Scalar den = n == std::floor(n) && n < 9.0e15 ? Scalar::from_int(static_cast<std::int64_t>(n)) : Scalar::from_float(n);
+  const bool whole = n == std::floor(n) && n < 9.0e15;
+  Scalar den = whole ? Scalar::from_int(static_cast<std::int64_t>(n)) : Scalar::from_float(n);
   return cast_to(div(num, den, defaults), out);
 }
 

@@ -51,6 +51,9 @@ class ByteReader {
     return s;
   }
   void skip(std::uint64_t n, std::string_view field) { (void)bytes(n, field); }
+  /// The bytes not read yet, not fetched: a walker that reads them in place must
+  /// fetch_bytes() each part first (a remote file's bytes arrive on fetch), then skip().
+  std::span<const std::byte> unread() const { return data_.subspan(static_cast<std::size_t>(pos_)); }
   void seek(std::uint64_t pos, std::string_view field) {
     if (pos > data_.size()) fail("seek past end for " + std::string(field));
     pos_ = pos;

@@ -1,19 +1,10 @@
-// loaders/gguf.cpp — GGUF files (ggml docs/gguf.md), versions 2 and 3, little-endian.
-//
-// Byte layout:
-//   1. magic "GGUF" (4 bytes),
-//   2. version: u32 (2 or 3; version 1 had 32-bit counts and is refused),
-//   3. tensor_count: u64, then metadata_kv_count: u64,
-//   4. metadata key/values: key (u64 length + bytes), value type u32, value; types
-//      UINT8=0 INT8=1 UINT16=2 INT16=3 UINT32=4 INT32=5 FLOAT32=6 BOOL=7 STRING=8
-//      ARRAY=9 (element type u32, count u64, elements) UINT64=10 INT64=11 FLOAT64=12,
-//   5. tensor infos: name (string), n_dims u32 (<= 4, GGML_MAX_DIMS), dims u64 each
-//      (innermost first), ggml type u32, offset u64 relative to the data section,
-//   6. padding to `general.alignment` (u32, a power of two, default 32),
-//   7. the data section; each tensor's offset is a multiple of the alignment.
+// loaders/gguf.cpp — GGUF files (ggml docs/gguf.md), versions 2 and 3, little-endian:
+// the header as gguf_header.cpp parses it (layout there), turned into a LoadedFile.
 // A vocabulary-only file (no tensors) may end before the aligned data section. A split
 // model (llama.cpp gguf-split: "<name>-00001-of-00003.gguf", keys split.no, split.count,
 // split.tensors.count) opened at its first part lists the tensors of every part.
+// Metadata arrays stay in the file and are decoded when asked (MetaArray), so a listing
+// of a 128k-token vocabulary builds no JSON per token.
 // Plain types (F32, F16, BF16, F64, I8..I64) are lazy DISK slices; quantized blocks are
 // dequantized to float32 when realized (decode/ggml_types.cpp).
 #include <algorithm>
@@ -28,6 +19,7 @@
 #include "decode/ggml_types.hpp"
 #include "loaders/byte_reader.hpp"
 #include "loaders/formats.hpp"
+#include "loaders/gguf_header.hpp"
 #include "loaders/gguf_metadata.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -37,52 +29,8 @@ namespace tensor_inspect {
 
 namespace {
 
-constexpr std::uint64_t kDefaultAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
-constexpr std::uint32_t kGgmlMaxDims = 4;            // GGML_MAX_DIMS
-constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // empty name, n_dims 0, type, offset
-constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, a u8 value
-
-/// One tensor info as read, before its data is checked.
-struct GgufTensor {
-  std::string name;
-  Shape stored;  ///< innermost first
-  const GgmlType* type = nullptr;
-  std::uint64_t offset = 0;  ///< relative to the data section
-  std::uint64_t nbytes = 0;
-  std::uint64_t info_at = 0;  ///< file offset of the info, for messages
-};
-
-GgufTensor read_tensor_info(ByteReader& r) {
-  GgufTensor t;
-  t.info_at = r.offset();
-  t.name = gguf_read_name(r, "tensor name", limits().gguf_key_bytes, "gguf_key_bytes");
-  const std::string where = "tensor '" + t.name + "'";
-  const std::uint32_t n_dims = r.u32le("n_dims");
-  if (n_dims > kGgmlMaxDims)
-    r.fail_at(where + ": n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" + std::to_string(kGgmlMaxDims) + ")",
-              r.offset() - 4);
-  std::uint64_t numel = 1;
-  for (std::uint32_t i = 0; i < n_dims; ++i) {
-    const std::uint64_t d = r.u64le("dimension");
-    if (d > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      r.fail_at(where + ": dimension " + std::to_string(d) + " is too large", r.offset() - 8);
-    if (d != 0 && numel > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / d)
-      r.fail_at(where + ": element count overflows", r.offset() - 8);
-    numel *= d;
-    t.stored.push_back(static_cast<std::int64_t>(d));
-  }
-  const std::uint32_t type_id = r.u32le("tensor type");
-  t.type = ggml_type_from_id(type_id);
-  if (!t.type) r.fail_at(where + ": " + ggml_unknown_type_reason(type_id), r.offset() - 4);
-  const std::uint64_t row = t.stored.empty() ? 1 : static_cast<std::uint64_t>(t.stored[0]);
-  if (row % t.type->block_elems != 0)
-    r.fail_at(where + ": row of " + std::to_string(row) + " elements is not a multiple of the " +
-                  std::string(t.type->name) + " block size " + std::to_string(t.type->block_elems),
-              r.offset() - 4);
-  t.nbytes = checked_mul(numel / t.type->block_elems, t.type->block_bytes, r.name(), where + ": byte size");
-  t.offset = r.u64le("tensor offset");
-  return t;
-}
+/// One tensor info as the header parser read it.
+using GgufTensor = GgufTensorInfo;
 
 // Each block decodes into a stack buffer of kGgmlMaxBlockElems floats, the largest block of
 // any type (decode/ggml_types.cpp static_asserts every row against it).
@@ -157,108 +105,40 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
 
 /// Reads one GGUF file (one part of a split model).
 LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
-  const std::string& name = file->name();
-  ByteReader r(file->bytes(), name);
-  const auto magic = r.bytes(4, "magic");
-  if (std::memcmp(magic.data(), "GGUF", 4) != 0) r.fail_at("bad magic (expected \"GGUF\")", 0);
-  const std::uint32_t version = r.u32le("version");
-  const std::uint32_t swapped = (version >> 24) | ((version >> 8) & 0xFF00u) | ((version << 8) & 0xFF0000u) | (version << 24);
-  if (version == 1)
-    throw Error(ErrorCode::Unsupported, name + ": GGUF version 1 is not supported (it used 32-bit counts; "
-                                               "convert the file with a newer llama.cpp) at byte 4");
-  if (swapped == 2 || swapped == 3)
-    throw Error(ErrorCode::Unsupported, name + ": big-endian GGUF is not supported at byte 4");
-  if (version != 2 && version != 3)
-    throw Error(ErrorCode::Unsupported, name + ": GGUF version " + std::to_string(version) +
-                                            " is not supported (only 2 and 3) at byte 4");
-  const std::uint64_t tensor_count = r.u64le("tensor count");
-  const std::uint64_t kv_count = r.u64le("metadata count");
-  if (tensor_count > r.remaining() / kMinTensorInfoBytes)
-    r.fail_at("tensor count " + std::to_string(tensor_count) + " cannot fit in the file", 8);
-  if (kv_count > r.remaining() / kMinKeyValueBytes)
-    r.fail_at("metadata count " + std::to_string(kv_count) + " cannot fit in the file", 16);
-
+  GgufHeader h = parse_gguf_header(file->bytes(), GgufFaults(file->name()));
   LoadedFile out;
-  out.path = name;
+  out.path = file->name();
   out.format = "gguf";
   out.file = file;
-
-  std::uint64_t alignment = kDefaultAlignment;
-  std::set<std::string> keys;
-  std::uint64_t elements_left = limits().gguf_array_elements;
-  for (std::uint64_t i = 0; i < kv_count; ++i) {
-    const std::uint64_t at = r.offset();
-    std::string key = gguf_read_name(r, "metadata key", limits().gguf_key_bytes, "gguf_key_bytes");
-    if (!keys.insert(key).second) r.fail_at("duplicate metadata key '" + key + "'", at);
-    const std::uint32_t type = r.u32le("metadata value type");
-    const std::uint64_t value_at = r.offset();
-    std::string type_str;
-    nlohmann::ordered_json value = gguf_read_value(r, type, key, type_str, elements_left);
-    if (key == "general.alignment") {
-      if (type != kGgufUint32) r.fail_at("general.alignment is " + gguf_type_name(type) + ", not uint32", value_at - 4);
-      alignment = value.get<std::uint64_t>();
-      if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-        r.fail_at("general.alignment " + std::to_string(alignment) + " is not a power of two", value_at);
-    }
-    out.metadata.push_back(MetaEntry{std::move(key), std::move(type_str), std::move(value)});
+  out.metadata.reserve(h.kvs.size());
+  for (GgufKeyValue& kv : h.kvs) {
+    MetaEntry m{std::move(kv.key), std::move(kv.type_name), std::move(kv.value)};
+    if (kv.type == kGgufArray) m.array = gguf_array(file, kv.value_at, kv.count, kv.element);
+    out.metadata.push_back(std::move(m));
   }
-
-  std::vector<GgufTensor> tensors;
-  tensors.reserve(static_cast<std::size_t>(tensor_count));
-  std::set<std::string> names;
-  for (std::uint64_t i = 0; i < tensor_count; ++i) {
-    GgufTensor t = read_tensor_info(r);
-    if (!names.insert(t.name).second) r.fail_at("duplicate tensor name '" + t.name + "'", t.info_at);
-    tensors.push_back(std::move(t));
-  }
-
-  // The data section starts at the next multiple of the alignment (maybe past the end
-  // of a file with no tensor data).
-  const std::uint64_t data_start = (r.offset() + alignment - 1) / alignment * alignment;
-  const std::uint64_t size = file->size();
-  for (const GgufTensor& t : tensors) {
-    const std::string where = "tensor '" + t.name + "'";
-    if (t.offset % alignment != 0)
-      r.fail_at(where + ": data offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
-                    std::to_string(alignment),
-                t.info_at);
-    if (data_start > size || t.offset > size - data_start || t.nbytes > size - data_start - t.offset)
-      r.fail_at(where + ": data offset " + std::to_string(t.offset) + " + " + std::to_string(t.nbytes) +
-                    " bytes is past the end of the file (" + std::to_string(size) + " bytes)",
-                t.info_at);
-  }
-  std::vector<const GgufTensor*> by_offset;
-  for (const GgufTensor& t : tensors) by_offset.push_back(&t);
-  std::stable_sort(by_offset.begin(), by_offset.end(),
-                   [](const GgufTensor* a, const GgufTensor* b) { return a->offset < b->offset; });
-  for (std::size_t i = 1; i < by_offset.size(); ++i) {
-    const GgufTensor& a = *by_offset[i - 1];
-    const GgufTensor& b = *by_offset[i];
-    if (b.offset < a.offset + a.nbytes)
-      r.fail_at("tensor '" + b.name + "': data at offset " + std::to_string(b.offset) + " overlaps tensor '" + a.name +
-                    "' (" + std::to_string(a.offset) + " + " + std::to_string(a.nbytes) + " bytes)",
-                b.info_at);
-  }
-
-  for (const GgufTensor& t : tensors) {
+  const std::uint64_t data_start = h.data_start;
+  out.tensors.reserve(h.tensors.size());
+  for (GgufTensor& t : h.tensors) {
     TensorEntry e;
-    e.name = t.name;
     e.stored_type = std::string(t.type->name);
-    e.details_for_write().stored_shape = t.stored;
     e.shape = Shape(t.stored.rbegin(), t.stored.rend());
     e.offset = data_start + t.offset;
     e.nbytes = t.nbytes;
     if (t.type->dtype) {
       e.dtype = t.type->dtype;
+      e.file = file;  // the values are the bytes as they are: load() slices the file, no closure per tensor
     } else {
       e.dtype = t.type->dequantizable ? std::optional<DType>(DType::Float32) : std::nullopt;
       e.note = "blocks of " + std::to_string(t.type->block_elems) + " elements in " +
                std::to_string(t.type->block_bytes) + " bytes" +
                (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
+      e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
+      if (t.type->dequantizable) e.details_for_write().ggml_type = t.type->id;
+      e.details_for_write().blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
     }
-    e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
-    if (t.type->dequantizable) e.details_for_write().ggml_type = t.type->id;
-    if (!t.type->dtype) e.details_for_write().blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
+    // Innermost first, as GGUF stores it; the same as `shape` up to one dimension.
+    if (t.stored.size() > 1) e.details_for_write().stored_shape = std::move(t.stored);
+    e.name = std::move(t.name);
     out.tensors.push_back(std::move(e));
   }
   return out;

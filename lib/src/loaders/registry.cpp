@@ -7,7 +7,7 @@
 
 #include <chrono>
 
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
@@ -77,7 +77,7 @@ LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedF
   loaded.format = std::string(info.name);
   loaded.file = file;
   const std::size_t nt = loaded.tensors.size(), nm = loaded.metadata.size();
-  spdlog::info("{}: {} format, {} tensor{}, {} metadata entr{}, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,
+  lib_log().info("{}: {} format, {} tensor{}, {} metadata entr{}, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,
                nt, nt == 1 ? "" : "s", nm, nm == 1 ? "y" : "ies", file->size(),
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return loaded;

@@ -182,8 +182,8 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   // One pass over the entries while each is checked: its dtype, where its bytes lie, and
   // how load() gets them. Each entry's values are a plain slice of the file
   // (TensorEntry::file): no closure per tensor, except for the rare tags tinygrad has no
-  // dtype for, whose load() decodes them (F8_E8M0, F4) or says why not. (A second pass over 20,000 entries of 200 bytes each
-  // misses the cache on every one.)
+  // dtype for, whose load() decodes them (F8_E8M0, F4) or says why not. (A second pass
+  // over 20,000 entries of 200 bytes each misses the cache on every one.)
   std::optional<StTag> last_tag;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     TensorEntry& e = entries[i];

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include "tensor_inspect/memoryview.hpp"
 
@@ -99,7 +99,7 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
       if (auto s = stored_elements(input.cast(mv.dtype)); s && s->swap_bytes && s->c_order) {
         mv.buffer = s->keep;
         mv.stored_swapped = true;
-        spdlog::info("data(): {} {}, {} bytes, read in place, byte-swapped as printed", std::string(info.name),
+        lib_log().info("data(): {} {}, {} bytes, read in place, byte-swapped as printed", std::string(info.name),
                      shape_repr(mv.shape), mv.nbytes);
         return mv;
       }
@@ -117,7 +117,7 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
     // tensor streams its pages rather than allocating a second gigabyte.
     NodePtr done = realize(root);
     mv.buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
-    spdlog::info("data(): {} {}, {} bytes, realized in {:.3f} ms ({})", std::string(info.name), shape_repr(mv.shape),
+    lib_log().info("data(): {} {}, {} bytes, realized in {:.3f} ms ({})", std::string(info.name), shape_repr(mv.shape),
                  mv.nbytes, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
                  mv.buffer->device() == Device::DISK ? "read in place from the file mapping" : "in host memory");
   }

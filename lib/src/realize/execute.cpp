@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include "realize/kernels.hpp"
 #include "tensor_inspect/error.hpp"
@@ -78,7 +78,7 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
   };
   for (std::size_t i = 0; i < stop; ++i) {
     const Kernel& k = kernels[i];
-    spdlog::debug("realize: {}", k.to_string(i));
+    lib_log().debug("realize: {}", k.to_string(i));
     const NodePtr& out = k.output;
     NodePtr result;
     switch (k.kind) {

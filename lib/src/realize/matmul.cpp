@@ -18,7 +18,7 @@
 // tool — a listing, a header — would pay. Without it, products take the generic path.
 #include <cblas.h>
 #include <dlfcn.h>
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include <cstdlib>
 
@@ -44,7 +44,7 @@ const Blas* blas() {
     for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
       if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
     if (lib == nullptr) {
-      spdlog::debug("matmul: OpenBLAS not loaded ({}); generic loops", dlerror());
+      lib_log().debug("matmul: OpenBLAS not loaded ({}); generic loops", dlerror());
       return nullptr;
     }
     auto set_threads = reinterpret_cast<decltype(&openblas_set_num_threads)>(dlsym(lib, "openblas_set_num_threads"));
@@ -93,7 +93,7 @@ NodePtr run(const NodePtr& red, const NodePtr& a_node, const NodePtr& b_node, co
   const std::int64_t m = s[nd - 3], n = s[nd - 2], k = s[nd - 1];
   const Shape batch(s.begin(), s.end() - 3);
   const std::int64_t batches = prod(batch);
-  spdlog::debug("matmul: {} batches of ({}, {}) x ({}, {}) through {}", batches, m, k, k, n,
+  lib_log().debug("matmul: {} batches of ({}, {}) x ({}, {}) through {}", batches, m, k, k, n,
                 sizeof(T) == 4 ? "sgemm" : "dgemm");
   const std::vector<T> a = pack<T>(a_node, buffers), b = pack<T>(b_node, buffers);
   // Batch strides of each panel set: 0 along axes the operand broadcasts.

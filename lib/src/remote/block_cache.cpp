@@ -3,7 +3,7 @@
 #include "remote/block_cache.hpp"
 
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,7 +143,7 @@ std::unique_ptr<BlockCache> BlockCache::open(const std::string& dir, std::uint64
     std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);  // fetched bytes may be private
   c->dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (c->dir_fd_ < 0) {
-    spdlog::info("{}: --cache {}: {}; going on without the cache", name, dir, ec ? ec.message() : std::strerror(errno));
+    lib_log().info("{}: --cache {}: {}; going on without the cache", name, dir, ec ? ec.message() : std::strerror(errno));
     return nullptr;
   }
   // Whoever can write DIR can plant bytes under any URL (its hashes vouch for nothing then):
@@ -170,7 +170,7 @@ BlockCache::~BlockCache() {
 }
 
 void BlockCache::off(const std::string& why) {
-  spdlog::info("{}: --cache {}: {}; going on without the cache", name_, dir_, why);
+  lib_log().info("{}: --cache {}: {}; going on without the cache", name_, dir_, why);
   close_entry();
   full_ = true;
 }
@@ -189,7 +189,7 @@ bool BlockCache::load_entry() {
     return false;
   }
   auto fail = [&](const char* why) {
-    spdlog::info("{}: --cache {}: the cached copy in {} is damaged ({}); it is discarded", name_, dir_, folder_, why);
+    lib_log().info("{}: --cache {}: the cached copy in {} is damaged ({}); it is discarded", name_, dir_, folder_, why);
     close_entry();
     damaged_ = true;
     return false;
@@ -236,7 +236,7 @@ void BlockCache::adopt(const std::string& validator, std::uint64_t size) {
     ::futimens(blocks_fd_, nullptr);  // least recently used goes first
     return;
   }
-  if (info_) spdlog::info("{}: the file changed on the server ({}, cached {}): the cached copy is replaced", name_, validator, info_->validator);
+  if (info_) lib_log().info("{}: the file changed on the server ({}, cached {}): the cached copy is replaced", name_, validator, info_->validator);
   if (info_ || damaged_) {
     close_entry();
     const std::string gone = folder_ + ".gone." + std::to_string(::getpid());
@@ -318,7 +318,7 @@ std::uint64_t BlockCache::room(std::uint64_t want) {
   for (const CacheFolder& f : folders) {
     if (left() >= want) break;
     if (f.inode == own_inode) continue;
-    spdlog::debug("{}: --cache {}: evicting {} ({} bytes)", name_, dir_, f.name, f.bytes);
+    lib_log().debug("{}: --cache {}: evicting {} ({} bytes)", name_, dir_, f.name, f.bytes);
     remove_cache_folder(dir_fd_, f.name);
     others_ -= f.bytes;
   }
@@ -339,7 +339,7 @@ void BlockCache::write(std::uint64_t first, std::uint64_t last, const std::byte*
   std::uint64_t n = std::min(blocks, room / kRemoteBlock);
   while (n > 0 && cost(n) > room) --n;
   if (n < blocks) {
-    spdlog::info("{}: --cache {}: the cached copy reached --cache-size ({} bytes); its further blocks are not cached", name_, dir_, cap_);
+    lib_log().info("{}: --cache {}: the cached copy reached --cache-size ({} bytes); its further blocks are not cached", name_, dir_, cap_);
     full_ = true;
   }
   if (n == 0) return;

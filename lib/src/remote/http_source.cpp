@@ -2,7 +2,7 @@
 // checked, transient failures retried with back-off (see http_source.hpp).
 #include "remote/http_source.hpp"
 
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -300,7 +300,7 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
       waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(i));
       setup(*t);
       ++t->attempts;
-      spdlog::debug("{}: GET bytes {}{}", name_, range_text(t->range.offset, t->range.length),
+      lib_log().debug("{}: GET bytes {}{}", name_, range_text(t->range.offset, t->range.length),
                     t->attempts > 1 ? " (attempt " + std::to_string(t->attempts) + ")" : "");
       c.multi_add_handle(multi, t->easy);
       active.push_back(t);
@@ -326,7 +326,7 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
       if (o.retry && t.attempts < kAttempts) {
         long delay = kFirstBackoffMs;
         for (int k = 1; k < t.attempts; ++k) delay *= 4;
-        spdlog::info("{}: {}; retrying in {} ms", name_, o.why, delay);
+        lib_log().info("{}: {}; retrying in {} ms", name_, o.why, delay);
         t.retry_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(delay);
         waiting.push_back(&t);
         continue;
@@ -362,7 +362,7 @@ HttpSource::Probe HttpSource::probe(std::uint64_t first_bytes, const Condition& 
     return p;  // an empty file
   } else if (t.status == 200) {
     p.size = t.body.size();
-    spdlog::info("{}: the server ignores Range requests; read whole ({} bytes)", name_, p.size);
+    lib_log().info("{}: the server ignores Range requests; read whole ({} bytes)", name_, p.size);
   } else {
     ContentRange cr;
     parse_content_range(t.content_range, cr);

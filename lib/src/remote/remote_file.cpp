@@ -6,7 +6,7 @@
 // from the block cache (remote/block_cache.hpp) and what arrives is written to it.
 #include "remote/remote_file.hpp"
 
-#include <spdlog/spdlog.h>
+#include "log/log.hpp"
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -65,10 +65,10 @@ RemoteBytes::~RemoteBytes() {
 void RemoteBytes::log_transfers() {
   if (logged_.exchange(true)) return;
   if (!remote_options().cache_dir.empty())
-    spdlog::info("{}: {} bytes from the cache, {} bytes over the network", source_->name(),
+    lib_log().info("{}: {} bytes from the cache, {} bytes over the network", source_->name(),
                  head_cached_ + (cache_ ? cache_->bytes_read() : 0), source_->bytes_received());
   else
-    spdlog::debug("{}: {} bytes received", source_->name(), source_->bytes_received());
+    lib_log().debug("{}: {} bytes received", source_->name(), source_->bytes_received());
 }
 
 void log_remote_transfers() {
@@ -165,7 +165,7 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   if (!options.cache_dir.empty() && !options.cache_size_error.empty()) throw Error(ErrorCode::Usage, options.cache_size_error);
   const std::string name = display_url(url);
   const std::string resolved = resolve_url(url);
-  if (resolved != url) spdlog::debug("{}: requests go to {}", name, display_url(resolved));
+  if (resolved != url) lib_log().debug("{}: requests go to {}", name, display_url(resolved));
   auto source = std::make_unique<HttpSource>(resolved, name, token_for(url), options.timeout_seconds);
   // With --cache, a copy holding the first block makes the probe conditional: a 304 means
   // the copy is current, and not one byte of the file travels.
@@ -177,13 +177,13 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
                                                                : HttpSource::Condition{});
   std::string validator = cache_validator(probe.etag, probe.last_modified);
   if (probe.not_modified && (validator.empty() || cache_condition(validator) != cached->condition)) {
-    spdlog::info("{}: the server answered 304 with another validator; asking again", name);
+    lib_log().info("{}: the server answered 304 with another validator; asking again", name);
     probe = source->probe(kRemoteBlock, HttpSource::Condition{});
     validator = cache_validator(probe.etag, probe.last_modified);
   }
   std::uint64_t head_cached = 0;
   if (probe.not_modified) {
-    spdlog::debug("{}: not modified since it was cached", name);
+    lib_log().debug("{}: not modified since it was cached", name);
     probe.head = std::move(cached->bytes);
     head_cached = probe.head.size();
   }
@@ -191,7 +191,7 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
   file->location_ = url;
-  spdlog::info("{}: remote file of {} bytes", name, probe.size);
+  lib_log().info("{}: remote file of {} bytes", name, probe.size);
   if (probe.size == 0) return file;
   const auto size = static_cast<std::size_t>(probe.size);
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

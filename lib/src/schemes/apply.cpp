@@ -21,7 +21,9 @@
 namespace tensor_inspect {
 
 const std::vector<SchemeRow>& scheme_table() {
-  static const std::vector<SchemeRow> rows = {scheme_fp8_block(), scheme_nvfp4(), scheme_fp8_scale(), scheme_mxfp4(), scheme_gptq(), scheme_awq(), scheme_mlx(), scheme_pack_quantized()};
+  static const std::vector<SchemeRow> rows = {scheme_fp8_block(), scheme_nvfp4(),         scheme_fp8_scale(),
+                                              scheme_mxfp4(),     scheme_gptq(),          scheme_awq(),
+                                              scheme_mlx(),       scheme_pack_quantized()};
   return rows;
 }
 
@@ -101,7 +103,8 @@ void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, con
   if (in.config) {
     const nlohmann::json& q = *in.config;
     if (!q.contains("quant_method")) in.fail_config("quant_method", "missing");
-    if (!q["quant_method"].is_string()) in.fail_config("quant_method", "is " + std::string(q["quant_method"].type_name()) + ", not a string");
+    if (!q["quant_method"].is_string())
+      in.fail_config("quant_method", "is " + std::string(q["quant_method"].type_name()) + ", not a string");
     const std::string method = q["quant_method"].get<std::string>();
     for (const SchemeRow& row : scheme_table())
       if (std::find(row.quant_methods.begin(), row.quant_methods.end(), method) != row.quant_methods.end() &&
@@ -137,7 +140,8 @@ void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, con
       if (row->orphan)
         for (const TensorEntry& e : f.tensors)
           if (!claimed.count(e.name))
-            if (auto missing = row->orphan(e)) in.fail(e.name, *missing, row->name, "missing (config.json names the scheme)");
+            if (auto missing = row->orphan(e))
+              in.fail(e.name, *missing, row->name, "missing (config.json names the scheme)");
   if (groups.empty()) return;
 
   std::unordered_map<std::string, std::size_t> group_at;  // first part's name -> group
@@ -150,8 +154,10 @@ void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, con
   std::vector<TensorEntry> out;
   out.reserve(f.tensors.size());
   for (TensorEntry& e : f.tensors) {
-    if (auto it = group_at.find(e.name); it != group_at.end()) out.push_back(std::move(groups[it->second].entry));
-    else if (!claimed.count(e.name)) out.push_back(std::move(e));
+    if (auto it = group_at.find(e.name); it != group_at.end())
+      out.push_back(std::move(groups[it->second].entry));
+    else if (!claimed.count(e.name))
+      out.push_back(std::move(e));
   }
   f.tensors = std::move(out);
 }

@@ -37,25 +37,31 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
     if (p->stored_type != "I32" || p->shape.size() != 2)
       in.fail(logical, p->name, kName, "dtype " + p->stored_type + " shape " + shape_text(p->shape) + ", not 2-D I32");
   const int kind = scale_kind(in, logical, sc, kName);
-  if (sc.shape.size() != 2) in.fail(logical, sc.name, kName, "shape " + shape_text(sc.shape) + " is not 2-D [groups, out]");
+  if (sc.shape.size() != 2)
+    in.fail(logical, sc.name, kName, "shape " + shape_text(sc.shape) + " is not 2-D [groups, out]");
   const std::int64_t inn = qw.shape[0], out = qw.shape[1] * 8, groups = sc.shape[0];
   if (sc.shape[1] != out)
-    in.fail(logical, sc.name, kName, "shape " + shape_text(sc.shape) + ", but qweight " + shape_text(qw.shape) + " packs " +
-                                         std::to_string(out) + " outputs");
+    in.fail(logical, sc.name, kName,
+            "shape " + shape_text(sc.shape) + ", but qweight " + shape_text(qw.shape) + " packs " +
+                std::to_string(out) + " outputs");
   std::int64_t group_size = config_int(in, "group_size", 0);
   if (group_size == -1) group_size = inn;
   if (group_size == 0) {
     if (groups == 0 || inn % groups != 0)
-      in.fail(logical, sc.name, kName, std::to_string(groups) + " groups do not divide " + std::to_string(inn) + " inputs (no config.json group_size)");
+      in.fail(logical, sc.name, kName,
+              std::to_string(groups) + " groups do not divide " + std::to_string(inn) +
+                  " inputs (no config.json group_size)");
     group_size = inn / groups;
   }
   if (group_size < 1) in.fail_config("group_size", std::to_string(group_size) + " is not positive or -1");
   if (inn % group_size != 0 || inn / group_size != groups)
-    in.fail(logical, sc.name, kName, std::to_string(groups) + " groups, but " + std::to_string(inn) + " inputs in groups of " +
-                                         std::to_string(group_size) + " make " + std::to_string(inn / group_size));
+    in.fail(logical, sc.name, kName,
+            std::to_string(groups) + " groups, but " + std::to_string(inn) + " inputs in groups of " +
+                std::to_string(group_size) + " make " + std::to_string(inn / group_size));
   if (qz.shape != Shape{groups, out / 8})
     in.fail(logical, qz.name, kName, "shape " + shape_text(qz.shape) + ", not " + shape_text(Shape{groups, out / 8}));
-  const auto wf = part_file(in, logical, qw, kName), zf = part_file(in, logical, qz, kName), sf = part_file(in, logical, sc, kName);
+  const auto wf = part_file(in, logical, qw, kName), zf = part_file(in, logical, qz, kName),
+             sf = part_file(in, logical, sc, kName);
   LogicalTensor lt;
   lt.parts = {qw.name, qz.name, sc.name};
   TensorEntry& e = lt.entry;
@@ -96,7 +102,9 @@ SchemeRow scheme_awq() {
   r.quant_methods = {"awq"};
   r.key_suffix = ".qweight";
   // AWQ's GEMM layout only (GEMV and Marlin pack otherwise); a config without "version" is GEMM.
-  r.selects = [](const nlohmann::json& q) { return !q.contains("version") || q["version"] == "gemm" || q["version"] == "GEMM"; };
+  r.selects = [](const nlohmann::json& q) {
+    return !q.contains("version") || q["version"] == "gemm" || q["version"] == "GEMM";
+  };
   r.build = build;
   r.orphan = [](const TensorEntry& e) -> std::optional<std::string> {
     for (std::string_view part : {std::string_view(".qzeros"), std::string_view(".scales")})

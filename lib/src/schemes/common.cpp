@@ -12,15 +12,16 @@ const TensorEntry* SchemeInput::find(const std::string& name) const {
   return it == by_name.end() ? nullptr : it->second;
 }
 
-const TensorEntry& SchemeInput::part(const std::string& logical, const std::string& name, std::string_view scheme) const {
+const TensorEntry& SchemeInput::part(const std::string& logical, const std::string& name,
+                                     std::string_view scheme) const {
   if (const TensorEntry* e = find(name)) return *e;
   fail(logical, name, scheme, "missing");
 }
 
 void SchemeInput::fail(const std::string& logical, const std::string& part, std::string_view scheme,
                        const std::string& what) const {
-  throw Error(ErrorCode::BadFile, file + ": tensor '" + logical + "': part '" + part + "' (" + std::string(scheme) +
-                                      "): " + what);
+  throw Error(ErrorCode::BadFile,
+              file + ": tensor '" + logical + "': part '" + part + "' (" + std::string(scheme) + "): " + what);
 }
 
 void SchemeInput::fail_config(const std::string& key, const std::string& what) const {

@@ -65,8 +65,9 @@ std::optional<LogicalTensor> build_block(const SchemeInput& in, const std::strin
   bool assumed = true;
   if (in.config && in.config->contains("weight_block_size")) {
     const nlohmann::json& b = (*in.config)["weight_block_size"];
-    if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_integer() || b[0].get<std::int64_t>() < 1 ||
-        b[1].get<std::int64_t>() < 1 || b[0].get<std::int64_t>() > (1 << 20) || b[1].get<std::int64_t>() > (1 << 20))
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_integer() ||
+        b[0].get<std::int64_t>() < 1 || b[1].get<std::int64_t>() < 1 || b[0].get<std::int64_t>() > (1 << 20) ||
+        b[1].get<std::int64_t>() > (1 << 20))
       in.fail_config("weight_block_size", b.dump() + " is not two positive integers");
     bn = b[0].get<std::int64_t>();
     bk = b[1].get<std::int64_t>();
@@ -76,8 +77,9 @@ std::optional<LogicalTensor> build_block(const SchemeInput& in, const std::strin
   const std::int64_t out = w.shape[0], inn = w.shape[1];
   const Shape want{ceil_div(out, bn), ceil_div(inn, bk)};
   if (s.shape != want)
-    in.fail(logical, s.name, kName, "shape " + shape_text(s.shape) + ", but weight " + shape_text(w.shape) + " in " +
-                                        std::to_string(bn) + "x" + std::to_string(bk) + " blocks needs " + shape_text(want));
+    in.fail(logical, s.name, kName,
+            "shape " + shape_text(s.shape) + ", but weight " + shape_text(w.shape) + " in " + std::to_string(bn) + "x" +
+                std::to_string(bk) + " blocks needs " + shape_text(want));
   const auto wf = part_file(in, logical, w, kName), sf = part_file(in, logical, s, kName);
   LogicalTensor lt;
   lt.parts = {w.name, s.name};
@@ -131,8 +133,9 @@ std::optional<LogicalTensor> build_scale(const SchemeInput& in, const std::strin
   const bool per_tensor = ss.empty() || ss == Shape{1} || ss == Shape{1, 1};
   const bool per_channel = !per_tensor && (ss == Shape{out} || ss == Shape{out, 1});
   if (!per_tensor && !per_channel)
-    in.fail(logical, s.name, kName, "shape " + shape_text(ss) + " is neither per tensor ([] or [1]) nor per channel ([" +
-                                        std::to_string(out) + "] or [" + std::to_string(out) + ", 1])");
+    in.fail(logical, s.name, kName,
+            "shape " + shape_text(ss) + " is neither per tensor ([] or [1]) nor per channel ([" + std::to_string(out) +
+                "] or [" + std::to_string(out) + ", 1])");
   const auto wf = part_file(in, logical, w, kName), sf = part_file(in, logical, s, kName);
   LogicalTensor lt;
   lt.parts = {w.name, s.name};

@@ -62,7 +62,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   if (!in.config) {  // without a config: qweight, qzeros and scales, qweight holding every output (AWQ packs them)
     const TensorEntry* w = in.find(prefix + ".qweight");
     const TensorEntry* s = in.find(prefix + ".scales");
-    if (!w || !s || !in.find(prefix + ".qzeros") || w->shape.size() != 2 || s->shape.size() != 2 || w->shape[1] != s->shape[1])
+    if (!w || !s || !in.find(prefix + ".qzeros") || w->shape.size() != 2 || s->shape.size() != 2 ||
+        w->shape[1] != s->shape[1])
       return std::nullopt;
   }
   const TensorEntry& qw = in.part(logical, prefix + ".qweight", kName);
@@ -73,47 +74,60 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
     if (p->stored_type != "I32" || p->shape.size() != 2)
       in.fail(logical, p->name, kName, "dtype " + p->stored_type + " shape " + shape_text(p->shape) + ", not 2-D I32");
   const int kind = scale_kind(in, logical, sc, kName);
-  if (sc.shape.size() != 2) in.fail(logical, sc.name, kName, "shape " + shape_text(sc.shape) + " is not 2-D [groups, out]");
+  if (sc.shape.size() != 2)
+    in.fail(logical, sc.name, kName, "shape " + shape_text(sc.shape) + " is not 2-D [groups, out]");
   const std::int64_t groups = sc.shape[0], out = sc.shape[1];
-  if (qw.shape[1] != out) in.fail(logical, qw.name, kName, "shape " + shape_text(qw.shape) + " has not the " + std::to_string(out) + " outputs of scales");
+  if (qw.shape[1] != out)
+    in.fail(logical, qw.name, kName,
+            "shape " + shape_text(qw.shape) + " has not the " + std::to_string(out) + " outputs of scales");
   // Bits: from config.json, else from qzeros' packing of the outputs.
   std::int64_t bits = config_int(in, "bits", 0);
   if (bits == 0) {
     if (qz.shape[1] == 0 || (out * 32) % qz.shape[1] != 0 || out * 32 / qz.shape[1] < 1)
-      in.fail(logical, qz.name, kName, "shape " + shape_text(qz.shape) + " does not pack " + std::to_string(out) + " outputs");
+      in.fail(logical, qz.name, kName,
+              "shape " + shape_text(qz.shape) + " does not pack " + std::to_string(out) + " outputs");
     bits = qz.shape[1] * 32 / out;  // qzeros [groups, out*bits/32]
   }
   if (bits != 2 && bits != 4 && bits != 8) {
-    if (in.config && in.config->contains("bits")) in.fail_config("bits", std::to_string(bits) + " is not 2, 4 or 8 (3-bit GPTQ is not decoded)");
+    if (in.config && in.config->contains("bits"))
+      in.fail_config("bits", std::to_string(bits) + " is not 2, 4 or 8 (3-bit GPTQ is not decoded)");
     in.fail(logical, qz.name, kName, "packs " + std::to_string(bits) + "-bit zeros; only 2, 4 and 8 bits are decoded");
   }
   const std::int64_t pack = 32 / bits, inn = qw.shape[0] * pack;
   if (out % pack != 0 || qz.shape != Shape{groups, out / pack})
-    in.fail(logical, qz.name, kName, "shape " + shape_text(qz.shape) + ", but " + std::to_string(groups) + " groups of " +
-                                         std::to_string(out) + " " + std::to_string(bits) + "-bit zeros need " +
-                                         shape_text(Shape{groups, out / pack}));
+    in.fail(logical, qz.name, kName,
+            "shape " + shape_text(qz.shape) + ", but " + std::to_string(groups) + " groups of " + std::to_string(out) +
+                " " + std::to_string(bits) + "-bit zeros need " + shape_text(Shape{groups, out / pack}));
   std::int64_t group_size = config_int(in, "group_size", 0);
   if (group_size == -1 || (group_size == 0 && groups == 1)) group_size = inn;  // -1: one group over all inputs
   if (group_size == 0) {
-    if (groups == 0 || inn % groups != 0) in.fail(logical, sc.name, kName, std::to_string(groups) + " groups do not divide " + std::to_string(inn) + " inputs (no config.json group_size)");
+    if (groups == 0 || inn % groups != 0)
+      in.fail(logical, sc.name, kName,
+              std::to_string(groups) + " groups do not divide " + std::to_string(inn) +
+                  " inputs (no config.json group_size)");
     group_size = inn / groups;
   }
   if (group_size < 1) in.fail_config("group_size", std::to_string(group_size) + " is not positive or -1");
   if (!gi && (inn + group_size - 1) / group_size != groups)
-    in.fail(logical, sc.name, kName, std::to_string(groups) + " groups, but " + std::to_string(inn) + " inputs in groups of " +
-                                         std::to_string(group_size) + " make " + std::to_string((inn + group_size - 1) / group_size));
+    in.fail(logical, sc.name, kName,
+            std::to_string(groups) + " groups, but " + std::to_string(inn) + " inputs in groups of " +
+                std::to_string(group_size) + " make " + std::to_string((inn + group_size - 1) / group_size));
   if (gi && (gi->stored_type != "I32" || gi->shape != Shape{inn}))
-    in.fail(logical, gi->name, kName, "dtype " + gi->stored_type + " shape " + shape_text(gi->shape) + ", not I32 (" + std::to_string(inn) + ",)");
+    in.fail(
+        logical, gi->name, kName,
+        "dtype " + gi->stored_type + " shape " + shape_text(gi->shape) + ", not I32 (" + std::to_string(inn) + ",)");
   bool v2 = false, assumed = !in.config;
   if (in.config && in.config->contains("checkpoint_format")) {
     const nlohmann::json& f = (*in.config)["checkpoint_format"];
-    if (f != "gptq" && f != "gptq_v2") in.fail_config("checkpoint_format", f.dump() + " is neither \"gptq\" nor \"gptq_v2\"");
+    if (f != "gptq" && f != "gptq_v2")
+      in.fail_config("checkpoint_format", f.dump() + " is neither \"gptq\" nor \"gptq_v2\"");
     v2 = f == "gptq_v2";
   }
   std::vector<const TensorEntry*> parts{&qw, &qz, &sc};
   std::vector<std::string> roles{"qweight", "qzeros", "scales"};
   if (gi) parts.push_back(gi), roles.push_back("g_idx");
-  const auto wf = part_file(in, logical, qw, kName), zf = part_file(in, logical, qz, kName), sf = part_file(in, logical, sc, kName);
+  const auto wf = part_file(in, logical, qw, kName), zf = part_file(in, logical, qz, kName),
+             sf = part_file(in, logical, sc, kName);
   const auto gf = gi ? part_file(in, logical, *gi, kName) : nullptr;
   LogicalTensor lt;
   for (const TensorEntry* p : parts) lt.parts.push_back(p->name);
@@ -121,8 +135,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   e.name = logical;
   e.dtype = DType::Float32;
   e.shape = Shape{out, inn};
-  e.stored_type = "gptq int" + std::to_string(bits) + ", groups of " + std::to_string(group_size) + (gi ? ", g_idx" : "") +
-                  (v2 ? ", zeros as stored (gptq_v2)" : ", zeros stored - 1 (gptq)");
+  e.stored_type = "gptq int" + std::to_string(bits) + ", groups of " + std::to_string(group_size) +
+                  (gi ? ", g_idx" : "") + (v2 ? ", zeros as stored (gptq_v2)" : ", zeros stored - 1 (gptq)");
   set_stored(e, parts, roles);
   if (assumed) e.note += "; zero-point convention assumed gptq: no config.json";
   const std::uint64_t wo = qw.offset, wn = qw.nbytes, zo = qz.offset, zn = qz.nbytes, so = sc.offset, sn = sc.nbytes;
@@ -137,11 +151,13 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       std::memcpy(group_of->data(), gf->bytes().data() + go, static_cast<std::size_t>(gn));
       for (std::int64_t i = 0; i < inn; ++i)
         if ((*group_of)[static_cast<std::size_t>(i)] < 0 || (*group_of)[static_cast<std::size_t>(i)] >= groups)
-          throw Error(ErrorCode::BadFile, file_name + ": tensor '" + logical + "': part '" + g_name + "' (gptq): g_idx[" +
-                                              std::to_string(i) + "] = " + std::to_string((*group_of)[static_cast<std::size_t>(i)]) +
+          throw Error(ErrorCode::BadFile, file_name + ": tensor '" + logical + "': part '" + g_name +
+                                              "' (gptq): g_idx[" + std::to_string(i) +
+                                              "] = " + std::to_string((*group_of)[static_cast<std::size_t>(i)]) +
                                               " is not a group of 0.." + std::to_string(groups - 1));
     } else {
-      for (std::int64_t i = 0; i < inn; ++i) (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
+      for (std::int64_t i = 0; i < inn; ++i)
+        (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
     }
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
       if (o.empty()) return;
@@ -153,7 +169,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
         const std::int64_t idx = first + static_cast<std::int64_t>(k), r = idx / inn, i = idx % inn;
         const std::int64_t g = g_of[i];
         const auto q = static_cast<std::int32_t>(packed_field(qwb, (i / pack) * out + r, b, i % pack));
-        const auto z = static_cast<std::int32_t>(packed_field(qzb, g * (out / pack) + r / pack, b, r % pack)) + (v2 ? 0 : 1);
+        const auto z =
+            static_cast<std::int32_t>(packed_field(qzb, g * (out / pack) + r / pack, b, r % pack)) + (v2 ? 0 : 1);
         o[k] = read_scale(scb, g * out + r, kind) * static_cast<float>(q - z);
       }
     };

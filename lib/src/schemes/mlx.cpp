@@ -39,22 +39,28 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
     return v.get<std::int64_t>();
   };
   const std::int64_t bits = get("bits"), group = get("group_size");
-  if (bits != 2 && bits != 4 && bits != 8) in.fail_config(key_prefix + "bits", std::to_string(bits) + " is not 2, 4 or 8 (decoded here)");
-  if (group < 1 || group > (1 << 20)) in.fail_config(key_prefix + "group_size", std::to_string(group) + " is not positive");
+  if (bits != 2 && bits != 4 && bits != 8)
+    in.fail_config(key_prefix + "bits", std::to_string(bits) + " is not 2, 4 or 8 (decoded here)");
+  if (group < 1 || group > (1 << 20))
+    in.fail_config(key_prefix + "group_size", std::to_string(group) + " is not positive");
   const TensorEntry* weight = in.find(logical);
-  if (!weight || weight->stored_type != "U32") return std::nullopt;  // a module MLX left unquantized (scales of a norm?)
+  if (!weight || weight->stored_type != "U32")
+    return std::nullopt;  // a module MLX left unquantized (scales of a norm?)
   const TensorEntry& w = *weight;
   const TensorEntry& s = in.part(logical, prefix + ".scales", kName);
   const TensorEntry& b = in.part(logical, prefix + ".biases", kName);
-  if (w.shape.size() != 2) in.fail(logical, w.name, kName, "shape " + shape_text(w.shape) + " is not 2-D [out, in*bits/32]");
+  if (w.shape.size() != 2)
+    in.fail(logical, w.name, kName, "shape " + shape_text(w.shape) + " is not 2-D [out, in*bits/32]");
   const std::int64_t pack = 32 / bits, out = w.shape[0], inn = w.shape[1] * pack;
   const int ks = scale_kind(in, logical, s, kName), kb = scale_kind(in, logical, b, kName);
   const Shape want{out, inn / group};
   if (inn % group != 0 || s.shape != want)
-    in.fail(logical, s.name, kName, "shape " + shape_text(s.shape) + ", but weight " + shape_text(w.shape) + " of " +
-                                        std::to_string(bits) + "-bit codes in groups of " + std::to_string(group) + " needs " + shape_text(want));
+    in.fail(logical, s.name, kName,
+            "shape " + shape_text(s.shape) + ", but weight " + shape_text(w.shape) + " of " + std::to_string(bits) +
+                "-bit codes in groups of " + std::to_string(group) + " needs " + shape_text(want));
   if (b.shape != want) in.fail(logical, b.name, kName, "shape " + shape_text(b.shape) + ", not " + shape_text(want));
-  const auto wf = part_file(in, logical, w, kName), sf = part_file(in, logical, s, kName), bf = part_file(in, logical, b, kName);
+  const auto wf = part_file(in, logical, w, kName), sf = part_file(in, logical, s, kName),
+             bf = part_file(in, logical, b, kName);
   LogicalTensor lt;
   lt.parts = {w.name, s.name, b.name};
   TensorEntry& e = lt.entry;
@@ -73,7 +79,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       const std::byte* bb = bf->bytes().data() + bo;
       const std::int64_t groups = inn / group;
       for (std::size_t k = 0; k < o.size(); ++k) {
-        const std::int64_t idx = first + static_cast<std::int64_t>(k), r = idx / inn, i = idx % inn, g = r * groups + i / group;
+        const std::int64_t idx = first + static_cast<std::int64_t>(k), r = idx / inn, i = idx % inn,
+                           g = r * groups + i / group;
         const auto code = static_cast<float>(packed_field(wb, r * (inn / pack) + i / pack, nbits, i % pack));
         o[k] = read_scale(sb, g, ks) * code + read_scale(bb, g, kb);
       }

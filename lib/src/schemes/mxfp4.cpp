@@ -25,7 +25,7 @@ constexpr std::string_view kName = "mxfp4";
 
 /// FP4 value times 2^(e - 127), as torch.ldexp gives it in float32.
 float scaled(float v, std::uint8_t e) {
-  if (e == 255) return std::ldexp(v, 128);  // 2^128 is no float: 0.5 * 2^128 is, 1.0 * 2^128 is inf
+  if (e == 255) return std::ldexp(v, 128);                 // 2^128 is no float: 0.5 * 2^128 is, 1.0 * 2^128 is inf
   return v * std::ldexp(1.0f, static_cast<int>(e) - 127);  // a power of two: the product rounds once, as ldexp
 }
 
@@ -43,10 +43,11 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   if (s.stored_type != "U8") in.fail(logical, s.name, kName, "dtype " + s.stored_type + ", not U8");
   const Shape& bs = b.shape;
   if ((bs.size() != 4 && bs.size() != 3) || bs.back() != 16)
-    in.fail(logical, b.name, kName, "shape " + shape_text(bs) + " is not [experts, rows, groups, 16] or [rows, groups, 16]");
+    in.fail(logical, b.name, kName,
+            "shape " + shape_text(bs) + " is not [experts, rows, groups, 16] or [rows, groups, 16]");
   if (s.shape != Shape(bs.begin(), bs.end() - 1))
-    in.fail(logical, s.name, kName, "shape " + shape_text(s.shape) + " does not match blocks " + shape_text(bs) +
-                                        " without the last axis");
+    in.fail(logical, s.name, kName,
+            "shape " + shape_text(s.shape) + " does not match blocks " + shape_text(bs) + " without the last axis");
   const bool experts = bs.size() == 4;
   const std::int64_t E = experts ? bs[0] : 1, R = bs[bs.size() - 3], G = bs[bs.size() - 2], C = G * 32;
   const auto bf = part_file(in, logical, b, kName), sf = part_file(in, logical, s, kName);
@@ -99,8 +100,7 @@ SchemeRow scheme_mxfp4() {
   r.key_suffix = "_blocks";
   r.build = build;
   r.orphan = [](const TensorEntry& e) -> std::optional<std::string> {
-    if (e.stored_type == "U8" && e.name.ends_with("_scales"))
-      return e.name.substr(0, e.name.size() - 7) + "_blocks";
+    if (e.stored_type == "U8" && e.name.ends_with("_scales")) return e.name.substr(0, e.name.size() - 7) + "_blocks";
     return std::nullopt;
   };
   return r;

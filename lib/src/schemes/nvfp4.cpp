@@ -34,22 +34,25 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   if (w.stored_type != "U8") in.fail(logical, w.name, kName, "dtype " + w.stored_type + ", not U8");
   if (s.stored_type != "F8_E4M3") in.fail(logical, s.name, kName, "dtype " + s.stored_type + ", not F8_E4M3");
   if (g.stored_type != "F32") in.fail(logical, g.name, kName, "dtype " + g.stored_type + ", not F32");
-  if (!(g.shape.empty() || g.shape == Shape{1})) in.fail(logical, g.name, kName, "shape " + shape_text(g.shape) + ", not [] or [1]");
+  if (!(g.shape.empty() || g.shape == Shape{1}))
+    in.fail(logical, g.name, kName, "shape " + shape_text(g.shape) + ", not [] or [1]");
   if (w.shape.size() != 2) in.fail(logical, w.name, kName, "shape " + shape_text(w.shape) + " is not 2-D [out, in/2]");
   std::int64_t group = 16;
   if (in.config && in.config->contains("group_size")) {
     const nlohmann::json& v = (*in.config)["group_size"];
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 2 || v.get<std::int64_t>() % 2 != 0 || v.get<std::int64_t>() > (1 << 20))
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 2 || v.get<std::int64_t>() % 2 != 0 ||
+        v.get<std::int64_t>() > (1 << 20))
       in.fail_config("group_size", v.dump() + " is not a positive even integer");
     group = v.get<std::int64_t>();
   }
   const std::int64_t out = w.shape[0], inn = w.shape[1] * 2;
   const Shape want{out, inn / group};
   if (inn % group != 0 || s.shape != want)
-    in.fail(logical, s.name, kName, "shape " + shape_text(s.shape) + ", but weight " + shape_text(w.shape) + " (" +
-                                        std::to_string(inn) + " values a row) in groups of " + std::to_string(group) +
-                                        " needs " + shape_text(want));
-  const auto wf = part_file(in, logical, w, kName), sf = part_file(in, logical, s, kName), gf = part_file(in, logical, g, kName);
+    in.fail(logical, s.name, kName,
+            "shape " + shape_text(s.shape) + ", but weight " + shape_text(w.shape) + " (" + std::to_string(inn) +
+                " values a row) in groups of " + std::to_string(group) + " needs " + shape_text(want));
+  const auto wf = part_file(in, logical, w, kName), sf = part_file(in, logical, s, kName),
+             gf = part_file(in, logical, g, kName);
   LogicalTensor lt;
   lt.parts = {w.name, s.name, g.name};
   TensorEntry& e = lt.entry;

@@ -36,9 +36,11 @@ std::int64_t config_bits(const SchemeInput& in) {
     if (!it->is_object() || !it->contains("weights") || !(*it)["weights"].is_object()) continue;
     const nlohmann::json& w = (*it)["weights"];
     if (!w.contains("num_bits")) continue;
-    if (!w["num_bits"].is_number_integer()) in.fail_config("config_groups." + it.key() + ".weights.num_bits", "is not an integer");
+    if (!w["num_bits"].is_number_integer())
+      in.fail_config("config_groups." + it.key() + ".weights.num_bits", "is not an integer");
     const auto b = w["num_bits"].get<std::int64_t>();
-    if (bits && b != bits) in.fail_config("config_groups." + it.key() + ".weights.num_bits", "differs from another group's");
+    if (bits && b != bits)
+      in.fail_config("config_groups." + it.key() + ".weights.num_bits", "differs from another group's");
     bits = b;
   }
   return bits;
@@ -55,7 +57,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   if (wp.stored_type != "I32" || wp.shape.size() != 2)
     in.fail(logical, wp.name, kName, "dtype " + wp.stored_type + " shape " + shape_text(wp.shape) + ", not 2-D I32");
   if ((ws.stored_type != "I32" && ws.stored_type != "I64") || ws.shape != Shape{2})
-    in.fail(logical, ws.name, kName, "dtype " + ws.stored_type + " shape " + shape_text(ws.shape) + ", not I32/I64 (2,)");
+    in.fail(logical, ws.name, kName,
+            "dtype " + ws.stored_type + " shape " + shape_text(ws.shape) + ", not I32/I64 (2,)");
   // weight_shape's two values: a 16-byte read, made when listing.
   const auto sf_shape = part_file(in, logical, ws, kName);
   sf_shape->fetch(ws.offset, ws.nbytes);
@@ -72,46 +75,60 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   }
   const std::int64_t out = dims[0], inn = dims[1];
   if (out != wp.shape[0] || inn < 1 || inn > (std::int64_t{1} << 40))
-    in.fail(logical, ws.name, kName, "[" + std::to_string(out) + ", " + std::to_string(inn) + "] does not fit weight_packed " + shape_text(wp.shape));
+    in.fail(logical, ws.name, kName,
+            "[" + std::to_string(out) + ", " + std::to_string(inn) + "] does not fit weight_packed " +
+                shape_text(wp.shape));
   std::int64_t bits = config_bits(in);
   if (bits == 0) {  // from the packing: the one width whose word count fits
     for (std::int64_t b : {2, 4, 8})
       if ((inn + 32 / b - 1) / (32 / b) == wp.shape[1]) {
-        if (bits) in.fail(logical, wp.name, kName, "shape " + shape_text(wp.shape) + " fits more than one code width (no config)");
+        if (bits)
+          in.fail(logical, wp.name, kName,
+                  "shape " + shape_text(wp.shape) + " fits more than one code width (no config)");
         bits = b;
       }
   }
-  if (bits != 2 && bits != 4 && bits != 8) in.fail(logical, wp.name, kName, "codes of " + std::to_string(bits) + " bits are not decoded (2, 4, 8)");
+  if (bits != 2 && bits != 4 && bits != 8)
+    in.fail(logical, wp.name, kName, "codes of " + std::to_string(bits) + " bits are not decoded (2, 4, 8)");
   const std::int64_t pack = 32 / bits;
   if ((inn + pack - 1) / pack != wp.shape[1])
-    in.fail(logical, wp.name, kName, "shape " + shape_text(wp.shape) + ", but " + std::to_string(inn) + " inputs of " +
-                                         std::to_string(bits) + " bits need " + std::to_string((inn + pack - 1) / pack) + " words a row");
+    in.fail(logical, wp.name, kName,
+            "shape " + shape_text(wp.shape) + ", but " + std::to_string(inn) + " inputs of " + std::to_string(bits) +
+                " bits need " + std::to_string((inn + pack - 1) / pack) + " words a row");
   const int kind = scale_kind(in, logical, sc, kName);
   if (sc.shape.size() != 2 || sc.shape[0] != out || sc.shape[1] < 1 || (!gi && inn % sc.shape[1] != 0))
-    in.fail(logical, sc.name, kName, "shape " + shape_text(sc.shape) + " is not [" + std::to_string(out) + ", groups dividing " + std::to_string(inn) + "]");
+    in.fail(logical, sc.name, kName,
+            "shape " + shape_text(sc.shape) + " is not [" + std::to_string(out) + ", groups dividing " +
+                std::to_string(inn) + "]");
   const std::int64_t groups = sc.shape[1], group_size = inn / groups;
   if (zp && (zp->stored_type != "I32" || zp->shape != Shape{(out + pack - 1) / pack, groups}))
-    in.fail(logical, zp->name, kName, "dtype " + zp->stored_type + " shape " + shape_text(zp->shape) + ", not I32 " +
-                                          shape_text(Shape{(out + pack - 1) / pack, groups}));
+    in.fail(logical, zp->name, kName,
+            "dtype " + zp->stored_type + " shape " + shape_text(zp->shape) + ", not I32 " +
+                shape_text(Shape{(out + pack - 1) / pack, groups}));
   if (gi && (gi->stored_type != "I32" || gi->shape != Shape{inn}))
-    in.fail(logical, gi->name, kName, "dtype " + gi->stored_type + " shape " + shape_text(gi->shape) + ", not I32 (" + std::to_string(inn) + ",)");
+    in.fail(
+        logical, gi->name, kName,
+        "dtype " + gi->stored_type + " shape " + shape_text(gi->shape) + ", not I32 (" + std::to_string(inn) + ",)");
   std::vector<const TensorEntry*> parts{&wp, &ws, &sc};
   std::vector<std::string> roles{"weight_packed", "weight_shape", "weight_scale"};
   if (zp) parts.push_back(zp), roles.push_back("weight_zero_point");
   if (gi) parts.push_back(gi), roles.push_back("weight_g_idx");
   const auto wf = part_file(in, logical, wp, kName), sf = part_file(in, logical, sc, kName);
-  const auto zf = zp ? part_file(in, logical, *zp, kName) : nullptr, gf = gi ? part_file(in, logical, *gi, kName) : nullptr;
+  const auto zf = zp ? part_file(in, logical, *zp, kName) : nullptr,
+             gf = gi ? part_file(in, logical, *gi, kName) : nullptr;
   LogicalTensor lt;
   for (const TensorEntry* p : parts) lt.parts.push_back(p->name);
   TensorEntry& e = lt.entry;
   e.name = logical;
   e.dtype = DType::Float32;
   e.shape = Shape{out, inn};
-  e.stored_type = "pack-quantized int" + std::to_string(bits) + (groups == 1 ? ", per-channel scales" : ", groups of " + std::to_string(group_size)) +
+  e.stored_type = "pack-quantized int" + std::to_string(bits) +
+                  (groups == 1 ? ", per-channel scales" : ", groups of " + std::to_string(group_size)) +
                   (zp ? ", zero points" : "");
   set_stored(e, parts, roles);
   const std::uint64_t wo = wp.offset, wn = wp.nbytes, so = sc.offset, sn = sc.nbytes;
-  const std::uint64_t zo = zp ? zp->offset : 0, zn = zp ? zp->nbytes : 0, go = gi ? gi->offset : 0, gn = gi ? gi->nbytes : 0;
+  const std::uint64_t zo = zp ? zp->offset : 0, zn = zp ? zp->nbytes : 0, go = gi ? gi->offset : 0,
+                      gn = gi ? gi->nbytes : 0;
   const std::string g_name = gi ? gi->name : std::string(), file_name = in.file;
   const int b = static_cast<int>(bits);
   const auto offset = static_cast<std::int32_t>(1 << (bits - 1));
@@ -122,11 +139,13 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       std::memcpy(group_of->data(), gf->bytes().data() + go, static_cast<std::size_t>(gn));
       for (std::size_t i = 0; i < group_of->size(); ++i)
         if ((*group_of)[i] < 0 || (*group_of)[i] >= groups)
-          throw Error(ErrorCode::BadFile, file_name + ": tensor '" + logical + "': part '" + g_name + "' (" + std::string(kName) +
-                                              "): g_idx[" + std::to_string(i) + "] = " + std::to_string((*group_of)[i]) +
-                                              " is not a group of 0.." + std::to_string(groups - 1));
+          throw Error(ErrorCode::BadFile, file_name + ": tensor '" + logical + "': part '" + g_name + "' (" +
+                                              std::string(kName) + "): g_idx[" + std::to_string(i) +
+                                              "] = " + std::to_string((*group_of)[i]) + " is not a group of 0.." +
+                                              std::to_string(groups - 1));
     } else {
-      for (std::int64_t i = 0; i < inn; ++i) (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
+      for (std::int64_t i = 0; i < inn; ++i)
+        (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
     }
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
       if (o.empty()) return;
@@ -138,7 +157,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
         const std::int64_t idx = first + static_cast<std::int64_t>(k), r = idx / inn, i = idx % inn;
         const std::int64_t g = (*group_of)[static_cast<std::size_t>(i)];
         const auto q = static_cast<std::int32_t>(packed_field(wb, r * words + i / pack, b, i % pack)) - offset;
-        const std::int32_t z = zb ? static_cast<std::int32_t>(packed_field(zb, (r / pack) * groups + g, b, r % pack)) - offset : 0;
+        const std::int32_t z =
+            zb ? static_cast<std::int32_t>(packed_field(zb, (r / pack) * groups + g, b, r % pack)) - offset : 0;
         o[k] = static_cast<float>(q - z) * read_scale(sb, r * groups + g, kind);
       }
     };

@@ -5,12 +5,11 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tensor_inspect/loader.hpp"
 
@@ -18,10 +17,10 @@ namespace tensor_inspect {
 
 /// The stored tensors of one checkpoint by name, and the scheme config that applies.
 struct SchemeInput {
-  std::string file;                                  ///< the checkpoint's path, for messages
+  std::string file;  ///< the checkpoint's path, for messages
   std::map<std::string, const TensorEntry*> by_name;
-  std::optional<nlohmann::json> config;              ///< quantization_config, when config.json has one
-  std::string config_name;                           ///< "config.json" path, for messages
+  std::optional<nlohmann::json> config;  ///< quantization_config, when config.json has one
+  std::string config_name;               ///< "config.json" path, for messages
 
   /// The part `name` of the logical tensor `logical`; throws Error(BadFile) naming both
   /// and the scheme when it is missing.
@@ -43,9 +42,9 @@ struct LogicalTensor {
 
 /// One quantization scheme.
 struct SchemeRow {
-  std::string_view name;                          ///< "fp8-block", "mxfp4"
-  std::vector<std::string_view> quant_methods;    ///< config quant_method values that select it
-  std::string_view key_suffix;                    ///< the part whose presence marks a group
+  std::string_view name;                        ///< "fp8-block", "mxfp4"
+  std::vector<std::string_view> quant_methods;  ///< config quant_method values that select it
+  std::string_view key_suffix;                  ///< the part whose presence marks a group
   /// Whether a config with this quant_method selects the row (e.g. compressed-tensors' format).
   std::function<bool(const nlohmann::json& config)> selects;
   /// Builds the logical tensor of the group whose key part is `key_name` (prefix + key_suffix).

@@ -1,18 +1,14 @@
-// stats/plot.cpp — histogram and heatmap PNGs through cairo (see plot.hpp for why cairo).
+// stats/plot.cpp — histogram and heatmap pictures through cairo (see plot.hpp for why cairo).
 #include "tensor_inspect/plot.hpp"
 
-#include <cairo.h>
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <memory>
-#include <type_traits>
 #include <vector>
 
+#include "stats/cairo_api.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
@@ -21,63 +17,9 @@ namespace {
 constexpr double kLeft = 80, kRight = 120, kTop = 60, kBottom = 50;
 constexpr double kArea = 512;  // the longer side of the data area
 
-// NOTE: cairo is loaded with dlopen on the first picture, not linked: the tool starts in
-// about a millisecond, which listing and header runs are bound by, and linking cairo would
-// add its 19 shared libraries (X11, fontconfig, freetype, ...) to every start.
-struct CairoApi {
-  decltype(&::cairo_image_surface_create) image_surface_create = nullptr;
-  decltype(&::cairo_create) create = nullptr;
-  decltype(&::cairo_set_source_rgb) set_source_rgb = nullptr;
-  decltype(&::cairo_paint) paint = nullptr;
-  decltype(&::cairo_select_font_face) select_font_face = nullptr;
-  decltype(&::cairo_set_font_size) set_font_size = nullptr;
-  decltype(&::cairo_text_extents) text_extents = nullptr;
-  decltype(&::cairo_move_to) move_to = nullptr;
-  decltype(&::cairo_show_text) show_text = nullptr;
-  decltype(&::cairo_surface_flush) surface_flush = nullptr;
-  decltype(&::cairo_surface_write_to_png) surface_write_to_png = nullptr;
-  decltype(&::cairo_set_line_width) set_line_width = nullptr;
-  decltype(&::cairo_rectangle) rectangle = nullptr;
-  decltype(&::cairo_stroke) stroke = nullptr;
-  decltype(&::cairo_fill) fill = nullptr;
-  decltype(&::cairo_surface_destroy) surface_destroy = nullptr;
-  decltype(&::cairo_destroy) destroy = nullptr;
-  void (*debug_reset_static_data)() = nullptr;  ///< optional: cairo's caches, freed for leak checkers
-  void (*fc_fini)() = nullptr;                  ///< optional: fontconfig's (FcFini), which cairo loads
-};
-
-const CairoApi& cairo() {
-  static const CairoApi api = [] {
-    CairoApi a;
-    void* lib = ::dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) throw Error(ErrorCode::Unsupported, "--plot needs the cairo library (Debian package libcairo2): " + std::string(::dlerror()));
-    auto load = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
-      if (!fn) throw Error(ErrorCode::Unsupported, std::string("--plot: libcairo.so.2 has no ") + name);
-    };
-    load(a.image_surface_create, "cairo_image_surface_create");
-    load(a.create, "cairo_create");
-    load(a.set_source_rgb, "cairo_set_source_rgb");
-    load(a.paint, "cairo_paint");
-    load(a.select_font_face, "cairo_select_font_face");
-    load(a.set_font_size, "cairo_set_font_size");
-    load(a.text_extents, "cairo_text_extents");
-    load(a.move_to, "cairo_move_to");
-    load(a.show_text, "cairo_show_text");
-    load(a.surface_flush, "cairo_surface_flush");
-    load(a.surface_write_to_png, "cairo_surface_write_to_png");
-    load(a.set_line_width, "cairo_set_line_width");
-    load(a.rectangle, "cairo_rectangle");
-    load(a.stroke, "cairo_stroke");
-    load(a.fill, "cairo_fill");
-    load(a.surface_destroy, "cairo_surface_destroy");
-    load(a.destroy, "cairo_destroy");
-    a.debug_reset_static_data = reinterpret_cast<void (*)()>(::dlsym(lib, "cairo_debug_reset_static_data"));
-    a.fc_fini = reinterpret_cast<void (*)()>(::dlsym(lib, "FcFini"));
-    return a;
-  }();
-  return api;
-}
+// NOTE: cairo is loaded with dlopen on the first picture, not linked (cairo_api.cpp): the tool
+// starts in about a millisecond, which listing and header runs are bound by, and linking cairo
+// would add its 19 shared libraries (X11, fontconfig, freetype, ...) to every start.
 
 // Declared before a picture's surface and context, so it runs after they are destroyed:
 // frees the font caches cairo and fontconfig keep for the life of the process (one
@@ -89,14 +31,10 @@ struct ReleaseFontCaches {
   }
 };
 
-struct SurfaceDeleter {
-  void operator()(cairo_surface_t* s) const { cairo().surface_destroy(s); }
-};
-struct ContextDeleter {
-  void operator()(cairo_t* c) const { cairo().destroy(c); }
-};
-using Surface = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
-using Context = std::unique_ptr<cairo_t, ContextDeleter>;
+cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
 
 std::string label(double v) {
   char buf[32];
@@ -117,9 +55,13 @@ void text(cairo_t* cr, double x, double y, const std::string& s, double size, do
   cairo().show_text(cr, s.c_str());
 }
 
-// A canvas with a white background and the title on top.
-std::pair<Surface, Context> canvas(int w, int h, const std::string& title, const std::string& subtitle) {
-  Surface s(cairo().image_surface_create(CAIRO_FORMAT_RGB24, w, h));
+// A canvas of `format` drawing into `out`, with a white background and the title on top.
+std::pair<Surface, Context> canvas(PlotFormat format, std::string& out, int w, int h, const std::string& title,
+                                   const std::string& subtitle) {
+  out.clear();
+  Surface s(format == PlotFormat::Svg   ? cairo().svg_surface_create_for_stream(append, &out, w, h)
+            : format == PlotFormat::Pdf ? cairo().pdf_surface_create_for_stream(append, &out, w, h)
+                                        : cairo().image_surface_create(CAIRO_FORMAT_RGB24, w, h));
   Context cr(cairo().create(s.get()));
   set_rgb(cr.get(), 0xffffff);
   cairo().paint(cr.get());
@@ -129,16 +71,19 @@ std::pair<Surface, Context> canvas(int w, int h, const std::string& title, const
   return {std::move(s), std::move(cr)};
 }
 
-void save(cairo_surface_t* s, const std::string& path) {
-  cairo().surface_flush(s);
-  // cairo says only "write error": the file is opened here first, so a missing folder or
-  // a read-only place gets the OS's reason.
-  errno = 0;
-  if (std::FILE* f = std::fopen(path.c_str(), "wb")) std::fclose(f);
-  else throw Error(ErrorCode::Io, path + ": cannot write the PNG file: " + std::strerror(errno));
-  errno = 0;
-  if (cairo().surface_write_to_png(s, path.c_str()) != CAIRO_STATUS_SUCCESS)
-    throw Error(ErrorCode::Io, path + ": cannot write the PNG file" + (errno ? std::string(": ") + std::strerror(errno) : std::string()));
+// Ends the picture: a PNG is encoded into `out`; SVG and PDF surfaces wrote there as they drew.
+void finish(cairo_surface_t* s, PlotFormat format, std::string& out) {
+  cairo_status_t status = CAIRO_STATUS_SUCCESS;
+  if (format == PlotFormat::Png) {
+    cairo().surface_flush(s);
+    status = cairo().surface_write_to_png_stream(s, append, &out);
+  } else {
+    cairo().surface_finish(s);
+    status = cairo().surface_status(s);
+  }
+  if (status != CAIRO_STATUS_SUCCESS)
+    throw Error(ErrorCode::Io, std::string("cannot draw the ") + plot_format_name(format) + " picture (cairo status " +
+                                   std::to_string(static_cast<int>(status)) + ")");
 }
 
 // A frame around the data area with tick labels at both ends of each axis.
@@ -154,7 +99,149 @@ void axes(cairo_t* cr, const PlotLayout& l, double w, double h, const std::strin
   text(cr, l.x0 - 6, l.y0 + h, y_bottom, 11, 1);
 }
 
+// The heatmap's cells: block means of the finite values, and which non-finite kinds each holds.
+struct Cells {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<double> mean;         ///< the mean of the finite values (when `finite` > 0)
+  std::vector<double> finite;       ///< how many finite values
+  std::vector<std::uint8_t> kinds;  ///< bit 0: a NaN, bit 1: a +inf, bit 2: a -inf
+  std::uint64_t nan = 0, posinf = 0, neginf = 0;
+  double lo = 0, hi = 0;            ///< the finite cell means' range
+};
+
+Cells cells_of(const StoredElements& s, std::int64_t gr, std::int64_t gc) {
+  const std::int64_t rows = s.shape[0], cols = s.shape[1];
+  Cells c;
+  c.rows = gr;
+  c.cols = gc;
+  c.mean.assign(static_cast<std::size_t>(gr * gc), 0.0);
+  c.finite.assign(c.mean.size(), 0.0);
+  c.kinds.assign(c.mean.size(), 0);
+  std::vector<double> row(static_cast<std::size_t>(std::min<std::int64_t>(cols, kStatsBlock)));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t cr = r * gr / rows;
+    for (std::int64_t c0 = 0; c0 < cols; c0 += static_cast<std::int64_t>(row.size())) {
+      const auto n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(row.size()), cols - c0));
+      decode_values(s, r * cols + c0, std::span(row.data(), n));
+      for (std::size_t j = 0; j < n; ++j) {
+        const auto cell = static_cast<std::size_t>(cr * gc + (c0 + static_cast<std::int64_t>(j)) * gc / cols);
+        const double v = row[j];
+        if (std::isfinite(v)) {
+          c.mean[cell] += v;
+          c.finite[cell] += 1;
+        } else if (std::isnan(v)) {
+          c.kinds[cell] |= 1;
+          ++c.nan;
+        } else if (v > 0) {
+          c.kinds[cell] |= 2;
+          ++c.posinf;
+        } else {
+          c.kinds[cell] |= 4;
+          ++c.neginf;
+        }
+      }
+    }
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (std::size_t i = 0; i < c.mean.size(); ++i)
+    if (c.finite[i] > 0) {
+      c.mean[i] /= c.finite[i];
+      lo = std::min(lo, c.mean[i]);
+      hi = std::max(hi, c.mean[i]);
+    }
+  if (!(lo <= hi)) lo = hi = 0;
+  c.lo = lo;
+  c.hi = hi;
+  return c;
+}
+
+std::uint32_t cell_colour(const Cells& c, std::size_t k) {
+  if (c.kinds[k] & 1) return kHeatmapNan;
+  if (c.kinds[k] & 2) return kHeatmapPosInf;
+  if (c.kinds[k] & 4) return kHeatmapNegInf;
+  return heatmap_colour(c.hi > c.lo ? (c.mean[k] - c.lo) / (c.hi - c.lo) : 0.0);
+}
+
+// The cells as an image of one pixel each, scaled onto the data area without smoothing: one
+// image in an SVG or PDF, where 512 x 512 rectangles would be megabytes.
+void paint_cells(cairo_t* cr, const Cells& c, const PlotLayout& l) {
+  Surface image(cairo().image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(c.cols), static_cast<int>(c.rows)));
+  cairo().surface_flush(image.get());
+  unsigned char* data = cairo().image_surface_get_data(image.get());
+  const auto stride = static_cast<std::size_t>(cairo().image_surface_get_stride(image.get()));
+  for (std::int64_t i = 0; i < c.rows; ++i)
+    for (std::int64_t j = 0; j < c.cols; ++j) {
+      const std::uint32_t rgb = cell_colour(c, static_cast<std::size_t>(i * c.cols + j));  // RGB24: native 0x00RRGGBB
+      std::memcpy(data + static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(j) * 4, &rgb, 4);
+    }
+  cairo().surface_mark_dirty(image.get());
+  cairo().save(cr);
+  cairo().translate(cr, l.x0, l.y0);
+  cairo().scale(cr, l.cell_w, l.cell_h);
+  cairo().set_source_surface(cr, image.get(), 0, 0);
+  cairo().pattern_set_filter(cairo().get_source(cr), CAIRO_FILTER_NEAREST);
+  cairo().rectangle(cr, 0, 0, static_cast<double>(c.cols), static_cast<double>(c.rows));
+  cairo().fill(cr);
+  cairo().restore(cr);
+  // Cells of a pixel or two would hide one NaN among millions of values: each non-finite cell
+  // gets a 7-pixel square of its colour in a black frame on top, centred on it. Past
+  // kMarkedCells such cells they make regions of their own and need no marks.
+  constexpr std::size_t kMarkedCells = 4096;
+  if (l.cell_w >= 6) return;
+  std::size_t flagged = 0;
+  for (const std::uint8_t k : c.kinds) flagged += k != 0;
+  if (flagged > kMarkedCells) return;
+  for (std::int64_t i = 0; i < c.rows; ++i)
+    for (std::int64_t j = 0; j < c.cols; ++j) {
+      const auto k = static_cast<std::size_t>(i * c.cols + j);
+      if (c.kinds[k] == 0) continue;
+      const double x = std::floor(l.x0 + (static_cast<double>(j) + 0.5) * l.cell_w);
+      const double y = std::floor(l.y0 + (static_cast<double>(i) + 0.5) * l.cell_h);
+      set_rgb(cr, 0x000000);
+      cairo().rectangle(cr, x - 4, y - 4, 9, 9);
+      cairo().fill(cr);
+      set_rgb(cr, cell_colour(c, k));
+      cairo().rectangle(cr, x - 3, y - 3, 7, 7);
+      cairo().fill(cr);
+    }
+}
+
+// Under the x axis: a swatch and the count of each non-finite kind.
+void legend(cairo_t* cr, const Cells& c, const PlotLayout& l, double ht) {
+  const struct {
+    std::uint32_t colour;
+    const char* name;
+    std::uint64_t count;
+  } kinds[] = {{kHeatmapNan, "nan", c.nan}, {kHeatmapPosInf, "+inf", c.posinf}, {kHeatmapNegInf, "-inf", c.neginf}};
+  double x = l.x0;
+  const double y = l.y0 + ht + 40;
+  for (const auto& k : kinds) {
+    set_rgb(cr, k.colour);
+    cairo().rectangle(cr, x, y - 9, 10, 10);
+    cairo().fill(cr);
+    set_rgb(cr, 0x000000);
+    const std::string s = std::string(k.name) + " " + std::to_string(k.count);
+    text(cr, x + 14, y, s, 11);
+    x += 14 + 7.0 * static_cast<double>(s.size()) + 20;
+  }
+}
+
 }  // namespace
+
+PlotFormat plot_format_of(const std::string& path, bool stream) {
+  const std::size_t slash = path.rfind('/'), dot = path.rfind('.');
+  std::string ext = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : path.substr(dot + 1);
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ext == "png" || (ext.empty() && stream)) return PlotFormat::Png;
+  if (ext == "svg") return PlotFormat::Svg;
+  if (ext == "pdf") return PlotFormat::Pdf;
+  throw Error(ErrorCode::Usage, "--plot '" + path + "': " + (ext.empty() ? "no extension" : "'." + ext + "'") +
+                                    " names no picture format the tool writes: end the path in .png, .svg or .pdf");
+}
+
+const char* plot_format_name(PlotFormat format) {
+  return format == PlotFormat::Svg ? "SVG" : format == PlotFormat::Pdf ? "PDF" : "PNG";
+}
 
 std::uint32_t heatmap_colour(double t) {
   static const double anchors[5][3] = {{0x44, 0x01, 0x54}, {0x3b, 0x52, 0x8b}, {0x21, 0x91, 0x8c}, {0x5e, 0xc9, 0x62}, {0xfd, 0xe7, 0x25}};
@@ -167,7 +254,7 @@ std::uint32_t heatmap_colour(double t) {
   return rgb;
 }
 
-PlotLayout write_histogram_png(const std::string& path, const Histogram& h, const std::string& title) {
+PlotLayout draw_histogram(const Histogram& h, const std::string& title, PlotFormat format, std::string& out) {
   PlotLayout l;
   const double w = 640, ht = 360;
   l.width = static_cast<int>(kLeft + w + 40);
@@ -181,7 +268,7 @@ PlotLayout write_histogram_png(const std::string& path, const Histogram& h, cons
   l.lo = h.lo;
   l.hi = h.hi;
   const ReleaseFontCaches release;
-  auto [surface, cr] = canvas(l.width, l.height, title,
+  auto [surface, cr] = canvas(format, out, l.width, l.height, title,
                               std::to_string(h.counts.size()) + (h.counts.size() == 1 ? " bin; nan " : " bins; nan ") +
                                   std::to_string(h.nan) + ", +inf " + std::to_string(h.posinf) + ", -inf " +
                                   std::to_string(h.neginf) + " counted apart");
@@ -193,68 +280,42 @@ PlotLayout write_histogram_png(const std::string& path, const Histogram& h, cons
   }
   cairo().fill(cr.get());
   axes(cr.get(), l, w, ht, label(h.lo), label(h.hi), std::to_string(peak), "0");
-  save(surface.get(), path);
+  cr.reset();
+  finish(surface.get(), format, out);
   return l;
 }
 
-PlotLayout write_heatmap_png(const std::string& path, const StoredElements& s, const std::string& title) {
+PlotLayout draw_heatmap(const StoredElements& s, const std::string& title, PlotFormat format, std::string& out) {
   if (s.shape.size() != 2 || s.numel == 0)
     throw Error(ErrorCode::Usage, "--plot-kind heatmap needs a non-empty 2-D tensor, not shape " + shape_repr(s.shape) +
                                       " (choose a 2-D slice with -e, e.g. -e 'x[0]')");
   const std::int64_t rows = s.shape[0], cols = s.shape[1];
   const std::int64_t gr = std::min<std::int64_t>(rows, 512), gc = std::min<std::int64_t>(cols, 512);
-  // Each cell is the mean of the finite values of its block of rows and columns.
-  std::vector<double> sum(static_cast<std::size_t>(gr * gc), 0.0), count(sum.size(), 0.0);
-  std::vector<double> row(static_cast<std::size_t>(std::min<std::int64_t>(cols, kStatsBlock)));
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t cr = r * gr / rows;
-    for (std::int64_t c0 = 0; c0 < cols; c0 += static_cast<std::int64_t>(row.size())) {
-      const auto n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(row.size()), cols - c0));
-      decode_values(s, r * cols + c0, std::span(row.data(), n));
-      for (std::size_t j = 0; j < n; ++j) {
-        if (!std::isfinite(row[j])) continue;
-        const auto cell = static_cast<std::size_t>(cr * gc + (c0 + static_cast<std::int64_t>(j)) * gc / cols);
-        sum[cell] += row[j];
-        count[cell] += 1;
-      }
-    }
-  }
-  double lo = INFINITY, hi = -INFINITY;
-  for (std::size_t i = 0; i < sum.size(); ++i)
-    if (count[i] > 0) {
-      sum[i] /= count[i];
-      lo = std::min(lo, sum[i]);
-      hi = std::max(hi, sum[i]);
-    }
-  if (!(lo <= hi)) lo = hi = 0;
+  const Cells cells = cells_of(s, gr, gc);
 
   PlotLayout l;
   const double px = kArea / static_cast<double>(std::max(gr, gc));
   const double w = px * static_cast<double>(gc), ht = px * static_cast<double>(gr);
-  l.width = static_cast<int>(std::ceil(kLeft + w + kRight));
+  // At least as wide as the legend under a narrow picture (a column of 512 rows).
+  l.width = std::max(static_cast<int>(std::ceil(kLeft + w + kRight)), static_cast<int>(kLeft) + 300);
   l.height = static_cast<int>(std::ceil(kTop + ht + kBottom));
   l.x0 = kLeft;
   l.y0 = kTop;
   l.cell_w = l.cell_h = px;
   l.rows = gr;
   l.cols = gc;
-  l.lo = lo;
-  l.hi = hi;
+  l.lo = cells.lo;
+  l.hi = cells.hi;
+  l.nan = cells.nan;
+  l.posinf = cells.posinf;
+  l.neginf = cells.neginf;
   const ReleaseFontCaches release;
-  auto [surface, cr] = canvas(l.width, l.height, title,
+  auto [surface, cr] = canvas(format, out, l.width, l.height, title,
                               shape_repr(s.shape) + (gr < rows || gc < cols ? ", block means in " + std::to_string(gr) + " x " +
                                                                                   std::to_string(gc) + " cells" : ""));
-  for (std::int64_t i = 0; i < gr; ++i)
-    for (std::int64_t j = 0; j < gc; ++j) {
-      const auto k = static_cast<std::size_t>(i * gc + j);
-      set_rgb(cr.get(), count[k] == 0 ? 0x808080 : heatmap_colour(hi > lo ? (sum[k] - lo) / (hi - lo) : 0.0));
-      // Cells snap to whole pixels so neighbours never blend at the edges.
-      const double x = std::round(l.x0 + static_cast<double>(j) * px), y = std::round(l.y0 + static_cast<double>(i) * px);
-      cairo().rectangle(cr.get(), x, y, std::round(l.x0 + static_cast<double>(j + 1) * px) - x,
-                      std::round(l.y0 + static_cast<double>(i + 1) * px) - y);
-      cairo().fill(cr.get());
-    }
+  paint_cells(cr.get(), cells, l);
   axes(cr.get(), l, w, ht, "col 0", "col " + std::to_string(cols - 1), "row 0", "row " + std::to_string(rows - 1));
+  legend(cr.get(), cells, l, ht);
   // The colour scale: a vertical bar from hi (top) to lo (bottom).
   const double bx = l.x0 + w + 30, bw = 20;
   for (int y = 0; y < static_cast<int>(ht); ++y) {
@@ -263,9 +324,10 @@ PlotLayout write_heatmap_png(const std::string& path, const StoredElements& s, c
     cairo().fill(cr.get());
   }
   set_rgb(cr.get(), 0x000000);
-  text(cr.get(), bx + bw + 4, l.y0 + 10, label(hi), 11);
-  text(cr.get(), bx + bw + 4, l.y0 + ht, label(lo), 11);
-  save(surface.get(), path);
+  text(cr.get(), bx + bw + 4, l.y0 + 10, label(cells.hi), 11);
+  text(cr.get(), bx + bw + 4, l.y0 + ht, label(cells.lo), 11);
+  cr.reset();
+  finish(surface.get(), format, out);
   return l;
 }
 

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +38,9 @@ class Findings {
   void add(Severity s, const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset,
            const std::string& message) {
     std::string where = prefix_.empty() ? place : place.empty() ? prefix_ : prefix_ + ": " + place;
+    // What the tool cannot decode says nothing about the file: rule "unsupported" is a note
+    // whichever checker records it (a checker may still call warning() for it).
+    if (rule == "unsupported") s = Severity::Note;
     out_.push_back(Finding{s, format_ + "." + rule, where, offset, message});
   }
   void error(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
@@ -44,6 +48,9 @@ class Findings {
   }
   void warning(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
     add(Severity::Warning, rule, place, offset, m);
+  }
+  void note(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
+    add(Severity::Note, rule, place, offset, m);
   }
   /// Runs `f`; an Error it throws becomes one error finding of rule "structure".
   void checked(const std::function<void()>& f) {
@@ -102,6 +109,11 @@ void check_npy(std::span<const std::byte> bytes, std::uint64_t base, Findings& f
 /// Walks one pickle up to its STOP and returns the bytes it took; with `whole`, bytes
 /// after the STOP are a finding (a lone data.pkl), else the caller reads on (legacy .pt).
 std::uint64_t check_pickle(std::span<const std::byte> bytes, std::uint64_t base, bool whole, Findings& f);
+/// A sharded safetensors index: its JSON, weight_map, each shard (the shards in
+/// `scope.also_validated` for the mapping and sizes only), and metadata.total_size.
+/// Returns the tensors of shards whose faults are left to their own report, which the
+/// loader's pass over the index must not report again.
+std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope, Findings& f);
 /// Zip structure and CRCs; then each member by kind: "npz" checks .npy members,
 /// "pytorch" the data.pkl pickle.
 void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f);

@@ -214,11 +214,11 @@ void check_npy(std::span<const std::byte> bytes, std::uint64_t base, Findings& f
   if (descr && descr->kind == Lit::Kind::Str) {
     itemsize = itemsize_of(descr->text);
     if (const std::optional<std::string> kind = npy_unsupported_descr(descr->text))
-      f.warning("unsupported", "key 'descr'", base + prefix,
+      f.note("unsupported", "key 'descr'", base + prefix,
                 "descr '" + descr->text + "' " + (*kind == "dtype" ? "" : "(" + *kind + ") ") +
                     "has no tinygrad dtype: the tool cannot open this array");
   } else if (descr && descr->kind == Lit::Kind::List) {
-    f.warning("unsupported", "key 'descr'", base + prefix,
+    f.note("unsupported", "key 'descr'", base + prefix,
               "descr is a structured dtype (a list of fields), which has no tinygrad dtype: the tool cannot open this array");
   } else if (descr) {
     f.error("descr", "key 'descr'", base + prefix, "descr is neither a string nor a list");

@@ -100,7 +100,7 @@ MemberRead read_member(zip_t* za, const MappedFile& file, const zip_stat_t& st, 
 void check_npy_member(const MemberRead& m, const std::string& name, Findings& inner) {
   const std::uint64_t end = npy_header_end(m.head);
   if (end > m.head.size() && end <= m.length) {
-    inner.warning("unsupported", "header", 8, "the header of " + std::to_string(end) + " bytes is over the limit of " +
+    inner.note("unsupported", "header", 8, "the header of " + std::to_string(end) + " bytes is over the limit of " +
                                                   std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"));
     return;
   }
@@ -163,13 +163,13 @@ void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string&
       f.warning("method", place, std::nullopt, method + ": " + readers + " (this tool reads it)");
     }
     if (!zip_method_readable(st.comp_method)) {
-      f.warning("unsupported", place, std::nullopt, method + " is not supported by " + zip_library_name() +
+      f.note("unsupported", place, std::nullopt, method + " is not supported by " + zip_library_name() +
                                                         ": the tool cannot open this member");
       continue;
     }
     // A pickle is read whole, as the loader reads it; the loader refuses a larger one.
     if (is_pickle && st.size > limits().pickle_bytes) {
-      f.warning("unsupported", place, std::nullopt, "the pickle of " + std::to_string(st.size) + " bytes is over the limit of " +
+      f.note("unsupported", place, std::nullopt, "the pickle of " + std::to_string(st.size) + " bytes is over the limit of " +
                                                         std::to_string(limits().pickle_bytes) + limit_hint("pickle_bytes"));
     }
     const bool whole_pickle = is_pickle && st.size <= limits().pickle_bytes;

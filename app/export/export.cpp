@@ -1,0 +1,105 @@
+// app/export/export.cpp — the export subcommand: choose tensors, build each lazily (loader,
+// -e, --dtype), and write them through a temporary file renamed into place (export.hpp).
+#include "export/export.hpp"
+#include "export/export_writers.hpp"
+
+#include <filesystem>
+
+#include "plot_outputs.hpp"
+#include "selection.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/expr.hpp"
+#include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/remote.hpp"
+
+namespace tensor_inspect::app {
+namespace {
+
+constexpr const char* kExportExamples = R"(Examples:
+  tensor-inspect export model.safetensors --name lm_head.weight -o lm_head.npy
+  tensor-inspect export model-Q4_K_M.gguf --name 'blk.0.*' -o blk0.safetensors     dequantized, float32
+  tensor-inspect export model.safetensors --name embed.weight -e 'x[:100]' -o first100.npy
+  tensor-inspect export ./hf-model/ --all --dtype float32 -o all-f32.safetensors
+
+The output's extension chooses its format: .npy (one tensor), .npz (several, as numpy.savez
+writes them; NumPy has no bfloat16 or fp8: cast them with --dtype) or .safetensors (any
+number, with a __metadata__ naming the source).
+Quantized GGUF tensors are written dequantized (float32). The file is written beside OUT and
+renamed into place when complete; an existing OUT is replaced only with --force, an input never.
+Exit status: 0 written; 2 trouble (nothing written).)";
+
+namespace fs = std::filesystem;
+
+// Refuses an OUT that is one of the input's files (a folder: any file in it).
+void refuse_input_as_output(const std::string& input, const std::string& output) {
+  std::error_code ec;
+  if (input == "-" || is_url(input) || !fs::exists(output, ec)) return;
+  std::vector<fs::path> files{input};
+  if (fs::is_directory(input, ec))
+    for (fs::directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+  for (const fs::path& p : files)
+    if (fs::equivalent(p, output, ec) && !ec)
+      throw Error(ErrorCode::Usage, "export: " + output + " is an input (" + p.string() + "): choose another output");
+}
+
+}  // namespace
+
+CLI::App* setup_export(CLI::App& app, ExportOptions& o) {
+  CLI::App* sub = app.add_subcommand("export", "write selected tensors as .npy, .npz or .safetensors (dequantized, after -e)");
+  sub->footer(kExportExamples);
+  sub->add_option("INPUT", o.input, "a tensor file (.safetensors .gguf .npy .npz .pt), an index, a model folder, a URL or -")->required();
+  sub->add_option("--name", o.names, "a tensor's name or a shell glob (repeatable)");
+  sub->add_flag("--all", o.all, "every tensor");
+  sub->add_option("-e,--expr", o.expr, "a tinygrad expression applied to each tensor, named x");
+  sub->add_option("--dtype", o.dtype, "cast the values to this dtype (tinygrad names)");
+  sub->add_option("-o,--output", o.output, "the file to write: .npy, .npz or .safetensors")->required();
+  sub->add_flag("--force", o.force, "replace an existing output file");
+  return sub;
+}
+
+int run_export(const ExportOptions& o) {
+  if (o.all && !o.names.empty())
+    throw Error(ErrorCode::Usage, "export: --all and --name contradict (--all takes every tensor, --name those it matches): choose one");
+  const std::string ext = fs::path(o.output).extension().string();
+  if (ext != ".npy" && ext != ".npz" && ext != ".safetensors")
+    throw Error(ErrorCode::Usage, "export: " + o.output + ": the output's extension chooses its format: .npy, .npz or .safetensors");
+  std::optional<DType> cast;
+  if (o.dtype) {
+    cast = dtype_from_name(*o.dtype);
+    if (!cast || is_weak(*cast)) throw Error(ErrorCode::Usage, "export: --dtype " + *o.dtype + " is not a tinygrad dtype");
+  }
+  std::error_code ec;
+  if (!o.force && (fs::exists(fs::symlink_status(o.output, ec)) || fs::is_symlink(o.output, ec)))
+    throw Error(ErrorCode::Usage, "export: " + o.output + " exists: --force replaces it");
+  refuse_input_as_output(o.input, o.output);
+  LoadedFile lf = open_file(o.input);
+  const std::string label = o.input == "-" ? "<stdin>" : input_name(o.input);
+  std::vector<std::size_t> chosen;
+  if (o.all || !o.names.empty()) chosen = select_entries(lf, o.names, o.all);
+  else if (lf.tensors.size() == 1) chosen = {0};
+  else
+    throw Error(ErrorCode::Usage, "export: " + label + " holds " + std::to_string(lf.tensors.size()) +
+                                      " tensors: choose them with --name or --all");
+  if (ext == ".npy" && chosen.size() != 1)
+    throw Error(ErrorCode::Usage, "export: a .npy holds one tensor, and " + std::to_string(chosen.size()) +
+                                      " are chosen: write a .safetensors, or choose one with --name");
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  for (std::size_t i : chosen) {
+    const TensorEntry& e = lf.tensors[i];
+    Tensor t = e.load();
+    if (o.expr) t = evaluate_expression(*o.expr, t, {});
+    t = t.cast(commit_dtype(t.dtype()));
+    if (cast) t = t.cast(*cast);
+    tensors.emplace_back(e.name.empty() ? "x" : e.name, t);
+  }
+  PlotOutputs outputs;
+  outputs.write(o.output, [&](const std::string& tmp) {
+    if (ext == ".npy") write_npy(tensors[0].second, tmp);
+    else if (ext == ".npz") write_npz(tensors, tmp);
+    else write_safetensors(tensors, {{"source", label}, {"format", lf.format}, {"producer", "tensor-inspect export"}}, tmp);
+  });
+  outputs.commit();
+  return 0;
+}
+
+}  // namespace tensor_inspect::app

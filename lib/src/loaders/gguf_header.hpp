@@ -1,0 +1,117 @@
+// loaders/gguf_header.hpp — the one parser of a GGUF header (ggml docs/gguf.md, versions
+// 2 and 3, little-endian), for loading and for validate, with byte offsets kept.
+//
+// Byte layout:
+//   1. magic "GGUF" (4 bytes),
+//   2. version: u32 (2 or 3; version 1 had 32-bit counts and is refused),
+//   3. tensor_count: u64, then metadata_kv_count: u64,
+//   4. metadata key/values: key (u64 length + bytes), value type u32, value; types
+//      UINT8=0 INT8=1 UINT16=2 INT16=3 UINT32=4 INT32=5 FLOAT32=6 BOOL=7 STRING=8
+//      ARRAY=9 (element type u32, count u64, elements) UINT64=10 INT64=11 FLOAT64=12,
+//   5. tensor infos: name (string), n_dims u32 (<= 4, GGML_MAX_DIMS), dims u64 each
+//      (innermost first), ggml type u32, offset u64 relative to the data section,
+//   6. padding to `general.alignment` (u32, a power of two, default 32),
+//   7. the data section; each tensor's offset is a multiple of the alignment.
+//
+// Two policies over the same walk: loading stops at the first fault (Error(BadFile), or
+// Error(Unsupported) for what the tool does not read), validate collects every fault as
+// a finding and reads on where the layout allows. Both name the same file byte for the
+// same fault. Metadata arrays are walked, not decoded (gguf_metadata.hpp).
+//
+//   GgufFaults stop("model.gguf");                          // loading: throws
+//   GgufHeader h = parse_gguf_header(file->bytes(), stop, file);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "decode/ggml_types.hpp"
+#include "tensor_inspect/buffer.hpp"
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
+
+namespace tensor_inspect {
+
+/// One fault of a GGUF header, as validate records it.
+struct GgufFault {
+  std::string rule;     ///< validate's rule name without "gguf.": "duplicate_key", "bounds"
+  std::string place;    ///< "header", "key 'k'", "tensor 't'", "data"
+  std::uint64_t at;     ///< file byte
+  std::string message;  ///< what is wrong, without the file name, subject and byte
+  bool warning;         ///< valid GGUF the tool cannot read (big-endian)
+  std::string subject = {};  ///< what loading names before the message: "tensor 't'", "metadata 'k'"
+};
+
+/// The policy: the first fault throws (loading), or every fault goes to a sink (validate).
+class GgufFaults {
+ public:
+  /// Loading: a fault throws Error(BadFile) (or `code`) "<name>: [<subject>: ]<message> at byte <at>".
+  explicit GgufFaults(std::string name) : name_(std::move(name)) {}
+  /// Validate: every fault goes to `sink`; the tool's own caps (Limits) do not apply.
+  GgufFaults(std::string name, std::function<void(const GgufFault&)> sink)
+      : name_(std::move(name)), sink_(std::move(sink)) {}
+  bool collecting() const { return static_cast<bool>(sink_); }
+  const std::string& name() const { return name_; }
+  /// Reports a fault; returns only when collecting.
+  void operator()(const GgufFault& f, ErrorCode code = ErrorCode::BadFile) const {
+    if (sink_) return sink_(f);
+    throw Error(code, name_ + ": " + (f.subject.empty() ? "" : f.subject + ": ") + f.message + " at byte " +
+                          std::to_string(f.at));
+  }
+
+ private:
+  std::string name_;
+  std::function<void(const GgufFault&)> sink_;
+};
+
+/// One metadata key/value as read.
+struct GgufKeyValue {
+  std::string key;
+  std::uint64_t at = 0;        ///< file byte of the key's length
+  std::uint32_t type = 0;      ///< value type id
+  std::uint64_t value_at = 0;  ///< file byte of the value
+  std::string type_name;       ///< "uint32", "array[string]"
+  nlohmann::ordered_json value;  ///< scalars and strings; null for an array
+  std::uint64_t count = 0;     ///< items, for an array
+  std::uint32_t element = 0;   ///< element type id, for an array
+};
+
+/// One tensor info as read, before its data is checked.
+struct GgufTensorInfo {
+  std::string name;
+  Shape stored;                     ///< innermost first
+  std::uint32_t type_id = 0;
+  const GgmlType* type = nullptr;   ///< nullptr for an id ggml does not define
+  std::uint64_t offset = 0;         ///< relative to the data section
+  std::uint64_t nbytes = 0;
+  bool sized = false;               ///< type known, dims and byte size in range: nbytes holds
+  std::uint64_t info_at = 0, dims_at = 0, type_at = 0, offset_at = 0;  ///< file bytes of its fields
+};
+
+/// What the parser read. `complete` is false when a collecting parse stopped early at a
+/// fault that leaves the rest unreadable (then the later fields are partial).
+struct GgufHeader {
+  std::uint32_t version = 0;
+  std::uint64_t tensor_count = 0, kv_count = 0;
+  std::vector<GgufKeyValue> kvs;
+  std::vector<GgufTensorInfo> tensors;
+  std::uint64_t alignment = 32;  ///< GGUF_DEFAULT_ALIGNMENT unless general.alignment says
+  std::uint64_t infos_end = 0;   ///< file byte after the last tensor info
+  std::uint64_t data_start = 0;  ///< infos_end rounded up to the alignment
+  bool complete = false;
+  std::string stopped;  ///< collecting: the Error that ended the walk early (a truncated field), else ""
+};
+
+/// Parses a GGUF header from `bytes` (a whole file), reporting faults to `faults`:
+/// structure, metadata values (walked, not decoded: arrays stay in the file), tensor
+/// infos, byte sizes through checked arithmetic, then each tensor's data against the file
+/// (alignment, bounds, overlap). A truncated field throws Error(BadFile) when loading;
+/// collecting, it ends the walk and is kept in `stopped`.
+GgufHeader parse_gguf_header(std::span<const std::byte> bytes, const GgufFaults& faults);
+
+}  // namespace tensor_inspect

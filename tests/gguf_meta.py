@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""GGUF metadata arrays through the CLI: `--meta` prints an array of more than 8 items as
+its first and last 3 items and its count, `--meta --full` every item, `--meta --json` every
+item, and `--list` counts the entries. The file is written here with struct, field by
+field as gguf.md lays it out; expected text comes from the values written, formatted in
+Python.
+
+    python3 tests/gguf_meta.py path/to/tensor-inspect
+
+Closes with `N passed, M failed`.
+"""
+import json, os, struct, subprocess, sys, tempfile
+
+BIN = os.path.abspath(sys.argv[1])
+passed = failed = 0
+
+
+def check(what, ok, detail=""):
+  global passed, failed
+  if ok: passed += 1
+  else:
+    failed += 1
+    print(f"FAIL {what}: {detail!r}"[:2000])
+
+
+def gstr(s):
+  b = s.encode() if isinstance(s, str) else s
+  return struct.pack("<Q", len(b)) + b
+
+
+tokens = [f"tok{i}" for i in range(1000)] + ["caf\u00e9", "a\"b"]
+ids = list(range(-5, 15))  # 20 int32
+short = [1.5, -2.0]
+kvs = [gstr("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, len(tokens)) + b"".join(gstr(t) for t in tokens),
+       gstr("ids") + struct.pack("<IIQ", 9, 5, len(ids)) + struct.pack(f"<{len(ids)}i", *ids),
+       gstr("short") + struct.pack("<IIQ", 9, 6, len(short)) + struct.pack("<2f", *short),
+       gstr("general.name") + struct.pack("<I", 8) + gstr("meta test")]
+data = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
+
+
+def run(*args):
+  p = subprocess.run([BIN, *args], capture_output=True)
+  return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def quoted(s): return '"' + s.replace('"', '\\"') + '"'
+
+
+with tempfile.TemporaryDirectory() as tmp:
+  path = os.path.join(tmp, "meta.gguf")
+  with open(path, "wb") as f: f.write(data)
+
+  rc, out, err = run(path, "--meta")
+  lines = out.splitlines()
+  want_tokens = ("tokenizer.ggml.tokens (array[string]): [" + ", ".join(quoted(t) for t in tokens[:3]) + ", ..., " +
+                 ", ".join(quoted(t) for t in tokens[-3:]) + f"] ({len(tokens)} items)")
+  check("--meta: a long string array is its first and last 3 items and its count",
+        rc == 0 and want_tokens in lines, out)
+  want_ids = "ids (array[int32]): [-5, -4, -3, ..., 12, 13, 14] (20 items)"
+  check("--meta: a long int array the same", want_ids in lines, out)
+  check("--meta: a short array whole", "short (array[float32]): [1.5, -2.0]" in lines, out)
+  check("--meta: footer", lines[-1:] == ["4 metadata entries, 0 tensors (gguf)"], lines[-1:])
+
+  rc, out, err = run(path, "--meta", "--full")
+  lines = out.splitlines()
+  check("--meta --full: every item",
+        rc == 0 and "tokenizer.ggml.tokens (array[string]): [" + ", ".join(quoted(t) for t in tokens) + "]" in lines and
+        "ids (array[int32]): [" + ", ".join(str(i) for i in ids) + "]" in lines, (rc, err, out[:300]))
+
+  rc, out, err = run(path, "--meta", "--json")
+  values = {m["key"]: m["value"] for m in json.loads(out)["metadata"]} if rc == 0 else {}
+  check("--meta --json: complete", values.get("tokenizer.ggml.tokens") == tokens and values.get("ids") == ids and
+        values.get("short") == short and values.get("general.name") == "meta test", (rc, err))
+
+  rc, out, err = run(path, "--list", "--json")
+  check("--list --json: the count", rc == 0 and json.loads(out)["metadata_count"] == 4, (rc, err, out[:200]))
+
+  rc, out, err = run(path, "--list", "--full")
+  check("--list --full: still a usage error", rc == 2 and "--full" in err and not out, (rc, err, out))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
