@@ -3,6 +3,7 @@
 #include "diff.hpp"
 #include "open_logged.hpp"
 #include "diff_rows.hpp"
+#include "names_hf_gguf.hpp"
 
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -43,6 +45,8 @@ constexpr const char* kDiffExamples = R"(Examples:
   tensor-inspect diff ./hf-model/ model.pt --name 'model.layers.0.*'
   tensor-inspect diff hf.safetensors model.gguf --rename-regex '^model\.layers\.(\d+)\.=blk.$1.'
   tensor-inspect diff w.npy '[[1.5, -2.0]]'                 a literal, paired by position
+  tensor-inspect diff Llama-3-8B/ Llama-3-8B-AWQ/ --json | jq .summary.sqnr_db      the model's quantization error
+  tensor-inspect diff Llama-3-8B/ llama-3-8b-Q4_K_M.gguf --names hf-gguf --tolerance torch
 
 Tensors are paired by name (--rename FROM=TO and --rename-regex REGEX=REPLACEMENT map A's
 names to B's; write '=' inside a regex as \x3d); two single-tensor inputs pair by position.
@@ -54,6 +58,9 @@ Tensors whose values this tool cannot decode (GGUF Q8_1, safetensors C64, PyTorc
 complex) are compared by their stored bytes: equal bytes are the same tensor, other bytes
 differ (no figures); where those bytes are not the tensor's in order (a strided PyTorch
 view), the pair is "not comparable".
+Each measured pair also shows NMSE = sum((a-b)^2) / sum(a^2) and SQNR = 10 log10(sum(a^2) /
+sum((a-b)^2)) dB, A the reference (put the original first); the counts line ends with the
+model's, from the totals of both sums over all pairs (weighted by parameters).
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, is
 on one side only or is not comparable; 2 trouble.)";
 
@@ -84,7 +91,8 @@ Input open_input(const std::string& arg, bool stored, const std::string& role) {
 struct Renamer {
   std::map<std::string, std::string> exact;
   std::vector<std::pair<std::regex, std::string>> regexes;
-  explicit Renamer(const DiffOptions& o) {
+  bool hf_gguf = false;
+  explicit Renamer(const DiffOptions& o) : hf_gguf(o.names_map == "hf-gguf") {
     for (const std::string& r : o.renames) {
       const auto eq = r.find('=');
       if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::Usage, "diff --rename '" + r + "': write FROM=TO");
@@ -103,6 +111,8 @@ struct Renamer {
   std::string operator()(const std::string& name) const {
     if (auto it = exact.find(name); it != exact.end()) return it->second;
     std::string out = name;
+    if (hf_gguf)
+      if (std::optional<std::string> mapped = hf_to_gguf_name(name)) out = *mapped;
     for (const auto& [re, replacement] : regexes) out = std::regex_replace(out, re, replacement);
     return out;
   }
@@ -216,8 +226,9 @@ void compare_undecoded(Row& r, const std::string& label_a, const std::string& la
            (at ? "differ, first at byte " + std::to_string(*at) + " of " + std::to_string(r.a->nbytes) : std::string("equal"));
 }
 
-void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& copt, bool ignore_dtype, bool show_progress,
+void compare_row(Row& r, const Input& a, const Input& b, CompareOptions copt, const DiffOptions& o, bool show_progress,
                  std::size_t index, std::size_t count) {
+  const bool ignore_dtype = o.ignore_dtype;
   if (!r.a || !r.b) return;
   const std::string label_a = side_label(a, *r.a), label_b = side_label(b, *r.b);
   // An entry whose values cannot be shown says why when loaded: a tensor in a missing shard
@@ -242,7 +253,12 @@ void compare_row(Row& r, const Input& a, const Input& b, const CompareOptions& c
   // Every element is compared, so every byte is read: what a whole read checks is checked.
   for (const TensorEntry* e : {r.a, r.b})
     if (e->details().check_whole) for_tensor(e == r.a ? label_a : label_b, e->details().check_whole);
-  const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); }), tb = for_tensor(label_b, [&] { return r.b->load(); });
+  const Tensor ta = for_tensor(label_a, [&] { return r.a->load(); });
+  Tensor tb = for_tensor(label_b, [&] { return r.b->load(); });
+  if (o.tolerance == "torch") std::tie(copt.rtol, copt.atol) = torch_tolerance(*r.a, *r.b);
+  r.rtol = o.exact ? 0 : copt.rtol;  // --exact compares bits: no tolerance
+  r.atol = o.exact ? 0 : copt.atol;
+  if (o.names_map == "hf-gguf" && !align_gguf_to_hf(r, *b.file, tb, label_b)) return;
   auto progress = [&](std::int64_t done) {
     if (show_progress)
       std::fprintf(stderr, "\rdiff: tensor %zu of %zu, %lld of %lld elements\x1b[K", index + 1, count, static_cast<long long>(done),
@@ -278,6 +294,13 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
   sub->add_flag("--json", o.json, "one JSON object (kind \"diff\") on stdout");
   sub->add_flag("--jsonl", o.jsonl,
                 "JSON Lines, streamed: a \"diff_tensor\" object per pair (the keys of --json's \"tensors\"), then a \"diff_summary\"");
+  sub->add_option("--tolerance", o.tolerance,
+                  "torch: each pair's rtol/atol are torch.testing.assert_close's defaults for its looser dtype")
+      ->check(CLI::IsMember({"torch"}));
+  sub->add_option("--names", o.names_map,
+                  "hf-gguf: A's llama-style Hugging Face names as llama.cpp's converter writes them in B's GGUF, "
+                  "q/k permutation undone")
+      ->check(CLI::IsMember({"hf-gguf"}));
   sub->add_option("--limit", o.limits, "raise a resource cap, e.g. broadcast_pairs=2G (errors name the cap they hit)");
   return sub;
 }
@@ -291,9 +314,15 @@ int run_diff(const DiffOptions& o) {
   if (o.exact && !o.tolerance_given.empty())
     throw Error(ErrorCode::Usage, "diff: --exact and " + o.tolerance_given + " contradict (--exact compares bits, " + o.tolerance_given +
                                       " is a tolerance of values): choose one");
+  if (!o.tolerance.empty() && (o.exact || !o.tolerance_given.empty()))
+    throw Error(ErrorCode::Usage, "diff: --tolerance torch and " + (o.exact ? std::string("--exact") : o.tolerance_given) +
+                                      " contradict (--tolerance torch sets each pair's rtol and atol): choose one");
   set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
   const Input a = open_input(o.a, o.stored, "A"), b = open_input(o.b, o.stored, "B");
+  if (!o.names_map.empty() && (!b.file || b.format != "gguf"))
+    throw Error(ErrorCode::Usage, "diff --names hf-gguf: B (" + b.label + ") must be the GGUF and A the Hugging Face model (got " +
+                                      b.format + ")");
   std::vector<Row> rows = pair_up(a, b, o);
   CompareOptions copt;
   copt.rtol = o.rtol;
@@ -305,7 +334,7 @@ int run_diff(const DiffOptions& o) {
   if (show_progress) quiet.emplace();
   OutBuffer out(stdout);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    compare_row(rows[i], a, b, copt, o.ignore_dtype, show_progress, i, rows.size());
+    compare_row(rows[i], a, b, copt, o, show_progress, i, rows.size());
     if (o.jsonl) {  // streamed: each pair's line as soon as it is compared, whole
       if (show_progress) std::fprintf(stderr, "\r\x1b[K");
       out.write(std::string("{") + json_head("diff_tensor") + diff_row_json(rows[i]) + "}\n");

@@ -25,6 +25,8 @@ struct DiffOptions {
   bool stored = false;                    ///< --stored: quantization schemes' parts as stored, not their logical tensors
   bool jsonl = false;                     ///< JSON Lines: a "diff_tensor" per pair, then a "diff_summary"
   std::vector<std::string> limits;        ///< --limit NAME=N: raise a resource cap (tensor_inspect/limits.hpp)
+  std::string tolerance;                  ///< --tolerance torch: assert_close's defaults per pair; "" numpy.allclose's
+  std::string names_map;                  ///< --names hf-gguf: llama.cpp converter's names and q/k permutation
 };
 
 /// Adds the `diff` subcommand to `app`, filling `o`; returns it (test `*sub` after parsing).

@@ -42,6 +42,23 @@ std::string figure_json(std::optional<double> v) {
   return float_repr(*v);
 }
 
+// The comparisons that measured values, in row order.
+std::vector<const Comparison*> measured_pairs(const std::vector<Row>& rows) {
+  std::vector<const Comparison*> out;
+  for (const Row& r : rows)
+    if (r.cmp) out.push_back(&*r.cmp);
+  return out;
+}
+
+// The whole model's quantization error, parameter-weighted (diff_quant.hpp), A the
+// reference: appended to the counts line, which stays the last line.
+std::string model_error_text(const std::vector<Row>& rows, const std::string& label_a) {
+  const QuantError total = total_quant_error(measured_pairs(rows));
+  if (!total.nmse()) return "";
+  return "; NMSE " + figure_text(*total.nmse()) + ", SQNR " + figure_text(*total.sqnr_db()) + " dB (" +
+         escape_untrusted(label_a, true) + " the reference, weighted by parameters)";
+}
+
 std::string shape_json(const TensorEntry* e) {
   if (!e) return "null";
   std::string s = "[";
@@ -52,38 +69,42 @@ std::string shape_json(const TensorEntry* e) {
 }  // namespace
 
 void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& b, OutBuffer& out) {
-  std::vector<std::array<std::string, 7>> table;
-  table.push_back({"name", "status", "max_abs", "max_rel", "rmse", "cosine", "mismatched"});
+  constexpr std::size_t kCols = 9;
+  std::vector<std::array<std::string, kCols>> table;
+  table.push_back({"name", "status", "max_abs", "max_rel", "rmse", "cosine", "nmse", "sqnr_db", "mismatched"});
   std::size_t counts[kStatusCount] = {};
   for (const Row& r : rows) {
     ++counts[static_cast<int>(r.status)];
     std::string name = escape_untrusted(name_of(r.a ? r.a : r.b).value_or("(unnamed)"), true);
     if (r.a && r.b && r.a->name != r.b->name && !r.b->name.empty() && !r.a->name.empty())
       name += " -> " + escape_untrusted(r.b->name, true);
-    std::array<std::string, 7> row{name, kStatusText[static_cast<int>(r.status)], "-", "-", "-", "-", "-"};
-    if (r.status == Status::ShapeMismatch) row[6] = shape_repr(r.a->shape) + " vs " + shape_repr(r.b->shape);
+    std::array<std::string, kCols> row{name, kStatusText[static_cast<int>(r.status)], "-", "-", "-", "-", "-", "-", "-"};
+    if (r.status == Status::ShapeMismatch) row[8] = shape_repr(r.a->shape) + " vs " + shape_repr(r.b->shape);
     if (r.cmp) {
       row[2] = figure_text(r.cmp->max_abs);
       row[3] = figure_text(r.cmp->max_rel);
       row[4] = figure_text(r.cmp->rmse);
       row[5] = r.cmp->cosine ? figure_text(*r.cmp->cosine) : "-";
-      row[6] = std::to_string(r.cmp->mismatched);
+      const QuantError q = quant_error(*r.cmp);
+      row[6] = q.nmse() ? figure_text(*q.nmse()) : "-";
+      row[7] = q.sqnr_db() ? figure_text(*q.sqnr_db()) : "-";
+      row[8] = std::to_string(r.cmp->mismatched);
       if (r.cmp->first_mismatch)
-        row[6] += " (of " + std::to_string(r.cmp->numel) + "), first at " + index_repr(*r.cmp->first_mismatch, r.a->shape);
+        row[8] += " (of " + std::to_string(r.cmp->numel) + "), first at " + index_repr(*r.cmp->first_mismatch, r.a->shape);
     }
     // The dtypes of a pair that differ in them, also where --ignore-dtype let the values decide.
     if (r.a && r.b && r.status != Status::ShapeMismatch && dtype_of(*r.a) != dtype_of(*r.b))
       row[1] += " (" + dtype_of(*r.a) + " vs " + dtype_of(*r.b) + ")";
-    if (!r.note.empty()) row[6] = escape_untrusted(r.note, true);
+    if (!r.note.empty()) row[8] = escape_untrusted(r.note, true);
     table.push_back(std::move(row));
   }
   // Padded by terminal columns, not bytes: a name of non-ASCII characters lines up.
-  std::array<std::size_t, 7> width{};
+  std::array<std::size_t, kCols> width{};
   for (const auto& row : table)
-    for (std::size_t c = 0; c < 7; ++c) width[c] = std::max(width[c], display_width(row[c]));
+    for (std::size_t c = 0; c < kCols; ++c) width[c] = std::max(width[c], display_width(row[c]));
   for (const auto& row : table) {
     std::string line;
-    for (std::size_t c = 0; c < 7; ++c) line += row[c] + (c + 1 < 7 ? std::string(width[c] - display_width(row[c]) + 2, ' ') : "");
+    for (std::size_t c = 0; c < kCols; ++c) line += row[c] + (c + 1 < kCols ? std::string(width[c] - display_width(row[c]) + 2, ' ') : "");
     out.write(line + "\n");
   }
   const std::size_t compared = rows.size() - counts[4] - counts[5] - counts[6];
@@ -93,14 +114,16 @@ void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& 
   out.write(std::to_string(differ) + " of " + std::to_string(compared) + " compared tensors" + (differ == 1 ? " differs, " : " differ, ") +
             not_comparable +
             std::to_string(counts[4]) + " only in " + escape_untrusted(a.label, true) + ", " + std::to_string(counts[5]) +
-            " only in " + escape_untrusted(b.label, true) + "\n");
+            " only in " + escape_untrusted(b.label, true) + model_error_text(rows, a.label) + "\n");
 }
 
 std::string diff_inputs_json(const Input& a, const Input& b, const DiffOptions& o) {
   return "\"a\": {\"input\": " + json_string(a.label) + ", \"format\": " + json_string(a.format) + "}, \"b\": {\"input\": " +
          json_string(b.label) + ", \"format\": " + json_string(b.format) + "}, \"rtol\": " + figure_json(o.rtol) +
          ", \"atol\": " + figure_json(o.atol) + ", \"nan_equal\": " + (o.nan_differs ? "false" : "true") +
-         ", \"exact\": " + (o.exact ? "true" : "false") + ", \"ignore_dtype\": " + (o.ignore_dtype ? "true" : "false");
+         ", \"exact\": " + (o.exact ? "true" : "false") + ", \"ignore_dtype\": " + (o.ignore_dtype ? "true" : "false") +
+         ", \"tolerance\": " + json_string(o.tolerance.empty() ? "allclose" : o.tolerance) +
+         ", \"names\": " + json_string_or_null(o.names_map.empty() ? std::nullopt : std::optional(o.names_map));
 }
 
 std::string diff_row_json(const Row& r) {
@@ -119,8 +142,29 @@ std::string diff_row_json(const Row& r) {
          ", \"max_rel\": " + figure_json(c ? std::optional(c->max_rel) : std::nullopt) +
          ", \"rmse\": " + figure_json(c ? std::optional(c->rmse) : std::nullopt) +
          ", \"cosine\": " + figure_json(c ? c->cosine : std::nullopt) +
+         ", \"sum_sq_a\": " + figure_json(c ? std::optional(c->sum_sq_a) : std::nullopt) +
+         ", \"sum_sq_diff\": " + figure_json(c ? std::optional(c->sum_sq_diff) : std::nullopt) +
+         ", \"nmse\": " + figure_json(c ? quant_error(*c).nmse() : std::nullopt) +
+         ", \"sqnr_db\": " + figure_json(c ? quant_error(*c).sqnr_db() : std::nullopt) +
+         ", \"rtol\": " + figure_json(c ? std::optional(r.rtol) : std::nullopt) +
+         ", \"atol\": " + figure_json(c ? std::optional(r.atol) : std::nullopt) +
          ", \"note\": " + json_string_or_null(r.note.empty() ? std::nullopt : std::optional(r.note));
 }
+
+namespace {
+
+// The summary's whole-model error: totals of a^2 and (a - b)^2 over every measured pair.
+std::string quant_summary_json(const std::vector<Row>& rows) {
+  const std::vector<const Comparison*> measured = measured_pairs(rows);
+  const QuantError t = total_quant_error(measured);
+  std::int64_t params = 0;
+  for (const Comparison* c : measured) params += c->numel;
+  return ", \"measured\": " + std::to_string(measured.size()) + ", \"parameters\": " + std::to_string(params) +
+         ", \"sum_sq_a\": " + figure_json(t.sum_sq_a) + ", \"sum_sq_diff\": " + figure_json(t.sum_sq_diff) +
+         ", \"nmse\": " + figure_json(t.nmse()) + ", \"sqnr_db\": " + figure_json(t.sqnr_db());
+}
+
+}  // namespace
 
 std::string diff_summary_json(const std::vector<Row>& rows) {
   std::size_t counts[kStatusCount] = {};
@@ -130,7 +174,7 @@ std::string diff_summary_json(const std::vector<Row>& rows) {
          ", \"same\": " + std::to_string(counts[0]) + ", \"differs\": " + std::to_string(counts[1]) +
          ", \"shape_mismatch\": " + std::to_string(counts[2]) + ", \"dtype_mismatch\": " + std::to_string(counts[3]) +
          ", \"only_in_a\": " + std::to_string(counts[4]) + ", \"only_in_b\": " + std::to_string(counts[5]) +
-         ", \"not_comparable\": " + std::to_string(counts[6]) + "}";
+         ", \"not_comparable\": " + std::to_string(counts[6]) + quant_summary_json(rows) + "}";
 }
 
 void write_diff_json(const std::vector<Row>& rows, const Input& a, const Input& b, const DiffOptions& o, OutBuffer& out) {

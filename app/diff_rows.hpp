@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "diff.hpp"
+#include "diff_quant.hpp"
 #include "tensor_inspect/compare.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/render.hpp"
@@ -44,6 +45,7 @@ struct Row {
   /// bytes could be compared (NotComparable); says which and why.
   std::string note;
   bool bytes_compared = false;  ///< Same/Differs come from the stored bytes, figures undefined
+  double rtol = 0, atol = 0;    ///< the tolerance the pair was judged by (--tolerance torch: its own)
 };
 
 /// True where `e`'s stored bytes lie as they are in a file (`details().blocks_file`; TensorEntry::stored_blocks).
@@ -56,6 +58,12 @@ bool has_stored_bytes(const TensorEntry& e);
 /// file's bytes cannot be fetched.
 std::optional<std::uint64_t> first_differing_byte(const TensorEntry& a, const TensorEntry& b,
                                                   const std::function<void(std::uint64_t done)>& progress);
+
+/// --names hf-gguf: B's GGUF tensor `tb` with llama.cpp's q/k permutation undone where A's
+/// name says the converter applied it (names_hf_gguf.hpp); true when `tb` can be compared.
+/// False where the GGUF does not say its head counts: `r` is then not comparable, its note
+/// saying why.
+bool align_gguf_to_hf(Row& r, const LoadedFile& gguf, Tensor& tb, const std::string& label_b);
 
 /// The table (text): a line per row, then the counts.
 void write_diff_text(const std::vector<Row>& rows, const Input& a, const Input& b, OutBuffer& out);

@@ -57,7 +57,7 @@ _tensor_inspect() {
               --name --all --jsonl --list --stored --meta --list0 --overview --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
-  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --json --jsonl --limit $remote_opts"
+  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit $remote_opts"
   local validate_opts="-h --help --json --strict $remote_opts"
   local hash_opts="-h --help --algo --check --json --quiet --limit $remote_opts"
   local export_opts="-h --help --name --all -e --expr --dtype -o --output --force $remote_opts"
@@ -69,7 +69,7 @@ _tensor_inspect() {
       diff | validate | hash | export) [[ -z $sub && -z $file ]] && { sub=$w; continue; } ;;
       -e | --expr | --dtype | --raw | --format | --shape | --offset | --byte-order | --view-as | --name | \
         --expect | --assert | --default-float | --default-int | --json-nonfinite | --rename | --rename-regex | --rtol | --atol | \
-        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | --algo | --check | -o | --output | \
+        --limit | --threshold | --edgeitems | --plot | --plot-kind | --fail-on | --tolerance | --names | --algo | --check | -o | --output | \
         --token-file | --cache | --cache-size | --timeout)
         ((i++)); continue ;;
       # Optional values: the next word is one only when it looks like one (`--hist x.npy` is the input).
@@ -87,6 +87,8 @@ _tensor_inspect() {
     --json-nonfinite) COMPREPLY=($(compgen -W "string python" -- "$cur")); return ;;
     --graph) COMPREPLY=($(compgen -W "text dot" -- "$cur")); ((${#COMPREPLY[@]})) && return ;;  # else options or INPUT
     --plot-kind) COMPREPLY=($(compgen -W "hist heatmap" -- "$cur")); return ;;
+    --tolerance) COMPREPLY=($(compgen -W "torch" -- "$cur")); return ;;
+    --names) COMPREPLY=($(compgen -W "hf-gguf" -- "$cur")); return ;;
     --algo) COMPREPLY=($(compgen -W "xxh3-128 sha256" -- "$cur")); return ;;
     --fail-on) _tensor_inspect_list_value "nan inf zero-tensor"; return ;;
     --limit)

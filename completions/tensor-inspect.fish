@@ -95,6 +95,8 @@ complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l nan-differs 
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l exact -d 'compare bits'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l ignore-dtype -d 'values decide across dtypes'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l stored -d 'quantized weights as their stored parts'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l tolerance -x -a torch -d 'torch.testing.assert_close defaults per pair'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l names -x -a hf-gguf -d 'built-in name map'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l json -d 'one JSON object'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l jsonl -d 'one JSON line per pair, then a summary line'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l limit -x -a "$limits" -d 'raise a resource cap: KEY=VALUE'

@@ -166,7 +166,7 @@ if os.path.exists(BASH_COMPLETION):
   got, err = complete("tensor-inspect", "--js")
   check("bash: options", got == {"--json", "--jsonl", "--json-nonfinite"}, (got, err))
   got, err = complete("tensor-inspect", "diff", "a.npy", "--na")
-  check("bash: diff's options", got == {"--name", "--nan-differs"}, (got, err))
+  check("bash: diff's options", got == {"--name", "--names", "--nan-differs"}, (got, err))
   got, err = complete("tensor-inspect", "https://host/m.safetensors", "--cac")
   check("bash: the remote options", got == {"--cache", "--cache-size"}, (got, err))
   got, err = complete("tensor-inspect", "https://host/m.safetensors", "--tim")

@@ -44,6 +44,12 @@ struct Comparison {
   /// a.b / (|a| |b|) over finite pairs; nullopt when a norm is 0 (1 when both are) and
   /// when a pair with an infinity differs (inf against 1 or -inf: no angle is defined).
   std::optional<double> cosine;
+  /// sum(a^2) over finite pairs, in float64: the reference energy of NMSE and SQNR (a is
+  /// the first tensor, the original of a quantized one). Summed like every figure: fixed
+  /// chunks folded in order, the same on any number of threads.
+  double sum_sq_a = 0;
+  /// sum((a - b)^2) over pairs without NaN, in float64 (inf where an infinity differs).
+  double sum_sq_diff = 0;
 };
 
 /// Compares `a` with `b`, which must have the same shape (Error(BadShape) otherwise); the

@@ -191,6 +191,8 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
     Comparison c = compare_tensors(common->a, common->b, options, scaled);
     c.numel = a.numel();
     c.mismatched *= repeats;
+    c.sum_sq_a *= static_cast<double>(repeats);  // every repetition counts, as in a dense tensor
+    c.sum_sq_diff *= static_cast<double>(repeats);
     if (c.first_mismatch) c.first_mismatch = unreduced_index(*c.first_mismatch, common->a.shape(), a.shape());
     return c;
   }
@@ -243,6 +245,8 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
   if (total.first_mismatch >= 0) c.first_mismatch = total.first_mismatch;
   c.max_abs = total.max_abs;
   c.max_rel = total.max_rel;
+  c.sum_sq_a = total.norm_a;
+  c.sum_sq_diff = total.sumsq;
   c.rmse = total.counted ? std::sqrt(total.sumsq / static_cast<double>(total.counted)) : 0.0;
   // Rounding can carry the quotient just past 1 (identical tensors): clamp to [-1, 1].
   // Equal tensors have cosine 1 also where the squared norms overflow (1e300 squared is inf,
