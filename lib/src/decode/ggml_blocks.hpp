@@ -10,6 +10,10 @@ namespace tensor_inspect::ggml_blocks {
 
 using u8 = std::uint8_t;
 
+/// An int code as float: the conversion ggml's C makes implicitly (one definition for the
+/// block files, which a unity build compiles together).
+inline float f(int v) { return static_cast<float>(v); }
+
 // ggml_legacy.cpp: blocks of 32 to 128 elements.
 void q4_0(const u8* b, float* y);
 void q4_1(const u8* b, float* y);

@@ -23,7 +23,6 @@ namespace {
 
 using namespace ggml_tables;
 
-float f(int v) { return static_cast<float>(v); }
 std::uint32_t u32_at(const u8* p) {
   std::uint32_t v;
   std::memcpy(&v, p, 4);  // NOTE: the host is little-endian, as GGUF's blocks are
@@ -146,8 +145,9 @@ void iq1_m(const u8* b, float* y) {
     const unsigned shift = 6 * static_cast<unsigned>(ib % 2);
     const float dl1 = d * f(static_cast<int>(2 * ((sc[ib / 2] >> shift) & 0x7) + 1));
     const float dl2 = d * f(static_cast<int>(2 * ((sc[ib / 2] >> (shift + 3)) & 0x7) + 1));
-    const unsigned idx[4] = {qs[0] | ((qh[0] << 8) & 0x700u), qs[1] | ((qh[0] << 4) & 0x700u),
-                             qs[2] | ((qh[1] << 8) & 0x700u), qs[3] | ((qh[1] << 4) & 0x700u)};
+    const unsigned h0 = qh[0], h1 = qh[1];
+    const unsigned idx[4] = {qs[0] | ((h0 << 8) & 0x700u), qs[1] | ((h0 << 4) & 0x700u), qs[2] | ((h1 << 8) & 0x700u),
+                             qs[3] | ((h1 << 4) & 0x700u)};
     const float delta[4] = {qh[0] & 0x08 ? -kIq1Delta : kIq1Delta, qh[0] & 0x80 ? -kIq1Delta : kIq1Delta,
                             qh[1] & 0x08 ? -kIq1Delta : kIq1Delta, qh[1] & 0x80 ? -kIq1Delta : kIq1Delta};
     for (int l = 0; l < 2; ++l) grid_iq1(y + 8 * l, dl1, idx[l], delta[l]);

@@ -17,8 +17,6 @@
 namespace tensor_inspect::ggml_blocks {
 namespace {
 
-float f(int v) { return static_cast<float>(v); }
-
 /// Q3_K's 16 six-bit scales: low 4 bits in bytes 0-7 (two per byte), high 2 bits in 8-11.
 int q3_k_scale(const u8* s, int j) {
   const int low = j < 8 ? s[j] & 0xF : s[j - 8] >> 4;

@@ -21,8 +21,6 @@
 namespace tensor_inspect::ggml_blocks {
 namespace {
 
-float f(int v) { return static_cast<float>(v); }
-
 // Q5_0 and Q5_1: bit j of qh is the fifth bit of element j, bit j + 16 that of j + 16.
 std::uint32_t qh32(const u8* p) {
   return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
