@@ -177,6 +177,19 @@ with tempfile.TemporaryDirectory() as tmp:
                 checked += ref.size
             check(rows.get("model.norm.weight", {}).get("dtype") == "bfloat16", "unquantized norm kept")
 
+            # diff --tolerance torch counts each as the dtype bitsandbytes hands back (its note).
+            if quant_type == "fp4" and double:
+                orig = os.path.join(tmp, "orig.safetensors")
+                qw.write_safetensors(orig, {p + ".weight": ("F32", w.shape, w.tobytes()) for p, (w, _, _) in
+                                            layers.items()})
+                out = run("diff", orig, model, "--tolerance", "torch", "--json")
+                pairs = {t["name_a"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode in (0, 1) else {}
+                up = pairs.get("model.layers.0.mlp.up_proj.weight", {})
+                o = pairs.get("model.layers.0.self_attn.o_proj.weight", {})
+                check(up.get("rtol") == 0.016 and o.get("rtol") == 0.001 and o.get("atol") == 1e-5,
+                      f"diff --tolerance torch: bfloat16 and float16 expected: {up.get('rtol')} {o.get('rtol')} "
+                      f"{out.stderr}")
+
     model = os.path.join(tmp, "nf4-double")
     # --stored: the parts as stored.
     out = run(model, "--list", "--stored", "--json")
@@ -234,6 +247,16 @@ with tempfile.TemporaryDirectory() as tmp:
     out = run(os.path.join(tmp, "fp4-single"), "--list")
     check(out.returncode == 2 and "bitsandbytes__fp4" in out.stderr and "not a JSON object" in out.stderr,
           f"garbage quant state: exit {out.returncode} {out.stderr.strip()}")
+
+    # A quant_map other than bitsandbytes' table (dequantize_4bit would ignore it, gemv_4bit would not).
+    write_model(os.path.join(tmp, "nf4-map"), {"l": ((rng.standard_normal((3, 70))).astype(np.float32), 64,
+                                                     "bfloat16")}, "nf4", False)
+    rewrite(os.path.join(tmp, "nf4-map"), change=lambda t: t.update(
+        {"l.weight.quant_map": ("F32", (16,), (NF4 + np.float32(0.01) * (np.arange(16) == 3)).astype(np.float32)
+                                .tobytes())}))
+    out = run(os.path.join(tmp, "nf4-map"), "--list")
+    check(out.returncode == 2 and "part 'l.weight.quant_map'" in out.stderr and "value 3" in out.stderr,
+          f"quant_map off the table: exit {out.returncode} {out.stderr.strip()}")
 
 print(f"schemes_bnb: {checked} values checked, {failures} failure(s)")
 sys.exit(1 if failures else 0)
