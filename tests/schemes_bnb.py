@@ -258,5 +258,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(out.returncode == 2 and "part 'l.weight.quant_map'" in out.stderr and "value 3" in out.stderr,
           f"quant_map off the table: exit {out.returncode} {out.stderr.strip()}")
 
+    # A quant state over kMaxQuantStateBytes (64 KiB), valid JSON padded with spaces: refused before parsing.
+    def big_blob(t):
+        name = "l.weight.quant_state.bitsandbytes__nf4"
+        b = t[name][2] + b" " * 65536
+        t[name] = ("U8", (len(b),), b)
+
+    write_model(os.path.join(tmp, "nf4-big"), {"l": ((rng.standard_normal((3, 70))).astype(np.float32), 64,
+                                                     "bfloat16")}, "nf4", False)
+    rewrite(os.path.join(tmp, "nf4-big"), change=big_blob)
+    out = run(os.path.join(tmp, "nf4-big"), "--list")
+    check(out.returncode == 2 and "bitsandbytes__nf4'" in out.stderr and "65536" in out.stderr,
+          f"oversized quant state: exit {out.returncode} {out.stderr.strip()}")
+
 print(f"schemes_bnb: {checked} values checked, {failures} failure(s)")
 sys.exit(1 if failures else 0)
