@@ -1,36 +1,30 @@
-// schemes/bnb.cpp — bitsandbytes 4-bit (NF4 and FP4, with or without nested
-// "double" quantization of the absmax) as transformers saves a Params4bit
-// weight (config
-// {"quant_method": "bitsandbytes", "load_in_4bit": true}).
+// schemes/bnb.cpp — bitsandbytes 4-bit (NF4 and FP4, with or without nested "double" quantization
+// of the absmax) as transformers saves a Params4bit weight (config {"quant_method": "bitsandbytes",
+// "load_in_4bit": true}).
 //
-//   parts  `P.weight` U8 [ceil(n/2), 1]: 4-bit codes, two per byte, the FIRST
-//   element in the
-//          HIGH nibble; `P.weight.absmax`: one scale per `blocksize` elements
-//          (F32, or U8 codes when nested); `P.weight.quant_map` F32 [16]; when
-//          nested `P.weight.nested_absmax` F32 and `P.weight.nested_quant_map`
-//          F32 [256]; `P.weight.quant_state.bitsandbytes__nf4` (or `__fp4`): U8
-//          bytes of a JSON object {quant_type, blocksize, dtype, shape,
+//   parts  `P.weight` U8 [ceil(n/2), 1]: 4-bit codes, two per byte, the FIRST element in the HIGH
+//          nibble; `P.weight.absmax`: one scale per `blocksize` elements (F32, or U8 codes when
+//          nested); `P.weight.quant_map` F32 [16]; when nested `P.weight.nested_absmax` F32 and
+//          `P.weight.nested_quant_map` F32 [256]; `P.weight.quant_state.bitsandbytes__nf4` (or
+//          `__fp4`): U8 bytes of a JSON object {quant_type, blocksize, dtype, shape,
 //          nested_blocksize, nested_dtype, nested_offset}
-//   decode w[i] = table[code(i)] * absmax[i / blocksize], flat over `shape` (a
-//   partial last
-//          block has its own absmax); nested:
-//          absmax[b] = nested_quant_map[q[b]] * nested_absmax[b /
-//          nested_blocksize] + nested_offset
+//   decode w[i] = table[code(i)] * absmax[i / blocksize], flat over `shape` (a partial last block
+//          has its own absmax); nested:
+//          absmax[b] = nested_quant_map[q[b]] * nested_absmax[b / nested_blocksize] + nested_offset
 //
-// From bitsandbytes (bitsandbytes-foundation/bitsandbytes): functional.py
-// QuantState.as_dict / from_dict (the parts and the blob's keys; utils.py
-// pack_dict_to_tensor: the blob is the UTF-8 bytes of json.dumps),
-// dequantize_4bit and dequantize_blockwise (the nested absmax, computed in
-// float32, plus the offset as a float32 tensor); csrc/kernels.cu
-// kDequantizeBlockwise (vals[2j] = table[q >> 4], vals[2j+1] = table[q & 0x0F])
-// and its nf4_dequantization_lut and fp4_dequantization_lut (FP4: sign bit 3,
-// times the 8-entry table; code 8 is -0). dequantize_4bit uses these built-in
-// tables, not the stored quant_map; we do the same and refuse a quant_map that
-// disagrees with them (bitsandbytes' inference kernel gemv_4bit reads the
-// stored map, so the two would disagree). The blob's `dtype` is what
-// dequantize_4bit hands back (bfloat16, float16, float32); we keep float32 and
-// say it in the note. The config's bnb_4bit_quant_type is not read: from_dict
-// takes the quant type from the blob.
+// From bitsandbytes (bitsandbytes-foundation/bitsandbytes): nn/modules.py
+// Linear4bit._save_to_state_dict (each quant-state item saved as prefix + "weight." + key);
+// functional.py QuantState.as_dict / from_dict (the parts and the blob's keys; utils.py
+// pack_dict_to_tensor: the blob is the UTF-8 bytes of json.dumps), dequantize_4bit and
+// dequantize_blockwise (the nested absmax, computed in float32, plus the offset as a float32
+// tensor); csrc/kernels.cu kDequantizeBlockwise (vals[2j] = table[q >> 4], vals[2j+1] =
+// table[q & 0x0F]) and its nf4_dequantization_lut and fp4_dequantization_lut (FP4: sign bit 3
+// times the 8-entry table; code 8 is -0). dequantize_4bit uses these built-in tables, not the
+// stored quant_map; we do the same and refuse a quant_map that disagrees with them
+// (bitsandbytes' gemv_4bit inference kernel reads the stored map, so the two would disagree).
+// The blob's `dtype` is what dequantize_4bit hands back (bfloat16, float16, float32); we keep
+// float32 and say it in the note. The config's bnb_4bit_quant_type is not read: from_dict takes
+// the quant type from the blob.
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -270,8 +264,7 @@ SchemeRow scheme_bnb() {
   r.name = kName;
   r.quant_methods = {"bitsandbytes"};
   r.key_suffix = ".absmax";
-  // 8-bit (LLM.int8, `SCB`) is not decoded: its config selects no row and is
-  // listed as stored.
+  // 8-bit (LLM.int8, `SCB`) is not decoded: its config selects no row and is listed as stored.
   r.selects = [](const nlohmann::json& q) {
     return q.contains("load_in_4bit") && q["load_in_4bit"].is_boolean() && q["load_in_4bit"].get<bool>();
   };
