@@ -25,6 +25,7 @@
 // The blob's `dtype` is what dequantize_4bit hands back (bfloat16, float16, float32); we keep
 // float32 and say it in the note. The config's bnb_4bit_quant_type is not read: from_dict takes
 // the quant type from the blob.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -238,13 +239,16 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
         const float product = code * outer;  // dequantize_blockwise's float32 output, then += offset
         return product + offset;
       };
-      std::int64_t block = -1;
-      float s = 0.0f;
-      for (std::size_t k = 0; k < o.size(); ++k) {
-        const std::int64_t i = first + static_cast<std::int64_t>(k);
-        if (i / blocksize != block) s = scale(block = i / blocksize);
-        const auto byte = static_cast<std::uint8_t>(codes[i / 2]);
-        o[k] = table[(i & 1) ? byte & 0x0F : byte >> 4] * s;
+      // One block at a time: its scale once, then its codes (no division per element).
+      const std::int64_t last = first + static_cast<std::int64_t>(o.size());
+      float* dst = o.data();
+      for (std::int64_t i = first; i < last;) {
+        const std::int64_t b = i / blocksize, end = std::min(last, (b + 1) * blocksize);
+        const float s = scale(b);
+        for (; i < end; ++i) {
+          const auto byte = static_cast<std::uint8_t>(codes[i / 2]);
+          *dst++ = table[(i & 1) ? byte & 0x0F : byte >> 4] * s;
+        }
       }
     };
     return decoded_tensor(label, shape, std::move(decode), [=] {
