@@ -147,6 +147,24 @@ def scheme_seeds():
     put("schemes", b'{"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}\n' +
         st({"l.weight": ("U8", [2, 8], bytes(range(16))), "l.weight_scale": ("F8_E4M3", [2, 1], bytes([0x38, 0x40])),
             "l.weight_scale_2": ("F32", [], struct.pack("<f", 0.25))}), "nvfp4")
+    # bitsandbytes 4-bit: 5 values [1, 5] in blocks of 32 (one partial block), F32 absmax; nested: U8 absmax codes.
+    nf4 = {"l.weight": ("U8", [3, 1], bytes([0x0F, 0x7A, 0x30])), "l.weight.quant_map": ("F32", [16], struct.pack(
+        "<16f", -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+        -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
+        0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941, 0.7229568362236023,
+        1.0))}
+    state = {"quant_type": "nf4", "blocksize": 32, "dtype": "bfloat16", "shape": [1, 5]}
+    put("schemes", b'{"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true}}\n' +
+        st({**nf4, "l.weight.absmax": ("F32", [1], struct.pack("<f", 0.5)),
+            "l.weight.quant_state.bitsandbytes__nf4": ("U8", [len(json.dumps(state))], json.dumps(state).encode())}),
+        "bnb_nf4")
+    state.update({"nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": 0.25})
+    put("schemes", b"\n" + st({**nf4, "l.weight.absmax": ("U8", [1], bytes([200])),
+                               "l.weight.nested_absmax": ("F32", [1], struct.pack("<f", 0.5)),
+                               "l.weight.nested_quant_map": ("F32", [256], bytes(1024)),
+                               "l.weight.quant_state.bitsandbytes__nf4": ("U8", [len(json.dumps(state))],
+                                                                          json.dumps(state).encode())}),
+        "bnb_nf4_nested_detected")
     put("schemes", b"\n" + st({"s": ("F8_E8M0", [4], bytes([0, 127, 128, 255])), "f": ("F4", [2, 4], bytes([0x21, 0xF7, 0x80, 0x08]))}),
         "minifloats")
 

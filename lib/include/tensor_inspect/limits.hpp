@@ -94,6 +94,10 @@ struct Limits {
   std::uint64_t literal_bytes = std::uint64_t{64} << 20;
 };
 
+/// Most bytes of a bitsandbytes quant state (the `weight.quant_state.bitsandbytes__nf4` U8
+/// tensor holding a JSON object of a few keys, about 200 bytes): a larger one is refused,
+/// naming the part, before it is parsed. Fixed.
+inline constexpr std::uint64_t kMaxQuantStateBytes = std::uint64_t{1} << 16;
 /// Most nesting levels of a tensor literal (`[[1, 2], [3, 4]]` is 2; a tuple counts as a
 /// list): deeper literals are refused with Error(BadLiteral) "nesting deeper than 64 levels"
 /// instead of exhausting the stack of the recursive-descent parser. Fixed: as many levels

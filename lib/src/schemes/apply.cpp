@@ -23,7 +23,7 @@ namespace tensor_inspect {
 const std::vector<SchemeRow>& scheme_table() {
   static const std::vector<SchemeRow> rows = {scheme_fp8_block(), scheme_nvfp4(),         scheme_fp8_scale(),
                                               scheme_mxfp4(),     scheme_gptq(),          scheme_awq(),
-                                              scheme_mlx(),       scheme_pack_quantized()};
+                                              scheme_mlx(),       scheme_pack_quantized(), scheme_bnb()};
   return rows;
 }
 

@@ -68,6 +68,7 @@ SchemeRow scheme_gptq();
 SchemeRow scheme_awq();
 SchemeRow scheme_mlx();
 SchemeRow scheme_pack_quantized();
+SchemeRow scheme_bnb();
 
 /// apply_schemes with a given quantization config (nullopt: detect by the parts' names and
 /// dtypes); `config_name` names it in messages. For tests and the fuzz harness.
