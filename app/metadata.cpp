@@ -12,12 +12,12 @@ namespace tensor_inspect::app {
 namespace {
 
 // Metadata is untrusted: shown escaped, never sent raw to the terminal.
-std::string escape_text(std::string_view s) { return escape_untrusted(s, true); }
+std::string escape_meta(std::string_view s) { return escape_untrusted(s, true); }
 
 using Json = nlohmann::ordered_json;
 
 // Invalid UTF-8 in a file's strings is replaced, not thrown on: the listing's spelling.
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dump_json(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // Python's word for a metadata float that JSON has none for (nan, inf, -inf; GGUF float
 // keys may hold them), or nullptr for any other value.
@@ -43,7 +43,7 @@ Json finite_json(const Json& v) {
 constexpr std::size_t kMetaItems = 8, kMetaEdgeItems = 3;
 std::string meta_text(const Json& v, bool full) {
   if (v.is_string()) {
-    std::string s = escape_text(v.get_ref<const std::string&>()), q = "\"";
+    std::string s = escape_meta(v.get_ref<const std::string&>()), q = "\"";
     for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
     return q + "\"";
   }
@@ -60,7 +60,7 @@ std::string meta_text(const Json& v, bool full) {
     }
     return s + (cut ? "] (" + std::to_string(v.size()) + " items)" : "]");
   }
-  return escape_text(dump(v));
+  return escape_meta(dump_json(v));
 }
 
 // The text of one metadata entry's value: a long array left in the file (GGUF) decodes
@@ -89,12 +89,12 @@ void render_meta(const LoadedFile& file, bool json, bool full, OutBuffer& out) {
       j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.decoded())}});
     j["tensor_count"] = file.tensors.size();
     j["warnings"] = file.warnings;
-    out.write(dump(j));
+    out.write(dump_json(j));
     out.put('\n');
     return;
   }
   for (const auto& m : file.metadata) {
-    out.write(escape_text(m.key) + " (" + escape_text(m.type) + "): " + meta_text(m, full));
+    out.write(escape_meta(m.key) + " (" + escape_meta(m.type) + "): " + meta_text(m, full));
     out.put('\n');
   }
   out.write(count_of(file.metadata.size(), "metadata entry", "metadata entries") + ", " +

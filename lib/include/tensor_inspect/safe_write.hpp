@@ -94,6 +94,9 @@ class OutputFiles {
     const void* ticket = nullptr;
   };
   void discard(Staged& s);
+  /// Creates `s`'s temporary file (O_EXCL, the replaced file's mode), stages it and returns
+  /// its open descriptor; Error(Io) naming the path when it cannot.
+  int stage_file(Staged s);
   TempFileHooks hooks_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> protected_;  ///< (st_dev, st_ino) of the inputs
   std::vector<Staged> staged_;

@@ -138,6 +138,20 @@ OutputTarget OutputFiles::check(const std::string& path, bool binary) const {
   return t;
 }
 
+int OutputFiles::stage_file(Staged s) {
+  // O_EXCL: the name is ours alone; mode 0666 less the umask, as a new file gets, or the mode
+  // of the file it replaces.
+  const std::string tmp = s.target.file + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(staged_.size());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) cannot_write(s.target.path, s.type, errno);
+  s.tmp = tmp;
+  if (hooks_.created) s.ticket = hooks_.created(tmp);
+  staged_.push_back(std::move(s));  // from here the destructor removes it
+  struct stat old {};
+  if (::stat(staged_.back().target.file.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(fd, old.st_mode & 07777);
+  return fd;
+}
+
 void OutputFiles::write(const std::string& path, std::string_view bytes, const std::string& type, bool binary) {
   Staged s{check(path, binary), type, {}, {}, {}, nullptr};
   if (s.target.kind == OutputTarget::Kind::Stream) {
@@ -145,16 +159,7 @@ void OutputFiles::write(const std::string& path, std::string_view bytes, const s
     staged_.push_back(std::move(s));
     return;
   }
-  // O_EXCL: the name is ours alone; mode 0666 less the umask, as a new file gets, or the mode
-  // of the file it replaces.
-  const std::string tmp = s.target.file + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(staged_.size());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) cannot_write(path, type, errno);
-  s.tmp = tmp;
-  if (hooks_.created) s.ticket = hooks_.created(tmp);
-  staged_.push_back(std::move(s));  // from here the destructor removes it
-  struct stat old {};
-  if (::stat(staged_.back().target.file.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(fd, old.st_mode & 07777);
+  const int fd = stage_file(std::move(s));
   const bool ok = write_all(fd, bytes);
   const int err = errno;
   if (::close(fd) != 0 && ok) cannot_write(path, type, errno);
@@ -169,16 +174,8 @@ void OutputFiles::write_with(const std::string& path, const std::string& type, b
     staged_.push_back(std::move(s));
     return;
   }
-  const std::string tmp = s.target.file + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(staged_.size());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) cannot_write(path, type, errno);
-  s.tmp = tmp;
-  if (hooks_.created) s.ticket = hooks_.created(tmp);
-  staged_.push_back(std::move(s));  // from here the destructor removes it
-  struct stat old {};
-  if (::stat(staged_.back().target.file.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(fd, old.st_mode & 07777);
-  ::close(fd);
-  fill(tmp);
+  ::close(stage_file(std::move(s)));
+  fill(staged_.back().tmp);
 }
 
 void OutputFiles::commit() {
