@@ -24,6 +24,15 @@ void SchemeInput::fail(const std::string& logical, const std::string& part, std:
               file + ": tensor '" + logical + "': part '" + part + "' (" + std::string(scheme) + "): " + what);
 }
 
+std::int64_t SchemeInput::scaled(const std::string& logical, const TensorEntry& part, std::string_view scheme,
+                                 std::int64_t dim, std::int64_t factor) const {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(dim, factor, &r))
+    fail(logical, part.name, scheme,
+         "shape " + shape_repr(part.shape) + ": " + std::to_string(dim) + " x " + std::to_string(factor) + " values overflows");
+  return r;
+}
+
 void SchemeInput::fail_config(const std::string& key, const std::string& what) const {
   throw Error(ErrorCode::BadFile, config_name + ": quantization_config." + key + ": " + what);
 }
