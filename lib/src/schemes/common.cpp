@@ -9,12 +9,17 @@ namespace tensor_inspect {
 
 const TensorEntry* SchemeInput::find(const std::string& name) const {
   const auto it = by_name.find(name);
-  return it == by_name.end() ? nullptr : it->second;
+  // A tensor of a shard that cannot be read has no dtype or shape to recognise a part by:
+  // detection passes it by (the parts stay listed as stored), part() says where it is.
+  return it == by_name.end() || it->second->details().layout_unknown ? nullptr : it->second;
 }
 
 const TensorEntry& SchemeInput::part(const std::string& logical, const std::string& name,
                                      std::string_view scheme) const {
   if (const TensorEntry* e = find(name)) return *e;
+  if (const auto it = by_name.find(name); it != by_name.end())  // listed by an index, its shard unreadable
+    fail(logical, name, scheme, (it->second->note.empty() ? std::string("in a shard that cannot be read") : it->second->note) +
+                                    ": its values cannot be decoded (--stored lists the parts)");
   fail(logical, name, scheme, "missing");
 }
 

@@ -25,7 +25,7 @@ struct SchemeInput {
   /// The part `name` of the logical tensor `logical`; throws Error(BadFile) naming both
   /// and the scheme when it is missing.
   const TensorEntry& part(const std::string& logical, const std::string& name, std::string_view scheme) const;
-  /// Like part(), nullptr when missing.
+  /// Like part(), nullptr when missing or in a shard that cannot be read.
   const TensorEntry* find(const std::string& name) const;
   /// Error(BadFile) "FILE: tensor 'LOGICAL': part 'PART' (scheme): WHAT".
   [[noreturn]] void fail(const std::string& logical, const std::string& part, std::string_view scheme,
