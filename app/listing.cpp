@@ -111,6 +111,7 @@ bool put_plain_entry(const TensorEntry& e, bool first, OutBuffer& out) {
   p = e.dtype ? std::to_chars(p, p + 20, decoded_nbytes(e)).ptr : put_text(p, "null");
   p = put_text(p, ",\"offset\":");
   p = std::to_chars(p, p + 20, e.offset).ptr;
+  p = put_text(p, ",\"parts\":null");  // a scheme's logical tensor takes the writer below
   if (e.note.empty()) {
     p = put_text(p, ",\"note\":null}");
   } else {
@@ -157,13 +158,16 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
       out.write(",\"offset\":");
       put_int(e.offset, out);
     }
+    out.write(",\"parts\":");  // in every row, so the keys never depend on the file
     if (const auto& parts = e.details().scheme_parts; !parts.empty()) {  // a quantization scheme's logical tensor
-      out.write(",\"parts\":[");
+      out.put('[');
       for (std::size_t k = 0; k < parts.size(); ++k) {
         if (k) out.put(',');
         put_json_string(parts[k], out);
       }
       out.put(']');
+    } else {
+      out.write("null");
     }
     out.write(",\"note\":");
     if (e.note.empty()) out.write("null");

@@ -20,6 +20,7 @@
 #include "progress.hpp"
 #include "stats_report.hpp"
 #include "tensor_errors.hpp"
+#include "totals.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/frontend.hpp"
 #include "tensor_inspect/memoryview.hpp"
@@ -79,7 +80,7 @@ StatsRow stats_row_of(const TensorEntry& entry) {
   r.stored_type = entry.stored_type;
   r.shape = entry.shape;
   r.nbytes = entry.nbytes;
-  r.group = entry.details().ggml_type || !entry.dtype ? entry.stored_type : std::string(dtype_info(*entry.dtype).name);
+  r.group = std::string(stored_type_of(entry));
   return r;
 }
 

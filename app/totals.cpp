@@ -12,7 +12,11 @@
 namespace tensor_inspect::app {
 
 std::string_view stored_type_of(const TensorEntry& e) {
-  if (e.details().ggml_type || !e.dtype) return e.stored_type;
+  // Where the stored bytes are not elements of the dtype the values come out as (GGUF blocks, a
+  // safetensors F8_E8M0 or F4 decoded to float32, a quantization scheme's parts), counting them
+  // under that dtype would say "float32 261 B" of bytes that hold no float32.
+  const EntryDetails& d = e.details();
+  if (d.ggml_type || d.blocks_file || !d.scheme_parts.empty() || !e.dtype) return e.stored_type;
   return dtype_info(*e.dtype).name;
 }
 

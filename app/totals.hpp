@@ -31,8 +31,9 @@ struct Totals {
   std::vector<TypeTotal> by_type;  ///< most bytes first, then by type name
 };
 
-/// The stored type a tensor counts under: its dtype's name, or for a GGUF block-quantized
-/// tensor (and one whose values cannot be decoded) the format's own type name.
+/// The stored type a tensor counts under: its dtype's name, or where the stored bytes are not
+/// that dtype's elements (a GGUF block-quantized tensor, a safetensors F8_E8M0/F4, a quantization
+/// scheme's logical tensor, one whose values cannot be decoded) the stored type the listing shows.
 std::string_view stored_type_of(const TensorEntry& e);
 /// Sums the entries' header facts.
 Totals totals_of(const std::vector<TensorEntry>& entries);

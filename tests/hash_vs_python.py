@@ -203,6 +203,14 @@ for name, e in expected.items():
   tally.check(f"state_dict.pt '{name}' ({e['dtype']}, stride {e['stride']}): sha256 of torch.load's values",
               got.get(name) == hashlib.sha256(canonical(x, e["dtype"])).hexdigest(), str(got.get(name)))
 
+# The count line says "1 tensor" for one, as validate's "1 file" (it said "1 tensors").
+one_manifest = subprocess.run([BIN, "hash", "--json", path("c.npy")], capture_output=True, text=True)
+with open(path("one.manifest.json"), "w") as f: f.write(one_manifest.stdout)
+one_check = subprocess.run([BIN, "hash", "--check", path("one.manifest.json"), path("c.npy")], capture_output=True, text=True)
+tally.check("--check of one tensor: '1 tensor: 1 OK, ...'", one_check.returncode == 0 and
+            one_check.stdout.splitlines()[-1:] == ["1 tensor: 1 OK, 0 changed, 0 missing, 0 added"],
+            f"{one_check.returncode} {one_check.stdout!r} {one_check.stderr!r}")
+
 # A remote copy (nginx, range requests): the same hashes, and --check against its URL.
 if shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"):
   from nginx_server import Nginx

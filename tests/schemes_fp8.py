@@ -108,6 +108,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.get("stored_type") == "fp8 e4m3, 128x128 block scales", f"stored type: {r.get('stored_type')}")
     check(r.get("parts") == ["model.layers.0.mlp.down_proj.weight", "model.layers.0.mlp.down_proj.weight_scale_inv"],
           f"parts: {r.get('parts')}")
+    plain = rows.get("model.norm.weight", {})
+    check(sorted(plain) == sorted(r) and "parts" in plain and plain["parts"] is None,
+          f"a plain tensor's row has the keys of a logical tensor's (parts null): {sorted(plain)} vs {sorted(r)}")
     text = run(model, "--list").stdout
     check("fp8 e4m3, 128x128 block scales (weight, weight_scale_inv" in text, "text listing names the scheme and parts:\n" + text)
     for name, w in want.items():

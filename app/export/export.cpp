@@ -65,11 +65,8 @@ int run_export(const ExportOptions& o) {
   const std::string ext = fs::path(o.output).extension().string();
   if (ext != ".npy" && ext != ".npz" && ext != ".safetensors")
     throw Error(ErrorCode::Usage, "export: " + o.output + ": the output's extension chooses its format: .npy, .npz or .safetensors");
-  std::optional<DType> cast;
-  if (o.dtype) {
-    cast = dtype_from_name(*o.dtype);
-    if (!cast || is_weak(*cast)) throw Error(ErrorCode::Usage, "export: --dtype " + *o.dtype + " is not a tinygrad dtype");
-  }
+  std::optional<DType> cast;  // the one table of dtype names every option reads (bf16, torch.float16, F8_E4M3, ...)
+  if (o.dtype) cast = parse_dtype_name(*o.dtype, "export: --dtype");
   std::error_code ec;
   if (!o.force && (fs::exists(fs::symlink_status(o.output, ec)) || fs::is_symlink(o.output, ec)))
     throw Error(ErrorCode::Usage, "export: " + o.output + " exists: --force replaces it");

@@ -126,7 +126,7 @@ int run_hash_check(const HashOptions& o) {
   } else {
     for (const Row& r : rows)
       if (!o.quiet || r.status != Status::Ok) out.write(escape_untrusted(r.name, true) + ": " + std::string(status_word(r.status)) + "\n");
-    out.write(std::to_string(rows.size()) + " tensors: " + std::to_string(counts[Status::Ok]) + " OK, " +
+    out.write(std::to_string(rows.size()) + (rows.size() == 1 ? " tensor: " : " tensors: ") + std::to_string(counts[Status::Ok]) + " OK, " +
               std::to_string(counts[Status::Changed]) + " changed, " + std::to_string(counts[Status::Missing]) + " missing, " +
               std::to_string(counts[Status::Added]) + " added\n");
   }

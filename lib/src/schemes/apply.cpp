@@ -127,6 +127,8 @@ void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, con
   for (const SchemeRow* row : rows) {
     for (const TensorEntry& e : f.tensors) {
       if (!e.name.ends_with(row->key_suffix) || claimed.count(e.name)) continue;
+      // Without a config, a part in an unreadable shard marks nothing: its parts stay listed as stored.
+      if (!in.config && e.details().layout_unknown) continue;
       const std::string prefix = e.name.substr(0, e.name.size() - row->key_suffix.size());
       std::optional<LogicalTensor> lt = row->build(in, prefix);
       if (!lt) continue;

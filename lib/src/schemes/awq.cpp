@@ -9,6 +9,8 @@
 //          w[c, i] = (q(i, c) - z(i / group, c)) * scales[i / group, c], no zero offset
 //   (casper-hansen/AutoAWQ awq/utils/packing_utils.py: unpack_awq, reverse_awq_order,
 //   dequantize_gemm, which gives [in, out]; transformers' nn.Linear layout is [out, in].)
+#include <cstdint>
+
 #include "decode/packed_int.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
@@ -26,7 +28,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
     const TensorEntry* w = in.find(prefix + ".qweight");
     const TensorEntry* s = in.find(prefix + ".scales");
     if (!w || !s || !in.find(prefix + ".qzeros") || w->shape.size() != 2 || s->shape.size() != 2 ||
-        w->shape[1] * 8 != s->shape[1] || in.find(prefix + ".g_idx"))
+        w->shape[1] > INT64_MAX / 8 || w->shape[1] * 8 != s->shape[1] || in.find(prefix + ".g_idx"))
       return std::nullopt;
   }
   if (config_int(in, "bits", 4) != 4) in.fail_config("bits", "AWQ GEMM is decoded for 4 bits only");
@@ -39,7 +41,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   const int kind = scale_kind(in, logical, sc, kName);
   if (sc.shape.size() != 2)
     in.fail(logical, sc.name, kName, "shape " + shape_text(sc.shape) + " is not 2-D [groups, out]");
-  const std::int64_t inn = qw.shape[0], out = qw.shape[1] * 8, groups = sc.shape[0];
+  const std::int64_t inn = qw.shape[0], out = in.scaled(logical, qw, kName, qw.shape[1], 8), groups = sc.shape[0];
   if (sc.shape[1] != out)
     in.fail(logical, sc.name, kName,
             "shape " + shape_text(sc.shape) + ", but qweight " + shape_text(qw.shape) + " packs " +

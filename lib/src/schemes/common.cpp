@@ -9,12 +9,17 @@ namespace tensor_inspect {
 
 const TensorEntry* SchemeInput::find(const std::string& name) const {
   const auto it = by_name.find(name);
-  return it == by_name.end() ? nullptr : it->second;
+  // A tensor of a shard that cannot be read has no dtype or shape to recognise a part by:
+  // detection passes it by (the parts stay listed as stored), part() says where it is.
+  return it == by_name.end() || it->second->details().layout_unknown ? nullptr : it->second;
 }
 
 const TensorEntry& SchemeInput::part(const std::string& logical, const std::string& name,
                                      std::string_view scheme) const {
   if (const TensorEntry* e = find(name)) return *e;
+  if (const auto it = by_name.find(name); it != by_name.end())  // listed by an index, its shard unreadable
+    fail(logical, name, scheme, (it->second->note.empty() ? std::string("in a shard that cannot be read") : it->second->note) +
+                                    ": its values cannot be decoded (--stored lists the parts)");
   fail(logical, name, scheme, "missing");
 }
 
@@ -22,6 +27,15 @@ void SchemeInput::fail(const std::string& logical, const std::string& part, std:
                        const std::string& what) const {
   throw Error(ErrorCode::BadFile,
               file + ": tensor '" + logical + "': part '" + part + "' (" + std::string(scheme) + "): " + what);
+}
+
+std::int64_t SchemeInput::scaled(const std::string& logical, const TensorEntry& part, std::string_view scheme,
+                                 std::int64_t dim, std::int64_t factor) const {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(dim, factor, &r))
+    fail(logical, part.name, scheme,
+         "shape " + shape_repr(part.shape) + ": " + std::to_string(dim) + " x " + std::to_string(factor) + " values overflows");
+  return r;
 }
 
 void SchemeInput::fail_config(const std::string& key, const std::string& what) const {

@@ -13,6 +13,7 @@
 //   maxq, + 1; (qweight >> wf) & maxq; scales * (weight - zeros); qlinear_cuda.py indexes
 //   scales and zeros by g_idx. The layout [out, in] is nn.Linear's.)
 // 3-bit GPTQ packs fields across words and is refused, naming the part.
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -83,7 +84,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   // Bits: from config.json, else from qzeros' packing of the outputs.
   std::int64_t bits = config_int(in, "bits", 0);
   if (bits == 0) {
-    if (qz.shape[1] == 0 || (out * 32) % qz.shape[1] != 0 || out * 32 / qz.shape[1] < 1)
+    if (qz.shape[1] == 0 || out > INT64_MAX / 32 || (out * 32) % qz.shape[1] != 0 ||
+        out * 32 / qz.shape[1] < 1)
       in.fail(logical, qz.name, kName,
               "shape " + shape_text(qz.shape) + " does not pack " + std::to_string(out) + " outputs");
     bits = qz.shape[1] * 32 / out;  // qzeros [groups, out*bits/32]
@@ -93,7 +95,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       in.fail_config("bits", std::to_string(bits) + " is not 2, 4 or 8 (3-bit GPTQ is not decoded)");
     in.fail(logical, qz.name, kName, "packs " + std::to_string(bits) + "-bit zeros; only 2, 4 and 8 bits are decoded");
   }
-  const std::int64_t pack = 32 / bits, inn = qw.shape[0] * pack;
+  const std::int64_t pack = 32 / bits, inn = in.scaled(logical, qw, kName, qw.shape[0], pack);
   if (out % pack != 0 || qz.shape != Shape{groups, out / pack})
     in.fail(logical, qz.name, kName,
             "shape " + shape_text(qz.shape) + ", but " + std::to_string(groups) + " groups of " + std::to_string(out) +

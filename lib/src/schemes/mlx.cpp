@@ -51,7 +51,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   const TensorEntry& b = in.part(logical, prefix + ".biases", kName);
   if (w.shape.size() != 2)
     in.fail(logical, w.name, kName, "shape " + shape_text(w.shape) + " is not 2-D [out, in*bits/32]");
-  const std::int64_t pack = 32 / bits, out = w.shape[0], inn = w.shape[1] * pack;
+  const std::int64_t pack = 32 / bits, out = w.shape[0], inn = in.scaled(logical, w, kName, w.shape[1], pack);
   const int ks = scale_kind(in, logical, s, kName), kb = scale_kind(in, logical, b, kName);
   const Shape want{out, inn / group};
   if (inn % group != 0 || s.shape != want)

@@ -49,7 +49,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
     in.fail(logical, s.name, kName,
             "shape " + shape_text(s.shape) + " does not match blocks " + shape_text(bs) + " without the last axis");
   const bool experts = bs.size() == 4;
-  const std::int64_t E = experts ? bs[0] : 1, R = bs[bs.size() - 3], G = bs[bs.size() - 2], C = G * 32;
+  const std::int64_t E = experts ? bs[0] : 1, R = bs[bs.size() - 3], G = bs[bs.size() - 2],
+                     C = in.scaled(logical, b, kName, G, 32);
   const auto bf = part_file(in, logical, b, kName), sf = part_file(in, logical, s, kName);
   LogicalTensor lt;
   lt.parts = {b.name, s.name};

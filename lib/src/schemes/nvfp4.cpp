@@ -45,7 +45,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       in.fail_config("group_size", v.dump() + " is not a positive even integer");
     group = v.get<std::int64_t>();
   }
-  const std::int64_t out = w.shape[0], inn = w.shape[1] * 2;
+  const std::int64_t out = w.shape[0], inn = in.scaled(logical, w, kName, w.shape[1], 2);
   const Shape want{out, inn / group};
   if (inn % group != 0 || s.shape != want)
     in.fail(logical, s.name, kName,

@@ -25,11 +25,16 @@ struct SchemeInput {
   /// The part `name` of the logical tensor `logical`; throws Error(BadFile) naming both
   /// and the scheme when it is missing.
   const TensorEntry& part(const std::string& logical, const std::string& name, std::string_view scheme) const;
-  /// Like part(), nullptr when missing.
+  /// Like part(), nullptr when missing or in a shard that cannot be read.
   const TensorEntry* find(const std::string& name) const;
   /// Error(BadFile) "FILE: tensor 'LOGICAL': part 'PART' (scheme): WHAT".
   [[noreturn]] void fail(const std::string& logical, const std::string& part, std::string_view scheme,
                          const std::string& what) const;
+  /// `dim * factor` (a stored dimension times the values each element packs), or fail() naming
+  /// the part when the logical dimension would overflow int64 (a header may declare a huge
+  /// axis beside a zero one, which holds no bytes).
+  std::int64_t scaled(const std::string& logical, const TensorEntry& part, std::string_view scheme, std::int64_t dim,
+                      std::int64_t factor) const;
   /// Error(BadFile) "CONFIG: quantization_config.KEY: WHAT".
   [[noreturn]] void fail_config(const std::string& key, const std::string& what) const;
 };
