@@ -117,8 +117,10 @@ inline void inspect(const ti::LoadedFile& f) {
     if (n++ == kMaxTensors) break;
     guarded([&] { realize_and_render(e.load()); });
   }
-  // Metadata a loader left in the file (GGUF arrays) is decoded here, as --meta --json does.
-  for (const ti::MetaEntry& m : f.metadata) guarded([&] { (void)m.decoded().dump(); });
+  // Metadata a loader left in the file (GGUF arrays) is decoded here and dumped as --meta
+  // --json does: invalid UTF-8 in a file's strings is replaced, not thrown on.
+  for (const ti::MetaEntry& m : f.metadata)
+    guarded([&] { (void)m.decoded().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace); });
 }
 
 }  // namespace fuzz
