@@ -98,6 +98,9 @@ struct Limits {
 /// tensor holding a JSON object of a few keys, about 200 bytes): a larger one is refused,
 /// naming the part, before it is parsed. Fixed.
 inline constexpr std::uint64_t kMaxQuantStateBytes = std::uint64_t{1} << 16;
+/// Most bytes of a model folder's config.json read for its quantization config (that of the
+/// largest models is a few KB): a larger one is Error(BadFile) naming it, before it is read. Fixed.
+inline constexpr std::uint64_t kMaxConfigJsonBytes = std::uint64_t{16} << 20;
 /// Most nesting levels of a tensor literal (`[[1, 2], [3, 4]]` is 2; a tuple counts as a
 /// list): deeper literals are refused with Error(BadLiteral) "nesting deeper than 64 levels"
 /// instead of exhausting the stack of the recursive-descent parser. Fixed: as many levels

@@ -29,8 +29,6 @@ const std::vector<SchemeRow>& scheme_table() {
 
 namespace {
 
-constexpr std::uintmax_t kConfigBytes = 16u << 20;  // config.json of the largest models is a few KB
-
 /// The folder whose config.json applies: the model folder, or the index's folder.
 std::optional<std::filesystem::path> config_folder(const LoadedFile& f) {
   namespace fs = std::filesystem;
@@ -50,8 +48,8 @@ void read_config(const LoadedFile& f, SchemeInput& in, std::vector<std::string>&
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return;
   in.config_name = path.string();
-  if (fs::file_size(path, ec) > kConfigBytes)
-    throw Error(ErrorCode::BadFile, in.config_name + ": over " + std::to_string(kConfigBytes) + " bytes");
+  if (fs::file_size(path, ec) > kMaxConfigJsonBytes)
+    throw Error(ErrorCode::BadFile, in.config_name + ": over " + std::to_string(kMaxConfigJsonBytes) + " bytes");
   std::ifstream stream(path, std::ios::binary);
   std::stringstream text;
   text << stream.rdbuf();
