@@ -45,8 +45,9 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect weights.npy                           a NumPy file (any dtype, big-endian, Fortran order)
   tensor-inspect model.safetensors                     several tensors: a listing from the header alone
   tensor-inspect model.safetensors --name norm.weight  one tensor's values
-  tensor-inspect model.safetensors --name 'layers.*.mlp.*' --jsonl | jq -c '{name, shape}'
-                                                       globs (repeatable) or --all: one JSON line per tensor
+  tensor-inspect model.safetensors --name 'layers.*.mlp.*' --header --jsonl | jq -c '{name, shape}'
+                                                       globs (repeatable) or --all: one JSON line per tensor;
+                                                       --header: no values read or written (JSON keeps them all)
   tensor-inspect ./hf-model/ --list                    a model folder (shards and index) as one checkpoint
   tensor-inspect m.safetensors --name lm_head.weight --expect dtype=bfloat16 --expect shape=32000,4096
   tensor-inspect x.npy --assert '(x.abs() < 100).all()'   checks: exit 1 and each failure with its value

@@ -18,7 +18,7 @@ The convention (docs/README.md says it for writers):
 Also checked: README.md has at most 250 lines; every relative link of README.md and docs/
 names a file that exists; docs/limits.md names every cap of limits.hpp.
 
-`doc_examples.py BIN --fill` writes the actual output under each example that shows none (for
+`doc_examples.py BIN --fill [FILE...]` writes the actual output under each example that shows none (for
 writers; review the diff and shorten long outputs with `...`).
 """
 import os
@@ -56,22 +56,28 @@ def doc_files():
 
 
 def examples(path):
-    """[(line_index, command, [expected lines])] of one file's console blocks."""
-    found, in_block, current = [], False, None
+    """[(line_index, command, [expected lines])] of one file's console blocks, and the indices of
+    `$ tensor-inspect` lines in other fenced blocks."""
+    found, stray, in_block, current = [], [], False, None
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
+    fence = None
     for i, line in enumerate(lines):
         if not in_block:
-            in_block = line.strip() == "```console"
+            if line.strip().startswith("```"):
+                fence = None if fence else line.strip()
+                in_block = fence == "```console"
+            elif fence and line.strip().startswith("$ tensor-inspect"):
+                stray.append(i)  # an example outside a console block would never run
             continue
         if line.strip() == "```":
-            in_block, current = False, None
+            in_block, current, fence = False, None, None
         elif line.startswith("$ "):
             current = (i, line[2:], [])
             found.append(current)
         elif current is not None:
             current[2].append(line)
-    return found, lines
+    return found, stray, lines
 
 
 def pattern(expected):
@@ -131,6 +137,7 @@ def check_limits(failures):
 def main():
     binary = os.path.abspath(sys.argv[1])
     fill = "--fill" in sys.argv[2:]
+    only = [os.path.abspath(a) for a in sys.argv[2:] if a != "--fill"]
     failures, skipped, ran = [], [], 0
     with tempfile.TemporaryDirectory(prefix="doc-examples-") as tmp:
         workdir, bindir = os.path.join(tmp, "work"), os.path.join(tmp, "bin")
@@ -145,9 +152,13 @@ def main():
         for var in ("TI_CACHE_DIR", "TI_CACHE_SIZE", "TI_TIMEOUT", "HF_TOKEN", "TI_HF_ENDPOINT"):
             env.pop(var, None)
         for path in doc_files():
+            if only and path not in only:
+                continue
             rel = os.path.relpath(path, ROOT)
-            found, lines = examples(path)
+            found, stray, lines = examples(path)
             check_links(path, lines, failures)
+            for i in stray:
+                failures.append(f"{rel}:{i + 1}: an example outside a ```console block: {lines[i].strip()}")
             inserts = []
             for index, command, expected in found:
                 where = f"{rel}:{index + 1}"
