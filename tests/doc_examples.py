@@ -16,11 +16,14 @@ The convention (docs/README.md says it for writers):
   pipe): many-tensor examples use --header, --stats or a summary, never every value.
 
 Also checked: README.md has at most 250 lines; every relative link of README.md and docs/
-names a file that exists; docs/limits.md names every cap of limits.hpp.
+names a file that exists; docs/limits.md names every cap of limits.hpp; docs/json.md's table names
+every top-level key of every schema in schemas/.
 
 `doc_examples.py BIN --fill [FILE...]` writes the actual output under each example that shows none (for
 writers; review the diff and shorten long outputs with `...`).
 """
+import glob
+import json
 import os
 import re
 import subprocess
@@ -134,6 +137,24 @@ def check_limits(failures):
     return len(caps)
 
 
+def check_json_keys(failures):
+    """docs/json.md's table names every top-level key of every schema, in the row of its kind."""
+    with open(os.path.join(ROOT, "docs/json.md"), encoding="utf-8") as f:
+        rows = {m.group(1): line for line in f for m in [re.match(r"\| `(\w+)` \|", line)] if m}
+    schemas = sorted(glob.glob(os.path.join(ROOT, "schemas", "*.schema.json")))
+    for path in schemas:
+        kind = os.path.basename(path).split(".")[0]
+        with open(path) as f:
+            keys = [k for k in json.load(f)["properties"] if k not in ("schema_version", "kind")]
+        if kind not in rows:
+            failures.append(f"docs/json.md has no row for the kind `{kind}` ({os.path.relpath(path, ROOT)})")
+            continue
+        for k in keys:
+            if f"`{k}`" not in rows[kind]:
+                failures.append(f"docs/json.md: the row of `{kind}` does not name its key `{k}`")
+    return len(schemas)
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     fill = "--fill" in sys.argv[2:]
@@ -193,6 +214,7 @@ def main():
                 with open(path, "w", encoding="utf-8") as f:
                     f.write("\n".join(lines))
         caps = check_limits(failures)
+        kinds = check_json_keys(failures)
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme_lines = len(f.read().splitlines())
     if readme_lines > README_MAX_LINES:
@@ -204,7 +226,7 @@ def main():
     for f in failures:
         print(f"FAIL {f}")
     print(f"{ran} examples run, {len(skipped)} not run (listed above), {len(failures)} failures; "
-          f"README.md {readme_lines} lines; docs/limits.md names all {caps} caps" if not failures else
+          f"README.md {readme_lines} lines; docs/limits.md names all {caps} caps; docs/json.md all {kinds} kinds' keys" if not failures else
           f"{ran} examples run, {len(skipped)} not run, {len(failures)} failures")
     return 1 if failures else 0
 
