@@ -126,7 +126,8 @@ def check_links(path, lines, failures):
 def check_limits(failures):
     with open(os.path.join(ROOT, "lib/include/tensor_inspect/limits.hpp")) as f:
         header = f.read()
-    caps = re.findall(r"std::uint64_t (\w+) = ", header) + re.findall(r"constexpr [\w:]+ (kMax\w+) = ", header)
+    caps = list(dict.fromkeys(re.findall(r"std::uint64_t (\w+) = ", header)
+                              + re.findall(r"constexpr [\w:]+ (kMax\w+) = ", header)))
     with open(os.path.join(ROOT, "docs/limits.md")) as f:
         page = f.read()
     missing = [c for c in caps if f"`{c}`" not in page]
