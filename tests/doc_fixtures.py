@@ -11,7 +11,9 @@ digit is deterministic:
 - `converted.safetensors`: the same tensors in float32, one value of `model.norm.weight` off
   by 1/64 (a conversion to check with diff);
 - `x.npy` (float32, 3 x 4), `big.npy` (float32 arange of 5000), `a.npz`, `b.npz` (b's `w`
-  differs from a's in one element), `broken.safetensors` (two tensors overlapping, a hole).
+  differs from a's in one element), `broken.safetensors` (two tensors overlapping, a hole);
+- `fp8-model/`: a quantized folder as DeepSeek-V3 and Qwen3-FP8 write it (fp8 e4m3 codes, one
+  float32 scale per 128 x 128 block, `config.json`'s `quantization_config`).
 """
 import json
 import os
@@ -20,7 +22,7 @@ import struct
 
 import numpy as np
 
-from quant_writers import bf16_bytes, write_safetensors
+from quant_writers import bf16_bytes, fp8_block_quantize, write_config, write_safetensors
 
 VOCAB, HIDDEN, LAYERS, HEADS, FFN = 64, 16, 2, 2, 32
 
@@ -81,6 +83,19 @@ def make(folder, repo_root):
     w_b[1, 2] += np.float32(0.5)
     np.savez(os.path.join(folder, "b.npz"), w=w_b, ids=ids)
     write_broken(os.path.join(folder, "broken.safetensors"))
+    write_fp8_model(os.path.join(folder, "fp8-model"))
+
+
+def write_fp8_model(folder):
+    """A DeepSeek-V3-style fp8 block checkpoint: one 256 x 128 weight in 128 x 128 blocks."""
+    os.mkdir(folder)
+    w = exact_values(256 * 128, 5).reshape(256, 128)
+    codes, _, scale_raw = fp8_block_quantize(w)
+    write_safetensors(os.path.join(folder, "model.safetensors"), {
+        "model.layers.0.mlp.down_proj.weight": ("F8_E4M3", codes.shape, codes.tobytes()),
+        "model.layers.0.mlp.down_proj.weight_scale_inv": ("F32", (2, 1), scale_raw)})
+    write_config(folder, {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                          "weight_block_size": [128, 128]})
 
 
 def write_broken(path):
