@@ -4,7 +4,7 @@
     TINYGRAD_SRC=/path/to/tinygrad PYENV_VERSION=3.12.1 \\
       python scripts/diff-tinygrad.py --bin build/tensor-inspect --cases 20000 --seed 1
 
-Each case is a literal, a dtype and one to four operations drawn from those the README documents
+Each case is a literal, a dtype and one to four operations drawn from those docs/expressions.md documents
 (literals near dtype edges, empty and 0-d shapes, nan/inf, signed zeros). tinygrad runs them all in
 one worker process (`DEV=PYTHON`, Python >= 3.12, its source tree in TINYGRAD_SRC) that reads cases
 from stdin; the tool runs once per case (`--json --json-nonfinite python`). Compared bit for bit:
@@ -153,7 +153,7 @@ def same_but_zero_sign(a, b):
   if isinstance(a, dict) and isinstance(b, dict): return float.fromhex(a["f"]) == float.fromhex(b["f"])
   return same(a, b)
 
-# The documented kinds of remaining difference (README, "Conformance with tinygrad"): each
+# The documented kinds of remaining difference (docs/parity.md): each
 # disagreement is put in the first kind whose test it passes, else "undocumented: ...".
 DOCUMENTED = [
   ("DEV=PYTHON differs from tinygrad's compiled CPU backend, whose answer the tool gives",
@@ -189,7 +189,7 @@ def decode_enc(v):
 def record(tg, cpu, src, dst):
   """Runs each case of src (JSON lines: id, input, dtype, expr, note) through tinygrad and writes it with
   tinygrad's answer as `expect`, in the conformance case format (tests/conformance.py reads it): DEV=PYTHON's,
-  or the compiled CPU backend's for a case marked "backend": "CPU" (the README says where the tool follows it)."""
+  or the compiled CPU backend's for a case marked "backend": "CPU" (docs/parity.md says where the tool follows it)."""
   with open(src) as f, open(dst, "w") as out:
     for line in f:
       if not line.strip(): continue

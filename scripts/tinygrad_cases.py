@@ -1,5 +1,5 @@
 """The random cases of scripts/diff-tinygrad.py: a literal near its dtype's edges (empty and 0-d
-shapes, nan/inf, signed zeros), a dtype, and one to four of the operations the README documents.
+shapes, nan/inf, signed zeros), a dtype, and one to four of the operations docs/expressions.md documents.
 Deterministic: the same random.Random seed gives the same cases.
 """
 import math

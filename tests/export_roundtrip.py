@@ -84,7 +84,7 @@ tally.check("-e 'x[1:, ::2] * 2': NumPy's a[1:, ::2] * 2", rc == 0 and same_bits
 rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", "float32", "-o", path("bf.npy")])
 want = (np.frombuffer(bf, "<u2").astype(np.uint32) << 16).view(np.float32)
 tally.check("bfloat16 --dtype float32 to .npy: the values widened", rc == 0 and same_bits(np.load(path("bf.npy")), want), err)
-# --dtype reads the one table of names every option reads (README): short names, torch's, tags.
+# --dtype reads the one table of names every option reads (docs/inspect.md): short names, torch's, tags.
 for i, name in enumerate(["f32", "torch.float32", "F32", "np.float32"]):
   rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", name, "-o", path(f"bf_{i}.npy")])
   tally.check(f"--dtype {name}: float32 as with --dtype float32", rc == 0 and same_bits(np.load(path(f"bf_{i}.npy")), want), err)

@@ -1,7 +1,7 @@
 """hash: one float32 array written by NumPy (.npy C order, Fortran order, big-endian, both;
 .npz stored and deflated), by hand (safetensors, a PyTorch zip checkpoint, C-ordered and a
 saved transpose) hashes alike, and equal to Python's hashlib.sha256 and to `xxhsum -H2`
-(the xxhash reference) over the canonical bytes the README defines; a one-ulp change hashes
+(the xxhash reference) over the canonical bytes docs/hash.md defines; a one-ulp change hashes
 otherwise; --check exits 0 on a copy (also re-sharded), 1 naming a changed, missing or added
 tensor, 2 on trouble; the manifest validates against schemas/hash.schema.json.
 
@@ -20,7 +20,7 @@ tmp = tempfile.mkdtemp(prefix="ti-hash-")
 
 
 def canonical(a, dtype_name):
-  """The canonical stream of README's "Content hashes": 'DTYPE SHAPE\\n', then C-order LE bytes."""
+  """The canonical stream of docs/hash.md: 'DTYPE SHAPE\\n', then C-order LE bytes."""
   le = np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<"))
   return f"{dtype_name} {tuple(a.shape)!r}\n".encode() + le.tobytes(order="C")
 

@@ -98,7 +98,7 @@ with tempfile.TemporaryDirectory() as out:
     rc, o, e = run(xp, "--assert", "not (x > 10).any()")
     check("--assert 'not (x > 10).any()' passes", rc == 0, f"{rc} {o} {e}")
     rc, o, e = run(xp, "--assert", "x.abs().max() < 1")
-    check("x.abs().max() < 1 passes on a tensor holding NaN (as README warns)", rc == 0, f"{rc} {o} {e}")
+    check("x.abs().max() < 1 passes on a tensor holding NaN (as docs/checks.md warns)", rc == 0, f"{rc} {o} {e}")
     rc, o, e = run(xp, "--assert", "x.abs().max() < 1", "--fail-on", "nan")
     check("--fail-on nan beside it catches the NaN", rc == 1 and "1 nan, first at [1]" in o and "1 check passed" in o, f"{rc} {o} {e}")
     rc, o, e = run(xp, "--assert", "x.sum() < 1")

@@ -23,7 +23,7 @@ constexpr const char* kHashExamples = R"(Examples:
   tensor-inspect hash a.safetensors b.safetensors        the tensors of several files, as one checkpoint
 
 A tensor's hash covers its logical content: its dtype, its shape and its elements in C
-order, little-endian (README: "Content hashes"), so it is the same in .npy (C or Fortran
+order, little-endian (docs/hash.md), so it is the same in .npy (C or Fortran
 order, either byte order), .npz, safetensors, PyTorch and GGUF files and after re-sharding.
 A GGUF block-quantized tensor hashes its quantization type and its stored blocks. A file's
 one unnamed tensor (.npy) is shown under the input's name; a manifest and an input that each
