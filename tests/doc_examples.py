@@ -203,7 +203,8 @@ def main():
                     inserts.append((index + 1, shown + ([f"[exit {rc}]"] if rc else [])))
                     continue
                 if max(written, default=0) > MAX_OUTPUT:
-                    failures.append(f"{where}: tensor-inspect wrote {max(written)} bytes (over {MAX_OUTPUT}): {command}")
+                    failures.append(f"{where}: tensor-inspect wrote {max(written)} bytes "
+                                    f"(over {MAX_OUTPUT}): {command}")
                 if rc != want_rc:
                     failures.append(f"{where}: exit status {rc}, the page says {want_rc}: {command}\n{out}")
                 elif not pattern(expected).fullmatch(out):
@@ -226,9 +227,11 @@ def main():
         failures.append(f"{len(skipped)} examples are not run (at most {MAX_SKIPS}): keep skips few")
     for f in failures:
         print(f"FAIL {f}")
-    print(f"{ran} examples run, {len(skipped)} not run (listed above), {len(failures)} failures; "
-          f"README.md {readme_lines} lines; docs/limits.md names all {caps} caps; docs/json.md all {kinds} kinds' keys" if not failures else
-          f"{ran} examples run, {len(skipped)} not run, {len(failures)} failures")
+    if failures:
+        print(f"{ran} examples run, {len(skipped)} not run, {len(failures)} failures")
+    else:
+        print(f"{ran} examples run, {len(skipped)} not run (listed above), 0 failures; README.md {readme_lines} "
+              f"lines; docs/limits.md names all {caps} caps; docs/json.md all {kinds} kinds' keys")
     return 1 if failures else 0
 
 
