@@ -75,7 +75,7 @@ TEST_CASE("npy header: a header with two faults: loading stops at the first, val
                        "x.npy: header: 'fortran_order' must be True or False, not 'no' at byte 44", ti::Error);
 }
 
-TEST_CASE("npy header: a key given twice and an unknown key: the literal's reader reads past the first when collecting") {
+TEST_CASE("npy header: a key given twice and an unknown key: the literal's reader reads past both when collecting") {
   // The second 'descr' starts at index 17 (byte 27), 'x' at index 72 (byte 82).
   const std::string file =
       test_util::npy(padded("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}"),

@@ -185,7 +185,8 @@ std::optional<JsonFault> json_scan(std::string_view text, const std::function<vo
   std::size_t read_at = 0;
   KeyScan scan(text, duplicate, read_at);
   const char* base = text.data();
-  (void)nlohmann::json::sax_parse(TrackingIterator(base, base, &read_at), TrackingIterator(base + text.size(), base, &read_at), &scan);
+  (void)nlohmann::json::sax_parse(TrackingIterator(base, base, &read_at), TrackingIterator(base + text.size(), base, &read_at),
+                                  &scan);
   return scan.fault_;
 }
 

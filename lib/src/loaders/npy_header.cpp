@@ -33,7 +33,8 @@ void check_npy_keys(const NpyHeader& h, const NpyFaults& faults) {
 // 'shape': a tuple of ints >= 0. Fills h.shape; the first bad dimension ends the walk.
 void read_npy_shape(NpyHeader& h, const PyValue& v, const NpyFaults& faults) {
   if (v.kind != PyValue::Kind::Tuple) {
-    faults({"shape", "key 'shape'", v.at, "shape is not a tuple", "header: 'shape' must be a tuple of ints, not " + py_repr(v)});
+    faults({"shape", "key 'shape'", v.at, "shape is not a tuple",
+            "header: 'shape' must be a tuple of ints, not " + py_repr(v)});
     return;
   }
   if (!faults.collecting() && v.items.size() > kNpyMaxDims)

@@ -329,7 +329,8 @@ class HeaderParser {
         again = v.items[i].kind == PyValue::Kind::Str && v.items[i].str == key.str;
       if (again) recoverable(PyLiteralFault::Kind::DuplicateKey, "duplicate key " + repr(key), key.at - base_, key.str);
       skip_ws();
-      if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after key " + repr(key) + ", found " + describe(pos_));
+      if (pos_ >= text_.size() || text_[pos_] != ':')
+        fail("expected ':' after key " + repr(key) + ", found " + describe(pos_));
       ++pos_;
       v.items.push_back(std::move(key));
       v.items.push_back(value(depth + 1));

@@ -35,7 +35,9 @@ std::optional<std::uint64_t> itemsize_of(const std::string& d) {
   }
   // The sizes numpy.dtype accepts (NumPy 1.24 on x86-64); any other ("<f3") is no dtype,
   // which the loader names, so the data's length says nothing.
-  auto one_of = [n](std::initializer_list<std::uint64_t> sizes) { return std::find(sizes.begin(), sizes.end(), n) != sizes.end(); };
+  auto one_of = [n](std::initializer_list<std::uint64_t> sizes) {
+    return std::find(sizes.begin(), sizes.end(), n) != sizes.end();
+  };
   if (kind == 'b') return one_of({1}) ? std::optional(n) : std::nullopt;
   if (kind == 'i' || kind == 'u') return one_of({1, 2, 4, 8}) ? std::optional(n) : std::nullopt;
   if (kind == 'f') return one_of({2, 4, 8, 16}) ? std::optional(n) : std::nullopt;
@@ -75,7 +77,8 @@ void check_npy(std::span<const std::byte> bytes, std::uint64_t base, Findings& f
                  "has no tinygrad dtype: the tool cannot open this array");
   } else if (descr && descr->kind == PyValue::Kind::List) {
     f.note("unsupported", "key 'descr'", header_at,
-           "descr is a structured dtype (a list of fields), which has no tinygrad dtype: the tool cannot open this array");
+           "descr is a structured dtype (a list of fields), which has no tinygrad dtype: "
+           "the tool cannot open this array");
   } else if (descr) {
     f.error("descr", "key 'descr'", header_at, "descr is neither a string nor a list");
   }
@@ -88,7 +91,8 @@ void check_npy(std::span<const std::byte> bytes, std::uint64_t base, Findings& f
       f.error("data_short", "data", base + data_at,
               "the data holds " + std::to_string(have) + " bytes; shape and descr need " + std::to_string(*need));
     else if (have > *need)
-      f.warning("trailing", "data", base + data_at + *need, std::to_string(have - *need) + " bytes after the array's data");
+      f.warning("trailing", "data", base + data_at + *need,
+                std::to_string(have - *need) + " bytes after the array's data");
   }
 }
 
