@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -99,11 +100,18 @@ class ByteReader {
   std::uint64_t pos_ = 0;
 };
 
+/// a * b, or nullopt when it exceeds 2^63 - 1: the checked product for a caller that
+/// records the fault and reads on (validate).
+inline std::optional<std::uint64_t> mul_in_range(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > static_cast<std::uint64_t>(INT64_MAX) / a) return std::nullopt;
+  return a * b;
+}
+
 /// a * b, or Error(BadFile) "<name>: <what> overflows" when it exceeds 2^63 - 1.
 inline std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const std::string& name, std::string_view what) {
-  if (a != 0 && b > static_cast<std::uint64_t>(INT64_MAX) / a)
-    throw Error(ErrorCode::BadFile, name + ": " + std::string(what) + " overflows");
-  return a * b;
+  const std::optional<std::uint64_t> p = mul_in_range(a, b);
+  if (!p) throw Error(ErrorCode::BadFile, name + ": " + std::string(what) + " overflows");
+  return *p;
 }
 
 }  // namespace tensor_inspect

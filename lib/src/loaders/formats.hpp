@@ -55,12 +55,6 @@ bool sniff_safetensors(std::span<const std::byte> head);
 /// Limits::safetensors_header_bytes, bad JSON, trailing bytes, duplicate names, unknown
 /// dtype tag, offsets out of bounds, overlapping, or not tiling the data).
 LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file);
-/// Parses a JSON header, refusing duplicate keys (nlohmann keeps the last; safetensors'
-/// serde refuses them). `base` is the file offset of text[0] and `object` the name of the
-/// value the text is ("metadata"), for messages. Throws Error(BadFile) "<file>: header is
-/// not valid JSON (...) at byte N", or "<file>: key 'K' appears twice in header object 'O'".
-nlohmann::json parse_json_header(std::string_view text, const std::string& file, std::uint64_t base, std::string_view object);
-
 /// True when `head` is a JSON object that names "weight_map" (a sharded checkpoint's
 /// model.safetensors.index.json, as transformers writes it).
 bool sniff_safetensors_index(std::span<const std::byte> head);

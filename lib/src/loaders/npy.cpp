@@ -11,8 +11,8 @@
 //   5. data: prod(shape) * itemsize bytes in the descr's byte order, row-major, or
 //      column-major when fortran_order is True. Bytes after them are ignored, as numpy does.
 //
-// The header is parsed by npy_header.cpp, a strict reader of Python literals (str, int, bool, None,
-// tuple, list, dict), never evaluated. Structured descrs (a list of fields) parse and are
+// The header is parsed by npy_header.cpp (the parser validate uses too) through py_literal.cpp,
+// a strict reader of Python literals (str, int, bool, None, tuple, list, dict), never evaluated. Structured descrs (a list of fields) parse and are
 // then refused, as are dtypes tinygrad has no counterpart for (complex, strings, ...).
 #include <algorithm>
 #include <bit>
@@ -31,7 +31,6 @@ namespace tensor_inspect {
 namespace {
 
 constexpr unsigned char kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-constexpr std::size_t kNpyMaxDims = 64;  // NPY_MAXDIMS in numpy 2
 
 /// A dtype name numpy.dtype() accepts besides the descr strings ("<f4").
 struct NumpyName {
@@ -124,11 +123,6 @@ Descr parse_descr(const PyValue& v, const std::string& name) {
   throw Error(ErrorCode::BadFile, name + ": header: 'descr' " + py_str_repr(v.str) + " is not a numpy dtype" + at);
 }
 
-const PyValue* find_key(const PyValue& dict, std::string_view key) {
-  for (std::size_t i = 0; i + 1 < dict.items.size(); i += 2)
-    if (dict.items[i].str == key) return &dict.items[i + 1];
-  return nullptr;
-}
 
 }  // namespace
 
@@ -142,54 +136,18 @@ namespace {
 // `keep_unsupported`, a dtype it cannot show makes an entry without one (open_npy_member).
 LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data, bool keep_unsupported = false) {
   const std::string& name = file->name();
-  ByteReader r(file->bytes(), name);
-
-  // 1-3: magic, version, header length.
-  auto magic = r.bytes(sizeof kMagic, "magic");
-  if (std::memcmp(magic.data(), kMagic, sizeof kMagic) != 0) r.fail_at("bad magic: not a .npy file", 0);
-  const std::uint8_t major = r.u8("major version");
-  const std::uint8_t minor = r.u8("minor version");
-  if (major < 1 || major > 3 || minor != 0)
-    r.fail_at("unknown version " + std::to_string(major) + "." + std::to_string(minor) + " (known: 1.0, 2.0, 3.0)", 6);
-  const std::uint64_t header_len = major == 1 ? r.u16le("header length") : r.u32le("header length");
-
-  // 4: the header dict.
-  const std::uint64_t header_at = r.offset();
-  if (header_len > limits().npy_header_bytes)
-    r.fail("header length " + std::to_string(header_len) + " exceeds the limit of " +
-           std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"));
-  const std::string header = r.string(header_len, "header", header_len);
-  const std::uint64_t data_at = r.offset();
-  const PyValue dict = parse_npy_header(header, name, header_at, major);
+  // 1-4: magic, version, header length, the header dict (loaders/npy_header.cpp).
+  const NpyFaults stop(name);
+  const NpyPrefix prefix = read_npy_prefix(file->bytes(), 0, stop);
+  const std::uint64_t data_at = prefix.data_pos;
+  const NpyHeader header = read_npy_dict(file->bytes(), 0, prefix, stop);
+  const PyValue& dict = header.dict;
+  const PyValue& descr = *header.find("descr");
+  const PyValue& shape_value = *header.find("shape");
+  const Shape& shape = header.shape;
   auto bad = [&](const std::string& what, std::uint64_t at) -> Error {
     return Error(ErrorCode::BadFile, name + ": header: " + what + " at byte " + std::to_string(at));
   };
-  if (dict.kind != PyValue::Kind::Dict) throw bad("expected a dict, found a " + py_type_name(dict), dict.at);
-  for (std::size_t i = 0; i < dict.items.size(); i += 2) {
-    const std::string& key = dict.items[i].str;
-    if (key != "descr" && key != "fortran_order" && key != "shape")
-      throw bad("unexpected key " + py_str_repr(key) + " (allowed: 'descr', 'fortran_order', 'shape')", dict.items[i].at);
-  }
-  for (const char* key : {"descr", "fortran_order", "shape"})
-    if (!find_key(dict, key)) throw bad("missing key '" + std::string(key) + "'", dict.at);
-  const PyValue& descr = *find_key(dict, "descr");
-  const PyValue& fortran = *find_key(dict, "fortran_order");
-  const PyValue& shape_value = *find_key(dict, "shape");
-
-  if (fortran.kind != PyValue::Kind::Bool)
-    throw bad("'fortran_order' must be True or False, not " + py_repr(fortran), fortran.at);
-  if (shape_value.kind != PyValue::Kind::Tuple)
-    throw bad("'shape' must be a tuple of ints, not " + py_repr(shape_value), shape_value.at);
-  if (shape_value.items.size() > kNpyMaxDims)
-    throw bad("'shape' has " + std::to_string(shape_value.items.size()) + " dimensions, more than " +
-                  std::to_string(kNpyMaxDims),
-              shape_value.at);
-  Shape shape;
-  for (const PyValue& dim : shape_value.items) {
-    if (dim.kind != PyValue::Kind::Int) throw bad("'shape' must be a tuple of ints, not " + py_repr(shape_value), dim.at);
-    if (dim.integer < 0) throw bad("'shape' " + py_repr(shape_value) + " has a negative dimension", dim.at);
-    shape.push_back(dim.integer);
-  }
   LoadedFile loaded;
   loaded.path = name;
   loaded.format = "npy";
@@ -239,7 +197,7 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data, boo
                                         std::to_string(nbytes));
 
   const bool swap = d.big_endian != (std::endian::native == std::endian::big);
-  const bool column_major = fortran.boolean && shape.size() > 1;
+  const bool column_major = header.fortran_order && shape.size() > 1;
   Shape stored_shape(shape.rbegin(), shape.rend());
   if (!column_major) stored_shape = shape;
 

@@ -22,6 +22,7 @@
 
 #include "loaders/formats.hpp"
 #include "loaders/json_cursor.hpp"
+#include "loaders/json_document.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -59,7 +60,7 @@ struct IndexJson {
 };
 
 /// The index in one pass over its text (strict JSON through JsonCursor): the weight map
-/// is read into views, "metadata" is only delimited (parse_json_header reads it, as
+/// is read into views, "metadata" is only delimited (JsonDocument reads it, as
 /// small as it is), other fields are skipped. No node is made per tensor.
 class IndexReader : JsonCursor {
  public:
@@ -162,7 +163,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   out.file = file;
   if (index.metadata_end > index.metadata_begin) {
     const std::size_t at = index.metadata_begin;
-    const nlohmann::json meta = parse_json_header(text.substr(at, index.metadata_end - at), name, at, "metadata");
+    const nlohmann::json meta = JsonDocument(text.substr(at, index.metadata_end - at), name, at).read(1, "metadata");
     if (!meta.is_object() && !meta.is_null()) fail(name, "\"metadata\" is not an object");
     if (meta.is_object())
       for (auto it = meta.begin(); it != meta.end(); ++it)

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "loaders/json_scan.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/validate.hpp"
@@ -74,32 +75,11 @@ class Findings {
   std::string prefix_;
 };
 
-/// The deepest nesting of [ and { outside strings in JSON text, found without building
-/// anything (so a hostile header cannot make the DOM exhaust memory or the stack).
-int json_nesting(std::string_view text);
-
-/// A syntax fault of JSON text: the byte it was found at (0 is the text's first byte)
-/// and what it is, in the project's words.
-struct JsonFault {
-  std::uint64_t offset;
-  std::string what;
-};
-
-/// A key that appears again in one JSON object.
-struct JsonDuplicate {
-  std::string key;
-  std::string object;   ///< the key the object stands under in its parent ("" for the top-level value)
-  std::uint64_t first;  ///< byte of the first occurrence's opening quote (0 is the text's first byte)
-  std::uint64_t again;  ///< ... and of this one's
-};
-
-/// Reads `text` once as strict JSON (RFC 8259, through nlohmann's SAX parser; no document
-/// is built), calling `duplicate` for each key that appears again in one object (serde
-/// refuses such a header; nlohmann's DOM and Python's json keep the last, silently).
-/// Returns the first syntax fault, or nullopt when the text is one JSON value. Linear in
-/// the text's size; bound the nesting first (json_nesting), as the per-object key sets
-/// follow it.
-std::optional<JsonFault> json_scan(std::string_view text, const std::function<void(const JsonDuplicate&)>& duplicate);
+// The JSON pass of validate's safetensors and index rules (loaders/json_scan.hpp).
+using tensor_inspect::json_nesting;
+using tensor_inspect::json_scan;
+using tensor_inspect::JsonDuplicate;
+using tensor_inspect::JsonFault;
 
 /// The checkers, one per format (validate/<format>.cpp). `name` names the bytes in
 /// messages; `base` is the file offset of bytes[0] (a STORED zip member's data).

@@ -148,13 +148,15 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
           numel = false;
           break;
         }
-        const std::uint64_t dim = d.get<std::uint64_t>();
-        if (dim != 0 && count > (std::uint64_t{1} << 62) / dim) {
+        // The loader's bounds (loaders/safetensors.cpp): the element count and the bit size
+        // each at most 2^63 - 1, through the checked product.
+        const std::optional<std::uint64_t> product = mul_in_range(count, d.get<std::uint64_t>());
+        if (!product) {
           f.error("shape", place, std::nullopt, "shape " + v["shape"].dump() + " overflows");
           numel = false;
           break;
         }
-        count *= dim;
+        count = *product;
       }
     }
     const nlohmann::json* off = v.contains("data_offsets") ? &v["data_offsets"] : nullptr;
@@ -171,8 +173,9 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     if (end > data_len)
       f.error("bounds", place, data_start + begin,
               span + " runs past the end of the data (" + std::to_string(data_len) + " bytes)");
-    std::uint64_t total_bits = 0;
-    if (bits && numel && __builtin_mul_overflow(count, *bits, &total_bits))
+    const std::optional<std::uint64_t> bit_size = bits && numel ? mul_in_range(count, *bits) : std::nullopt;
+    const std::uint64_t total_bits = bit_size.value_or(0);
+    if (bits && numel && !bit_size)
       f.error("size", place, data_start + begin, "shape " + v["shape"].dump() + " of " + v["dtype"].get<std::string>() + " overflows");
     else if (bits && numel && total_bits % 8 != 0)
       f.error("size", place, data_start + begin,

@@ -1,11 +1,13 @@
-// validate/json_scan.cpp — the JSON text of a header or index read once before its
-// document is built: nesting depth, duplicate keys (with their bytes), and the first syntax fault said in the
-// project's words (never nlohmann's exception text), through nlohmann's SAX interface.
+// loaders/json_scan.cpp — validate's JSON pass (see json_scan.hpp): nesting depth, duplicate
+// keys (with their bytes), and the first syntax fault said in the project's words (never
+// nlohmann's exception text), through nlohmann's SAX interface.
 //
 // One pass, linear in the text: a set of keys per open object, nothing else kept. (The
 // DOM parse with a callback, used before, scans the parent container for a discarded
 // value at every object_end and array_end: quadratic in the tensor count of a header.)
+#include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <string>
 #include <iterator>
 #include <unordered_map>
@@ -13,10 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "loaders/json_sax.hpp"
-#include "validate/findings.hpp"
+#include "loaders/json_scan.hpp"
 
-namespace tensor_inspect::validate {
+namespace tensor_inspect {
 
 int json_nesting(std::string_view text) {
   int depth = 0, most = 0;
@@ -78,6 +79,19 @@ class TrackingIterator {
   const char* p_;
   const char* base_;
   std::size_t* read_at_;
+};
+
+// The base of a SAX pass that looks only at a document's structure (its objects, arrays
+// and keys): every value is accepted as read.
+class StructureSax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
 };
 
 class KeyScan : public StructureSax {
@@ -171,8 +185,9 @@ std::optional<JsonFault> json_scan(std::string_view text, const std::function<vo
   std::size_t read_at = 0;
   KeyScan scan(text, duplicate, read_at);
   const char* base = text.data();
-  (void)nlohmann::json::sax_parse(TrackingIterator(base, base, &read_at), TrackingIterator(base + text.size(), base, &read_at), &scan);
+  (void)nlohmann::json::sax_parse(TrackingIterator(base, base, &read_at), TrackingIterator(base + text.size(), base, &read_at),
+                                  &scan);
   return scan.fault_;
 }
 
-}  // namespace tensor_inspect::validate
+}  // namespace tensor_inspect
