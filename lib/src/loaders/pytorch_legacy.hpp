@@ -15,6 +15,9 @@
 //   6. each storage in the order of that list: numel as an 8-byte little-endian int,
 //      then numel * itemsize bytes, little-endian, packed (no alignment).
 // Everything after the last storage is ignored by torch.load (validate warns).
+// Caps (limits.hpp): each pickle is bounded as a zip's data.pkl is (Limits::pickle_values,
+// pickle_memo, pickle_refs, pickle_depth), so the storage keys are too (one value each);
+// the tensors and metadata listed by Limits::pickle_entries. The storages are read in place.
 //
 // Two policies over the same walk, as gguf_header.hpp has them: loading stops at the first
 // fault (Error(BadFile) naming the file, the part and the byte), validate collects every
