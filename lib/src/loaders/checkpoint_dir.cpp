@@ -49,8 +49,8 @@ bool checkpoint_bin_is_weights(const std::filesystem::path& path, const std::str
 /// The one index of a kind, or "" when there is none; two are ambiguous.
 std::string checkpoint_one_index(const std::string& path, const std::vector<std::string>& indexes, const char* kind) {
   if (indexes.size() > 1)
-    throw Error(ErrorCode::BadFile, path + ": folder holds " + std::to_string(indexes.size()) + " " + kind + " indexes ('" +
-                                        indexes[0] + "', '" + indexes[1] + "'): name the one to open");
+    throw Error(ErrorCode::BadFile, path + ": folder holds " + std::to_string(indexes.size()) + " " + kind +
+                                        " indexes ('" + indexes[0] + "', '" + indexes[1] + "'): name the one to open");
   return indexes.empty() ? std::string() : indexes[0];
 }
 
@@ -63,7 +63,8 @@ LoadedFile checkpoint_files(const std::string& path, const std::vector<std::stri
     LoadedFile part = open_one(MappedFile::open((std::filesystem::path(path) / name).string()));
     for (TensorEntry& e : part.tensors) {
       if (!seen.insert(e.name).second)
-        throw Error(ErrorCode::BadFile, path + ": tensor '" + e.name + "' is held by two files (the second: '" + name + "')");
+        throw Error(ErrorCode::BadFile,
+                    path + ": tensor '" + e.name + "' is held by two files (the second: '" + name + "')");
       if (files.size() > 1) e.note = e.note.empty() ? "in file " + name : "in file " + name + "; " + e.note;
       out.tensors.push_back(std::move(e));
     }
@@ -91,10 +92,14 @@ CheckpointDirScan checkpoint_dir_scan(const std::string& path) {
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!it->is_regular_file(ec)) continue;
-    if (name.ends_with(".safetensors.index.json")) d.indexes.push_back(name);
-    else if (name.ends_with(".safetensors")) d.shards.push_back(name);
-    else if (name.ends_with(".bin.index.json")) d.bin_indexes.push_back(name);
-    else if (name.ends_with(".bin") && checkpoint_bin_is_weights(it->path(), name)) d.bins.push_back(name);
+    if (name.ends_with(".safetensors.index.json"))
+      d.indexes.push_back(name);
+    else if (name.ends_with(".safetensors"))
+      d.shards.push_back(name);
+    else if (name.ends_with(".bin.index.json"))
+      d.bin_indexes.push_back(name);
+    else if (name.ends_with(".bin") && checkpoint_bin_is_weights(it->path(), name))
+      d.bins.push_back(name);
   }
   if (ec) throw Error(ErrorCode::Io, path + ": cannot read the folder (" + ec.message() + ")");
   for (auto* v : {&d.indexes, &d.shards, &d.bin_indexes, &d.bins}) std::sort(v->begin(), v->end());
@@ -102,9 +107,10 @@ CheckpointDirScan checkpoint_dir_scan(const std::string& path) {
 }
 
 [[noreturn]] void checkpoint_dir_empty(const std::string& path) {
-  throw Error(ErrorCode::BadFile, path + ": a folder opens as a checkpoint only when it holds *.safetensors files, a "
-                                         "*.safetensors.index.json, a *.bin.index.json or PyTorch *.bin weights "
-                                         "(found none)");
+  throw Error(ErrorCode::BadFile, path +
+                                      ": a folder opens as a checkpoint only when it holds *.safetensors files, a "
+                                      "*.safetensors.index.json, a *.bin.index.json or PyTorch *.bin weights "
+                                      "(found none)");
 }
 
 }  // namespace
@@ -135,9 +141,10 @@ LoadedFile open_checkpoint_dir(const std::string& path) {
   if (safetensors && (!d.bin_indexes.empty() || !d.bins.empty())) {
     const std::string& other = d.bin_indexes.empty() ? d.bins[0] : d.bin_indexes[0];
     const std::size_t more = d.bin_indexes.size() + d.bins.size() - 1;
-    lib_log().info("{}: the folder holds safetensors and PyTorch .bin weights ('{}'{}): reading the safetensors, as "
-                   "transformers' from_pretrained does",
-                   path, other, more ? " and " + std::to_string(more) + " more" : std::string());
+    lib_log().info(
+        "{}: the folder holds safetensors and PyTorch .bin weights ('{}'{}): reading the safetensors, as "
+        "transformers' from_pretrained does",
+        path, other, more ? " and " + std::to_string(more) + " more" : std::string());
   }
   if (!index.empty()) {
     out = open_safetensors_index(MappedFile::open((fs::path(path) / index).string()));

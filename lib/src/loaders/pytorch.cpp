@@ -77,7 +77,9 @@ class PytorchReader {
       if (!m) return std::nullopt;
       return *m;
     };
-    storages.missing = [this](const std::string& key) { return "no member '" + prefix_ + "data/" + key + "' in the archive"; };
+    storages.missing = [this](const std::string& key) {
+      return "no member '" + prefix_ + "data/" + key + "' in the archive";
+    };
     torch_add_object(pickled, pickle_name, storages, out);
     return out;
   }

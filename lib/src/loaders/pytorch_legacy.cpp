@@ -36,15 +36,17 @@ class LegacyParser {
     if (!magic) return std::move(out_);
     if (magic->root->kind != Kind::BigInt || magic->root->text.size() != sizeof kLegacyMagicLe ||
         std::memcmp(magic->root->text.data(), kLegacyMagicLe, sizeof kLegacyMagicLe) != 0)
-      return stop({"magic", "magic number", 0, "the first pickle holds a " + pickle_type_name(*magic->root) +
-                                                   ", not the magic number 0x1950a86a20f9469cfc6c"});
+      return stop({"magic", "magic number", 0,
+                   "the first pickle holds a " + pickle_type_name(*magic->root) +
+                       ", not the magic number 0x1950a86a20f9469cfc6c"});
     const std::uint64_t version_at = pos_;
     std::optional<Pickled> version = next("protocol version");
     if (!version) return std::move(out_);
     if (version->root->kind != Kind::Int || version->root->integer != kLegacyProtocolVersion)
       fault_({"protocol_version", "protocol version", version_at,
-              "protocol version is " + (version->root->kind == Kind::Int ? std::to_string(version->root->integer)
-                                                                           : "a " + pickle_type_name(*version->root)) +
+              "protocol version is " +
+                  (version->root->kind == Kind::Int ? std::to_string(version->root->integer)
+                                                    : "a " + pickle_type_name(*version->root)) +
                   ", torch.load reads 1001"});
     if (!next("sys_info")) return std::move(out_);
     std::optional<Pickled> object = next("object");
@@ -102,7 +104,8 @@ class LegacyParser {
         continue;  // the tensor that uses it says what is wrong (pytorch_objects.cpp)
       const StorageUse use{type.text, static_cast<std::uint64_t>(numel.integer), v->at};
       auto [it, added] = uses_.emplace(key.text, use);
-      if (!added && (it->second.type != use.type || it->second.numel != use.numel) && conflicts_.insert(key.text).second)
+      if (!added && (it->second.type != use.type || it->second.numel != use.numel) &&
+          conflicts_.insert(key.text).second)
         fault_({"storage_conflict", "storage '" + key.text + "'", v->at,
                 "named as " + use.type + " of " + std::to_string(use.numel) + " elements, but as " + it->second.type +
                     " of " + std::to_string(it->second.numel) + " at byte " + std::to_string(it->second.at)});
@@ -112,7 +115,8 @@ class LegacyParser {
   /// The keys list, then each storage's count and bytes in its order.
   bool read_storages(const PickleValue& keys, std::uint64_t keys_at) {
     if (keys.kind != Kind::List && keys.kind != Kind::Tuple) {
-      fault_({"storage_keys", "storage keys", keys_at, "the storage keys are a " + pickle_type_name(keys) + ", not a list"});
+      fault_({"storage_keys", "storage keys", keys_at,
+              "the storage keys are a " + pickle_type_name(keys) + ", not a list"});
       return false;
     }
     std::set<std::string> listed;
@@ -128,14 +132,18 @@ class LegacyParser {
       }
       auto use = uses_.find(k->text);
       if (use == uses_.end()) {
-        fault_({"storage_keys", place, k->at, "the key is listed, but no persistent id of the object names it: "
-                                            "its element size, and so where the next storage starts, is unknown"});
+        fault_({"storage_keys", place, k->at,
+                "the key is listed, but no persistent id of the object names it: "
+                "its element size, and so where the next storage starts, is unknown"});
         return false;
       }
-      LegacyStorage s{k->text, use->second.type, torch_storage_itemsize(use->second.type), use->second.numel, pos_, 0, 0};
+      LegacyStorage s{k->text, use->second.type, torch_storage_itemsize(use->second.type), use->second.numel, pos_, 0,
+                      0};
       if (s.itemsize == 0) {
-        fault_({"storage_type", place, use->second.at, "storage type " + s.type + " is not one torch.save writes: "
-                                                     "its element size, and so where the next storage starts, is unknown"});
+        fault_({"storage_type", place, use->second.at,
+                "storage type " + s.type +
+                    " is not one torch.save writes: "
+                    "its element size, and so where the next storage starts, is unknown"});
         return false;
       }
       if (bytes_.size() - pos_ < 8) {
@@ -144,15 +152,18 @@ class LegacyParser {
       }
       fetch_bytes(bytes_.subspan(static_cast<std::size_t>(pos_), 8));  // a remote file: only what is read arrives
       std::uint64_t count = 0;
-      for (std::size_t i = 8; i-- > 0;) count = count << 8 | static_cast<std::uint64_t>(bytes_[static_cast<std::size_t>(pos_) + i]);
+      for (std::size_t i = 8; i-- > 0;)
+        count = count << 8 | static_cast<std::uint64_t>(bytes_[static_cast<std::size_t>(pos_) + i]);
       if (count != s.numel)
-        fault_({"storage_size", place, pos_, "the file holds " + std::to_string(count) + " elements, the persistent id at byte " +
-                                                 std::to_string(use->second.at) + " says " + std::to_string(s.numel)});
+        fault_({"storage_size", place, pos_,
+                "the file holds " + std::to_string(count) + " elements, the persistent id at byte " +
+                    std::to_string(use->second.at) + " says " + std::to_string(s.numel)});
       s.data_offset = pos_ + 8;
       const std::uint64_t left = bytes_.size() - s.data_offset;
       if (count > left / s.itemsize) {
-        fault_({"truncated", place, s.data_offset, std::to_string(count) + " elements of " + std::to_string(s.itemsize) +
-                                                     " bytes do not fit in the " + std::to_string(left) + " bytes left"});
+        fault_({"truncated", place, s.data_offset,
+                std::to_string(count) + " elements of " + std::to_string(s.itemsize) + " bytes do not fit in the " +
+                    std::to_string(left) + " bytes left"});
         return false;
       }
       s.nbytes = count * s.itemsize;
@@ -161,8 +172,9 @@ class LegacyParser {
     }
     for (const auto& [key, use] : uses_)
       if (!listed.count(key))
-        fault_({"missing_storage", "storage '" + key + "'", use.at,
-                "a persistent id names the storage, but the storage keys do not list it: its bytes are not in the file"});
+        fault_(
+            {"missing_storage", "storage '" + key + "'", use.at,
+             "a persistent id names the storage, but the storage keys do not list it: its bytes are not in the file"});
     return true;
   }
 
@@ -210,7 +222,9 @@ LoadedFile open_pytorch_legacy(std::shared_ptr<const MappedFile> file) {
     if (it == members.end()) return std::nullopt;
     return it->second;
   };
-  storages.missing = [](const std::string&) { return std::string("no bytes in the file (the storage keys do not list it)"); };
+  storages.missing = [](const std::string&) {
+    return std::string("no bytes in the file (the storage keys do not list it)");
+  };
   torch_add_object(layout.object, file->name(), storages, out);
   return out;
 }

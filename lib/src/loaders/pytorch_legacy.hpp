@@ -43,11 +43,11 @@ namespace tensor_inspect {
 
 /// One fault of a legacy file, as validate records it.
 struct LegacyFault {
-  std::string rule;     ///< validate's rule name without "pytorch.": "magic", "storage_size"
-  std::string place;    ///< "magic number", "storage keys", "storage '<key>'"
-  std::uint64_t at;     ///< file byte
-  std::string message;  ///< what is wrong, without the file name and byte
-  bool warning = false; ///< the file loads as torch.load reads it (bytes after the last storage)
+  std::string rule;      ///< validate's rule name without "pytorch.": "magic", "storage_size"
+  std::string place;     ///< "magic number", "storage keys", "storage '<key>'"
+  std::uint64_t at;      ///< file byte
+  std::string message;   ///< what is wrong, without the file name and byte
+  bool warning = false;  ///< the file loads as torch.load reads it (bytes after the last storage)
 };
 
 /// The policy: the first fault throws (loading), or every fault goes to a sink (validate).
@@ -56,7 +56,8 @@ class LegacyFaults {
   /// Loading: a fault throws Error(BadFile) "<name>: <place>: <message> at byte <at>".
   explicit LegacyFaults(std::string name) : name_(std::move(name)) {}
   /// Validate: every fault goes to `sink`.
-  LegacyFaults(std::string name, std::function<void(const LegacyFault&)> sink) : name_(std::move(name)), sink_(std::move(sink)) {}
+  LegacyFaults(std::string name, std::function<void(const LegacyFault&)> sink)
+      : name_(std::move(name)), sink_(std::move(sink)) {}
   bool collecting() const { return static_cast<bool>(sink_); }
   const std::string& name() const { return name_; }
   /// Reports a fault; returns only when collecting (warnings never throw).
@@ -74,20 +75,20 @@ class LegacyFaults {
 /// One storage's bytes as the file lays them out.
 struct LegacyStorage {
   std::string key;
-  std::string type;              ///< "torch.FloatStorage", from the first persistent id naming the key
+  std::string type;  ///< "torch.FloatStorage", from the first persistent id naming the key
   std::uint64_t itemsize = 0;
-  std::uint64_t numel = 0;       ///< as the persistent id says; the file's count equals it
-  std::uint64_t count_at = 0;    ///< file byte of the 8-byte count
-  std::uint64_t data_offset = 0; ///< file byte of the first element
+  std::uint64_t numel = 0;        ///< as the persistent id says; the file's count equals it
+  std::uint64_t count_at = 0;     ///< file byte of the 8-byte count
+  std::uint64_t data_offset = 0;  ///< file byte of the first element
   std::uint64_t nbytes = 0;
 };
 
 /// What the parser read. `complete` is false when a collecting parse stopped at a fault
 /// that leaves the rest unreadable.
 struct LegacyLayout {
-  Pickled object;                      ///< the saved object's pickle (part 4)
-  std::vector<LegacyStorage> storages; ///< in the order of the keys list (file order)
-  std::uint64_t end = 0;               ///< file byte after the last storage
+  Pickled object;                       ///< the saved object's pickle (part 4)
+  std::vector<LegacyStorage> storages;  ///< in the order of the keys list (file order)
+  std::uint64_t end = 0;                ///< file byte after the last storage
   /// [begin, end) file bytes of each pickle read whole, in file order (validate walks their opcodes).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pickles;
   bool complete = false;

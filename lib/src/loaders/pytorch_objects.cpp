@@ -29,11 +29,11 @@ struct StorageType {
 };
 // torch/storage.py: the typed storages a state_dict uses, by their global name.
 constexpr StorageType kStorageTypes[] = {
-    {"torch.FloatStorage", DType::Float32},  {"torch.HalfStorage", DType::Float16},
+    {"torch.FloatStorage", DType::Float32},     {"torch.HalfStorage", DType::Float16},
     {"torch.BFloat16Storage", DType::BFloat16}, {"torch.DoubleStorage", DType::Float64},
-    {"torch.LongStorage", DType::Int64},     {"torch.IntStorage", DType::Int32},
-    {"torch.ShortStorage", DType::Int16},    {"torch.CharStorage", DType::Int8},
-    {"torch.ByteStorage", DType::UInt8},     {"torch.BoolStorage", DType::Bool},
+    {"torch.LongStorage", DType::Int64},        {"torch.IntStorage", DType::Int32},
+    {"torch.ShortStorage", DType::Int16},       {"torch.CharStorage", DType::Int8},
+    {"torch.ByteStorage", DType::UInt8},        {"torch.BoolStorage", DType::Bool},
 };
 // The other typed storages of torch/storage.py, which tinygrad has no dtype for, with
 // their bytes per element: their tensors are listed with their bytes, and diff compares
@@ -77,20 +77,37 @@ class TorchObjectReader {
   void add_meta(const std::string& key, const PickleValue& v) {
     nlohmann::ordered_json value;
     switch (v.kind) {
-      case Kind::None: value = nullptr; break;
-      case Kind::Bool: value = v.boolean; break;
-      case Kind::Int: value = v.integer; break;
-      case Kind::Float: value = v.number; break;
-      case Kind::Str: value = v.text; break;
-      case Kind::BigInt: value = "<int of " + std::to_string(v.text.size()) + " bytes>"; break;
-      case Kind::Bytes: value = "<" + std::to_string(v.text.size()) + " bytes>"; break;
-      default: value = "<" + pickle_type_name(v) + " object>"; break;
+      case Kind::None:
+        value = nullptr;
+        break;
+      case Kind::Bool:
+        value = v.boolean;
+        break;
+      case Kind::Int:
+        value = v.integer;
+        break;
+      case Kind::Float:
+        value = v.number;
+        break;
+      case Kind::Str:
+        value = v.text;
+        break;
+      case Kind::BigInt:
+        value = "<int of " + std::to_string(v.text.size()) + " bytes>";
+        break;
+      case Kind::Bytes:
+        value = "<" + std::to_string(v.text.size()) + " bytes>";
+        break;
+      default:
+        value = "<" + pickle_type_name(v) + " object>";
+        break;
     }
     out_.metadata.push_back({key, pickle_type_name(v), std::move(value)});
   }
 
   std::int64_t int_arg(const PickleValue& v, const std::string& tensor, const char* what) const {
-    if (v.kind != Kind::Int) fail("tensor '" + tensor + "': " + what + " is a " + pickle_type_name(v) + ", not an int", v);
+    if (v.kind != Kind::Int)
+      fail("tensor '" + tensor + "': " + what + " is a " + pickle_type_name(v) + ", not an int", v);
     return v.integer;
   }
 
@@ -147,11 +164,13 @@ class TorchObjectReader {
       if (st.name == type.text) t.dtype = st.dtype;
     t.itemsize = torch_storage_itemsize(type.text);
     const std::int64_t numel = int_arg(*pid.items[4], name, "storage numel");
-    if (numel < 0) fail("tensor '" + name + "': storage numel " + std::to_string(numel) + " is negative", *pid.items[4]);
+    if (numel < 0)
+      fail("tensor '" + name + "': storage numel " + std::to_string(numel) + " is negative", *pid.items[4]);
     t.storage_numel = static_cast<std::uint64_t>(numel);
     const auto [slice_first, slice_end] = storage_slice(pid, t.storage_numel, name);
     t.offset = int_arg(*call.items[1], name, "storage offset");
-    if (t.offset < 0) fail("tensor '" + name + "': storage offset " + std::to_string(t.offset) + " is negative", *call.items[1]);
+    if (t.offset < 0)
+      fail("tensor '" + name + "': storage offset " + std::to_string(t.offset) + " is negative", *call.items[1]);
     t.size = int_tuple(*call.items[2], name, "size");
     t.stride = int_tuple(*call.items[3], name, "stride");
     if (t.size.size() != t.stride.size())
@@ -168,31 +187,34 @@ class TorchObjectReader {
     const std::string& fname = pickle_name_;
     std::uint64_t numel_view = 1;
     std::uint64_t reach = static_cast<std::uint64_t>(t.offset);
-    if (slice_first > static_cast<std::uint64_t>(INT64_MAX) - reach) fail("tensor '" + name + "': extent overflows", call);
+    if (slice_first > static_cast<std::uint64_t>(INT64_MAX) - reach)
+      fail("tensor '" + name + "': extent overflows", call);
     for (std::size_t d = 0; d < t.size.size(); ++d) {
       const auto n = static_cast<std::uint64_t>(t.size[d]);
       numel_view = checked_mul(numel_view, n, fname, "tensor '" + name + "' size");
       if (n > 0) {
-        const std::uint64_t step = checked_mul(n - 1, static_cast<std::uint64_t>(t.stride[d]), fname,
-                                               "tensor '" + name + "' extent");
-        if (step > static_cast<std::uint64_t>(INT64_MAX) - reach - slice_first) fail("tensor '" + name + "': extent overflows", call);
+        const std::uint64_t step =
+            checked_mul(n - 1, static_cast<std::uint64_t>(t.stride[d]), fname, "tensor '" + name + "' extent");
+        if (step > static_cast<std::uint64_t>(INT64_MAX) - reach - slice_first)
+          fail("tensor '" + name + "': extent overflows", call);
         reach += step;
       }
     }
     const std::uint64_t itemsize = t.itemsize;
-    const std::uint64_t storage_bytes = checked_mul(t.storage_numel, itemsize, fname, "storage '" + key.text + "' size");
-    const std::string element = t.dtype ? std::string(dtype_info(*t.dtype).name) : type.text.substr(type.text.rfind('.') + 1);
+    const std::uint64_t storage_bytes =
+        checked_mul(t.storage_numel, itemsize, fname, "storage '" + key.text + "' size");
+    const std::string element =
+        t.dtype ? std::string(dtype_info(*t.dtype).name) : type.text.substr(type.text.rfind('.') + 1);
     const std::uint64_t slice_numel = slice_end - slice_first;
     if (numel_view > 0 && reach >= slice_numel)
       fail("tensor '" + name + "': offset " + std::to_string(t.offset) + ", size " + shape_repr(t.size) +
-               " and stride " + shape_repr(t.stride) + " reach element " + std::to_string(reach) +
-               " of a storage of " + std::to_string(slice_numel),
+               " and stride " + shape_repr(t.stride) + " reach element " + std::to_string(reach) + " of a storage of " +
+               std::to_string(slice_numel),
            call);
     if (storage_bytes > t.member.size)
       fail("tensor '" + name + "': storage '" + key.text + "' of " + std::to_string(t.storage_numel) + " " + element +
                " needs " + std::to_string(storage_bytes) + " bytes, " +
-               (s_.zip ? "member '" + t.member.name + "' holds " : "the file holds ") +
-               std::to_string(t.member.size),
+               (s_.zip ? "member '" + t.member.name + "' holds " : "the file holds ") + std::to_string(t.member.size),
            key);
     t.offset += static_cast<std::int64_t>(slice_first);  // from the root storage's first element
     return t;
@@ -212,8 +234,10 @@ class TorchObjectReader {
     const bool contiguous = is_c_contiguous(t.size, t.stride) || prod(t.size) == 0;
     const std::optional<std::vector<std::size_t>> layout = permuted_layout(t.size, t.stride);
     if (!contiguous)
-      entry.note = "strides " + shape_repr(t.stride) + (layout ? ", a view over the storage" : ", gathered into C order");
-    if (s_.big_endian) entry.note += std::string(entry.note.empty() ? "" : "; ") + "big-endian, converted to native order";
+      entry.note =
+          "strides " + shape_repr(t.stride) + (layout ? ", a view over the storage" : ", gathered into C order");
+    if (s_.big_endian)
+      entry.note += std::string(entry.note.empty() ? "" : "; ") + "big-endian, converted to native order";
     if (!t.member.stored) entry.note += std::string(entry.note.empty() ? "" : "; ") + zip_compressed_note(t.member);
 
     const bool swap = s_.big_endian && entry_itemsize > 1;
