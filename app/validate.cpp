@@ -44,23 +44,12 @@ std::size_t count(const ValidationReport& r, Severity s) {
 }
 
 // A model folder names the files it opens as a checkpoint (loaders/checkpoint_dir.cpp):
-// its *.safetensors.index.json and *.safetensors files, in name order; a file names itself.
+// its safetensors index and files, else its .bin index and weights, in name order; a file
+// names itself.
 std::vector<std::string> files_of(const std::string& path) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (path == "-" || !fs::is_directory(path, ec)) return {path};
-  std::vector<std::string> found;
-  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (it->is_regular_file(ec) && (name.ends_with(".safetensors.index.json") || name.ends_with(".safetensors")))
-      found.push_back(it->path().string());
-  }
-  if (ec) throw Error(ErrorCode::Io, path + ": cannot read the folder (" + ec.message() + ")");
-  if (found.empty())
-    throw Error(ErrorCode::BadFile, path + ": a folder is validated through its *.safetensors and *.safetensors.index.json "
-                                           "files (found neither)");
-  std::sort(found.begin(), found.end());
-  return found;
+  if (path == "-" || !std::filesystem::is_directory(path, ec)) return {path};
+  return checkpoint_dir_files(path);
 }
 
 }  // namespace
@@ -68,7 +57,7 @@ std::vector<std::string> files_of(const std::string& path) {
 CLI::App* setup_validate(CLI::App& app, ValidateOptions& o) {
   CLI::App* sub = app.add_subcommand("validate", "check files against every rule of their format (exit 1 errors, 2 unreadable)");
   sub->footer(kValidateExamples);
-  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt), a model folder (its safetensors files), or - for standard input")->required();
+  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt/.bin and index), a model folder (its weights files), or - for standard input")->required();
   sub->add_flag("--json", o.json, "one JSON object (kind \"validate\") on stdout");
   sub->add_flag("--strict", o.strict, "exit 1 on warnings too (legal but unusual files); notes never fail");
   return sub;

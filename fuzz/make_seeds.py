@@ -90,6 +90,7 @@ def main():
                         if n.endswith(".pkl"): put("pickle", z.read(n), f + ".pkl")
             else:
                 put("pytorch", b"\x01" + data, f)
+                put("pytorch_legacy", data, f)
                 put("pickle", data, f)
     # raw: float32 2x2 and big-endian int16 with an explicit shape and no offset
     put("raw", bytes([DTYPES.index("float32"), 2]) + bytes([2, 2]) + sample("raw_f32.bin")[:16], "raw_f32")

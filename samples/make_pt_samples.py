@@ -47,7 +47,7 @@ torch.save(checkpoint, os.path.join(HERE, "checkpoint.pt"))
 
 
 # The same state_dict with pickle protocol 4 (FRAME, SHORT_BINUNICODE, MEMOIZE,
-# STACK_GLOBAL), and in the legacy pre-1.6 format, which the loader refuses.
+# STACK_GLOBAL), and in the legacy pre-1.6 format (loaders/pytorch_legacy.cpp).
 small = collections.OrderedDict(a=base.t(), b=torch.tensor([True, False]))
 torch.save(small, os.path.join(HERE, "protocol4.pt"), pickle_protocol=4)
 torch.save(small, os.path.join(HERE, "legacy.pt"), _use_new_zipfile_serialization=False)

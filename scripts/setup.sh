@@ -14,8 +14,9 @@ build_packages=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev
                 zipmerge ziptool libopenblas-dev libcairo2-dev libcurl4-openssl-dev libxxhash-dev zlib1g-dev lld nettle-dev)
 # What the tests run or check against: doctest, NumPy and jsonschema cross-checks, GNU time
 # for peak RSS, jq in pipelines, the shells and man for completions and the man page, nginx
-# for remote inputs.
-test_packages=(doctest-dev python3 python3-numpy python3-jsonschema time jq bash-completion zsh fish man-db nginx-light xxhash)
+# for remote inputs, PyTorch (torch.save writes the .pt/.bin files tests compare against).
+test_packages=(doctest-dev python3 python3-numpy python3-jsonschema time jq bash-completion zsh fish man-db nginx-light xxhash
+               python3-torch)
 tests=${TI_TESTS:-0}
 packages=("${build_packages[@]}")
 [ "$tests" = 1 ] && packages+=("${test_packages[@]}")

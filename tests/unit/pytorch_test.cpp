@@ -336,22 +336,27 @@ TEST_CASE("pytorch: tensors that do not fit their storage or archive are refused
     CHECK_THROWS_WITH_AS(ti::open_pytorch(file), "x.pt: no '<archive>/data.pkl' member: not a torch.save archive",
                          ti::Error);
   }
-  SUBCASE("a real legacy file from torch.save(_use_new_zipfile_serialization=False) is refused") {
-    const std::string path = kSamples + "legacy.pt";
-    CHECK_THROWS_WITH_AS(ti::open_file(path),
-                         (path + ": legacy PyTorch format (before 1.6, pickle magic number 0x1950a86a20f9469cfc6c at "
-                                 "byte 2) is not supported; re-save it with torch.save in a current PyTorch")
-                             .c_str(),
-                         ti::Error);
-  }
-  SUBCASE("the legacy format is detected and refused") {
+  SUBCASE("the legacy format is detected, and a magic number alone is cut short where its protocol version should be") {
     const std::string legacy("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19.", 15);
     const auto file = zip_test::file_of(legacy, "old.pt");
     CHECK(ti::sniff_pytorch(file->bytes()));
     CHECK_THROWS_WITH_AS(ti::open_pytorch(file),
-                         "old.pt: legacy PyTorch format (before 1.6, pickle magic number 0x1950a86a20f9469cfc6c at "
-                         "byte 2) is not supported; re-save it with torch.save in a current PyTorch",
-                         ti::Error);
+                         "old.pt: protocol version: pickle: truncated: the pickle ends without STOP at byte 15", ti::Error);
+  }
+}
+
+TEST_CASE("pytorch: the legacy sample (torch.save(_use_new_zipfile_serialization=False)) holds what protocol4.pt holds") {
+  // make_pt_samples.py saves one OrderedDict both ways; pt_expected.json pins protocol4.pt's values to torch.load's.
+  const ti::LoadedFile legacy = ti::open_file(kSamples + "legacy.pt");
+  const ti::LoadedFile zip = ti::open_file(kSamples + "protocol4.pt");
+  CHECK(legacy.format == "pytorch");
+  REQUIRE(legacy.tensors.size() == zip.tensors.size());
+  for (std::size_t i = 0; i < zip.tensors.size(); ++i) {
+    CAPTURE(zip.tensors[i].name);
+    CHECK(legacy.tensors[i].name == zip.tensors[i].name);
+    CHECK(legacy.tensors[i].dtype == zip.tensors[i].dtype);
+    CHECK(legacy.tensors[i].shape == zip.tensors[i].shape);
+    CHECK(tolist(legacy.tensors[i].load()) == tolist(zip.tensors[i].load()));
   }
 }
 

@@ -7,7 +7,8 @@
 // offsets aligned and inside the file, overlaps), .npy (magic, version, header keys,
 // newline and 64-byte alignment, data length), zip archives of .npz and PyTorch (central
 // directory, local headers, CRC of every member, duplicate names; each .npy member; the
-// pickle's opcodes and globals outside PyTorch's weights_only allow-list). A file that
+// pickle's opcodes and globals outside PyTorch's weights_only allow-list), PyTorch's legacy
+// layout (magic number, protocol version, its five pickles, each storage's count and bytes). A file that
 // passes every rule is then opened by its loader, so a file the tool cannot read is never
 // reported clean. Findings come in three classes: errors (the file breaks its spec),
 // warnings (legal but unusual) and notes (what this tool cannot decode).
@@ -71,5 +72,11 @@ ValidationReport validate_file(const std::string& path, const ValidateScope& sco
 /// under `file->name()` ("<stdin>"); the format comes from the magic bytes alone. Throws
 /// as validate_file.
 ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope = {});
+
+/// The files a model folder is read from (loaders/checkpoint_dir.cpp), which validate
+/// checks one by one: full paths, sorted; its *.safetensors.index.json and *.safetensors
+/// files, else its *.bin.index.json and torch.save *.bin weights (pytorch_model.bin).
+/// Throws Error(BadFile) when it holds none, Error(Io) when it cannot be listed.
+std::vector<std::string> checkpoint_dir_files(const std::string& path);
 
 }  // namespace tensor_inspect

@@ -62,11 +62,22 @@ bool sniff_safetensors_index(std::span<const std::byte> head);
 /// lists their tensors as one file. Throws Error(BadFile) when a shard name escapes the
 /// directory, or the index and a shard disagree on a tensor. A shard that cannot be read
 /// is a warning of the file; its tensors are listed and throw Error(Io) naming the index,
-/// the tensor and the shard when loaded.
+/// the tensor and the shard when loaded. The same JSON over torch.save shards
+/// (pytorch_model.bin.index.json) opens each shard with open_pytorch, and its LoadedFile's
+/// format is "pytorch-index" (the registry keeps a format a loader set).
 LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file);
 /// A Hugging Face model folder: its one *.safetensors.index.json, else all its
-/// *.safetensors files, as one checkpoint (loaders/checkpoint_dir.cpp).
+/// *.safetensors files, else its one *.bin.index.json, else its PyTorch *.bin files, as
+/// one checkpoint (loaders/checkpoint_dir.cpp).
 LoadedFile open_checkpoint_dir(const std::string& path);
+/// True when a shard an index names (its path, its first bytes) is a torch.save file:
+/// by its first bytes (sniff_pytorch, sniff_safetensors), else by its extension (.bin,
+/// .pt, .pth, .ckpt); false for safetensors.
+bool index_shard_is_pytorch(const std::string& name, std::span<const std::byte> head);
+/// Opens a shard an index names with open_pytorch or open_safetensors, as
+/// index_shard_is_pytorch says (loaders/index_shard.cpp). Throws what they throw, and
+/// Error(Io) when it cannot be read.
+LoadedFile open_index_shard(const std::string& path);
 
 /// True when `head` starts with the GGUF magic "GGUF" (ggml docs/gguf.md).
 bool sniff_gguf(std::span<const std::byte> head);

@@ -25,15 +25,15 @@ using Kind = PickleValue::Kind;
 
 class PickleMachine {
  public:
-  PickleMachine(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits)
-      : r_(bytes, name + ": pickle"), limits_(limits) {}
+  PickleMachine(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits, std::uint64_t base)
+      : r_(bytes, name + ": pickle", base), limits_(limits) {}
 
   Pickled run() {
     while (r_.remaining() > 0) {
       op_at_ = r_.offset();
       const std::uint8_t op = r_.u8("opcode");
       if (op == '.') {
-        Pickled out{std::move(arena_), pop(), std::move(globals_), {}, 0};
+        Pickled out{std::move(arena_), pop(), std::move(globals_), {}, 0, r_.pos()};
         if (auto fault = pickle_unique_keys(out, limits_.max_depth)) r_.fail_at(fault->what, fault->at);
         return out;
       }
@@ -149,7 +149,13 @@ class PickleMachine {
 
   /// REDUCE, NEWOBJ: an OrderedDict becomes a dict; any other global an opaque Object
   /// that keeps its arguments. Nothing is called.
-  PickleRef make_object(const PickleRef& callable, const PickleRef& args) {
+  PickleRef make_object(PickleRef callable, const PickleRef& args) {
+    // The legacy torch.save pickles an nn.Module's class as the persistent id ('module',
+    // class, source file, source); torch.load resolves it to the class (torch/serialization.py,
+    // _legacy_load's persistent_load), so here it is that global.
+    if (callable->kind == Kind::PersistentId && callable->items.size() >= 2 && callable->items[0]->kind == Kind::Str &&
+        callable->items[0]->text == "module" && callable->items[1]->kind == Kind::Global)
+      callable = callable->items[1];
     if (callable->kind != Kind::Global && callable->kind != Kind::Object)
       fail("cannot call a " + pickle_type_name(*callable));
     if (args->kind != Kind::Tuple) fail("call arguments are a " + pickle_type_name(*args) + ", not a tuple");
@@ -338,8 +344,9 @@ PickleLimits PickleLimits::current() {
   return {limits().pickle_values, limits().pickle_memo, limits().pickle_refs, limits().pickle_depth};
 }
 
-Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits) {
-  return PickleMachine(bytes, name, limits).run();
+Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits,
+                    std::uint64_t base) {
+  return PickleMachine(bytes, name, limits, base).run();
 }
 
 std::string pickle_type_name(const PickleValue& v) {

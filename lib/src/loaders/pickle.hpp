@@ -68,6 +68,7 @@ struct Pickled {
   std::vector<PickleDuplicate> duplicates;  ///< dict keys given again, the first kMaxDuplicates
   std::uint64_t duplicate_count = 0;        ///< all dict keys given again
   static constexpr std::size_t kMaxDuplicates = 1000;
+  std::uint64_t end = 0;  ///< bytes the pickle took, its STOP included (the legacy .pt reads on from there)
 };
 
 /// Limits that keep a hostile pickle from allocating without bound; the defaults are
@@ -88,9 +89,11 @@ struct PickleLimits {
 /// input in messages. Throws Error(BadFile) "<name>: pickle: <what> at byte <N>" for an
 /// unknown or unsupported opcode, stack underflow, a missing MARK, a memo index that was
 /// never stored, truncated input, a dict key or set item Python cannot hash
-/// ("unhashable type: 'list'"), or a limit exceeded.
+/// ("unhashable type: 'list'"), or a limit exceeded. `base` is the file offset of
+/// bytes[0]: every `at` and message counts from the file's start (a legacy .pt's pickles
+/// follow each other).
 Pickled read_pickle(std::span<const std::byte> bytes, const std::string& name,
-                    const PickleLimits& limits = PickleLimits::current());
+                    const PickleLimits& limits = PickleLimits::current(), std::uint64_t base = 0);
 
 /// Python's type name of a value: "int", "str", "dict", or an Object's global name.
 std::string pickle_type_name(const PickleValue& v);

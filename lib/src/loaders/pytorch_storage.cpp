@@ -97,35 +97,35 @@ std::int64_t element_of(const TorchTensorRef& t, std::int64_t i) {
 
 }  // namespace
 
-std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, const TorchTensorRef& t,
-                                            const std::string& name, bool swap) {
+std::function<Tensor()> torch_tensor_loader(std::shared_ptr<const MappedFile> file, std::shared_ptr<ZipArchive> zip,
+                                            const TorchTensorRef& t, const std::string& name, bool swap) {
   const bool contiguous = is_c_contiguous(t.size, t.stride) || prod(t.size) == 0;
   const std::optional<std::vector<std::size_t>> layout = permuted_layout(t.size, t.stride);
-  return [zip, t, name, contiguous, layout, swap]() -> Tensor {
+  return [file, zip, t, name, contiguous, layout, swap]() -> Tensor {
     if (!t.dtype)
-      throw Error(ErrorCode::Unsupported, zip->file()->name() + ": tensor '" + name + "': storage type " +
+      throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + name + "': storage type " +
                                               t.storage_type + " is not supported");
     const DType dtype = *t.dtype;
     const std::size_t itemsize = dtype_info(dtype).itemsize;
     const std::uint64_t numel = static_cast<std::uint64_t>(prod(t.size));
-    if (t.member->stored && contiguous && !swap) {
-      auto buffer = Buffer::disk(zip->file(), t.member->data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
+    if (t.member.stored && contiguous && !swap) {
+      auto buffer = Buffer::disk(file, t.member.data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
                                  numel * itemsize);
       return Tensor::from_buffer(buffer, dtype, t.size);
     }
-    if (t.member->stored && layout && !swap) {
+    if (t.member.stored && layout && !swap) {
       std::uint64_t span = 1;
       for (std::size_t a : *layout) span *= static_cast<std::uint64_t>(t.size[a]);
-      auto buffer = Buffer::disk(zip->file(), t.member->data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
+      auto buffer = Buffer::disk(file, t.member.data_offset + static_cast<std::uint64_t>(t.offset) * itemsize,
                                  span * itemsize);
       return view_over(buffer, dtype, t.size, *layout);
     }
     auto producer = std::make_shared<Producer>();
-    producer->label = "gather " + zip->file()->name() + ":" + t.member->name;
-    if (!t.member->stored && storage_reach(t) * itemsize > kInflateWholeBytes) {
+    producer->label = "gather " + file->name() + ":" + t.member.name;
+    if (!t.member.stored && storage_reach(t) * itemsize > kInflateWholeBytes) {
       // A large compressed storage: elements inflated as loops ask for them, so a slice or
       // a summary inflates only up to what it reads, and --stats streams it.
-      auto reader = std::make_shared<ZipScatteredReader>(zip, *t.member);
+      auto reader = std::make_shared<ZipScatteredReader>(zip, t.member);
       producer->element = [reader, t, dtype, itemsize, swap](std::int64_t i) {
         std::byte b[16];
         reader->read(static_cast<std::uint64_t>(element_of(t, i)) * itemsize, {b, itemsize});
@@ -133,16 +133,16 @@ std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, con
         return load_scalar(dtype, b);
       };
     }
-    producer->fill = [zip, t, itemsize, swap, contiguous](std::span<std::byte> out) {
+    producer->fill = [file, zip, t, itemsize, swap, contiguous](std::span<std::byte> out) {
       if (out.empty()) return;
-      if (t.member->stored) {
-        zip->file()->fetch(t.member->data_offset, t.member->size);
-        gather(zip->file()->bytes().subspan(static_cast<std::size_t>(t.member->data_offset)), t, itemsize, swap, out);
+      if (t.member.stored) {
+        file->fetch(t.member.data_offset, t.member.size);
+        gather(file->bytes().subspan(static_cast<std::size_t>(t.member.data_offset)), t, itemsize, swap, out);
         return;
       }
       const std::uint64_t from = static_cast<std::uint64_t>(t.offset) * itemsize;
       if (contiguous) {  // inflated straight into the output
-        zip->read_into(*t.member, from, out, from + out.size() == t.member->size);
+        zip->read_into(t.member, from, out, from + out.size() == t.member.size);
         if (swap)
           for (std::size_t at = 0; at < out.size(); at += itemsize) std::reverse(out.begin() + static_cast<std::ptrdiff_t>(at),
                                                                                  out.begin() + static_cast<std::ptrdiff_t>(at + itemsize));
@@ -150,7 +150,7 @@ std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, con
       }
       // Inflate only as far as the view reaches (at most kInflateWholeBytes), then gather.
       std::vector<std::byte> storage(static_cast<std::size_t>(storage_reach(t) * itemsize));
-      zip->read_into(*t.member, 0, storage, false);
+      zip->read_into(t.member, 0, storage, false);
       gather(storage, t, itemsize, swap, out);
     };
     return Tensor::from_producer(producer, dtype, t.size);

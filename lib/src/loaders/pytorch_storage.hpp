@@ -3,7 +3,7 @@
 // them, as a DISK view when the layout allows and a gather into C order otherwise.
 //
 //   TorchTensorRef t = ...;                                   // checked against the member
-//   std::function<Tensor()> load = torch_tensor_loader(zip, t, "fc.weight", false);
+//   std::function<Tensor()> load = torch_tensor_loader(file, zip, t, "fc.weight", false);
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ struct TorchTensorRef {
   std::string storage_type;
   std::optional<DType> dtype;
   std::uint64_t itemsize = 0;  ///< bytes per element, also of a storage type without a dtype (complex); 0 when unknown
-  const ZipMember* member = nullptr;
+  ZipMember member;  ///< where the storage's bytes lie (the legacy layout: a STORED one made for them)
   std::uint64_t storage_numel = 0;
   std::int64_t offset = 0;
   Shape size;
@@ -38,14 +38,16 @@ bool is_c_contiguous(const Shape& size, const std::vector<std::int64_t>& stride)
 /// overlap or are skipped (a step slice), which only a gather can express.
 std::optional<std::vector<std::size_t>> permuted_layout(const Shape& size, const std::vector<std::int64_t>& stride);
 
-/// The lazy tensor of `t` (already checked to lie inside its member): a DISK view of a
+/// The lazy tensor of `t` (already checked to lie inside its member) in `file`: a DISK view of a
 /// STORED member when contiguous or permuted, else a producer into C order, byte-swapping
 /// when `swap`. A compressed member is inflated straight into the output when the view
 /// is contiguous, else as far as the view reaches and gathered; past kInflateWholeBytes
 /// its elements are inflated as loops read them (zip_stream.hpp), so a slice or summary
 /// holds no copy of the storage and --stats streams it.
+/// `zip` is only read for a compressed member (nullptr when none is: the legacy layout).
 /// Calling it throws Error(Unsupported) for a storage type without a dtype.
-std::function<Tensor()> torch_tensor_loader(std::shared_ptr<ZipArchive> zip, const TorchTensorRef& t,
+std::function<Tensor()> torch_tensor_loader(std::shared_ptr<const MappedFile> file, std::shared_ptr<ZipArchive> zip,
+                                            const TorchTensorRef& t,
                                             const std::string& name, bool swap);
 
 }  // namespace tensor_inspect

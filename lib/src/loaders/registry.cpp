@@ -74,7 +74,7 @@ void check_forced_fits(const FormatInfo& info, const std::shared_ptr<const Mappe
 LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedFile>& file) {
   const auto start = std::chrono::steady_clock::now();
   LoadedFile loaded = info.open(file);
-  loaded.format = std::string(info.name);
+  if (loaded.format.empty()) loaded.format = std::string(info.name);  // an index of .bin shards says "pytorch-index"
   loaded.file = file;
   const std::size_t nt = loaded.tensors.size(), nm = loaded.metadata.size();
   lib_log().info("{}: {} format, {} tensor{}, {} metadata entr{}, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,

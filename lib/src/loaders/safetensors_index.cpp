@@ -10,6 +10,8 @@
 // Tensors are listed shard by shard (shard names sorted), each shard in data order. A
 // shard that cannot be read (missing, or not a safetensors file) is a warning: its tensors are listed (dtype and shape
 // unknown) and refuse to load, naming the index, the tensor and the shard.
+// The same JSON indexes torch.save shards (pytorch_model.bin.index.json): each shard is
+// opened as what it is (index_shard.cpp), and such an index lists as format "pytorch-index".
 #include <algorithm>
 #include <deque>
 #include <filesystem>
@@ -183,6 +185,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   // Shards are opened beside the index as it was opened (a URL with its credentials);
   // messages name them as name() shows the index.
   const std::filesystem::path dir = std::filesystem::path(file->location().empty() ? name : file->location()).parent_path();
+  std::size_t pytorch_shards = 0, shards = 0;
   for (std::size_t first = 0; first < weight_map.size();) {
     const std::string_view shard_view = weight_map[first].second;
     std::size_t last = first;
@@ -190,10 +193,12 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
     const std::string shard(shard_view);
     const std::size_t mapped = last - first;
     const std::string shard_path = (dir / shard).string();
+    ++shards;
     // A shard that is missing or cannot be parsed: its tensors are listed and marked; loading
     // one names the index, the tensor and the shard. The other shards' tensors still load.
     const auto unreadable = [&](const Error& e, std::string_view mark) {
       const std::string why = e.what();
+      pytorch_shards += index_shard_is_pytorch(shard, {});  // by its name: it could not be read
       // The warning names one tensor too: what a user greps the index or the hub's file list for.
       out.warnings.push_back(name + ": shard '" + shard + "' of " + std::to_string(mapped) + " tensor" +
                              (mapped == 1 ? "" : "s") + " cannot be read (" + why + "); it should hold '" +
@@ -215,7 +220,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
     };
     LoadedFile part;
     try {
-      part = open_safetensors(MappedFile::open(shard_path));
+      part = open_index_shard(shard_path);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::Io) {
         unreadable(e, "in missing shard ");
@@ -243,13 +248,16 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         if (!held.count(weight_map[i].first))
           fail(name, "tensor '" + std::string(weight_map[i].first) + "' is mapped to shard '" + shard + "', which does not hold it");
     }
+    pytorch_shards += part.format == "pytorch";  // by its first bytes
+    for (std::string& w : part.warnings) out.warnings.push_back(std::move(w));
     const std::string note = "in shard " + shard;
     for (TensorEntry& e : part.tensors) {
-      e.note = note;
+      e.note = part.format == "pytorch" && !e.note.empty() ? note + "; " + e.note : note;  // a torch view's strides
       out.tensors.push_back(std::move(e));
     }
     first = last;
   }
+  if (shards > 0 && pytorch_shards == shards) out.format = "pytorch-index";
   return out;
 }
 

@@ -94,6 +94,12 @@ std::uint64_t check_pickle(std::span<const std::byte> bytes, std::uint64_t base,
 /// Returns the tensors of shards whose faults are left to their own report, which the
 /// loader's pass over the index must not report again.
 std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope, Findings& f);
+/// A torch.save file of either layout: the zip rules (check_zip "pytorch"), or the legacy
+/// layout's (check_legacy_pytorch) when it starts with the legacy magic number.
+void check_pytorch(const std::shared_ptr<const MappedFile>& file, Findings& f);
+/// The legacy torch.save layout (loaders/pytorch_legacy.hpp), read by the loader's own
+/// parser collecting every fault, and each of its five pickles' opcodes (check_pickle).
+void check_legacy_pytorch(std::span<const std::byte> bytes, Findings& f);
 /// Zip structure and CRCs; then each member by kind: "npz" checks .npy members,
 /// "pytorch" the data.pkl pickle.
 void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f);

@@ -1,5 +1,7 @@
 // validate/index.cpp — the rules of a sharded safetensors index (model.safetensors.index.json):
 // its JSON, weight_map, every shard it names, and metadata.total_size against the shards.
+// A pytorch_model.bin.index.json is the same JSON over torch.save shards, checked as such.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -123,16 +125,21 @@ std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file,
       continue;
     }
     std::vector<Finding> aside;  // the shard's own findings, when its report has them
-    Findings inner(elsewhere ? aside : f.all(), "safetensors", place);
+    // A pytorch_model.bin.index.json names torch.save shards: each is checked as what it is.
+    const bool pytorch = index_shard_is_pytorch(shard, sf->bytes().first(std::min<std::size_t>(sf->size(), 64)));
+    Findings inner(elsewhere ? aside : f.all(), pytorch ? "pytorch" : "safetensors", place);
     const std::size_t before = inner.errors();
-    inner.checked([&] { check_safetensors(sf->bytes(), inner); });
+    inner.checked([&] {
+      if (pytorch) check_pytorch(sf, inner);
+      else check_safetensors(sf->bytes(), inner);
+    });
     if (inner.errors() != before) {
       sizes_known = false;
       if (elsewhere) left_to_shards.insert(names.begin(), names.end());
       continue;
     }
     try {
-      const LoadedFile part = open_safetensors(sf);
+      const LoadedFile part = pytorch ? open_pytorch(sf) : open_safetensors(sf);
       std::set<std::string> held;
       for (const TensorEntry& e : part.tensors) {
         held.insert(e.name);

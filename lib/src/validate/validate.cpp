@@ -35,18 +35,6 @@ std::string detect(const std::shared_ptr<const MappedFile>& file, const std::str
                                          "safetensors-index, gguf, pytorch)");
 }
 
-// torch.save before 1.6: five pickles (magic number, protocol, system info, the object,
-// the storage keys) and then the raw storages.
-void check_legacy_pytorch(std::span<const std::byte> bytes, Findings& f) {
-  std::uint64_t at = 0;
-  for (int i = 0; i < 5 && at < bytes.size(); ++i) {
-    Findings inner(f.all(), "pickle", "pickle " + std::to_string(i + 1));
-    const std::size_t before = f.all().size();
-    at += check_pickle(bytes.subspan(at), at, false, inner);
-    if (f.all().size() != before && f.errors()) return;
-  }
-}
-
 // A loader's message without the file name it opens with: the finding is printed after
 // the name already ("x.npy: error: header: ..."). A member's name stays ("a.npy: ...").
 std::string without_file(const std::string& what, const std::string& path) {
@@ -75,22 +63,18 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
   const auto bytes = file->bytes();
   // A .pt that is not the legacy format (its pickled magic number first) is a zip archive
   // to torch.load, whatever its first bytes: an empty or truncated one, or a few stray
-  // bytes, is read by the zip rules and then by the loader, which refuses it. Routed by
-  // "not a zip" instead, such a file met only the legacy pickle rules (no bytes break
-  // none, "N." is a whole pickle) and the loader was skipped: "clean", though it fails
-  // to open.
-  const auto head = bytes.first(std::min<std::size_t>(bytes.size(), 64));
-  const bool legacy = report.format == "pytorch" && !sniff_zip(head) && sniff_pytorch(head);
+  // bytes, is read by the zip rules and then by the loader, which refuses it
+  // (check_pytorch routes by the legacy magic, not by "not a zip").
   std::set<std::string> left_to_shards;  // an index's tensors in shards this run reports on their own
   f.checked([&] {
     if (report.format == "safetensors") validate::check_safetensors(bytes, f);
     else if (report.format == "gguf") validate::check_gguf(bytes, f);
     else if (report.format == "npy") validate::check_npy(bytes, 0, f);
     else if (report.format == "safetensors-index") left_to_shards = validate::check_index(file, scope, f);
-    else if (report.format == "npz" || (report.format == "pytorch" && !legacy)) validate::check_zip(file, report.format, f);
-    else if (report.format == "pytorch") validate::check_legacy_pytorch(bytes, f);
+    else if (report.format == "npz") validate::check_zip(file, report.format, f);
+    else if (report.format == "pytorch") validate::check_pytorch(file, f);
   });
-  if (f.errors() == 0 && !legacy) {
+  if (f.errors() == 0) {
     // The loader's own checks (storages, dtypes, quantized sizes). What it refuses as
     // unsupported keeps the format's rules but cannot be opened: a note (nothing wrong with
     // the file), so that a file with no note always opens. The checkers name most such cases with their field
