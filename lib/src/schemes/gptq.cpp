@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "decode/half.hpp"
 #include "decode/packed_int.hpp"
 #include "decode/scaled_runs.hpp"
 #include "loaders/decoded_tensor.hpp"
@@ -41,7 +42,7 @@ float read_scale(const std::byte* base, std::int64_t k, int kind) {  // kind: 0 
   }
   std::uint16_t h;
   std::memcpy(&h, base + 2 * k, 2);
-  return static_cast<float>(kind == 1 ? float16_to_double(h) : bfloat16_to_double(h));
+  return kind == 1 ? half_to_float(h) : bfloat16_to_float(h);  // exact, as float16_to_double is
 }
 
 int scale_kind(const SchemeInput& in, const std::string& logical, const TensorEntry& s, std::string_view scheme) {
@@ -163,12 +164,20 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       for (std::int64_t i = 0; i < inn; ++i)
         (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
     }
+    // Where each input's run of one group ends (the next input of another group, or inn), so a
+    // decode finds its runs without comparing every input's group.
+    auto run_end_of = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(inn));
+    for (std::int64_t i = inn - 1; i >= 0; --i) {
+      const auto k = static_cast<std::size_t>(i);
+      (*run_end_of)[k] = i + 1 < inn && (*group_of)[k + 1] == (*group_of)[k] ? (*run_end_of)[k + 1] : i + 1;
+    }
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
       if (o.empty()) return;
       const std::byte* qwb = wf->bytes().data() + wo;
       const std::byte* qzb = zf->bytes().data() + zo;
       const std::byte* scb = sf->bytes().data() + so;
       const std::int32_t* g_of = group_of->data();
+      const std::int64_t* run_ends = run_end_of->data();
       const auto mask = static_cast<std::uint32_t>((1 << b) - 1);
       const std::int64_t last = first + static_cast<std::int64_t>(o.size());
       float* y = o.data();
@@ -179,8 +188,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
         std::int64_t i = i0;
         while (i < row_end) {
           const std::int64_t g = g_of[i];
-          std::int64_t run_end = i + 1;
-          while (run_end < row_end && g_of[run_end] == g) ++run_end;
+          const std::int64_t run_end = std::min(row_end, run_ends[i]);
           const float scale = read_scale(scb, g * out + r, kind);
           const auto zero =
               static_cast<std::int32_t>(packed_field(qzb, g * (out / pack) + r / pack, b, r % pack)) + (v2 ? 0 : 1);
