@@ -43,7 +43,7 @@ __attribute__((target("avx2"))) void fp8_e4m3_scaled_avx2(const std::byte* codes
   fp8_e4m3_scaled_portable(codes + k, n - k, scale, out + k);
 }
 
-std::uint32_t word_at(const std::byte* words, std::int64_t stride, std::int64_t w) {
+std::uint32_t packed_word_at(const std::byte* words, std::int64_t stride, std::int64_t w) {
   std::uint32_t v;
   std::memcpy(&v, words + 4 * w * stride, 4);
   return v;
@@ -53,7 +53,7 @@ void packed4_scaled_portable(const std::byte* words, std::int64_t stride, std::i
                              std::int32_t zero, float scale, float* out) {
   for (std::int64_t k = 0; k < n; ++k) {
     const std::int64_t f = first + k;
-    const auto q = static_cast<std::int32_t>((word_at(words, stride, f / 8) >> (4 * (f % 8))) & 15u);
+    const auto q = static_cast<std::int32_t>((packed_word_at(words, stride, f / 8) >> (4 * (f % 8))) & 15u);
     out[k] = scale * static_cast<float>(q - zero);
   }
 }
@@ -73,7 +73,7 @@ __attribute__((target("avx2"))) void packed4_scaled_avx2(const std::byte* words,
   for (; k + 8 <= n; k += 8) {
     const std::int64_t wi = (first + k) / 8;
     if (k + 8 * (kAhead + 1) <= n) _mm_prefetch(reinterpret_cast<const char*>(words + 4 * (wi + kAhead) * stride), _MM_HINT_T0);
-    const auto w = static_cast<int>(word_at(words, stride, wi));
+    const auto w = static_cast<int>(packed_word_at(words, stride, wi));
     const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(w), shifts), low4);
     _mm256_storeu_ps(out + k, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, z))));
   }
