@@ -38,6 +38,11 @@ struct Producer {
   /// blocks). Unlike `element`, it must be safe to call from several threads at once:
   /// loops over a formula without it run on one thread.
   std::function<void(std::int64_t first, std::span<double> out)> float_range;
+  /// Optional, for float32 producers that decode stored bytes (quantization schemes): the
+  /// elements of float_range as float32, so a statistics scan decodes each block straight
+  /// into its float lane (stats/streamed.cpp) instead of running the executor. The same
+  /// threading rule as float_range.
+  std::function<void(std::int64_t first, std::span<float> out)> float32_range;
 };
 
 struct Node;

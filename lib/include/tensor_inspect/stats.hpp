@@ -56,6 +56,10 @@ struct StoredElements {
   bool c_order = true;                   ///< bytes are in C order of `shape`
   std::shared_ptr<const MappedFile> file;  ///< the mapping holding `bytes`, if any (kept alive)
   std::shared_ptr<Buffer> keep;          ///< a buffer holding `bytes`, if any (kept alive)
+  /// A float32 tensor decoded on demand (a quantization scheme's logical tensor): `bytes`
+  /// is empty, and each block's values come from decode(first, out), elements [first, first
+  /// + out.size()) in C order, called from several threads at once.
+  std::function<void(std::int64_t first, std::span<float> out)> decode;
 };
 
 /// The elements of `t` in place, when t is a bijective view (reshape, permute, flip,

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "decode/ggml_blocks.hpp"
+#include "decode/ggml_fast.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -95,6 +96,7 @@ void dequantize_ggml(const GgmlType& type, std::span<const std::byte> src, std::
   assert(src.size() == blocks * type.block_bytes && dst.size() == blocks * type.block_elems);
   (void)dst.size();
   const auto* in = reinterpret_cast<const std::uint8_t*>(src.data());
+  if (const GgmlBlocksDecoder fast = ggml_fast_decoder(type.id)) return fast(in, blocks, dst.data());
   for (std::size_t i = 0; i < blocks; ++i) type.decode(in + i * type.block_bytes, dst.data() + i * type.block_elems);
 }
 

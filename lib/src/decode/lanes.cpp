@@ -89,7 +89,7 @@ void ints_to(const std::byte* src, std::int64_t n, bool swap, Out* out) {
 }  // namespace
 
 Lane lane_of(const StoredElements& s) {
-  if (s.ggml_type) return Lane::F32;
+  if (s.ggml_type || s.decode) return Lane::F32;
   switch (dtype_info(s.stored).kind) {
     case DKind::Float: return s.stored == DType::Float64 ? Lane::F64 : Lane::F32;
     case DKind::Signed: return Lane::I64;
@@ -102,11 +102,13 @@ std::uint64_t byte_offset_of(const StoredElements& s, std::int64_t first) {
     const GgmlType* t = ggml_type_from_id(*s.ggml_type);
     return static_cast<std::uint64_t>(first) / t->block_elems * t->block_bytes;
   }
+  if (s.decode) return static_cast<std::uint64_t>(first) * sizeof(float);  // as if float32: it holds no bytes
   return static_cast<std::uint64_t>(first) * dtype_info(s.stored).itemsize;
 }
 
 void decode_block(const StoredElements& s, std::int64_t first, std::int64_t n, void* out) {
   assert(n <= kStatsBlock);
+  if (s.decode) return s.decode(first, std::span(static_cast<float*>(out), static_cast<std::size_t>(n)));
   const std::byte* src = s.bytes.data() + byte_offset_of(s, first);
   if (s.ggml_type) {
     const GgmlType* t = ggml_type_from_id(*s.ggml_type);

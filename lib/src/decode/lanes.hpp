@@ -26,7 +26,8 @@ Lane lane_of(const StoredElements& source);
 /// the block size, or n reaches the end. The bytes were bounds-checked when the source was made.
 void decode_block(const StoredElements& source, std::int64_t first, std::int64_t n, void* out);
 
-/// The byte offset of element `first` in source.bytes (GGUF: of its block).
+/// The byte offset of element `first` in source.bytes (GGUF: of its block; a source with
+/// `decode`: first * 4, as if it were float32).
 std::uint64_t byte_offset_of(const StoredElements& source, std::int64_t first);
 
 }  // namespace tensor_inspect

@@ -36,6 +36,7 @@ Tensor decoded_tensor(std::string label, const Shape& shape, RangeDecode decode,
       done += n;
     }
   };
+  producer->float32_range = decode;
   return Tensor::from_producer(producer, DType::Float32, shape);
 }
 

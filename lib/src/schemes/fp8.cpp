@@ -18,7 +18,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "decode/minifloat.hpp"
+#include "decode/scaled_runs.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
 #include "tensor_inspect/dtype.hpp"
@@ -96,7 +96,6 @@ std::optional<LogicalTensor> build_block(const SchemeInput& in, const std::strin
   e.details_for_write().loader = [=, label = "dequantize fp8 block '" + logical + "'"]() {
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
       if (o.empty()) return;
-      const std::array<float, 256>& lut = fp8_e4m3_table();
       const std::byte* codes = wf->bytes().data() + wo;
       const ScaleReader scale{sf->bytes().data() + so, bf16};
       std::int64_t i = first / inn, j = first % inn;
@@ -106,7 +105,9 @@ std::optional<LogicalTensor> build_block(const SchemeInput& in, const std::strin
         while (j < end) {  // one run of a row: a scale per bk columns
           const float sc = scale(srow + j / bk);
           const std::int64_t stop = std::min(end, (j / bk + 1) * bk);
-          for (; j < stop; ++j) o[k++] = lut[static_cast<std::uint8_t>(codes[i * inn + j])] * sc;
+          fp8_e4m3_scaled(codes + i * inn + j, stop - j, sc, o.data() + k);
+          k += static_cast<std::size_t>(stop - j);
+          j = stop;
         }
         if (j == inn) ++i, j = 0;
       }
@@ -150,14 +151,15 @@ std::optional<LogicalTensor> build_scale(const SchemeInput& in, const std::strin
   e.details_for_write().loader = [=, label = "dequantize fp8 scale '" + logical + "'"]() {
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
       if (o.empty()) return;
-      const std::array<float, 256>& lut = fp8_e4m3_table();
       const std::byte* codes = wf->bytes().data() + wo;
       const ScaleReader scale{sf->bytes().data() + so, bf16};
       std::int64_t i = first / inn, j = first % inn;
       for (std::size_t k = 0; k < o.size();) {
         const float sc = scale(per_tensor ? 0 : i);
         const std::int64_t end = std::min<std::int64_t>(inn, j + static_cast<std::int64_t>(o.size() - k));
-        for (; j < end; ++j) o[k++] = lut[static_cast<std::uint8_t>(codes[i * inn + j])] * sc;
+        fp8_e4m3_scaled(codes + i * inn + j, end - j, sc, o.data() + k);
+        k += static_cast<std::size_t>(end - j);
+        j = end;
         if (j == inn) ++i, j = 0;
       }
     };

@@ -13,11 +13,14 @@
 //   maxq, + 1; (qweight >> wf) & maxq; scales * (weight - zeros); qlinear_cuda.py indexes
 //   scales and zeros by g_idx. The layout [out, in] is nn.Linear's.)
 // 3-bit GPTQ packs fields across words and is refused, naming the part.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "decode/half.hpp"
 #include "decode/packed_int.hpp"
+#include "decode/scaled_runs.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
 #include "tensor_inspect/dtype.hpp"
@@ -39,7 +42,7 @@ float read_scale(const std::byte* base, std::int64_t k, int kind) {  // kind: 0 
   }
   std::uint16_t h;
   std::memcpy(&h, base + 2 * k, 2);
-  return static_cast<float>(kind == 1 ? float16_to_double(h) : bfloat16_to_double(h));
+  return kind == 1 ? half_to_float(h) : bfloat16_to_float(h);  // exact, as float16_to_double is
 }
 
 int scale_kind(const SchemeInput& in, const std::string& logical, const TensorEntry& s, std::string_view scheme) {
@@ -161,19 +164,49 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       for (std::int64_t i = 0; i < inn; ++i)
         (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
     }
+    // Where each input's run of one group ends (the next input of another group, or inn), so a
+    // decode finds its runs without comparing every input's group.
+    auto run_end_of = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(inn));
+    for (std::int64_t i = inn - 1; i >= 0; --i) {
+      const auto k = static_cast<std::size_t>(i);
+      (*run_end_of)[k] = i + 1 < inn && (*group_of)[k + 1] == (*group_of)[k] ? (*run_end_of)[k + 1] : i + 1;
+    }
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
       if (o.empty()) return;
       const std::byte* qwb = wf->bytes().data() + wo;
       const std::byte* qzb = zf->bytes().data() + zo;
       const std::byte* scb = sf->bytes().data() + so;
       const std::int32_t* g_of = group_of->data();
-      for (std::size_t k = 0; k < o.size(); ++k) {
-        const std::int64_t idx = first + static_cast<std::int64_t>(k), r = idx / inn, i = idx % inn;
-        const std::int64_t g = g_of[i];
-        const auto q = static_cast<std::int32_t>(packed_field(qwb, (i / pack) * out + r, b, i % pack));
-        const auto z =
-            static_cast<std::int32_t>(packed_field(qzb, g * (out / pack) + r / pack, b, r % pack)) + (v2 ? 0 : 1);
-        o[k] = read_scale(scb, g * out + r, kind) * static_cast<float>(q - z);
+      const std::int64_t* run_ends = run_end_of->data();
+      const auto mask = static_cast<std::uint32_t>((1 << b) - 1);
+      const std::int64_t last = first + static_cast<std::int64_t>(o.size());
+      float* y = o.data();
+      // Runs of inputs of one group within one output row: the group's scale and zero read
+      // once, the codes a word at a time (act-order's g_idx makes runs of one).
+      for (std::int64_t idx = first; idx < last;) {
+        const std::int64_t r = idx / inn, i0 = idx % inn, row_end = std::min(inn, i0 + (last - idx));
+        std::int64_t i = i0;
+        while (i < row_end) {
+          const std::int64_t g = g_of[i];
+          const std::int64_t run_end = std::min(row_end, run_ends[i]);
+          const float scale = read_scale(scb, g * out + r, kind);
+          const auto zero =
+              static_cast<std::int32_t>(packed_field(qzb, g * (out / pack) + r / pack, b, r % pack)) + (v2 ? 0 : 1);
+          if (b == 4) {  // the common case, eight codes a word
+            packed4_scaled(qwb + 4 * r, out, i, run_end - i, zero, scale, y);
+            y += run_end - i;
+            i = run_end;
+          }
+          while (i < run_end) {  // one stored word: up to `pack` codes of consecutive inputs
+            std::uint32_t word;
+            std::memcpy(&word, qwb + 4 * ((i / pack) * out + r), 4);
+            const std::int64_t field = i % pack, stop = std::min(run_end, i - field + pack);
+            word >>= static_cast<std::uint32_t>(b) * static_cast<std::uint32_t>(field);
+            for (; i < stop; ++i, word >>= b)
+              *y++ = scale * static_cast<float>(static_cast<std::int32_t>(word & mask) - zero);
+          }
+        }
+        idx += row_end - i0;
       }
     };
     return decoded_tensor(label, Shape{out, inn}, std::move(decode), [=] {

@@ -303,7 +303,7 @@ Moments block_moments_baseline(const std::byte* bytes, std::int64_t n, DType sto
 }
 
 StoredBlockKernel stored_block_kernel(const StoredElements& s) {
-  if (s.ggml_type || s.swap_bytes) return nullptr;
+  if (s.ggml_type || s.swap_bytes || s.decode) return nullptr;
   if (s.stored == DType::Float32) return float_lane::block_moments_stored_f32;
   if (s.stored == DType::BFloat16) return float_lane::block_moments_stored_bf16;
   if (s.stored == DType::Float16) return float_lane::block_moments_stored_f16;

@@ -6,10 +6,13 @@
 // an in-place source is, so the numbers are those of compute_stats(scan_source(t)).
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <variant>
 
 #include "decode/lanes.hpp"
 #include "stats/parts.hpp"
 #include "tensor/broadcast.hpp"
+#include "tensor_inspect/graph.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
 
@@ -57,6 +60,23 @@ void for_each_stats_chunk(const Tensor& t, Lane lane, Scan&& scan) {
   });
 }
 
+// A float32 tensor whose producer decodes it in runs (a quantization scheme's logical
+// tensor, loaders/decoded_tensor.hpp) as a scan source: each block decoded straight into the
+// float lane on the scan's threads, no executor in between. The numbers are the streamed
+// ones: the same chunks and blocks, the same float32 values. nullopt for anything else.
+std::optional<StoredElements> decoded_source(const Tensor& t) {
+  const Node& n = *t.node();
+  if (n.op != Op::Producer || n.dtype != DType::Float32) return std::nullopt;
+  const auto& producer = std::get<std::shared_ptr<const Producer>>(n.arg);
+  if (!producer || !producer->float32_range) return std::nullopt;
+  StoredElements s;
+  s.stored = DType::Float32;
+  s.numel = t.numel();
+  s.shape = t.shape();
+  s.decode = producer->float32_range;
+  return s;
+}
+
 }  // namespace
 
 TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults) {
@@ -75,6 +95,7 @@ TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults
     return s;
   }
   const Tensor t = input.cast(commit_dtype(input.dtype(), defaults));
+  if (const std::optional<StoredElements> s = decoded_source(t)) return compute_stats(*s);
   const Lane lane = lane_of_dtype(t.dtype());
   const std::int64_t numel = t.numel();
   std::vector<Moments> parts(static_cast<std::size_t>((numel + kStatsChunk - 1) / kStatsChunk));
@@ -96,6 +117,7 @@ Histogram compute_histogram_streamed(const Tensor& input, const Defaults& defaul
     return h;
   }
   const Tensor t = input.cast(commit_dtype(input.dtype(), defaults));
+  if (const std::optional<StoredElements> s = decoded_source(t)) return compute_histogram(*s, bins, lo, hi);
   const Lane lane = lane_of_dtype(t.dtype());
   StoredElements none;
   none.stored = lane_dtype(lane);
