@@ -194,7 +194,13 @@ Tensor minimum(const Operand& a, const Operand& b) {
 namespace {
 Tensor bitwise(Op op, const char* name, const Operand& a, const Operand& b) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
-  if (is_float(d)) expr_error(std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name));
+  if (is_float(d)) {
+    // tinygrad raises only when a kernel runs: a result with no elements runs none, and is
+    // an empty tensor of the promoted dtype.
+    Pair p = broadcasted(a, b);
+    if (p.a.numel() == 0) return Tensor::full(p.a.shape(), Scalar::from_float(0.0), d);
+    expr_error(std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name));
+  }
   return binop(op, a, b);
 }
 }  // namespace
