@@ -28,7 +28,8 @@ class Tensor {
   static Tensor from_buffer(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape);
   /// A tensor whose bytes are made at realize by `producer` (C order, native).
   static Tensor from_producer(std::shared_ptr<const Producer> producer, DType dtype, Shape shape);
-  /// `value` (cast to dtype) at every element of `shape`; allocates nothing.
+  /// `value` at every element of `shape`, as tinygrad's `dtype.const` keeps it (a float rounded
+  /// to dtype, an int unwrapped in an int dtype: stores wrap it); allocates nothing.
   static Tensor full(const Shape& shape, Scalar value, DType dtype);
 
   const NodePtr& node() const { return node_; }

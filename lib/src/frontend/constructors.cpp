@@ -76,7 +76,9 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
 Tensor full(const Shape& shape, const Scalar& value, std::optional<DType> dtype) {
   check_shape(shape, "full");
   DType d = dtype ? *dtype : python_dtype(value);
-  return Tensor::full(shape, value, d);
+  // tinygrad's Tensor.full stores its value in a buffer (mixin/creation.py, buffer=True): an
+  // int wraps there, unlike a 0-d Tensor's CONST.
+  return Tensor::full(shape, cast_scalar(value, d), d);
 }
 
 Tensor ones(const Shape& shape, std::optional<DType> dtype, const Defaults& defaults) {

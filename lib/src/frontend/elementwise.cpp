@@ -56,7 +56,13 @@ Tensor invert(const Tensor& t) {
 }
 
 Tensor abs(const Tensor& t) {
-  if (t.dtype() == DType::Bool || is_unsigned(t.dtype())) return t;
+  if (t.dtype() == DType::Bool) return t;
+  const Node* base = t.node().get();
+  while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
+  // A constant keeps its unwrapped int (tensor/const_fold.hpp): uint64 -5 folds through
+  // tinygrad's x * x.sign() to 5.
+  if (base->op == Op::Const) return mul(t, sign(t));
+  if (is_unsigned(t.dtype())) return t;
   return where(cmp_lt(t, Scalar::from_int(0)), neg(t), t);
 }
 

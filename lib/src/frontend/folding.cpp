@@ -52,8 +52,9 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   if ((op == Op::FloorDiv || op == Op::Mod) && d == DType::WeakInt && is(cb, 0) && !(ca && a.shape().empty()))
     expr_error(std::string(op == Op::Mod ? "modulo" : "division") +
                " by zero (tinygrad raises where a divisor folds to 0)");
-  if (ca && cb) return std::nullopt;  // both constant: computed as usual
   const bool same = a.node() == b.node();
+  if (op == Op::FloorDiv && same) return filled(a, d, 1);  // x//x -> 1 even for a constant 0 (tinygrad's order)
+  if (ca && cb) return std::nullopt;  // both constant: folded by Tensor::binary (tensor/const_fold.hpp)
   switch (op) {
     case Op::Add:  // x+0 -> x
       if (is(cb, 0)) return a;

@@ -26,8 +26,16 @@ inline std::int64_t sz(std::size_t v) { return static_cast<std::int64_t>(v); }
 
 inline std::string ints_repr(const std::vector<std::int64_t>& v) { return shape_repr(v); }
 
+/// `t`, a weak float, with its weak subgraph computed at `d` (float64) rather than at the
+/// default float (weak_commit.cpp).
+Tensor commit_weak_float(const Tensor& t, DType d);
+
 /// `t` cast to `d`, or `t` itself when it already has that dtype.
-inline Tensor cast_to(const Tensor& t, DType d) { return t.dtype() == d ? t : t.cast(d); }
+inline Tensor cast_to(const Tensor& t, DType d) {
+  if (t.dtype() == d) return t;
+  if (t.dtype() == DType::WeakFloat && d == DType::Float64) return commit_weak_float(t, d);
+  return t.cast(d);
+}
 
 /// A 0-d constant.
 inline Tensor scalar_tensor(const Scalar& v, DType d) { return Tensor::full({}, v, d); }

@@ -147,7 +147,10 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   DType f = is_int(p.a.dtype()) || p.a.dtype() == DType::Bool ? defaults.float_dtype : p.a.dtype();
   Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(to_tensor(a, f), p.a.shape()) : cast_to(p.a, f);
   Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(to_tensor(b, f), p.b.shape()) : cast_to(p.b, f);
-  if (p.a.node() == p.b.node()) return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);  // x/x -> 1
+  const Node* base = p.a.node().get();
+  while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
+  // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)
+  if (p.a.node() == p.b.node() && base->op != Op::Const) return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);
   return folded_binary(Op::Mul, num, dv.unary(Op::Recip));
 }
 
@@ -163,7 +166,12 @@ Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
   if (is_float(d) || d == DType::Bool) {  // tinygrad: a - a.div(b, rounding_mode="floor") * b
     Pair p = broadcasted(a, b);
-    if (p.a.node() == p.b.node()) return Tensor::full(p.a.shape(), Scalar::from_float(0.0), p.a.dtype());  // x%x -> 0
+    // x%x -> 0, in the float the composition gives (a bool's quotient is the default float);
+    // a constant x folds through the composition instead (False % False is nan).
+    const Node* base = p.a.node().get();
+    while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
+    if (p.a.node() == p.b.node() && base->op != Op::Const)
+      return Tensor::full(p.a.shape(), Scalar::from_float(0.0), d == DType::Bool ? defaults.float_dtype : p.a.dtype());
     return sub(p.a, mul(floor(div(a, b, defaults)), p.b));
   }
   return binop(Op::Mod, a, b);
@@ -194,7 +202,13 @@ Tensor minimum(const Operand& a, const Operand& b) {
 namespace {
 Tensor bitwise(Op op, const char* name, const Operand& a, const Operand& b) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
-  if (is_float(d)) expr_error(std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name));
+  if (is_float(d)) {
+    // tinygrad raises only when a kernel runs: a result with no elements runs none, and is
+    // an empty tensor of the promoted dtype.
+    Pair p = broadcasted(a, b);
+    if (p.a.numel() == 0) return Tensor::full(p.a.shape(), Scalar::from_float(0.0), d);
+    expr_error(std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name));
+  }
   return binop(op, a, b);
 }
 }  // namespace

@@ -387,6 +387,21 @@ Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, co
   if (dtype) d = *dtype;
   for (const Leaf& l : leaves)
     if (l.kind == LitValue::None && root.is_list) parser.fail(l.column, "Could not infer dtype of None");
+  if (!root.is_list) {
+    // A 0-d tensor of a Python scalar is a CONST in tinygrad, its int value unwrapped (stores
+    // wrap it) and folded with the ops over it (tensor/const_fold.hpp).
+    const Leaf& l = leaves.back();
+    Scalar v = convert(l, d, parser, l.column);
+    const DKind kind = dtype_info(d).kind;
+    if ((kind == DKind::Signed || kind == DKind::Unsigned) && l.kind == LitValue::Int) {
+      // The exact int when it has 64 bits: the double it rounds to is the one `bits` gives.
+      if (static_cast<double>(static_cast<std::int64_t>(l.bits)) == l.f) v = Scalar::from_int(static_cast<std::int64_t>(l.bits));
+      else if (static_cast<double>(l.bits) == l.f) v = Scalar::from_uint(l.bits);
+    } else if ((kind == DKind::Signed || kind == DKind::Unsigned) && l.kind == LitValue::Float && std::fabs(l.f) < 9.2e18) {
+      v = Scalar::from_int(static_cast<std::int64_t>(l.f));  // int(x): truncation, unwrapped
+    }
+    return Tensor::full({}, v, d);
+  }
   const std::size_t isz = dtype_info(d).itemsize;
   auto buf = Buffer::cpu(leaves.size() * isz);
   std::byte* dst = buf->mutable_bytes().data();

@@ -41,6 +41,12 @@ inline Word wu(std::uint64_t v) { Word w; w.u = v; return w; }
 Word word_of(const Scalar& s);
 Scalar scalar_of(DKind kind, Word w);
 
+/// The dtype a node of `d` computes in: a weak float (a Python float against an int or bool
+/// tensor, before data() commits it) computes in the default float, float32, each step and
+/// each constant rounded to it, as tinygrad lowers it (uop/weak.py: pm_lower_weak commits a
+/// weak node and its constants at default_dtype). Its buffers still hold doubles.
+inline DType compute_dtype(DType d) { return d == DType::WeakFloat ? DType::Float32 : d; }
+
 /// Reads elements of `dtype` (native byte order) from `base`: element idx[i] for each i,
 /// or 0 where idx[i] < 0 (a masked index); with idx == nullptr, elements 0..n-1.
 void decode(DType dtype, const std::byte* base, const std::int64_t* idx, std::size_t n, Word* out);

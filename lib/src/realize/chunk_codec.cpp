@@ -114,8 +114,8 @@ void encode(DType dtype, const Word* in, std::size_t n, std::byte* dst) {
 
 void round_floats(DType dtype, Word* w, std::size_t n) {
   switch (dtype) {
-    case DType::Float64:
-    case DType::WeakFloat: return;
+    case DType::Float64: return;
+    case DType::WeakFloat:  // computes in float32 (compute_dtype)
     case DType::Float32:
       for (std::size_t i = 0; i < n; ++i) w[i].f = static_cast<double>(static_cast<float>(w[i].f));
       return;

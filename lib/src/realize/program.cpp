@@ -65,7 +65,7 @@ class Lowering {
       inst.data = fetch_reachable(*std::get<std::shared_ptr<Buffer>>(buf->arg), views, loop, n->dtype);
     } else if (n->op == Op::Const) {
       inst.kind = Instance::Const;
-      inst.value = word_of(cast_scalar(std::get<Scalar>(n->arg), n->dtype));
+      inst.value = word_of(cast_scalar(std::get<Scalar>(n->arg), compute_dtype(n->dtype)));
     } else if (is_formula(*n)) {
       inst.kind = Instance::Formula;
       inst.formula = std::get<std::shared_ptr<const Producer>>(n->arg).get();

@@ -5,12 +5,13 @@
 #include <limits>
 #include <string>
 
+#include "realize/chunk.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::realize_detail {
 namespace {
 
-double round_float(DType d, double v) { return cast_scalar(Scalar::from_float(v), d).f; }
+double round_float(DType d, double v) { return cast_scalar(Scalar::from_float(v), compute_dtype(d)).f; }
 
 Scalar make_int(DType d, std::uint64_t bits) { return cast_scalar(Scalar::from_uint(bits), d); }
 
@@ -93,7 +94,7 @@ Scalar c_float_to_int(double x, DType d) {
 Scalar apply_unary(Op op, DType d, const Scalar& a) {
   const DKind kind = dtype_info(d).kind;
   if (op == Op::Cast)
-    return a.kind == DKind::Float && (kind == DKind::Signed || kind == DKind::Unsigned) ? c_float_to_int(a.f, d) : cast_scalar(a, d);
+    return a.kind == DKind::Float && (kind == DKind::Signed || kind == DKind::Unsigned) ? c_float_to_int(a.f, d) : cast_scalar(a, compute_dtype(d));
   if (op == Op::ByteSwap) {
     std::uint64_t x = a.as_bits(), r = 0;
     for (unsigned i = 0; i < dtype_info(d).itemsize; ++i, x >>= 8) r = (r << 8) | (x & 0xff);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "tensor/const_fold.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
 
@@ -37,7 +38,7 @@ Tensor Tensor::from_producer(std::shared_ptr<const Producer> producer, DType dty
 Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
   for (auto d : shape)
     if (d < 0) shape_error("negative dimension in shape " + shape_repr(shape));
-  return Tensor(make_node(Op::Const, dtype, shape, {}, cast_scalar(value, dtype)));
+  return Tensor(make_node(Op::Const, dtype, shape, {}, const_fold::const_value(value, dtype)));
 }
 
 Tensor Tensor::reshape(const Shape& new_shape) const {
@@ -131,6 +132,7 @@ Tensor Tensor::flip(const std::vector<std::int64_t>& axes) const {
 
 Tensor Tensor::cast(DType target) const {
   if (target == dtype()) return *this;
+  if (auto folded = const_fold::unary(Op::Cast, target, *this)) return *folded;
   return Tensor(make_node(Op::Cast, target, shape(), {node_}));
 }
 
@@ -158,17 +160,20 @@ Tensor Tensor::byteswap() const {
 
 Tensor Tensor::unary(Op op) const {
   if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast || op == Op::ByteSwap) throw Error(ErrorCode::Internal, "internal: not a unary op");
+  if (auto folded = const_fold::unary(op, dtype(), *this)) return *folded;
   return Tensor(make_node(op, dtype(), shape(), {node_}));
 }
 
 Tensor Tensor::binary(Op op, const Tensor& a, const Tensor& b) {
   if (!is_binary(op)) throw Error(ErrorCode::Internal, "internal: not a binary op");
   if (a.shape() != b.shape()) shape_error("shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
+  if (auto folded = const_fold::binary(op, a, b)) return *folded;
   return Tensor(make_node(op, is_comparison(op) ? DType::Bool : a.dtype(), a.shape(), {a.node_, b.node_}));
 }
 
 Tensor Tensor::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (cond.shape() != a.shape() || a.shape() != b.shape()) shape_error("where: shapes differ");
+  if (auto folded = const_fold::where(cond, a, b)) return *folded;
   return Tensor(make_node(Op::Where, a.dtype(), a.shape(), {cond.node_, a.node_, b.node_}));
 }
 
