@@ -20,6 +20,7 @@
 
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/validate.hpp"
 
 namespace tensor_inspect::validate {
@@ -114,6 +115,9 @@ std::uint64_t check_pickle(std::span<const std::byte> bytes, std::uint64_t base,
 /// Returns the tensors of shards whose faults are left to their own report, which the
 /// loader's pass over the index must not report again.
 std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope, Findings& f);
+/// A safetensors file's or index's quantization schemes (validate/schemes.cpp): each broken
+/// group of parts and a broken config.json beside it, as the scheme layer finds them.
+void check_schemes(LoadedFile loaded, Findings& f);
 /// Zip structure and CRCs; then each member by kind: "npz" checks .npy members,
 /// "pytorch" the data.pkl pickle.
 void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f);
