@@ -89,8 +89,8 @@ SchemeConfig scheme_config_of(const nlohmann::json& config, const std::string& c
     nlohmann::json quantization = q;
     // MLX's `quantization` names no method: it is MLX's affine scheme (mlx-lm writes the same
     // object as `quantization_config` too).
-    if (!quantization.contains("quant_method") && (std::string(key) == "quantization" || config.contains("quantization")))
-      quantization["quant_method"] = "mlx";
+    const bool mlx = std::string(key) == "quantization" || config.contains("quantization");
+    if (!quantization.contains("quant_method") && mlx) quantization["quant_method"] = "mlx";
     out.quantization = std::move(quantization);
     out.key = key;
     break;
