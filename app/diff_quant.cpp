@@ -53,19 +53,11 @@ QuantError total_quant_error(const std::vector<const Comparison*>& pairs) {
 
 std::string torch_dtype_of(const TensorEntry& e) {
   if (!e.details().scheme_parts.empty()) {
-    // GPTQ's and AWQ's kernels compute in float16 and hand back float16 (their scales are
-    // F16); transformers dequantizes FP8 (fp8_cast_bf16), MXFP4, NVFP4, MLX and
-    // compressed-tensors weights to the model's bfloat16.
-    const std::string_view st = e.stored_type;
-    // bitsandbytes hands back its quant state's dtype, which the note names (schemes/bnb.cpp).
-    if (st.starts_with("bitsandbytes")) {
-      const std::string_view note = e.note, key = "bitsandbytes hands back ";
-      if (const auto at = note.find(key); at != std::string_view::npos) {
-        const std::string_view rest = note.substr(at + key.size());
-        return std::string(rest.substr(0, rest.find_first_of(";, ")));
-      }
-    }
-    return st.starts_with("gptq") || st.starts_with("awq") ? "float16" : "bfloat16";
+    // What the scheme's producer hands back (each row in lib/src/schemes/ says where from);
+    // where that is not known (a config without torch_dtype), the bfloat16 these
+    // checkpoints are nearly always made in.
+    const auto d = e.details().producer_dtype;
+    return d ? std::string(dtype_info(*d).name) : "bfloat16";
   }
   return e.dtype ? std::string(dtype_info(*e.dtype).name) : std::string();
 }

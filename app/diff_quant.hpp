@@ -31,8 +31,8 @@ QuantError quant_error(const Comparison& c);
 QuantError total_quant_error(const std::vector<const Comparison*>& pairs);
 
 /// The dtype torch would hold `e` in, for its tolerance table: `e.dtype`'s name, except for
-/// a quantization scheme's logical tensor, which counts as what its producer hands back:
-/// float16 for GPTQ and AWQ, bfloat16 for every other scheme. Empty where values are not decoded.
+/// a quantization scheme's logical tensor, which counts as what its producer hands back
+/// (EntryDetails::producer_dtype; bfloat16 where not known). Empty where values are not decoded.
 std::string torch_dtype_of(const TensorEntry& e);
 
 /// torch.testing.assert_close's default (rtol, atol) for a pair: the loosest of the two

@@ -111,7 +111,7 @@ bool put_plain_entry(const TensorEntry& e, bool first, OutBuffer& out) {
   p = e.dtype ? std::to_chars(p, p + 20, decoded_nbytes(e)).ptr : put_text(p, "null");
   p = put_text(p, ",\"offset\":");
   p = std::to_chars(p, p + 20, e.offset).ptr;
-  p = put_text(p, ",\"parts\":null");  // a scheme's logical tensor takes the writer below
+  p = put_text(p, ",\"parts\":null,\"producer_dtype\":null");  // a scheme's logical tensor takes the writer below
   if (e.note.empty()) {
     p = put_text(p, ",\"note\":null}");
   } else {
@@ -169,6 +169,9 @@ void render_listing_json(const LoadedFile& file, OutBuffer& out) {
     } else {
       out.write("null");
     }
+    out.write(",\"producer_dtype\":");  // what the scheme's producer hands back, where known
+    if (const auto d = e.details().producer_dtype) put_json_string(dtype_info(*d).name, out);
+    else out.write("null");
     out.write(",\"note\":");
     if (e.note.empty()) out.write("null");
     else put_json_string(e.note, out);

@@ -169,7 +169,8 @@ with tempfile.TemporaryDirectory() as tmp:
                       and r.get("stored_type", "").startswith("bitsandbytes " + quant_type)
                       and len(r.get("parts", [])) == nparts, f"{model} {name} listing: {r}")
                 hands = "float16" if "o_proj" in name else "bfloat16"
-                check(f"bitsandbytes hands back {hands}" in r.get("note", ""), f"{name} note: {r.get('note')}")
+                check(f"bitsandbytes hands back {hands}" in r.get("note", "") and r.get("producer_dtype") == hands,
+                      f"{name} note: {r.get('note')}, producer_dtype {r.get('producer_dtype')}")
                 got, err = values(model, name, ref.shape)
                 ok = got is not None and np.allclose(got, ref, rtol=1e-6, atol=0) and \
                     np.array_equal(np.signbit(got), np.signbit(ref))

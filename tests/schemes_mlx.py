@@ -67,7 +67,47 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(model, "config.json"), "w") as f:
         json.dump({"quantization": {"group_size": 64}}, f)
     res = run(model, "--list")
-    check(res.returncode == 2 and "bits" in res.stderr and "config.json" in res.stderr, f"missing bits: {res.stderr.strip()}")
+    # MLX's key is "quantization": the message names it, not transformers' quantization_config.
+    check(res.returncode == 2 and "config.json: quantization.bits: missing" in res.stderr, f"missing bits: {res.stderr.strip()}")
+
+    # Without config.json: the shapes give bits * group_size = 32 * words / groups; MLX's
+    # quantize allows bits 2, 3, 4, 5, 6, 8 and group sizes 32, 64, 128 (mlx/ops.cpp), so
+    # 8-bit groups of 128 (product 1024) and 2-bit groups of 32 (64) are told by the shapes,
+    # 4-bit groups of 64 (256, also 2 x 128 and 8 x 32) are not.
+    alone = os.path.join(tmp, "alone")
+    os.mkdir(alone)
+    for bits, group in [(8, 128), (2, 32)]:
+        w = (rng.standard_normal((6, 256)) * 0.05).astype(np.float32)
+        packed, scales, biases = qw.mlx_quantize(w, bits, group)
+        path = os.path.join(alone, f"mlx{bits}.safetensors")
+        qw.write_safetensors(path, {"lm_head.biases": ("F16", biases.shape, biases.tobytes()),
+                                    "lm_head.scales": ("F16", scales.shape, scales.tobytes()),
+                                    "lm_head.weight": ("U32", packed.shape, packed.astype("<u4").tobytes())})
+        want = qw.mlx_dequant(packed, scales, biases, bits, group)
+        res = run(path, "--name", "lm_head.weight", "--json")
+        check(res.returncode == 0, f"{bits}-bit alone: {res.stderr.strip()}")
+        if res.returncode == 0:
+            got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()]).reshape(w.shape)
+            check(np.allclose(got, want, rtol=1e-6, atol=1e-7), f"{bits}-bit alone: values differ")
+        res = run(path, "--list", "--json")
+        r = json.loads(res.stdout)["tensors"][0] if res.returncode == 0 else {}
+        check(r.get("stored_type") == f"mlx affine int{bits}, groups of {group}" and "from the shapes" in (r.get("note") or ""),
+              f"{bits}-bit alone listed: {r}")
+    w = (rng.standard_normal((6, 256)) * 0.05).astype(np.float32)
+    packed, scales, biases = qw.mlx_quantize(w, 4, 64)
+    path = os.path.join(alone, "mlx4.safetensors")
+    qw.write_safetensors(path, {"lm_head.biases": ("F16", biases.shape, biases.tobytes()),
+                                "lm_head.scales": ("F16", scales.shape, scales.tobytes()),
+                                "lm_head.weight": ("U32", packed.shape, packed.astype("<u4").tobytes())})
+    res = run(path, "--list")
+    check(res.returncode == 2 and res.stdout == "" and "tensor 'lm_head.weight'" in res.stderr and
+          "2-bit groups of 128, 4-bit groups of 64 and 8-bit groups of 32" in res.stderr and "config.json" in res.stderr,
+          f"4-bit alone: exit {res.returncode} {res.stderr.strip()}")
+    res = run(path, "--list", "--stored")
+    check(res.returncode == 0 and "lm_head.scales" in res.stdout, f"4-bit alone --stored: {res.stderr.strip()}")
+    res = run("validate", path)  # consistent parts: what they mean is not told, nothing is wrong with the file
+    check(res.returncode == 0 and "note" in res.stdout and "safetensors.unsupported" in res.stdout,
+          f"4-bit alone validate: exit {res.returncode} {res.stdout}")
 
 print(f"schemes_mlx: {failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -59,6 +59,12 @@ struct EntryDetails {
   /// shard that cannot be read): `shape` is empty and the sizes 0 as placeholders only,
   /// which a listing shows as unknown ('-', JSON null), never as a 0-d tensor.
   bool layout_unknown = false;
+  /// A quantization scheme's logical tensor: the dtype its producer's dequantization hands
+  /// back (bfloat16, float16 or float32; the values here stay float32), as the scheme's row
+  /// says where it comes from (the scales' dtype, config.json's torch_dtype, the producer's
+  /// default). Unset where not known, and for every other entry. (A byte beside
+  /// layout_unknown: the details of 2,000 GGUF tensors grow by nothing.)
+  std::optional<DType> producer_dtype;
   /// A quantization scheme's logical tensor (schemes.hpp): the names of the stored parts
   /// its values are decoded from, the first one where `offset` points; `nbytes` is their
   /// sum. Empty for every other entry.

@@ -160,22 +160,37 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
 }
 
 /// Tensor names unique byte for byte: each repeat is a fault at its info, in file order.
-/// One sorted array of views of the file's bytes, not a node per name (2,000 tensors).
+/// One open-addressing table of indices into `tensors`, probed with views of the file's
+/// bytes: no node per name, and no sort (sorting 2,000 names that share their "blk.N."
+/// prefixes took a quarter of a listing's instructions: 2.6 of 10.2 million, callgrind).
 void check_unique_names(std::span<const std::byte> bytes, const std::vector<GgufTensorInfo>& tensors,
                         const GgufFaults& fault) {
-  std::vector<std::pair<std::string_view, std::size_t>> names;  // (name, index in tensors)
-  names.reserve(tensors.size());
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
+  const auto name_of = [&](std::size_t i) {
     const auto* at = reinterpret_cast<const char*>(bytes.data()) + tensors[i].info_at + 8;
-    names.emplace_back(std::string_view(at, tensors[i].name.size()), i);
+    return std::string_view(at, tensors[i].name.size());
+  };
+  constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
+  if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (128 bytes an info), but never a wrong index
+    fault({"structure", "header", 8, "over " + std::to_string(kEmpty / 2) + " tensors", false});
+    return;
   }
-  std::sort(names.begin(), names.end());  // by name, then in file order
-  std::vector<std::pair<std::size_t, std::size_t>> repeats;  // (index, index of the name's first)
-  for (std::size_t i = 1, first = 0; i < names.size(); ++i) {
-    if (names[i].first != names[first].first) first = i;
-    else repeats.emplace_back(names[i].second, names[first].second);
+  std::size_t capacity = 16;
+  while (capacity < 2 * tensors.size()) capacity *= 2;  // at most half full: short probe runs
+  std::vector<std::uint32_t> slots(capacity, kEmpty);
+  std::vector<std::pair<std::size_t, std::size_t>> repeats;  // (index, index of the name's first), in file order
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const std::string_view name = name_of(i);
+    for (std::size_t s = std::hash<std::string_view>{}(name) & (capacity - 1);; s = (s + 1) & (capacity - 1)) {
+      if (slots[s] == kEmpty) {
+        slots[s] = static_cast<std::uint32_t>(i);
+        break;
+      }
+      if (name_of(slots[s]) == name) {
+        repeats.emplace_back(i, slots[s]);
+        break;
+      }
+    }
   }
-  std::sort(repeats.begin(), repeats.end());
   for (const auto& [k, first] : repeats) {
     const std::string shown = gguf_utf8_or_escaped(tensors[k].name);
     fault({"duplicate_tensor", "tensor '" + shown + "'", tensors[k].info_at,

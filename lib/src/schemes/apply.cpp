@@ -27,10 +27,7 @@ const std::vector<SchemeRow>& scheme_table() {
   return rows;
 }
 
-namespace {
-
-/// The folder whose config.json applies: the model folder, or the index's folder.
-std::optional<std::filesystem::path> config_folder(const LoadedFile& f) {
+std::optional<std::filesystem::path> scheme_config_folder(const LoadedFile& f) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(f.path, ec)) return fs::path(f.path);  // a model folder, sharded (an index) or not
@@ -39,70 +36,107 @@ std::optional<std::filesystem::path> config_folder(const LoadedFile& f) {
   return std::nullopt;
 }
 
-/// config.json's quantization config, when the folder has one.
-void read_config(const LoadedFile& f, SchemeInput& in, std::vector<std::string>& warnings) {
+SchemeConfig read_scheme_config(const std::filesystem::path& folder) {
   namespace fs = std::filesystem;
-  const auto folder = config_folder(f);
-  if (!folder) return;
-  const fs::path path = *folder / "config.json";
+  SchemeConfig out;
+  const fs::path path = folder / "config.json";
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return;
-  in.config_name = path.string();
+  if (!fs::is_regular_file(path, ec)) return out;
+  out.name = path.string();
   if (fs::file_size(path, ec) > kMaxConfigJsonBytes)
-    throw Error(ErrorCode::BadFile, in.config_name + ": over " + std::to_string(kMaxConfigJsonBytes) + " bytes");
+    throw Error(ErrorCode::BadFile, out.name + ": over " + std::to_string(kMaxConfigJsonBytes) + " bytes");
   std::ifstream stream(path, std::ios::binary);
   std::stringstream text;
   text << stream.rdbuf();
-  if (!stream) throw Error(ErrorCode::Io, in.config_name + ": cannot be read");
+  if (!stream) throw Error(ErrorCode::Io, out.name + ": cannot be read");
   // A config.json that is not JSON says nothing about quantization: the folder is read as
-  // it was before schemes (parts detected by name), with a warning.
+  // it was before schemes (parts detected by name), with a warning (validate: an error).
   nlohmann::json config = nlohmann::json::parse(text.str(), nullptr, false);
   if (config.is_discarded()) {
-    warnings.push_back(in.config_name + ": not JSON; quantization schemes are detected from the tensors' names");
-    return;
+    out.unreadable = out.name + ": not JSON; quantization schemes are detected from the tensors' names";
+    return out;
   }
-  in.config = quantization_config_of(config, in.config_name);
+  SchemeConfig read = scheme_config_of(config, out.name);
+  read.name = out.name;
+  return read;
 }
-
-}  // namespace
 
 void apply_schemes(LoadedFile& f) {
   if (f.format != "safetensors" && f.format != "safetensors-index") return;
-  SchemeInput in;
-  read_config(f, in, f.warnings);
-  apply_schemes_with(f, std::move(in.config), in.config_name);
+  SchemeConfig config;
+  if (const auto folder = scheme_config_folder(f)) config = read_scheme_config(*folder);
+  if (config.unreadable) f.warnings.push_back(*config.unreadable);
+  apply_schemes_with(f, std::move(config));
 }
 
-std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& config, const std::string& config_name) {
+SchemeConfig scheme_config_of(const nlohmann::json& config, const std::string& config_name) {
   if (!config.is_object()) throw Error(ErrorCode::BadFile, config_name + ": not a JSON object");
+  SchemeConfig out;
+  out.name = config_name;
+  // transformers writes the model's dtype as torch_dtype (since 4.56 as dtype); a name it
+  // does not spell as a float dtype ("auto", a number) says nothing.
+  for (const char* key : {"torch_dtype", "dtype"})
+    if (config.contains(key) && config[key].is_string()) {
+      const std::string d = config[key].get<std::string>();
+      if (d == "bfloat16" || d == "float16" || d == "float32") out.model_dtype = d;
+      break;
+    }
   for (const char* key : {"quantization_config", "quantization"}) {
     if (!config.contains(key)) continue;
     const nlohmann::json& q = config[key];
     if (!q.is_object())
       throw Error(ErrorCode::BadFile, config_name + ": " + key + " is " + q.type_name() + ", not an object");
-    nlohmann::json out = q;
+    nlohmann::json quantization = q;
     // MLX's `quantization` names no method: it is MLX's affine scheme (mlx-lm writes the same
     // object as `quantization_config` too).
-    if (!out.contains("quant_method") && (std::string(key) == "quantization" || config.contains("quantization")))
-      out["quant_method"] = "mlx";
-    return out;
+    const bool mlx = std::string(key) == "quantization" || config.contains("quantization");
+    if (!quantization.contains("quant_method") && mlx) quantization["quant_method"] = "mlx";
+    out.quantization = std::move(quantization);
+    out.key = key;
+    break;
   }
-  return std::nullopt;
+  return out;
+}
+
+std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& config, const std::string& config_name) {
+  return scheme_config_of(config, config_name).quantization;
 }
 
 void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, const std::string& config_name) {
+  SchemeConfig c;
+  c.quantization = std::move(config);
+  c.name = config_name;
+  apply_schemes_with(f, std::move(c));
+}
+
+void apply_schemes_with(LoadedFile& f, SchemeConfig config, const SchemeFaultSink& sink) {
   SchemeInput in;
   in.file = f.path;
-  in.config = std::move(config);
-  in.config_name = config_name;
+  in.config = std::move(config.quantization);
+  in.config_name = config.name;
+  in.config_key = config.key;
+  in.model_dtype = std::move(config.model_dtype);
   for (const TensorEntry& e : f.tensors) in.by_name.emplace(e.name, &e);
+  // With a sink (validate), each fault once: a config key every group reads is broken once.
+  std::set<std::string> reported;
+  const auto report = [&](const Error& err) {
+    if (!sink) throw;
+    if (!reported.insert(err.what()).second) return;
+    if (const auto* se = dynamic_cast<const SchemeError*>(&err)) sink(*se);
+    else sink(SchemeError(err.what(), "", ""));
+  };
 
   std::vector<const SchemeRow*> rows;
   if (in.config) {
     const nlohmann::json& q = *in.config;
-    if (!q.contains("quant_method")) in.fail_config("quant_method", "missing");
-    if (!q["quant_method"].is_string())
-      in.fail_config("quant_method", "is " + std::string(q["quant_method"].type_name()) + ", not a string");
+    try {
+      if (!q.contains("quant_method")) in.fail_config("quant_method", "missing");
+      if (!q["quant_method"].is_string())
+        in.fail_config("quant_method", "is " + std::string(q["quant_method"].type_name()) + ", not a string");
+    } catch (const Error& err) {
+      report(err);
+      return;  // no scheme is named: every tensor stays as stored
+    }
     const std::string method = q["quant_method"].get<std::string>();
     for (const SchemeRow& row : scheme_table())
       if (std::find(row.quant_methods.begin(), row.quant_methods.end(), method) != row.quant_methods.end() &&
@@ -120,6 +154,7 @@ void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, con
   // Groups by the name of their first part in file order.
   std::vector<LogicalTensor> groups;
   std::set<std::string> claimed;
+  std::set<std::string> failed_keys;  // key parts whose group is broken (reported): not missing
   std::unordered_map<std::string, std::size_t> position;
   for (std::size_t i = 0; i < f.tensors.size(); ++i) position.emplace(f.tensors[i].name, i);
   for (const SchemeRow* row : rows) {
@@ -128,11 +163,17 @@ void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, con
       // Without a config, a part in an unreadable shard marks nothing: its parts stay listed as stored.
       if (!in.config && e.details().layout_unknown) continue;
       const std::string prefix = e.name.substr(0, e.name.size() - row->key_suffix.size());
-      std::optional<LogicalTensor> lt = row->build(in, prefix);
-      if (!lt) continue;
-      for (const std::string& p : lt->parts)
-        if (!claimed.insert(p).second) in.fail(lt->entry.name, p, row->name, "is also a part of another tensor");
-      groups.push_back(std::move(*lt));
+      try {
+        std::optional<LogicalTensor> lt = row->build(in, prefix);
+        if (!lt) continue;
+        for (const std::string& p : lt->parts)
+          if (claimed.count(p)) in.fail(lt->entry.name, p, row->name, "is also a part of another tensor");
+        claimed.insert(lt->parts.begin(), lt->parts.end());
+        groups.push_back(std::move(*lt));
+      } catch (const Error& err) {
+        report(err);  // with a sink: the group's parts stay listed as stored
+        failed_keys.insert(e.name);
+      }
     }
   }
   if (in.config)
@@ -140,8 +181,11 @@ void apply_schemes_with(LoadedFile& f, std::optional<nlohmann::json> config, con
       if (row->orphan)
         for (const TensorEntry& e : f.tensors)
           if (!claimed.count(e.name))
-            if (auto missing = row->orphan(e))
-              in.fail(e.name, *missing, row->name, "missing (config.json names the scheme)");
+            if (auto missing = row->orphan(e); missing && !failed_keys.count(*missing)) try {
+                in.fail(e.name, *missing, row->name, "missing (config.json names the scheme)");
+              } catch (const Error& err) {
+                report(err);
+              }
   if (groups.empty()) return;
 
   std::unordered_map<std::string, std::size_t> group_at;  // first part's name -> group

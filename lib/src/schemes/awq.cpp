@@ -72,6 +72,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   e.shape = Shape{out, inn};
   e.stored_type = "awq gemm int4, groups of " + std::to_string(group_size);
   set_stored(e, {&qw, &qz, &sc}, {"qweight", "qzeros", "scales"});
+  // dequantize_gemm's (iweight - izeros) * scales is in the scales' dtype (F16 as AutoAWQ saves them).
+  set_producer_dtype(e, "AutoAWQ", scale_dtype_name(sc));
   const std::uint64_t wo = qw.offset, wn = qw.nbytes, zo = qz.offset, zn = qz.nbytes, so = sc.offset, sn = sc.nbytes;
   e.details_for_write().loader = [=, label = "dequantize awq '" + logical + "'"]() {
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {

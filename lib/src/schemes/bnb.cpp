@@ -222,7 +222,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   e.stored_type = "bitsandbytes " + want_type + ", " + std::to_string(blocksize) + "-element blocks" +
                   (nested ? ", nested absmax in blocks of " + std::to_string(nested_blocksize) : std::string());
   set_stored(e, parts, roles);
-  e.note += "; bitsandbytes hands back " + dtype;
+  set_producer_dtype(e, "bitsandbytes", dtype);
   const std::uint64_t wo = w.offset, wn = w.nbytes, ao = am.offset, an = am.nbytes;
   const std::uint64_t no = nested ? nam->offset : 0, nn = nested ? nam->nbytes : 0;
   const std::uint64_t mo = nested ? nqm->offset : 0, mn = nested ? nqm->nbytes : 0;

@@ -25,8 +25,18 @@ const TensorEntry& SchemeInput::part(const std::string& logical, const std::stri
 
 void SchemeInput::fail(const std::string& logical, const std::string& part, std::string_view scheme,
                        const std::string& what) const {
-  throw Error(ErrorCode::BadFile,
-              file + ": tensor '" + logical + "': part '" + part + "' (" + std::string(scheme) + "): " + what);
+  throw SchemeError(file + ": tensor '" + logical + "': part '" + part + "' (" + std::string(scheme) + "): " + what,
+                    logical, part);
+}
+
+void SchemeInput::undecided(const std::string& logical, const std::string& part, std::string_view scheme,
+                            const std::string& what) const {
+  try {
+    fail(logical, part, scheme, what);
+  } catch (SchemeError& err) {
+    err.undecided = true;
+    throw;
+  }
 }
 
 std::int64_t SchemeInput::scaled(const std::string& logical, const TensorEntry& part, std::string_view scheme,
@@ -39,7 +49,20 @@ std::int64_t SchemeInput::scaled(const std::string& logical, const TensorEntry& 
 }
 
 void SchemeInput::fail_config(const std::string& key, const std::string& what) const {
-  throw Error(ErrorCode::BadFile, config_name + ": quantization_config." + key + ": " + what);
+  throw SchemeError(config_name + ": " + config_key + "." + key + ": " + what, "", "");
+}
+
+std::string scale_dtype_name(const TensorEntry& s) {
+  if (s.stored_type == "F16") return "float16";
+  if (s.stored_type == "BF16") return "bfloat16";
+  if (s.stored_type == "F32") return "float32";
+  return "";
+}
+
+void set_producer_dtype(TensorEntry& e, std::string_view producer, const std::string& dtype) {
+  if (dtype.empty()) return;
+  e.details_for_write().producer_dtype = dtype_from_name(dtype);
+  e.note += (e.note.empty() ? "" : "; ") + std::string(producer) + " hands back " + dtype;
 }
 
 std::string shape_text(const Shape& s) { return shape_repr(s); }

@@ -90,6 +90,12 @@ std::optional<LogicalTensor> build_block(const SchemeInput& in, const std::strin
   e.stored_type = "fp8 e4m3, " + std::to_string(bn) + "x" + std::to_string(bk) + " block scales";
   set_stored(e, {&w, &s}, {"weight", "weight_scale_inv"});
   if (assumed) e.note += "; block size assumed: no config.json";
+  // What the producer hands back: transformers' FP8Linear (integrations/finegrained_fp8.py)
+  // returns the input's dtype, the model's torch_dtype (config.json); without a config,
+  // DeepSeek-V3's inference/fp8_cast_bf16.py, which reads such files alone, writes bfloat16
+  // (torch.set_default_dtype(torch.bfloat16) before weight_dequant).
+  if (in.config) set_producer_dtype(e, "transformers", in.model_dtype.value_or(""));
+  else set_producer_dtype(e, "fp8_cast_bf16.py", "bfloat16");
   const std::uint64_t wo = w.offset, wn = w.nbytes, so = s.offset, sn = s.nbytes;
   const bool bf16 = s.stored_type == "BF16";
   const std::int64_t scale_cols = want[1];
@@ -146,6 +152,15 @@ std::optional<LogicalTensor> build_scale(const SchemeInput& in, const std::strin
   e.shape = w.shape;
   e.stored_type = std::string("fp8 e4m3, ") + (per_tensor ? "per-tensor scale" : "per-channel scales");
   set_stored(e, {&w, &s}, {"weight", "weight_scale"});
+  // What the producer hands back: compressed-tensors' dequantize computes in the scale's
+  // dtype (quantization/lifecycle/forward.py: output zeros_like(x, dtype=scale.dtype));
+  // transformers' FbgemmFp8Linear (integrations/fbgemm_fp8.py) and ModelOpt's FP8 export
+  // return the input's dtype, the model's torch_dtype. Without a config: not known.
+  if (in.config) {
+    const std::string method = (*in.config)["quant_method"].get<std::string>();  // apply.cpp checked it
+    if (method == "compressed-tensors") set_producer_dtype(e, "compressed-tensors", scale_dtype_name(s));
+    else set_producer_dtype(e, method == "modelopt" ? "ModelOpt" : "transformers", in.model_dtype.value_or(""));
+  }
   const std::uint64_t wo = w.offset, wn = w.nbytes, so = s.offset, sn = s.nbytes;
   const bool bf16 = s.stored_type == "BF16";
   e.details_for_write().loader = [=, label = "dequantize fp8 scale '" + logical + "'"]() {

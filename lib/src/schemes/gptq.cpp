@@ -144,6 +144,9 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
                   (gi ? ", g_idx" : "") + (v2 ? ", zeros as stored (gptq_v2)" : ", zeros stored - 1 (gptq)");
   set_stored(e, parts, roles);
   if (assumed) e.note += "; zero-point convention assumed gptq: no config.json";
+  // qlinear_cuda_old.py's scales * (weight - zeros) is in the scales' dtype (F16 as
+  // AutoGPTQ and GPTQModel save them).
+  set_producer_dtype(e, "AutoGPTQ", scale_dtype_name(sc));
   const std::uint64_t wo = qw.offset, wn = qw.nbytes, zo = qz.offset, zn = qz.nbytes, so = sc.offset, sn = sc.nbytes;
   const std::uint64_t go = gi ? gi->offset : 0, gn = gi ? gi->nbytes : 0;
   const std::string g_name = gi ? gi->name : std::string(), file_name = in.file;

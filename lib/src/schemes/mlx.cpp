@@ -7,9 +7,17 @@
 //   decode w[o, i] = scales[o, i / group] * q(o, i) + biases[o, i / group]
 //   (ml-explore/mlx mlx/backend/cpu/quantized.cpp _qmm_t: (scale * (wi & bitmask) + bias)
 //   per packed value, wi shifted right by bits; the weight is the [out, in] of nn.Linear.)
-// 3- and 6-bit MLX codes straddle bytes and are refused, naming the config key. Without a
-// config the bits and the group size cannot both be told from the shapes: MLX parts are
-// decoded only when config.json names them.
+// 3-, 5- and 6-bit MLX codes straddle words and are refused, naming the config key.
+// Without config.json, a U32 `weight` beside F16/BF16/F32 `scales` and `biases` marks MLX
+// parts, and the shapes give bits * group_size = 32 * words / groups: the one pair of MLX's
+// bits (2, 3, 4, 5, 6, 8) and group sizes (32, 64, 128) with that product (mlx/ops.cpp
+// quantize refuses others) is taken; where several fit (4-bit groups of 64 = 2-bit groups of
+// 128 = 8-bit groups of 32, the usual case) it is an error naming the tensor and the
+// config keys that would say which, never a guess.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "decode/packed_int.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
@@ -20,9 +28,51 @@ namespace {
 
 constexpr std::string_view kName = "mlx affine";
 
+std::optional<LogicalTensor> build_with(const SchemeInput& in, const std::string& prefix, std::int64_t bits,
+                                        std::int64_t group, bool inferred);
+
+/// Without a config: the bits and group size the shapes of `w` and `s` allow, or fail()
+/// naming the tensor, the shapes and what would tell (never a guess).
+std::pair<std::int64_t, std::int64_t> infer_bits_group(const SchemeInput& in, const std::string& logical,
+                                                       const TensorEntry& w, const TensorEntry& s) {
+  const std::string shapes = "weight " + shape_text(w.shape) + " with scales " + shape_text(s.shape);
+  if (w.shape.size() != 2 || s.shape.size() != 2 || s.shape[0] != w.shape[0] || s.shape[1] < 1 || w.shape[1] < 1 ||
+      w.shape[1] > INT64_MAX / 32)
+    in.fail(logical, s.name, kName, shapes + " are not [out, in*bits/32] and [out, in/group_size]");
+  const std::int64_t product = 32 * w.shape[1];  // bits * group_size * groups
+  std::vector<std::pair<std::int64_t, std::int64_t>> fits;
+  if (product % s.shape[1] == 0)
+    for (std::int64_t bits : {2, 3, 4, 5, 6, 8})
+      for (std::int64_t group : {32, 64, 128})
+        if (bits * group == product / s.shape[1]) fits.emplace_back(bits, group);
+  if (fits.size() == 1) return fits.front();
+  if (fits.empty())
+    in.fail(logical, s.name, kName,
+            shapes + " fit none of MLX's bits (2, 3, 4, 5, 6, 8) and group sizes (32, 64, 128)");
+  std::string list;
+  for (std::size_t k = 0; k < fits.size(); ++k)
+    list += (k == 0 ? "" : k + 1 == fits.size() ? " and " : ", ") + std::to_string(fits[k].first) + "-bit groups of " +
+            std::to_string(fits[k].second);
+  in.undecided(logical, s.name, kName,
+          shapes + " fit " + list + ": without config.json's \"quantization\" {\"bits\", \"group_size\"} " +
+              "the values cannot be told (--stored lists the parts)");
+}
+
 std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& prefix) {
-  if (!in.config) return std::nullopt;
   const std::string logical = prefix + ".weight";
+  if (!in.config) {
+    const TensorEntry* w = in.find(logical);
+    const TensorEntry* s = in.find(prefix + ".scales");
+    const TensorEntry* b = in.find(prefix + ".biases");
+    if (!w || !s || !b || w->stored_type != "U32" || scale_dtype_name(*s).empty() || scale_dtype_name(*b).empty())
+      return std::nullopt;
+    const auto [bits, group] = infer_bits_group(in, logical, *w, *s);
+    if (bits != 2 && bits != 4 && bits != 8)
+      in.fail(logical, w->name, kName,
+              "shapes say " + std::to_string(bits) + "-bit codes in groups of " + std::to_string(group) +
+                  ", not decoded here (2, 4 or 8 bits)");
+    return build_with(in, prefix, bits, group, true);
+  }
   const nlohmann::json* q = &*in.config;
   std::string key_prefix;
   if (in.config->contains(prefix)) {  // a per-module override, or false: not quantized
@@ -43,6 +93,12 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
     in.fail_config(key_prefix + "bits", std::to_string(bits) + " is not 2, 4 or 8 (decoded here)");
   if (group < 1 || group > (1 << 20))
     in.fail_config(key_prefix + "group_size", std::to_string(group) + " is not positive");
+  return build_with(in, prefix, bits, group, false);
+}
+
+std::optional<LogicalTensor> build_with(const SchemeInput& in, const std::string& prefix, std::int64_t bits,
+                                        std::int64_t group, bool inferred) {
+  const std::string logical = prefix + ".weight";
   const TensorEntry* weight = in.find(logical);
   if (!weight || weight->stored_type != "U32")
     return std::nullopt;  // a module MLX left unquantized (scales of a norm?)
@@ -69,6 +125,9 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   e.shape = Shape{out, inn};
   e.stored_type = "mlx affine int" + std::to_string(bits) + ", groups of " + std::to_string(group);
   set_stored(e, {&w, &s, &b}, {"weight", "scales", "biases"});
+  if (inferred) e.note += "; bits and group size from the shapes: no config.json";
+  // mx.dequantize (mlx/ops.cpp dequantize) returns an array of the scales' dtype.
+  set_producer_dtype(e, "mlx", scale_dtype_name(s));
   const std::uint64_t wo = w.offset, wn = w.nbytes, so = s.offset, sn = s.nbytes, bo = b.offset, bn = b.nbytes;
   const int nbits = static_cast<int>(bits);
   e.details_for_write().loader = [=, label = "dequantize mlx '" + logical + "'"]() {

@@ -60,6 +60,9 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   e.shape = experts ? Shape{E, C, R} : Shape{R, C};
   e.stored_type = "mxfp4, 32-element groups with e8m0 scales";
   set_stored(e, {&b, &s}, {"_blocks", "_scales"});
+  // transformers' convert_moe_packed_tensors (integrations/mxfp4.py) dequantizes with its
+  // default dtype=torch.bfloat16, whatever the config says.
+  set_producer_dtype(e, "transformers", "bfloat16");
   const std::uint64_t bo = b.offset, bn = b.nbytes, so = s.offset, sn = s.nbytes;
   e.details_for_write().loader = [=, shape = e.shape, label = "dequantize mxfp4 '" + logical + "'"]() {
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {

@@ -61,6 +61,9 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   e.shape = Shape{out, inn};
   e.stored_type = "nvfp4, " + std::to_string(group) + "-element groups with e4m3 scales and a global scale";
   set_stored(e, {&w, &s, &g}, {"weight", "weight_scale", "weight_scale_2"});
+  // NVFP4QTensor.dequantize hands back metadata["dtype"], the dtype of the weight it
+  // quantized: the model's torch_dtype (config.json); without a config, not known.
+  if (in.config) set_producer_dtype(e, "ModelOpt", in.model_dtype.value_or(""));
   const std::uint64_t wo = w.offset, wn = w.nbytes, so = s.offset, sn = s.nbytes, go = g.offset;
   e.details_for_write().loader = [=, label = "dequantize nvfp4 '" + logical + "'"]() {
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {

@@ -126,6 +126,8 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
                   (groups == 1 ? ", per-channel scales" : ", groups of " + std::to_string(group_size)) +
                   (zp ? ", zero points" : "");
   set_stored(e, parts, roles);
+  // forward.py's dequantize computes in the scale's dtype (zeros_like(x, dtype=scale.dtype)).
+  set_producer_dtype(e, "compressed-tensors", scale_dtype_name(sc));
   const std::uint64_t wo = wp.offset, wn = wp.nbytes, so = sc.offset, sn = sc.nbytes;
   const std::uint64_t zo = zp ? zp->offset : 0, zn = zp ? zp->nbytes : 0, go = gi ? gi->offset : 0,
                       gn = gi ? gi->nbytes : 0;

@@ -3,6 +3,7 @@
 // groups of parts and swaps them for the logical entry the row builds.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,9 +12,34 @@
 #include <string_view>
 #include <vector>
 
+#include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 
 namespace tensor_inspect {
+
+/// A broken group or config: Error(BadFile) with the tensor and the part it names (both
+/// empty for a config key), so that validate can place it without parsing the message.
+struct SchemeError : Error {
+  SchemeError(const std::string& message, std::string tensor_name, std::string part_name)
+      : Error(ErrorCode::BadFile, message), tensor(std::move(tensor_name)), part(std::move(part_name)) {}
+  std::string tensor;  ///< the logical tensor, "" for a config key
+  std::string part;    ///< the stored part, "" for a config key
+  /// The parts agree with each other, but what they mean is not told without config.json
+  /// (MLX's bits and group size): a file this tool cannot decode, not a broken one.
+  bool undecided = false;
+};
+
+/// config.json as the scheme layer reads it (transformers' save_pretrained, mlx-lm's save).
+struct SchemeConfig {
+  /// `quantization_config`, or MLX's `quantization` (with quant_method "mlx" added).
+  std::optional<nlohmann::json> quantization;
+  std::string key = "quantization_config";  ///< which of the two it came from, for messages
+  /// The model's `torch_dtype` (transformers >= 4.56 writes `dtype`) when it names a float
+  /// dtype: what transformers computes a dequantized weight in where the scales do not say.
+  std::optional<std::string> model_dtype;
+  std::string name;                       ///< config.json's path, for messages
+  std::optional<std::string> unreadable;  ///< why config.json says nothing (not JSON), when so
+};
 
 /// The stored tensors of one checkpoint by name, and the scheme config that applies.
 struct SchemeInput {
@@ -21,6 +47,8 @@ struct SchemeInput {
   std::map<std::string, const TensorEntry*> by_name;
   std::optional<nlohmann::json> config;  ///< quantization_config, when config.json has one
   std::string config_name;               ///< "config.json" path, for messages
+  std::string config_key = "quantization_config";  ///< or MLX's "quantization", for messages
+  std::optional<std::string> model_dtype;          ///< SchemeConfig::model_dtype
 
   /// The part `name` of the logical tensor `logical`; throws Error(BadFile) naming both
   /// and the scheme when it is missing.
@@ -30,12 +58,15 @@ struct SchemeInput {
   /// Error(BadFile) "FILE: tensor 'LOGICAL': part 'PART' (scheme): WHAT".
   [[noreturn]] void fail(const std::string& logical, const std::string& part, std::string_view scheme,
                          const std::string& what) const;
+  /// fail(), with SchemeError::undecided set.
+  [[noreturn]] void undecided(const std::string& logical, const std::string& part, std::string_view scheme,
+                              const std::string& what) const;
   /// `dim * factor` (a stored dimension times the values each element packs), or fail() naming
   /// the part when the logical dimension would overflow int64 (a header may declare a huge
   /// axis beside a zero one, which holds no bytes).
   std::int64_t scaled(const std::string& logical, const TensorEntry& part, std::string_view scheme, std::int64_t dim,
                       std::int64_t factor) const;
-  /// Error(BadFile) "CONFIG: quantization_config.KEY: WHAT".
+  /// Error(BadFile) "CONFIG: quantization_config.KEY: WHAT" (MLX: "quantization.KEY").
   [[noreturn]] void fail_config(const std::string& key, const std::string& what) const;
 };
 
@@ -75,12 +106,24 @@ SchemeRow scheme_mlx();
 SchemeRow scheme_pack_quantized();
 SchemeRow scheme_bnb();
 
-/// apply_schemes with a given quantization config (nullopt: detect by the parts' names and
-/// dtypes); `config_name` names it in messages. For tests and the fuzz harness.
+/// Where a broken group goes: unset, apply_schemes_with throws the first; set (validate),
+/// each is passed to it and the group's parts stay listed as stored.
+using SchemeFaultSink = std::function<void(const SchemeError&)>;
+/// apply_schemes with a given config (no quantization: detect by the parts' names and dtypes).
+void apply_schemes_with(LoadedFile& file, SchemeConfig config, const SchemeFaultSink& sink = {});
+/// The same with a quantization config alone; `config_name` names it in messages. For tests
+/// and the fuzz harness.
 void apply_schemes_with(LoadedFile& file, std::optional<nlohmann::json> config, const std::string& config_name);
-/// config.json's `quantization_config` (or MLX's `quantization`, as quant_method "mlx"),
-/// nullopt when it has neither; Error(BadFile) naming `config_name` when malformed.
+/// What the scheme layer reads of config.json's object: its quantization config (nullopt
+/// when it has none) and the model's dtype; Error(BadFile) naming `config_name` when malformed.
+SchemeConfig scheme_config_of(const nlohmann::json& config, const std::string& config_name);
+/// scheme_config_of(config).quantization.
 std::optional<nlohmann::json> quantization_config_of(const nlohmann::json& config, const std::string& config_name);
+/// `folder`/config.json read (an empty config when there is none; `unreadable` set when it
+/// is not JSON); Error(BadFile) when it is over the cap or malformed, Error(Io) unreadable.
+SchemeConfig read_scheme_config(const std::filesystem::path& folder);
+/// The folder whose config.json applies to `f`: a model folder, or an index's folder.
+std::optional<std::filesystem::path> scheme_config_folder(const LoadedFile& f);
 
 /// Element k of a scale part: `kind` 0 F32, 1 F16, 2 BF16 (little-endian).
 float read_scale(const std::byte* base, std::int64_t k, int kind);
@@ -89,6 +132,14 @@ int scale_kind(const SchemeInput& in, const std::string& logical, const TensorEn
 /// The integer config key `key`, `fallback` when there is no config or no such key;
 /// Error(BadFile) naming it when it is not an integer.
 std::int64_t config_int(const SchemeInput& in, const char* key, std::int64_t fallback);
+
+/// The dtype name ("float16", "bfloat16", "float32") of a scale part stored as F16, BF16
+/// or F32; "" for any other.
+std::string scale_dtype_name(const TensorEntry& s);
+/// Records what the producer's dequantization hands back: EntryDetails::producer_dtype
+/// (`dtype` a dtype name), and "; PRODUCER hands back DTYPE" in the note. An empty `dtype`
+/// (not known) records nothing.
+void set_producer_dtype(TensorEntry& e, std::string_view producer, const std::string& dtype);
 
 /// Shape helpers for the rows.
 std::string shape_text(const Shape& s);

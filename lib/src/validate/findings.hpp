@@ -21,6 +21,7 @@
 #include "loaders/json_scan.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/validate.hpp"
 
 namespace tensor_inspect::validate {
@@ -100,6 +101,9 @@ void check_pytorch(const std::shared_ptr<const MappedFile>& file, Findings& f);
 /// The legacy torch.save layout (loaders/pytorch_legacy.hpp), read by the loader's own
 /// parser collecting every fault, and each of its five pickles' opcodes (check_pickle).
 void check_legacy_pytorch(std::span<const std::byte> bytes, Findings& f);
+/// A safetensors file's or index's quantization schemes (validate/schemes.cpp): each broken
+/// group of parts and a broken config.json beside it, as the scheme layer finds them.
+void check_schemes(LoadedFile loaded, Findings& f);
 /// Zip structure and CRCs; then each member by kind: "npz" checks .npy members,
 /// "pytorch" the data.pkl pickle.
 void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f);

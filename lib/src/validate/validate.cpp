@@ -83,7 +83,7 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
     for (const Finding& x : report.findings)
       flagged = flagged || (x.rule.size() >= 12 && x.rule.compare(x.rule.size() - 12, 12, ".unsupported") == 0);
     try {
-      const std::optional<LoadedFile> loaded = open_detected(file, report.format);
+      std::optional<LoadedFile> loaded = open_detected(file, report.format);
       if (loaded)
         for (const TensorEntry& e : loaded->tensors) {
           if (left_to_shards.count(e.name)) continue;  // its shard's own report says why
@@ -95,6 +95,8 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
             else if (!flagged) f.note("unsupported", "tensor '" + e.name + "'", e.offset, what);
           }
         }
+      // The quantization schemes the parts make up, with config.json beside the file.
+      if (loaded && f.errors() == 0) validate::check_schemes(std::move(*loaded), f);
     } catch (const Error& err) {
       const std::string what = validate::without_file(err.what(), path);
       if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, what);
