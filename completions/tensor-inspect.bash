@@ -61,7 +61,7 @@ _tensor_inspect() {
   local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit $remote_opts"
   local validate_opts="-h --help --json --strict $remote_opts"
   local hash_opts="-h --help --algo --check --json --quiet --limit $remote_opts"
-  local export_opts="-h --help --name --all -e --expr --dtype -o --output --force $remote_opts"
+  local export_opts="-h --help --name --all -e --expr --dtype -o --output --format --force $remote_opts"
   local subcommands="diff validate hash export"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do
