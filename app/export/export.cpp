@@ -58,7 +58,7 @@ std::string export_format(const ExportOptions& o) {
 
 // The size from which .npz members are zip64: TI_ZIP64_FROM (bytes) lets tests force zip64
 // records on a small archive, which readers take as they take a 4 GiB one's.
-std::uint64_t zip64_from() {
+std::uint64_t export_zip64_from() {
   const char* v = std::getenv("TI_ZIP64_FROM");
   if (!v || !*v) return kZip64From;
   char* end = nullptr;
@@ -99,7 +99,7 @@ int run_export(const ExportOptions& o) {
   if (o.all && !o.names.empty())
     throw Error(ErrorCode::Usage, "export: --all and --name contradict (--all takes every tensor, --name those it matches): choose one");
   const std::string format = export_format(o);
-  const std::uint64_t zip64_at = zip64_from();
+  const std::uint64_t zip64_at = export_zip64_from();
   std::optional<DType> cast;  // the one table of dtype names every option reads (bf16, torch.float16, F8_E4M3, ...)
   if (o.dtype) cast = parse_dtype_name(*o.dtype, "export: --dtype");
   refuse_input_as_output(o.input, o.output);

@@ -27,7 +27,7 @@ constexpr std::uint64_t kMax16 = 0xFFFF, kMax32 = 0xFFFFFFFF;
 constexpr std::uint64_t kVersionPlain = 20, kVersionZip64 = 45;
 constexpr std::uint64_t kFlagDataDescriptor = 0x0008;  // general purpose bit 3 (4.4.4)
 
-void le(std::string& s, std::uint64_t v, int bytes) {
+void npz_le(std::string& s, std::uint64_t v, int bytes) {
   for (int b = 0; b < bytes; ++b) s += static_cast<char>((v >> (8 * b)) & 0xff);
 }
 
@@ -44,30 +44,30 @@ struct NpzMember {
 // are 0xFFFFFFFF, the real ones in its extra field.
 std::string npz_common_fields(const NpzMember& m, bool streamed, bool blank) {
   std::string s;
-  le(s, m.zip64 ? kVersionZip64 : kVersionPlain, 2);
-  le(s, streamed ? kFlagDataDescriptor : 0, 2);
-  le(s, 0, 2);     // method: stored
-  le(s, 0, 2);     // time
-  le(s, 0x21, 2);  // date: 1980-01-01, as Python's zipfile writes without one
-  le(s, blank ? 0 : m.crc, 4);
+  npz_le(s, m.zip64 ? kVersionZip64 : kVersionPlain, 2);
+  npz_le(s, streamed ? kFlagDataDescriptor : 0, 2);
+  npz_le(s, 0, 2);     // method: stored
+  npz_le(s, 0, 2);     // time
+  npz_le(s, 0x21, 2);  // date: 1980-01-01, as Python's zipfile writes without one
+  npz_le(s, blank ? 0 : m.crc, 4);
   const std::uint64_t size = m.zip64 ? kMax32 : blank ? 0 : m.size;
-  le(s, size, 4);  // compressed size
-  le(s, size, 4);  // uncompressed size
-  le(s, m.name.size(), 2);
+  npz_le(s, size, 4);  // compressed size
+  npz_le(s, size, 4);  // uncompressed size
+  npz_le(s, m.name.size(), 2);
   return s;
 }
 
 std::string npz_local_header(const NpzMember& m, bool streamed) {
   std::string s;
-  le(s, kLocalHeaderSig, 4);
+  npz_le(s, kLocalHeaderSig, 4);
   s += npz_common_fields(m, streamed, streamed);
-  le(s, m.zip64 ? 20 : 0, 2);  // extra field length
+  npz_le(s, m.zip64 ? 20 : 0, 2);  // extra field length
   s += m.name;
   if (m.zip64) {  // a local header's zip64 field holds both sizes (4.5.3)
-    le(s, 0x0001, 2);
-    le(s, 16, 2);
-    le(s, streamed ? 0 : m.size, 8);  // original size
-    le(s, streamed ? 0 : m.size, 8);  // compressed size
+    npz_le(s, 0x0001, 2);
+    npz_le(s, 16, 2);
+    npz_le(s, streamed ? 0 : m.size, 8);  // original size
+    npz_le(s, streamed ? 0 : m.size, 8);  // compressed size
   }
   return s;
 }
@@ -75,31 +75,31 @@ std::string npz_local_header(const NpzMember& m, bool streamed) {
 // After a streamed member's data: its CRC and sizes, 8-byte sizes when it is zip64 (4.3.9.1).
 std::string npz_data_descriptor(const NpzMember& m) {
   std::string s;
-  le(s, kDataDescriptorSig, 4);
-  le(s, m.crc, 4);
-  le(s, m.size, m.zip64 ? 8 : 4);
-  le(s, m.size, m.zip64 ? 8 : 4);
+  npz_le(s, kDataDescriptorSig, 4);
+  npz_le(s, m.crc, 4);
+  npz_le(s, m.size, m.zip64 ? 8 : 4);
+  npz_le(s, m.size, m.zip64 ? 8 : 4);
   return s;
 }
 
 std::string npz_central_header(const NpzMember& m, bool streamed) {
   std::string s;
-  le(s, kCentralHeaderSig, 4);
-  le(s, m.zip64 ? kVersionZip64 : kVersionPlain, 2);  // version made by: MS-DOS, as the version needed
+  npz_le(s, kCentralHeaderSig, 4);
+  npz_le(s, m.zip64 ? kVersionZip64 : kVersionPlain, 2);  // version made by: MS-DOS, as the version needed
   s += npz_common_fields(m, streamed, false);
-  le(s, m.zip64 ? 28 : 0, 2);  // extra field length
-  le(s, 0, 2);                 // comment length
-  le(s, 0, 2);                 // disk number start
-  le(s, 0, 2);                 // internal attributes
-  le(s, 0, 4);                 // external attributes
-  le(s, m.zip64 ? kMax32 : m.offset, 4);
+  npz_le(s, m.zip64 ? 28 : 0, 2);  // extra field length
+  npz_le(s, 0, 2);                 // comment length
+  npz_le(s, 0, 2);                 // disk number start
+  npz_le(s, 0, 2);                 // internal attributes
+  npz_le(s, 0, 4);                 // external attributes
+  npz_le(s, m.zip64 ? kMax32 : m.offset, 4);
   s += m.name;
   if (m.zip64) {  // the fields that are 0xFFFFFFFF above, in the order of 4.5.3
-    le(s, 0x0001, 2);
-    le(s, 24, 2);
-    le(s, m.size, 8);    // original size
-    le(s, m.size, 8);    // compressed size
-    le(s, m.offset, 8);  // relative header offset
+    npz_le(s, 0x0001, 2);
+    npz_le(s, 24, 2);
+    npz_le(s, m.size, 8);    // original size
+    npz_le(s, m.size, 8);    // compressed size
+    npz_le(s, m.offset, 8);  // relative header offset
   }
   return s;
 }
@@ -111,29 +111,29 @@ std::string npz_end_records(std::uint64_t count, std::uint64_t size, std::uint64
                             std::uint64_t zip64_from) {
   std::string s;
   if (zip64) {
-    le(s, kZip64EndSig, 4);
-    le(s, 44, 8);  // size of the record after this field: 56 - 12
-    le(s, kVersionZip64, 2);
-    le(s, kVersionZip64, 2);
-    le(s, 0, 4);  // number of this disk
-    le(s, 0, 4);  // disk where the central directory starts
-    le(s, count, 8);
-    le(s, count, 8);
-    le(s, size, 8);
-    le(s, offset, 8);
-    le(s, kZip64LocatorSig, 4);
-    le(s, 0, 4);  // disk of the zip64 end record
-    le(s, offset + size, 8);
-    le(s, 1, 4);  // total number of disks
+    npz_le(s, kZip64EndSig, 4);
+    npz_le(s, 44, 8);  // size of the record after this field: 56 - 12
+    npz_le(s, kVersionZip64, 2);
+    npz_le(s, kVersionZip64, 2);
+    npz_le(s, 0, 4);  // number of this disk
+    npz_le(s, 0, 4);  // disk where the central directory starts
+    npz_le(s, count, 8);
+    npz_le(s, count, 8);
+    npz_le(s, size, 8);
+    npz_le(s, offset, 8);
+    npz_le(s, kZip64LocatorSig, 4);
+    npz_le(s, 0, 4);  // disk of the zip64 end record
+    npz_le(s, offset + size, 8);
+    npz_le(s, 1, 4);  // total number of disks
   }
   const auto field32 = [&](std::uint64_t v) { return v >= kMax32 || (zip64 && v >= zip64_from) ? kMax32 : v; };
-  le(s, kEndSig, 4);
-  le(s, 0, 4);  // disk numbers
-  le(s, std::min(count, kMax16), 2);
-  le(s, std::min(count, kMax16), 2);
-  le(s, field32(size), 4);
-  le(s, field32(offset), 4);
-  le(s, 0, 2);  // comment length
+  npz_le(s, kEndSig, 4);
+  npz_le(s, 0, 4);  // disk numbers
+  npz_le(s, std::min(count, kMax16), 2);
+  npz_le(s, std::min(count, kMax16), 2);
+  npz_le(s, field32(size), 4);
+  npz_le(s, field32(offset), 4);
+  npz_le(s, 0, 2);  // comment length
   return s;
 }
 
@@ -167,7 +167,7 @@ void write_npz(const std::vector<std::pair<std::string, Tensor>>& tensors, const
       at += d.size();
     } else {  // the CRC is known once the data is written: patched into the local header (offset 14)
       std::string crc;
-      le(crc, m.crc, 4);
+      npz_le(crc, m.crc, 4);
       const bool back = ::fseeko(f.get(), static_cast<off_t>(m.offset + 14), SEEK_SET) == 0;
       if (back) put_bytes(f.get(), crc.data(), 4, path);
       if (!back || ::fseeko(f.get(), 0, SEEK_END) != 0)
