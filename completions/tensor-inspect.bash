@@ -51,7 +51,8 @@ _tensor_inspect() {
   # The caps of --limit KEY=VALUE (the library's limit table; `--limit x=1` names them all).
   local limits="stream_bytes buffer_bytes npy_header_bytes npy_header_depth safetensors_header_bytes index_bytes json_depth
                 gguf_key_bytes gguf_array_elements zip_members zip_ratio pickle_bytes pickle_values pickle_memo pickle_refs
-                pickle_depth pickle_entries remote_whole_bytes broadcast_pairs expression_elements compute_elements literal_bytes"
+                pickle_depth pickle_entries remote_whole_bytes broadcast_pairs expression_elements compute_elements literal_bytes
+                manifest_bytes"
   local remote_opts="--token-file --cache --cache-size --timeout"
   local opts="-h --help --version --dtype -e --expr --json --strict --default-float --default-int --json-nonfinite
               --name --all --jsonl --list --stored --meta --list0 --overview --format --raw --shape --offset --byte-order --expect --assert
@@ -60,7 +61,7 @@ _tensor_inspect() {
   local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit $remote_opts"
   local validate_opts="-h --help --json --strict $remote_opts"
   local hash_opts="-h --help --algo --check --json --quiet --limit $remote_opts"
-  local export_opts="-h --help --name --all -e --expr --dtype -o --output --force $remote_opts"
+  local export_opts="-h --help --name --all -e --expr --dtype -o --output --format --force $remote_opts"
   local subcommands="diff validate hash export"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do

@@ -20,7 +20,7 @@ function __tensor_inspect_names
 end
 
 # The caps of --limit KEY=VALUE (the library's limit table; `--limit x=1` names them all).
-set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes=
+set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes= manifest_bytes=
 
 function __tensor_inspect_main
     not __fish_seen_subcommand_from diff validate hash export
@@ -38,12 +38,13 @@ end
 complete -c tensor-inspect -n '__fish_use_subcommand' -a diff -d 'compare two inputs tensor by tensor'
 complete -c tensor-inspect -n '__fish_use_subcommand' -a validate -d 'check files against every rule of their format'
 complete -c tensor-inspect -n '__fish_use_subcommand' -a hash -d 'a content hash per tensor, any format'
-complete -c tensor-inspect -n '__fish_use_subcommand' -a export -d 'write tensors as .npy or .safetensors'
+complete -c tensor-inspect -n '__fish_use_subcommand' -a export -d 'write tensors as .npy, .npz or .safetensors'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l name -x -d 'tensor name or glob'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l all -d 'every tensor'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -s e -l expr -x -d 'tinygrad expression over x'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l dtype -x -a "$dtypes" -d 'cast the values'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -s o -l output -r -F -d 'the file to write'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l format -x -a 'npy npz safetensors' -d 'the output format (for -o -)'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from export' -l force -d 'replace an existing output'
 complete -c tensor-inspect -s h -l help -d 'show help'
 complete -c tensor-inspect -n __tensor_inspect_main -l version -d 'version and git revision'

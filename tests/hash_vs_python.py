@@ -168,6 +168,12 @@ with open(path("bad.json"), "w") as f: f.write('{"kind": "hash", "schema_version
 rc, out, err = run(["hash", "--check", path("bad.json"), path("m.safetensors")])
 tally.check("--check with a manifest of an unknown algorithm: exit 2 naming it",
             rc == 2 and not out and "algorithm" in err, f"{rc} {err!r}")
+size = os.path.getsize(manifest)
+rc, out, err = run(["hash", "--check", manifest, path("m.safetensors"), "--limit", f"manifest_bytes={size - 1}"])
+tally.check("--check with a manifest one byte over its own cap manifest_bytes: exit 2 naming the cap and the size",
+            rc == 2 and not out and "manifest_bytes" in err and str(size) in err, f"{rc} {err!r}")
+rc, out, err = run(["hash", "--check", manifest, path("m.safetensors"), "--limit", "index_bytes=1"])
+tally.check("... index_bytes does not bound a manifest: exit 0", rc == 0 and "index_bytes" not in err, f"{rc} {err!r}")
 rc, out, err = run(["hash", "--check", path("m.safetensors"), path("m.safetensors")])
 tally.check("--check with a tensor file as manifest: exit 2", rc == 2 and not out and len(err.splitlines()) == 1, f"{rc} {err!r}")
 c_manifest = path("c.manifest.json")

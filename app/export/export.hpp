@@ -1,8 +1,9 @@
 // app/export/export.hpp — `tensor-inspect export INPUT (--name GLOB... | --all) -o OUT`: the
 // selected tensors (dequantized, after -e, cast with --dtype) written as a file NumPy or
-// safetensors loads, chosen by OUT's extension: .npy (one tensor) or .safetensors (several,
-// with a __metadata__ naming the source). Streamed, through a temporary file renamed into
-// place; an existing OUT only with --force, an input never.
+// safetensors loads, chosen by OUT's extension or --format: .npy (one tensor), .npz or
+// .safetensors (several, with a __metadata__ naming the source). Streamed, through a
+// temporary file renamed into place; an existing OUT only with --force, an input never;
+// `-o -` writes standard output (with --format; never a terminal).
 #pragma once
 
 #include <optional>
@@ -21,6 +22,7 @@ struct ExportOptions {
   std::optional<std::string> expr;   ///< -e over each tensor, named x
   std::optional<std::string> dtype;  ///< --dtype: cast the values
   std::string output;                ///< -o OUT
+  std::optional<std::string> format; ///< --format npy|npz|safetensors (needed where OUT has no such extension: -)
   bool force = false;                ///< --force: replace an existing OUT
 };
 

@@ -43,7 +43,7 @@ CLI::App* setup_hash(CLI::App& app, HashOptions& o) {
       ->type_name("MANIFEST");
   sub->add_flag("--json", o.json, "one JSON object: the manifest (kind \"hash\"), or with --check the report (kind \"hash_check\")");
   sub->add_flag("--quiet", o.quiet, "with --check: print only the tensors that do not match");
-  sub->add_option("--limit", o.limits, "raise a resource cap, e.g. index_bytes=1G (errors name the cap they hit)");
+  sub->add_option("--limit", o.limits, "raise a resource cap, e.g. manifest_bytes=1G (errors name the cap they hit)");
   return sub;
 }
 

@@ -92,6 +92,9 @@ struct Limits {
   /// while parsing, then the tensor). Above 4 GiB a literal is refused whatever this says. On standard input,
   /// text longer than this is refused as soon as it passes it, not read to its end.
   std::uint64_t literal_bytes = std::uint64_t{64} << 20;
+  /// Bytes of a hash manifest (`hash --check`): one tensor takes 150 to 250 bytes with a
+  /// SHA-256 hash, so this holds some 300,000 tensors (a 3,000-tensor checkpoint's is 600 KB).
+  std::uint64_t manifest_bytes = std::uint64_t{64} << 20;
 };
 
 /// Most bytes of a bitsandbytes quant state (the `weight.quant_state.bitsandbytes__nf4` U8

@@ -30,9 +30,9 @@ std::size_t digest_digits(HashAlgorithm a) { return a == HashAlgorithm::Sha256 ?
 }  // namespace
 
 Manifest parse_manifest(std::string_view text, const std::string& name) {
-  if (text.size() > limits().index_bytes)
+  if (text.size() > limits().manifest_bytes)
     throw Error(ErrorCode::BadFile, name + ": manifest of " + std::to_string(text.size()) + " bytes is larger than " +
-                                        std::to_string(limits().index_bytes) + limit_hint("index_bytes"));
+                                        std::to_string(limits().manifest_bytes) + limit_hint("manifest_bytes"));
   Json j;
   try {
     // Depth is bounded by the parser's callback: a manifest is 4 levels deep.

@@ -39,6 +39,7 @@ constexpr LimitInfo kTable[] = {
     {"expression_elements", &Limits::expression_elements, "items"},
     {"compute_elements", &Limits::compute_elements, "items"},
     {"literal_bytes", &Limits::literal_bytes, "bytes"},
+    {"manifest_bytes", &Limits::manifest_bytes, "bytes"},
 };
 
 }  // namespace

@@ -119,18 +119,21 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
            false, place()});
     return false;  // the dims cannot be skipped safely
   }
-  std::uint64_t numel = 1;
+  // span: the product of the dimensions over 1. A zero dimension does not excuse the others
+  // from the overflow check (as in the .npy loader): the strides of (0, 2**62, 2**62) overflow
+  // all the same. ggml's gguf.cpp skips its check for zero elements; we refuse such a shape.
+  std::uint64_t numel = 1, span = 1;
   bool dims_ok = true;
   for (std::uint32_t i = 0; i < n_dims; ++i) {
     const std::uint64_t d = r.u64le("dimension");
     if (dims_ok && d > kInt64Max) {
       fault({"dims", place(), r.offset() - 8, "dimension " + std::to_string(d) + " is too large", false, place()});
       dims_ok = false;
-    } else if (dims_ok && d != 0 && numel > kInt64Max / d) {
+    } else if (dims_ok && d > 1 && span > kInt64Max / d) {
       fault({"dims", place(), r.offset() - 8, "element count overflows", false, place()});
       dims_ok = false;
     }
-    if (dims_ok) numel *= d;
+    if (dims_ok) numel *= d, span *= d > 1 ? d : 1;  // numel <= span: no overflow
     t.stored.push_back(static_cast<std::int64_t>(std::min(d, kInt64Max)));
   }
   t.type_at = r.offset();

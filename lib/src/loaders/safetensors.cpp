@@ -79,12 +79,15 @@ StTag check_tensor_info(const std::string& file, const TensorEntry& entry, std::
   if (!last || last->tag != entry.stored_type) last = tag_from_safetensors(entry.stored_type);
   if (!last) refuse(file, where_of(name) + ": unknown dtype '" + entry.stored_type + "'");
   const StTag tag = *last;
-  std::uint64_t numel = 1;
+  // A zero dimension does not excuse the others from the overflow check (the strides of
+  // (0, 2**62, 2**62) overflow all the same): span is the product of the dimensions over 1.
+  std::uint64_t numel = 1, span = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const auto dim = static_cast<std::uint64_t>(shape[i]);
-    if (dim != 0 && numel > static_cast<std::uint64_t>(INT64_MAX) / dim)
+    if (dim > 1 && span > static_cast<std::uint64_t>(INT64_MAX) / dim)
       refuse(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) + " overflows");
-    numel *= dim;
+    numel *= dim;  // numel <= span: no overflow
+    if (dim > 1) span *= dim;
   }
   if (end < begin)
     refuse(file, where_of(name) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
