@@ -26,9 +26,10 @@ std::optional<Architecture> from_config(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   const auto size = std::filesystem::file_size(path, ec);
-  if (ec || size > limits().index_bytes)
-    throw Error(ErrorCode::BadFile, path.string() + ": config.json of " + std::to_string(size) + " bytes is larger than " +
-                                        std::to_string(limits().index_bytes) + limit_hint("index_bytes"));
+  // The same cap as the scheme layer's read of config.json (limits.hpp).
+  if (ec || size > kMaxConfigJsonBytes)
+    throw Error(ErrorCode::BadFile, path.string() + ": config.json of " + std::to_string(size) +
+                                        " bytes is larger than " + std::to_string(kMaxConfigJsonBytes));
   std::ifstream f(path, std::ios::binary);
   std::ostringstream text;
   text << f.rdbuf();

@@ -8,6 +8,7 @@
 
 #include "removed_on_signal.hpp"
 #include "selection.hpp"
+#include "tensor_inspect/dtype.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -140,6 +141,15 @@ int run_export(const ExportOptions& o) {
     if (cast) t = t.cast(*cast);
     tensors.emplace_back(e.name.empty() ? "x" : e.name, t);
   }
+  // NumPy has no bfloat16 or fp8: refused before anything is written, naming the output the user
+  // gave (not the temporary file the writer would fill).
+  if (format != "safetensors")
+    for (const auto& [name, t] : tensors)
+      if (const DTypeInfo& d = dtype_info(t.dtype()); d.numpy_kind.empty())
+        throw Error(ErrorCode::Unsupported,
+                    (o.output == "-" ? std::string("standard output") : o.output) + ": NumPy has no dtype for " +
+                        std::string(d.name) + (format == "npz" ? " (tensor " + name + ")" : "") +
+                        ": export it to .safetensors, or cast it with --dtype float32");
   outputs.write_with(o.output, format, true, [&](const std::string& tmp) {
     if (format == "npy") write_npy(tensors[0].second, tmp);
     else if (format == "npz") write_npz(tensors, tmp, zip64_at);
