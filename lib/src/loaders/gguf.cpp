@@ -11,6 +11,7 @@
 #include <cassert>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <string>
@@ -37,7 +38,7 @@ using GgufTensor = GgufTensorInfo;
 std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& file, const GgufTensor& t,
                                     std::uint64_t abs_offset, const Shape& shape) {
   const GgmlType& type = *t.type;
-  const std::string name = t.name;
+  const std::string name(t.name);
   const std::uint64_t nbytes = t.nbytes;
   if (type.dtype) {
     const DType dtype = *type.dtype;
@@ -118,10 +119,10 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
   }
   const std::uint64_t data_start = h.data_start;
   out.tensors.reserve(h.tensors.size());
-  for (GgufTensor& t : h.tensors) {
+  for (const GgufTensor& t : h.tensors) {
     TensorEntry e;
     e.stored_type = std::string(t.type->name);
-    e.shape = Shape(t.stored.rbegin(), t.stored.rend());
+    e.shape = Shape(std::make_reverse_iterator(t.dims.begin() + t.n_dims), std::make_reverse_iterator(t.dims.begin()));
     e.offset = data_start + t.offset;
     e.nbytes = t.nbytes;
     if (t.type->dtype) {
@@ -137,8 +138,8 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
       e.details_for_write().blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
     }
     // Innermost first, as GGUF stores it; the same as `shape` up to one dimension.
-    if (t.stored.size() > 1) e.details_for_write().stored_shape = std::move(t.stored);
-    e.name = std::move(t.name);
+    if (t.n_dims > 1) e.details_for_write().stored_shape = t.stored();
+    e.name = std::string(t.name);
     out.tensors.push_back(std::move(e));
   }
   return out;

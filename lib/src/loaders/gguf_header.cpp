@@ -25,7 +25,7 @@ constexpr std::uint64_t kValidateNameBytes = std::uint64_t{1} << 30;
 
 /// "is not UTF-8" for a name read at file byte `at` (its u64 length), when it is not.
 template <typename Place>
-void check_utf8(const std::string& name, std::string_view field, std::uint64_t at, const GgufFaults& fault,
+void check_utf8(std::string_view name, std::string_view field, std::uint64_t at, const GgufFaults& fault,
                 const Place& place) {
   const std::size_t bad = utf8_invalid_at(name);
   if (bad == std::string::npos) return;
@@ -107,14 +107,19 @@ bool read_metadata(ByteReader& r, std::span<const std::byte> bytes, const GgufFa
 bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t) {
   const bool loading = !fault.collecting();
   t.info_at = r.offset();
-  t.name = gguf_read_string(r, "tensor name", loading ? limits().gguf_key_bytes : kValidateNameBytes,
-                            loading ? "gguf_key_bytes" : "");
+  // gguf_read_string's checks and messages, the name left in the file's bytes (no copy).
+  const std::uint64_t cap = loading ? limits().gguf_key_bytes : kValidateNameBytes;
+  const std::uint64_t length = r.u64le("tensor name length");
+  if (length > cap)
+    r.fail("tensor name length " + std::to_string(length) + " exceeds the limit of " + std::to_string(cap) +
+           (loading ? limit_hint("gguf_key_bytes") : std::string()));
+  const std::span<const std::byte> name = r.bytes(length, "tensor name");
+  t.name = std::string_view(reinterpret_cast<const char*>(name.data()), name.size());
   auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name) + "'"; };  // only for a fault
   check_utf8(t.name, "tensor name", t.info_at, fault, place);
-  t.dims_at = r.offset();
   const std::uint32_t n_dims = r.u32le("n_dims");
   if (n_dims > kGgmlMaxDims) {
-    fault({"n_dims", place(), t.dims_at,
+    fault({"n_dims", place(), t.dims_at(),
            "n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" + std::to_string(kGgmlMaxDims) + ")",
            false, place()});
     return false;  // the dims cannot be skipped safely
@@ -134,16 +139,16 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
       dims_ok = false;
     }
     if (dims_ok) numel *= d, span *= d > 1 ? d : 1;  // numel <= span: no overflow
-    t.stored.push_back(static_cast<std::int64_t>(std::min(d, kInt64Max)));
+    t.dims[i] = static_cast<std::int64_t>(std::min(d, kInt64Max));
   }
-  t.type_at = r.offset();
+  t.n_dims = n_dims;
   t.type_id = r.u32le("tensor type");
   t.type = ggml_type_from_id(t.type_id);
-  const std::uint64_t row = t.stored.empty() ? 1 : static_cast<std::uint64_t>(t.stored[0]);
+  const std::uint64_t row = n_dims == 0 ? 1 : static_cast<std::uint64_t>(t.dims[0]);
   if (!t.type) {
-    fault({"tensor_type", place(), t.type_at, ggml_unknown_type_reason(t.type_id), false, place()});
+    fault({"tensor_type", place(), t.type_at(), ggml_unknown_type_reason(t.type_id), false, place()});
   } else if (row % t.type->block_elems != 0) {
-    fault({"blocks", place(), t.type_at,
+    fault({"blocks", place(), t.type_at(),
            "row of " + std::to_string(row) + " elements is not a multiple of the " + std::string(t.type->name) +
                " block size " + std::to_string(t.type->block_elems),
            false, place()});
@@ -151,13 +156,12 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
     // The row is whole blocks, so numel is too. Checked: a hostile numel would wrap.
     const std::uint64_t blocks = numel / t.type->block_elems;
     if (blocks > kInt64Max / t.type->block_bytes) {
-      fault({"dims", place(), t.dims_at + 4, "byte size overflows", false, place()});
+      fault({"dims", place(), t.dims_at() + 4, "byte size overflows", false, place()});
     } else {
       t.nbytes = blocks * t.type->block_bytes;
       t.sized = true;
     }
   }
-  t.offset_at = r.offset();
   t.offset = r.u64le("tensor offset");
   return true;
 }
@@ -166,14 +170,10 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
 /// One open-addressing table of indices into `tensors`, probed with views of the file's
 /// bytes: no node per name, and no sort (sorting 2,000 names that share their "blk.N."
 /// prefixes took a quarter of a listing's instructions: 2.6 of 10.2 million, callgrind).
-void check_unique_names(std::span<const std::byte> bytes, const std::vector<GgufTensorInfo>& tensors,
-                        const GgufFaults& fault) {
-  const auto name_of = [&](std::size_t i) {
-    const auto* at = reinterpret_cast<const char*>(bytes.data()) + tensors[i].info_at + 8;
-    return std::string_view(at, tensors[i].name.size());
-  };
+void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const GgufFaults& fault) {
+  const auto name_of = [&](std::size_t i) { return tensors[i].name; };
   constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
-  if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (128 bytes an info), but never a wrong index
+  if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (96 bytes an info), but never a wrong index
     fault({"structure", "header", 8, "over " + std::to_string(kEmpty / 2) + " tensors", false});
     return;
   }
@@ -293,7 +293,7 @@ void parse(std::span<const std::byte> bytes, const GgufFaults& fault, GgufHeader
     GgufTensorInfo t;
     const bool more = read_tensor_info(r, fault, t);
     if (more) h.tensors.push_back(std::move(t));
-    if (!more || i + 1 == h.tensor_count) check_unique_names(bytes, h.tensors, fault);
+    if (!more || i + 1 == h.tensor_count) check_unique_names(h.tensors, fault);
     if (!more) return;
   }
   // The data section starts at the next multiple of the alignment (maybe past the end of

@@ -22,10 +22,12 @@
 //   GgufHeader h = parse_gguf_header(file->bytes(), stop, file);
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -81,16 +83,25 @@ struct GgufKeyValue {
   std::uint32_t element = 0;   ///< element type id, for an array
 };
 
-/// One tensor info as read, before its data is checked.
+/// One tensor info as read, before its data is checked. Nothing of it is on the heap (a
+/// header of 2,000 tensors is 2,000 of these, 96 bytes each): the name is a view of the
+/// parsed bytes, which the caller keeps while it uses the header, and the dims are inline.
 struct GgufTensorInfo {
-  std::string name;
-  Shape stored;                     ///< innermost first
+  std::string_view name;            ///< the name's bytes in the parsed span, as stored
+  std::array<std::int64_t, 4> dims{};  ///< innermost first; the first n_dims are set (GGML_MAX_DIMS = 4)
+  std::uint32_t n_dims = 0;
   std::uint32_t type_id = 0;
   const GgmlType* type = nullptr;   ///< nullptr for an id ggml does not define
   std::uint64_t offset = 0;         ///< relative to the data section
   std::uint64_t nbytes = 0;
   bool sized = false;               ///< type known, dims and byte size in range: nbytes holds
-  std::uint64_t info_at = 0, dims_at = 0, type_at = 0, offset_at = 0;  ///< file bytes of its fields
+  std::uint64_t info_at = 0;        ///< file byte of the info (its name's length)
+  /// File bytes of the later fields, which follow the name and the dims.
+  std::uint64_t dims_at() const { return info_at + 8 + name.size(); }
+  std::uint64_t type_at() const { return dims_at() + 4 + 8 * std::uint64_t{n_dims}; }
+  std::uint64_t offset_at() const { return type_at() + 4; }
+  /// The dims as stored, innermost first.
+  Shape stored() const { return Shape(dims.begin(), dims.begin() + n_dims); }
 };
 
 /// What the parser read. `complete` is false when a collecting parse stopped early at a
