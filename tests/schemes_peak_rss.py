@@ -142,7 +142,8 @@ def rows_of(out):
 def check_stats(label, got, want):
     lo, hi, mean, std = want
     ok = (got is not None and got.get("min") == lo and got.get("max") == hi and
-          abs(got.get("mean", np.inf) - mean) <= 1e-6 * max(abs(mean), std) and abs(got.get("std", np.inf) - std) <= 1e-6 * std)
+          abs(got.get("mean", np.inf) - mean) <= 1e-6 * max(abs(mean), std) and
+          abs(got.get("std", np.inf) - std) <= 1e-6 * std)
     shown = {k: got.get(k) for k in ("min", "max", "mean", "std")} if got else got
     check(f"{label}: min, max, mean, std as NumPy's", ok, f"got {shown}, want {want}")
 
@@ -160,7 +161,8 @@ def main():
         fp8_file, gptq_file = os.path.join(fp8, "model.safetensors"), os.path.join(gptq, "model.safetensors")
         fp8_want = [moments(v.ravel(), FP8_ROWS * FP8_COLS) for v in dense]
         # GPTQ: every value is scale * (0 - 8) in float32, each scale repeated for its 128 inputs.
-        gptq_want = [moments((s.astype(np.float32) * np.float32(-8)).astype(np.float64).ravel(), s.size) for s in scales]
+        gptq_want = [moments((s.astype(np.float32) * np.float32(-8)).astype(np.float64).ravel(), s.size)
+                     for s in scales]
 
         name = "model.layers.0.mlp.down_proj.weight"
         status, out, err, rss = run_measured(binary, [fp8, "--name", name, "--stats", "--json"], 300)
@@ -173,7 +175,8 @@ def main():
             status, out, err, rss = run_measured(binary, [folder, "--stats", "--json"], 300)
             rows = rows_of(out) if status == 0 else {}
             for t in range(TENSORS):
-                check_stats(f"{label} whole file, tensor {t}", rows.get(f"model.layers.{t}.mlp.down_proj.weight"), want[t])
+                got = rows.get(f"model.layers.{t}.mlp.down_proj.weight")
+                check_stats(f"{label} whole file, tensor {t}", got, want[t])
             size = os.path.getsize(path)
             check(f"{label} whole file ({size / MiB:.0f} MiB): peak RSS under {bound} MiB",
                   status == 0 and (sanitized or 0 < rss < bound * MiB),

@@ -106,8 +106,8 @@ TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults
   return stats_of_parts(parts, lane, t.dtype(), numel);
 }
 
-Histogram compute_histogram_streamed(const Tensor& input, const Defaults& defaults, std::size_t bins, double lo, double hi,
-                                     const ScanOptions& options) {
+Histogram compute_histogram_streamed(const Tensor& input, const Defaults& defaults, std::size_t bins, double lo,
+                                     double hi, const ScanOptions& options) {
   if (const std::optional<Broadcast> b = broadcast_source(input)) {  // as for the statistics
     Histogram h = compute_histogram_streamed(b->source, defaults, bins, lo, hi, options);
     const auto r = static_cast<std::uint64_t>(b->repeats);
