@@ -190,14 +190,14 @@ TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, con
   // 394 MB when the first pass kept them; a user's finding).
   ScanOptions scan;
   scan.release_pages = true;
-  row.stats = source ? compute_stats(*source, scan) : compute_stats_streamed(t, defaults);
+  row.stats = source ? compute_stats(*source, scan) : compute_stats_streamed(t, defaults, scan);
   apply_fail_on(fail_on, row);
   if (std::find(row.failed.begin(), row.failed.end(), "nan") != row.failed.end()) row.first_nan = first_nan_index(t, defaults);
   std::optional<Histogram>& hist = result.hist;
   if (so.hist || (plot_path && so.kind() == "hist")) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
     hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan)
-                  : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0);
+                  : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan);
   }
   if (plot_path) {
     const std::string title = label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
@@ -294,9 +294,9 @@ int run_stats_file(const LoadedFile& file, const Options& o, const Defaults& def
         const Tensor t = e.load();
         if (e.details().check_whole) e.details().check_whole();  // every byte is scanned
         const std::optional<StoredElements> source = in_place_source(t, &e, defaults);
-        if (!source) return compute_stats_streamed(t, defaults);
         ScanOptions scan;
-        scan.release_pages = true;
+        scan.release_pages = true;  // also a scheme's parts, behind the scan (decoded_tensor.hpp)
+        if (!source) return compute_stats_streamed(t, defaults, scan);
         scan.progress = [&](std::uint64_t bytes) { progress.update(rows.size(), done + bytes); };
         return compute_stats(*source, scan);
       });

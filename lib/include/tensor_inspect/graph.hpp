@@ -43,6 +43,11 @@ struct Producer {
   /// into its float lane (stats/streamed.cpp) instead of running the executor. The same
   /// threading rule as float_range.
   std::function<void(std::int64_t first, std::span<float> out)> float32_range;
+  /// Optional, with float32_range: drops from the resident set the pages of stored bytes
+  /// that only elements [first, last) read, once a scan has read all of them (other
+  /// elements may still be read meanwhile). A scan calls it with runs it finished, and
+  /// once with [0, numel) at its end. Safe to call from any thread.
+  std::function<void(std::int64_t first, std::int64_t last)> release_scanned;
 };
 
 struct Node;

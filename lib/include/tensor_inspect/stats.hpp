@@ -60,6 +60,9 @@ struct StoredElements {
   /// is empty, and each block's values come from decode(first, out), elements [first, first
   /// + out.size()) in C order, called from several threads at once.
   std::function<void(std::int64_t first, std::span<float> out)> decode;
+  /// Optional, with decode: Producer::release_scanned, which a scan with
+  /// ScanOptions::release_pages calls for the runs of elements it has finished.
+  std::function<void(std::int64_t first, std::int64_t last)> release_scanned;
 };
 
 /// The elements of `t` in place, when t is a bijective view (reshape, permute, flip,
@@ -137,11 +140,14 @@ Histogram compute_histogram(const StoredElements& source, std::size_t bins, doub
 /// numbers as compute_stats(scan_source(t, defaults)), with memory flat at about 1 MiB per
 /// thread however large t is (plus what the kernels before the last realize, e.g. a
 /// reduction's output). Throws what realize throws.
-TensorStats compute_stats_streamed(const Tensor& t, const Defaults& defaults = {});
+/// `options` apply when t is decoded in runs (a quantization scheme's logical tensor):
+/// with release_pages, its stored parts' pages leave the resident set behind the scan.
+TensorStats compute_stats_streamed(const Tensor& t, const Defaults& defaults = {}, const ScanOptions& options = {});
 
 /// compute_histogram of such a tensor, streamed the same way (the executor runs again).
 /// Throws Error(Usage) as compute_histogram does.
-Histogram compute_histogram_streamed(const Tensor& t, const Defaults& defaults, std::size_t bins, double lo, double hi);
+Histogram compute_histogram_streamed(const Tensor& t, const Defaults& defaults, std::size_t bins, double lo, double hi,
+                                     const ScanOptions& options = {});
 
 /// The values of `source` as doubles, in its stored order, `first` .. `first + out.size()`
 /// (a quantized source decodes the blocks that cover the range). For heatmaps and tests.

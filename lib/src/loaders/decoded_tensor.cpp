@@ -10,9 +10,13 @@ namespace tensor_inspect {
 
 namespace {
 constexpr std::size_t kRun = 256;  // floats decoded per step where the output is not float32
+// Bytes either side of a run's proportional bounds that its neighbours may read: more than
+// any word or block a scheme packs its codes in (MXFP4's 16-byte blocks, 4-byte words).
+constexpr std::uint64_t kSharedMargin = 256;
 }  // namespace
 
-Tensor decoded_tensor(std::string label, const Shape& shape, RangeDecode decode, std::function<void()> fetch) {
+Tensor decoded_tensor(std::string label, const Shape& shape, RangeDecode decode, std::function<void()> fetch,
+                      RangeRelease release) {
   fetch();
   auto producer = std::make_shared<Producer>();
   producer->label = std::move(label);
@@ -37,7 +41,34 @@ Tensor decoded_tensor(std::string label, const Shape& shape, RangeDecode decode,
     }
   };
   producer->float32_range = decode;
+  producer->release_scanned = std::move(release);
   return Tensor::from_producer(producer, DType::Float32, shape);
+}
+
+RangeRelease release_in_order(std::shared_ptr<const MappedFile> file, std::uint64_t offset, std::uint64_t nbytes,
+                              std::int64_t numel) {
+  if (numel <= 0) return {};
+  return [file = std::move(file), offset, nbytes, numel](std::int64_t first, std::int64_t last) {
+    __extension__ using Wide = unsigned __int128;  // elements times bytes overflows 64 bits
+    const auto at = [&](std::int64_t e) {
+      return static_cast<std::uint64_t>(static_cast<Wide>(e) * nbytes / static_cast<std::uint64_t>(numel));
+    };
+    const std::uint64_t begin = first <= 0 ? 0 : at(first) + kSharedMargin;
+    const std::uint64_t end = last >= numel ? nbytes : at(last) - std::min(at(last), kSharedMargin);
+    if (end > begin) file->release_pages(offset + begin, end - begin);  // the whole pages inside
+  };
+}
+
+RangeRelease release_in_slabs(std::shared_ptr<const MappedFile> file, std::uint64_t offset, std::uint64_t nbytes,
+                              std::int64_t numel, std::int64_t slabs) {
+  if (numel <= 0 || slabs <= 0 || numel % slabs != 0) return {};
+  return [file = std::move(file), offset, nbytes, numel, slabs](std::int64_t first, std::int64_t last) {
+    const std::int64_t per = numel / slabs, k0 = (first + per - 1) / per, k1 = last / per;
+    if (k1 <= k0) return;
+    const auto slab_bytes = nbytes / static_cast<std::uint64_t>(slabs);
+    file->release_pages(offset + static_cast<std::uint64_t>(k0) * slab_bytes,
+                        static_cast<std::uint64_t>(k1 - k0) * slab_bytes);
+  };
 }
 
 }  // namespace tensor_inspect

@@ -256,7 +256,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       af->fetch(ao, an);
       if (nf) nf->fetch(no, nn);
       if (mf) mf->fetch(mo, mn);
-    });
+    }, release_in_order(wf, wo, wn, prod(shape)));
   };
   return lt;
 }

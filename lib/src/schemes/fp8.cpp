@@ -121,7 +121,7 @@ std::optional<LogicalTensor> build_block(const SchemeInput& in, const std::strin
     return decoded_tensor(label, Shape{out, inn}, std::move(decode), [=] {
       wf->fetch(wo, wn);
       sf->fetch(so, sn);
-    });
+    }, release_in_order(wf, wo, wn, out * inn));
   };
   return lt;
 }
@@ -181,7 +181,7 @@ std::optional<LogicalTensor> build_scale(const SchemeInput& in, const std::strin
     return decoded_tensor(label, Shape{out, inn}, std::move(decode), [=] {
       wf->fetch(wo, wn);
       sf->fetch(so, sn);
-    });
+    }, release_in_order(wf, wo, wn, out * inn));
   };
   return lt;
 }

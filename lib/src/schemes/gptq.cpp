@@ -216,7 +216,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       wf->fetch(wo, wn);
       zf->fetch(zo, zn);
       sf->fetch(so, sn);
-    });
+    }, release_in_slabs(wf, wo, wn, out * inn, 1));
   };
   return lt;
 }

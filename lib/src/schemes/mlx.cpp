@@ -148,7 +148,7 @@ std::optional<LogicalTensor> build_with(const SchemeInput& in, const std::string
       wf->fetch(wo, wn);
       sf->fetch(so, sn);
       bf->fetch(bo, bn);
-    });
+    }, release_in_order(wf, wo, wn, out * inn));
   };
   return lt;
 }

@@ -90,7 +90,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
     return decoded_tensor(label, shape, std::move(decode), [=] {
       bf->fetch(bo, bn);
       sf->fetch(so, sn);
-    });
+    }, experts ? release_in_slabs(bf, bo, bn, prod(shape), E) : release_in_order(bf, bo, bn, prod(shape)));
   };
   return lt;
 }

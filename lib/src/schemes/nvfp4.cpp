@@ -87,7 +87,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       wf->fetch(wo, wn);
       sf->fetch(so, sn);
       gf->fetch(go, 4);
-    });
+    }, release_in_order(wf, wo, wn, out * inn));
   };
   return lt;
 }

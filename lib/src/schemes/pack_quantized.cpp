@@ -168,7 +168,7 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       wf->fetch(wo, wn);
       sf->fetch(so, sn);
       if (zf) zf->fetch(zo, zn);
-    });
+    }, release_in_order(wf, wo, wn, out * inn));
   };
   return lt;
 }

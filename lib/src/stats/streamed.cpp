@@ -74,17 +74,18 @@ std::optional<StoredElements> decoded_source(const Tensor& t) {
   s.numel = t.numel();
   s.shape = t.shape();
   s.decode = producer->float32_range;
+  s.release_scanned = producer->release_scanned;
   return s;
 }
 
 }  // namespace
 
-TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults) {
+TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults, const ScanOptions& options) {
   // A broadcast repeats its source's values: their statistics, each counted `repeats`
   // times (min, max, absmax, mean and std are those of the source), so a 0-stride view of
   // 10**12 elements over one stored value costs one value.
   if (const std::optional<Broadcast> b = broadcast_source(input)) {
-    TensorStats s = compute_stats_streamed(b->source, defaults);
+    TensorStats s = compute_stats_streamed(b->source, defaults, options);
     const auto r = static_cast<std::uint64_t>(b->repeats);
     s.count *= b->repeats;
     s.finite *= b->repeats;
@@ -95,7 +96,7 @@ TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults
     return s;
   }
   const Tensor t = input.cast(commit_dtype(input.dtype(), defaults));
-  if (const std::optional<StoredElements> s = decoded_source(t)) return compute_stats(*s);
+  if (const std::optional<StoredElements> s = decoded_source(t)) return compute_stats(*s, options);
   const Lane lane = lane_of_dtype(t.dtype());
   const std::int64_t numel = t.numel();
   std::vector<Moments> parts(static_cast<std::size_t>((numel + kStatsChunk - 1) / kStatsChunk));
@@ -105,9 +106,10 @@ TensorStats compute_stats_streamed(const Tensor& input, const Defaults& defaults
   return stats_of_parts(parts, lane, t.dtype(), numel);
 }
 
-Histogram compute_histogram_streamed(const Tensor& input, const Defaults& defaults, std::size_t bins, double lo, double hi) {
+Histogram compute_histogram_streamed(const Tensor& input, const Defaults& defaults, std::size_t bins, double lo,
+                                     double hi, const ScanOptions& options) {
   if (const std::optional<Broadcast> b = broadcast_source(input)) {  // as for the statistics
-    Histogram h = compute_histogram_streamed(b->source, defaults, bins, lo, hi);
+    Histogram h = compute_histogram_streamed(b->source, defaults, bins, lo, hi, options);
     const auto r = static_cast<std::uint64_t>(b->repeats);
     for (std::uint64_t& c : h.counts) c *= r;
     h.nan *= r;
@@ -117,7 +119,7 @@ Histogram compute_histogram_streamed(const Tensor& input, const Defaults& defaul
     return h;
   }
   const Tensor t = input.cast(commit_dtype(input.dtype(), defaults));
-  if (const std::optional<StoredElements> s = decoded_source(t)) return compute_histogram(*s, bins, lo, hi);
+  if (const std::optional<StoredElements> s = decoded_source(t)) return compute_histogram(*s, bins, lo, hi, options);
   const Lane lane = lane_of_dtype(t.dtype());
   StoredElements none;
   none.stored = lane_dtype(lane);
