@@ -14,6 +14,18 @@ using u8 = std::uint8_t;
 /// block files, which a unity build compiles together).
 inline float f(int v) { return static_cast<float>(v); }
 
+/// Q4_K/Q5_K: scale and min of sub-block j from the 12 packed bytes (ggml-quants.c's
+/// get_scale_min_k4); also the vector loop's (ggml_fast.cpp).
+inline void scale_min_k4(int j, const u8* q, int& sc, int& m) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+
 // ggml_legacy.cpp: blocks of 32 to 128 elements.
 void q4_0(const u8* b, float* y);
 void q4_1(const u8* b, float* y);

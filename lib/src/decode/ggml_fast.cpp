@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "decode/cpu_features.hpp"
+#include "decode/ggml_blocks.hpp"
 #include "decode/ggml_tables.hpp"
 #include "decode/half.hpp"
 
@@ -97,17 +98,6 @@ TI_GGML_FAST_TARGET inline void q4_k_pair(const u8* q, float d1, float m1, float
   }
 }
 
-// Q4_K/Q5_K's get_scale_min_k4, as ggml_kquants.cpp's.
-inline void scale_min_k4_fast(int j, const u8* q, int& sc, int& m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
-}
-
 TI_GGML_FAST_TARGET void q4_k_blocks(const u8* b, std::size_t blocks, float* y) {
   for (std::size_t k = 0; k < blocks; ++k, b += 144) {
     const float d = half_at(b), dmin = half_at(b + 2);
@@ -115,9 +105,9 @@ TI_GGML_FAST_TARGET void q4_k_blocks(const u8* b, std::size_t blocks, float* y) 
     const u8* q = b + 16;
     for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
       int sc = 0, m = 0;
-      scale_min_k4_fast(is, scales, sc, m);
+      ggml_blocks::scale_min_k4(is, scales, sc, m);
       const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
-      scale_min_k4_fast(is + 1, scales, sc, m);
+      ggml_blocks::scale_min_k4(is + 1, scales, sc, m);
       const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
       q4_k_pair(q, d1, m1, d2, m2, y);
     }

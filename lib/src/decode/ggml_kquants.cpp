@@ -24,17 +24,6 @@ int q3_k_scale(const u8* s, int j) {
   return (low | (high << 4)) - 32;
 }
 
-/// Q4_K/Q5_K: scale and min of sub-block j from the 12 packed bytes (get_scale_min_k4).
-void scale_min_k4(int j, const u8* q, int& sc, int& m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
-}
-
 /// One trit of TQ1_0: the byte times 3^n keeps the next trit in its top bits (mod 256).
 float trit(u8 q, u8 pow3, float d) {
   const auto shifted = static_cast<u8>(q * pow3);
