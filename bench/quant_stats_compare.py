@@ -13,6 +13,9 @@ The cases of issue 22 part 6: one 4096x14336 tensor (58.7 M weights) stored as
 - GPTQ 4-bit (AutoGPTQ's layout, group size 128, config.json) and FP8 with 128x128 block scales
   (DeepSeek-V3's layout, config.json) in safetensors: against the NumPy formula of each producer
   (AutoGPTQ's unpack, shift and scale; DeepSeek-V3's weight_dequant) over np.memmap.
+- AWQ GEMM 4-bit (AutoAWQ's layout, group size 128) and MLX affine 4-bit (mlx-lm's layout, group
+  size 64), both with config.json: against AutoAWQ's unpack/dequantize_gemm and mlx's
+  dequantize in NumPy.
 The statistics on both sides: min, max, mean and std in float64 and the NaN count, as
 bench/stats_file_numpy.py takes them.
 
@@ -42,6 +45,7 @@ import numpy as np
 ROWS, COLS = 4096, 14336  # a Llama-3-8B down_proj.weight: [out, in]
 WEIGHTS = ROWS * COLS
 LAYER = "model.layers.0.mlp.down_proj"
+SAFETENSORS_CASES = ("gptq", "fp8", "awq", "mlx")
 
 # ggml's block layouts (ggml-common.h): elements, bytes, offsets of float16 scales.
 GGML = {"Q4_K": (12, 256, 144, [0, 2]), "IQ4_XS": (23, 256, 136, [0]), "MXFP4": (39, 32, 17, [])}
@@ -110,6 +114,36 @@ q = ((qw[:, None, :] >> shifts[None, :, None]) & 15).reshape(-1, out)
 z = ((qz[:, :, None] >> shifts[None, None, :]) & 15).reshape(qz.shape[0], -1) + 1
 w = scales[g_idx] * (q.astype(np.int32) - z[g_idx].astype(np.int32)).astype(np.float32)
 stats(w.T)
+"""
+
+# AutoAWQ awq/utils/packing_utils.py unpack_awq + reverse_awq_order + dequantize_gemm, in NumPy:
+# qweight and qzeros unpacked along the output axis, fields reordered, (w - z) * scales per
+# group of inputs, as [out, in].
+AWQ_BASELINE = SAFETENSORS_HEAD + """
+def unpack(part):
+    raw, shape = t[part]
+    words = raw.view("<u4").reshape(shape)
+    v = ((words[:, :, None] >> np.arange(0, 32, 4, dtype=np.uint32)) & 15).reshape(shape[0], -1)
+    order = np.arange(v.shape[1]).reshape(-1, 8)[:, [0, 4, 1, 5, 2, 6, 3, 7]].reshape(-1)
+    return v[:, order]
+w, z = unpack(p + ".qweight"), unpack(p + ".qzeros")
+scales = t[p + ".scales"][0].view("<f2").reshape(t[p + ".scales"][1]).astype(np.float32)
+group = w.shape[0] // z.shape[0]
+v = (w.astype(np.int32) - np.repeat(z, group, axis=0).astype(np.int32)).astype(np.float32)
+v *= np.repeat(scales, group, axis=0)
+stats(v.T)
+"""
+
+# mlx.core.dequantize (affine), in NumPy: codes unpacked along the input axis, scales * q + biases
+# per group of inputs.
+MLX_BASELINE = SAFETENSORS_HEAD + """
+raw, shape = t[p + ".weight"]
+words = raw.view("<u4").reshape(shape)
+q = ((words[:, :, None] >> np.arange(0, 32, 4, dtype=np.uint32)) & 15).reshape(shape[0], -1).astype(np.float32)
+s = t[p + ".scales"][0].view("<f2").reshape(t[p + ".scales"][1]).astype(np.float32)
+b = t[p + ".biases"][0].view("<f2").reshape(t[p + ".biases"][1]).astype(np.float32)
+group = q.shape[1] // s.shape[1]
+stats(np.repeat(s, group, axis=1) * q + np.repeat(b, group, axis=1))
 """
 
 # DeepSeek-V3 inference/kernel.py weight_dequant, in NumPy: fp8 e4m3 codes through a table of
@@ -183,6 +217,31 @@ def write_gptq(folder, rng):
                   (LAYER + ".qzeros", "I32", zeros.shape, zeros), (LAYER + ".scales", "F16", scales.shape, scales)])
 
 
+def write_awq(folder, rng):
+    """AutoAWQ GEMM 4-bit, group size 128: qweight [in, out/8] and qzeros in AWQ's field order."""
+    groups = COLS // 128
+    qweight = rng.integers(0, 2**32, size=(COLS, ROWS // 8), dtype=np.uint32)
+    qzeros = rng.integers(0, 2**32, size=(groups, ROWS // 8), dtype=np.uint32)
+    scales = (10.0 ** rng.uniform(-3.5, -2, (groups, ROWS))).astype(np.float16)
+    write_folder(folder, {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+                 [(LAYER + ".qweight", "I32", qweight.shape, qweight), (LAYER + ".qzeros", "I32", qzeros.shape, qzeros),
+                  (LAYER + ".scales", "F16", scales.shape, scales)])
+
+
+def write_mlx(folder, rng):
+    """MLX affine 4-bit, group size 64 (mlx-lm's save): weight U32 [out, in/8], scales and biases F16."""
+    weight = rng.integers(0, 2**32, size=(ROWS, COLS // 8), dtype=np.uint32)
+    scales = (10.0 ** rng.uniform(-3.5, -2, (ROWS, COLS // 64))).astype(np.float16)
+    biases = (-8 * scales.astype(np.float32)).astype(np.float16)
+    os.makedirs(folder, exist_ok=True)
+    write_safetensors(os.path.join(folder, "model.safetensors"),
+                      [(LAYER + ".weight", "U32", weight.shape, weight),
+                       (LAYER + ".scales", "F16", scales.shape, scales),
+                       (LAYER + ".biases", "F16", biases.shape, biases)])
+    with open(os.path.join(folder, "config.json"), "w") as f:  # mlx-lm's key
+        json.dump({"model_type": "llama", "quantization": {"group_size": 64, "bits": 4}}, f, indent=2)
+
+
 def write_fp8(folder, rng):
     """DeepSeek-V3 fp8: e4m3 codes of standard-normal weights in 128x128 blocks scaled to +-448."""
     finite = np.array([c for c in range(256) if c & 0x7F != 0x7F], dtype=np.uint8)
@@ -213,9 +272,10 @@ def make_inputs(d, cases):
     if "gptq" in cases:
         paths["gptq"] = os.path.join(d, "gptq")
         write_gptq(paths["gptq"], rng)
-    if "fp8" in cases:
-        paths["fp8"] = os.path.join(d, "fp8")
-        write_fp8(paths["fp8"], rng)
+    for key, write in (("fp8", write_fp8), ("awq", write_awq), ("mlx", write_mlx)):
+        if key in cases:
+            paths[key] = os.path.join(d, key)
+            write(paths[key], rng)
     return paths
 
 
@@ -257,7 +317,7 @@ def main():
     ap.add_argument("binary")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--keep", help="make the inputs in DIR (reused when there) and keep them")
-    ap.add_argument("--cases", default="q4_k,iq4_xs,mxfp4,gptq,fp8")
+    ap.add_argument("--cases", default="q4_k,iq4_xs,mxfp4,gptq,fp8,awq,mlx")
     args = ap.parse_args()
     ti = os.path.abspath(args.binary)
     py = sys.executable
@@ -265,19 +325,20 @@ def main():
     d = args.keep or tempfile.mkdtemp(prefix="ti-qbench-")
     os.makedirs(d, exist_ok=True)
     scripts = {}
-    for name, text in (("gguf", GGUF_BASELINE), ("gptq", GPTQ_BASELINE), ("fp8", FP8_BASELINE)):
+    for name, text in (("gguf", GGUF_BASELINE), ("gptq", GPTQ_BASELINE), ("fp8", FP8_BASELINE),
+                       ("awq", AWQ_BASELINE), ("mlx", MLX_BASELINE)):
         scripts[name] = os.path.join(d, "baseline_" + name + ".py")
         with open(scripts[name], "w") as f:
             f.write(text)
     gguf_py = os.environ.get("GGUF_PY")
     try:
-        have = {k: os.path.join(d, k + ("" if k in ("gptq", "fp8") else ".gguf")) for k in cases}
+        have = {k: os.path.join(d, k + ("" if k in SAFETENSORS_CASES else ".gguf")) for k in cases}
         if not all(os.path.exists(p) for p in have.values()):
             make_inputs(d, cases)
         rows = []
         for key in cases:
             path = have[key]
-            if key in ("gptq", "fp8"):
+            if key in SAFETENSORS_CASES:
                 prod = [ti, path, "--name", LAYER + ".weight", "--stats", "--json"]
                 base = [py, scripts[key], path, LAYER]
             else:

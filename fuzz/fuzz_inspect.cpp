@@ -1,7 +1,7 @@
 // fuzz/fuzz_inspect.cpp — the whole path of one input, as the CLI takes it: detect the
 // format by magic bytes (else a literal), load, realize, render text and JSON, and the
 // file's listing and metadata in both forms (app/listing.cpp).
-#include "../app/listing.hpp"
+#include "tensor_inspect/listing.hpp"
 #include "harness.hpp"
 #include "tensor_inspect/literal.hpp"
 
@@ -14,9 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     ti::OutBuffer out(fuzz::sink());
     for (bool json : {false, true}) {
-      ti::app::render_listing(*f, json, out);
-      ti::app::render_meta(*f, json, false, out);
-      if (!json) ti::app::render_meta(*f, false, true, out);  // --meta --full
+      ti::render_listing(*f, json, out);
+      ti::render_meta(*f, json, false, out);
+      if (!json) ti::render_meta(*f, false, true, out);  // --meta --full
     }
     fuzz::inspect(*f);
   });

@@ -82,6 +82,13 @@ def main():
             put("safetensors", data, f)
         elif f.endswith(".gguf"):
             put("gguf", data, f)
+        elif f.endswith(".onnx"):
+            put("onnx", data, f)
+        elif f.endswith(".h5"):
+            put("hdf5", data, f)
+        elif f.endswith(".keras"):
+            with zipfile.ZipFile(p) as z:
+                put("hdf5", z.read("model.weights.h5"), f + ".weights.h5")
         elif f.endswith(".pt"):
             if zipfile.is_zipfile(p):
                 put("pytorch", members_form(p), f)
@@ -107,6 +114,7 @@ def main():
         blob += bytes([len(n)]) + n.encode() + struct.pack("<H", len(data)) + data
     with open(os.path.join(sh, "model.safetensors.index.json"), "rb") as f: index = f.read()
     put("safetensors_index", bytes(blob) + index, "sharded")
+    with open(os.path.join(SAMPLES, "onnx_external", "model.onnx"), "rb") as f: put("onnx", f.read(), "external.onnx")
     put("inspect", index, "model.safetensors.index.json")
     # validate: the broken corpus of tests/validate/make_broken.py, one planted fault set each
     import subprocess, tempfile

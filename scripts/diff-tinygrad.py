@@ -14,10 +14,11 @@ A developer's tool: CI has no tinygrad. `--record scripts/parity-cases.jsonl tes
 writes the listed cases with tinygrad's answers in the conformance case format: the regression
 cases the test `parity_cases` runs through tests/conformance.py.
 """
-import argparse, collections, concurrent.futures, json, math, os, queue, random, struct, subprocess, sys
+import argparse, collections, concurrent.futures, json, math, os, queue, random, subprocess, sys, threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tinygrad_cases import Gen  # noqa: E402
+from tinygrad_kinds import TOOL, compare, describe, kind_of, run_tool, DOCUMENTED  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------------------ tinygrad side
@@ -52,7 +53,9 @@ for line in sys.stdin:
     if not isinstance(t, Tensor): raise TypeError("not a Tensor")
     d = strong(t.dtype)
     if d.fmt is None:
-      tl = t.cast(dtypes.float32).data().tolist() if 0 not in t.shape else []
+      # realized first, so the values read are those stored in the fp8 buffer: a cast fused into t's
+      # kernel would read its last op's value before the store rounds it to fp8
+      tl = t.realize().cast(dtypes.float32).data().tolist() if 0 not in t.shape else []
       res = {"format": None, "shape": list(t.shape) if 0 not in t.shape else [0], "itemsize": d.itemsize,
              "nbytes": d.itemsize * math.prod(t.shape), "tolist": enc(tl)}
     else:
@@ -73,8 +76,8 @@ for line in sys.stdin:
 '''
 
 class Tinygrad:
-  def __init__(self, src, dev="PYTHON"):
-    self.src, self.dev = src, dev
+  def __init__(self, src, dev="PYTHON", cache=None):
+    self.src, self.dev, self.cache = src, dev, cache
     self.p = None
 
   def start(self):
@@ -84,6 +87,10 @@ class Tinygrad:
                               text=True, env=env, cwd=self.src, bufsize=1)
 
   def run(self, case):
+    if self.cache is not None: return self.cache.get(self.dev, case, self.run_worker)
+    return self.run_worker(case)
+
+  def run_worker(self, case):
     if self.p is None or self.p.poll() is not None: self.start()
     try:
       self.p.stdin.write(json.dumps(case) + "\n"); self.p.stdin.flush()
@@ -94,92 +101,29 @@ class Tinygrad:
       return {"ok": False, "error": "tinygrad worker died"}
     return json.loads(line)
 
-# ------------------------------------------------------------------------------------------------ tool side
+class Cache:
+  """tinygrad's answers by (backend, input, dtype, expr), kept as JSON lines in a file: they depend only on the
+  tinygrad tree, so a rerun after a change to the tool needs only the tool (delete the file for another tree)."""
+  def __init__(self, path):
+    self.path, self.answers, self.lock = path, {}, threading.Lock()
+    if os.path.exists(path):
+      with open(path) as f:
+        for line in f:
+          try: e = json.loads(line)
+          except ValueError: continue  # a line cut short by an interrupted run
+          self.answers[tuple(e["key"])] = e["answer"]
+    self.out = open(path, "a")
 
-def enc_tool(v):
-  if isinstance(v, list): return [enc_tool(e) for e in v]
-  if isinstance(v, float):
-    if math.isnan(v): return "nan"
-    if math.isinf(v): return "inf" if v > 0 else "-inf"
-    return {"f": v.hex()}
-  return v
-
-def run_tool(binary, case):
-  args = [binary, "--json", "--json-nonfinite", "python"]
-  if case["dtype"]: args += ["--dtype", case["dtype"]]
-  args += ["-e", case["expr"], "--", case["input"]]
-  try:
-    p = subprocess.run(args, capture_output=True, text=True, timeout=30)
-  except subprocess.TimeoutExpired:
-    return {"ok": False, "error": "tool timeout", "bad": True}
-  if p.returncode != 0:
-    bad = p.returncode != 2 or p.stdout.strip() and json.loads(p.stdout).get("kind") != "error" \
-          or len(p.stderr.strip().splitlines()) != 1
-    return {"ok": False, "error": p.stderr.strip()[:200], "bad": bool(bad)}
-  j = json.loads(p.stdout)
-  res = {k: j[k] for k in ("format", "shape", "itemsize", "nbytes", "dtype")}
-  res["tolist"] = enc_tool(j["tolist"])
-  return {"ok": True, "result": res}
-
-def same(a, b):
-  """bit-for-bit equality of encoded values; a bool is not an int"""
-  if type(a) is not type(b): return False
-  if isinstance(a, list): return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-  return a == b
-
-def compare(tg, tool):
-  """None when they agree, else the nature of the disagreement"""
-  if tool.get("bad"): return "tool-crash-or-bad-refusal"
-  if not tg["ok"] and not tool["ok"]: return None
-  if not tg["ok"]: return "tinygrad-raises"
-  if not tool["ok"]: return "tool-refuses"
-  a, b = tg["result"], tool["result"]
-  for k in ("dtype", "format", "shape", "itemsize", "nbytes"):
-    if a[k] != b[k]: return k
-  return None if same(a["tolist"], b["tolist"]) else "value"
-
-def show(v):
-  if isinstance(v, list): return "[" + ", ".join(show(e) for e in v) + "]"
-  if isinstance(v, dict): return repr(float.fromhex(v["f"]))
-  return repr(v)
-
-def describe(r):
-  if not r["ok"]: return "error: " + r["error"]
-  x = r["result"]
-  return f"{x['dtype']} {x['shape']} {show(x['tolist'])}"[:300]
-
-def same_but_zero_sign(a, b):
-  if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(same_but_zero_sign(x, y) for x, y in zip(a, b))
-  if isinstance(a, dict) and isinstance(b, dict): return float.fromhex(a["f"]) == float.fromhex(b["f"])
-  return same(a, b)
-
-# The documented kinds of remaining difference (docs/parity.md): each
-# disagreement is put in the first kind whose test it passes, else "undocumented: ...".
-DOCUMENTED = [
-  ("DEV=PYTHON differs from tinygrad's compiled CPU backend, whose answer the tool gives",
-   lambda c, n, a, b: n == "python-backend"),
-  ("nan or inf cast to an int: DEV=PYTHON raises, compiled CPU gives INT_MIN",
-   lambda c, n, a, b: not a["ok"] and "cannot convert float" in a["error"]),
-  ("DEV=PYTHON fails on an int result it computed as a Python float (int ** int tensor)",
-   lambda c, n, a, b: not a["ok"] and ("invalid type for format" in a["error"] or "struct.error" in a["error"]
-                                       or "unsupported operand type(s)" in a["error"])),
-  ("a bitwise op on floats: refused at once; tinygrad raises only when a kernel runs, so not for an empty tensor",
-   lambda c, n, a, b: n == "tool-refuses" and "unsupported operand dtype for" in b["error"] and a["result"]["shape"] == [0]),
-  ("sign of a zero: trunc/floor of -0.0 and -0.5 (Python's math.trunc), -0.0 constants",
-   lambda c, n, a, b: n == "value" and same_but_zero_sign(a["result"]["tolist"], b["result"]["tolist"])),
-  ("a 0-d constant: tinygrad's own folds the tool does not make (x == x of nan, transcendentals, bitcasts, >64-bit ints)",
-   lambda c, n, a, b: not c["input"].startswith("[") and "constructor" not in c["tags"]),
-  ("a bitwise op on floats over no elements, consumed by a reduction: tinygrad raises when the reduce kernel runs",
-   lambda c, n, a, b: n == "tinygrad-raises" and "UOp verification failed" in a["error"] and b["ok"]
-                      and any(t in ("bitwise_scalar", "bitwise_rscalar") for t in c["tags"])),
-]
-
-def kind_of(case, nature, tg, tool):
-  for name, test in DOCUMENTED:
-    try:
-      if test(case, nature, tg, tool): return name
-    except Exception: pass
-  return "undocumented: " + nature + ":" + "+".join(case["tags"])
+  def get(self, dev, case, compute):
+    key = (dev, case["input"], case["dtype"], case["expr"])
+    with self.lock:
+      if key in self.answers: return self.answers[key]
+    a = compute(case)
+    if a.get("error") != "tinygrad worker died":
+      with self.lock:
+        self.answers[key] = a
+        self.out.write(json.dumps({"key": list(key), "answer": a}) + "\n"); self.out.flush()
+    return a
 
 def decode_enc(v):
   """the worker's encoding -> the conformance case encoding ("nan", "inf", "-0.0", plain floats)"""
@@ -229,19 +173,23 @@ def main():
                   help="do not rerun disagreements under DEV=CPU (needs clang) to tell DEV=PYTHON's own answers apart")
   ap.add_argument("--quiet", action="store_true", help="only the table and the last line")
   ap.add_argument("--only", help="run only cases whose expression contains this text")
+  ap.add_argument("--offset", type=int, default=0, help="skip the first cases of the seed (run a long measurement in chunks)")
+  ap.add_argument("--cache", help="keep tinygrad's answers in this JSON-lines file and reuse them (they do not depend on the tool)")
   ap.add_argument("--dump", help="write every case with both answers as JSON lines to this file")
   ap.add_argument("--record", nargs=2, metavar=("CASES_IN", "CASES_OUT"),
                   help="write tinygrad's answers for the listed cases (id, input, dtype, expr) as conformance cases")
   args = ap.parse_args()
+  TOOL["bin"] = args.bin
   if not args.tinygrad: sys.exit("diff-tinygrad: give tinygrad's source tree in TINYGRAD_SRC or --tinygrad")
   if sys.version_info < (3, 12): sys.exit("diff-tinygrad: needs Python >= 3.12 (tinygrad's float16 memoryview)")
   if args.record: return record(Tinygrad(args.tinygrad), Tinygrad(args.tinygrad, "CPU"), *args.record)
   gen = Gen(random.Random(args.seed))
-  cases = [gen.case() for _ in range(args.cases)]
+  cases = [gen.case() for _ in range(args.offset + args.cases)][args.offset:]
+  cache = Cache(args.cache) if args.cache else None
   if args.only: cases = [c for c in cases if args.only in c["expr"]]
   # Worker w takes cases w, w + W, ... in order, each answer queued as it comes, so results (and --dump)
   # stream in case order; the cases never depend on the worker count.
-  workers = [Tinygrad(args.tinygrad) for _ in range(args.workers)]
+  workers = [Tinygrad(args.tinygrad, cache=cache) for _ in range(args.workers)]
   queues = [queue.Queue() for _ in range(args.workers)]
   def tinygrad_share(w):
     for c in cases[w::args.workers]: queues[w].put(workers[w].run({"input": c["input"], "dtype": c["dtype"], "expr": c["expr"]}))
@@ -251,11 +199,11 @@ def main():
   futures = [pool.submit(run_tool, args.bin, c) for c in cases]
   kinds, agreed, disagreed = collections.Counter(), 0, 0
   dump = open(args.dump, "w") if args.dump else None
-  cpu = Tinygrad(args.tinygrad, "CPU") if args.cpu_check else None
+  cpu = Tinygrad(args.tinygrad, "CPU", cache) if args.cpu_check else None
   for i, (c, f) in enumerate(zip(cases, futures)):
     a = queues[i % args.workers].get()
     b = f.result()
-    if (i + 1) % 500 == 0: print(f"[{i + 1} cases: {agreed} agreed, {disagreed} disagreed]", file=sys.stderr, flush=True)
+    if (i + 1) % 500 == 0: print(f"[{args.offset + i + 1} cases: {agreed} agreed, {disagreed} disagreed]", file=sys.stderr, flush=True)
     nature = compare(a, b)
     if nature is not None and cpu is not None:
       # The tool follows tinygrad's compiled CPU backend where DEV=PYTHON differs from it.

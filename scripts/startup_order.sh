@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes cmake/startup.order: the functions of tensor-inspect that everyday runs execute
-# (a literal, a .npy, a listing, JSON, --header, --stats), one mangled name per line, for
+# (a literal, a .npy, listings of safetensors and GGUF, JSON, --header, --stats), one mangled name per line, for
 # the linker to place side by side (ld.lld --symbol-ordering-file; CMakeLists.txt). Start-up
 # code spread over the 3.3 MB of text cost one page fault (3 us on the CI machine) per
 # 64 KiB window it touched.
@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 runs=("5" "[[1.5,2],[3,4]] --json" "samples/float32.npy" "samples/mixed.safetensors" "--list samples/mixed.safetensors"
       "--header samples/float32.npy" "--json samples/mixed.safetensors --name weight" "--stats samples/mixed.safetensors"
-      "samples/float32.npy -e x.sum()")
+      "samples/float32.npy -e x.sum()" "--list samples/quants.gguf" "--list --json samples/quants.gguf")
 i=0
 for args in "${runs[@]}"; do
   i=$((i + 1))

@@ -5,7 +5,7 @@ a subcommand's name are refused rather than ignored.
 
 Usage: python3 tests/cli_option_reach.py BUILD/tensor-inspect
 
-The tool builds only the CLI11 option groups a command line can reach (app/option_groups.hpp),
+The tool builds only the CLI11 option groups a command line can reach (app/cli/option_groups.hpp),
 judged from each group's stated names; an option missing from its group's names would be
 "not expected" when it is the only option given. So each option --help lists is given
 alone (`tensor-inspect OPTION`, and as --OPTION=VALUE for long options), and must never be

@@ -13,19 +13,14 @@ import glob, json, os, shutil, subprocess, sys, tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
+check = tally.check
+
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 S = lambda name: os.path.join(ROOT, "samples", name)
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 def run(*args, stdin=None):
@@ -44,8 +39,7 @@ try:
     schemas[s["$id"]] = s
 except ImportError as e:
   jsonschema = None
-  print(f"FAIL python3-jsonschema missing ({e}): install it (scripts/test.sh)")
-  failed += 1
+  check("python3-jsonschema is installed (scripts/test.sh)", False, str(e))
 
 
 def validate(what, doc):
@@ -205,5 +199,4 @@ check("--view-as before INPUT: the bytes of float32 1.0", doc and doc["tolist"] 
 rc, out, err = run("--name", "ids", "--name", "mask", "--jsonl", S("arrays.npz"))
 check("--name twice: both tensors", rc == 0 and [json.loads(l)["name"] for l in out.splitlines()] == ["ids", "mask"], out[:200])
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

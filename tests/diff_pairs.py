@@ -15,6 +15,11 @@ import ast, json, math, os, struct, subprocess, sys, tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
+check = tally.check
+
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
@@ -28,16 +33,6 @@ try:
 except ImportError:  # python3-jsonschema is in scripts/test.sh; without it, schema checks fail
   jsonschema = None
 
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 def run(*args):
@@ -367,5 +362,4 @@ check("missing shard: exit 2", rc == 2, f"got {rc}; out {out!r}")
 check("missing shard: names the tensor and the shard", "'bias'" in err and "s2.safetensors" in err and "cannot be read" in err, err)
 check("missing shard: nothing on stdout", out == "", out)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

@@ -11,16 +11,12 @@ Closes with `N passed, M failed`.
 """
 import json, os, struct, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
+check = tally.check
+
 BIN = os.path.abspath(sys.argv[1])
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok: passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail!r}"[:2000])
 
 
 def gstr(s):
@@ -78,5 +74,4 @@ with tempfile.TemporaryDirectory() as tmp:
   rc, out, err = run(path, "--list", "--full")
   check("--list --full: still a usage error", rc == 2 and "--full" in err and not out, (rc, err, out))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

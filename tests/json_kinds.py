@@ -17,21 +17,16 @@ import glob, json, os, shutil, struct, subprocess, sys, tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
+check = tally.check
+
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 S = lambda name: os.path.join(ROOT, "samples", name)
 T = tempfile.mkdtemp(prefix="ti_kinds_")
 P = lambda name: os.path.join(T, name)
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 try:
@@ -253,5 +248,4 @@ with tempfile.TemporaryDirectory() as tmp:
   check("metadata nan/inf: text", rc == 0 and "f (float32): inf" in out and "n (float64): nan" in out and
         "[nan, 1.5, -inf]" in out, out)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

@@ -20,11 +20,11 @@ pipe, stderr stays empty.
 Prints one line per check and a closing `N passed, M failed`; exit 0 when all passed.
 """
 import os
-import pty
 import subprocess
 import sys
 
 import tally
+import terminal
 from peak_rss import run_measured
 from tally import check
 
@@ -39,22 +39,8 @@ def run(binary, args, timeout=600):
 
 def run_on_terminal(binary, args, timeout=120):
     """(exit status, stdout, what the tool wrote to stderr) with stderr a pseudo-terminal."""
-    master, slave = pty.openpty()
-    p = subprocess.Popen([binary, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    written = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:  # EIO: the tool has closed the terminal's last descriptor
-            break
-        if not data:
-            break
-        written.append(data)
-    os.close(master)
-    out = p.stdout.read()
-    p.wait(timeout)
-    return p.returncode, out.decode(), b"".join(written).decode()
+    status, out, err = terminal.run_on_terminal([binary, *args], capture_stdout=True, timeout=timeout)
+    return status, out.decode(), err.decode()
 
 
 def main():

@@ -4,7 +4,7 @@ the user asks otherwise.
 
 Usage: python3 tests/openmp_defaults.py BUILD/tensor-inspect
 
-tensor-inspect starts its OpenMP runtime (app/openmp_defaults.cpp says why) with
+tensor-inspect starts its OpenMP runtime (app/term/openmp_defaults.cpp says why) with
 - OMP_WAIT_POLICY=passive where the user set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT.
   libgomp prints the spin count it settled on under OMP_DISPLAY_ENV=verbose; its manual
   gives the values: 0 for PASSIVE, 300,000 when nothing is set, 30 billion for ACTIVE, and

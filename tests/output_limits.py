@@ -17,16 +17,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+
 import numpy as np
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += not ok
 
 
 def peak_rss_mib(args):
@@ -44,14 +40,14 @@ with tempfile.TemporaryDirectory() as d:
     p.stdout.close()
     err = p.stderr.read()
     p.wait()
-    check(head.startswith(b"dtype: int32") and err == b"" and p.returncode in (0, -signal.SIGPIPE),
-          f"closed pipe after 100 bytes: quiet (stderr {err!r}, status {p.returncode})")
+    tally.check(f"closed pipe after 100 bytes: quiet (stderr {err!r}, status {p.returncode})",
+                head.startswith(b"dtype: int32") and err == b"" and p.returncode in (0, -signal.SIGPIPE))
 
     with open("/dev/full", "wb") as full:
         q = subprocess.run([BIN, "--full", "-e", "Tensor.arange(200000)"], stdout=full, stderr=subprocess.PIPE)
     lines = q.stderr.decode().splitlines()
-    check(q.returncode == 2 and len(lines) == 1 and "write error" in lines[0],
-          f"/dev/full: exit {q.returncode}, stderr {lines!r}")
+    tally.check(f"/dev/full: exit {q.returncode}, stderr {lines!r}",
+                q.returncode == 2 and len(lines) == 1 and "write error" in lines[0])
 
     rng = np.random.default_rng(5)
     small = os.path.join(d, "f32_1e7.npy")
@@ -65,8 +61,9 @@ with tempfile.TemporaryDirectory() as d:
     code1, rss1 = peak_rss_mib([small])
     code2, rss2 = peak_rss_mib([large])
     code3, rss3 = peak_rss_mib([small, "--json"])
-    check(code1 == code2 == code3 == 0 and max(rss1, rss2, rss3) < 64,
-          f"peak RSS printing 1e7 float32: {rss1:.1f} MiB text, {rss3:.1f} MiB JSON; 2e7: {rss2:.1f} MiB (limit 64)")
-    check(rss2 < rss1 + 8, f"peak RSS does not grow with the output: 1e7 {rss1:.1f} MiB, 2e7 {rss2:.1f} MiB")
+    tally.check(f"peak RSS printing 1e7 float32: {rss1:.1f} MiB text, {rss3:.1f} MiB JSON; 2e7: {rss2:.1f} MiB (limit 64)",
+                code1 == code2 == code3 == 0 and max(rss1, rss2, rss3) < 64)
+    tally.check(f"peak RSS does not grow with the output: 1e7 {rss1:.1f} MiB, 2e7 {rss2:.1f} MiB",
+                rss2 < rss1 + 8)
 
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

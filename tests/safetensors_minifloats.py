@@ -14,17 +14,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def floats(v):
@@ -45,30 +39,31 @@ with tempfile.TemporaryDirectory() as tmp:
         "c": ("C64", (2,), np.array([1 + 2j, 3 - 4j], dtype="<c8").tobytes()),
     })
     out = subprocess.run([BIN, path, "--list", "--json"], capture_output=True, text=True)
-    check(out.returncode == 0, f"--list: {out.stderr}")
+    tally.check(f"--list: {out.stderr}", out.returncode == 0)
     rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
     for name, tag, shape in [("scales", "F8_E8M0", [4, 8]), ("w4", "F4", [3, 10])]:
         r = rows.get(name, {})
-        check(r.get("stored_type") == tag and r.get("dtype") == "float32" and r.get("shape") == shape
-              and "float32" in (r.get("note") or ""), f"{name} listed: {r}")
-    check(rows.get("w6", {}).get("dtype") is None and rows.get("c", {}).get("dtype") is None, "F6/C64 listed without a dtype")
+        tally.check(f"{name} listed: {r}",
+                    r.get("stored_type") == tag and r.get("dtype") == "float32" and r.get("shape") == shape
+                    and "float32" in (r.get("note") or ""))
+    tally.check("F6/C64 listed without a dtype",
+                rows.get("w6", {}).get("dtype") is None and rows.get("c", {}).get("dtype") is None)
 
     for name, want in [("scales", qw.e8m0_decode(e8m0)), ("w4", qw.FP4_VALUES[fp4])]:
         out = subprocess.run([BIN, path, "--name", name, "--json"], capture_output=True, text=True)
-        check(out.returncode == 0, f"{name}: exit {out.returncode} {out.stderr}")
+        tally.check(f"{name}: exit {out.returncode} {out.stderr}", out.returncode == 0)
         if out.returncode == 0:
             doc = json.loads(out.stdout)
             got = floats(doc["tolist"]).reshape(want.shape)
-            check(doc["shape"] == list(want.shape) and np.array_equal(got, want.astype(np.float64), equal_nan=True),
-                  f"{name}: {got} vs {want}")
-            check(doc["format"] == "f", f"{name}: format {doc['format']} (float32 values)")
+            tally.check(f"{name}: {got} vs {want}",
+                        doc["shape"] == list(want.shape) and np.array_equal(got, want.astype(np.float64), equal_nan=True))
+            tally.check(f"{name}: format {doc['format']} (float32 values)", doc["format"] == "f")
     # Signs of zero survive (FP4 code 8 is -0.0).
     out = subprocess.run([BIN, path, "--name", "w4", "-e", "x[0, 0:4]"], capture_output=True, text=True)
-    check("[0.5, 1.0, 6.0, -6.0]" in out.stdout, f"w4 first codes: {out.stdout}")
+    tally.check(f"w4 first codes: {out.stdout}", "[0.5, 1.0, 6.0, -6.0]" in out.stdout)
     for name, words in [("w6", ["F6_E2M3", "bit order"]), ("c", ["C64", "complex"])]:
         out = subprocess.run([BIN, path, "--name", name], capture_output=True, text=True)
-        check(out.returncode == 2 and out.stdout == "" and all(w in out.stderr for w in words),
-              f"{name}: exit {out.returncode} {out.stderr.strip()}")
+        tally.check(f"{name}: exit {out.returncode} {out.stderr.strip()}",
+                    out.returncode == 2 and out.stdout == "" and all(w in out.stderr for w in words))
 
-print(f"safetensors_minifloats: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

@@ -19,10 +19,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
 
 NF4 = np.array([-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
                 -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
@@ -34,13 +35,6 @@ FP4_MAP = (np.array([0, 0.0625, 8.0, 12.0, 4.0, 6.0, 2.0, 3.0, -0.0, -0.0625, -8
 # csrc/kernels.cu fp4_dequantization_lut times the sign bit: what dequantize_4bit uses.
 FP4_LUT = np.array([0.0, 0.005208333333, 0.66666667, 1.0, 0.33333333, 0.5, 0.16666667, 0.25], dtype=np.float32)
 FP4 = np.concatenate([FP4_LUT, -FP4_LUT]).astype(np.float32)
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -160,23 +154,24 @@ with tempfile.TemporaryDirectory() as tmp:
             want = write_model(model, layers, quant_type, double)
             out = run(model, "--list", "--json")
             rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
-            check(out.returncode == 0 and not any(".absmax" in n or "quant_state" in n for n in rows),
-                  f"{model}: parts still listed {sorted(rows)} {out.stderr}")
+            tally.check(f"{model}: parts still listed {sorted(rows)} {out.stderr}",
+                        out.returncode == 0 and not any(".absmax" in n or "quant_state" in n for n in rows))
             for name, ref in want.items():
                 r = rows.get(name, {})
                 nparts = 6 if double else 4
-                check(r.get("shape") == list(ref.shape) and r.get("dtype") == "float32"
-                      and r.get("stored_type", "").startswith("bitsandbytes " + quant_type)
-                      and len(r.get("parts", [])) == nparts, f"{model} {name} listing: {r}")
+                tally.check(f"{model} {name} listing: {r}",
+                            r.get("shape") == list(ref.shape) and r.get("dtype") == "float32"
+                            and r.get("stored_type", "").startswith("bitsandbytes " + quant_type)
+                            and len(r.get("parts", [])) == nparts)
                 hands = "float16" if "o_proj" in name else "bfloat16"
-                check(f"bitsandbytes hands back {hands}" in r.get("note", "") and r.get("producer_dtype") == hands,
-                      f"{name} note: {r.get('note')}, producer_dtype {r.get('producer_dtype')}")
+                tally.check(f"{name} note: {r.get('note')}, producer_dtype {r.get('producer_dtype')}",
+                            f"bitsandbytes hands back {hands}" in r.get("note", "") and r.get("producer_dtype") == hands)
                 got, err = values(model, name, ref.shape)
                 ok = got is not None and np.allclose(got, ref, rtol=1e-6, atol=0) and \
                     np.array_equal(np.signbit(got), np.signbit(ref))
-                check(ok, f"{model} {name}: values differ from bitsandbytes' formula {err}")
+                tally.check(f"{model} {name}: values differ from bitsandbytes' formula {err}", ok)
                 checked += ref.size
-            check(rows.get("model.norm.weight", {}).get("dtype") == "bfloat16", "unquantized norm kept")
+            tally.check("unquantized norm kept", rows.get("model.norm.weight", {}).get("dtype") == "bfloat16")
 
             # diff --tolerance torch counts each as the dtype bitsandbytes hands back (its note).
             if quant_type == "fp4" and double:
@@ -187,22 +182,23 @@ with tempfile.TemporaryDirectory() as tmp:
                 pairs = {t["name_a"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode in (0, 1) else {}
                 up = pairs.get("model.layers.0.mlp.up_proj.weight", {})
                 o = pairs.get("model.layers.0.self_attn.o_proj.weight", {})
-                check(up.get("rtol") == 0.016 and o.get("rtol") == 0.001 and o.get("atol") == 1e-5,
-                      f"diff --tolerance torch: bfloat16 and float16 expected: {up.get('rtol')} {o.get('rtol')} "
-                      f"{out.stderr}")
+                tally.check(f"diff --tolerance torch: bfloat16 and float16 expected: {up.get('rtol')} {o.get('rtol')} "
+                            f"{out.stderr}",
+                            up.get("rtol") == 0.016 and o.get("rtol") == 0.001 and o.get("atol") == 1e-5)
 
     model = os.path.join(tmp, "nf4-double")
     # --stored: the parts as stored.
     out = run(model, "--list", "--stored", "--json")
     names = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
     p = "model.layers.0.mlp.up_proj.weight"
-    check(names.get(p, {}).get("dtype") == "uint8" and names.get(p + ".absmax", {}).get("dtype") == "uint8"
-          and p + ".quant_state.bitsandbytes__nf4" in names and p + ".nested_quant_map" in names,
-          f"--stored: {sorted(names)} {out.stderr}")
+    tally.check(f"--stored: {sorted(names)} {out.stderr}",
+                names.get(p, {}).get("dtype") == "uint8" and names.get(p + ".absmax", {}).get("dtype") == "uint8"
+                and p + ".quant_state.bitsandbytes__nf4" in names and p + ".nested_quant_map" in names)
     # A lone file (no config.json): the quant state's name marks it.
     out = run(os.path.join(model, "model.safetensors"), "--list", "--json")
     rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
-    check(rows.get(p, {}).get("shape") == [130, 129] and rows[p].get("dtype") == "float32", f"lone file: {out.stderr}")
+    tally.check(f"lone file: {out.stderr}",
+                rows.get(p, {}).get("shape") == [130, 129] and rows[p].get("dtype") == "float32")
 
     # Broken parts: exit 2 naming the tensor and the part.
     def rewrite(folder, drop=(), change=None):
@@ -225,8 +221,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
     rewrite(model, drop=(p + ".absmax",))
     out = run(model, "--list")
-    check(out.returncode == 2 and "up_proj.weight'" in out.stderr and "up_proj.weight.absmax" in out.stderr
-          and len(out.stdout) == 0, f"missing absmax: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"missing absmax: exit {out.returncode} {out.stderr.strip()}",
+                out.returncode == 2 and "up_proj.weight'" in out.stderr and "up_proj.weight.absmax" in out.stderr
+                and len(out.stdout) == 0)
 
     def bad_blob(t):
         name = "model.layers.0.self_attn.o_proj.weight.quant_state.bitsandbytes__nf4"
@@ -237,8 +234,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
     rewrite(os.path.join(tmp, "nf4-single"), change=bad_blob)
     out = run(os.path.join(tmp, "nf4-single"), "--list")
-    check(out.returncode == 2 and "o_proj.weight'" in out.stderr and "part 'model.layers.0.self_attn.o_proj.weight'"
-          in out.stderr, f"shape the bytes do not fit: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"shape the bytes do not fit: exit {out.returncode} {out.stderr.strip()}",
+                out.returncode == 2 and "o_proj.weight'" in out.stderr and "part 'model.layers.0.self_attn.o_proj.weight'"
+                in out.stderr)
 
     def garbage_blob(t):
         name = "model.layers.0.mlp.up_proj.weight.quant_state.bitsandbytes__fp4"
@@ -246,8 +244,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     rewrite(os.path.join(tmp, "fp4-single"), change=garbage_blob)
     out = run(os.path.join(tmp, "fp4-single"), "--list")
-    check(out.returncode == 2 and "bitsandbytes__fp4" in out.stderr and "not a JSON object" in out.stderr,
-          f"garbage quant state: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"garbage quant state: exit {out.returncode} {out.stderr.strip()}",
+                out.returncode == 2 and "bitsandbytes__fp4" in out.stderr and "not a JSON object" in out.stderr)
 
     # A quant_map other than bitsandbytes' table (dequantize_4bit would ignore it, gemv_4bit would not).
     write_model(os.path.join(tmp, "nf4-map"), {"l": ((rng.standard_normal((3, 70))).astype(np.float32), 64,
@@ -256,8 +254,8 @@ with tempfile.TemporaryDirectory() as tmp:
         {"l.weight.quant_map": ("F32", (16,), (NF4 + np.float32(0.01) * (np.arange(16) == 3)).astype(np.float32)
                                 .tobytes())}))
     out = run(os.path.join(tmp, "nf4-map"), "--list")
-    check(out.returncode == 2 and "part 'l.weight.quant_map'" in out.stderr and "value 3" in out.stderr,
-          f"quant_map off the table: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"quant_map off the table: exit {out.returncode} {out.stderr.strip()}",
+                out.returncode == 2 and "part 'l.weight.quant_map'" in out.stderr and "value 3" in out.stderr)
 
     # A quant state over kMaxQuantStateBytes (64 KiB), valid JSON padded with spaces: refused before parsing.
     def big_blob(t):
@@ -269,8 +267,8 @@ with tempfile.TemporaryDirectory() as tmp:
                                                      "bfloat16")}, "nf4", False)
     rewrite(os.path.join(tmp, "nf4-big"), change=big_blob)
     out = run(os.path.join(tmp, "nf4-big"), "--list")
-    check(out.returncode == 2 and "bitsandbytes__nf4'" in out.stderr and "65536" in out.stderr,
-          f"oversized quant state: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"oversized quant state: exit {out.returncode} {out.stderr.strip()}",
+                out.returncode == 2 and "bitsandbytes__nf4'" in out.stderr and "65536" in out.stderr)
 
-print(f"schemes_bnb: {checked} values checked, {failures} failure(s)")
-sys.exit(1 if failures else 0)
+print(f"{checked} values checked")
+sys.exit(tally.summary())

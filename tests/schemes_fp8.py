@@ -17,17 +17,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -45,14 +39,15 @@ def values(path, name, *extra):
 
 def same(got, want, what):
     if got is None:
-        check(False, f"{what}: no values")
+        tally.check(f"{what}: no values", False)
         return
     got = np.array([float(v) if not isinstance(v, str) else float(v.replace("inf", "inf")) for v in got.ravel()],
                    dtype=np.float64).reshape(got.shape)
     want = want.astype(np.float64)
     ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True)
-    check(ok, f"{what}: values differ from the formula (max |d| "
-              f"{np.nanmax(np.abs(got - want)) if got.shape == want.shape else 'shape ' + str(got.shape)})")
+    tally.check(f"{what}: values differ from the formula (max |d| "
+                f"{np.nanmax(np.abs(got - want)) if got.shape == want.shape else 'shape ' + str(got.shape)})",
+                ok)
 
 
 SCHEMA = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", "listing.schema.json")))
@@ -60,7 +55,7 @@ SCHEMA = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 def listing(path, *extra):
     out = run(path, "--list", "--json", *extra)
-    check(out.returncode == 0, f"--list {path}: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"--list {path}: exit {out.returncode} {out.stderr.strip()}", out.returncode == 0)
     if out.returncode != 0:
         return {}
     doc = json.loads(out.stdout)
@@ -68,9 +63,9 @@ def listing(path, *extra):
         import jsonschema
         jsonschema.Draft202012Validator(SCHEMA).validate(doc)
     except ImportError as e:
-        check(False, f"python3-jsonschema missing ({e})")
+        tally.check(f"python3-jsonschema missing ({e})", False)
     except Exception as e:  # noqa: BLE001 (jsonschema.ValidationError)
-        check(False, f"listing does not follow its schema: {str(e)[:300]}")
+        tally.check(f"listing does not follow its schema: {str(e)[:300]}", False)
     return {t["name"]: t for t in doc["tensors"]}
 
 
@@ -101,18 +96,21 @@ with tempfile.TemporaryDirectory() as tmp:
                             "weight_block_size": [128, 128]})
 
     rows = listing(model)
-    check(sorted(rows) == sorted(["model.layers.0.mlp.down_proj.weight", "model.layers.0.self_attn.q_proj.weight",
-                                  "model.norm.weight"]), f"logical names: {sorted(rows)}")
+    tally.check(f"logical names: {sorted(rows)}",
+                sorted(rows) == sorted(["model.layers.0.mlp.down_proj.weight", "model.layers.0.self_attn.q_proj.weight",
+                                        "model.norm.weight"]))
     r = rows.get("model.layers.0.mlp.down_proj.weight", {})
-    check(r.get("dtype") == "float32" and r.get("shape") == [160, 272], f"logical dtype/shape: {r}")
-    check(r.get("stored_type") == "fp8 e4m3, 128x128 block scales", f"stored type: {r.get('stored_type')}")
-    check(r.get("parts") == ["model.layers.0.mlp.down_proj.weight", "model.layers.0.mlp.down_proj.weight_scale_inv"],
-          f"parts: {r.get('parts')}")
+    tally.check(f"logical dtype/shape: {r}", r.get("dtype") == "float32" and r.get("shape") == [160, 272])
+    tally.check(f"stored type: {r.get('stored_type')}",
+                r.get("stored_type") == "fp8 e4m3, 128x128 block scales")
+    tally.check(f"parts: {r.get('parts')}",
+                r.get("parts") == ["model.layers.0.mlp.down_proj.weight", "model.layers.0.mlp.down_proj.weight_scale_inv"])
     plain = rows.get("model.norm.weight", {})
-    check(sorted(plain) == sorted(r) and "parts" in plain and plain["parts"] is None,
-          f"a plain tensor's row has the keys of a logical tensor's (parts null): {sorted(plain)} vs {sorted(r)}")
+    tally.check(f"a plain tensor's row has the keys of a logical tensor's (parts null): {sorted(plain)} vs {sorted(r)}",
+                sorted(plain) == sorted(r) and "parts" in plain and plain["parts"] is None)
     text = run(model, "--list").stdout
-    check("fp8 e4m3, 128x128 block scales (weight, weight_scale_inv" in text, "text listing names the scheme and parts:\n" + text)
+    tally.check("text listing names the scheme and parts:\n" + text,
+                "fp8 e4m3, 128x128 block scales (weight, weight_scale_inv" in text)
     for name, w in want.items():
         got, _ = values(model, name)
         same(got, w, name)
@@ -126,20 +124,24 @@ with tempfile.TemporaryDirectory() as tmp:
         st = st.get("stats", st)
         mean = st.get("mean")
         w = want["model.layers.0.mlp.down_proj.weight"].astype(np.float64)
-        check(mean is not None and abs(mean - w.mean()) <= 1e-6 * abs(w).mean(), f"--stats mean {mean} vs {w.mean()}")
+        tally.check(f"--stats mean {mean} vs {w.mean()}",
+                    mean is not None and abs(mean - w.mean()) <= 1e-6 * abs(w).mean())
     else:
-        check(False, f"--stats: exit {out.returncode} {out.stderr.strip()}")
+        tally.check(f"--stats: exit {out.returncode} {out.stderr.strip()}", False)
     # --stored: the parts exactly as stored.
     stored = listing(model, "--stored")
-    check("model.layers.0.mlp.down_proj.weight_scale_inv" in stored and
-          stored.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "F8_E4M3", "--stored lists the parts")
+    tally.check("--stored lists the parts",
+                "model.layers.0.mlp.down_proj.weight_scale_inv" in stored and
+                stored.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "F8_E4M3")
 
     # The sharded folder reads its config.json too: a block size the scales do not fit is exit 2.
     qw.write_config(model, {"quant_method": "fp8", "weight_block_size": [64, 128]})
     out = run(model, "--list")
-    check(out.returncode == 2 and "weight_scale_inv" in out.stderr, f"sharded folder's config.json: {out.stderr.strip()}")
+    tally.check(f"sharded folder's config.json: {out.stderr.strip()}",
+                out.returncode == 2 and "weight_scale_inv" in out.stderr)
     out = run(os.path.join(model, "model.safetensors.index.json"), "--list")
-    check(out.returncode == 2 and "weight_scale_inv" in out.stderr, f"index's config.json: {out.stderr.strip()}")
+    tally.check(f"index's config.json: {out.stderr.strip()}",
+                out.returncode == 2 and "weight_scale_inv" in out.stderr)
     qw.write_config(model, {"quant_method": "fp8", "weight_block_size": [128, 128]})
 
     # A missing part with config.json naming the scheme: exit 2 naming tensor and part.
@@ -148,26 +150,27 @@ with tempfile.TemporaryDirectory() as tmp:
     qw.write_safetensors(os.path.join(broken, "model.safetensors"), shard1)
     shutil.copy(os.path.join(model, "config.json"), broken)
     out = run(broken, "--list")
-    check(out.returncode == 2 and "model.layers.0.mlp.down_proj.weight" in out.stderr and "weight_scale_inv" in out.stderr
-          and out.stdout == "", f"missing part: exit {out.returncode}, {out.stderr.strip()}")
+    tally.check(f"missing part: exit {out.returncode}, {out.stderr.strip()}",
+                out.returncode == 2 and "model.layers.0.mlp.down_proj.weight" in out.stderr and "weight_scale_inv" in out.stderr
+                and out.stdout == "")
     # A broken config: exit 2 naming config.json and the key.
     qw.write_safetensors(os.path.join(broken, "model.safetensors"), {**shard1, **shard2})
     qw.write_config(broken, {"quant_method": "fp8", "weight_block_size": "128"})
     out = run(broken, "--list")
-    check(out.returncode == 2 and "config.json" in out.stderr and "weight_block_size" in out.stderr,
-          f"broken config: exit {out.returncode}, {out.stderr.strip()}")
+    tally.check(f"broken config: exit {out.returncode}, {out.stderr.strip()}",
+                out.returncode == 2 and "config.json" in out.stderr and "weight_block_size" in out.stderr)
     # Scales that do not fit the weight: exit 2 naming the part.
     qw.write_config(broken, {"quant_method": "fp8", "weight_block_size": [64, 64]})
     out = run(broken, "--list")
-    check(out.returncode == 2 and "down_proj.weight_scale_inv" in out.stderr and "shape" in out.stderr,
-          f"mismatched scales: exit {out.returncode}, {out.stderr.strip()}")
+    tally.check(f"mismatched scales: exit {out.returncode}, {out.stderr.strip()}",
+                out.returncode == 2 and "down_proj.weight_scale_inv" in out.stderr and "shape" in out.stderr)
     # One file without config.json: detected by the parts' names, 128x128 assumed and said.
     lone = os.path.join(tmp, "lone.safetensors")
     qw.write_safetensors(lone, {**shard1, **shard2})
     rows = listing(lone)
     r = rows.get("model.layers.0.self_attn.q_proj.weight", {})
-    check(r.get("stored_type") == "fp8 e4m3, 128x128 block scales" and "assumed" in r.get("note", ""),
-          f"lone file: {r}")
+    tally.check(f"lone file: {r}",
+                r.get("stored_type") == "fp8 e4m3, 128x128 block scales" and "assumed" in r.get("note", ""))
     got, _ = values(lone, "model.layers.0.self_attn.q_proj.weight")
     same(got, want["model.layers.0.self_attn.q_proj.weight"], "lone file values")
 
@@ -191,11 +194,11 @@ with tempfile.TemporaryDirectory() as tmp:
         rows = listing(folder)
         r = rows.get("model.layers.0.mlp.up_proj.weight", {})
         kind = "per-channel scales" if per_channel else "per-tensor scale"
-        check(r.get("stored_type") == "fp8 e4m3, " + kind, f"{method}: stored type {r.get('stored_type')}")
-        check("model.layers.0.mlp.up_proj.input_scale" in rows, f"{method}: input_scale stays listed")
+        tally.check(f"{method}: stored type {r.get('stored_type')}",
+                    r.get("stored_type") == "fp8 e4m3, " + kind)
+        tally.check(f"{method}: input_scale stays listed", "model.layers.0.mlp.up_proj.input_scale" in rows)
         got, _ = values(folder, "model.layers.0.mlp.up_proj.weight")
         # compressed-tensors' dequantize: x_q.to(float) * scale (broadcast over a row).
         same(got, (qw.fp8_e4m3_decode(codes) * scale).astype(np.float32), f"{method} values")
 
-print(f"schemes_fp8: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

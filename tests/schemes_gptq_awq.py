@@ -16,17 +16,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -36,7 +30,7 @@ def run(*args):
 def values(path, name, *extra):
     out = run(path, "--name", name, "--json", *extra)
     if out.returncode != 0:
-        check(False, f"{name}: exit {out.returncode} {out.stderr.strip()}")
+        tally.check(f"{name}: exit {out.returncode} {out.stderr.strip()}", False)
         return None
     doc = json.loads(out.stdout)
     return np.array([float(v) for v in np.array(doc["tolist"], dtype=object).ravel()]).reshape(doc["shape"])
@@ -44,12 +38,13 @@ def values(path, name, *extra):
 
 def same(got, want, what):
     if got is not None:
-        check(got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=0), f"{what}: values differ")
+        tally.check(f"{what}: values differ",
+                    got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=0))
 
 
 def listing(path, *extra):
     out = run(path, "--list", "--json", *extra)
-    check(out.returncode == 0, f"--list {path}: {out.stderr.strip()}")
+    tally.check(f"--list {path}: {out.stderr.strip()}", out.returncode == 0)
     return {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
 
 
@@ -86,30 +81,31 @@ with tempfile.TemporaryDirectory() as tmp:
                                      "sym": sym, "checkpoint_format": fmt})
         want = qw.gptq_dequant(qweight, qzeros, sc, g_idx, bits, v2=(fmt == "gptq_v2"))
         # The packing round-trips: the formula gives scale * (intweight - zero) back.
-        check(np.allclose(want, (sc.astype(np.float32)[g_idx] * (intweight - zeros[g_idx])).T, rtol=1e-6),
-              f"case {n}: the NumPy pack/unpack pair disagrees with itself")
+        tally.check(f"case {n}: the NumPy pack/unpack pair disagrees with itself",
+                    np.allclose(want, (sc.astype(np.float32)[g_idx] * (intweight - zeros[g_idx])).T, rtol=1e-6))
         rows = listing(folder)
         r = rows.get(p + ".weight", {})
-        check(r.get("shape") == [out, inn] and r.get("dtype") == "float32" and
-              r.get("stored_type", "").startswith(f"gptq int{bits}") and len(r.get("parts", [])) == 4,
-              f"case {n}: listing {r}")
+        tally.check(f"case {n}: listing {r}",
+                    r.get("shape") == [out, inn] and r.get("dtype") == "float32" and
+                    r.get("stored_type", "").startswith(f"gptq int{bits}") and len(r.get("parts", [])) == 4)
         same(values(folder, p + ".weight"), want, f"gptq case {n} {bits}-bit {fmt} act={act}")
         same(values(folder, p + ".weight", "-e", "x[5:9, 60:70]"), want[5:9, 60:70], f"gptq case {n} slice")
         if n == 0:
             stored = listing(folder, "--stored")
-            check(p + ".qweight" in stored and p + ".weight" not in stored, "--stored shows the parts")
+            tally.check("--stored shows the parts", p + ".qweight" in stored and p + ".weight" not in stored)
             del tensors[p + ".qzeros"]
             qw.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
             res = run(folder, "--list")
-            check(res.returncode == 2 and "q_proj.qzeros" in res.stderr and "q_proj.weight" in res.stderr,
-                  f"missing qzeros: exit {res.returncode} {res.stderr.strip()}")
+            tally.check(f"missing qzeros: exit {res.returncode} {res.stderr.strip()}",
+                        res.returncode == 2 and "q_proj.qzeros" in res.stderr and "q_proj.weight" in res.stderr)
         if n == 1:  # a g_idx naming a group that does not exist: exit 2 naming the part
             bad = g_idx.copy()
             bad[3] = groups
             tensors[p + ".g_idx"] = ("I32", (inn,), bad.astype("<i4").tobytes())
             qw.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
             res = run(folder, "--name", p + ".weight")
-            check(res.returncode == 2 and "g_idx" in res.stderr and res.stdout == "", f"bad g_idx: {res.stderr.strip()}")
+            tally.check(f"bad g_idx: {res.stderr.strip()}",
+                        res.returncode == 2 and "g_idx" in res.stderr and res.stdout == "")
 
     # AWQ GEMM, with config and as a lone file.
     folder = os.path.join(tmp, "awq")
@@ -127,20 +123,73 @@ with tempfile.TemporaryDirectory() as tmp:
         "model.norm.weight": ("F16", (out,), np.ones(out, dtype=np.float16).tobytes())})
     qw.write_config(folder, {"quant_method": "awq", "bits": 4, "group_size": gs, "zero_point": True, "version": "gemm"})
     want = qw.awq_dequant(qweight, qzeros, scales, gs)
-    check(np.allclose(want, ((intweight - np.repeat(zeros, gs, 0)) * np.repeat(scales.astype(np.float32), gs, 0)).T,
-                      rtol=1e-6), "AWQ: the NumPy pack/unpack pair disagrees with itself")
+    tally.check("AWQ: the NumPy pack/unpack pair disagrees with itself",
+                np.allclose(want, ((intweight - np.repeat(zeros, gs, 0)) * np.repeat(scales.astype(np.float32), gs, 0)).T,
+                            rtol=1e-6))
     r = listing(folder).get(p + ".weight", {})
-    check(r.get("shape") == [out, inn] and r.get("stored_type") == f"awq gemm int4, groups of {gs}", f"awq listing {r}")
+    tally.check(f"awq listing {r}",
+                r.get("shape") == [out, inn] and r.get("stored_type") == f"awq gemm int4, groups of {gs}")
     same(values(folder, p + ".weight"), want, "awq values")
     lone = os.path.join(folder, "model.safetensors")
     same(values(lone, p + ".weight"), want, "awq lone file (detected)")
     qw.write_config(folder, {"quant_method": "awq", "bits": 4, "group_size": 64, "version": "gemm"})
     res = run(folder, "--list")
-    check(res.returncode == 2 and "down_proj.scales" in res.stderr, f"awq group mismatch: {res.stderr.strip()}")
+    tally.check(f"awq group mismatch: {res.stderr.strip()}",
+                res.returncode == 2 and "down_proj.scales" in res.stderr)
     qw.write_config(folder, {"quant_method": "awq", "bits": 4, "group_size": gs, "version": "gemv"})
     res = run(folder, "--list")
-    check(res.returncode == 0 and "not decoded" in res.stderr and p + ".qweight" in res.stdout,
-          f"awq gemv: listed as stored with a warning: {res.stderr.strip()}")
+    tally.check(f"awq gemv: listed as stored with a warning: {res.stderr.strip()}",
+                res.returncode == 0 and "not decoded" in res.stderr and p + ".qweight" in res.stdout)
 
-print(f"schemes_gptq_awq: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+    # Bit for bit, over more outputs than one strip of rows the decoders copy out of the
+    # transposed qweight (GPTQ 32 rows, AWQ 64) and a ragged last strip, with a group run
+    # across a block of 4096 values and act-order's per-input groups; whole and as --stats.
+    for label, (bits, gs, act, fmt, inn, out) in {"gptq act-order v2": (4, 64, True, "gptq_v2", 512, 72),
+                                                 "gptq 8-bit": (8, 128, False, "gptq", 768, 40),
+                                                 "gptq 4-bit": (4, 128, False, "gptq", 1536, 104)}.items():
+        folder = os.path.join(tmp, label.replace(" ", "_"))
+        os.mkdir(folder)
+        groups = inn // gs
+        g_idx = np.arange(inn) // gs
+        if act:
+            g_idx = rng.permutation(g_idx)
+        intweight = rng.integers(0, 1 << bits, size=(inn, out))
+        zeros = rng.integers(1, 1 << bits, size=(groups, out))
+        scales = (rng.random((groups, out)) * 0.01 + 0.001).astype(np.float32)
+        qweight, qzeros, sc = qw.gptq_pack(intweight, zeros, scales, bits, v2=(fmt == "gptq_v2"))
+        p = "model.layers.1.mlp.up_proj"
+        qw.write_safetensors(os.path.join(folder, "model.safetensors"), {
+            p + ".g_idx": ("I32", (inn,), g_idx.astype("<i4").tobytes()),
+            p + ".qweight": ("I32", qweight.shape, qweight.tobytes()),
+            p + ".qzeros": ("I32", qzeros.shape, qzeros.tobytes()),
+            p + ".scales": ("F16", sc.shape, sc.tobytes())})
+        qw.write_config(folder, {"quant_method": "gptq", "bits": bits, "group_size": gs, "desc_act": act, "sym": False,
+                                 "checkpoint_format": fmt})
+        wants = {label: (folder, p, qw.gptq_dequant(qweight, qzeros, sc, g_idx, bits, v2=(fmt == "gptq_v2")))}
+        if label == "gptq 4-bit":  # and AWQ of the same size
+            folder = os.path.join(tmp, "awq_wide")
+            os.mkdir(folder)
+            out = 200
+            intweight = rng.integers(0, 16, size=(inn, out))
+            zeros = rng.integers(0, 16, size=(inn // gs, out))
+            scales = (rng.random((inn // gs, out)) * 0.01 + 0.001).astype(np.float16)
+            qweight, qzeros = qw.awq_pack(intweight, zeros)
+            qw.write_safetensors(os.path.join(folder, "model.safetensors"), {
+                p + ".qweight": ("I32", qweight.shape, qweight.tobytes()),
+                p + ".qzeros": ("I32", qzeros.shape, qzeros.tobytes()),
+                p + ".scales": ("F16", scales.shape, scales.tobytes())})
+            qw.write_config(folder, {"quant_method": "awq", "bits": 4, "group_size": gs, "version": "gemm"})
+            wants["awq 200 outputs"] = (folder, p, qw.awq_dequant(qweight, qzeros, scales, gs))
+        for what, (folder, p, want) in wants.items():
+            got = values(folder, p + ".weight")
+            tally.check(f"{what}: values not bit for bit the formula's",
+                        got is not None and got.shape == want.shape and np.array_equal(got, want.astype(np.float64)))
+            res = run(folder, "--name", p + ".weight", "--stats", "--json")
+            st = json.loads(res.stdout) if res.returncode == 0 else {}
+            w = want.astype(np.float64)
+            tally.check(f"{what}: --stats {st.get('min')} {st.get('max')} {st.get('mean')} {st.get('std')} against NumPy's",
+                        st.get("min") == w.min() and st.get("max") == w.max() and
+                        abs(st.get("mean", np.inf) - w.mean()) <= 1e-9 * w.std() and
+                        abs(st.get("std", np.inf) - w.std()) <= 1e-9 * w.std())
+
+sys.exit(tally.summary())

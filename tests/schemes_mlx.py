@@ -14,17 +14,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -50,25 +44,28 @@ with tempfile.TemporaryDirectory() as tmp:
         json.dump({"model_type": "llama", "quantization": quant, "quantization_config": quant}, f)
 
     out = run(model, "--list", "--json")
-    check(out.returncode == 0, f"--list: {out.stderr}")
+    tally.check(f"--list: {out.stderr}", out.returncode == 0)
     rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
     for name, w in want.items():
         r = rows.get(name, {})
-        check(r.get("shape") == [48, 128] and r.get("dtype") == "float32" and r.get("stored_type", "").startswith("mlx affine"),
-              f"{name}: {r}")
+        tally.check(f"{name}: {r}",
+                    r.get("shape") == [48, 128] and r.get("dtype") == "float32" and r.get("stored_type", "").startswith("mlx affine"))
         res = run(model, "--name", name, "--json")
-        check(res.returncode == 0, f"{name}: {res.stderr}")
+        tally.check(f"{name}: {res.stderr}", res.returncode == 0)
         if res.returncode == 0:
             got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()]).reshape(w.shape)
-            check(np.allclose(got, w, rtol=1e-6, atol=1e-7), f"{name}: values differ (max {np.abs(got - w).max()})")
-    check(rows.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "mlx affine int8, groups of 32",
-          "per-module override")
-    check("model.layers.0.mlp.up_proj.scales" not in rows and "model.norm.weight" in rows, "parts replaced, others kept")
+            tally.check(f"{name}: values differ (max {np.abs(got - w).max()})",
+                        np.allclose(got, w, rtol=1e-6, atol=1e-7))
+    tally.check("per-module override",
+                rows.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "mlx affine int8, groups of 32")
+    tally.check("parts replaced, others kept",
+                "model.layers.0.mlp.up_proj.scales" not in rows and "model.norm.weight" in rows)
     with open(os.path.join(model, "config.json"), "w") as f:
         json.dump({"quantization": {"group_size": 64}}, f)
     res = run(model, "--list")
     # MLX's key is "quantization": the message names it, not transformers' quantization_config.
-    check(res.returncode == 2 and "config.json: quantization.bits: missing" in res.stderr, f"missing bits: {res.stderr.strip()}")
+    tally.check(f"missing bits: {res.stderr.strip()}",
+                res.returncode == 2 and "config.json: quantization.bits: missing" in res.stderr)
 
     # Without config.json: the shapes give bits * group_size = 32 * words / groups; MLX's
     # quantize allows bits 2, 3, 4, 5, 6, 8 and group sizes 32, 64, 128 (mlx/ops.cpp), so
@@ -85,14 +82,14 @@ with tempfile.TemporaryDirectory() as tmp:
                                     "lm_head.weight": ("U32", packed.shape, packed.astype("<u4").tobytes())})
         want = qw.mlx_dequant(packed, scales, biases, bits, group)
         res = run(path, "--name", "lm_head.weight", "--json")
-        check(res.returncode == 0, f"{bits}-bit alone: {res.stderr.strip()}")
+        tally.check(f"{bits}-bit alone: {res.stderr.strip()}", res.returncode == 0)
         if res.returncode == 0:
             got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()]).reshape(w.shape)
-            check(np.allclose(got, want, rtol=1e-6, atol=1e-7), f"{bits}-bit alone: values differ")
+            tally.check(f"{bits}-bit alone: values differ", np.allclose(got, want, rtol=1e-6, atol=1e-7))
         res = run(path, "--list", "--json")
         r = json.loads(res.stdout)["tensors"][0] if res.returncode == 0 else {}
-        check(r.get("stored_type") == f"mlx affine int{bits}, groups of {group}" and "from the shapes" in (r.get("note") or ""),
-              f"{bits}-bit alone listed: {r}")
+        tally.check(f"{bits}-bit alone listed: {r}",
+                    r.get("stored_type") == f"mlx affine int{bits}, groups of {group}" and "from the shapes" in (r.get("note") or ""))
     w = (rng.standard_normal((6, 256)) * 0.05).astype(np.float32)
     packed, scales, biases = qw.mlx_quantize(w, 4, 64)
     path = os.path.join(alone, "mlx4.safetensors")
@@ -100,14 +97,14 @@ with tempfile.TemporaryDirectory() as tmp:
                                 "lm_head.scales": ("F16", scales.shape, scales.tobytes()),
                                 "lm_head.weight": ("U32", packed.shape, packed.astype("<u4").tobytes())})
     res = run(path, "--list")
-    check(res.returncode == 2 and res.stdout == "" and "tensor 'lm_head.weight'" in res.stderr and
-          "2-bit groups of 128, 4-bit groups of 64 and 8-bit groups of 32" in res.stderr and "config.json" in res.stderr,
-          f"4-bit alone: exit {res.returncode} {res.stderr.strip()}")
+    tally.check(f"4-bit alone: exit {res.returncode} {res.stderr.strip()}",
+                res.returncode == 2 and res.stdout == "" and "tensor 'lm_head.weight'" in res.stderr and
+                "2-bit groups of 128, 4-bit groups of 64 and 8-bit groups of 32" in res.stderr and "config.json" in res.stderr)
     res = run(path, "--list", "--stored")
-    check(res.returncode == 0 and "lm_head.scales" in res.stdout, f"4-bit alone --stored: {res.stderr.strip()}")
+    tally.check(f"4-bit alone --stored: {res.stderr.strip()}",
+                res.returncode == 0 and "lm_head.scales" in res.stdout)
     res = run("validate", path)  # consistent parts: what they mean is not told, nothing is wrong with the file
-    check(res.returncode == 0 and "note" in res.stdout and "safetensors.unsupported" in res.stdout,
-          f"4-bit alone validate: exit {res.returncode} {res.stdout}")
+    tally.check(f"4-bit alone validate: exit {res.returncode} {res.stdout}",
+                res.returncode == 0 and "note" in res.stdout and "safetensors.unsupported" in res.stdout)
 
-print(f"schemes_mlx: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

@@ -17,18 +17,12 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
 warnings.simplefilter("ignore")  # ldexp overflow of the 255 exponent is the point
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -38,7 +32,7 @@ def run(*args):
 def values(path, name, *extra):
     out = run(path, "--name", name, "--json", *extra)
     if out.returncode != 0:
-        check(False, f"{name}: exit {out.returncode} {out.stderr.strip()}")
+        tally.check(f"{name}: exit {out.returncode} {out.stderr.strip()}", False)
         return None
     doc = json.loads(out.stdout)
     flat = [float(v) for v in np.array(doc["tolist"], dtype=object).ravel()]
@@ -49,8 +43,9 @@ def same(got, want, what):
     if got is None:
         return
     want = want.astype(np.float64)
-    check(got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True)
-          and np.array_equal(np.signbit(got), np.signbit(want)), f"{what}: values differ")
+    tally.check(f"{what}: values differ",
+                got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True)
+                and np.array_equal(np.signbit(got), np.signbit(want)))
 
 
 rng = np.random.default_rng(11)
@@ -76,38 +71,42 @@ with tempfile.TemporaryDirectory() as tmp:
                                                                                 "model.layers.*.mlp.router"]})
 
     out = run(model, "--list", "--json")
-    check(out.returncode == 0, f"--list: {out.stderr}")
+    tally.check(f"--list: {out.stderr}", out.returncode == 0)
     rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
     for base, w in want.items():
         r = rows.get(base, {})
-        check(r.get("shape") == list(w.shape) and r.get("dtype") == "float32", f"{base}: {r}")
-        check(r.get("stored_type") == "mxfp4, 32-element groups with e8m0 scales"
-              and r.get("parts") == [base + "_blocks", base + "_scales"], f"{base}: stored {r}")
-        check(base + "_bias" in rows and base + "_blocks" not in rows, f"{base}: bias kept, parts replaced")
+        tally.check(f"{base}: {r}", r.get("shape") == list(w.shape) and r.get("dtype") == "float32")
+        tally.check(f"{base}: stored {r}",
+                    r.get("stored_type") == "mxfp4, 32-element groups with e8m0 scales"
+                    and r.get("parts") == [base + "_blocks", base + "_scales"])
+        tally.check(f"{base}: bias kept, parts replaced",
+                    base + "_bias" in rows and base + "_blocks" not in rows)
         same(values(model, base), w, base)
-    check(list(want["model.layers.0.mlp.experts.down_proj"].shape) == [E, I, H], "down_proj is [experts, in, out]")
+    tally.check("down_proj is [experts, in, out]",
+                list(want["model.layers.0.mlp.experts.down_proj"].shape) == [E, I, H])
     base = "model.layers.0.mlp.experts.gate_up_proj"
     same(values(model, base, "-e", "x[1, 3:40, 100:140]"), want[base][1, 3:40, 100:140], "slice")
     # The 255 exponent of expert 0, row 0, group 0 (columns 0..31 of output 0): ldexp by 128.
     col = want[base][0, 0:32, 0]
-    check(np.isinf(col).any() and (np.abs(col[np.isfinite(col)]) <= 2.0 ** 127).all(), "oracle: 255 gives inf and 2^127")
+    tally.check("oracle: 255 gives inf and 2^127",
+                np.isinf(col).any() and (np.abs(col[np.isfinite(col)]) <= 2.0 ** 127).all())
     same(values(model, base, "-e", "x[0, 0:32, 0]"), col, "the 255 exponent")
 
     out = run(model, "--list", "--stored", "--json")
     stored = {t["name"] for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else set()
-    check(base + "_blocks" in stored and base + "_scales" in stored and base not in stored, "--stored shows the parts")
+    tally.check("--stored shows the parts",
+                base + "_blocks" in stored and base + "_scales" in stored and base not in stored)
 
     # A lone file, no config: detected by the U8 pair.
     out = run(os.path.join(model, "model.safetensors"), "--list", "--json")
     names = {t["name"] for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else set()
-    check(base in names, "lone file: logical tensor found by the parts' names")
+    tally.check("lone file: logical tensor found by the parts' names", base in names)
 
     # A missing part with config.json: exit 2 naming the tensor and the part.
     del tensors[base + "_blocks"]
     qw.write_safetensors(os.path.join(model, "model.safetensors"), tensors)
     out = run(model, "--list")
-    check(out.returncode == 2 and base + "_blocks" in out.stderr and out.stdout == "",
-          f"missing blocks: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"missing blocks: exit {out.returncode} {out.stderr.strip()}",
+                out.returncode == 2 and base + "_blocks" in out.stderr and out.stdout == "")
 
-print(f"schemes_mxfp4: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

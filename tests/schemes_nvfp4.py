@@ -16,18 +16,12 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
 E2M1_MODELOPT = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, 0, -0.5, -1, -1.5, -2, -3, -4, -6], dtype=np.float32)
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -60,23 +54,25 @@ with tempfile.TemporaryDirectory() as tmp:
     out = run(model, "--list", "--json")
     rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
     r = rows.get("model.layers.0.mlp.gate_proj.weight", {})
-    check(r.get("shape") == [OUT, IN] and r.get("dtype") == "float32" and r.get("stored_type", "").startswith("nvfp4")
-          and len(r.get("parts", [])) == 3, f"listing: {r} {out.stderr}")
-    check("model.layers.0.mlp.gate_proj.input_scale" in rows, "input_scale kept")
+    tally.check(f"listing: {r} {out.stderr}",
+                r.get("shape") == [OUT, IN] and r.get("dtype") == "float32" and r.get("stored_type", "").startswith("nvfp4")
+                and len(r.get("parts", [])) == 3)
+    tally.check("input_scale kept", "model.layers.0.mlp.gate_proj.input_scale" in rows)
     out = run(model, "--name", "model.layers.0.mlp.gate_proj.weight", "--json")
-    check(out.returncode == 0, f"values: {out.stderr}")
+    tally.check(f"values: {out.stderr}", out.returncode == 0)
     if out.returncode == 0:
         got = np.array([float(v) for v in np.array(json.loads(out.stdout)["tolist"], dtype=object).ravel()]).reshape(OUT, IN)
-        check(np.allclose(got, want, rtol=1e-6, atol=0) and not np.signbit(got[0, 0]), "values differ from ModelOpt's formula")
+        tally.check("values differ from ModelOpt's formula",
+                    np.allclose(got, want, rtol=1e-6, atol=0) and not np.signbit(got[0, 0]))
     # Without config.json: the parts' names and dtypes decide.
     out = run(os.path.join(model, "model.safetensors"), "--list", "--json")
     names = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
-    check(names.get("model.layers.0.mlp.gate_proj.weight", {}).get("dtype") == "float32", "lone file detected")
+    tally.check("lone file detected",
+                names.get("model.layers.0.mlp.gate_proj.weight", {}).get("dtype") == "float32")
     # A group size the scales do not fit: exit 2 naming the part.
     qw.write_config(model, {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 32})
     out = run(model, "--list")
-    check(out.returncode == 2 and "weight_scale'" in out.stderr and "gate_proj.weight" in out.stderr,
-          f"group size mismatch: exit {out.returncode} {out.stderr.strip()}")
+    tally.check(f"group size mismatch: exit {out.returncode} {out.stderr.strip()}",
+                out.returncode == 2 and "weight_scale'" in out.stderr and "gate_proj.weight" in out.stderr)
 
-print(f"schemes_nvfp4: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

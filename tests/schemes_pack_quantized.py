@@ -15,17 +15,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def pack_to_int32(value, bits, packed_dim=1):
@@ -87,19 +81,19 @@ with tempfile.TemporaryDirectory() as tmp:
         packed = np.frombuffer(tensors[p + ".weight_packed"][2], dtype=np.int32).reshape(tensors[p + ".weight_packed"][1])
         xq2 = unpack_from_int32(packed, bits, inn)
         zp2 = unpack_from_int32(zpp, bits, out, packed_dim=0) if not sym else zp
-        check(np.array_equal(xq2, xq) and np.array_equal(zp2, zp), f"case {n}: NumPy pack/unpack disagree")
+        tally.check(f"case {n}: NumPy pack/unpack disagree",
+                    np.array_equal(xq2, xq) and np.array_equal(zp2, zp))
         g = np.arange(inn) // gsz
         want = ((xq2 - zp2[:, g]).astype(np.float32) * scale.astype(np.float32)[:, g]).astype(np.float32)
         res = subprocess.run([BIN, folder, "--list", "--json"], capture_output=True, text=True)
         rows = {t["name"]: t for t in json.loads(res.stdout)["tensors"]} if res.returncode == 0 else {}
         r = rows.get(p + ".weight", {})
-        check(r.get("shape") == [out, inn] and r.get("stored_type", "").startswith(f"pack-quantized int{bits}"),
-              f"case {n}: listing {r} {res.stderr}")
+        tally.check(f"case {n}: listing {r} {res.stderr}",
+                    r.get("shape") == [out, inn] and r.get("stored_type", "").startswith(f"pack-quantized int{bits}"))
         res = subprocess.run([BIN, folder, "--name", p + ".weight", "--json"], capture_output=True, text=True)
-        check(res.returncode == 0, f"case {n}: {res.stderr}")
+        tally.check(f"case {n}: {res.stderr}", res.returncode == 0)
         if res.returncode == 0:
             got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()]).reshape(out, inn)
-            check(np.allclose(got, want, rtol=1e-6, atol=0), f"case {n}: values differ")
+            tally.check(f"case {n}: values differ", np.allclose(got, want, rtol=1e-6, atol=0))
 
-print(f"schemes_pack_quantized: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

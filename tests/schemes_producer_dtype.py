@@ -25,17 +25,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -132,20 +126,24 @@ with tempfile.TemporaryDirectory() as tmp:
             with open(os.path.join(folder, "config.json"), "w") as f:
                 json.dump(config, f)
         out = run(folder, "--list", "--json")
-        check(out.returncode == 0, f"{what}: --list --json exit {out.returncode} {out.stderr.strip()}")
+        tally.check(f"{what}: --list --json exit {out.returncode} {out.stderr.strip()}", out.returncode == 0)
         if out.returncode != 0:
             continue
         rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]}
         r = rows.get(logical, {})
-        check(r.get("parts") is not None, f"{what}: {logical} is no scheme's logical tensor: {r}")
-        check("producer_dtype" in r and r["producer_dtype"] == dtype, f"{what}: producer_dtype {r.get('producer_dtype', '-')}, not {dtype}")
+        tally.check(f"{what}: {logical} is no scheme's logical tensor: {r}", r.get("parts") is not None)
+        tally.check(f"{what}: producer_dtype {r.get('producer_dtype', '-')}, not {dtype}",
+                    "producer_dtype" in r and r["producer_dtype"] == dtype)
         plain = rows.get("model.norm.weight", {})
-        check("producer_dtype" in plain and plain["producer_dtype"] is None, f"{what}: plain row {plain}")
+        tally.check(f"{what}: plain row {plain}",
+                    "producer_dtype" in plain and plain["producer_dtype"] is None)
         said = f"{producer} hands back {dtype}"
-        check((said in (r.get("note") or "")) if dtype else "hands back" not in (r.get("note") or ""), f"{what}: note {r.get('note')}")
+        tally.check(f"{what}: note {r.get('note')}",
+                    (said in (r.get("note") or "")) if dtype else "hands back" not in (r.get("note") or ""))
         text = run(folder, "--list")
         line = next((x for x in text.stdout.splitlines() if x.startswith(logical + " ")), "")
-        check(text.returncode == 0 and ((said in line) if dtype else "hands back" not in line), f"{what}: text row {line!r}")
+        tally.check(f"{what}: text row {line!r}",
+                    text.returncode == 0 and ((said in line) if dtype else "hands back" not in line))
 
-print(f"schemes_producer_dtype: {len(CASES)} cases, {failures} failure(s)")
-sys.exit(1 if failures else 0)
+print(f"{len(CASES)} cases")
+sys.exit(tally.summary())

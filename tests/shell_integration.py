@@ -14,19 +14,14 @@ Closes with `N passed, M failed`.
 """
 import json, os, re, shlex, shutil, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
+check = tally.check
+
 BIN = os.path.abspath(sys.argv[1])
 BUILD = os.path.abspath(sys.argv[2])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
@@ -306,5 +301,4 @@ g = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=Tr
 if m and g.returncode == 0:
   check("--version: the checkout's revision", m.group(2).split("-")[0] == g.stdout.strip(), (m.group(2), g.stdout))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

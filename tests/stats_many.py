@@ -16,22 +16,17 @@ import fnmatch, io, json, math, os, shutil, struct, subprocess, sys, tempfile, z
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
+check = tally.check
+
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples"))
 from make_safetensors_samples import write_safetensors  # noqa: E402
 from make_gguf_samples import write_gguf  # noqa: E402
 
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-  global passed, failed
-  if ok:
-    passed += 1
-  else:
-    failed += 1
-    print(f"FAIL {what}: {detail}")
 
 
 def run(*args):
@@ -226,5 +221,4 @@ check("--stats of that one tensor: exit 2 naming it (it printed the statistics o
       f"{gguf}: tensor 'iq'" in err, (rc, out, err))
 
 shutil.rmtree(T, ignore_errors=True)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary())

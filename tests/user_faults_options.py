@@ -14,6 +14,7 @@ import os, sys, tempfile, types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
+import terminal
 from user_faults_common import BIN, ROOT, run, trouble
 
 F32 = os.path.join(ROOT, "samples", "float32.npy")  # shape (11,): nan, +inf and -inf among its values
@@ -101,20 +102,8 @@ def fault4_limit_twice():
 
 def run_on_terminal(args):
   """(exit status, stderr bytes) of a run whose stderr is a pseudo-terminal (stdout discarded)."""
-  import pty, subprocess
-  master, slave = pty.openpty()
-  p = subprocess.Popen([BIN, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, cwd=ROOT)
-  os.close(slave)
-  data = b""
-  while True:
-    try:
-      chunk = os.read(master, 65536)
-    except OSError:  # EIO: the child closed its end
-      break
-    if not chunk: break
-    data += chunk
-  os.close(master)
-  return p.wait(timeout=60), data
+  status, _, err = terminal.run_on_terminal([BIN, *args], cwd=ROOT, timeout=60)
+  return status, err
 
 
 def screen(data):

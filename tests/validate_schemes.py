@@ -17,17 +17,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tally  # noqa: E402
+tally.passes = False
 import quant_writers as qw  # noqa: E402
 
 BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -68,7 +62,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # A whole fp8 model: clean.
     code, found = validate(model(os.path.join(tmp, "good"), good, FP8))
-    check(code == 0 and found == [], f"clean fp8 model: exit {code} {found}")
+    tally.check(f"clean fp8 model: exit {code} {found}", code == 0 and found == [])
 
     # A scale missing (config.json names fp8) and another of the wrong shape: two errors, each
     # naming its tensor and part; the loader's exit-2 message says the first the same way.
@@ -78,41 +72,44 @@ with tempfile.TemporaryDirectory() as tmp:
     folder = model(os.path.join(tmp, "broken"), broken, FP8)
     code, found = validate(folder)
     rules = [(x["rule"], x["place"]) for x in found]
-    check(code == 1 and rules == [("safetensors.scheme", f"tensor '{L1}.weight'"), ("safetensors.scheme", f"tensor '{L0}.weight'")],
-          f"broken fp8 model: exit {code} {found}")
+    tally.check(f"broken fp8 model: exit {code} {found}",
+                code == 1 and rules == [("safetensors.scheme", f"tensor '{L1}.weight'"), ("safetensors.scheme", f"tensor '{L0}.weight'")])
     if len(found) == 2:
         shape_fault, missing = found
-        check(f"part '{L1}.weight_scale_inv'" in shape_fault["message"] and "(3, 1)" in shape_fault["message"] and
-              "(2, 1)" in shape_fault["message"] and shape_fault["offset"] is not None, f"shape finding: {shape_fault}")
-        check(f"part '{L0}.weight_scale_inv'" in missing["message"] and "missing" in missing["message"], f"missing finding: {missing}")
+        tally.check(f"shape finding: {shape_fault}",
+                    f"part '{L1}.weight_scale_inv'" in shape_fault["message"] and "(3, 1)" in shape_fault["message"] and
+                    "(2, 1)" in shape_fault["message"] and shape_fault["offset"] is not None)
+        tally.check(f"missing finding: {missing}",
+                    f"part '{L0}.weight_scale_inv'" in missing["message"] and "missing" in missing["message"])
         loader = run(folder, "--list")
-        check(loader.returncode == 2 and shape_fault["message"] in loader.stderr,
-              f"the loader says the same: {loader.stderr.strip()} / {shape_fault['message']}")
+        tally.check(f"the loader says the same: {loader.stderr.strip()} / {shape_fault['message']}",
+                    loader.returncode == 2 and shape_fault["message"] in loader.stderr)
         text = run("validate", folder)
-        check(text.returncode == 1 and f"error: tensor '{L0}.weight'" in text.stdout and "[safetensors.scheme]" in text.stdout,
-              f"text: {text.stdout}")
+        tally.check(f"text: {text.stdout}",
+                    text.returncode == 1 and f"error: tensor '{L0}.weight'" in text.stdout and "[safetensors.scheme]" in text.stdout)
 
     # The same file given alone (config.json beside it applies, as opening the folder reads it).
     code, found = validate(os.path.join(folder, "model.safetensors"))
-    check(code == 1 and len(found) == 2, f"file in the broken folder: exit {code} {found}")
+    tally.check(f"file in the broken folder: exit {code} {found}", code == 1 and len(found) == 2)
 
     # A part of the wrong dtype without config.json: detected by name, refused the same way.
     wrong = dict(good)
     wrong[L0 + ".weight_scale_inv"] = zeros("U8", (2, 1))
     code, found = validate(model(os.path.join(tmp, "wrong_dtype"), wrong))
-    check(code == 1 and len(found) == 1 and "U8" in found[0]["message"] and f"part '{L0}.weight_scale_inv'" in found[0]["message"],
-          f"wrong dtype: exit {code} {found}")
+    tally.check(f"wrong dtype: exit {code} {found}",
+                code == 1 and len(found) == 1 and "U8" in found[0]["message"] and f"part '{L0}.weight_scale_inv'" in found[0]["message"])
 
     # Broken config.json: not JSON; quantization_config not an object; a key of the wrong type.
     code, found = validate(model(os.path.join(tmp, "not_json"), good, raw_config="{\"quantization_config\": "))
-    check(code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and "not JSON" in found[0]["message"],
-          f"config not JSON: exit {code} {found}")
+    tally.check(f"config not JSON: exit {code} {found}",
+                code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and "not JSON" in found[0]["message"])
     code, found = validate(model(os.path.join(tmp, "not_object"), good, raw_config='{"quantization_config": [1]}'))
-    check(code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and "quantization_config" in found[0]["message"],
-          f"config not an object: exit {code} {found}")
+    tally.check(f"config not an object: exit {code} {found}",
+                code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and "quantization_config" in found[0]["message"])
     code, found = validate(model(os.path.join(tmp, "bad_method"), good, {"quant_method": 8}))
-    check(code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and
-          "quantization_config.quant_method" in found[0]["message"], f"quant_method not a string: exit {code} {found}")
+    tally.check(f"quant_method not a string: exit {code} {found}",
+                code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and
+                "quantization_config.quant_method" in found[0]["message"])
 
     # MLX's config without bits: one finding for the key (not one per module), named under
     # MLX's "quantization".
@@ -123,13 +120,14 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump({"quantization": {"group_size": 64}}, f)
     code, found = validate(folder)
-    check(code == 1 and len(found) == 1 and found[0]["rule"] == "safetensors.scheme_config" and
-          "quantization.bits: missing" in found[0]["message"], f"mlx config without bits: exit {code} {found}")
+    tally.check(f"mlx config without bits: exit {code} {found}",
+                code == 1 and len(found) == 1 and found[0]["rule"] == "safetensors.scheme_config" and
+                "quantization.bits: missing" in found[0]["message"])
 
     # A quant_method this tool does not decode: a note, the file is clean.
     code, found = validate(model(os.path.join(tmp, "hqq"), good, {"quant_method": "hqq"}))
-    check(code == 0 and [(x["severity"], x["rule"]) for x in found] == [("note", "safetensors.unsupported")],
-          f"undecoded quant_method: exit {code} {found}")
+    tally.check(f"undecoded quant_method: exit {code} {found}",
+                code == 0 and [(x["severity"], x["rule"]) for x in found] == [("note", "safetensors.unsupported")])
 
     # Sharded: L0's weight in shard 1, its scale in shard 2. The folder is clean (the index sees
     # both parts; each shard is left to it); a scale missing from every shard is an error once.
@@ -149,10 +147,9 @@ with tempfile.TemporaryDirectory() as tmp:
         qw.write_config(folder, FP8)
         return folder
     code, found = validate(sharded("sharded"))
-    check(code == 0 and found == [], f"sharded fp8 model: exit {code} {found}")
+    tally.check(f"sharded fp8 model: exit {code} {found}", code == 0 and found == [])
     code, found = validate(sharded("sharded_missing", drop=L1 + ".weight_scale_inv"))
-    check(code == 1 and [(x["rule"], x["place"]) for x in found] == [("safetensors-index.scheme", f"tensor '{L1}.weight'")],
-          f"sharded, a scale missing: exit {code} {found}")
+    tally.check(f"sharded, a scale missing: exit {code} {found}",
+                code == 1 and [(x["rule"], x["place"]) for x in found] == [("safetensors-index.scheme", f"tensor '{L1}.weight'")])
 
-print(f"validate_schemes: {failures} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

@@ -1,4 +1,4 @@
-// Tests of render/byte_classes.hpp: the eight-bytes-at-once scans against their own
+// Tests of text/byte_classes.hpp: the eight-bytes-at-once scans against their own
 // definitions written byte by byte (every byte value at every position of a word, and
 // random strings of 0 to 23 bytes scanned from every start, so the tail paths are covered).
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "render/byte_classes.hpp"
+#include "text/byte_classes.hpp"
 
 namespace bc = tensor_inspect::byte_classes;
 

@@ -63,10 +63,48 @@ TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy c
     CHECK(mismatches == 0);
   }
   const ti::TensorEntry& q4 = entry(f, "q4_0");
-  CHECK(q4.details().stored_shape == ti::Shape{32, 2});
+  CHECK(q4.stored_order() == ti::Shape{32, 2});
   CHECK(q4.nbytes == 36);
   CHECK(q4.note == "blocks of 32 elements in 18 bytes, dequantized to float32");
   CHECK(entry(f, "q6_k").nbytes == 210);
+}
+
+TEST_CASE("gguf: a listing's rows say of each tensor what its entry says, reusing one entry") {
+  // The entries of open_file are checked against NumPy above; the rows of open_listing must
+  // list the same, field by field, though one entry is filled over and over (a quantized row
+  // after a plain one and back: nothing of the last row may stay).
+  const ti::LoadedFile f = ti::open_file(kSamples + "quants.gguf");
+  const ti::LoadedFile l = ti::open_listing(kSamples + "quants.gguf");
+  REQUIRE(l.rows);
+  CHECK(l.tensors.empty());
+  CHECK(l.format == "gguf");
+  CHECK(l.metadata.size() == f.metadata.size());
+  REQUIRE(l.rows->size() == f.tensors.size());
+  ti::ListedTensors rows(l);
+  std::size_t quantized = 0, plain = 0;
+  for (std::size_t pass = 0; pass < 2; ++pass)
+    for (std::size_t i = 0; i < f.tensors.size(); ++i) {
+      const std::size_t k = pass ? f.tensors.size() - 1 - i : i;  // backwards too: other neighbours
+      const ti::TensorEntry& want = f.tensors[k];
+      const ti::TensorEntry& got = rows.at(k);
+      CAPTURE(want.name);
+      CHECK(got.name == want.name);
+      CHECK(got.stored_type == want.stored_type);
+      CHECK(got.dtype == want.dtype);
+      CHECK(got.shape == want.shape);
+      CHECK(got.stored_order() == want.stored_order());
+      CHECK(got.offset == want.offset);
+      CHECK(got.nbytes == want.nbytes);
+      CHECK(got.note == want.note);
+      CHECK(got.details().ggml_type == want.details().ggml_type);
+      CHECK(static_cast<bool>(got.details().blocks_file) == static_cast<bool>(want.details().blocks_file));
+      CHECK(static_cast<bool>(got.file) == static_cast<bool>(want.file));
+      (want.file ? plain : quantized) += 1;
+    }
+  CHECK(plain > 0);
+  CHECK(quantized > 0);
+  CHECK(ti::ListedTensors(f).size() == f.tensors.size());
+  CHECK(&ti::ListedTensors(f).at(1) == &f.tensors[1]);  // entries are read in place
 }
 
 TEST_CASE("gguf: the sample's plain tensors, unsupported quants and every metadata type") {
@@ -232,6 +270,14 @@ TEST_CASE("gguf: the first part of a split model lists the tensors of every part
     CHECK(f.tensors[2].note == "in part 2 of 2");
     CHECK(doubles(f.tensors[2].load()) == std::vector<double>{1.0});
     CHECK(ti::open_file(second).tensors.size() == 2);  // a later part opens alone
+    // A listing of the first part spans the parts: entries, not one part's rows.
+    const ti::LoadedFile listed = ti::open_listing(first);
+    CHECK(!listed.rows);
+    REQUIRE(listed.tensors.size() == 3);
+    CHECK(listed.tensors[2].note == "in part 2 of 2");
+    const ti::LoadedFile alone = ti::open_listing(second);
+    REQUIRE(alone.rows);
+    CHECK(alone.rows->size() == 2);
   }
   SUBCASE("a tensor in two parts") {
     const std::string second = part(1, 3, {"b", "a"});

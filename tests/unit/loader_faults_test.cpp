@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "loaders/formats.hpp"
 #include "tensor_inspect/error.hpp"
@@ -138,7 +139,7 @@ TEST_CASE("fault 21: GGUF NVFP4, Q1_0 and Q2_0 are listed by name and size and d
 }
 
 TEST_CASE("fault 9: a sharded index naming a missing shard lists every tensor and loads the present ones") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ti_fault9";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ti_fault9_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir / "s1.safetensors", std::ios::binary) << le64(kU8.size() + 2) << "{" << kU8 << "}" << '\x09';

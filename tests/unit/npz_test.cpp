@@ -10,6 +10,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "loaders/formats.hpp"
 #include "loaders/zip_archive.hpp"
@@ -143,7 +144,7 @@ TEST_CASE("npz: detection by magic tells .npz from torch.save archives") {
     const auto first64 = head(long_pt).first(64);
     CHECK_FALSE(ti::sniff_npz(first64));
     CHECK_FALSE(ti::sniff_pytorch(first64));
-    const std::string path = (std::filesystem::temp_directory_path() / "ti_npz_test_long_name.pt").string();
+    const std::string path = (std::filesystem::temp_directory_path() / ("ti_npz_test_long_name_" + std::to_string(::getpid()) + ".pt")).string();
     std::ofstream(path, std::ios::binary) << long_pt;
     CHECK(ti::open_file(path).format == "pytorch");
     std::filesystem::remove(path);

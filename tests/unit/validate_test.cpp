@@ -5,11 +5,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <unistd.h>
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/validate.hpp"
 #include "test_util.hpp"
+#include "loaders/json_document.hpp"
 #include "validate/findings.hpp"
 
 namespace ti = tensor_inspect;
@@ -18,7 +21,7 @@ namespace {
 
 // Writes `bytes` to a fresh file under the temp directory and returns its path.
 std::string write_temp(const std::string& name, const std::string& bytes) {
-  const auto path = std::filesystem::temp_directory_path() / ("ti-validate-test-" + name);
+  const auto path = std::filesystem::temp_directory_path() / ("ti-validate-test-" + std::to_string(::getpid()) + "-" + name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path.string();
 }
@@ -39,7 +42,8 @@ TEST_CASE("validate reports every fault of a safetensors file, not only the firs
       R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},)"
       R"( "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]},)"
       R"( "c": {"dtype": "F16", "shape": [1], "data_offsets": [16, 20]}})";
-  const ti::ValidationReport r = ti::validate_file(write_temp("faults.safetensors", safetensors(header, std::string(24, '\0'))));
+  const ti::ValidationReport r =
+      ti::validate_file(write_temp("faults.safetensors", safetensors(header, std::string(24, '\0'))));
   CHECK(r.format == "safetensors");
   REQUIRE(r.findings.size() == 4);
   CHECK(r.findings[0].rule == "safetensors.size");
@@ -69,7 +73,8 @@ TEST_CASE("validate notes the one tensor of quants.gguf the tool cannot open: Q8
   CHECK(r.findings[0].severity == ti::Severity::Note);  // what the tool cannot decode, not a fault of the file
   CHECK(r.findings[0].rule == "gguf.unsupported");
   CHECK(r.findings[0].place == "tensor 'q8_1'");
-  CHECK(r.findings[0].message == "ggml type Q8_1 (9) is one this tool cannot dequantize: the tool cannot open this tensor");
+  CHECK(r.findings[0].message ==
+        "ggml type Q8_1 (9) is one this tool cannot dequantize: the tool cannot open this tensor");
 }
 
 TEST_CASE("validate refuses a file of no known format with Error(BadFile), and a missing one with Error(Io)") {
@@ -106,8 +111,9 @@ TEST_CASE("validate of a safetensors header of 200,000 tensors is linear: clean,
   constexpr int kTensors = 200'000;
   std::string header = "{";
   for (int i = 0; i < kTensors; ++i) {
-    header += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" +
-              std::to_string(4 * i) + "," + std::to_string(4 * i + 4) + "]}";
+    header += (i ? "," : "") + std::string("\"t") + std::to_string(i) +
+              "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" + std::to_string(4 * i) + "," +
+              std::to_string(4 * i + 4) + "]}";
   }
   const std::string data(4 * static_cast<std::size_t>(kTensors), '\0');
   const ti::ValidationReport clean = ti::validate_file(write_temp("many.safetensors", safetensors(header + "}", data)));
@@ -155,13 +161,15 @@ TEST_CASE("validate says what is wrong with a header's JSON in its own words, at
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].offset == std::optional<std::uint64_t>(8 + 3));
   CHECK(r.findings[0].message ==
-        "the header is not valid JSON: a malformed string (a control character, a bad escape or invalid UTF-8 at byte 0x0a)");
+        "the header is not valid JSON: a malformed string (a control character, a bad escape or invalid UTF-8 at byte "
+        "0x0a)");
   // The loader, for the cut header, names the syntax fault, not a value of the wrong kind.
   try {
     (void)ti::open_file(write_temp("cut-header2.safetensors", cut));
     FAIL("no error");
   } catch (const ti::Error& e) {
-    CHECK(std::string(e.what()).find("header is not valid JSON (expected a value, found the end of the header) at byte 13") !=
+    CHECK(std::string(e.what()).find(
+              "header is not valid JSON (expected a value, found the end of the header) at byte 13") !=
           std::string::npos);
   }
 }
@@ -171,12 +179,16 @@ TEST_CASE("validate reports a .npy descr the loader refuses: datetime64, object,
     const char* descr;
     const char* message;
   };
-  for (const Case& c : {Case{"'<M8[ns]'", "descr '<M8[ns]' (datetime64 dtype) has no tinygrad dtype: the tool cannot open this array"},
-                        Case{"'<O'", "descr '<O' (object dtype) has no tinygrad dtype: the tool cannot open this array"},
-                        Case{"[('a', '<f4')]", "descr is a structured dtype (a list of fields), which has no tinygrad dtype: the tool cannot open this array"}}) {
+  for (const Case& c :
+       {Case{"'<M8[ns]'", "descr '<M8[ns]' (datetime64 dtype) has no tinygrad dtype: the tool cannot open this array"},
+        Case{"'<O'", "descr '<O' (object dtype) has no tinygrad dtype: the tool cannot open this array"},
+        Case{"[('a', '<f4')]",
+             "descr is a structured dtype (a list of fields), which has no tinygrad dtype: the tool cannot open this "
+             "array"}}) {
     CAPTURE(c.descr);
-    const std::string path = write_temp("unsupported.npy", npy(std::string("{'descr': ") + c.descr + ", 'fortran_order': False, 'shape': (2,), }",
-                                                               std::string(16, '\0')));
+    const std::string path = write_temp(
+        "unsupported.npy",
+        npy(std::string("{'descr': ") + c.descr + ", 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')));
     const ti::ValidationReport r = ti::validate_file(path);
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].severity == ti::Severity::Note);
@@ -197,8 +209,10 @@ TEST_CASE("validate reports a .npy descr the loader refuses: datetime64, object,
 
 TEST_CASE("validate names a JSON value's type with its article: an array, an object, a number") {
   const std::string header =
-      R"({"__metadata__": {"k": [1], "o": {}, "n": 5}, "a": [], "b": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})";
-  const ti::ValidationReport r = ti::validate_file(write_temp("articles.safetensors", safetensors(header, std::string(4, '\0'))));
+      R"({"__metadata__": {"k": [1], "o": {}, "n": 5}, "a": [], )"
+      R"("b": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})";
+  const ti::ValidationReport r =
+      ti::validate_file(write_temp("articles.safetensors", safetensors(header, std::string(4, '\0'))));
   std::vector<std::string> messages;
   for (const auto& f : r.findings) messages.push_back(f.message);
   auto has = [&](const std::string& m) { return std::find(messages.begin(), messages.end(), m) != messages.end(); };
@@ -208,25 +222,28 @@ TEST_CASE("validate names a JSON value's type with its article: an array, an obj
   CHECK(has("the entry is an array, not an object"));
 }
 
-TEST_CASE("json_scan names each duplicate key with its object and the bytes of both occurrences, escaped quotes too") {
-  // Offsets found in the text itself: the opening quote of each occurrence.
+TEST_CASE("the JSON reader's collecting policy names each duplicate key with its object and both bytes") {
+  // Offsets found in the text itself: the opening quote of each occurrence, counted from `base`.
   const std::string text = R"({"a": {"k": 1, "k\"": 2, "k": 3}, "b\\": [{"x": 1}, {"x": 1, "x": 2}], "a": 0})";
-  std::vector<ti::validate::JsonDuplicate> found;
-  const auto fault = ti::validate::json_scan(text, [&](const ti::validate::JsonDuplicate& d) { found.push_back(d); });
-  CHECK_FALSE(fault.has_value());
+  std::vector<ti::JsonDuplicate> found;
+  ti::JsonFaults faults{[&](const ti::JsonDuplicate& d) { found.push_back(d); }};
+  const std::optional<nlohmann::json> doc = ti::JsonDocument(text, "x.json", 100).collect(faults);
+  REQUIRE(doc.has_value());
+  CHECK_FALSE(faults.fault.has_value());
+  CHECK((*doc)["a"] == 0);  // the last value is kept, as Python's json keeps it
   REQUIRE(found.size() == 3);
   CHECK(found[0].key == "k");
   CHECK(found[0].object == "a");
-  CHECK(found[0].first == text.find(R"("k": 1)"));
-  CHECK(found[0].again == text.find(R"("k": 3)"));
+  CHECK(found[0].first == 100 + text.find(R"("k": 1)"));
+  CHECK(found[0].again == 100 + text.find(R"("k": 3)"));
   CHECK(found[1].key == "x");
   CHECK(found[1].object == "b\\");  // an object in an array stands under the array's key
-  CHECK(found[1].first == text.find(R"("x": 1, "x")"));
-  CHECK(found[1].again == text.find(R"("x": 2)"));
+  CHECK(found[1].first == 100 + text.find(R"("x": 1, "x")"));
+  CHECK(found[1].again == 100 + text.find(R"("x": 2)"));
   CHECK(found[2].key == "a");
   CHECK(found[2].object.empty());
-  CHECK(found[2].first == 1);
-  CHECK(found[2].again == text.find(R"("a": 0)"));
+  CHECK(found[2].first == 101);
+  CHECK(found[2].again == 100 + text.find(R"("a": 0)"));
 }
 
 TEST_CASE("severity_name names the three classes of findings") {
@@ -247,7 +264,7 @@ TEST_CASE("an index's total_size is checked against the sum of its shards' tenso
   const std::size_t at = text.find("40");
   REQUIRE(at != std::string::npos);
   text.replace(at, 2, "9999");
-  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "ti_total_size_test";
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / ("ti_total_size_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(folder);
   for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
     std::filesystem::copy_file(dir + shard, folder / shard, std::filesystem::copy_options::overwrite_existing);
@@ -260,6 +277,7 @@ TEST_CASE("an index's total_size is checked against the sum of its shards' tenso
   CHECK(r.findings[0].severity == ti::Severity::Error);
   CHECK(r.findings[0].rule == "safetensors-index.total_size");
   CHECK(r.findings[0].message ==
-        "total_size is 9999, but the shards' tensors hold 40 bytes (the sum of their data_offsets spans, as transformers adds them)");
+        "total_size is 9999, but the shards' tensors hold 40 bytes (the sum of their data_offsets spans, as "
+        "transformers adds them)");
   std::filesystem::remove_all(folder);
 }

@@ -4,7 +4,7 @@
 // operation) is thrown as `tensor_inspect::Error` with an `ErrorCode`; the CLI catches it
 // once in main, prints `what()` as one line and exits with `exit_status(code)`.
 //
-//   try { auto t = ti::parse_literal("[1, 2"); }
+//   try { auto t = ti::tensor_from_literal("[1, 2", std::nullopt); }
 //   catch (const ti::Error& e) { std::cerr << e.what() << '\n'; return ti::exit_status(e.code()); }
 #pragma once
 

@@ -95,6 +95,28 @@ struct Limits {
   /// Bytes of a hash manifest (`hash --check`): one tensor takes 150 to 250 bytes with a
   /// SHA-256 hash, so this holds some 300,000 tensors (a 3,000-tensor checkpoint's is 600 KB).
   std::uint64_t manifest_bytes = std::uint64_t{64} << 20;
+  /// Initializers an ONNX model lists, its subgraphs' included (a large language model has
+  /// a few thousand).
+  std::uint64_t onnx_initializers = std::uint64_t{1} << 20;
+  /// Dims of one ONNX tensor (each costs 8 bytes of memory for 1 byte of file).
+  std::uint64_t onnx_dims = 1024;
+  /// Bytes of one ONNX string read: an initializer's name, an external_data key or value,
+  /// a header field (producer_name, metadata_props).
+  std::uint64_t onnx_string_bytes = 65536;
+  /// Nesting levels of ONNX subgraphs (an If's branch inside a Loop's body is 2) walked for
+  /// their initializers.
+  std::uint64_t onnx_graph_depth = 64;
+  /// Groups and datasets of an HDF5 file (.h5, a .keras archive's weights) visited when it
+  /// is opened: a Keras model holds a few per layer.
+  std::uint64_t hdf5_objects = std::uint64_t{1} << 20;
+  /// Bytes of an HDF5 dataset's path ("layers/dense/vars/0").
+  std::uint64_t hdf5_name_bytes = 65536;
+  /// Chunks an HDF5 dataset's shape spans (h5py's automatic chunks are 16 KiB to 1 MiB, so
+  /// a 1 TiB dataset spans a few million).
+  std::uint64_t hdf5_chunks = std::uint64_t{1} << 24;
+  /// Bytes of one HDF5 chunk once decompressed: libhdf5 allocates a chunk whole to read
+  /// any of it (HDF5 itself allows up to 4 GiB).
+  std::uint64_t hdf5_chunk_bytes = std::uint64_t{1} << 30;
 };
 
 /// Most bytes of a bitsandbytes quant state (the `weight.quant_state.bitsandbytes__nf4` U8

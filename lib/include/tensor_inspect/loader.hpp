@@ -34,7 +34,8 @@ namespace tensor_inspect {
 /// fault each 4 KiB: 3 us on the CI machine). An entry without details reads these empty.
 struct EntryDetails {
   /// The shape in the order the file stores it where that differs or the loader says so
-  /// (GGUF: innermost first; Fortran-order .npy: reversed); unset where it is `shape`.
+  /// (Fortran-order .npy: reversed; PyTorch, raw); unset where it is `shape`, and where
+  /// TensorEntry::stored_reversed says it (GGUF).
   std::optional<Shape> stored_shape;
   /// Builds the lazy tensor where a slice of `file` does not do (byte swaps, Fortran order,
   /// compressed members, dequantization, a missing shard); load() calls it when set.
@@ -76,6 +77,10 @@ struct TensorEntry {
   std::string name;           ///< the format's name ("model.norm.weight"); "" for a lone .npy
   std::string stored_type;    ///< the format's own type name: "<f4", "F16", "Q4_0", "LongStorage"
   std::optional<DType> dtype; ///< the dtype values come out as; nullopt if they cannot be shown
+  /// The file stores the dims innermost first (GGUF): the stored order is `shape` reversed,
+  /// kept as this flag (in the padding after `dtype`), so a GGUF tensor of a plain type
+  /// needs no EntryDetails.
+  bool stored_reversed = false;
   Shape shape;                ///< row-major (outermost first), as NumPy and tinygrad show it
   std::uint64_t offset = 0;   ///< byte offset of the data in the file
   std::uint64_t nbytes = 0;   ///< bytes of stored data
@@ -101,8 +106,15 @@ struct TensorEntry {
   /// Error(BadFile) naming the file and the tensor when they lie past the file's end, and
   /// Error(Internal) for an entry without blocks_file.
   std::span<const std::byte> stored_blocks() const;
-  /// `details().stored_shape` when set, else `shape`.
-  const Shape& stored_order() const { return details_ && details_->stored_shape ? *details_->stored_shape : shape; }
+  /// The dims in the order the file stores them: `shape` reversed where `stored_reversed`,
+  /// else `details().stored_shape` when set, else `shape`. A copy; stored_dims() does not copy.
+  Shape stored_order() const {
+    return stored_reversed ? Shape(shape.rbegin(), shape.rend()) : stored_dims();
+  }
+  /// stored_order() without a copy: the dims to read backwards where `stored_reversed`.
+  const Shape& stored_dims() const {
+    return !stored_reversed && details_ && details_->stored_shape ? *details_->stored_shape : shape;
+  }
   /// The lazy tensor (reads nothing): `details().loader()` when set, else
   /// Tensor::from_buffer over Buffer::disk(file, offset, nbytes). Throws what the loader
   /// throws (Error(Unsupported) naming the stored type when the values cannot be shown;
@@ -138,16 +150,55 @@ struct MetaEntry {
   }
 };
 
+/// A file's tensors as its header lists them, each made into an entry only when asked, in
+/// an entry the caller reuses: a listing of 2,000 GGUF tensors keeps no TensorEntry, and no
+/// heap block, per tensor (each fresh 4 KiB page costs a page fault).
+class TensorRows {
+ public:
+  virtual ~TensorRows() = default;
+  /// Number of tensors.
+  virtual std::size_t size() const = 0;
+  /// Sets `e` to tensor `i` (< size()) as open_file lists it: every field a listing or its
+  /// totals read, in the same words, reusing e's storage. What only loading needs is left
+  /// out: load() of such an entry throws Error(Internal).
+  virtual void fill(std::size_t i, TensorEntry& e) const = 0;
+};
+
 /// What opening a file found: its format, tensors in file order, and metadata.
 struct LoadedFile {
   std::string path;
   std::string format;          ///< registry name: "npy", "safetensors", "npz", "gguf", "pytorch", "raw"
   std::vector<TensorEntry> tensors;
+  /// Set by open_listing instead of `tensors` (then empty) where the format lists its
+  /// tensors from the header in place (GGUF); ListedTensors reads either.
+  std::shared_ptr<const TensorRows> rows;
   std::vector<MetaEntry> metadata;
   /// What a reader should know before trusting the file, one line each, naming the file
   /// and the place: pickle globals outside torch's weights_only allow-list, missing shards.
   std::vector<std::string> warnings;
   std::shared_ptr<const MappedFile> file;  ///< keeps the mapping alive for lazy tensors
+};
+
+/// The tensors of a LoadedFile one at a time, whether it holds entries or header rows (a
+/// listing opened with open_listing). The entry at() returns stays valid until its next call.
+///
+///   ListedTensors all(file);
+///   for (std::size_t i = 0; i < all.size(); ++i) std::cout << all.at(i).name << '\n';
+class ListedTensors {
+ public:
+  explicit ListedTensors(const LoadedFile& file) : file_(file) {}
+  /// Number of tensors.
+  std::size_t size() const { return file_.rows ? file_.rows->size() : file_.tensors.size(); }
+  /// Tensor `i` (< size()): the file's own entry, or one filled from its rows.
+  const TensorEntry& at(std::size_t i) {
+    if (!file_.rows) return file_.tensors[i];
+    file_.rows->fill(i, scratch_);
+    return scratch_;
+  }
+
+ private:
+  const LoadedFile& file_;
+  TensorEntry scratch_;
 };
 
 /// One supported format, registered in one table (loaders/registry.cpp).
@@ -156,6 +207,9 @@ struct FormatInfo {
   std::vector<std::string_view> extensions;                 ///< ".npy", ".safetensors"
   bool (*sniff)(std::span<const std::byte> head);           ///< magic-byte test of the first bytes
   LoadedFile (*open)(std::shared_ptr<const MappedFile> file);
+  /// Opens for a listing only (LoadedFile::rows instead of tensors); null where the
+  /// format has no such reading, and open_listing calls `open`.
+  LoadedFile (*list)(std::shared_ptr<const MappedFile> file);
 };
 
 /// The registered formats, in detection order.
@@ -166,6 +220,11 @@ const std::vector<FormatInfo>& formats();
 /// cannot be read, Error(BadFile) when no format matches, when `format` is forced but the
 /// magic bytes are another format's (the message names it), or the header is malformed.
 LoadedFile open_file(const std::string& path, const std::optional<std::string>& format = std::nullopt);
+
+/// open_file for a listing only: where the format reads its listing in place (a GGUF file
+/// that is not the first part of a split model), the tensors come as LoadedFile::rows and
+/// `tensors` is empty; otherwise what open_file returns. Throws what open_file throws.
+LoadedFile open_listing(const std::string& path, const std::optional<std::string>& format = std::nullopt);
 
 /// Opens bytes already mapped (e.g. standard input) with `format` if given, else with the
 /// first format whose magic bytes match; nullopt when none does. Throws Error(Usage) for

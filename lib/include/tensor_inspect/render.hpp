@@ -2,7 +2,7 @@
 // JSON, streamed through a buffer so memory stays flat however large the tensor.
 //
 //   ti::OutBuffer out(stdout);
-//   ti::render_text(mv, out);                     // "format: f\nshape: (2,)\n...tolist: [0.5, 1.0]\n"
+//   ti::render_text(mv, out);                     // "dtype: float32\nformat: f\n...tolist: [0.5, 1.0]\n"
 //   ti::render_json(mv, {}, out);                 // {"format": "f", "shape": [2], ...}
 //   char buf[32]; buf[ti::float_repr(0.1f, buf)] = 0;   // "0.10000000149011612"
 //   ti::render_text_header(ti::data_header(t), out);      // the fields without tolist, nothing read

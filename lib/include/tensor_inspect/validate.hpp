@@ -8,7 +8,9 @@
 // newline and 64-byte alignment, data length), zip archives of .npz and PyTorch (central
 // directory, local headers, CRC of every member, duplicate names; each .npy member; the
 // pickle's opcodes and globals outside PyTorch's weights_only allow-list), PyTorch's legacy
-// layout (magic number, protocol version, its five pickles, each storage's count and bytes). A file that
+// layout (magic number, protocol version, its five pickles, each storage's count and bytes), ONNX
+// (protobuf wire format, each initializer's name, data type, dims, data field and size,
+// external data's location and length). A file that
 // passes every rule is then opened by its loader, so a file the tool cannot read is never
 // reported clean. Findings come in three classes: errors (the file breaks its spec),
 // warnings (legal but unusual) and notes (what this tool cannot decode).

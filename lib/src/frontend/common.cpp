@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "internal.hpp"
+#include "realize/scalar_ops.hpp"
 #include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::tg {
@@ -41,6 +42,11 @@ std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std:
 Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
   if (axes.empty()) return t;
   Tensor r = t.reduce(op, axes);
+  // A reduction of no elements into a non-empty output is a constant: tinygrad/schedule/rangeify.py
+  // rewrites REDUCE(x) with 0 in x.shape and not in its own shape to reduce.const_like(identity_element),
+  // so what consumes it folds as constants do (argmax of nothing is 0 - INT_MIN, unwrapped until stored).
+  if (t.numel() == 0 && std::none_of(r.shape().begin(), r.shape().end(), [](std::int64_t d) { return d == 0; }))
+    r = Tensor::full(r.shape(), realize_detail::reduce_identity(op, t.dtype()), t.dtype());
   if (keepdim) return r;
   Shape s;
   for (std::size_t i = 0; i < t.ndim(); ++i)

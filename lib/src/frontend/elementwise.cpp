@@ -184,7 +184,8 @@ Tensor tril(const Tensor& t, std::int64_t diagonal, bool upper) {
     const std::int64_t i = k / cols, j = k % cols;
     return Scalar::from_bool(upper ? j - i >= diagonal : j - i <= diagonal);
   });
-  return where(keep, t, Scalar::from_int(0));
+  // tinygrad/mixin/op.py triu/tril: _tri(...).where(self, self.const_like(0)), a zero of t's own dtype (False for bool).
+  return where(keep, t, t.dtype() == DType::Bool ? Scalar::from_bool(false) : Scalar::from_int(0));
 }
 
 }  // namespace tensor_inspect::tg

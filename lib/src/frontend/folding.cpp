@@ -49,7 +49,9 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   auto is = [](const std::optional<Scalar>& c, double v) { return c && is_value(*c, v); };
   // A weak int divided by a constant 0 raises in tinygrad's rewrite (uop/divandmod.py); two 0-d
   // constants fold first (Tensor(5) // 0 is 0).
-  if ((op == Op::FloorDiv || op == Op::Mod) && d == DType::WeakInt && is(cb, 0) && !(ca && a.shape().empty()))
+  // Over no elements there is no kernel and nothing to rewrite: tinygrad answers.
+  if ((op == Op::FloorDiv || op == Op::Mod) && d == DType::WeakInt && is(cb, 0) && !(ca && a.shape().empty()) &&
+      a.numel() != 0)
     expr_error(std::string(op == Op::Mod ? "modulo" : "division") +
                " by zero (tinygrad raises where a divisor folds to 0)");
   const bool same = a.node() == b.node();

@@ -50,6 +50,8 @@ Tensor xpow(const Tensor& base, const Tensor& exponent) {
 
 // x ** c: simplify_pow, with Python's arithmetic on c.
 Tensor pow_const(const Tensor& x, double c) {
+  // The rewrite runs only when a kernel does: over no elements tinygrad answers.
+  if ((std::isnan(c) || std::isinf(c)) && x.numel() == 0) return Tensor::binary(Op::Pow, x, constant(x, c));
   if (std::isnan(c) || std::isinf(c)) expr_error("x ** " + std::string(std::isnan(c) ? "nan" : "inf") +
                                                  ": tinygrad's rewrite takes int() of the exponent and raises");
   if (c < 0) return pow_const(x.unary(Op::Recip), -c);

@@ -85,9 +85,11 @@ DType operand_dtype(const Operand& v) {
   return python_dtype(std::get<Scalar>(v));
 }
 
+// tinygrad/dtype.py least_upper_float: weakfloat for a weak int only; a bool, like an int,
+// promotes with the default float, so bool.sqrt() is a strong float32 that bitcast accepts.
 DType least_upper_float(DType d, const Defaults& defaults) {
   if (is_float(d)) return d;
-  if (d == DType::WeakInt || d == DType::Bool) return DType::WeakFloat;
+  if (d == DType::WeakInt) return DType::WeakFloat;
   return defaults.float_dtype;
 }
 
@@ -138,6 +140,25 @@ Tensor sub(const Operand& a, const Operand& b) {
 }
 Tensor mul(const Operand& a, const Operand& b) { return binop(Op::Mul, a, b); }
 
+namespace {
+// Whether tinygrad's x/x -> 1 (uop/symbolic.py, "x/x -> 1") still sees the same x on both
+// sides of an int or bool quotient. div casts the numerator to the default float, and a cast
+// over a cast that does not narrow collapses into one cast ("cast/long folding":
+// x.cast(a).cast(b) -> x.cast(b) when can_lossless_cast(x.dtype, a), or an int x whose range
+// a holds), so `x / x.cast(dtypes.int64)` of an int8 x is x.cast(float) * (1/x.cast(int64)):
+// two different nodes, and 0/0 stays nan. Observed the same for a float cast to an int.
+bool int_self_division_folds(const Node* n) {
+  if (n->op != Op::Cast || !is_int(n->dtype) || n->src.empty()) return true;
+  const DType from = n->src[0]->dtype;
+  if (from == DType::Bool || is_float(from)) return false;
+  if (!is_int(from) || is_weak(from) || is_weak(n->dtype)) return true;
+  const DTypeInfo &s = dtype_info(from), &a = dtype_info(n->dtype);
+  const bool s_signed = s.kind == DKind::Signed, a_signed = a.kind == DKind::Signed;
+  const bool holds = s_signed == a_signed ? a.bits >= s.bits : !s_signed && a_signed && a.bits > s.bits;
+  return !holds;
+}
+}  // namespace
+
 Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   // A Python scalar stays an exact weak constant in tinygrad's _broadcasted until the float
   // it is divided in: uint8 `x / 300` divides by 300.0, never by 300 wrapped to 44.
@@ -150,7 +171,8 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   const Node* base = p.a.node().get();
   while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
   // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)
-  if (p.a.node() == p.b.node() && base->op != Op::Const) return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);
+  if (p.a.node() == p.b.node() && base->op != Op::Const && (f == p.a.dtype() || int_self_division_folds(base)))
+    return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);
   return folded_binary(Op::Mul, num, dv.unary(Op::Recip));
 }
 

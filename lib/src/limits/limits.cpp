@@ -40,6 +40,14 @@ constexpr LimitInfo kTable[] = {
     {"compute_elements", &Limits::compute_elements, "items"},
     {"literal_bytes", &Limits::literal_bytes, "bytes"},
     {"manifest_bytes", &Limits::manifest_bytes, "bytes"},
+    {"onnx_initializers", &Limits::onnx_initializers, "items"},
+    {"onnx_dims", &Limits::onnx_dims, "items"},
+    {"onnx_string_bytes", &Limits::onnx_string_bytes, "bytes"},
+    {"onnx_graph_depth", &Limits::onnx_graph_depth, "levels"},
+    {"hdf5_objects", &Limits::hdf5_objects, "items"},
+    {"hdf5_name_bytes", &Limits::hdf5_name_bytes, "bytes"},
+    {"hdf5_chunks", &Limits::hdf5_chunks, "items"},
+    {"hdf5_chunk_bytes", &Limits::hdf5_chunk_bytes, "bytes"},
 };
 
 }  // namespace

@@ -23,10 +23,12 @@
 
 namespace tensor_inspect {
 
+bool remote_files_open();  // remote/remote_file.hpp
+
 class ByteReader {
  public:
   ByteReader(std::span<const std::byte> data, std::string name, std::uint64_t base_offset = 0)
-      : data_(data), name_(std::move(name)), base_(base_offset) {}
+      : data_(data), name_(std::move(name)), base_(base_offset), remote_(remote_files_open()) {}
 
   /// Bytes consumed so far (relative to the span).
   std::uint64_t pos() const { return pos_; }
@@ -43,11 +45,12 @@ class ByteReader {
 
   /// The next n bytes; Error(BadFile) naming `field` when fewer remain.
   std::span<const std::byte> bytes(std::uint64_t n, std::string_view field) {
-    if (n > remaining())
-      fail("truncated " + std::string(field) + ": needs " + std::to_string(n) + " bytes, " +
-           std::to_string(remaining()) + " left");
+    if (n > remaining()) [[unlikely]]
+      fail_truncated(n, field);
     auto s = data_.subspan(static_cast<std::size_t>(pos_), static_cast<std::size_t>(n));
-    fetch_bytes(s);  // a remote file's bytes arrive as the reader reaches them
+    // A remote file's bytes arrive as the reader reaches them. Asked once: a span of a
+    // remote file is registered before a reader of it is made; a local one never is.
+    if (remote_) fetch_bytes(s);
     pos_ += n;
     return s;
   }
@@ -98,6 +101,13 @@ class ByteReader {
   std::string name_;
   std::uint64_t base_ = 0;
   std::uint64_t pos_ = 0;
+  bool remote_ = false;
+
+  // Out of line: bytes() stays small enough to inline into every integer read.
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_truncated(std::uint64_t n, std::string_view field) const {
+    fail("truncated " + std::string(field) + ": needs " + std::to_string(n) + " bytes, " +
+         std::to_string(remaining()) + " left");
+  }  // remote files were open when the reader was made: fetch before reading
 };
 
 /// a * b, or nullopt when it exceeds 2^63 - 1: the checked product for a caller that

@@ -11,6 +11,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -74,6 +76,10 @@ LoadedFile open_checkpoint_dir(const std::string& path);
 /// by its first bytes (sniff_pytorch, sniff_safetensors), else by its extension (.bin,
 /// .pt, .pth, .ckpt); false for safetensors.
 bool index_shard_is_pytorch(const std::string& name, std::span<const std::byte> head);
+/// Why a shard name an index gives could reach outside the index's directory ("is empty",
+/// "is an absolute path", "holds a NUL or backslash", "leaves the index's directory"), or
+/// "" when it cannot: the one rule of loading and validate (loaders/index_shard.cpp).
+std::string index_shard_name_fault(std::string_view shard);
 /// Opens a shard an index names with open_pytorch or open_safetensors, as
 /// index_shard_is_pytorch says (loaders/index_shard.cpp). Throws what they throw, and
 /// Error(Io) when it cannot be read.
@@ -85,6 +91,10 @@ bool sniff_gguf(std::span<const std::byte> head);
 /// naming the file, the field and the byte for a malformed header, Error(Unsupported) for
 /// GGUF v1 and big-endian files.
 LoadedFile open_gguf(std::shared_ptr<const MappedFile> file);
+/// open_gguf for a listing only: the tensors as LoadedFile::rows over the header's records
+/// (no TensorEntry each), the metadata as open_gguf reads it. The first part of a split
+/// model is opened by open_gguf (its listing spans the parts).
+LoadedFile list_gguf(std::shared_ptr<const MappedFile> file);
 
 /// True when `head` is a zip local header ("PK\x03\x04") whose first member's name lies
 /// whole inside `head` and ends with ".npy", as np.savez writes them (numpy/lib/npyio.py).
@@ -104,5 +114,31 @@ bool sniff_pytorch(std::span<const std::byte> head);
 /// the pickle byte offset for a malformed pickle, Error(Unsupported) for the legacy
 /// (pre-1.6) format.
 LoadedFile open_pytorch(std::shared_ptr<const MappedFile> file);
+
+/// True when `head` starts as ONNX writers start a ModelProto (onnx_model.hpp: ir_version
+/// first, then another ModelProto field).
+bool sniff_onnx(std::span<const std::byte> head);
+/// Reads an ONNX model's initializers (loaders/onnx.cpp): names, data types and dims from
+/// the protobuf structure, values in place or in external files when loaded. Throws
+/// Error(BadFile) naming the file, the initializer and the byte for a malformed model.
+LoadedFile open_onnx(std::shared_ptr<const MappedFile> file);
+/// True when `head` starts with the HDF5 superblock signature "\x89HDF\r\n\x1a\n" at byte 0
+/// (HDF5 File Format Specification, Level 0A; h5py writes no user block before it).
+bool sniff_hdf5(std::span<const std::byte> head);
+/// Reads an HDF5 file through libhdf5 (loaders/hdf5.cpp): one tensor per dataset, named by
+/// its path without the leading '/'. Throws Error(BadFile) naming the file and dataset when
+/// libhdf5 refuses the file or a dataset's metadata, or contiguous data lies past the end.
+LoadedFile open_hdf5(std::shared_ptr<const MappedFile> file);
+/// open_hdf5 of the HDF5 image at bytes [base, base + size) of `file`, named `name` in
+/// messages (a .keras member); the LoadedFile's format is left to the caller.
+LoadedFile open_hdf5_image(std::shared_ptr<const MappedFile> file, std::uint64_t base, std::uint64_t size,
+                           const std::string& name);
+/// True when `head` is a zip whose first member is "metadata.json" or "config.json", as
+/// Keras 3 writes a .keras archive (keras/src/saving/saving_lib.py).
+bool sniff_keras(std::span<const std::byte> head);
+/// Reads a .keras archive: the datasets of its STORED model.weights.h5 member, read in
+/// place (loaders/hdf5_keras.cpp). Throws Error(BadFile) for a corrupt archive or a missing
+/// member, Error(Unsupported) for a compressed one, and what open_hdf5 throws.
+LoadedFile open_keras(std::shared_ptr<const MappedFile> file);
 
 }  // namespace tensor_inspect

@@ -104,6 +104,50 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
   };
 }
 
+/// The metadata key/values of a parsed header; arrays stay in the file (MetaArray).
+std::vector<MetaEntry> gguf_meta_entries(GgufHeader& h, const std::shared_ptr<const MappedFile>& file) {
+  std::vector<MetaEntry> out;
+  out.reserve(h.kvs.size());
+  for (GgufKeyValue& kv : h.kvs) {
+    MetaEntry m{std::move(kv.key), std::move(kv.type_name), std::move(kv.value)};
+    if (kv.type == kGgufArray) m.array = gguf_array(file, kv.value_at, kv.count, kv.element);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+/// Sets `e` to what the listing shows of tensor info `t` (every field but the loader of a
+/// quantized tensor), reusing e's storage: read_gguf fills fresh entries, GgufRows one
+/// entry over and over.
+void fill_gguf_entry(const GgufTensor& t, std::uint64_t data_start, const std::shared_ptr<const MappedFile>& file,
+                     TensorEntry& e) {
+  e.name.assign(t.name);
+  if (e.stored_type != t.type->name) e.stored_type.assign(t.type->name);  // a reused entry: mostly the last row's
+  e.shape.resize(t.n_dims);
+  for (std::uint32_t k = 0; k < t.n_dims; ++k) e.shape[k] = t.dims[t.n_dims - 1 - k];  // row-major: outermost first
+  e.stored_reversed = t.n_dims > 1;  // innermost first, as GGUF stores it
+  e.offset = data_start + t.offset;
+  e.nbytes = t.nbytes;
+  if (t.type->dtype) {
+    e.dtype = t.type->dtype;
+    e.note.clear();
+    if (e.file != file) e.file = file;  // the values are the bytes as they are: load() slices the file
+    if (const EntryDetails& d = e.details(); d.ggml_type || d.blocks_file) {  // a reused entry's last row was quantized
+      e.details_for_write().ggml_type.reset();
+      e.details_for_write().blocks_file.reset();
+    }
+    return;
+  }
+  e.dtype = t.type->dequantizable ? std::optional<DType>(DType::Float32) : std::nullopt;
+  e.note = "blocks of " + std::to_string(t.type->block_elems) + " elements in " + std::to_string(t.type->block_bytes) +
+           " bytes" + (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
+  e.file.reset();
+  EntryDetails& d = e.details_for_write();
+  if (t.type->dequantizable) d.ggml_type = t.type->id;
+  else d.ggml_type.reset();
+  d.blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
+}
+
 /// Reads one GGUF file (one part of a split model).
 LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
   GgufHeader h = parse_gguf_header(file->bytes(), GgufFaults(file->name()));
@@ -111,39 +155,30 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
   out.path = file->name();
   out.format = "gguf";
   out.file = file;
-  out.metadata.reserve(h.kvs.size());
-  for (GgufKeyValue& kv : h.kvs) {
-    MetaEntry m{std::move(kv.key), std::move(kv.type_name), std::move(kv.value)};
-    if (kv.type == kGgufArray) m.array = gguf_array(file, kv.value_at, kv.count, kv.element);
-    out.metadata.push_back(std::move(m));
-  }
-  const std::uint64_t data_start = h.data_start;
-  out.tensors.reserve(h.tensors.size());
-  for (const GgufTensor& t : h.tensors) {
-    TensorEntry e;
-    e.stored_type = std::string(t.type->name);
-    e.shape = Shape(std::make_reverse_iterator(t.dims.begin() + t.n_dims), std::make_reverse_iterator(t.dims.begin()));
-    e.offset = data_start + t.offset;
-    e.nbytes = t.nbytes;
-    if (t.type->dtype) {
-      e.dtype = t.type->dtype;
-      e.file = file;  // the values are the bytes as they are: load() slices the file, no closure per tensor
-    } else {
-      e.dtype = t.type->dequantizable ? std::optional<DType>(DType::Float32) : std::nullopt;
-      e.note = "blocks of " + std::to_string(t.type->block_elems) + " elements in " +
-               std::to_string(t.type->block_bytes) + " bytes" +
-               (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
-      e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
-      if (t.type->dequantizable) e.details_for_write().ggml_type = t.type->id;
-      e.details_for_write().blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
-    }
-    // Innermost first, as GGUF stores it; the same as `shape` up to one dimension.
-    if (t.n_dims > 1) e.details_for_write().stored_shape = t.stored();
-    e.name = std::string(t.name);
-    out.tensors.push_back(std::move(e));
+  out.metadata = gguf_meta_entries(h, file);
+  out.tensors.resize(h.tensors.size());
+  for (std::size_t i = 0; i < h.tensors.size(); ++i) {
+    const GgufTensor& t = h.tensors[i];
+    TensorEntry& e = out.tensors[i];
+    fill_gguf_entry(t, h.data_start, file, e);
+    if (!t.type->dtype) e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
   }
   return out;
 }
+
+/// A listing's rows over the header's tensor infos (96 bytes each, names left in the file).
+class GgufRows final : public TensorRows {
+ public:
+  GgufRows(std::vector<GgufTensor> infos, std::uint64_t data_start, std::shared_ptr<const MappedFile> file)
+      : infos_(std::move(infos)), data_start_(data_start), file_(std::move(file)) {}
+  std::size_t size() const override { return infos_.size(); }
+  void fill(std::size_t i, TensorEntry& e) const override { fill_gguf_entry(infos_.at(i), data_start_, file_, e); }
+
+ private:
+  std::vector<GgufTensor> infos_;
+  std::uint64_t data_start_;
+  std::shared_ptr<const MappedFile> file_;  // holds the bytes the infos' names view
+};
 
 /// The parts of a split model as llama.cpp's gguf-split names them:
 /// "<prefix>-00001-of-00003.gguf". nullopt for other names.
@@ -190,6 +225,18 @@ std::optional<std::uint64_t> meta_uint(const LoadedFile& f, std::string_view key
 
 bool sniff_gguf(std::span<const std::byte> head) {
   return head.size() >= 4 && std::memcmp(head.data(), "GGUF", 4) == 0;
+}
+
+LoadedFile list_gguf(std::shared_ptr<const MappedFile> file) {
+  if (const std::optional<SplitName> split = split_name(file->name()); split && split->part == 1) return open_gguf(file);
+  GgufHeader h = parse_gguf_header(file->bytes(), GgufFaults(file->name()));
+  LoadedFile out;
+  out.path = file->name();
+  out.format = "gguf";
+  out.file = file;
+  out.metadata = gguf_meta_entries(h, file);
+  out.rows = std::make_shared<GgufRows>(std::move(h.tensors), h.data_start, file);
+  return out;
 }
 
 LoadedFile open_gguf(std::shared_ptr<const MappedFile> file) {

@@ -5,6 +5,8 @@
 // then the extension, so a damaged shard is refused by its own format's reader.
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <string_view>
 
 #include "loaders/formats.hpp"
 
@@ -21,6 +23,19 @@ bool index_shard_named_pytorch(const std::string& name) {
 }
 
 }  // namespace
+
+std::string index_shard_name_fault(std::string_view shard) {
+  if (shard.empty()) return "is empty";
+  if (shard.front() == '/' || shard.front() == '\\') return "is an absolute path";
+  if (shard.find('\0') != std::string_view::npos || shard.find('\\') != std::string_view::npos)
+    return "holds a NUL or backslash";
+  for (std::size_t start = 0; start <= shard.size();) {
+    const std::size_t slash = std::min(shard.find('/', start), shard.size());
+    if (slash - start == 2 && shard.substr(start, 2) == "..") return "leaves the index's directory";
+    start = slash + 1;
+  }
+  return {};
+}
 
 bool index_shard_is_pytorch(const std::string& name, std::span<const std::byte> head) {
   if (sniff_pytorch(head)) return true;

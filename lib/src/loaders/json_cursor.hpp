@@ -6,7 +6,8 @@
 // so no JSON document is built; strings without escapes are views of the input. Values it
 // does not want are skipped iteratively, nesting capped at Limits::json_depth. Every error
 // is Error(BadFile) "<file>: header is not valid JSON (<what>) at byte N", N counted from
-// `base`, the file offset of the text's first byte.
+// `base`, the file offset of the text's first byte. With a collecting policy (json_faults.hpp,
+// set by a derived reader) a syntax fault is kept in validate's words and ends the walk.
 #pragma once
 
 #include <algorithm>
@@ -16,8 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "loaders/json_faults.hpp"
 #include "loaders/utf8.hpp"
-#include "render/byte_classes.hpp"
+#include "text/byte_classes.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -35,7 +37,23 @@ class JsonCursor {
     throw Error(ErrorCode::BadFile, file_ + ": " + (json ? "header is not valid JSON (" + what + ")" : what) +
                                         " at byte " + std::to_string(base_ + pos));
   }
-  [[noreturn]] void syntax(const std::string& what, std::size_t pos) const { fail_at(what, pos, true); }
+  [[noreturn]] void syntax(const std::string& what, std::size_t pos) const {
+    if (collect_) stop_collecting(in_string_ ? string_start_ : pos);
+    fail_at(what, pos, true);
+  }
+  /// A fault inside the string being read, placed where validate places it: at the first
+  /// byte that does not fit (json_token_stop), the same for both policies.
+  [[noreturn]] void string_fault(const std::string& what, bool json = true) const {
+    if (collect_) stop_collecting(string_start_);
+    fail_at(what, json_token_stop(t_, string_start_), json);
+  }
+  /// Collecting: the syntax fault at the token that starts at `token`, in validate's words
+  /// (json_faults.hpp), kept; the walk ends (JsonStop, caught where the walk began).
+  struct JsonStop {};
+  [[noreturn]] void stop_collecting(std::size_t token) const {
+    collect_->fault = json_fault_at(t_, token, base_);
+    throw JsonStop{};
+  }
   std::string found(std::size_t pos) const {
     if (pos >= t_.size()) return "the end of the header";
     const auto u = static_cast<unsigned char>(t_[pos]);
@@ -66,27 +84,32 @@ class JsonCursor {
 
   /// Checks one UTF-8 sequence at p_ (lead byte >= 0x80) and steps over it.
   void utf8_char() {
-    const std::size_t at = p_;
     const auto lead = static_cast<unsigned char>(t_[p_]);
-    const std::size_t len = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
-    if (len == 0 || t_.size() - p_ < len) fail_at("header is not valid UTF-8", at, false);
+    const std::size_t len = lead >= 0xc2 && lead <= 0xdf   ? 2
+                            : lead >= 0xe0 && lead <= 0xef ? 3
+                            : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                           : 0;
+    if (len == 0 || t_.size() - p_ < len) string_fault("header is not valid UTF-8", false);
     std::uint32_t cp = lead & (0xffu >> (len + 1));
     for (std::size_t i = 1; i < len; ++i) {
       const auto b = static_cast<unsigned char>(t_[p_ + i]);
-      if ((b & 0xc0) != 0x80) fail_at("header is not valid UTF-8", at, false);
+      if ((b & 0xc0) != 0x80) string_fault("header is not valid UTF-8", false);
       cp = (cp << 6) | (b & 0x3fu);
     }
     const std::uint32_t min = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) fail_at("header is not valid UTF-8", at, false);
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) string_fault("header is not valid UTF-8", false);
     p_ += len;
   }
-  std::uint32_t hex4(std::size_t at) {
-    if (t_.size() - p_ < 4) syntax("malformed \\u escape", at);
+  std::uint32_t hex4() {
+    if (t_.size() - p_ < 4) string_fault("malformed \\u escape");
     std::uint32_t v = 0;
     for (int i = 0; i < 4; ++i, ++p_) {
       const char h = t_[p_];
-      const int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-      if (d < 0) syntax("malformed \\u escape", at);
+      const int d = h >= '0' && h <= '9'   ? h - '0'
+                    : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                    : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                           : -1;
+      if (d < 0) string_fault("malformed \\u escape");
       v = v * 16 + static_cast<std::uint32_t>(d);
     }
     return v;
@@ -97,6 +120,8 @@ class JsonCursor {
   /// are looked at one by one.
   std::string_view string(std::string& scratch) {
     if (peek() != '"' || p_ >= t_.size()) syntax("expected a string, found " + found(p_), p_);
+    string_start_ = p_;
+    in_string_ = true;
     const std::size_t start = ++p_;
     bool escaped = false;
     std::size_t run = start;  // with escapes: where the text not yet copied to scratch begins
@@ -105,7 +130,7 @@ class JsonCursor {
       if (p_ >= t_.size()) syntax("unterminated string", start - 1);
       const auto c = static_cast<unsigned char>(t_[p_]);
       if (c == '"') break;
-      if (c < 0x20) syntax("control character " + found(p_) + " in a string", p_);
+      if (c < 0x20) string_fault("control character " + found(p_) + " in a string");
       if (c == '\\') {
         if (!escaped) scratch.clear();
         escaped = true;
@@ -119,6 +144,7 @@ class JsonCursor {
     const std::string_view plain = t_.substr(start, p_ - start);
     if (escaped) scratch.append(t_.substr(run, p_ - run));
     ++p_;
+    in_string_ = false;
     return escaped ? std::string_view(scratch) : plain;
   }
   void escape(std::string& out) {
@@ -135,19 +161,19 @@ class JsonCursor {
       case 'r': out += '\r'; return;
       case 't': out += '\t'; return;
       case 'u': {
-        std::uint32_t cp = hex4(at);
-        if (cp >= 0xdc00 && cp <= 0xdfff) syntax("lone trailing surrogate in a \\u escape", at);
+        std::uint32_t cp = hex4();
+        if (cp >= 0xdc00 && cp <= 0xdfff) string_fault("lone trailing surrogate in a \\u escape");
         if (cp >= 0xd800 && cp <= 0xdbff) {
-          if (t_.substr(p_, 2) != "\\u") syntax("lone leading surrogate in a \\u escape", at);
+          if (t_.substr(p_, 2) != "\\u") string_fault("lone leading surrogate in a \\u escape");
           p_ += 2;
-          const std::uint32_t lo = hex4(at);
-          if (lo < 0xdc00 || lo > 0xdfff) syntax("lone leading surrogate in a \\u escape", at);
+          const std::uint32_t lo = hex4();
+          if (lo < 0xdc00 || lo > 0xdfff) string_fault("lone leading surrogate in a \\u escape");
           cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         }
         append_utf8(out, cp);
         return;
       }
-      default: syntax("invalid escape '\\" + std::string(1, c) + "' in a string", at);
+      default: string_fault("invalid escape '\\" + std::string(1, c) + "' in a string");
     }
   }
   /// A JSON number at p_ (grammar checked); returns its text.
@@ -187,42 +213,47 @@ class JsonCursor {
     p_ += word.size();
   }
 
-  /// Skips one value of any kind, at nesting level `depth`, without recursion.
-  void skip_value(std::uint64_t depth) {
+  /// Reads one value of any kind at nesting level `depth`, without recursion, telling `v`
+  /// what it meets: open(object?), key(text, byte), string(text), number(text, byte),
+  /// literal('t'|'f'|'n'), close(). Nesting is capped at Limits::json_depth when loading.
+  template <typename Visit>
+  void walk(std::uint64_t depth, Visit& v) {
     std::vector<char> open;  // the containers entered, innermost last
     std::string scratch;
+    const auto key = [&] {
+      const std::size_t at = p_;
+      v.key(string(scratch), at);
+      expect(':');
+    };
     for (;;) {
       ws();
       const char c = peek();
       if (p_ >= t_.size()) syntax("expected a value, found the end of the header", p_);
       if (c == '{' || c == '[') {
-        if (depth + open.size() + 1 > limits().json_depth)
+        if (!collect_ && depth + open.size() + 1 > limits().json_depth)
           fail_at("values nest deeper than " + std::to_string(limits().json_depth) + " levels" +
                       limit_hint("json_depth"),
                   p_, false);
+        v.open(c == '{');
         open.push_back(c == '{' ? '}' : ']');
         ++p_;
         ws();
         if (peek() == open.back()) {
           ++p_;
           open.pop_back();
+          v.close();
         } else {
-          if (c == '{') {
-            string(scratch);
-            expect(':');
-          }
+          if (c == '{') key();
           continue;
         }
       } else if (c == '"') {
-        string(scratch);
+        v.string(string(scratch));
       } else if (c == '-' || (c >= '0' && c <= '9')) {
-        number();
-      } else if (c == 't') {
-        literal("true");
-      } else if (c == 'f') {
-        literal("false");
-      } else if (c == 'n') {
-        literal("null");
+        const std::size_t at = p_;
+        v.number(number(), at);
+      } else if (c == 't' || c == 'f' || c == 'n') {
+        literal(c == 't' ? "true" : c == 'f' ? "false" : "null");
+        v.literal(c);
       } else {
         syntax("expected a value, found " + found(p_), p_);
       }
@@ -234,18 +265,28 @@ class JsonCursor {
         if (n == ',' && p_ < t_.size()) {
           ++p_;
           ws();
-          if (open.back() == '}') {
-            string(scratch);
-            expect(':');
-          }
+          if (open.back() == '}') key();
           break;
         }
         if (n != open.back() || p_ >= t_.size())
           syntax(std::string("expected ',' or '") + open.back() + "', found " + found(p_), p_);
         ++p_;
         open.pop_back();
+        v.close();
       }
     }
+  }
+  /// Skips one value of any kind, at nesting level `depth` (walk() telling no one).
+  void skip_value(std::uint64_t depth) {
+    struct Nothing {
+      void open(bool) {}
+      void key(std::string_view, std::size_t) {}
+      void string(std::string_view) {}
+      void number(std::string_view, std::size_t) {}
+      void literal(char) {}
+      void close() {}
+    } nothing;
+    walk(depth, nothing);
   }
 
   /// A non-negative integer at p_; `where()` (the field, for the message) is only called
@@ -316,6 +357,9 @@ class JsonCursor {
   const std::string& file_;
   std::uint64_t base_;
   std::size_t p_ = 0;
+  JsonFaults* collect_ = nullptr;  ///< validate's policy (json_faults.hpp); null when loading
+  std::size_t string_start_ = 0;   ///< the opening quote of the string being read
+  bool in_string_ = false;
 };
 
 }  // namespace tensor_inspect

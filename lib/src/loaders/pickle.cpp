@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "loaders/byte_reader.hpp"
+#include "loaders/pickle_opcodes.hpp"
 #include "loaders/pickle_keys.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -25,19 +26,26 @@ using Kind = PickleValue::Kind;
 
 class PickleMachine {
  public:
-  PickleMachine(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits, std::uint64_t base)
+  PickleMachine(std::span<const std::byte> bytes, const std::string& name, const PickleLimits& limits,
+                std::uint64_t base)
       : r_(bytes, name + ": pickle", base), limits_(limits) {}
 
   Pickled run() {
     while (r_.remaining() > 0) {
       op_at_ = r_.offset();
-      const std::uint8_t op = r_.u8("opcode");
-      if (op == '.') {
+      const std::uint8_t code = r_.u8("opcode");
+      if (code == '.') {
         Pickled out{std::move(arena_), pop(), std::move(globals_), {}, 0, r_.pos()};
         if (auto fault = pickle_unique_keys(out, limits_.max_depth)) r_.fail_at(fault->what, fault->at);
         return out;
       }
-      step(op);
+      const PickleOpcode* op = pickle_opcode(code);
+      if (!op || !op->runs) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(code));
+        fail("unsupported opcode " + std::string(hex));
+      }
+      step(code, read_pickle_argument(r_, *op, 1024));
     }
     r_.fail("truncated: the pickle ends without STOP");
   }
@@ -108,24 +116,9 @@ class PickleMachine {
     push(it->second);
   }
 
-  std::string read_line(std::string_view field) {
-    std::string out;
-    for (;;) {
-      const auto c = static_cast<char>(r_.u8(field));
-      if (c == '\n') return out;
-      if (out.size() >= 1024) r_.fail(std::string(field) + " longer than 1024 bytes");
-      out.push_back(c);
-    }
-  }
-  std::string read_str(std::uint64_t n, std::string_view field) {
-    auto b = r_.bytes(n, field);  // bounded by the bytes left, so no cap is needed
-    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
-  }
-
   /// LONG1, LONG4: Python reads any length, so only the value counts (9 bytes may hold 5).
-  PickleRef make_long(std::uint64_t n) {
-    auto b = r_.bytes(n, "long");
-    std::string bytes = pickle_long_canonical(std::string(reinterpret_cast<const char*>(b.data()), b.size()));
+  PickleRef make_long(std::string raw) {
+    std::string bytes = pickle_long_canonical(std::move(raw));
     const std::size_t m = bytes.size();
     if (m > 8) return make_text(Kind::BigInt, std::move(bytes));
     std::uint64_t v = 0;
@@ -188,14 +181,13 @@ class PickleMachine {
     for (PickleRef& v : items) target->items.push_back(std::move(v));
   }
 
-  void step(std::uint8_t op) {
+  /// Runs opcode `op`, its argument `a` read (pickle_opcodes.hpp).
+  void step(std::uint8_t op, PickleArgument a) {
     switch (op) {
-      case 0x80: {  // PROTO
-        const std::uint8_t proto = r_.u8("protocol");
-        if (proto > 5) fail("unknown pickle protocol " + std::to_string(proto));
+      case 0x80:  // PROTO
+        if (a.n > 5) fail("unknown pickle protocol " + std::to_string(a.n));
         break;
-      }
-      case 0x95: r_.skip(8, "frame length"); break;  // FRAME: only a read-ahead hint
+      case 0x95: break;  // FRAME: only a read-ahead hint
       case '(':
         add_refs(1);
         marks_.push_back(stack_.size());
@@ -214,28 +206,21 @@ class PickleMachine {
         push(v);
         break;
       }
-      case 'J': push(make_int(static_cast<std::int32_t>(r_.u32le("BININT")))); break;
-      case 'K': push(make_int(r_.u8("BININT1"))); break;
-      case 'M': push(make_int(r_.u16le("BININT2"))); break;
-      case 0x8a: push(make_long(r_.u8("LONG1 length"))); break;
-      case 0x8b: push(make_long(r_.u32le("LONG4 length"))); break;
+      case 'J': push(make_int(static_cast<std::int32_t>(static_cast<std::uint32_t>(a.n)))); break;
+      case 'K': case 'M': push(make_int(static_cast<std::int64_t>(a.n))); break;  // BININT1, BININT2
+      case 0x8a: case 0x8b: push(make_long(std::move(a.text))); break;      // LONG1, LONG4
       case 'G': {
-        auto b = r_.bytes(8, "BINFLOAT");  // big-endian on the wire
-        std::uint64_t bits = 0;
-        for (std::size_t i = 0; i < 8; ++i) bits = bits << 8 | static_cast<std::uint64_t>(b[i]);
+        std::uint64_t bits = 0;  // big-endian on the wire
+        for (std::size_t i = 0; i < 8; ++i) bits = bits << 8 | static_cast<std::uint8_t>(a.text[i]);
         auto v = make(Kind::Float);
         std::memcpy(&v->number, &bits, 8);
         push(v);
         break;
       }
-      case 'X': push(make_text(Kind::Str, read_str(r_.u32le("BINUNICODE length"), "BINUNICODE"))); break;
-      case 0x8c: push(make_text(Kind::Str, read_str(r_.u8("SHORT_BINUNICODE length"), "SHORT_BINUNICODE"))); break;
-      case 0x8d: push(make_text(Kind::Str, read_str(r_.u64le("BINUNICODE8 length"), "BINUNICODE8"))); break;
-      case 'T': push(make_text(Kind::Str, read_str(r_.u32le("BINSTRING length"), "BINSTRING"))); break;
-      case 'U': push(make_text(Kind::Str, read_str(r_.u8("SHORT_BINSTRING length"), "SHORT_BINSTRING"))); break;
-      case 'B': push(make_text(Kind::Bytes, read_str(r_.u32le("BINBYTES length"), "BINBYTES"))); break;
-      case 'C': push(make_text(Kind::Bytes, read_str(r_.u8("SHORT_BINBYTES length"), "SHORT_BINBYTES"))); break;
-      case 0x8e: push(make_text(Kind::Bytes, read_str(r_.u64le("BINBYTES8 length"), "BINBYTES8"))); break;
+      // BINUNICODE, SHORT_BINUNICODE, BINUNICODE8, BINSTRING, SHORT_BINSTRING
+      case 'X': case 0x8c: case 0x8d: case 'T': case 'U': push(make_text(Kind::Str, std::move(a.text))); break;
+      // BINBYTES, SHORT_BINBYTES, BINBYTES8
+      case 'B': case 'C': case 0x8e: push(make_text(Kind::Bytes, std::move(a.text))); break;
       case ')': push(make(Kind::Tuple)); break;
       case ']': push(make(Kind::List)); break;
       case '}': push(make(Kind::Dict)); break;
@@ -269,17 +254,10 @@ class PickleMachine {
         break;
       }
       case 'u': add_items(pop_mark(), true); break;
-      case 'q': memo_put(r_.u8("BINPUT index")); break;
-      case 'r': memo_put(r_.u32le("LONG_BINPUT index")); break;
+      case 'q': case 'r': memo_put(a.n); break;  // BINPUT, LONG_BINPUT
       case 0x94: memo_put(memo_.size()); break;  // MEMOIZE
-      case 'h': memo_get(r_.u8("BINGET index")); break;
-      case 'j': memo_get(r_.u32le("LONG_BINGET index")); break;
-      case 'c': {
-        std::string module = read_line("GLOBAL module");
-        std::string qualname = read_line("GLOBAL name");
-        push(make_global(module + "." + qualname));
-        break;
-      }
+      case 'h': case 'j': memo_get(a.n); break;  // BINGET, LONG_BINGET
+      case 'c': push(make_global(std::move(a.text))); break;  // GLOBAL: "module.qualname"
       case 0x93: {  // STACK_GLOBAL
         PickleRef qualname = pop();
         PickleRef module = pop();
@@ -317,11 +295,7 @@ class PickleMachine {
         push(v);
         break;
       }
-      default: {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(op));
-        fail("unsupported opcode " + std::string(hex));
-      }
+      default: break;  // never: run() lets through only the opcodes the table marks `runs`
     }
   }
 

@@ -20,12 +20,15 @@ namespace tensor_inspect {
 const std::vector<FormatInfo>& formats() {
   // One row per format, in detection order.
   static const std::vector<FormatInfo> table = {
-      {"npy", {".npy"}, sniff_npy, open_npy},
-      {"gguf", {".gguf"}, sniff_gguf, open_gguf},
-      {"safetensors", {".safetensors"}, sniff_safetensors, open_safetensors},
-      {"safetensors-index", {".index.json"}, sniff_safetensors_index, open_safetensors_index},
-      {"pytorch", {".pt", ".pth", ".ckpt"}, sniff_pytorch, open_pytorch},
-      {"npz", {".npz"}, sniff_npz, open_npz},
+      {"npy", {".npy"}, sniff_npy, open_npy, nullptr},
+      {"gguf", {".gguf"}, sniff_gguf, open_gguf, list_gguf},
+      {"safetensors", {".safetensors"}, sniff_safetensors, open_safetensors, nullptr},
+      {"safetensors-index", {".index.json"}, sniff_safetensors_index, open_safetensors_index, nullptr},
+      {"pytorch", {".pt", ".pth", ".ckpt"}, sniff_pytorch, open_pytorch, nullptr},
+      {"npz", {".npz"}, sniff_npz, open_npz, nullptr},
+      {"hdf5", {".h5", ".hdf5"}, sniff_hdf5, open_hdf5, nullptr},
+      {"keras", {".keras"}, sniff_keras, open_keras, nullptr},
+      {"onnx", {".onnx"}, sniff_onnx, open_onnx, nullptr},
   };
   return table;
 }
@@ -71,12 +74,12 @@ void check_forced_fits(const FormatInfo& info, const std::shared_ptr<const Mappe
                                           first_bytes(file->bytes()) + ")");
 }
 
-LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedFile>& file) {
+LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedFile>& file, bool listing = false) {
   const auto start = std::chrono::steady_clock::now();
-  LoadedFile loaded = info.open(file);
+  LoadedFile loaded = listing && info.list ? info.list(file) : info.open(file);
   if (loaded.format.empty()) loaded.format = std::string(info.name);  // an index of .bin shards says "pytorch-index"
   loaded.file = file;
-  const std::size_t nt = loaded.tensors.size(), nm = loaded.metadata.size();
+  const std::size_t nt = loaded.rows ? loaded.rows->size() : loaded.tensors.size(), nm = loaded.metadata.size();
   lib_log().info("{}: {} format, {} tensor{}, {} metadata entr{}, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,
                nt, nt == 1 ? "" : "s", nm, nm == 1 ? "y" : "ies", file->size(),
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -85,7 +88,9 @@ LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedF
 
 }  // namespace
 
-LoadedFile open_file(const std::string& path, const std::optional<std::string>& format) {
+namespace {
+
+LoadedFile open_file_for(const std::string& path, const std::optional<std::string>& format, bool listing) {
   const std::vector<FormatInfo>& table = formats();
   const FormatInfo* forced = nullptr;
   if (format) {
@@ -107,12 +112,24 @@ LoadedFile open_file(const std::string& path, const std::optional<std::string>& 
       path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);
   if (forced) {
     check_forced_fits(*forced, file);
-    return open_with(*forced, file);
+    return open_with(*forced, file, listing);
   }
-  if (auto loaded = open_detected(file)) return std::move(*loaded);
+  const std::span<const std::byte> head = file->bytes().first(std::min<std::size_t>(file->size(), 64));
   for (const FormatInfo& info : table)
-    if (has_extension(path, info)) return open_with(info, file);
+    if (info.sniff(head)) return open_with(info, file, listing);
+  for (const FormatInfo& info : table)
+    if (has_extension(path, info)) return open_with(info, file, listing);
   throw Error(ErrorCode::BadFile, file->name() + ": not a recognised tensor file (" + first_bytes(file->bytes()) + ")");
+}
+
+}  // namespace
+
+LoadedFile open_file(const std::string& path, const std::optional<std::string>& format) {
+  return open_file_for(path, format, false);
+}
+
+LoadedFile open_listing(const std::string& path, const std::optional<std::string>& format) {
+  return open_file_for(path, format, true);
 }
 
 std::optional<LoadedFile> open_detected(const std::shared_ptr<const MappedFile>& file,

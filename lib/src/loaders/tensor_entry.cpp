@@ -16,6 +16,7 @@ TensorEntry::TensorEntry(const TensorEntry& other)
     : name(other.name),
       stored_type(other.stored_type),
       dtype(other.dtype),
+      stored_reversed(other.stored_reversed),
       shape(other.shape),
       offset(other.offset),
       nbytes(other.nbytes),

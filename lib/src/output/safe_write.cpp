@@ -2,6 +2,8 @@
 #include "tensor_inspect/safe_write.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -142,10 +144,20 @@ int OutputFiles::stage_file(Staged s) {
   // O_EXCL: the name is ours alone; mode 0666 less the umask, as a new file gets, or the mode
   // of the file it replaces.
   const std::string tmp = s.target.file + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(staged_.size());
+  // The signals that end a run are held from the file's creation until the hook knows its name:
+  // one arriving in between would leave the temporary file behind (a SIGTERM right after open).
+  sigset_t ending, before;
+  sigemptyset(&ending);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&ending, sig);
+  pthread_sigmask(SIG_BLOCK, &ending, &before);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) cannot_write(s.target.path, s.type, errno);
-  s.tmp = tmp;
-  if (hooks_.created) s.ticket = hooks_.created(tmp);
+  const int open_errno = errno;
+  if (fd >= 0) {
+    s.tmp = tmp;
+    if (hooks_.created) s.ticket = hooks_.created(tmp);
+  }
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (fd < 0) cannot_write(s.target.path, s.type, open_errno);
   staged_.push_back(std::move(s));  // from here the destructor removes it
   struct stat old {};
   if (::stat(staged_.back().target.file.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(fd, old.st_mode & 07777);

@@ -206,7 +206,9 @@ Scalar zero_of(DType d) { return cast_scalar(Scalar::from_int(0), d); }
 
 Scalar reduce_identity(Op op, DType d) {
   const DKind kind = dtype_info(d).kind;
-  const unsigned bits = dtype_info(d).bits;
+  // A weak int reduces at the default int (tinygrad/uop/weak.py default_dtype: int32 unless the
+  // values overflow it), so its max and min of nothing are int32's extremes, not int64's.
+  const unsigned bits = d == DType::WeakInt ? 32U : dtype_info(d).bits;
   switch (op) {
     case Op::ReduceSum: return zero_of(d);
     case Op::ReduceProd: return cast_scalar(Scalar::from_int(1), d);

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "render/byte_classes.hpp"
+#include "text/byte_classes.hpp"
 #include "render/digits.hpp"
 #include "render/fields.hpp"
 #include "render/float_repr.hpp"

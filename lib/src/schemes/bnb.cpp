@@ -31,6 +31,7 @@
 #include <cstring>
 #include <vector>
 
+#include "decode/scaled_runs.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -244,11 +245,9 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       float* dst = o.data();
       for (std::int64_t i = first; i < last;) {
         const std::int64_t b = i / blocksize, end = std::min(last, (b + 1) * blocksize);
-        const float s = scale(b);
-        for (; i < end; ++i) {
-          const auto byte = static_cast<std::uint8_t>(codes[i / 2]);
-          *dst++ = table[(i & 1) ? byte & 0x0F : byte >> 4] * s;
-        }
+        nibbles_lut_scaled(codes, true, i, end - i, table.data(), scale(b), dst);  // the high nibble first
+        dst += end - i;
+        i = end;
       }
     };
     return decoded_tensor(label, shape, std::move(decode), [=] {

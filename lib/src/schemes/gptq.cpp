@@ -16,11 +16,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "decode/half.hpp"
 #include "decode/packed_int.hpp"
 #include "decode/scaled_runs.hpp"
+#include "decode/word_strips.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
 #include "tensor_inspect/dtype.hpp"
@@ -31,6 +34,119 @@ namespace tensor_inspect {
 namespace {
 
 constexpr std::string_view kName = "gptq";
+// Logical rows a strip holds: 16 outputs' words are one 64-byte line of a qweight row.
+constexpr std::int64_t kGptqStripRows = 32;
+// Runs of one group shorter than this on average (act-order's g_idx) take the per-input
+// gather of each input's group instead of a run at a time.
+constexpr std::int64_t kGptqLongRun = 16;
+// Groups ahead whose scales and zeros a strip's tables prefetch.
+constexpr std::int64_t kGptqTableAhead = 8;
+
+// What a decode of one GPTQ tensor reads, fixed when the tensor is opened.
+struct GptqLayout {
+  std::shared_ptr<const MappedFile> wf, zf, sf;  // qweight, qzeros, scales
+  std::uint64_t wo = 0, zo = 0, so = 0;
+  std::int64_t out = 0, inn = 0, groups = 0, words = 0;  // words: qweight's rows, inn * bits / 32
+  int bits = 4, kind = 1;
+  bool v2 = false, act_order = false;
+  std::vector<std::int32_t> group_of;    // g_idx, or i / group_size
+  std::vector<std::int64_t> run_end_of;  // where the run of input i's group ends
+  std::uint64_t owner = 0;               // new_strip_owner()
+};
+
+// This thread's strip of the logical rows around r: their qweight words copied out in the
+// part's stored order ([row][qweight row]), with each row's scale and zero of every group
+// ([row][group]; the zero as the formula subtracts it).
+const WordStrip& gptq_strip(const GptqLayout& L, std::int64_t r) {
+  const std::int64_t row0 = r / kGptqStripRows * kGptqStripRows;
+  WordStrip& s = thread_strip(L.owner, row0);
+  if (s.owner == L.owner && s.first_row == row0) return s;
+  const std::int64_t rows = std::min(kGptqStripRows, L.out - row0), pack = 32 / L.bits;
+  const std::byte* qzb = L.zf->bytes().data() + L.zo;
+  const std::byte* scb = L.sf->bytes().data() + L.so;
+  s.owner = 0;
+  s.words.resize(static_cast<std::size_t>(rows * L.words));
+  copy_word_columns(L.wf->bytes().data() + L.wo, L.words, L.out, row0, rows, s.words.data());
+  s.scales.resize(static_cast<std::size_t>(rows * L.groups));
+  s.zeros.resize(static_cast<std::size_t>(rows * L.groups));
+  for (std::int64_t g = 0; g < L.groups; ++g) {
+    if (g + kGptqTableAhead < L.groups) {  // each group's scales and zeros are a row of their own
+      __builtin_prefetch(scb + (L.kind == 0 ? 4 : 2) * ((g + kGptqTableAhead) * L.out + row0));
+      __builtin_prefetch(qzb + 4 * ((g + kGptqTableAhead) * (L.out / pack) + row0 / pack));
+    }
+    for (std::int64_t j = 0; j < rows; ++j) {
+      const std::int64_t c = row0 + j;
+      const auto at = static_cast<std::size_t>(j * L.groups + g);
+      s.scales[at] = read_scale(scb, g * L.out + c, L.kind);
+      s.zeros[at] = static_cast<std::int32_t>(packed_field(qzb, g * (L.out / pack) + c / pack, L.bits, c % pack)) +
+                    (L.v2 ? 0 : 1);
+    }
+  }
+  s.owner = L.owner;
+  s.first_row = row0;
+  return s;
+}
+
+// Inputs [i, row_end) of output row r from the part itself, a word of every qweight row (a
+// strip too wide to keep).
+void gptq_row_direct(const GptqLayout& L, std::int64_t r, std::int64_t i, std::int64_t row_end, float* y) {
+  const std::byte* qwb = L.wf->bytes().data() + L.wo;
+  const std::byte* qzb = L.zf->bytes().data() + L.zo;
+  const std::byte* scb = L.sf->bytes().data() + L.so;
+  const int b = L.bits;
+  const std::int64_t pack = 32 / b, out = L.out;
+  const auto mask = static_cast<std::uint32_t>((1 << b) - 1);
+  while (i < row_end) {
+    const std::int64_t g = L.group_of[static_cast<std::size_t>(i)];
+    const std::int64_t run_end = std::min(row_end, L.run_end_of[static_cast<std::size_t>(i)]);
+    const float scale = read_scale(scb, g * out + r, L.kind);
+    const auto zero =
+        static_cast<std::int32_t>(packed_field(qzb, g * (out / pack) + r / pack, b, r % pack)) + (L.v2 ? 0 : 1);
+    if (b == 4) {  // the common case, eight codes a word
+      packed4_scaled(qwb + 4 * r, out, i, run_end - i, zero, scale, y);
+      y += run_end - i;
+      i = run_end;
+    }
+    while (i < run_end) {  // one stored word: up to `pack` codes of consecutive inputs
+      std::uint32_t word;
+      std::memcpy(&word, qwb + 4 * ((i / pack) * out + r), 4);
+      const std::int64_t field = i % pack, stop = std::min(run_end, i - field + pack);
+      word >>= static_cast<std::uint32_t>(b) * static_cast<std::uint32_t>(field);
+      for (; i < stop; ++i, word >>= b)
+        *y++ = scale * static_cast<float>(static_cast<std::int32_t>(word & mask) - zero);
+    }
+  }
+}
+
+// Elements [first, first + o.size()) in C order of [out, inn]: each output row's inputs from
+// this thread's strip of its rows, a run of one group at a time (its scale and zero read
+// once), or for act-order input by input with its group's.
+void gptq_decode(const GptqLayout& L, std::int64_t first, std::span<float> o) {
+  if (o.empty()) return;
+  const std::int64_t inn = L.inn, last = first + static_cast<std::int64_t>(o.size());
+  const bool strips =
+      L.words <= kStripMaxBytes / (kGptqStripRows * 4) && L.groups <= kStripMaxBytes / (kGptqStripRows * 8);
+  float* y = o.data();
+  for (std::int64_t idx = first; idx < last;) {
+    const std::int64_t r = idx / inn, i0 = idx % inn, row_end = std::min(inn, i0 + (last - idx));
+    if (!strips) {
+      gptq_row_direct(L, r, i0, row_end, y);
+    } else {
+      const WordStrip& s = gptq_strip(L, r);
+      const std::int64_t j = r - s.first_row;
+      const auto* w = reinterpret_cast<const std::byte*>(s.words.data() + j * L.words);
+      const float* sc = s.scales.data() + j * L.groups;
+      const std::int32_t* z = s.zeros.data() + j * L.groups;
+      if (L.act_order) {
+        packed_grouped(w, L.bits, i0, row_end - i0, L.group_of.data(), sc, z, y);
+      } else {
+        packed_runs(w, L.bits, i0, row_end - i0, L.group_of.data(), L.run_end_of.data(), sc, z, y);
+      }
+    }
+    y += row_end - i0;
+    idx += row_end - i0;
+  }
+}
 
 }  // namespace
 
@@ -150,68 +266,42 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
   const std::uint64_t wo = qw.offset, wn = qw.nbytes, zo = qz.offset, zn = qz.nbytes, so = sc.offset, sn = sc.nbytes;
   const std::uint64_t go = gi ? gi->offset : 0, gn = gi ? gi->nbytes : 0;
   const std::string g_name = gi ? gi->name : std::string(), file_name = in.file;
-  const int b = static_cast<int>(bits);
+  const std::int64_t words = qw.shape[0];
   e.details_for_write().loader = [=, label = "dequantize gptq '" + logical + "'"]() {
+    auto L = std::make_shared<GptqLayout>();
+    L->wf = wf, L->zf = zf, L->sf = sf, L->wo = wo, L->zo = zo, L->so = so;
+    L->out = out, L->inn = inn, L->groups = groups, L->words = words;
+    L->bits = static_cast<int>(bits), L->kind = kind, L->v2 = v2;
+    L->owner = new_strip_owner();
     // The group of each input row, checked once when the tensor is opened.
-    auto group_of = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(inn));
+    std::vector<std::int32_t>& group_of = L->group_of;
+    group_of.resize(static_cast<std::size_t>(inn));
     if (gf) {
       gf->fetch(go, gn);
-      std::memcpy(group_of->data(), gf->bytes().data() + go, static_cast<std::size_t>(gn));
+      std::memcpy(group_of.data(), gf->bytes().data() + go, static_cast<std::size_t>(gn));
       for (std::int64_t i = 0; i < inn; ++i)
-        if ((*group_of)[static_cast<std::size_t>(i)] < 0 || (*group_of)[static_cast<std::size_t>(i)] >= groups)
+        if (group_of[static_cast<std::size_t>(i)] < 0 || group_of[static_cast<std::size_t>(i)] >= groups)
           throw Error(ErrorCode::BadFile, file_name + ": tensor '" + logical + "': part '" + g_name +
                                               "' (gptq): g_idx[" + std::to_string(i) +
-                                              "] = " + std::to_string((*group_of)[static_cast<std::size_t>(i)]) +
+                                              "] = " + std::to_string(group_of[static_cast<std::size_t>(i)]) +
                                               " is not a group of 0.." + std::to_string(groups - 1));
     } else {
       for (std::int64_t i = 0; i < inn; ++i)
-        (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
+        group_of[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
     }
     // Where each input's run of one group ends (the next input of another group, or inn), so a
     // decode finds its runs without comparing every input's group.
-    auto run_end_of = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(inn));
+    std::vector<std::int64_t>& run_end_of = L->run_end_of;
+    run_end_of.resize(static_cast<std::size_t>(inn));
+    std::int64_t runs = 0;
     for (std::int64_t i = inn - 1; i >= 0; --i) {
       const auto k = static_cast<std::size_t>(i);
-      (*run_end_of)[k] = i + 1 < inn && (*group_of)[k + 1] == (*group_of)[k] ? (*run_end_of)[k + 1] : i + 1;
+      const bool joins = i + 1 < inn && group_of[k + 1] == group_of[k];
+      run_end_of[k] = joins ? run_end_of[k + 1] : i + 1;
+      runs += joins ? 0 : 1;
     }
-    RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
-      if (o.empty()) return;
-      const std::byte* qwb = wf->bytes().data() + wo;
-      const std::byte* qzb = zf->bytes().data() + zo;
-      const std::byte* scb = sf->bytes().data() + so;
-      const std::int32_t* g_of = group_of->data();
-      const std::int64_t* run_ends = run_end_of->data();
-      const auto mask = static_cast<std::uint32_t>((1 << b) - 1);
-      const std::int64_t last = first + static_cast<std::int64_t>(o.size());
-      float* y = o.data();
-      // Runs of inputs of one group within one output row: the group's scale and zero read
-      // once, the codes a word at a time (act-order's g_idx makes runs of one).
-      for (std::int64_t idx = first; idx < last;) {
-        const std::int64_t r = idx / inn, i0 = idx % inn, row_end = std::min(inn, i0 + (last - idx));
-        std::int64_t i = i0;
-        while (i < row_end) {
-          const std::int64_t g = g_of[i];
-          const std::int64_t run_end = std::min(row_end, run_ends[i]);
-          const float scale = read_scale(scb, g * out + r, kind);
-          const auto zero =
-              static_cast<std::int32_t>(packed_field(qzb, g * (out / pack) + r / pack, b, r % pack)) + (v2 ? 0 : 1);
-          if (b == 4) {  // the common case, eight codes a word
-            packed4_scaled(qwb + 4 * r, out, i, run_end - i, zero, scale, y);
-            y += run_end - i;
-            i = run_end;
-          }
-          while (i < run_end) {  // one stored word: up to `pack` codes of consecutive inputs
-            std::uint32_t word;
-            std::memcpy(&word, qwb + 4 * ((i / pack) * out + r), 4);
-            const std::int64_t field = i % pack, stop = std::min(run_end, i - field + pack);
-            word >>= static_cast<std::uint32_t>(b) * static_cast<std::uint32_t>(field);
-            for (; i < stop; ++i, word >>= b)
-              *y++ = scale * static_cast<float>(static_cast<std::int32_t>(word & mask) - zero);
-          }
-        }
-        idx += row_end - i0;
-      }
-    };
+    L->act_order = runs * kGptqLongRun > inn;
+    RangeDecode decode = [L](std::int64_t first, std::span<float> o) { gptq_decode(*L, first, o); };
     return decoded_tensor(label, Shape{out, inn}, std::move(decode), [=] {
       wf->fetch(wo, wn);
       zf->fetch(zo, zn);

@@ -14,11 +14,13 @@
 // quantize refuses others) is taken; where several fit (4-bit groups of 64 = 2-bit groups of
 // 128 = 8-bit groups of 32, the usual case) it is an error naming the tensor and the
 // config keys that would say which, never a guess.
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "decode/packed_int.hpp"
+#include "decode/scaled_runs.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
 
@@ -136,12 +138,19 @@ std::optional<LogicalTensor> build_with(const SchemeInput& in, const std::string
       const std::byte* wb = wf->bytes().data() + wo;
       const std::byte* sb = sf->bytes().data() + so;
       const std::byte* bb = bf->bytes().data() + bo;
-      const std::int64_t groups = inn / group;
-      for (std::size_t k = 0; k < o.size(); ++k) {
-        const std::int64_t idx = first + static_cast<std::int64_t>(k), r = idx / inn, i = idx % inn,
-                           g = r * groups + i / group;
-        const auto code = static_cast<float>(packed_field(wb, r * (inn / pack) + i / pack, nbits, i % pack));
-        o[k] = read_scale(sb, g, ks) * code + read_scale(bb, g, kb);
+      // Each row a group at a time: its scale and bias read once, then scale * code + bias.
+      const std::int64_t groups = inn / group, last = first + static_cast<std::int64_t>(o.size());
+      float* y = o.data();
+      for (std::int64_t idx = first; idx < last;) {
+        const std::int64_t r = idx / inn, i0 = idx % inn, row_end = std::min(inn, i0 + (last - idx));
+        for (std::int64_t i = i0; i < row_end;) {
+          const std::int64_t g = i / group, end = std::min(row_end, (g + 1) * group);
+          packed_affine(wb + 4 * r * (inn / pack), nbits, i, end - i, read_scale(sb, r * groups + g, ks),
+                        read_scale(bb, r * groups + g, kb), y + (i - i0));
+          i = end;
+        }
+        y += row_end - i0;
+        idx += row_end - i0;
       }
     };
     return decoded_tensor(label, Shape{out, inn}, std::move(decode), [=] {

@@ -8,9 +8,11 @@
 //   (modelopt/torch/quantization/qtensor/nvfp4_tensor.py NVFP4QTensor.dequantize: the
 //   per-block scale is q_per_block_scale.to(float32) * double_scale, then the unpacked
 //   values times it. Its e2m1_values table maps code 8 to +0, not -0; we follow it.)
+#include <algorithm>
 #include <cstring>
 
 #include "decode/minifloat.hpp"
+#include "decode/scaled_runs.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
 
@@ -75,12 +77,17 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       const std::byte* scales = sf->bytes().data() + so;
       float global;
       std::memcpy(&global, gf->bytes().data() + go, 4);
-      const std::int64_t groups = inn / group;
-      for (std::size_t k = 0; k < o.size(); ++k) {
-        const std::int64_t i = first + static_cast<std::int64_t>(k), r = i / inn, c = i % inn;
-        const float scale = e4m3[static_cast<std::uint8_t>(scales[r * groups + c / group])] * global;
-        const auto byte = static_cast<std::uint8_t>(codes[i / 2]);  // rows hold inn/2 bytes: i / 2 is row-major
-        o[k] = lut[(c & 1) ? byte >> 4 : byte & 0x0F] * scale;
+      // A group of `group` values at a time (rows hold whole groups: element i's group is
+      // i / group), its scale computed once.
+      const std::int64_t last = first + static_cast<std::int64_t>(o.size());
+      float* y = o.data();
+      for (std::int64_t i = first; i < last;) {
+        const std::int64_t block = i / group, end = std::min(last, (block + 1) * group);
+        const float scale = e4m3[static_cast<std::uint8_t>(scales[block])] * global;
+        // Rows hold inn/2 bytes: value i is a nibble of byte i / 2, the low one first.
+        nibbles_lut_scaled(codes, false, i, end - i, lut.data(), scale, y);
+        y += end - i;
+        i = end;
       }
     };
     return decoded_tensor(label, Shape{out, inn}, std::move(decode), [=] {

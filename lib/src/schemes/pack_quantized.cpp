@@ -12,10 +12,13 @@
 //   (neuralmagic/compressed-tensors compressors/quantized_compressors/pack_quantized.py:
 //   pack_to_int32 / unpack_from_int32 and decompress_weight; quantization/lifecycle/forward.py
 //   dequantize: (x_q - zero_point) * scale per group.)
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "decode/packed_int.hpp"
+#include "decode/scaled_runs.hpp"
 #include "loaders/decoded_tensor.hpp"
 #include "schemes/scheme.hpp"
 #include "tensor_inspect/error.hpp"
@@ -149,19 +152,34 @@ std::optional<LogicalTensor> build(const SchemeInput& in, const std::string& pre
       for (std::int64_t i = 0; i < inn; ++i)
         (*group_of)[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i / group_size);
     }
+    // Where each input's run of one group ends, so a row decodes a run at a time.
+    auto run_end_of = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(inn));
+    for (std::int64_t i = inn - 1; i >= 0; --i) {
+      const auto k = static_cast<std::size_t>(i);
+      (*run_end_of)[k] = i + 1 < inn && (*group_of)[k + 1] == (*group_of)[k] ? (*run_end_of)[k + 1] : i + 1;
+    }
+    // Each row a run of one group at a time: its scale and zero read once, the codes as
+    // scale * float(code - zero), zero the stored zero point (both offsets cancel) or the
+    // offset (symmetric): the bits of (q - z) * scale, as IEEE products commute.
     RangeDecode decode = [=](std::int64_t first, std::span<float> o) {
       if (o.empty()) return;
       const std::byte* wb = wf->bytes().data() + wo;
       const std::byte* sb = sf->bytes().data() + so;
       const std::byte* zb = zf ? zf->bytes().data() + zo : nullptr;
-      const std::int64_t words = (inn + pack - 1) / pack;
-      for (std::size_t k = 0; k < o.size(); ++k) {
-        const std::int64_t idx = first + static_cast<std::int64_t>(k), r = idx / inn, i = idx % inn;
-        const std::int64_t g = (*group_of)[static_cast<std::size_t>(i)];
-        const auto q = static_cast<std::int32_t>(packed_field(wb, r * words + i / pack, b, i % pack)) - offset;
-        const std::int32_t z =
-            zb ? static_cast<std::int32_t>(packed_field(zb, (r / pack) * groups + g, b, r % pack)) - offset : 0;
-        o[k] = static_cast<float>(q - z) * read_scale(sb, r * groups + g, kind);
+      const std::int64_t words = (inn + pack - 1) / pack, last = first + static_cast<std::int64_t>(o.size());
+      float* y = o.data();
+      for (std::int64_t idx = first; idx < last;) {
+        const std::int64_t r = idx / inn, i0 = idx % inn, row_end = std::min(inn, i0 + (last - idx));
+        for (std::int64_t i = i0; i < row_end;) {
+          const std::int64_t g = (*group_of)[static_cast<std::size_t>(i)];
+          const std::int64_t end = std::min(row_end, (*run_end_of)[static_cast<std::size_t>(i)]);
+          const std::int32_t zero =
+              zb ? static_cast<std::int32_t>(packed_field(zb, (r / pack) * groups + g, b, r % pack)) : offset;
+          packed_scaled(wb + 4 * r * words, b, i, end - i, zero, read_scale(sb, r * groups + g, kind), y + (i - i0));
+          i = end;
+        }
+        y += row_end - i0;
+        idx += row_end - i0;
       }
     };
     return decoded_tensor(label, Shape{out, inn}, std::move(decode), [=] {

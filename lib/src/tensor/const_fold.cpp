@@ -3,6 +3,7 @@
 // doubles, bools as 0/1; the result becomes `dtype.const(result)` (dtype.py).
 #include "tensor/const_fold.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -160,6 +161,12 @@ Tensor constant(const Shape& shape, DType dtype, const Scalar& v) { return Tenso
 
 std::optional<Tensor> finish(const std::optional<PyVal>& r, DType dtype, const Shape& shape) {
   if (!r || (r->kind != PyVal::Float && !in_range(r->i))) return std::nullopt;
+  // Over no elements nothing is converted: tinygrad's int() of a nan or inf never runs (an empty
+  // tensor has no kernel), so the cast of a nan to an int over an empty shape answers.
+  const bool empty = std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d == 0; });
+  if (empty && r->kind == PyVal::Float && !std::isfinite(r->f) && dtype_info(dtype).kind != DKind::Float &&
+      dtype_info(dtype).kind != DKind::Bool)
+    return constant(shape, dtype, cast_scalar(Scalar::from_int(0), dtype));
   std::optional<Scalar> v = to_const(*r, dtype);
   if (!v) return std::nullopt;
   return constant(shape, dtype, *v);

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "loaders/json_scan.hpp"
+#include "loaders/json_faults.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
@@ -45,13 +45,16 @@ class Findings {
     if (rule == "unsupported") s = Severity::Note;
     out_.push_back(Finding{s, format_ + "." + rule, where, offset, message});
   }
-  void error(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
+  void error(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset,
+             const std::string& m) {
     add(Severity::Error, rule, place, offset, m);
   }
-  void warning(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
+  void warning(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset,
+               const std::string& m) {
     add(Severity::Warning, rule, place, offset, m);
   }
-  void note(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset, const std::string& m) {
+  void note(const std::string& rule, const std::string& place, std::optional<std::uint64_t> offset,
+            const std::string& m) {
     add(Severity::Note, rule, place, offset, m);
   }
   /// Runs `f`; an Error it throws becomes one error finding of rule "structure".
@@ -76,11 +79,11 @@ class Findings {
   std::string prefix_;
 };
 
-// The JSON pass of validate's safetensors and index rules (loaders/json_scan.hpp).
+// The JSON policy of validate's safetensors and index rules (loaders/json_faults.hpp).
 using tensor_inspect::json_nesting;
-using tensor_inspect::json_scan;
 using tensor_inspect::JsonDuplicate;
 using tensor_inspect::JsonFault;
+using tensor_inspect::JsonFaults;
 
 /// The checkers, one per format (validate/<format>.cpp). `name` names the bytes in
 /// messages; `base` is the file offset of bytes[0] (a STORED zip member's data).
@@ -94,16 +97,25 @@ std::uint64_t check_pickle(std::span<const std::byte> bytes, std::uint64_t base,
 /// `scope.also_validated` for the mapping and sizes only), and metadata.total_size.
 /// Returns the tensors of shards whose faults are left to their own report, which the
 /// loader's pass over the index must not report again.
-std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope, Findings& f);
+std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope,
+                                  Findings& f);
 /// A torch.save file of either layout: the zip rules (check_zip "pytorch"), or the legacy
 /// layout's (check_legacy_pytorch) when it starts with the legacy magic number.
 void check_pytorch(const std::shared_ptr<const MappedFile>& file, Findings& f);
 /// The legacy torch.save layout (loaders/pytorch_legacy.hpp), read by the loader's own
 /// parser collecting every fault, and each of its five pickles' opcodes (check_pickle).
 void check_legacy_pytorch(std::span<const std::byte> bytes, Findings& f);
+/// An ONNX model (validate/onnx.cpp): the loader's parser collecting every fault.
+void check_onnx(std::span<const std::byte> bytes, Findings& f);
 /// A safetensors file's or index's quantization schemes (validate/schemes.cpp): each broken
 /// group of parts and a broken config.json beside it, as the scheme layer finds them.
 void check_schemes(LoadedFile loaded, Findings& f);
+/// An HDF5 image at bytes [base, base + size) of `file`, named `name` (validate/hdf5.cpp):
+/// the loader's walk with every fault collected, then the data libhdf5 decodes, read whole.
+void check_hdf5(const std::shared_ptr<const MappedFile>& file, std::uint64_t base, std::uint64_t size,
+                const std::string& name, Findings& f);
+/// A .keras archive: the zip rules, then its STORED model.weights.h5 by check_hdf5.
+void check_keras(const std::shared_ptr<const MappedFile>& file, Findings& f);
 /// Zip structure and CRCs; then each member by kind: "npz" checks .npy members,
 /// "pytorch" the data.pkl pickle.
 void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f);

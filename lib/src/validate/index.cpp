@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loaders/formats.hpp"
+#include "loaders/json_document.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "validate/findings.hpp"
@@ -34,14 +35,17 @@ bool among(const std::filesystem::path& shard, const std::vector<std::string>& p
 // the shards' tensor byte sizes (data_offsets end - begin) must equal it. An index without
 // the key (older writers) is not faulted.
 void check_total_size(const nlohmann::json& index, std::uint64_t stored, Findings& f) {
-  if (!index.contains("metadata") || !index["metadata"].is_object() || !index["metadata"].contains("total_size")) return;
+  if (!index.contains("metadata") || !index["metadata"].is_object() || !index["metadata"].contains("total_size"))
+    return;
   const nlohmann::json& v = index["metadata"]["total_size"];
   std::optional<std::uint64_t> total;
   if (v.is_number_unsigned()) total = v.get<std::uint64_t>();
-  else if (v.is_number_float() && v.get<double>() >= 0 && std::floor(v.get<double>()) == v.get<double>() && v.get<double>() < 1.8e19)
+  else if (v.is_number_float() && v.get<double>() >= 0 && std::floor(v.get<double>()) == v.get<double>() &&
+           v.get<double>() < 1.8e19)
     total = static_cast<std::uint64_t>(v.get<double>());  // 1.5e9 as some writers spell it
   if (!total) {
-    f.error("total_size", "key 'metadata.total_size'", std::nullopt, "total_size is " + v.dump() + ", not a byte count");
+    f.error("total_size", "key 'metadata.total_size'", std::nullopt,
+            "total_size is " + v.dump() + ", not a byte count");
     return;
   }
   if (*total != stored)
@@ -52,40 +56,40 @@ void check_total_size(const nlohmann::json& index, std::uint64_t stored, Finding
 
 }  // namespace
 
-std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope, Findings& f) {
+std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope,
+                                  Findings& f) {
   std::set<std::string> left_to_shards;
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
   if (text.size() > 100'000'000) {
-    f.error("size", "index", std::nullopt, "the index is " + std::to_string(text.size()) + " bytes, over the limit of 100000000");
+    f.error("size", "index", std::nullopt,
+            "the index is " + std::to_string(text.size()) + " bytes, over the limit of 100000000");
     return left_to_shards;
   }
   if (const int depth = json_nesting(text); depth > 16) {
-    f.error("depth", "index", std::nullopt, "the index nests " + std::to_string(depth) + " levels deep (an index has 3)");
+    f.error("depth", "index", std::nullopt,
+            "the index nests " + std::to_string(depth) + " levels deep (an index has 3)");
     return left_to_shards;
   }
   // Duplicate keys: Python's json (transformers) keeps the last mapping silently, the
   // loader refuses the index; a weight_map that names a tensor twice says two things.
-  if (const std::optional<JsonFault> bad = json_scan(text, [&](const JsonDuplicate& d) {
-        const std::string first = " (first at byte " + std::to_string(d.first) + ")";
-        if (d.object.empty())
-          f.error("duplicate_key", "key '" + d.key + "'", d.again, "key '" + d.key + "' appears again in the index" + first);
-        else if (d.object == "weight_map")
-          f.error("duplicate_key", "tensor '" + d.key + "'", d.again,
-                  "tensor '" + d.key + "' appears again in weight_map" + first + "; json.load keeps the last shard named");
-        else
-          f.error("duplicate_key", "'" + d.object + "' key '" + d.key + "'", d.again, "key '" + d.key + "' appears again in '" +
-                                                                                        d.object + "'" + first);
-      })) {
-    f.error("json", "index", bad->offset, "the index is not valid JSON: " + bad->what);
+  JsonFaults faults{[&](const JsonDuplicate& d) {
+    const std::string first = " (first at byte " + std::to_string(d.first) + ")";
+    if (d.object.empty())
+      f.error("duplicate_key", "key '" + d.key + "'", d.again,
+              "key '" + d.key + "' appears again in the index" + first);
+    else if (d.object == "weight_map")
+      f.error("duplicate_key", "tensor '" + d.key + "'", d.again,
+              "tensor '" + d.key + "' appears again in weight_map" + first + "; json.load keeps the last shard named");
+    else
+      f.error("duplicate_key", "'" + d.object + "' key '" + d.key + "'", d.again,
+              "key '" + d.key + "' appears again in '" + d.object + "'" + first);
+  }};
+  const std::optional<nlohmann::json> read = JsonDocument(text, file->name(), 0).collect(faults);
+  if (!read) {
+    f.error("json", "index", faults.fault->offset, "the index is not valid JSON: " + faults.fault->what);
     return left_to_shards;
   }
-  nlohmann::json index;
-  try {
-    index = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {  // json_scan read the same text: never
-    f.error("json", "index", 0, "the index is not valid JSON");
-    return left_to_shards;
-  }
+  const nlohmann::json& index = *read;
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
     f.error("weight_map", "index", std::nullopt, "the index has no \"weight_map\" object");
     return left_to_shards;
@@ -97,12 +101,14 @@ std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file,
       continue;
     }
     const std::string shard = it.value().get<std::string>();
-    if (shard.empty() || shard.front() == '/' || shard.find("..") != std::string::npos)
-      f.error("shard_name", "tensor '" + it.key() + "'", std::nullopt, "shard name '" + shard + "' leaves the index's directory");
+    // The loader's rule (loaders/index_shard.cpp), so validate passes what loading opens.
+    if (const std::string fault = index_shard_name_fault(shard); !fault.empty())
+      f.error("shard_name", "tensor '" + it.key() + "'", std::nullopt, "shard name '" + shard + "' " + fault);
     else by_shard[shard].insert(it.key());
   }
   // Beside the index as it was opened (a URL with its credentials), never as name() shows it.
-  const std::filesystem::path dir = std::filesystem::path(file->location().empty() ? file->name() : file->location()).parent_path();
+  const std::filesystem::path dir =
+      std::filesystem::path(file->location().empty() ? file->name() : file->location()).parent_path();
   // total_size is checked when every shard was read and holds what the index maps to it.
   bool sizes_known = true;
   std::uint64_t stored = 0;
@@ -144,13 +150,15 @@ std::set<std::string> check_index(const std::shared_ptr<const MappedFile>& file,
       for (const TensorEntry& e : part.tensors) {
         held.insert(e.name);
         if (!names.count(e.name))
-          f.error("unmapped", place + ": tensor '" + e.name + "'", std::nullopt, "the shard holds a tensor the index does not map to it");
+          f.error("unmapped", place + ": tensor '" + e.name + "'", std::nullopt,
+                  "the shard holds a tensor the index does not map to it");
         else stored += e.nbytes;
       }
       for (const std::string& n : names)
         if (!held.count(n)) {
           sizes_known = false;
-          f.error("unmapped", "tensor '" + n + "'", std::nullopt, "the index maps it to " + place + ", which does not hold it");
+          f.error("unmapped", "tensor '" + n + "'", std::nullopt,
+                  "the index maps it to " + place + ", which does not hold it");
         }
     } catch (const Error& e) {
       sizes_known = false;

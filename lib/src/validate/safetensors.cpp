@@ -7,6 +7,13 @@
 //   3. the data: each tensor's [begin, end) holds prod(shape) * bits / 8 bytes (whole bytes), and the
 //      ranges tile the data exactly (no overlap, no hole, nothing after the last).
 // The data starting at a multiple of 8 (writers pad the header) is a warning.
+//
+// The JSON is read by the loaders' one JSON reader (loaders/json_document.hpp) under its
+// collecting policy: every duplicate key and the first syntax fault, at their file bytes.
+// The rules below then look at the document rather than at the loader's header parser
+// (loaders/safetensors_header.cpp), for a reason: that parser reads each entry straight
+// into a TensorEntry on the fast path and skips what it does not need (unknown keys, the
+// kind of a wrong value), where validate names every such value by its JSON kind and text.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -16,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loaders/byte_reader.hpp"
+#include "loaders/json_document.hpp"
 #include "tensor_inspect/dtype.hpp"
 #include "validate/findings.hpp"
 
@@ -58,12 +66,14 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
   ByteReader r(bytes, f.prefix().empty() ? "file" : f.prefix());
   const std::uint64_t n = r.u64le("header length");
   if (n > kMaxHeader) {
-    f.error("header_length", "header", 0, "header length " + std::to_string(n) + " exceeds the limit of 100000000 bytes");
+    f.error("header_length", "header", 0,
+            "header length " + std::to_string(n) + " exceeds the limit of 100000000 bytes");
     return;
   }
   if (n > r.remaining()) {
     f.error("header_length", "header", 0,
-            "header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(bytes.size()) + " bytes)");
+            "header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(bytes.size()) +
+                " bytes)");
     return;
   }
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, n);
@@ -79,30 +89,30 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
   }
   const std::string_view json_text = text.substr(0, text.find_last_not_of(std::string_view("\0 ", 2)) + 1);
   if (const int depth = json_nesting(json_text); depth > kMaxDepth) {
-    f.error("depth", "header", 8, "the header nests " + std::to_string(depth) + " levels deep (a safetensors header has 3)");
+    f.error("depth", "header", 8,
+            "the header nests " + std::to_string(depth) + " levels deep (a safetensors header has 3)");
     return;
   }
   // Duplicate keys: nlohmann and Python's json keep the last, safetensors (serde) refuses the file.
-  if (const std::optional<JsonFault> bad = json_scan(json_text, [&](const JsonDuplicate& d) {
-        const std::string first = " (first at byte " + std::to_string(8 + d.first) + ")";
-        if (d.object.empty())
-          f.error("duplicate_key", d.key == "__metadata__" ? d.key : quoted(d.key), 8 + d.again,
-                  (d.key == "__metadata__" ? d.key : quoted(d.key)) + " appears again in the header" + first);
-        else if (d.object == "__metadata__")
-          f.error("duplicate_key", "__metadata__ '" + d.key + "'", 8 + d.again, "metadata key '" + d.key + "' appears again" + first);
-        else
-          f.error("duplicate_key", quoted(d.object), 8 + d.again, "key '" + d.key + "' appears again in the entry" + first);
-      })) {
-    f.error("json", "header", 8 + bad->offset, "the header is not valid JSON: " + bad->what);
+  // The loaders' JSON reader collects them, and the first syntax fault, at their file bytes.
+  JsonFaults faults{[&](const JsonDuplicate& d) {
+    const std::string first = " (first at byte " + std::to_string(d.first) + ")";
+    if (d.object.empty())
+      f.error("duplicate_key", d.key == "__metadata__" ? d.key : quoted(d.key), d.again,
+              (d.key == "__metadata__" ? d.key : quoted(d.key)) + " appears again in the header" + first);
+    else if (d.object == "__metadata__")
+      f.error("duplicate_key", "__metadata__ '" + d.key + "'", d.again,
+              "metadata key '" + d.key + "' appears again" + first);
+    else
+      f.error("duplicate_key", quoted(d.object), d.again, "key '" + d.key + "' appears again in the entry" + first);
+  }};
+  const std::string file = f.prefix().empty() ? "file" : f.prefix();
+  const std::optional<nlohmann::json> read = JsonDocument(json_text, file, 8).collect(faults);
+  if (!read) {
+    f.error("json", "header", faults.fault->offset, "the header is not valid JSON: " + faults.fault->what);
     return;
   }
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception&) {  // json_scan read the same text: never
-    f.error("json", "header", 8, "the header is not valid JSON");
-    return;
-  }
+  const nlohmann::json& header = *read;
   if (!header.is_object()) {
     f.error("json", "header", 8, std::string("the header is a JSON ") + header.type_name() + ", not an object");
     return;
@@ -113,13 +123,15 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     const nlohmann::json& v = it.value();
     if (name == "__metadata__") {
       if (!v.is_object()) {
-        f.error("metadata", "__metadata__", std::nullopt, "__metadata__ is " + with_article(v.type_name()) + ", not an object");
+        f.error("metadata", "__metadata__", std::nullopt,
+                "__metadata__ is " + with_article(v.type_name()) + ", not an object");
         continue;
       }
       for (auto m = v.begin(); m != v.end(); ++m)
         if (!m.value().is_string())
           f.error("metadata", "__metadata__ '" + m.key() + "'", std::nullopt,
-                  "metadata value is " + with_article(m.value().type_name()) + "; safetensors metadata maps strings to strings");
+                  "metadata value is " + with_article(m.value().type_name()) +
+                      "; safetensors metadata maps strings to strings");
       continue;
     }
     const std::string place = quoted(name);
@@ -129,7 +141,8 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     }
     for (auto k = v.begin(); k != v.end(); ++k)
       if (k.key() != "dtype" && k.key() != "shape" && k.key() != "data_offsets")
-        f.error("entry_key", place, std::nullopt, "unknown key '" + k.key() + "' (allowed: dtype, shape, data_offsets)");
+        f.error("entry_key", place, std::nullopt,
+                "unknown key '" + k.key() + "' (allowed: dtype, shape, data_offsets)");
     std::optional<std::uint64_t> bits;
     if (!v.contains("dtype") || !v["dtype"].is_string()) {
       f.error("dtype", place, std::nullopt, "no \"dtype\" string");
@@ -144,7 +157,8 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     } else {
       for (const auto& d : v["shape"]) {
         if (!d.is_number_unsigned()) {
-          f.error("shape", place, std::nullopt, "shape " + v["shape"].dump() + " holds " + d.dump() + ", not a size >= 0");
+          f.error("shape", place, std::nullopt,
+                  "shape " + v["shape"].dump() + " holds " + d.dump() + ", not a size >= 0");
           numel = false;
           break;
         }
@@ -160,7 +174,8 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
       }
     }
     const nlohmann::json* off = v.contains("data_offsets") ? &v["data_offsets"] : nullptr;
-    if (!off || !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() || !(*off)[1].is_number_unsigned()) {
+    if (!off || !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
+        !(*off)[1].is_number_unsigned()) {
       f.error("data_offsets", place, std::nullopt, "\"data_offsets\" is not [begin, end] of two sizes >= 0");
       continue;
     }
@@ -176,7 +191,8 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     const std::optional<std::uint64_t> bit_size = bits && numel ? mul_in_range(count, *bits) : std::nullopt;
     const std::uint64_t total_bits = bit_size.value_or(0);
     if (bits && numel && !bit_size)
-      f.error("size", place, data_start + begin, "shape " + v["shape"].dump() + " of " + v["dtype"].get<std::string>() + " overflows");
+      f.error("size", place, data_start + begin,
+              "shape " + v["shape"].dump() + " of " + v["dtype"].get<std::string>() + " overflows");
     else if (bits && numel && total_bits % 8 != 0)
       f.error("size", place, data_start + begin,
               std::to_string(count) + " elements of " + v["dtype"].get<std::string>() + " do not fill whole bytes");
@@ -195,10 +211,12 @@ void check_safetensors(std::span<const std::byte> bytes, Findings& f) {
     if (x.begin < covered && x.begin != x.end) {
       f.error("overlap", quoted(x.name), data_start + x.begin,
               "data_offsets [" + std::to_string(x.begin) + ", " + std::to_string(x.end) + ") overlap " +
-                  (prev ? quoted(prev->name) : std::string("another tensor")) + " (up to " + std::to_string(covered) + ")");
+                  (prev ? quoted(prev->name) : std::string("another tensor")) + " (up to " + std::to_string(covered) +
+                  ")");
     } else if (x.begin > covered) {
-      f.error("hole", quoted(x.name), data_start + covered,
-              "bytes [" + std::to_string(covered) + ", " + std::to_string(x.begin) + ") of the data belong to no tensor");
+      f.error(
+          "hole", quoted(x.name), data_start + covered,
+          "bytes [" + std::to_string(covered) + ", " + std::to_string(x.begin) + ") of the data belong to no tensor");
     }
     if (x.end >= covered) {
       covered = x.end;

@@ -154,8 +154,9 @@ void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string&
     }
     const std::string method = "compression method " + std::to_string(st.comp_method) + " (" + zip_method_name(st.comp_method) + ")";
     if (!format_reads(kind, st.comp_method)) {
-      const std::string readers = kind == "npz" ? "numpy reads STORED, DEFLATED, BZIP2 and LZMA members"
-                                                : "torch.load reads STORED and DEFLATED members";
+      const std::string readers = kind == "npz"     ? "numpy reads STORED, DEFLATED, BZIP2 and LZMA members"
+                                  : kind == "keras" ? "Keras writes STORED members"
+                                                    : "torch.load reads STORED and DEFLATED members";
       if (kind == "npz" || !zip_method_readable(st.comp_method)) {
         f.error("method", place, std::nullopt, method + ": " + readers);
         continue;

@@ -1,0 +1,28 @@
+// app/term/removed_on_signal.hpp — files a run is half-way through making (--plot's temporary
+// PNGs), removed when SIGINT, SIGTERM or SIGHUP ends the process, which runs no destructor.
+//
+//   const RemovalTicket* t = remove_on_signal(tmp);   // after creating tmp
+//   ...                                                // Ctrl-C here: tmp is unlinked, then the
+//   ::rename(tmp, path);                               //   process ends by the signal as before
+//   forget_on_signal(t);                               // after renaming or removing tmp
+//
+// The handler calls only unlink(2) and raise(3) (async-signal-safe) on paths stored when they
+// were registered, then ends the process by the same signal, so the exit status a shell sees
+// is unchanged (130 for Ctrl-C). Handlers are installed on the first registration, and not
+// for a signal the process was started ignoring (nohup, a background job of a script).
+#pragma once
+
+#include <string>
+
+namespace tensor_inspect::app {
+
+struct RemovalTicket;
+
+/// Registers `path` (a file this process created) for removal by the signals above; returns
+/// the ticket forget_on_signal takes. Main thread only.
+const RemovalTicket* remove_on_signal(const std::string& path);
+
+/// Stops removing the ticket's path (renamed into place, or removed already). Main thread only.
+void forget_on_signal(const RemovalTicket* ticket);
+
+}  // namespace tensor_inspect::app

@@ -1,0 +1,199 @@
+"""The tool's side of scripts/diff-tinygrad.py and the documented kinds of remaining difference
+(docs/parity.md): running tensor-inspect on a case, comparing its answer with tinygrad's bit for bit, and
+putting each disagreement in the first documented kind whose test it passes.
+"""
+import json, math, re, subprocess
+
+
+# ------------------------------------------------------------------------------------------------ tool side
+
+def enc_tool(v):
+  if isinstance(v, list): return [enc_tool(e) for e in v]
+  if isinstance(v, float):
+    if math.isnan(v): return "nan"
+    if math.isinf(v): return "inf" if v > 0 else "-inf"
+    return {"f": v.hex()}
+  return v
+
+def run_tool(binary, case):
+  args = [binary, "--json", "--json-nonfinite", "python"]
+  if case["dtype"]: args += ["--dtype", case["dtype"]]
+  args += ["-e", case["expr"], "--", case["input"]]
+  try:
+    p = subprocess.run(args, capture_output=True, text=True, timeout=30)
+  except subprocess.TimeoutExpired:
+    return {"ok": False, "error": "tool timeout", "bad": True}
+  if p.returncode != 0:
+    bad = p.returncode != 2 or p.stdout.strip() and json.loads(p.stdout).get("kind") != "error" \
+          or len(p.stderr.strip().splitlines()) != 1
+    return {"ok": False, "error": p.stderr.strip()[:200], "bad": bool(bad)}
+  j = json.loads(p.stdout)
+  res = {k: j[k] for k in ("format", "shape", "itemsize", "nbytes", "dtype")}
+  res["tolist"] = enc_tool(j["tolist"])
+  return {"ok": True, "result": res}
+
+def same(a, b):
+  """bit-for-bit equality of encoded values; a bool is not an int"""
+  if type(a) is not type(b): return False
+  if isinstance(a, list): return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+  return a == b
+
+def compare(tg, tool):
+  """None when they agree, else the nature of the disagreement"""
+  if tool.get("bad"): return "tool-crash-or-bad-refusal"
+  if not tg["ok"] and not tool["ok"]: return None
+  if not tg["ok"]: return "tinygrad-raises"
+  if not tool["ok"]: return "tool-refuses"
+  a, b = tg["result"], tool["result"]
+  for k in ("dtype", "format", "shape", "itemsize", "nbytes"):
+    if a[k] != b[k]: return k
+  return None if same(a["tolist"], b["tolist"]) else "value"
+
+def show(v):
+  if isinstance(v, list): return "[" + ", ".join(show(e) for e in v) + "]"
+  if isinstance(v, dict): return repr(float.fromhex(v["f"]))
+  return repr(v)
+
+def describe(r):
+  if not r["ok"]: return "error: " + r["error"]
+  x = r["result"]
+  return f"{x['dtype']} {x['shape']} {show(x['tolist'])}"[:300]
+
+def same_but_zero_sign(a, b):
+  if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(same_but_zero_sign(x, y) for x, y in zip(a, b))
+  if isinstance(a, dict) and isinstance(b, dict): return float.fromhex(a["f"]) == float.fromhex(b["f"])
+  return same(a, b)
+
+TOOL = {"bin": "build/tensor-inspect"}
+
+def receivers(expr, method):
+  """the text of each receiver `R` of `R.method(` in expr (the generator's expressions are fully parenthesized)"""
+  out, i = [], expr.find("." + method + "(")
+  while i >= 0:
+    j = i
+    if expr[j - 1] in ")]":
+      depth = 0
+      while j > 0:
+        j -= 1
+        if expr[j] in ")]": depth += 1
+        elif expr[j] in "([": depth -= 1
+        if depth == 0:
+          # a call or subscript: keep going left over the callee / subscripted expression
+          if j > 0 and (expr[j - 1].isalnum() or expr[j - 1] in "._)]"):
+            if expr[j - 1] in ")]": continue
+            while j > 0 and (expr[j - 1].isalnum() or expr[j - 1] in "._"): j -= 1
+            if j > 0 and expr[j - 1] in ")]": continue
+          break
+    else:
+      while j > 0 and (expr[j - 1].isalnum() or expr[j - 1] == "_"): j -= 1
+    out.append(expr[j:i])
+    i = expr.find("." + method + "(", i + 1)
+  return out
+
+def tool_says_true(case, expr):
+  r = run_tool(TOOL["bin"], {**case, "expr": expr})
+  return r["ok"] and r["result"]["tolist"] is True
+
+def arg_over_nan(case):
+  """whether an argmax/argmin of the case reduces a tensor holding a nan (as the tool computes it)"""
+  return any(tool_says_true(case, f"({r}).isnan().any()") for m in ("argmax", "argmin") for r in receivers(case["expr"], m))
+
+def pow_operands(expr):
+  """(base text, exponent text) of each `(A ** B)` in expr (the generator parenthesizes every binary op)"""
+  out, i = [], expr.find(" ** ")
+  while i >= 0:
+    depth, j = 0, i
+    while j > 0:
+      j -= 1
+      if expr[j] in ")]": depth += 1
+      elif expr[j] in "([":
+        if depth == 0: break
+        depth -= 1
+    depth, k = 0, i + 4
+    while k < len(expr):
+      if expr[k] in "([": depth += 1
+      elif expr[k] in ")]":
+        if depth == 0: break
+        depth -= 1
+      k += 1
+    out.append((expr[j + 1:i], expr[i + 4:k]))
+    i = expr.find(" ** ", i + 1)
+  return out
+
+def int_operand(case, text):
+  """whether an operand is an int or bool: a Python int/bool literal, or an int or bool tensor as the tool types it"""
+  if re.fullmatch(r"-?\d+|True|False", text.strip()): return True
+  if re.fullmatch(r"-?[\d.e+-]+|float\('-?(nan|inf)'\)", text.strip()): return False
+  r = run_tool(TOOL["bin"], {**case, "expr": text})
+  return r["ok"] and r["result"]["dtype"] in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+
+def int_pow(case):
+  return any(int_operand(case, a) and int_operand(case, b) for a, b in pow_operands(case["expr"]))
+
+INT_BITS = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
+            "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1), "uint64": (0, 2**64 - 1)}
+
+def divisor_out_of_range(case):
+  """an int // or % by a Python int the case's int dtype cannot hold (uint8 x // 300, uint32 x % -128)"""
+  lo, hi = INT_BITS.get(case["dtype"] or "int32", (None, None))
+  if lo is None: return False
+  return any(not lo <= int(m) <= hi for m in re.findall(r"(?://|%) \(?(-?\d+)\)?(?![\d.e])", case["expr"]))
+
+MANT = {"float64": 52, "float32": 23, "float16": 10, "bfloat16": 7, "fp8e4m3": 3, "fp8e5m2": 2}
+
+def within_ulps(a, b, mant, n=4):
+  """every element equal, or both finite floats at most n units in the last place of the dtype apart"""
+  if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(within_ulps(x, y, mant, n) for x, y in zip(a, b))
+  if isinstance(a, dict) and isinstance(b, dict):
+    x, y = float.fromhex(a["f"]), float.fromhex(b["f"])
+    if x == y: return True
+    return abs(x - y) <= n * 2.0 ** (math.frexp(max(abs(x), abs(y)))[1] - 1 - mant)
+  return same(a, b)
+
+def last_bits(c, n, a, b):
+  r = a["result"]
+  return n == "value" and r["dtype"] in MANT and within_ulps(r["tolist"], b["result"]["tolist"], MANT[r["dtype"]])
+
+# The documented kinds of remaining difference (docs/parity.md): each
+# disagreement is put in the first kind whose test it passes, else "undocumented: ...".
+DOCUMENTED = [
+  ("DEV=PYTHON differs from tinygrad's compiled CPU backend, whose answer the tool gives",
+   lambda c, n, a, b: n == "python-backend"),
+  ("nan or inf cast to an int: DEV=PYTHON raises, compiled CPU gives INT_MIN",
+   lambda c, n, a, b: not a["ok"] and "cannot convert float" in a["error"]),
+  ("DEV=PYTHON fails on an int result it computed as a Python float (int ** int tensor)",
+   lambda c, n, a, b: not a["ok"] and ("invalid type for format" in a["error"] or "struct.error" in a["error"]
+                                       or "unsupported operand type(s)" in a["error"])),
+  ("tinygrad fails inside its own lowering of an int ** (its verifier rejects the graph, an assertion, a hang)",
+   lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and any(t.startswith("pow_") for t in c["tags"])
+                      and a["error"].startswith(("RuntimeError: UOp verification failed", "AssertionError", "TimeoutError",
+                                                 "IndexError: shape mismatch"))),
+  ("int ** int: tinygrad lowers POW through log2/exp2 in the int dtype itself, each step truncated ('TODO: int pow')",
+   lambda c, n, a, b: n in ("value", "tinygrad-raises") and b["ok"] and int_pow(c)),
+  ("a divisor tinygrad's rewrite folds to a constant 0 (a pad region, a comparison or reduction of constants): it raises",
+   lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and a["error"].startswith("ZeroDivisionError")),
+  ("a Python int beyond 64 bits in the expression: tinygrad wraps it, the tool refuses",
+   lambda c, n, a, b: n == "tool-refuses" and ("out of the 64-bit range" in b["error"] or "is too large" in b["error"])),
+  ("a bitwise op on floats: refused at once; tinygrad raises only when a kernel runs, so not for an empty tensor",
+   lambda c, n, a, b: n == "tool-refuses" and "unsupported operand dtype for" in b["error"] and a["result"]["shape"] == [0]),
+  ("sign of a zero: trunc/floor of -0.0 and -0.5 (Python's math.trunc), -0.0 constants",
+   lambda c, n, a, b: n == "value" and same_but_zero_sign(a["result"]["tolist"], b["result"]["tolist"])),
+  ("a 0-d constant: tinygrad's own folds the tool does not make (x == x of nan, transcendentals, bitcasts, >64-bit ints)",
+   lambda c, n, a, b: not c["input"].startswith("[") and "constructor" not in c["tags"]),
+  ("a bitwise op on floats over no elements, consumed by a reduction: tinygrad raises when the reduce kernel runs",
+   lambda c, n, a, b: n == "tinygrad-raises" and "UOp verification failed" in a["error"] and b["ok"]
+                      and any(t in ("bitwise_scalar", "bitwise_rscalar") for t in c["tags"])),
+  ("argmax/argmin over a nan: which max tinygrad's optimized reduce kernel compares against",
+   lambda c, n, a, b: n == "value" and any(t in ("argmax", "argmin") for t in c["tags"]) and arg_over_nan(c)),
+  ("int // or % by a Python int outside the dtype: tinygrad's divandmod reasons on the exact int",
+   lambda c, n, a, b: n == "value" and divisor_out_of_range(c)),
+  ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph (fused reduce order, constants folded in double)",
+   last_bits),
+]
+
+def kind_of(case, nature, tg, tool):
+  for name, test in DOCUMENTED:
+    try:
+      if test(case, nature, tg, tool): return name
+    except Exception: pass
+  return "undocumented: " + nature + ":" + "+".join(case["tags"])
