@@ -243,4 +243,17 @@ std::vector<Hdf5Dataset> hdf5_datasets(const Hdf5File& file, const Hdf5Faults& f
   return out;
 }
 
+void probe_hdf5_structures(const Hdf5File& file) {
+  const std::vector<Hdf5Dataset> datasets = hdf5_datasets(file, [](const Hdf5Fault&) {});
+  auto lock = hdf5_lock();
+  for (const Hdf5Dataset& d : datasets) {
+    if (d.layout != "chunked") continue;
+    Hdf5Id dset(H5Dopen2(file.id(), d.name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dset.ok()) continue;
+    Hdf5Id space(H5Dget_space(dset.get()), H5Sclose);
+    hsize_t allocated = 0;
+    if (space.ok()) (void)H5Dget_num_chunks(dset.get(), space.get(), &allocated);
+  }
+}
+
 }  // namespace tensor_inspect

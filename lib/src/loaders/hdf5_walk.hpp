@@ -78,4 +78,10 @@ Hdf5Faults throw_hdf5_fault(const std::string& name);
 /// a fault of rule "limit" naming it.
 std::vector<Hdf5Dataset> hdf5_datasets(const Hdf5File& file, const Hdf5Faults& fault);
 
+/// Makes every libhdf5 call the loader and validate make on the file's structures (the
+/// walk above, and a count of each chunked dataset's allocated chunks, which reads its
+/// whole chunk index), ignoring faults: Hdf5File::open runs it in a child process
+/// (child_probe.hpp), where a crash of libhdf5 on a malformed file costs only the child.
+void probe_hdf5_structures(const Hdf5File& file);
+
 }  // namespace tensor_inspect
