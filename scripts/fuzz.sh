@@ -60,6 +60,13 @@ for h in "${harnesses[@]}"; do
   args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
         -artifact_prefix="fuzz/crashes/$h/")
   [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
+  # libhdf5 (not ours, not instrumented) mallocs a chunk's or a metadata entry's length as the
+  # file declares it (4 GiB from 10 KiB of input) and only then finds it past the end of the
+  # file: the block is never touched (peak RSS of such an input in the Release build: 15 MiB).
+  # libFuzzer's per-malloc limit (the RSS limit by default) would report each such reservation;
+  # for this harness it is raised to ASan's largest allocation (1 TiB), and the 2 GiB RSS limit
+  # still catches memory actually used.
+  [ "$h" = hdf5 ] && args+=(-malloc_limit_mb=1048576)
   dict=$(dict_of "$h")
   [ -n "$dict" ] && args+=(-dict="$dict")
   log=fuzz/crashes/$h.log
