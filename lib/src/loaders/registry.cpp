@@ -24,6 +24,7 @@ const std::vector<FormatInfo>& formats() {
       {"gguf", {".gguf"}, sniff_gguf, open_gguf, list_gguf},
       {"safetensors", {".safetensors"}, sniff_safetensors, open_safetensors, nullptr},
       {"safetensors-index", {".index.json"}, sniff_safetensors_index, open_safetensors_index, nullptr},
+      {"dcp", {".metadata"}, sniff_dcp, open_dcp, nullptr},
       {"pytorch", {".pt", ".pth", ".ckpt"}, sniff_pytorch, open_pytorch, nullptr},
       {"npz", {".npz"}, sniff_npz, open_npz, nullptr},
       {"hdf5", {".h5", ".hdf5"}, sniff_hdf5, open_hdf5, nullptr},
