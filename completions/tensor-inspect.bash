@@ -83,7 +83,7 @@ _tensor_inspect() {
   case $prev in
     --dtype | --raw | --default-float | --default-int)
       COMPREPLY=($(compgen -W "$dtypes" -- "$cur")); return ;;
-    --format) COMPREPLY=($(compgen -W "npy npz safetensors safetensors-index gguf pytorch onnx hdf5 keras" -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W "npy npz safetensors safetensors-index gguf pytorch dcp onnx hdf5 keras" -- "$cur")); return ;;
     --byte-order) COMPREPLY=($(compgen -W "little big" -- "$cur")); return ;;
     --json-nonfinite) COMPREPLY=($(compgen -W "string python" -- "$cur")); return ;;
     --graph) COMPREPLY=($(compgen -W "text dot" -- "$cur")); ((${#COMPREPLY[@]})) && return ;;  # else options or INPUT

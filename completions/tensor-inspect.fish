@@ -63,7 +63,7 @@ complete -c tensor-inspect -n __tensor_inspect_main -l stored -d 'quantized weig
 complete -c tensor-inspect -n __tensor_inspect_main -l meta -d 'show metadata'
 complete -c tensor-inspect -n __tensor_inspect_main -l list0 -d 'tensor names, NUL-ended, for scripts'
 complete -c tensor-inspect -n __tensor_inspect_main -l overview -d 'grouped tensors, totals, architecture facts'
-complete -c tensor-inspect -n __tensor_inspect_main -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch onnx hdf5 keras'
+complete -c tensor-inspect -n __tensor_inspect_main -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch dcp onnx hdf5 keras'
 complete -c tensor-inspect -n __tensor_inspect_main -l raw -x -a "$dtypes" -d 'raw bytes of this dtype'
 complete -c tensor-inspect -n __tensor_inspect_main -l shape -x -d 'shape of raw data'
 complete -c tensor-inspect -n __tensor_inspect_main -l offset -x -d 'bytes to skip'

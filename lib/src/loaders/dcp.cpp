@@ -154,7 +154,8 @@ LoadedFile open_dcp(std::shared_ptr<const MappedFile> file) {
   file->fetch(0, file->size());
   const DcpMetadata m = parse_dcp_metadata(file->bytes(), name);
   // The .distcp files lie beside the .metadata, opened as it was (a URL with its credentials).
-  const std::filesystem::path dir = std::filesystem::path(file->location().empty() ? name : file->location()).parent_path();
+  const std::filesystem::path dir =
+      std::filesystem::path(file->location().empty() ? name : file->location()).parent_path();
   auto folder = std::make_shared<DcpFolder>(name, dir);
   LoadedFile out;
   out.path = name;

@@ -8,6 +8,7 @@
 
 #include "loaders/formats.hpp"
 #include "loaders/pickle.hpp"
+#include "loaders/pytorch_objects.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -20,33 +21,6 @@ using Kind = PickleValue::Kind;
 constexpr std::string_view kDcpModule = "torch.distributed.checkpoint.metadata.";
 constexpr std::string_view kDcpShardModule = "torch.distributed._shard.sharded_tensor.metadata.";
 constexpr std::size_t kDcpMaxDims = 64;
-
-// torch's dtypes by the name their pickle gives (str(dtype) without "torch."), with the
-// dtype values come out as (none for those tinygrad lacks) and bytes per element
-// (c10/core/ScalarType.h).
-struct DcpDType {
-  std::string_view name;
-  std::optional<DType> dtype;
-  std::uint64_t itemsize;
-};
-constexpr DcpDType kDcpDTypes[] = {
-    {"float32", DType::Float32, 4},  {"float64", DType::Float64, 8},    {"float16", DType::Float16, 2},
-    {"bfloat16", DType::BFloat16, 2}, {"int8", DType::Int8, 1},          {"int16", DType::Int16, 2},
-    {"int32", DType::Int32, 4},      {"int64", DType::Int64, 8},        {"uint8", DType::UInt8, 1},
-    {"uint16", DType::UInt16, 2},    {"uint32", DType::UInt32, 4},      {"uint64", DType::UInt64, 8},
-    {"bool", DType::Bool, 1},        {"float8_e4m3fn", DType::FP8E4M3, 1}, {"float8_e5m2", DType::FP8E5M2, 1},
-    {"complex32", std::nullopt, 4},  {"complex64", std::nullopt, 8},    {"complex128", std::nullopt, 16},
-    {"float8_e4m3fnuz", std::nullopt, 1}, {"float8_e5m2fnuz", std::nullopt, 1}, {"float8_e8m0fnu", std::nullopt, 1},
-    {"qint8", std::nullopt, 1},      {"quint8", std::nullopt, 1},       {"qint32", std::nullopt, 4},
-};
-
-const DcpDType* dcp_dtype(std::string_view global) {
-  if (!global.starts_with("torch.")) return nullptr;
-  global.remove_prefix(6);
-  for (const DcpDType& d : kDcpDTypes)
-    if (d.name == global) return &d;
-  return nullptr;
-}
 
 bool is_dcp_class(std::string_view name, std::string_view cls) {
   if (name.starts_with(kDcpModule)) return name.substr(kDcpModule.size()) == cls;
@@ -74,8 +48,9 @@ class DcpMetadataReader {
         stop("class", "", g.at, "class '" + g.name + "' is not one torch.distributed.checkpoint writes: refused "
                                 "(nothing is imported or run)");
     const PickleValue& root = *p.root;
-    if (!is_object(root, "Metadata")) stop("structure", "", root.at, "the pickle holds a " + pickle_type_name(root) +
-                                                                         ", not a torch.distributed.checkpoint Metadata");
+    if (!is_object(root, "Metadata"))
+      stop("structure", "", root.at,
+           "the pickle holds a " + pickle_type_name(root) + ", not a torch.distributed.checkpoint Metadata");
     const PickleValue* state = root.state;
     if (!state || state->kind != Kind::Dict) stop("structure", "Metadata", root.at, "no __dict__ state");
     const PickleValue* sdm = field(*state, "state_dict_metadata");
@@ -92,7 +67,8 @@ class DcpMetadataReader {
       }
       if (is_object(value, "BytesStorageMetadata")) out_.bytes_entries.push_back(key.text);
       else if (is_object(value, "TensorStorageMetadata")) read_tensor(key.text, value);
-      else fault("structure", "'" + key.text + "'", value.at, "a " + pickle_type_name(value) + ", not a storage metadata");
+      else
+        fault("structure", "'" + key.text + "'", value.at, "a " + pickle_type_name(value) + ", not a storage metadata");
     }
     return std::move(out_);
   }
@@ -138,9 +114,8 @@ class DcpMetadataReader {
     Shape s;
     for (const PickleRef& d : dims) {
       if (d->kind != Kind::Int || d->integer < 0) {
-        fault("shape", place, d->at, std::string(what) + " holds " +
-                                         (d->kind == Kind::Int ? std::to_string(d->integer) : "a " + pickle_type_name(*d)) +
-                                         ", not a size");
+        const std::string held = d->kind == Kind::Int ? std::to_string(d->integer) : "a " + pickle_type_name(*d);
+        fault("shape", place, d->at, std::string(what) + " holds " + held + ", not a size");
         return std::nullopt;
       }
       s.push_back(d->integer);
@@ -163,14 +138,16 @@ class DcpMetadataReader {
         if (!s) continue;
         offsets = *s;
       }
-      const bool plain = info.kind == Kind::Object && info.text == "torch.distributed.checkpoint.filesystem._StorageInfo";
+      const bool plain =
+          info.kind == Kind::Object && info.text == "torch.distributed.checkpoint.filesystem._StorageInfo";
       const PickleValue* path = plain ? attr(info, "relative_path") : nullptr;
       const PickleValue* off = plain ? attr(info, "offset") : nullptr;
       const PickleValue* len = plain ? attr(info, "length") : nullptr;
       const std::string place = "storage_data '" + fqn->text + "'";
       if (!path || path->kind != Kind::Str || !off || off->kind != Kind::Int || !len || len->kind != Kind::Int ||
           off->integer < 0 || len->integer < 0) {
-        fault("structure", place, info.at, "not a _StorageInfo(relative_path: str, offset: int >= 0, length: int >= 0)");
+        fault("structure", place, info.at,
+              "not a _StorageInfo(relative_path: str, offset: int >= 0, length: int >= 0)");
         continue;
       }
       DcpStorage s{path->text, static_cast<std::uint64_t>(off->integer), static_cast<std::uint64_t>(len->integer),
@@ -198,7 +175,7 @@ class DcpMetadataReader {
       else if (props->state->kind == Kind::Dict) dtype = field(*props->state, "dtype");
     }
     if (!dtype || dtype->kind != Kind::Global) return fault("structure", place, v.at, "properties hold no dtype");
-    const DcpDType* d = dcp_dtype(dtype->text);
+    const TorchDType* d = torch_dtype_of_global(dtype->text);
     if (!d) return fault("dtype", place, dtype->at, "dtype '" + dtype->text + "' is not one of torch's");
     t.torch_dtype = std::string(d->name);
     t.dtype = d->dtype;
@@ -253,11 +230,13 @@ bool dcp_allows_global(const std::string& name) {
   for (std::string_view c : kClasses)
     if (is_dcp_class(name, c)) return true;
   static constexpr std::string_view kOthers[] = {
-      "torch.distributed.checkpoint.filesystem._StorageInfo", "torch.Size", "torch.strided", "collections.OrderedDict",
+      "torch.distributed.checkpoint.filesystem._StorageInfo", "torch.Size", "collections.OrderedDict",
+      // a layout pickles as torch.serialization._get_layout("torch.strided") (torch/csrc/Layout.cpp)
+      "torch.serialization._get_layout",
       // StorageMeta.checkpoint_id: the writer's pathlib.Path (Python 3.13 defines it in pathlib._local)
       "pathlib.PosixPath", "pathlib.WindowsPath", "pathlib._local.PosixPath", "pathlib._local.WindowsPath",
   };
-  return std::find(std::begin(kOthers), std::end(kOthers), name) != std::end(kOthers) || dcp_dtype(name) != nullptr;
+  return std::find(std::begin(kOthers), std::end(kOthers), name) != std::end(kOthers) || torch_dtype_of_global(name) != nullptr;
 }
 
 DcpMetadata parse_dcp_metadata(std::span<const std::byte> bytes, const std::string& name, const DcpFaultSink& sink) {

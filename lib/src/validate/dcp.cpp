@@ -34,7 +34,8 @@ void check_dcp(const std::shared_ptr<const MappedFile>& file, Findings& f) {
   };
   const DcpMetadata m = parse_dcp_metadata(file->bytes(), file->name(), sink);
   const std::string& name = file->name();
-  const std::filesystem::path dir = std::filesystem::path(file->location().empty() ? name : file->location()).parent_path();
+  const std::filesystem::path dir =
+      std::filesystem::path(file->location().empty() ? name : file->location()).parent_path();
   auto folder = std::make_shared<DcpFolder>(name, dir);
   std::map<std::string, std::vector<DcpSpan>> spans;  // by file
   std::map<std::string, bool> missing;
@@ -53,9 +54,9 @@ void check_dcp(const std::shared_ptr<const MappedFile>& file, Findings& f) {
         continue;
       }
       if (s.offset > distcp->size() || s.length > distcp->size() - s.offset) {
-        f.error("storage_range", place, s.at, "bytes " + std::to_string(s.offset) + " to " +
-                                                  std::to_string(s.offset + s.length) + " of '" + s.relative_path +
-                                                  "' reach past its end (" + std::to_string(distcp->size()) + " bytes)");
+        f.error("storage_range", place, s.at,
+                "bytes " + std::to_string(s.offset) + " to " + std::to_string(s.offset + s.length) + " of '" +
+                    s.relative_path + "' reach past its end (" + std::to_string(distcp->size()) + " bytes)");
         continue;
       }
       spans[s.relative_path].push_back({s.offset, s.offset + s.length, place});
