@@ -54,6 +54,12 @@ class TensorProperties:
             mem_format_encoding = _MEM_FORMAT_ENCODING.TORCH_PRESERVE_FORMAT
         return (self.dtype, self.layout, self.requires_grad, mem_format_encoding, self.pin_memory)
 
+    def __setstate__(self, state):
+        (self.dtype, self.layout, self.requires_grad, mem_format_encoding, self.pin_memory) = state
+        self.memory_format = {_MEM_FORMAT_ENCODING.TORCH_CONTIGUOUS_FORMAT: torch.contiguous_format,
+                              _MEM_FORMAT_ENCODING.TORCH_CHANNELS_LAST: torch.channels_last,
+                              _MEM_FORMAT_ENCODING.TORCH_PRESERVE_FORMAT: torch.preserve_format}[mem_format_encoding]
+
 @dataclass
 class TensorStorageMetadata:
     properties: TensorProperties

@@ -36,7 +36,8 @@ def v3_pickle(tensors):
       stride.insert(0, acc)
       acc *= d
     out += uni(name) + b"ctorch._utils\n_rebuild_tensor_v3\n("
-    out += b"(" + uni("storage") + b"ctorch\nUntypedStorage\n" + uni(key) + uni("cpu") + b"J" + struct.pack("<i", nbytes)
+    out += b"(" + uni("storage") + b"ctorch\nUntypedStorage\n" + uni(key) + uni("cpu")
+    out += b"J" + struct.pack("<i", nbytes)
     out += b"tQ" + b"J\x00\x00\x00\x00"
     out += b"(" + b"".join(b"J" + struct.pack("<i", d) for d in shape) + b"t"
     out += b"(" + b"".join(b"J" + struct.pack("<i", s) for s in stride) + b"t"

@@ -47,6 +47,14 @@ class DcpMetadataReader {
       if (!dcp_allows_global(g.name))
         stop("class", "", g.at, "class '" + g.name + "' is not one torch.distributed.checkpoint writes: refused "
                                 "(nothing is imported or run)");
+    // Python 3.11+ pickles an Enum member as getattr(its class, name) (Lib/enum.py,
+    // __reduce_ex__): allowed for the memory format encoding alone.
+    for (const auto& v : p.arena)
+      if (v->kind == Kind::Object && v->text == "builtins.getattr" &&
+          (v->items.size() != 2 || v->items[0]->kind != Kind::Global ||
+           !is_dcp_class(v->items[0]->text, "_MEM_FORMAT_ENCODING") || v->items[1]->kind != Kind::Str))
+        stop("class", "", v->at, "builtins.getattr is called on something else than TensorProperties' memory format "
+                                 "encoding: refused (nothing is imported or run)");
     const PickleValue& root = *p.root;
     if (!is_object(root, "Metadata"))
       stop("structure", "", root.at,
@@ -231,12 +239,15 @@ bool dcp_allows_global(const std::string& name) {
     if (is_dcp_class(name, c)) return true;
   static constexpr std::string_view kOthers[] = {
       "torch.distributed.checkpoint.filesystem._StorageInfo", "torch.Size", "collections.OrderedDict",
+      // an Enum member on Python 3.11+ (checked to be the memory format encoding's)
+      "builtins.getattr",
       // a layout pickles as torch.serialization._get_layout("torch.strided") (torch/csrc/Layout.cpp)
       "torch.serialization._get_layout",
       // StorageMeta.checkpoint_id: the writer's pathlib.Path (Python 3.13 defines it in pathlib._local)
       "pathlib.PosixPath", "pathlib.WindowsPath", "pathlib._local.PosixPath", "pathlib._local.WindowsPath",
   };
-  return std::find(std::begin(kOthers), std::end(kOthers), name) != std::end(kOthers) || torch_dtype_of_global(name) != nullptr;
+  return std::find(std::begin(kOthers), std::end(kOthers), name) != std::end(kOthers) ||
+         torch_dtype_of_global(name) != nullptr;
 }
 
 DcpMetadata parse_dcp_metadata(std::span<const std::byte> bytes, const std::string& name, const DcpFaultSink& sink) {

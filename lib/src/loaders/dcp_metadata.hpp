@@ -9,7 +9,8 @@
 //   TensorStorageMetadata(properties: TensorProperties, size: torch.Size,
 //                         chunks: [ChunkStorageMetadata(offsets: torch.Size, sizes: torch.Size)])
 //   TensorProperties: __getstate__ is the tuple (dtype, layout, requires_grad,
-//                     _MEM_FORMAT_ENCODING(n), pin_memory)
+//                     _MEM_FORMAT_ENCODING(n), pin_memory); the enum member pickles as
+//                     REDUCE of the class over (n,), or on Python 3.11+ getattr(class, name)
 //   MetadataIndex(fqn, offset: torch.Size of the chunk's offsets, index: hint)
 //   _StorageInfo(relative_path: "__<rank>_<n>.distcp", offset, length[, transform_descriptors])
 // Dataclasses pickle as NEWOBJ of the class and BUILD of their __dict__ (none when empty:
