@@ -93,6 +93,9 @@ tally.check("the .metadata starts as pickle protocol 4 naming torch.distributed.
             head[:2] == b"\x80\x04" and b"torch.distributed.checkpoint.metadata" in head, repr(head))
 check_folder("one rank (folder)", one + "/", single)
 check_folder("one rank (.metadata)", os.path.join(one, ".metadata"), single)
+rc, out, err = run([one, "--format", "dcp", "--list", "--json"])
+tally.check("--format dcp opens the folder; the listing names the format dcp",
+            rc == 0 and json.loads(out or "{}").get("format") == "dcp", f"rc={rc} {out[:300]} {err[:200]}")
 rc, out, err = run([one, "--meta", "--json"])
 tally.check("non-tensor items (BytesStorageMetadata) and the DCP version are metadata",
             rc == 0 and '"step"' in out and '"optim.lr"' in out and "1.0.0" in out, f"rc={rc} {out[:400]} {err[:200]}")

@@ -134,6 +134,8 @@ Tensor DcpFolder::load(const DcpTensor& t) const {
       const NodePtr done = realize(self->chunk_entry(t, i).load().contiguous().node());
       const auto& buffer = std::get<std::shared_ptr<Buffer>>(done->arg);
       dcp_place_chunk(buffer->bytes(), t.chunks[i], t.size, itemsize, out);
+      // Read once: its pages leave the resident set, which then holds the tensor and one chunk.
+      self->chunk_bytes(t, i)->release_pages(0, t.chunks[i].storage->length);
     }
   };
   return Tensor::from_producer(producer, dtype, t.size);
