@@ -224,6 +224,27 @@ damaged("truncated-metadata", lambda d: truncate(d, ".metadata", 300), "dcp.stru
 damaged("wrong-payload", lambda d: rewrite(
     d, lambda m: m.state_dict_metadata["replicated"].properties.__setattr__("dtype", torch.int32)),
         "dcp.chunk_payload", where=("replicated", "int32"))
+# a non-tensor item's bytes past its file's end: reading tensors never touches them, validate says so
+bytes_bad = os.path.join(tmp, "bytes-past-end")
+dcp_writer.write_dcp(bytes_bad, {"step": 1000, "w": torch.ones(2)})
+
+
+def stretch_step(m):
+  info = next(v for k, v in m.storage_data.items() if k.fqn == "step")
+  info.length += 10**6
+
+
+rewrite(bytes_bad, stretch_step)
+rc, out, err = run([bytes_bad, "--all"])
+tally.check("a non-tensor item past the file's end: tensors still read (exit 0)", rc == 0, f"rc={rc} {err[:300]}")
+rc, out, err = run(["validate", bytes_bad, "--json"])
+try:
+  found = [(x["rule"], x["place"]) for x in json.loads(out)["files"][0]["findings"]]
+except Exception as e:  # noqa: BLE001
+  found = [repr(e), out[:200], err[:200]]
+tally.check("validate: the item's bytes past the end are dcp.storage_range at item 'step'", rc == 1 and
+            ("dcp.storage_range", "item 'step'") in found, f"rc={rc} {found}")
+
 rc, out, err = run([os.path.join(tmp, "foreign-class"), "--list"])
 tally.check("a foreign class is refused before anything is read (nothing imported or run)",
             "nothing is imported" in err, err)

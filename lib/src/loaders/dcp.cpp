@@ -177,8 +177,8 @@ LoadedFile open_dcp(std::shared_ptr<const MappedFile> file) {
     out.tensors.push_back(std::move(e));
   }
   if (!m.version.empty()) out.metadata.push_back({"dcp.version", "str", m.version});
-  for (const std::string& key : m.bytes_entries)
-    out.metadata.push_back({key, "bytes", "<a pickled object (BytesStorageMetadata), not read>"});
+  for (const DcpBytes& b : m.bytes_entries)
+    out.metadata.push_back({b.fqn, "bytes", "<a pickled object (BytesStorageMetadata), not read>"});
   return out;
 }
 

@@ -73,7 +73,7 @@ class DcpMetadataReader {
         fault("structure", "state_dict_metadata", key.at, "a key is a " + pickle_type_name(key) + ", not a str");
         continue;
       }
-      if (is_object(value, "BytesStorageMetadata")) out_.bytes_entries.push_back(key.text);
+      if (is_object(value, "BytesStorageMetadata")) read_bytes(key.text, value);
       else if (is_object(value, "TensorStorageMetadata")) read_tensor(key.text, value);
       else
         fault("structure", "'" + key.text + "'", value.at, "a " + pickle_type_name(value) + ", not a storage metadata");
@@ -168,6 +168,13 @@ class DcpMetadataReader {
       }
       storage_.emplace(std::make_pair(fqn->text, offsets), std::move(s));
     }
+  }
+
+  void read_bytes(const std::string& fqn, const PickleValue& v) {
+    DcpBytes b{fqn, std::nullopt};
+    if (const auto it = storage_.find({fqn, Shape{}}); it != storage_.end()) b.storage = it->second;
+    else fault("storage_missing", "'" + fqn + "'", v.at, "storage_data holds no entry for this item");
+    out_.bytes_entries.push_back(std::move(b));
   }
 
   void read_tensor(const std::string& fqn, const PickleValue& v) {

@@ -63,10 +63,16 @@ struct DcpTensor {
   std::uint64_t at = 0;
 };
 
+/// A non-tensor item (BytesStorageMetadata): the torch.save bytes of a Python object.
+struct DcpBytes {
+  std::string fqn;
+  std::optional<DcpStorage> storage;  ///< nullopt when storage_data has no entry for it
+};
+
 /// What the .metadata file says.
 struct DcpMetadata {
-  std::vector<DcpTensor> tensors;           ///< in state_dict_metadata's order
-  std::vector<std::string> bytes_entries;   ///< BytesStorageMetadata keys (pickled objects, not tensors)
+  std::vector<DcpTensor> tensors;      ///< in state_dict_metadata's order
+  std::vector<DcpBytes> bytes_entries; ///< BytesStorageMetadata items (pickled objects, not tensors)
   std::string version;                      ///< Metadata.version ("1.0.0"), "" before PyTorch 2.4
 };
 

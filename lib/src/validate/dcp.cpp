@@ -8,7 +8,8 @@
 // (dcp.storage_path), caps (dcp.limit); transformed storage is a note. Then each chunk's
 // storage: its file there (dcp.file_missing), its bytes inside it (dcp.storage_range), not
 // shared with another chunk's (dcp.storage_overlap), and a torch.save archive of one tensor
-// of the chunk's sizes and dtype (dcp.chunk_payload).
+// of the chunk's sizes and dtype (dcp.chunk_payload); a non-tensor item's bytes the same way,
+// but for their payload (a pickle this tool never runs).
 #include <algorithm>
 #include <map>
 
@@ -67,6 +68,24 @@ void check_dcp(const std::shared_ptr<const MappedFile>& file, Findings& f) {
         else f.error("chunk_payload", place, s.at, e.what());
       }
     }
+  for (const DcpBytes& b : m.bytes_entries) {
+    if (!b.storage || b.storage->transformed) continue;
+    const DcpStorage& s = *b.storage;
+    const std::string place = "item '" + b.fqn + "'";
+    try {
+      const std::shared_ptr<const MappedFile> distcp = folder->file(s.relative_path);
+      if (s.offset > distcp->size() || s.length > distcp->size() - s.offset)
+        f.error("storage_range", place, s.at,
+                "bytes " + std::to_string(s.offset) + " to " + std::to_string(s.offset + s.length) + " of '" +
+                    s.relative_path + "' reach past its end (" + std::to_string(distcp->size()) + " bytes)");
+      else
+        spans[s.relative_path].push_back({s.offset, s.offset + s.length, place});
+    } catch (const Error& e) {
+      if (!missing[s.relative_path])
+        f.error("file_missing", place, s.at, "its file '" + s.relative_path + "' cannot be read (" + e.what() + ")");
+      missing[s.relative_path] = true;
+    }
+  }
   for (auto& [path, list] : spans) {
     std::sort(list.begin(), list.end(), [](const DcpSpan& a, const DcpSpan& b) { return a.offset < b.offset; });
     for (std::size_t i = 1; i < list.size(); ++i)
