@@ -224,6 +224,9 @@ damaged("truncated-metadata", lambda d: truncate(d, ".metadata", 300), "dcp.stru
 damaged("wrong-payload", lambda d: rewrite(
     d, lambda m: m.state_dict_metadata["replicated"].properties.__setattr__("dtype", torch.int32)),
         "dcp.chunk_payload", where=("replicated", "int32"))
+damaged("huge-size", lambda d: rewrite(
+    d, lambda m: m.state_dict_metadata["vec"].__setattr__("size", torch.Size([2**40, 2**40, 0]))), "dcp.shape",
+        args=("--list",), where=(".metadata", "tensor 'vec'", "63 bits"))
 # a non-tensor item's bytes past its file's end: reading tensors never touches them, validate says so
 bytes_bad = os.path.join(tmp, "bytes-past-end")
 dcp_writer.write_dcp(bytes_bad, {"step": 1000, "w": torch.ones(2)})

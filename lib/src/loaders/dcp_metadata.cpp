@@ -3,6 +3,7 @@
 #include "loaders/dcp_metadata.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string_view>
 
@@ -198,6 +199,17 @@ class DcpMetadataReader {
     const auto size = size_of(attr(v, "size"), place, "size");
     if (!size) return;
     t.size = *size;
+    // Its bytes, zero dims left out, must fit in 63 bits: prod() multiplies the dims in order,
+    // so a 0 after two huge dims would come too late.
+    std::uint64_t numel = 1;
+    const auto max = static_cast<std::uint64_t>(INT64_MAX);
+    for (const std::int64_t dim : t.size)
+      if (dim != 0) {
+        const auto n = static_cast<std::uint64_t>(dim);
+        numel = numel > max / n ? max + 1 : numel * n;
+      }
+    if (numel > static_cast<std::uint64_t>(INT64_MAX) / t.itemsize)
+      return fault("shape", place, v.at, "size " + shape_repr(t.size) + " holds more bytes than fit in 63 bits");
     const PickleValue* chunks = attr(v, "chunks");
     if (!chunks || chunks->kind != Kind::List) return fault("structure", place, v.at, "chunks is not a list");
     chunk_count_ += chunks->items.size();
