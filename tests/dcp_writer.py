@@ -133,7 +133,7 @@ def _box(t, offsets, sizes):
   return t[tuple(slice(o, o + s) for o, s in zip(offsets, sizes))].clone()
 
 
-def write_dcp(folder, state, shards=None, extra=None, ranks=1, version="1.0.0"):
+def write_dcp(folder, state, shards=None, extra=None, ranks=1, version="1.0.0", save_id=None):
   """Writes `state` ({fqn: tensor or other object}) as DCP does. `shards` maps an fqn to its
   chunks [(rank, offsets, sizes)] (default: rank 0 writes it whole, as a plain tensor or a
   deduplicated replicated one). Returns {relative_path: [(fqn, offsets, offset, length)]}."""
@@ -170,7 +170,7 @@ def write_dcp(folder, state, shards=None, extra=None, ranks=1, version="1.0.0"):
     with open(os.path.join(folder, name), "wb") as f:
       f.write(stream.getvalue())
   meta = md.Metadata(state_dict_metadata=sdm, planner_data=planner_data, storage_data=storage_data,
-                     storage_meta=md.StorageMeta(checkpoint_id=pathlib.Path(folder), save_id=str(uuid.uuid4())),
+                     storage_meta=md.StorageMeta(checkpoint_id=pathlib.Path(folder), save_id=save_id or str(uuid.uuid4())),
                      version=version)
   if extra:
     extra(meta)
