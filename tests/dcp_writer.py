@@ -170,7 +170,8 @@ def write_dcp(folder, state, shards=None, extra=None, ranks=1, version="1.0.0", 
     with open(os.path.join(folder, name), "wb") as f:
       f.write(stream.getvalue())
   meta = md.Metadata(state_dict_metadata=sdm, planner_data=planner_data, storage_data=storage_data,
-                     storage_meta=md.StorageMeta(checkpoint_id=pathlib.Path(folder), save_id=save_id or str(uuid.uuid4())),
+                     storage_meta=md.StorageMeta(checkpoint_id=pathlib.Path(folder),
+                                                 save_id=save_id or str(uuid.uuid4())),
                      version=version)
   if extra:
     extra(meta)
