@@ -20,7 +20,7 @@ function __tensor_inspect_names
 end
 
 # The caps of --limit KEY=VALUE (the library's limit table; `--limit x=1` names them all).
-set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes= manifest_bytes= onnx_initializers= onnx_dims= onnx_string_bytes= onnx_graph_depth= hdf5_objects= hdf5_name_bytes= hdf5_chunks= hdf5_chunk_bytes=
+set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes= manifest_bytes= onnx_initializers= onnx_dims= onnx_string_bytes= onnx_graph_depth= hdf5_objects= hdf5_name_bytes= hdf5_chunks= hdf5_chunk_bytes= dcp_metadata_bytes= dcp_chunks= dcp_grid_cells=
 
 function __tensor_inspect_main
     not __fish_seen_subcommand_from diff validate hash export
@@ -63,7 +63,7 @@ complete -c tensor-inspect -n __tensor_inspect_main -l stored -d 'quantized weig
 complete -c tensor-inspect -n __tensor_inspect_main -l meta -d 'show metadata'
 complete -c tensor-inspect -n __tensor_inspect_main -l list0 -d 'tensor names, NUL-ended, for scripts'
 complete -c tensor-inspect -n __tensor_inspect_main -l overview -d 'grouped tensors, totals, architecture facts'
-complete -c tensor-inspect -n __tensor_inspect_main -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch onnx hdf5 keras'
+complete -c tensor-inspect -n __tensor_inspect_main -l format -x -a 'npy npz safetensors safetensors-index gguf pytorch dcp onnx hdf5 keras'
 complete -c tensor-inspect -n __tensor_inspect_main -l raw -x -a "$dtypes" -d 'raw bytes of this dtype'
 complete -c tensor-inspect -n __tensor_inspect_main -l shape -x -d 'shape of raw data'
 complete -c tensor-inspect -n __tensor_inspect_main -l offset -x -d 'bytes to skip'

@@ -47,6 +47,32 @@ def cases():
         return [json.loads(l) for l in f if l.strip()]
 
 
+def dcp_seeds():
+    """torch.distributed.checkpoint .metadata files as tests/dcp_writer.py makes them (PyTorch 2.x's
+    pickle of DCP's classes): one rank with a non-tensor item, and a 2x2 grid over two ranks. Needs
+    torch (python3-torch) for torch.Size and the chunk archives; skipped without it."""
+    try:
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        import torch, dcp_writer
+    except ImportError:
+        print("dcp seeds skipped: torch does not import")
+        return
+    import tempfile
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)  # a relative folder: StorageMeta.checkpoint_id is the same on every run
+        try:
+            dcp_writer.write_dcp("one", {"step": 3, "w": torch.arange(6.).reshape(2, 3),
+                                         "b": torch.tensor([1, 2], dtype=torch.int8)}, save_id="seed-one")
+            grid = [(0, [0, 0], [3, 4]), (1, [0, 4], [3, 3]), (0, [3, 0], [2, 4]), (1, [3, 4], [2, 3])]
+            dcp_writer.write_dcp("grid", {"g": torch.zeros(5, 7), "v": torch.zeros(4, dtype=torch.bfloat16)},
+                                 shards={"g": grid, "v": [(1, [0], [4])]}, ranks=2, save_id="seed-grid")
+            for name in ("one", "grid"):
+                with open(os.path.join(name, ".metadata"), "rb") as f: put("dcp", f.read(), name + ".metadata")
+        finally:
+            os.chdir(here)
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     files = sorted(os.listdir(SAMPLES))
@@ -130,6 +156,7 @@ def main():
     put("view_as", bytes([DTYPES.index("int16"), 8]) + bytes(range(8)) + b"B\x02\x02\x04B\x03", "i16_B_2x4")
     put("view_as", bytes([DTYPES.index("uint8"), 4]) + bytes(4) + b"f\x00", "u8_f_0d")
     scheme_seeds()
+    dcp_seeds()
     print("seeds:", ", ".join(f"{h} {len(os.listdir(os.path.join(OUT, h)))}" for h in sorted(os.listdir(OUT))))
 
 

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 shift || true
-all=(literal expr expr_realize npy npz safetensors safetensors_index gguf ggml_blocks pytorch pytorch_legacy pickle raw view_as inspect validate schemes manifest onnx hdf5)
+all=(literal expr expr_realize npy npz safetensors safetensors_index gguf ggml_blocks pytorch pytorch_legacy pickle raw view_as inspect validate schemes manifest onnx hdf5 dcp)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
@@ -28,7 +28,7 @@ dict_of() {
     npy | raw) echo fuzz/dict/npy.dict ;;
     safetensors | safetensors_index) echo fuzz/dict/safetensors.dict ;;
     gguf) echo fuzz/dict/gguf.dict ;;
-    pickle | pytorch_legacy) echo fuzz/dict/pickle.dict ;;
+    pickle | pytorch_legacy | dcp) echo fuzz/dict/pickle.dict ;;
     npz | pytorch) echo fuzz/dict/zip.dict ;;
     validate) echo fuzz/dict/safetensors.dict ;;
     onnx) echo fuzz/dict/onnx.dict ;;

@@ -204,7 +204,8 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& cl) {
                    "(xargs -0)")
         ->group(files);
     file_options
-        ->add_option("--format", o.format, "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch, onnx, hdf5, keras")
+        ->add_option("--format", o.format,
+                     "force a format: npy, npz, safetensors, safetensors-index, gguf, pytorch, dcp, onnx, hdf5, keras")
         ->group(files);
     file_options->add_option("--raw", o.raw, "read the file as raw bytes of this dtype (numpy.frombuffer)")
         ->group(files);

@@ -117,6 +117,15 @@ struct Limits {
   /// Bytes of one HDF5 chunk once decompressed: libhdf5 allocates a chunk whole to read
   /// any of it (HDF5 itself allows up to 4 GiB).
   std::uint64_t hdf5_chunk_bytes = std::uint64_t{1} << 30;
+  /// Bytes of a torch.distributed.checkpoint `.metadata` pickle, read whole before it is
+  /// run (a model's of a few thousand tensors on a thousand ranks takes tens of MB).
+  std::uint64_t dcp_metadata_bytes = std::uint64_t{1} << 30;
+  /// Chunks a torch.distributed.checkpoint lists, all tensors together (one per tensor and
+  /// rank holding a shard of it).
+  std::uint64_t dcp_chunks = std::uint64_t{1} << 22;
+  /// Cells of the grid a DCP tensor's chunk boundaries cut it into, one byte each, for the
+  /// check that its chunks cover it once (a tensor cut 64 ways along two axes has 4,096).
+  std::uint64_t dcp_grid_cells = std::uint64_t{1} << 26;
 };
 
 /// Most bytes of a bitsandbytes quant state (the `weight.quant_state.bitsandbytes__nf4` U8

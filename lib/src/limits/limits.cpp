@@ -48,6 +48,9 @@ constexpr LimitInfo kTable[] = {
     {"hdf5_name_bytes", &Limits::hdf5_name_bytes, "bytes"},
     {"hdf5_chunks", &Limits::hdf5_chunks, "items"},
     {"hdf5_chunk_bytes", &Limits::hdf5_chunk_bytes, "bytes"},
+    {"dcp_metadata_bytes", &Limits::dcp_metadata_bytes, "bytes"},
+    {"dcp_chunks", &Limits::dcp_chunks, "items"},
+    {"dcp_grid_cells", &Limits::dcp_grid_cells, "items"},
 };
 
 }  // namespace

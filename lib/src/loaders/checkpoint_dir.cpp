@@ -12,6 +12,8 @@
 //   4. or the folder's torch.save `.bin` files (pytorch_model.bin, adapter_model.bin):
 //      those whose first bytes are PyTorch's (zip or legacy), and any pytorch_model*.bin
 //      (so that a damaged one is refused, not skipped), file by file as 2.
+// A folder holding `.metadata` is a torch.distributed.checkpoint (loaders/dcp.cpp), whatever
+// else it holds: its .metadata is opened, which names the .distcp files beside it.
 // Other files (config.json, tokenizer files, training_args.bin: a pickle of no tensor
 // under a name of no weights) are ignored; a folder holding both safetensors and .bin
 // weights reads the safetensors, and says so at -v. Two index files of one kind, or a
@@ -106,16 +108,24 @@ CheckpointDirScan checkpoint_dir_scan(const std::string& path) {
   return d;
 }
 
+/// The folder's torch.distributed.checkpoint `.metadata`, or "" when it has none.
+std::string checkpoint_dcp_metadata(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path metadata = std::filesystem::path(path) / ".metadata";
+  return std::filesystem::is_regular_file(metadata, ec) ? metadata.string() : std::string();
+}
+
 [[noreturn]] void checkpoint_dir_empty(const std::string& path) {
   throw Error(ErrorCode::BadFile, path +
                                       ": a folder opens as a checkpoint only when it holds *.safetensors files, a "
-                                      "*.safetensors.index.json, a *.bin.index.json or PyTorch *.bin weights "
-                                      "(found none)");
+                                      "*.safetensors.index.json, a *.bin.index.json, PyTorch *.bin weights "
+                                      "or a torch.distributed.checkpoint .metadata (found none)");
 }
 
 }  // namespace
 
 std::vector<std::string> checkpoint_dir_files(const std::string& path) {
+  if (const std::string dcp = checkpoint_dcp_metadata(path); !dcp.empty()) return {dcp};
   const CheckpointDirScan d = checkpoint_dir_scan(path);
   std::vector<std::string> names;
   if (!d.indexes.empty() || !d.shards.empty()) {
@@ -134,6 +144,11 @@ std::vector<std::string> checkpoint_dir_files(const std::string& path) {
 
 LoadedFile open_checkpoint_dir(const std::string& path) {
   namespace fs = std::filesystem;
+  if (const std::string dcp = checkpoint_dcp_metadata(path); !dcp.empty()) {
+    LoadedFile out = open_dcp(MappedFile::open(dcp));
+    out.path = path;
+    return out;
+  }
   const CheckpointDirScan d = checkpoint_dir_scan(path);
   const std::string index = checkpoint_one_index(path, d.indexes, "safetensors");
   const bool safetensors = !index.empty() || !d.shards.empty();

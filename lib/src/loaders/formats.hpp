@@ -141,4 +141,12 @@ bool sniff_keras(std::span<const std::byte> head);
 /// member, Error(Unsupported) for a compressed one, and what open_hdf5 throws.
 LoadedFile open_keras(std::shared_ptr<const MappedFile> file);
 
+/// True when `head` starts as a pickle (0x80, PROTO) and names the module
+/// torch.distributed.checkpoint.metadata, as a DCP .metadata does within its first 64 bytes.
+bool sniff_dcp(std::span<const std::byte> head);
+/// Reads a DCP folder's .metadata (and nothing else: the listing is the metadata's): one
+/// tensor per TensorStorageMetadata, named by its state_dict key, values read from the
+/// .distcp files beside it when loaded. Throws what parse_dcp_metadata throws.
+LoadedFile open_dcp(std::shared_ptr<const MappedFile> file);
+
 }  // namespace tensor_inspect

@@ -184,7 +184,9 @@ class Flattener {
 }  // namespace
 
 bool is_torch_tensor(const PickleValue& v) {
-  return v.kind == Kind::Object && (v.text == "torch._utils._rebuild_tensor_v2" || v.text == "torch._utils._rebuild_tensor");
+  return v.kind == Kind::Object &&
+         (v.text == "torch._utils._rebuild_tensor_v2" || v.text == "torch._utils._rebuild_tensor" ||
+          v.text == "torch._utils._rebuild_tensor_v3");
 }
 
 std::vector<PickleLeaf> flatten_pickle(PickleRef root, const std::string& where) { return Flattener(where).run(root); }

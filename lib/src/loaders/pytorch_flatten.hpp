@@ -30,7 +30,7 @@ struct PickleLeaf {
   std::string same_as;  ///< non-empty: `value` is a container first reached at this name
 };
 
-/// True for torch._utils._rebuild_tensor(_v2) calls.
+/// True for torch._utils._rebuild_tensor(_v2, _v3) calls.
 bool is_torch_tensor(const PickleValue& v);
 
 /// The leaves under `root` in pickle order, with unique names. `where` names the pickle

@@ -48,6 +48,24 @@ constexpr OpaqueStorageType kOpaqueStorageTypes[] = {
     {"torch.QUInt2x4Storage", 1},
 };
 
+// torch's dtypes by the name their pickle gives (str(dtype) without "torch."): the
+// _rebuild_tensor_v3 argument of the dtypes PyTorch 2.x saves over an UntypedStorage
+// (torch/storage.py, _new_dtypes: float8, uint16/32/64, ...) and DCP's TensorProperties.
+constexpr TorchDType kTorchDTypes[] = {
+    {"float32", DType::Float32, 4},       {"float64", DType::Float64, 8},       {"float16", DType::Float16, 2},
+    {"bfloat16", DType::BFloat16, 2},     {"int8", DType::Int8, 1},             {"int16", DType::Int16, 2},
+    {"int32", DType::Int32, 4},           {"int64", DType::Int64, 8},           {"uint8", DType::UInt8, 1},
+    {"uint16", DType::UInt16, 2},         {"uint32", DType::UInt32, 4},         {"uint64", DType::UInt64, 8},
+    {"bool", DType::Bool, 1},             {"float8_e4m3fn", DType::FP8E4M3, 1}, {"float8_e5m2", DType::FP8E5M2, 1},
+    {"complex32", std::nullopt, 4},       {"complex64", std::nullopt, 8},       {"complex128", std::nullopt, 16},
+    {"float8_e4m3fnuz", std::nullopt, 1}, {"float8_e5m2fnuz", std::nullopt, 1}, {"float8_e8m0fnu", std::nullopt, 1},
+    {"qint8", std::nullopt, 1},           {"quint8", std::nullopt, 1},          {"qint32", std::nullopt, 4},
+};
+
+bool is_untyped_storage(std::string_view type) {
+  return type == "torch.UntypedStorage" || type == "torch.storage.UntypedStorage";
+}
+
 class TorchObjectReader {
  public:
   TorchObjectReader(const std::string& pickle_name, const TorchStorages& storages, LoadedFile& out)
@@ -167,6 +185,27 @@ class TorchObjectReader {
     if (numel < 0)
       fail("tensor '" + name + "': storage numel " + std::to_string(numel) + " is negative", *pid.items[4]);
     t.storage_numel = static_cast<std::uint64_t>(numel);
+    if (call.text == "torch._utils._rebuild_tensor_v3") {
+      // _rebuild_tensor_v3(storage, offset, size, stride, requires_grad, hooks, dtype[, metadata]):
+      // the dtype is an argument, the storage untyped and its numel in bytes (torch/_utils.py,
+      // torch/serialization.py's persistent_id).
+      if (call.items.size() < 7) fail("tensor '" + name + "': " + call.text + " needs 7 arguments", call);
+      const PickleValue& dt = *call.items[6];
+      const TorchDType* d = dt.kind == Kind::Global ? torch_dtype_of_global(dt.text) : nullptr;
+      if (!d) fail("tensor '" + name + "': dtype is a " + pickle_type_name(dt) + ", not one of torch's", dt);
+      if (!is_untyped_storage(type.text) && t.itemsize != d->itemsize)
+        fail("tensor '" + name + "': storage " + type.text + " does not hold " + std::string(d->name), type);
+      t.storage_type = dt.text;
+      t.dtype = d->dtype;
+      if (is_untyped_storage(type.text)) {
+        if (t.storage_numel % d->itemsize != 0)
+          fail("tensor '" + name + "': untyped storage of " + std::to_string(numel) + " bytes is no whole number of " +
+                   std::string(d->name),
+               *pid.items[4]);
+        t.storage_numel /= d->itemsize;
+      }
+      t.itemsize = d->itemsize;
+    }
     const auto [slice_first, slice_end] = storage_slice(pid, t.storage_numel, name);
     t.offset = int_arg(*call.items[1], name, "storage offset");
     if (t.offset < 0)
@@ -255,6 +294,14 @@ class TorchObjectReader {
 };
 
 }  // namespace
+
+const TorchDType* torch_dtype_of_global(std::string_view global) {
+  if (!global.starts_with("torch.")) return nullptr;
+  global.remove_prefix(6);
+  for (const TorchDType& d : kTorchDTypes)
+    if (d.name == global) return &d;
+  return nullptr;
+}
 
 std::uint64_t torch_storage_itemsize(std::string_view type) {
   for (const StorageType& st : kStorageTypes)

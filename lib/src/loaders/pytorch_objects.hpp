@@ -32,6 +32,17 @@ struct TorchStorages {
   bool big_endian = false;  ///< the storages' byte order (the zip's "byteorder" member)
 };
 
+/// A torch dtype as its pickle names it (the global "torch.float8_e4m3fn"): its name, the
+/// dtype values come out as (nullopt where there is none here: complex, quantized, fnuz
+/// float8), and bytes per element (c10/core/ScalarType.h).
+struct TorchDType {
+  std::string_view name;  ///< "float8_e4m3fn"
+  std::optional<DType> dtype;
+  std::uint64_t itemsize;
+};
+/// The dtype of a global "torch.<name>", or nullptr when it names none of torch's dtypes.
+const TorchDType* torch_dtype_of_global(std::string_view global);
+
 /// Bytes per element of a torch storage type by its global name ("torch.FloatStorage": 4),
 /// also of the types tinygrad has no dtype for (complex, quantized); 0 for an unknown name.
 std::uint64_t torch_storage_itemsize(std::string_view type);

@@ -24,6 +24,7 @@ const std::vector<FormatInfo>& formats() {
       {"gguf", {".gguf"}, sniff_gguf, open_gguf, list_gguf},
       {"safetensors", {".safetensors"}, sniff_safetensors, open_safetensors, nullptr},
       {"safetensors-index", {".index.json"}, sniff_safetensors_index, open_safetensors_index, nullptr},
+      {"dcp", {".metadata"}, sniff_dcp, open_dcp, nullptr},
       {"pytorch", {".pt", ".pth", ".ckpt"}, sniff_pytorch, open_pytorch, nullptr},
       {"npz", {".npz"}, sniff_npz, open_npz, nullptr},
       {"hdf5", {".h5", ".hdf5"}, sniff_hdf5, open_hdf5, nullptr},
@@ -107,6 +108,9 @@ LoadedFile open_file_for(const std::string& path, const std::optional<std::strin
   // is not a folder, and MappedFile::open below says why in its one Io line.
   std::error_code not_a_folder;
   if (!forced && path != "-" && std::filesystem::is_directory(path, not_a_folder)) return open_checkpoint_dir(path);
+  // --format dcp names a torch.distributed.checkpoint by its folder as well as by its .metadata.
+  if (forced && forced->name == "dcp" && std::filesystem::is_directory(path, not_a_folder))
+    return open_file_for((std::filesystem::path(path) / ".metadata").string(), format, listing);
   const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false, false});
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);

@@ -14,9 +14,9 @@
 namespace tensor_inspect {
 namespace {
 
-using Json = nlohmann::json;
+using ArchJson = nlohmann::json;
 
-std::optional<std::uint64_t> count_at(const Json& j, const char* key) {
+std::optional<std::uint64_t> count_at(const ArchJson& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;
   return it->get<std::uint64_t>();
@@ -33,15 +33,15 @@ std::optional<Architecture> from_config(const std::filesystem::path& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream text;
   text << f.rdbuf();
-  Json top = Json::parse(text.str(), nullptr, false);
+  ArchJson top = ArchJson::parse(text.str(), nullptr, false);
   if (top.is_discarded() || !top.is_object()) throw Error(ErrorCode::BadFile, path.string() + ": not a JSON object");
   // Multimodal configs hold the language model's keys in text_config.
-  const Json& j = top.contains("text_config") && top["text_config"].is_object() && !top.contains("num_hidden_layers")
+  const ArchJson& j = top.contains("text_config") && top["text_config"].is_object() && !top.contains("num_hidden_layers")
                       ? top["text_config"] : top;
   Architecture a;
   a.source = "config.json";
-  const Json* const both[] = {&j, &top};
-  for (const Json* c : both)
+  const ArchJson* const both[] = {&j, &top};
+  for (const ArchJson* c : both)
     if (!a.name && c->contains("model_type") && (*c)["model_type"].is_string()) a.name = (*c)["model_type"].get<std::string>();
   a.layers = count_at(j, "num_hidden_layers");
   a.hidden = count_at(j, "hidden_size");
@@ -52,7 +52,7 @@ std::optional<Architecture> from_config(const std::filesystem::path& path) {
   a.intermediate = count_at(j, "intermediate_size");
   a.vocab = count_at(j, "vocab_size");
   a.context = count_at(j, "max_position_embeddings");
-  for (const Json* c : both)
+  for (const ArchJson* c : both)
     if (!a.tied_embeddings && c->contains("tie_word_embeddings") && (*c)["tie_word_embeddings"].is_boolean())
       a.tied_embeddings = (*c)["tie_word_embeddings"].get<bool>();
   if (top.contains("quantization_config") && top["quantization_config"].is_object() &&

@@ -116,6 +116,9 @@ void check_hdf5(const std::shared_ptr<const MappedFile>& file, std::uint64_t bas
                 const std::string& name, Findings& f);
 /// A .keras archive: the zip rules, then its STORED model.weights.h5 by check_hdf5.
 void check_keras(const std::shared_ptr<const MappedFile>& file, Findings& f);
+/// A torch.distributed.checkpoint .metadata (validate/dcp.cpp): the loader's decoder
+/// collecting every fault, then each chunk's storage in the .distcp files beside it.
+void check_dcp(const std::shared_ptr<const MappedFile>& file, Findings& f);
 /// Zip structure and CRCs; then each member by kind: "npz" checks .npy members,
 /// "pytorch" the data.pkl pickle.
 void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string& kind, Findings& f);

@@ -32,7 +32,7 @@ std::string detect(const std::shared_ptr<const MappedFile>& file, const std::str
     for (std::string_view ext : info.extensions)
       if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return std::string(info.name);
   throw Error(ErrorCode::BadFile, path + ": not a recognised tensor file (validate knows npy, npz, safetensors, "
-                                         "safetensors-index, gguf, pytorch, onnx, hdf5, keras)");
+                                         "safetensors-index, gguf, pytorch, onnx, hdf5, keras, dcp)");
 }
 
 // A loader's message without the file name it opens with: the finding is printed after
@@ -76,6 +76,7 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
     else if (report.format == "onnx") validate::check_onnx(bytes, f);
     else if (report.format == "hdf5") validate::check_hdf5(file, 0, file->size(), path, f);
     else if (report.format == "keras") validate::check_keras(file, f);
+    else if (report.format == "dcp") validate::check_dcp(file, f);
   });
   if (f.errors() == 0) {
     // The loader's own checks (storages, dtypes, quantized sizes). What it refuses as
