@@ -117,6 +117,9 @@ struct Limits {
   /// Bytes of one HDF5 chunk once decompressed: libhdf5 allocates a chunk whole to read
   /// any of it (HDF5 itself allows up to 4 GiB).
   std::uint64_t hdf5_chunk_bytes = std::uint64_t{1} << 30;
+  /// Bytes of an AWS shared credentials or config file (~/.aws/credentials, ~/.aws/config)
+  /// read for an s3:// input: such files hold a few profiles of a few hundred bytes each.
+  std::uint64_t aws_config_bytes = std::uint64_t{1} << 20;
 };
 
 /// Most bytes of a bitsandbytes quant state (the `weight.quant_state.bitsandbytes__nf4` U8

@@ -48,6 +48,7 @@ constexpr LimitInfo kTable[] = {
     {"hdf5_name_bytes", &Limits::hdf5_name_bytes, "bytes"},
     {"hdf5_chunks", &Limits::hdf5_chunks, "items"},
     {"hdf5_chunk_bytes", &Limits::hdf5_chunk_bytes, "bytes"},
+    {"aws_config_bytes", &Limits::aws_config_bytes, "bytes"},
 };
 
 }  // namespace
