@@ -162,13 +162,16 @@ TEST_CASE("append_auth_headers: a bearer token unless signing; the payload hash 
     c.slist_free_all(l);
     return out;
   };
-  CHECK(lines({.bearer = "tok"}) == "Authorization: Bearer tok|");
-  CHECK(lines({}).empty());
-  ti::RequestAuth s3{.sigv4 = "aws:amz:eu-west-1:s3",
-                     .access_key = "AK",
-                     .secret_key = "SK",
-                     .session_token = "ST",
-                     .payload_hash_header = true};
+  ti::RequestAuth bearer;
+  bearer.bearer = "tok";
+  CHECK(lines(bearer) == "Authorization: Bearer tok|");
+  CHECK(lines(ti::RequestAuth{}).empty());
+  ti::RequestAuth s3;
+  s3.sigv4 = "aws:amz:eu-west-1:s3";
+  s3.access_key = "AK";
+  s3.secret_key = "SK";
+  s3.session_token = "ST";
+  s3.payload_hash_header = true;
   CHECK(lines(s3) ==
         "x-amz-security-token: ST|x-amz-content-sha256: "
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855|");

@@ -7,7 +7,7 @@
 // retried with back-off on transient failures (a timeout is not one). Errors are Error(Io) naming the URL as
 // display_url() shows it, never the token.
 //
-//   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", {.bearer = token}, 20);
+//   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", auth, 20);  // RequestAuth
 //   HttpSource::Probe p = src.probe(65536);           // p.size, p.head (the first bytes)
 //   src.fetch({{4096, 8192, dest}});                  // bytes [4096, 12288) into dest
 #pragma once
