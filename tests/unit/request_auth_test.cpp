@@ -40,6 +40,7 @@ class OneRequestServer {
     thread_ = std::thread([this] { serve(); });
   }
   ~OneRequestServer() {
+    ::shutdown(fd_, SHUT_RDWR);  // an accept() still waiting (the request never came) returns
     if (thread_.joinable()) thread_.join();
     ::close(fd_);
   }
