@@ -31,7 +31,7 @@ import tally
 from tally import check
 from nginx_server import free_port
 from remote_http import write_safetensors
-from sigv4_proxy import SigV4Proxy, verify_self
+from sigv4_proxy import SigV4Proxy, presign, verify_self
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, "samples")
@@ -195,6 +195,19 @@ def checks(binary, tmp, www, names, proxy):
     check("--no-sign-request reads without credentials, unsigned", got[0] == 0 and
           got[1].replace(b"s3://ckpt/float32.npy", os.path.join(www, "float32.npy").encode()) == want[1] and
           proxy.log[mark:] and not any(e["signed"] for e in proxy.log[mark:]), repr(got[2][:300]))
+
+    # A presigned URL is plain HTTPS (here HTTP): its query carries the signature, never shown.
+    mark = len(proxy.log)
+    now = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    url = presign(endpoint, "/ckpt/mixed.safetensors", KEY, SECRET, "eu-west-3", now)
+    sig = url.rsplit("=", 1)[1]
+    got = run(binary, [url, "--all", "-vv"], {})
+    want = run(binary, [os.path.join(www, "mixed.safetensors"), "--all"], {})
+    shown = f"{endpoint}/ckpt/mixed.safetensors?..."
+    check("a presigned URL reads as plain HTTP(S), verified by the proxy, its signature never shown",
+          got[0] == 0 and got[1].replace(shown.encode(), os.path.join(www, "mixed.safetensors").encode()) == want[1] and
+          sig.encode() not in got[1] + got[2] and proxy.log[mark:] and
+          all(e["scope"] and e["scope"][-1] == "presigned" for e in proxy.log[mark:]), repr(got[2][-300:]))
 
     # 4. Faults: one line naming the URL, exit 2, nothing on stdout, no secret (also with -vv).
     faults = [("a wrong access key", "s3://ckpt/mixed.safetensors", env(AWS_ACCESS_KEY_ID="AKIAWRONG"),

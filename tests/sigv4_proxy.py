@@ -45,10 +45,10 @@ def canonical_query(raw_query):
     return "&".join(f"{enc(k)}={enc(v)}" for k, v in sorted(pairs))
 
 
-def signature(secret, method, raw_path, raw_query, headers, signed, amz_date, scope):
+def signature(secret, method, raw_path, raw_query, headers, signed, amz_date, scope, payload=None):
     """The hex SigV4 signature. headers: lower-case name -> value; signed: names in order."""
     canon_headers = "".join(f"{h}:{' '.join(headers[h].split())}\n" for h in signed)
-    payload = headers.get("x-amz-content-sha256", EMPTY_SHA256)
+    payload = payload or headers.get("x-amz-content-sha256", EMPTY_SHA256)
     creq = "\n".join([method, canonical_uri(raw_path), canonical_query(raw_query), canon_headers,
                       ";".join(signed), payload])
     sts = "\n".join(["AWS4-HMAC-SHA256", amz_date, "/".join(scope) + "/aws4_request",
@@ -57,6 +57,18 @@ def signature(secret, method, raw_path, raw_query, headers, signed, amz_date, sc
     for part in list(scope) + ["aws4_request"]:
         key = hmac.new(key, part.encode(), hashlib.sha256).digest()
     return hmac.new(key, sts.encode(), hashlib.sha256).hexdigest()
+
+
+def presign(url_base, path, key, secret, region, amz_date, expires=3600):
+    """A presigned GET URL (query-string SigV4, host signed, UNSIGNED-PAYLOAD), as boto3's
+    generate_presigned_url makes it."""
+    host = urllib.parse.urlsplit(url_base).netloc
+    scope = (amz_date[:8], region, "s3")
+    query = urllib.parse.urlencode({"X-Amz-Algorithm": "AWS4-HMAC-SHA256", "X-Amz-Credential": f"{key}/{'/'.join(scope)}"
+                                    "/aws4_request", "X-Amz-Date": amz_date, "X-Amz-Expires": str(expires),
+                                    "X-Amz-SignedHeaders": "host"}, quote_via=urllib.parse.quote)
+    sig = signature(secret, "GET", path, query, {"host": host}, ["host"], amz_date, scope, "UNSIGNED-PAYLOAD")
+    return f"{url_base}{path}?{query}&X-Amz-Signature={sig}"
 
 
 def verify_self():
@@ -115,6 +127,9 @@ class SigV4Proxy:
         """None when the request may pass, else (code, message); and the credential scope."""
         headers = {k.lower(): v for k, v in req.headers.items()}
         auth = headers.get("authorization")
+        path, _, query = req.path.partition("?")
+        if "X-Amz-Signature=" in query:
+            return self.check_presigned(req.command, path, query, headers)
         if auth is None:
             return None, None
         m = AUTH_RE.match(auth)
@@ -151,6 +166,20 @@ class SigV4Proxy:
                     "not match the signature you provided."), scope
         return None, scope
 
+    def check_presigned(self, method, path, query, headers):
+        q = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
+        key, date, region, service, _ = q.get("X-Amz-Credential", "////").split("/", 4)
+        scope = (date, region, service)
+        if key not in self.keys:
+            return ("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records."), scope
+        rest = "&".join(p for p in query.split("&") if not p.startswith("X-Amz-Signature="))
+        signed = q.get("X-Amz-SignedHeaders", "").split(";")
+        want = signature(self.keys[key][0], method, path, rest, headers, signed, q.get("X-Amz-Date", ""), scope,
+                         "UNSIGNED-PAYLOAD")
+        if not hmac.compare_digest(want, q["X-Amz-Signature"]):
+            return ("SignatureDoesNotMatch", "The request signature we calculated does not match."), scope
+        return None, scope + ("presigned",)
+
     def handle(self, req):
         refused, scope = self.check(req)
         entry = {"method": req.command, "path": req.path, "signed": "Authorization" in req.headers, "scope": scope}
@@ -166,7 +195,9 @@ class SigV4Proxy:
             drop = {"authorization", "x-amz-security-token", "x-amz-date", "x-amz-content-sha256", "host"}
             fwd = {k: v for k, v in req.headers.items() if k.lower() not in drop}
             conn = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=60)
-            conn.request(req.command, req.path, headers=fwd)
+            path, _, query = req.path.partition("?")  # a presigned URL's X-Amz-* parameters stay here too
+            rest = "&".join(p for p in query.split("&") if p and not p.startswith("X-Amz-"))
+            conn.request(req.command, path + ("?" + rest if rest else ""), headers=fwd)
             resp = conn.getresponse()
             body = resp.read()
             req.send_response(resp.status)
