@@ -64,9 +64,9 @@ def presign(url_base, path, key, secret, region, amz_date, expires=3600):
     generate_presigned_url makes it."""
     host = urllib.parse.urlsplit(url_base).netloc
     scope = (amz_date[:8], region, "s3")
-    query = urllib.parse.urlencode({"X-Amz-Algorithm": "AWS4-HMAC-SHA256", "X-Amz-Credential": f"{key}/{'/'.join(scope)}"
-                                    "/aws4_request", "X-Amz-Date": amz_date, "X-Amz-Expires": str(expires),
-                                    "X-Amz-SignedHeaders": "host"}, quote_via=urllib.parse.quote)
+    params = {"X-Amz-Algorithm": "AWS4-HMAC-SHA256", "X-Amz-Credential": f"{key}/{'/'.join(scope)}/aws4_request",
+              "X-Amz-Date": amz_date, "X-Amz-Expires": str(expires), "X-Amz-SignedHeaders": "host"}
+    query = urllib.parse.urlencode(params, quote_via=urllib.parse.quote)
     sig = signature(secret, "GET", path, query, {"host": host}, ["host"], amz_date, scope, "UNSIGNED-PAYLOAD")
     return f"{url_base}{path}?{query}&X-Amz-Signature={sig}"
 
