@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "remote/object_store.hpp"
 #include "tensor_inspect/error.hpp"

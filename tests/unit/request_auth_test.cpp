@@ -15,6 +15,7 @@
 
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "remote/curl_api.hpp"
 #include "remote/object_store.hpp"
