@@ -180,35 +180,39 @@ class SigV4Proxy:
             return ("SignatureDoesNotMatch", "The request signature we calculated does not match."), scope
         return None, scope + ("presigned",)
 
+    def record(self, entry):
+        # Before the answer is written: once the client has it, the client may exit and the
+        # test read the log, which must already hold this request.
+        with self.lock:
+            self.log.append(entry)
+
     def handle(self, req):
         refused, scope = self.check(req)
         entry = {"method": req.command, "path": req.path, "signed": "Authorization" in req.headers, "scope": scope}
         if refused:
             body = s3_error(*refused)
+            self.record(dict(entry, status=403, bytes=0, refused=refused[0]))
             req.send_response(403)
             req.send_header("Content-Type", "application/xml")
             req.send_header("Content-Length", str(len(body)))
             req.end_headers()
             req.wfile.write(body)
-            entry.update(status=403, bytes=0, refused=refused[0])
-        else:
-            drop = {"authorization", "x-amz-security-token", "x-amz-date", "x-amz-content-sha256", "host"}
-            fwd = {k: v for k, v in req.headers.items() if k.lower() not in drop}
-            conn = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=60)
-            path, _, query = req.path.partition("?")  # a presigned URL's X-Amz-* parameters stay here too
-            rest = "&".join(p for p in query.split("&") if p and not p.startswith("X-Amz-"))
-            conn.request(req.command, path + ("?" + rest if rest else ""), headers=fwd)
-            resp = conn.getresponse()
-            body = resp.read()
-            req.send_response(resp.status)
-            for k, v in resp.getheaders():
-                if k.lower() not in ("transfer-encoding", "connection", "content-length", "date", "server"):
-                    req.send_header(k, v)
-            req.send_header("Content-Length", str(len(body)))
-            req.end_headers()
-            if req.command != "HEAD":
-                req.wfile.write(body)
-            conn.close()
-            entry.update(status=resp.status, bytes=len(body) if req.command != "HEAD" else 0)
-        with self.lock:
-            self.log.append(entry)
+            return
+        drop = {"authorization", "x-amz-security-token", "x-amz-date", "x-amz-content-sha256", "host"}
+        fwd = {k: v for k, v in req.headers.items() if k.lower() not in drop}
+        conn = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=60)
+        path, _, query = req.path.partition("?")  # a presigned URL's X-Amz-* parameters stay here too
+        rest = "&".join(p for p in query.split("&") if p and not p.startswith("X-Amz-"))
+        conn.request(req.command, path + ("?" + rest if rest else ""), headers=fwd)
+        resp = conn.getresponse()
+        body = resp.read()
+        conn.close()
+        self.record(dict(entry, status=resp.status, bytes=len(body) if req.command != "HEAD" else 0))
+        req.send_response(resp.status)
+        for k, v in resp.getheaders():
+            if k.lower() not in ("transfer-encoding", "connection", "content-length", "date", "server"):
+                req.send_header(k, v)
+        req.send_header("Content-Length", str(len(body)))
+        req.end_headers()
+        if req.command != "HEAD":
+            req.wfile.write(body)
