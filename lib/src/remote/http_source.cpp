@@ -86,7 +86,7 @@ struct HttpSource::Transfer {
   std::string etag, last_modified;  ///< of the last response
   std::uint64_t got = 0;
   std::vector<std::byte> body;      ///< probe only
-  std::string error_body;           ///< the first 4 KiB of an error answer's body (an S3 <Error>)
+  std::string error_body;           ///< the first 4 KiB of a 3xx-5xx answer's body (an S3 <Error>)
   bool refused = false;             ///< the write callback stopped the body
   int attempts = 0;
   std::chrono::steady_clock::time_point retry_at{};
@@ -114,6 +114,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   const std::string_view line(data, size * n);
   if (line.substr(0, 5) == "HTTP/") {  // a new response (after a redirect, or 100 Continue)
     t.content_range.clear();
+    t.error_body.clear();
     t.etag.clear();
     t.last_modified.clear();
     const std::size_t sp = line.find(' ');
@@ -128,7 +129,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<HttpSource::Transfer*>(user);
   t.last_byte = std::chrono::steady_clock::now();
   const std::size_t bytes = size * n;
-  if (t.status >= 400 && t.error_body.size() < 4096)
+  if (t.status >= 300 && t.error_body.size() < 4096)
     t.error_body.append(data, std::min(bytes, 4096 - t.error_body.size()));
   if (t.probe) {
     if (t.status != 206 && t.status != 200) return bytes;  // an error page: dropped
