@@ -170,8 +170,8 @@ TEST_CASE("object_request: keys, region and endpoint from the environment, as th
   }
 }
 
-TEST_CASE("is_url and resolve_url know s3:// and gs://") {
-  EnvScope env{{"AWS_ACCESS_KEY_ID", "A"}, {"AWS_SECRET_ACCESS_KEY", "S"}};
+TEST_CASE("is_url and resolve_url know s3:// and gs://; resolving needs no credentials") {
+  EnvScope env{};
   CHECK(ti::is_url("s3://b/k"));
   CHECK(ti::is_url("GS://b/k"));
   CHECK_FALSE(ti::is_url("s3:/b/k"));

@@ -79,7 +79,7 @@ void check_region(const std::string& region, std::string_view input, const char*
                                       ") is not a region name such as us-east-1");
 }
 
-ObjectRequest s3_request(const ObjectLocation& where, std::string_view input) {
+ObjectRequest s3_request(const ObjectLocation& where, std::string_view input, bool sign) {
   const std::optional<std::string> profile_env = store_env("AWS_PROFILE");
   const std::string profile_name = profile_env ? *profile_env : "default";
   const AwsProfile profile = load_aws_profile(profile_name);
@@ -104,7 +104,7 @@ ObjectRequest s3_request(const ObjectLocation& where, std::string_view input) {
     endpoint = profile.endpoint_url;
   ObjectRequest r;
   r.url = s3_object_url(where, endpoint, region, profile.addressing_style);
-  if (remote_options().no_sign_request) return r;
+  if (!sign || remote_options().no_sign_request) return r;
   std::optional<std::string> key = store_env("AWS_ACCESS_KEY_ID"), secret = store_env("AWS_SECRET_ACCESS_KEY");
   if (key && secret) {
     r.auth.access_key = *key;
@@ -128,12 +128,12 @@ ObjectRequest s3_request(const ObjectLocation& where, std::string_view input) {
   return r;
 }
 
-ObjectRequest gs_request(const ObjectLocation& where, std::string_view input) {
+ObjectRequest gs_request(const ObjectLocation& where, std::string_view input, bool sign) {
   const std::string base = store_env("TI_GS_ENDPOINT").value_or("https://storage.googleapis.com");
   const Endpoint e = parse_endpoint(base, input, "TI_GS_ENDPOINT");
   ObjectRequest r;
   r.url = e.scheme + "://" + e.authority + e.path + "/" + where.bucket + "/" + encode_object_key(where.key);
-  if (remote_options().no_sign_request) return r;
+  if (!sign || remote_options().no_sign_request) return r;
   std::optional<std::string> key = store_env("GS_ACCESS_KEY_ID"), secret = store_env("GS_SECRET_ACCESS_KEY");
   if (key && secret) {
     // Cloud Storage's XML API takes AWS's SigV4 with HMAC keys; its location is "auto".
@@ -229,9 +229,9 @@ std::string store_error_suffix(std::string_view body) {
   return " (" + std::string(code) + ")";
 }
 
-ObjectRequest object_request(std::string_view input) {
+ObjectRequest object_request(std::string_view input, bool sign) {
   const ObjectLocation where = parse_object_url(input);
-  return where.scheme == "s3" ? s3_request(where, input) : gs_request(where, input);
+  return where.scheme == "s3" ? s3_request(where, input, sign) : gs_request(where, input, sign);
 }
 
 }  // namespace tensor_inspect

@@ -75,6 +75,7 @@ struct ObjectRequest {
 /// files and remote_options(). Throws Error(Usage) naming the input (never a secret) for a
 /// malformed URL, region or endpoint, an AWS_PROFILE no file has, or an s3:// input with no
 /// keys and no --no-sign-request; errors of aws_credentials.hpp for unreadable files.
-ObjectRequest object_request(std::string_view input);
+/// `sign` false: the URL only (RequestAuth empty), no keys looked for (resolve_url).
+ObjectRequest object_request(std::string_view input, bool sign = true);
 
 }  // namespace tensor_inspect

@@ -33,7 +33,7 @@ bool is_url(std::string_view input) {
 }
 
 std::string resolve_url(std::string_view input) {
-  if (is_object_store_url(input)) return object_request(input).url;
+  if (is_object_store_url(input)) return object_request(input, false).url;
   if (!starts_with_nocase(input, "hf://")) return std::string(input);
   // hf://ORG/REPO[@REV]/FILE, as huggingface_hub's HfFileSystem spells it.
   const std::string_view rest = input.substr(5);
