@@ -25,8 +25,9 @@ namespace tensor_inspect {
 class HttpSource {
  public:
   /// `url` is requested, `name` shown in messages and logs, `auth` proves who asks (a
-  /// bearer token, a SigV4 signature, or nothing); a transfer fails after `timeout_seconds` without connecting, or under
-  /// 1 byte a second for as long (RemoteOptions::timeout_seconds), and is not retried.
+  /// bearer token, a SigV4 signature, or nothing); a transfer fails after `timeout_seconds`
+  /// without connecting, or under 1 byte a second for as long (RemoteOptions::timeout_seconds),
+  /// and is not retried.
   HttpSource(std::string url, std::string name, RequestAuth auth, long timeout_seconds);
   HttpSource(const HttpSource&) = delete;
   HttpSource& operator=(const HttpSource&) = delete;

@@ -28,8 +28,8 @@ void set_remote_options(const RemoteOptions& options) { options_in_force() = opt
 const RemoteOptions& remote_options() { return options_in_force(); }
 
 bool is_url(std::string_view input) {
-  return starts_with_nocase(input, "http://") || starts_with_nocase(input, "https://") || starts_with_nocase(input, "hf://") ||
-         is_object_store_url(input);
+  return starts_with_nocase(input, "http://") || starts_with_nocase(input, "https://") ||
+         starts_with_nocase(input, "hf://") || is_object_store_url(input);
 }
 
 std::string resolve_url(std::string_view input) {
