@@ -53,8 +53,8 @@ _tensor_inspect() {
                 gguf_key_bytes gguf_array_elements zip_members zip_ratio pickle_bytes pickle_values pickle_memo pickle_refs
                 pickle_depth pickle_entries remote_whole_bytes broadcast_pairs expression_elements compute_elements literal_bytes
                 manifest_bytes onnx_initializers onnx_dims onnx_string_bytes onnx_graph_depth hdf5_objects hdf5_name_bytes hdf5_chunks hdf5_chunk_bytes
-                dcp_metadata_bytes dcp_chunks dcp_grid_cells"
-  local remote_opts="--token-file --cache --cache-size --timeout"
+                dcp_metadata_bytes dcp_chunks dcp_grid_cells aws_config_bytes"
+  local remote_opts="--token-file --cache --cache-size --timeout --no-sign-request"
   local opts="-h --help --version --dtype -e --expr --json --strict --default-float --default-int --json-nonfinite
               --name --all --jsonl --list --stored --meta --list0 --overview --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems

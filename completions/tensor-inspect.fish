@@ -20,7 +20,7 @@ function __tensor_inspect_names
 end
 
 # The caps of --limit KEY=VALUE (the library's limit table; `--limit x=1` names them all).
-set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes= manifest_bytes= onnx_initializers= onnx_dims= onnx_string_bytes= onnx_graph_depth= hdf5_objects= hdf5_name_bytes= hdf5_chunks= hdf5_chunk_bytes= dcp_metadata_bytes= dcp_chunks= dcp_grid_cells=
+set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes= manifest_bytes= onnx_initializers= onnx_dims= onnx_string_bytes= onnx_graph_depth= hdf5_objects= hdf5_name_bytes= hdf5_chunks= hdf5_chunk_bytes= dcp_metadata_bytes= dcp_chunks= dcp_grid_cells= aws_config_bytes=
 
 function __tensor_inspect_main
     not __fish_seen_subcommand_from diff validate hash export
@@ -87,6 +87,7 @@ complete -c tensor-inspect -l token-file -r -F -d 'bearer token for URLs'
 complete -c tensor-inspect -l cache -x -a '(__fish_complete_directories)' -d 'keep fetched blocks of URLs in DIR'
 complete -c tensor-inspect -l cache-size -x -d 'most bytes the cache takes (500M, 20G)'
 complete -c tensor-inspect -l timeout -x -d 'seconds a URL may take (TI_TIMEOUT)'
+complete -c tensor-inspect -l no-sign-request -d 'send s3:// and gs:// requests unsigned'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l name -x -d 'compare only matching tensors (glob)'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l rename -x -d 'FROM=TO'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l rename-regex -x -d 'REGEX=REPLACEMENT'

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 shift || true
-all=(literal expr expr_realize npy npz safetensors safetensors_index gguf ggml_blocks pytorch pytorch_legacy pickle raw view_as inspect validate schemes manifest onnx hdf5 dcp)
+all=(literal expr expr_realize npy npz safetensors safetensors_index gguf ggml_blocks pytorch pytorch_legacy pickle raw view_as inspect validate schemes manifest onnx hdf5 dcp object_store)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 

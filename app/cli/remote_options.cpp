@@ -1,5 +1,6 @@
 // app/cli/remote_options.cpp — --token-file (the bearer token for http(s):// and hf:// inputs),
-// --cache DIR and --cache-size N (the block cache of remote files), --timeout SECONDS.
+// --cache DIR and --cache-size N (the block cache of remote files), --timeout SECONDS,
+// --no-sign-request (s3:// and gs:// unsigned).
 #include "cli/remote_options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -83,6 +84,10 @@ void setup_remote(CLI::App& app, RemoteFlags& flags) {
       ->each([&flags](const std::string&) { flags.timeout_given = true; })
       ->option_text("SECONDS=" + std::to_string(flags.timeout_seconds) + " (Env:TI_TIMEOUT)")
       ->group("Remote files");
+  // The AWS CLI's name: a public bucket is read without looking for credentials.
+  app.add_flag("--no-sign-request", flags.no_sign_request,
+               "send s3:// and gs:// requests unsigned (public buckets)")
+      ->group("Remote files");
 }
 
 void apply_remote(const RemoteFlags& flags) {
@@ -90,6 +95,7 @@ void apply_remote(const RemoteFlags& flags) {
   r.cache_dir = flags.cache_dir;
   r.cache_size = flags.cache_size;
   r.timeout_seconds = flags.timeout_seconds;
+  r.no_sign_request = flags.no_sign_request;
   // A variable stands in for an option the command line did not give. A malformed one is
   // kept as an error for the run that uses it: a literal or a local file never fails on a
   // cache setting, and the run that would use a bound the user mistyped stops rather than

@@ -1,4 +1,5 @@
-// app/cli/remote_options.hpp — the command line of remote inputs: --token-file, --cache, --cache-size, --timeout.
+// app/cli/remote_options.hpp — the command line of remote inputs: --token-file, --cache, --cache-size, --timeout,
+// --no-sign-request.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +21,14 @@ struct RemoteFlags {
   std::string cache_dir;   ///< --cache DIR: keep fetched blocks there; empty: no cache
   std::uint64_t cache_size = RemoteOptions{}.cache_size;  ///< --cache-size N, bytes
   long timeout_seconds = RemoteOptions{}.timeout_seconds;  ///< --timeout SECONDS
+  bool no_sign_request = false;  ///< --no-sign-request: s3:// and gs:// requests unsigned
   /// Which of --cache, --cache-size and --timeout the command line gave (any subcommand's).
   bool cache_dir_given = false, cache_size_given = false, timeout_given = false;
 };
 
-/// Adds --token-file, --cache, --cache-size and --timeout to `app` (the main command and each
+/// Adds --token-file, --cache, --cache-size, --timeout and --no-sign-request to `app` (the main command and each
 /// subcommand that opens files).
-inline constexpr OptionNames kRemoteOptionNames{"--token-file --cache --cache-size --timeout", ""};
+inline constexpr OptionNames kRemoteOptionNames{"--token-file --cache --cache-size --timeout --no-sign-request", ""};
 void setup_remote(CLI::App& app, RemoteFlags& flags);
 /// Reads the token file, if any, and the environment variables for options the command line
 /// did not give, and sets the library's RemoteOptions. A malformed TI_CACHE_SIZE or

@@ -126,6 +126,9 @@ struct Limits {
   /// Cells of the grid a DCP tensor's chunk boundaries cut it into, one byte each, for the
   /// check that its chunks cover it once (a tensor cut 64 ways along two axes has 4,096).
   std::uint64_t dcp_grid_cells = std::uint64_t{1} << 26;
+  /// Bytes of an AWS shared credentials or config file (~/.aws/credentials, ~/.aws/config)
+  /// read for an s3:// input: such files hold a few profiles of a few hundred bytes each.
+  std::uint64_t aws_config_bytes = std::uint64_t{1} << 20;
 };
 
 /// Most bytes of a bitsandbytes quant state (the `weight.quant_state.bitsandbytes__nf4` U8

@@ -1,4 +1,5 @@
-// tensor_inspect/remote.hpp — inputs over HTTP(S): `http://`, `https://` and `hf://` URLs.
+// tensor_inspect/remote.hpp — inputs over HTTP(S): `http://`, `https://` and `hf://` URLs,
+// and objects of S3 and Cloud Storage (`s3://`, `gs://`: docs/remote.md).
 //
 // MappedFile::open(url) gives a file whose bytes() span the remote file; nothing is read
 // until a reader asks (MappedFile::fetch, fetch_bytes), and then only the 64 KiB blocks it
@@ -45,6 +46,9 @@ struct RemoteOptions {
   /// `timeout_error`, and, when cache_dir is set, with `cache_size_error`, before any
   /// request. A run that opens no URL never fails on them. Empty: nothing wrong.
   std::string cache_size_error, timeout_error;
+  /// `--no-sign-request`: s3:// and gs:// requests go unsigned (public buckets), as the AWS
+  /// CLI's option of that name; no credentials are looked for.
+  bool no_sign_request = false;
 };
 
 /// The options in force (none until set). Not thread-safe: call before opening files.
@@ -56,14 +60,16 @@ const RemoteOptions& remote_options();
 /// that ends without running destructors (std::_Exit); each file logs once either way.
 void log_remote_transfers();
 
-/// True for an input that names a remote file: it starts with `http://`, `https://` or
-/// `hf://` (scheme matched case-insensitively).
+/// True for an input that names a remote file: it starts with `http://`, `https://`,
+/// `hf://`, `s3://` or `gs://` (scheme matched case-insensitively).
 bool is_url(std::string_view input);
 
 /// The URL to request for `input`: `hf://ORG/REPO[@REV]/FILE` becomes
 /// `ENDPOINT/ORG/REPO/resolve/REV/FILE` (REV defaults to `main`; ENDPOINT is
-/// `https://huggingface.co` or the environment's TI_HF_ENDPOINT); http(s) URLs are
-/// returned as given. Throws Error(Usage) naming the input for an hf:// URL without a file.
+/// `https://huggingface.co` or the environment's TI_HF_ENDPOINT); `s3://BUCKET/KEY` and
+/// `gs://BUCKET/KEY` become their store's HTTPS URL (remote/object_store.hpp: endpoint and
+/// region from the environment and ~/.aws/config); http(s) URLs are returned as given.
+/// Throws Error(Usage) naming the input for an hf://, s3:// or gs:// URL without a file.
 std::string resolve_url(std::string_view input);
 
 /// `url` as it may be shown: user information (`user:password@`) and the query string
@@ -76,7 +82,8 @@ std::string display_url(std::string_view url);
 std::string input_name(std::string_view input);
 
 /// The bearer token to send for `input`: RemoteOptions::token, else for hf:// inputs the
-/// environment's HF_TOKEN, else empty.
+/// environment's HF_TOKEN, else empty. (s3:// and gs:// inputs take their credentials from
+/// remote/object_store.hpp instead.)
 std::string token_for(std::string_view input);
 
 }  // namespace tensor_inspect

@@ -51,6 +51,7 @@ constexpr LimitInfo kTable[] = {
     {"dcp_metadata_bytes", &Limits::dcp_metadata_bytes, "bytes"},
     {"dcp_chunks", &Limits::dcp_chunks, "items"},
     {"dcp_grid_cells", &Limits::dcp_grid_cells, "items"},
+    {"aws_config_bytes", &Limits::aws_config_bytes, "bytes"},
 };
 
 }  // namespace

@@ -35,6 +35,7 @@ CurlApi load() {
   bind(handle, api.easy_getinfo, "curl_easy_getinfo");
   bind(handle, api.easy_cleanup, "curl_easy_cleanup");
   bind(handle, api.easy_strerror, "curl_easy_strerror");
+  bind(handle, api.easy_perform, "curl_easy_perform");
   bind(handle, api.multi_init, "curl_multi_init");
   bind(handle, api.multi_add_handle, "curl_multi_add_handle");
   bind(handle, api.multi_remove_handle, "curl_multi_remove_handle");

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "remote/curl_api.hpp"
+#include "remote/object_store.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -85,6 +86,7 @@ struct HttpSource::Transfer {
   std::string etag, last_modified;  ///< of the last response
   std::uint64_t got = 0;
   std::vector<std::byte> body;      ///< probe only
+  std::string error_body;           ///< the first 4 KiB of a 3xx-5xx answer's body (an S3 <Error>)
   bool refused = false;             ///< the write callback stopped the body
   int attempts = 0;
   std::chrono::steady_clock::time_point retry_at{};
@@ -112,6 +114,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   const std::string_view line(data, size * n);
   if (line.substr(0, 5) == "HTTP/") {  // a new response (after a redirect, or 100 Continue)
     t.content_range.clear();
+    t.error_body.clear();
     t.etag.clear();
     t.last_modified.clear();
     const std::size_t sp = line.find(' ');
@@ -126,6 +129,8 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<HttpSource::Transfer*>(user);
   t.last_byte = std::chrono::steady_clock::now();
   const std::size_t bytes = size * n;
+  if (t.status >= 300 && t.error_body.size() < 4096)
+    t.error_body.append(data, std::min(bytes, 4096 - t.error_body.size()));
   if (t.probe) {
     if (t.status != 206 && t.status != 200) return bytes;  // an error page: dropped
     const std::uint64_t cap = t.status == 200 ? t.cap : t.range.length;
@@ -155,8 +160,8 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 }  // namespace
 
-HttpSource::HttpSource(std::string url, std::string name, std::string token, long timeout_seconds)
-    : url_(std::move(url)), name_(std::move(name)), token_(std::move(token)), timeout_(timeout_seconds) {
+HttpSource::HttpSource(std::string url, std::string name, RequestAuth auth, long timeout_seconds)
+    : url_(std::move(url)), name_(std::move(name)), auth_(std::move(auth)), timeout_(timeout_seconds) {
   multi_ = curl_api().multi_init();
   if (!multi_) throw Error(ErrorCode::Io, name_ + ": cannot start libcurl");
 }
@@ -170,13 +175,14 @@ void HttpSource::setup(Transfer& t) {
   if (!t.easy) {
     t.easy = c.easy_init();
     if (!t.easy) throw Error(ErrorCode::Io, name_ + ": cannot start a libcurl transfer");
-    if (!token_.empty()) t.headers = c.slist_append(nullptr, ("Authorization: Bearer " + token_).c_str());
+    t.headers = append_auth_headers(c, nullptr, auth_);
     if (!t.condition.empty()) t.headers = c.slist_append(t.headers, t.condition.c_str());
   }
   t.status = 0;
   t.content_range.clear();
   t.got = 0;
   t.body.clear();
+  t.error_body.clear();
   t.refused = false;
   t.stalled = false;
   t.stall_after = timeout_;
@@ -203,6 +209,7 @@ void HttpSource::setup(Transfer& t) {
   c.easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
   c.easy_setopt(e, CURLOPT_XFERINFODATA, &t);
   c.easy_setopt(e, CURLOPT_ERRORBUFFER, t.error);
+  set_auth_options(c, e, auth_);
 }
 
 namespace {
@@ -263,10 +270,13 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
     }
     if (result != CURLE_OK && !(t.refused && t.status == 206)) {
       std::string text = t.error[0] ? t.error : c.easy_strerror(result);
-      if (t.status != 0 && t.status != 206 && t.status != 200) text = "HTTP status " + std::to_string(t.status);
+      if (t.status != 0 && t.status != 206 && t.status != 200)
+        text = "HTTP status " + std::to_string(t.status) + store_error_suffix(t.error_body);
       return {false, transient_curl(result) || transient_status(t.status), what + ": " + text};
     }
-    if (t.status != 206) return {false, transient_status(t.status), what + ": HTTP status " + std::to_string(t.status)};
+    if (t.status != 206)
+      return {false, transient_status(t.status),
+              what + ": HTTP status " + std::to_string(t.status) + store_error_suffix(t.error_body)};
     ContentRange cr;
     const bool parsed = parse_content_range(t.content_range, cr) && !cr.unsatisfied;
     const std::uint64_t want_last = t.range.offset + t.range.length - 1;

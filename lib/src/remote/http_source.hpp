@@ -7,7 +7,7 @@
 // retried with back-off on transient failures (a timeout is not one). Errors are Error(Io) naming the URL as
 // display_url() shows it, never the token.
 //
-//   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", token, 20);
+//   HttpSource src("https://host/m.safetensors", "https://host/m.safetensors", auth, 20);  // RequestAuth
 //   HttpSource::Probe p = src.probe(65536);           // p.size, p.head (the first bytes)
 //   src.fetch({{4096, 8192, dest}});                  // bytes [4096, 12288) into dest
 #pragma once
@@ -18,14 +18,17 @@
 #include <string>
 #include <vector>
 
+#include "remote/request_auth.hpp"
+
 namespace tensor_inspect {
 
 class HttpSource {
  public:
-  /// `url` is requested, `name` shown in messages and logs, `token` (may be empty) sent as
-  /// a bearer token; a transfer fails after `timeout_seconds` without connecting, or under
-  /// 1 byte a second for as long (RemoteOptions::timeout_seconds), and is not retried.
-  HttpSource(std::string url, std::string name, std::string token, long timeout_seconds);
+  /// `url` is requested, `name` shown in messages and logs, `auth` proves who asks (a
+  /// bearer token, a SigV4 signature, or nothing); a transfer fails after `timeout_seconds`
+  /// without connecting, or under 1 byte a second for as long (RemoteOptions::timeout_seconds),
+  /// and is not retried.
+  HttpSource(std::string url, std::string name, RequestAuth auth, long timeout_seconds);
   HttpSource(const HttpSource&) = delete;
   HttpSource& operator=(const HttpSource&) = delete;
   ~HttpSource();
@@ -76,7 +79,7 @@ class HttpSource {
   void run(std::vector<Transfer>& transfers);
   std::string url_;
   std::string name_;
-  std::string token_;
+  RequestAuth auth_;
   long timeout_;  ///< seconds, for CURLOPT_CONNECTTIMEOUT and CURLOPT_LOW_SPEED_TIME
   std::uint64_t size_ = 0;
   std::string etag_;           ///< the probe's validator, which every later answer must carry

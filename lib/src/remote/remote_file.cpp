@@ -15,6 +15,7 @@
 #include <shared_mutex>
 
 #include "remote/block_cache.hpp"
+#include "remote/object_store.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/remote.hpp"
@@ -164,9 +165,18 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   if (!options.timeout_error.empty()) throw Error(ErrorCode::Usage, options.timeout_error);
   if (!options.cache_dir.empty() && !options.cache_size_error.empty()) throw Error(ErrorCode::Usage, options.cache_size_error);
   const std::string name = display_url(url);
-  const std::string resolved = resolve_url(url);
+  std::string resolved;
+  RequestAuth auth;
+  if (is_object_store_url(url)) {  // s3://, gs://: the store's URL, signed (object_store.hpp)
+    ObjectRequest object = object_request(url);
+    resolved = std::move(object.url);
+    auth = std::move(object.auth);
+  } else {
+    resolved = resolve_url(url);
+    auth.bearer = token_for(url);
+  }
   if (resolved != url) lib_log().debug("{}: requests go to {}", name, display_url(resolved));
-  auto source = std::make_unique<HttpSource>(resolved, name, token_for(url), options.timeout_seconds);
+  auto source = std::make_unique<HttpSource>(resolved, name, std::move(auth), options.timeout_seconds);
   // With --cache, a copy holding the first block makes the probe conditional: a 304 means
   // the copy is current, and not one byte of the file travels.
   std::unique_ptr<BlockCache> cache;

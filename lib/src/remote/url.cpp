@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "remote/object_store.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/remote.hpp"
 
@@ -27,10 +28,12 @@ void set_remote_options(const RemoteOptions& options) { options_in_force() = opt
 const RemoteOptions& remote_options() { return options_in_force(); }
 
 bool is_url(std::string_view input) {
-  return starts_with_nocase(input, "http://") || starts_with_nocase(input, "https://") || starts_with_nocase(input, "hf://");
+  return starts_with_nocase(input, "http://") || starts_with_nocase(input, "https://") ||
+         starts_with_nocase(input, "hf://") || is_object_store_url(input);
 }
 
 std::string resolve_url(std::string_view input) {
+  if (is_object_store_url(input)) return object_request(input, false).url;
   if (!starts_with_nocase(input, "hf://")) return std::string(input);
   // hf://ORG/REPO[@REV]/FILE, as huggingface_hub's HfFileSystem spells it.
   const std::string_view rest = input.substr(5);

@@ -24,7 +24,7 @@ namespace {
 // Names and metadata are untrusted: shown escaped, never sent raw to the terminal.
 std::string escape_text(std::string_view s) { return escape_untrusted(s, true); }
 
-using Json = nlohmann::ordered_json;
+using ListingJson = nlohmann::ordered_json;
 
 // Bytes of the values as data() hands them out (dtype itemsize x elements), which for
 // quantized or compressed tensors differs from the bytes stored.
@@ -34,7 +34,7 @@ std::uint64_t decoded_nbytes(const TensorEntry& e) {
   return n;
 }
 
-std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
+std::string dump(const ListingJson& j, int indent = -1) { return j.dump(indent, ' ', false, ListingJson::error_handler_t::replace); }
 
 // escape_text(s), or s itself when escaping would not change it (names, types and notes
 // are printable ASCII in nearly every file: then nothing is allocated for them).

@@ -14,14 +14,14 @@ namespace {
 // Metadata is untrusted: shown escaped, never sent raw to the terminal.
 std::string escape_meta(std::string_view s) { return escape_untrusted(s, true); }
 
-using Json = nlohmann::ordered_json;
+using MetaJson = nlohmann::ordered_json;
 
 // Invalid UTF-8 in a file's strings is replaced, not thrown on: the listing's spelling.
-std::string dump_json(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dump_json(const MetaJson& j) { return j.dump(-1, ' ', false, MetaJson::error_handler_t::replace); }
 
 // Python's word for a metadata float that JSON has none for (nan, inf, -inf; GGUF float
 // keys may hold them), or nullptr for any other value.
-const char* nonfinite_word(const Json& v) {
+const char* nonfinite_word(const MetaJson& v) {
   if (!v.is_number_float() || std::isfinite(v.get<double>())) return nullptr;
   const double f = v.get<double>();
   return std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf";
@@ -29,10 +29,10 @@ const char* nonfinite_word(const Json& v) {
 
 // A metadata value for JSON output: nan and ±inf become the strings "nan", "inf", "-inf",
 // as tensor values do, where nlohmann would write null.
-Json finite_json(const Json& v) {
+MetaJson finite_json(const MetaJson& v) {
   if (const char* word = nonfinite_word(v)) return word;
   if (!v.is_structured()) return v;
-  Json out = v;
+  MetaJson out = v;
   for (auto& item : out) item = finite_json(item);
   return out;
 }
@@ -41,7 +41,7 @@ Json finite_json(const Json& v) {
 // once, numbers as JSON writes them; unless `full`, arrays of more than 8 items shortened
 // to their first and last 3 and their count.
 constexpr std::size_t kMetaItems = 8, kMetaEdgeItems = 3;
-std::string meta_text(const Json& v, bool full) {
+std::string meta_text(const MetaJson& v, bool full) {
   if (v.is_string()) {
     std::string s = escape_meta(v.get_ref<const std::string&>()), q = "\"";
     for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
@@ -69,9 +69,9 @@ std::string meta_text(const MetaEntry& m, bool full) {
   if (!m.array || full || m.array->size() <= kMetaItems) return meta_text(m.decoded(), full);
   const std::uint64_t n = m.array->size();
   std::string s = "[";
-  for (const Json& item : m.array->items(0, kMetaEdgeItems)) s += meta_text(item, false) + ", ";
+  for (const MetaJson& item : m.array->items(0, kMetaEdgeItems)) s += meta_text(item, false) + ", ";
   s += "...";
-  for (const Json& item : m.array->items(n - kMetaEdgeItems, kMetaEdgeItems)) s += ", " + meta_text(item, false);
+  for (const MetaJson& item : m.array->items(n - kMetaEdgeItems, kMetaEdgeItems)) s += ", " + meta_text(item, false);
   return s + "] (" + std::to_string(n) + " items)";
 }
 
@@ -79,14 +79,14 @@ std::string meta_text(const MetaEntry& m, bool full) {
 
 void render_meta(const LoadedFile& file, bool json, bool full, OutBuffer& out) {
   if (json) {
-    Json j;
+    MetaJson j;
     j["schema_version"] = kSchemaVersion;
     j["kind"] = "metadata";
     j["file"] = file.path;
     j["format"] = file.format;
-    j["metadata"] = Json::array();
+    j["metadata"] = MetaJson::array();
     for (const auto& m : file.metadata)
-      j["metadata"].push_back(Json{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.decoded())}});
+      j["metadata"].push_back(MetaJson{{"key", m.key}, {"type", m.type}, {"value", finite_json(m.decoded())}});
     j["tensor_count"] = ListedTensors(file).size();
     j["warnings"] = file.warnings;
     out.write(dump_json(j));
