@@ -108,4 +108,9 @@ std::string limit_hint(std::string_view name) {
   return " (limit " + std::string(name) + "; raise it with --limit " + std::string(name) + "=N)";
 }
 
+Error limit_error(std::string_view name, const std::string& message, std::string file,
+                  std::optional<std::uint64_t> offset) {
+  return Error(ErrorCode::LimitExceeded, message, {std::move(file), "", offset, std::string(name)});
+}
+
 }  // namespace tensor_inspect

@@ -62,9 +62,10 @@ void check_compute(const Kernel& k) {
   const Shape& space = k.kind == KernelKind::Reduce ? body->src[0]->shape : body->shape;
   const auto n = static_cast<std::uint64_t>(prod(space));
   if (n > limits().compute_elements)
-    throw Error(ErrorCode::Unsupported, std::string(op_name(body->op)) + " over shape " + shape_repr(space) + ": " + std::to_string(n) +
-                                            " elements to compute, more than " + std::to_string(limits().compute_elements) +
-                                            limit_hint("compute_elements"));
+    throw limit_error("compute_elements", std::string(op_name(body->op)) + " over shape " + shape_repr(space) + ": " +
+                                              std::to_string(n) + " elements to compute, more than " +
+                                              std::to_string(limits().compute_elements) +
+                                              limit_hint("compute_elements"));
 }
 
 std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) { return std::get<std::shared_ptr<Buffer>>(buffer_node->arg); }
