@@ -5,16 +5,15 @@
 #include <utility>
 #include <vector>
 
+#include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
 
 namespace {
 
-Limits& current() {
-  static Limits l;
-  return l;
-}
+// What the setters write: the process default's caps (context.hpp).
+Limits& current() { return default_context().limits; }
 
 constexpr LimitInfo kTable[] = {
     {"stream_bytes", &Limits::stream_bytes, "bytes"},
@@ -52,7 +51,7 @@ constexpr LimitInfo kTable[] = {
 
 }  // namespace
 
-const Limits& limits() { return current(); }
+const Limits& limits() { return current_context().limits; }
 void set_limits(const Limits& l) { current() = l; }
 std::span<const LimitInfo> limit_table() { return kTable; }
 
