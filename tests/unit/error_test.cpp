@@ -127,3 +127,27 @@ TEST_CASE("naming_tensor reads the error's fields: the tensor after its file, on
     CHECK(named.code() == ti::ErrorCode::LimitExceeded);
   }
 }
+
+TEST_CASE("a member's fault, thrown by the loader, is named after the archive's tensor by its fields") {
+  const auto member_error = [](const std::string& bytes) {
+    return error_thrown_by([&] {
+      (void)ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(bytes), "x.npz: member 'w.npy'"));
+    });
+  };
+  SUBCASE("a truncated header (ByteReader)") {
+    const ti::Error e = member_error(std::string("\x93NUMPY\x01\x00\x10", 9));
+    CHECK(e.file() == "x.npz: member 'w.npy'");
+    CHECK(e.byte_offset() == std::uint64_t{8});
+    const ti::Error named = ti::naming_tensor("x.npz: tensor 'w'", e);
+    CHECK(std::string(named.what()) ==
+          "x.npz: tensor 'w': member 'w.npy': truncated header length: needs 2 bytes, 1 left at byte 8");
+    CHECK(named.tensor() == "w");
+  }
+  SUBCASE("a bad magic (the .npy fault policy)") {
+    const ti::Error e = member_error(std::string("\x93NUMPX\x01\x00\x02\x00{}", 12));
+    CHECK(e.file() == "x.npz: member 'w.npy'");
+    CHECK(e.byte_offset() == std::uint64_t{0});
+    const std::string named = ti::naming_tensor("x.npz: tensor 'w'", e).what();
+    CHECK(named.rfind("x.npz: tensor 'w': member 'w.npy': ", 0) == 0);
+  }
+}
