@@ -1,28 +1,29 @@
 // error.cpp — the stable names of ErrorCode and their exit statuses (DESIGN.md).
 #include "tensor_inspect/error.hpp"
 
+#include <array>
+#include <cstddef>
+
 namespace tensor_inspect {
+namespace {
+
+// One row per code, in the enum's order; the static_assert ties the count to ErrorCode::Count.
+constexpr std::array<std::string_view, static_cast<std::size_t>(ErrorCode::Count)> kErrorCodeNames = {
+    "usage", "bad_literal", "bad_dtype", "bad_expression", "bad_shape", "bad_file",
+    "unsupported", "no_format", "io", "not_found", "internal", "limit_exceeded",
+};
+static_assert(kErrorCodeNames.back() == "limit_exceeded", "a name for every ErrorCode, in order");
+
+}  // namespace
 
 std::string_view error_code_name(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::Usage: return "usage";
-    case ErrorCode::BadLiteral: return "bad_literal";
-    case ErrorCode::BadDType: return "bad_dtype";
-    case ErrorCode::BadExpression: return "bad_expression";
-    case ErrorCode::BadShape: return "bad_shape";
-    case ErrorCode::BadFile: return "bad_file";
-    case ErrorCode::Unsupported: return "unsupported";
-    case ErrorCode::NoFormat: return "no_format";
-    case ErrorCode::Io: return "io";
-    case ErrorCode::NotFound: return "not_found";
-    case ErrorCode::Internal: return "internal";
-  }
-  return "internal";
+  const auto i = static_cast<std::size_t>(code);
+  return i < kErrorCodeNames.size() ? kErrorCodeNames[i] : "internal";
 }
 
-// Every code is trouble (2) today: status 1 is reserved for checks that find a difference,
-// which report through their own return value rather than an Error. The codes are listed
-// without a default, so a code added to the enum must be given its status here (-Wswitch).
+// Status 1 is for checks that find a difference, which report through their own return
+// value rather than an Error: every code, and a value outside the enum, is trouble (2).
+// Written per code, so a code that comes to mean "a check failed" says so here.
 int exit_status(ErrorCode code) {
   switch (code) {
     case ErrorCode::Usage:
@@ -35,9 +36,11 @@ int exit_status(ErrorCode code) {
     case ErrorCode::NoFormat:
     case ErrorCode::Io:
     case ErrorCode::NotFound:
-    case ErrorCode::Internal: return 2;
+    case ErrorCode::Internal:
+    case ErrorCode::LimitExceeded: return 2;
+    case ErrorCode::Count: break;
   }
-  return 2;  // a value outside the enum: trouble all the same
+  return 2;
 }
 
 }  // namespace tensor_inspect

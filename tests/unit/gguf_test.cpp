@@ -94,7 +94,7 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
   SUBCASE("key length past the end of the file and over the cap") {
     CHECK_GG_ERROR(Gguf().header(0, 1).u64(1000).raw("abcde").b, ErrorCode::BadFile,
                    "x.gguf: truncated metadata key: needs 1000 bytes, 5 left" + at(32));
-    CHECK_GG_ERROR(Gguf().header(0, 1).u64(std::uint64_t{1} << 40).raw("abcde").b, ErrorCode::BadFile,
+    CHECK_GG_ERROR(Gguf().header(0, 1).u64(std::uint64_t{1} << 40).raw("abcde").b, ErrorCode::LimitExceeded,
                    "x.gguf: metadata key length 1099511627776 exceeds the limit of 65536 (limit gguf_key_bytes; raise it with --limit gguf_key_bytes=N)" + at(32));
   }
   SUBCASE("string value past the end of the file") {
@@ -122,7 +122,7 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.header(0, 2).str("a").u32(9).u32(0).u64(1).raw(std::string(1, '\0')).str("b").u32(9);
     const std::uint64_t array_at = g.at();
     g.u32(0).u64(std::uint64_t{1} << 24).raw(std::string(std::size_t{1} << 24, '\0'));  // 1 + 2**24 uint8 in all
-    CHECK_GG_ERROR(g.b, ErrorCode::BadFile,
+    CHECK_GG_ERROR(g.b, ErrorCode::LimitExceeded,
                    "x.gguf: metadata 'b': array of 16777216 elements goes over the limit of 16777216 array elements "
                    "in all metadata (limit gguf_array_elements; raise it with --limit gguf_array_elements=N)" + at(array_at));
   }

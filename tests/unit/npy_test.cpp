@@ -158,7 +158,7 @@ TEST_CASE("npy: malformed magic, version and header length are refused with the 
                   "x.npy: truncated header length: needs 4 bytes, 3 left at byte 8");
   CHECK_NPY_ERROR(bytes_of(std::string("\x93NUMPY\x01\x00\x76\x00{'descr': ", 20)), ErrorCode::BadFile,
                   "x.npy: truncated header: needs 118 bytes, 10 left at byte 10");
-  CHECK_NPY_ERROR(bytes_of(std::string("\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14)), ErrorCode::BadFile,
+  CHECK_NPY_ERROR(bytes_of(std::string("\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14)), ErrorCode::LimitExceeded,
                   "x.npy: header length 4294967295 exceeds the limit of 1048576 (limit npy_header_bytes; raise it with --limit npy_header_bytes=N) at byte 12");
 }
 
@@ -182,7 +182,7 @@ TEST_CASE("npy: header dict syntax errors name the byte") {
                   "x.npy: header: malformed number at byte 61");
   CHECK_NPY_ERROR(npy("{'descr': '<f\\q8'}"), ErrorCode::BadFile,
                   "x.npy: header: unsupported escape '\\q' in a string at byte 23");
-  CHECK_NPY_ERROR(npy(std::string(40, '[') + std::string(40, ']')), ErrorCode::BadFile,
+  CHECK_NPY_ERROR(npy(std::string(40, '[') + std::string(40, ']')), ErrorCode::LimitExceeded,
                   "x.npy: header: values nest deeper than 32 levels (limit npy_header_depth; raise it with --limit npy_header_depth=N) at byte 43");
   CHECK_NPY_ERROR(npy(npy_header("<u1", "(2L,)"), "ab", 3), ErrorCode::BadFile,
                   "x.npy: header: malformed number at byte 63");

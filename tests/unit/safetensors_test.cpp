@@ -160,7 +160,9 @@ TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are 
 
 TEST_CASE("safetensors: header length, first byte and JSON errors name the byte") {
   CHECK_ST_ERROR(std::string("\x10\x00\x00", 3), "x.safetensors: truncated header length: needs 8 bytes, 3 left at byte 0");
-  CHECK_ST_ERROR(le64(100'000'001) + "{}", "x.safetensors: header length 100000001 exceeds the limit of 100000000 (limit safetensors_header_bytes; raise it with --limit safetensors_header_bytes=N) at byte 0");
+  // A hit cap: the message names it, and the code is limit_exceeded (not bad_file) wherever a cap is hit.
+  CHECK_THROWS_WITH_AS(open_st(le64(100'000'001) + "{}"), "x.safetensors: header length 100000001 exceeds the limit of 100000000 (limit safetensors_header_bytes; raise it with --limit safetensors_header_bytes=N) at byte 0", ti::Error);
+  CHECK(test_util::code_of([&] { open_st(le64(100'000'001) + "{}"); }) == ti::ErrorCode::LimitExceeded);
   CHECK_ST_ERROR(le64(1000) + "{\"a\":1}" + std::string(13, ' '),
                  "x.safetensors: header length 1000 runs past the end of the file (28 bytes) at byte 0");
   CHECK_ST_ERROR(st("  [1]"), "x.safetensors: header does not start with '{' at byte 10");

@@ -51,8 +51,9 @@ Manifest read_manifest(const std::string& path) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && size > limits().manifest_bytes)
-    throw Error(ErrorCode::BadFile, path + ": manifest of " + std::to_string(size) + " bytes is larger than " +
-                                        std::to_string(limits().manifest_bytes) + limit_hint("manifest_bytes"));
+    throw limit_error("manifest_bytes", path + ": manifest of " + std::to_string(size) + " bytes is larger than " +
+                                            std::to_string(limits().manifest_bytes) + limit_hint("manifest_bytes"),
+                      path);
   std::ifstream f(path, std::ios::binary);
   if (!f || std::filesystem::is_directory(path, ec)) throw Error(ErrorCode::Io, path + ": cannot read the manifest");
   std::ostringstream text;

@@ -127,7 +127,8 @@ std::optional<std::string> assert_failure(const std::string& expr, const Item& i
       // "expression: column 3: ..." could be -e's or any --assert's: the message names this one.
       const std::string what = e.what();
       const std::string_view prefix = "expression: ";
-      throw Error(e.code(), "--assert '" + expr + "': " + (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
+      const std::string rest = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+      throw Error(e.code(), "--assert '" + expr + "': " + rest, e.place());
     }
   }();
   if (r.dtype() != DType::Bool)

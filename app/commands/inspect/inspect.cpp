@@ -150,7 +150,7 @@ Item item_of(const LoadedFile& lf, const TensorEntry& entry, bool tolerate_unsup
     try {
       return for_tensor(label, [&] { return entry.load(); });
     } catch (const Error& e) {
-      if (!tolerate_unsupported || e.code() != ErrorCode::Unsupported) throw;
+      if (!tolerate_unsupported || !cannot_show(e)) throw;
       load_error = e.what();
       return tensor_from_literal("[]", std::nullopt);
     }
@@ -249,7 +249,7 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     try {
       r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", "", std::nullopt, ""});
     } catch (const Error& e) {
-      throw Error(e.code(), "<stdin>: " + std::string(e.what()));
+      throw Error(e.code(), "<stdin>: " + std::string(e.what()), {"<stdin>", "", e.byte_offset(), e.limit()});
     }
     return r;
   }

@@ -80,8 +80,8 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
       // As for a whole file: a tensor whose values cannot be shown (a type we cannot
       // dequantize) is a skipped row, unless --fail-on was to check it; a corrupt file is
       // trouble and ends the run.
-      if (err.code() != ErrorCode::Unsupported || !entry) throw;
-      if (fail_on.enabled()) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
+      if (!cannot_show(err) || !entry) throw;
+      if (fail_on.enabled()) throw Error(err.code(), fail_on_unchecked(err.what()), err.place());
       r.row = stats_row_of(*entry);
       r.row.skipped = err.what();
       spdlog::warn("{} (skipped)", err.what());

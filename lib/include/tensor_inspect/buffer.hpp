@@ -32,6 +32,9 @@ struct StreamStop {
   /// pipe). Else more is an error, this text after the input's name, found by reading one
   /// byte more (raw data of a given shape must fill the input exactly).
   std::string more_is_error;
+  /// The cap (a Limits field) that more_is_error is about, if any: the Error is then
+  /// ErrorCode::LimitExceeded naming it (limits.hpp), else BadFile.
+  std::string limit;
 };
 
 /// Judges a stream (a pipe, standard input, /dev/zero) as it is read: called with all the

@@ -22,9 +22,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+
+#include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
 
@@ -153,9 +156,11 @@ inline constexpr int kMaxExpressionDepth = 200;
 /// parse tree and the lazy graph the expression builds, and so every walk over them. Fixed.
 inline constexpr int kMaxExpressionNodes = 1024;
 
-/// The caps in force (the defaults above until set_limits is called).
+/// The caps in force on this thread: those of the Context a ContextScope installed
+/// (context.hpp), else the process default (the defaults above until set_limits is called).
 const Limits& limits();
-/// Replaces the caps in force. Not thread-safe: call it before opening files.
+/// Replaces the caps of the process default. Not thread-safe: call it before opening files;
+/// a thread that needs caps of its own installs a Context (context.hpp) instead.
 void set_limits(const Limits& l);
 
 /// One cap by name, for the command line and messages.
@@ -177,5 +182,10 @@ void set_limit(std::string_view spec);
 void set_limits_from(std::span<const std::string> specs);
 /// The suffix errors use to name a cap: " (limit NAME; raise it with --limit NAME=N)".
 std::string limit_hint(std::string_view name);
+/// The Error every hit cap throws: ErrorCode::LimitExceeded with `message` as given (it names
+/// the input, the values and, through limit_hint(name), the cap), Error::limit() = `name`, and
+/// `file` (the input `message` starts with) and `offset` as its place when known.
+Error limit_error(std::string_view name, const std::string& message, std::string file = {},
+                  std::optional<std::uint64_t> offset = std::nullopt);
 
 }  // namespace tensor_inspect

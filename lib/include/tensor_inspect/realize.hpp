@@ -105,8 +105,9 @@ void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const 
 /// that called realize or for_each_*, after each batch of about 8 million elements, and
 /// done == total when the kernel ends. A kernel of one batch or less reports nothing.
 using ProgressHook = std::function<void(std::int64_t done, std::int64_t total)>;
-/// Installs `hook` for all later kernels (an empty one, the default, reports nothing);
-/// returns the hook it replaces. Not thread-safe: set it before realizing.
+/// Installs `hook` in the process default Context for all later kernels (an empty one, the
+/// default, reports nothing); returns the hook it replaces. Not thread-safe: set it before
+/// realizing. A thread under a ContextScope reports to its Context's hook (context.hpp).
 ProgressHook set_progress_hook(ProgressHook hook);
 
 /// Receives the same chunk of several tensors at once (one ValueChunk per root, in order).

@@ -51,8 +51,11 @@ struct RemoteOptions {
   bool no_sign_request = false;
 };
 
-/// The options in force (none until set). Not thread-safe: call before opening files.
+/// Sets the options of the process default Context (none until set). Not thread-safe: call
+/// before opening files; a thread that needs options of its own installs a Context
+/// (context.hpp) instead.
 void set_remote_options(const RemoteOptions& options);
+/// The options in force on this thread: its ContextScope's, else the process default's.
 const RemoteOptions& remote_options();
 
 /// Logs, for every remote file still open, the bytes it read from the cache and over the

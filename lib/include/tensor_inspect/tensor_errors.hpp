@@ -21,11 +21,12 @@ namespace tensor_inspect {
 std::string tensor_label(const std::optional<std::string>& file, const std::string& name);
 
 /// `e` with "<label>: " in front of its message and the same ErrorCode, so exit status
-/// and JSON "code" are unchanged. `e` as it is when `label` is empty or the message
-/// already names the tensor (a loader's "model.gguf: tensor 'w' is Q8_1, ..."; a
-/// shard's "model-00002.safetensors: tensor 'w': ..."); a message that names the file
-/// alone gets the tensor after it ("x.npz: member 'w.npy': ..." becomes
-/// "x.npz: tensor 'w': member 'w.npy': ...").
+/// and JSON "code" are unchanged. `e` as it is when `label` is empty or `e` already names
+/// the tensor (Error::tensor(): a loader's "model.gguf: tensor 'w' is Q8_1, ..."; a
+/// shard's "model-00002.safetensors: tensor 'w': ..."); an error whose Error::file() is the
+/// label's file or a part of it gets the tensor after the file ("x.npz: member 'w.npy': ..."
+/// becomes "x.npz: tensor 'w': member 'w.npy': ..."). The result's fields name the file and
+/// the tensor. An error that gives no place is judged by its message, as before fields.
 Error naming_tensor(const std::string& label, const Error& e);
 
 /// The same for an Error raised by two tensors streamed together (diff): named by the

@@ -34,6 +34,17 @@ struct FdGuard {
   throw Error(ErrorCode::Io, name + ": " + what + ": " + std::strerror(err));
 }
 
+// Unmaps a stream's reservation on every path out of read_all that does not keep it (an
+// error thrown by a check, a cap, a read), so no path can forget it.
+struct StreamReservation {
+  void* p = nullptr;
+  std::size_t size = 0;
+  ~StreamReservation() {
+    if (p) ::munmap(p, size);
+  }
+  void keep() { p = nullptr; }
+};
+
 /// Bytes read from a stream into an anonymous mapping.
 struct StreamBytes {
   void* data = nullptr;  ///< nullptr when nothing was read
@@ -50,6 +61,7 @@ StreamBytes read_all(int fd, const std::string& name, const StreamCheck& check) 
   const std::size_t reserved = static_cast<std::size_t>((cap + 1 + page - 1) / page * page);
   void* p = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) fail_io(name, "cannot reserve " + std::to_string(reserved) + " bytes to read into", errno);
+  StreamReservation reservation{p, reserved};
   auto* base = static_cast<std::byte*>(p);
   std::size_t got = 0;
   std::size_t next_check = 64;
@@ -57,50 +69,43 @@ StreamBytes read_all(int fd, const std::string& name, const StreamCheck& check) 
   std::uint64_t end = reserved;  // read no further than this
   for (;;) {
     if (check && !stop && got >= next_check) {
-      try {
-        stop = check(std::span<const std::byte>(base, got));
-      } catch (...) {
-        ::munmap(p, reserved);
-        throw;
-      }
+      stop = check(std::span<const std::byte>(base, got));
       next_check = got * 2;
       if (stop) {
-        if (stop->bytes > cap) {
-          ::munmap(p, reserved);
-          throw Error(ErrorCode::Io, name + ": its first bytes say it holds " + std::to_string(stop->bytes) + " bytes, over the " +
-                                         std::to_string(cap) + " read into memory from a pipe or special file" +
-                                         limit_hint("stream_bytes"));
-        }
+        if (stop->bytes > cap)
+          throw limit_error("stream_bytes",
+                            name + ": its first bytes say it holds " + std::to_string(stop->bytes) +
+                                " bytes, over the " + std::to_string(cap) +
+                                " read into memory from a pipe or special file" + limit_hint("stream_bytes"),
+                            name);
         end = stop->bytes + (stop->more_is_error.empty() ? 0 : 1);  // one byte more tells whether there is more
       }
     }
-    if (stop && !stop->more_is_error.empty() && got > stop->bytes) {
-      ::munmap(p, reserved);
-      throw Error(ErrorCode::BadFile, name + ": " + stop->more_is_error);
-    }
+    if (stop && !stop->more_is_error.empty() && got > stop->bytes)
+      throw Error(stop->limit.empty() ? ErrorCode::BadFile : ErrorCode::LimitExceeded,
+                  name + ": " + stop->more_is_error, {name, "", std::nullopt, stop->limit});
     if (stop && got >= end) break;
     const std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(end) - got, std::size_t{1} << 20);
     const ssize_t n = want == 0 ? 0 : ::read(fd, base + got, want);
     if (n < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
-      ::munmap(p, reserved);
       fail_io(name, "cannot read", err);
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
-    if (got > cap) {
-      ::munmap(p, reserved);
-      throw Error(ErrorCode::Io, name + ": more than " + std::to_string(cap) +
-                                     " bytes from a pipe or special file, which is read into memory" +
-                                     limit_hint("stream_bytes"));
-    }
+    if (got > cap)
+      throw limit_error("stream_bytes", name + ": more than " + std::to_string(cap) +
+                                            " bytes from a pipe or special file, which is read into memory" +
+                                            limit_hint("stream_bytes"),
+                        name);
   }
   if (stop && got > stop->bytes) got = static_cast<std::size_t>(stop->bytes);  // the first read went past it
   // Give back the reservation past the last page read.
   const std::size_t kept = (got + page - 1) / page * page;
+  if (kept == 0) return {};  // the reservation's destructor gives all of it back
+  reservation.keep();
   if (kept < reserved) ::munmap(base + kept, reserved - kept);
-  if (got == 0) return {};
   ::mprotect(p, kept, PROT_READ);
   return {p, got};
 }
@@ -191,7 +196,7 @@ std::uint64_t Buffer::cpu_allocations_ = 0;
 
 std::shared_ptr<Buffer> Buffer::cpu(std::size_t nbytes) {
   if (nbytes > limits().buffer_bytes)
-    throw Error(ErrorCode::Unsupported, "cannot allocate a buffer of " + std::to_string(nbytes) +
+    throw limit_error("buffer_bytes", "cannot allocate a buffer of " + std::to_string(nbytes) +
                                             " bytes: over the limit of " + std::to_string(limits().buffer_bytes) +
                                             " bytes" + limit_hint("buffer_bytes"));
   std::shared_ptr<Buffer> buf(new Buffer());

@@ -197,9 +197,10 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
     return c;
   }
   if (broadcast_source(a) && broadcast_source(b) && static_cast<std::uint64_t>(a.numel()) > limits().broadcast_pairs)
-    throw Error(ErrorCode::Unsupported, "compare: both tensors broadcast their stored values along different axes, shape " +
-                                            shape_repr(a.shape()) + ": " + std::to_string(a.numel()) + " pairs to visit" +
-                                            limit_hint("broadcast_pairs"));
+    throw limit_error("broadcast_pairs",
+                      "compare: both tensors broadcast their stored values along different axes, shape " +
+                          shape_repr(a.shape()) + ": " + std::to_string(a.numel()) + " pairs to visit" +
+                          limit_hint("broadcast_pairs"));
   Comparison c;
   c.numel = a.numel();
   // Weak dtypes (literals) commit first, as data() would: a cast to the committed dtype.

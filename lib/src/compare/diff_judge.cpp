@@ -81,7 +81,7 @@ void compare_pair(DiffRow& r, std::size_t index, std::size_t count, const DiffIn
       try {
         (void)for_tensor(e == r.a ? label_a : label_b, [e] { return e->load(); });
       } catch (const Error& err) {
-        if (err.code() != ErrorCode::Unsupported) throw;
+        if (!cannot_show(err)) throw;
       }
     }
   if (r.a->shape != r.b->shape) {

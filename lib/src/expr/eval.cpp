@@ -29,7 +29,7 @@ class Evaluator {
     } catch (const Error& e) {
       std::string what = e.what();
       if (what.rfind("expression:", 0) == 0) throw;
-      throw Error(e.code(), "expression: column " + std::to_string(n.col) + ": " + what);
+      throw Error(e.code(), "expression: column " + std::to_string(n.col) + ": " + what, e.place());
     }
   }
 

@@ -78,7 +78,9 @@ void check_shape(const Shape& shape, const std::string& what) {
   }
   if (shape.size() > 64) shape_error(what + ": shape " + shape_repr(shape) + " has more than 64 dimensions");
   if (n > kMaxElements)
-    shape_error(what + ": shape " + shape_repr(shape) + " has more than " + std::to_string(kMaxElements) + " elements" + limit_hint("expression_elements"));
+    throw limit_error("expression_elements", what + ": shape " + shape_repr(shape) + " has more than " +
+                                                 std::to_string(kMaxElements) + " elements" +
+                                                 limit_hint("expression_elements"));
 }
 
 

@@ -29,8 +29,9 @@ std::string int_text(Int v) {
 
 // The error for an arange longer than max_elements(), naming the length it would have.
 [[noreturn]] void too_many_elements(const std::string& count) {
-  shape_error("arange: shape (" + count + ",) has more than " + std::to_string(max_elements()) + " elements" +
-              limit_hint("expression_elements"));
+  throw limit_error("expression_elements", "arange: shape (" + count + ",) has more than " +
+                                               std::to_string(max_elements()) + " elements" +
+                                               limit_hint("expression_elements"));
 }
 
 }  // namespace

@@ -242,8 +242,9 @@ Tensor repeat(const Tensor& t, const Shape& repeats) {
     expanded.insert(expanded.end(), {repeats[i], base[i]});
     std::int64_t n = 0;
     if (__builtin_mul_overflow(repeats[i], base[i], &n) || n > max_elements())
-      shape_error("repeat " + shape_repr(repeats) + " of shape " + shape_repr(t.shape()) + " has more than " +
-                  std::to_string(max_elements()) + " elements" + limit_hint("expression_elements"));
+      throw limit_error("expression_elements", "repeat " + shape_repr(repeats) + " of shape " + shape_repr(t.shape()) +
+                                                   " has more than " + std::to_string(max_elements()) + " elements" +
+                                                   limit_hint("expression_elements"));
     final_shape.push_back(n);
   }
   check_shape(final_shape, "repeat");

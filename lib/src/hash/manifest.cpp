@@ -31,15 +31,19 @@ std::size_t digest_digits(HashAlgorithm a) { return a == HashAlgorithm::Sha256 ?
 
 Manifest parse_manifest(std::string_view text, const std::string& name) {
   if (text.size() > limits().manifest_bytes)
-    throw Error(ErrorCode::BadFile, name + ": manifest of " + std::to_string(text.size()) + " bytes is larger than " +
-                                        std::to_string(limits().manifest_bytes) + limit_hint("manifest_bytes"));
+    throw limit_error("manifest_bytes",
+                      name + ": manifest of " + std::to_string(text.size()) + " bytes is larger than " +
+                          std::to_string(limits().manifest_bytes) + limit_hint("manifest_bytes"),
+                      name);
   Json j;
   try {
     // Depth is bounded by the parser's callback: a manifest is 4 levels deep.
     const auto depth_cap = static_cast<int>(limits().json_depth);
     j = Json::parse(text, [&](int depth, Json::parse_event_t, Json&) {
-      if (depth > depth_cap) throw Error(ErrorCode::BadFile, name + ": JSON nested deeper than " + std::to_string(depth_cap) +
-                                                                 " levels" + limit_hint("json_depth"));
+      if (depth > depth_cap)
+        throw limit_error("json_depth", name + ": JSON nested deeper than " + std::to_string(depth_cap) + " levels" +
+                                            limit_hint("json_depth"),
+                          name);
       return true;
     });
   } catch (const Json::exception& e) {

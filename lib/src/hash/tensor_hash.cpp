@@ -8,6 +8,7 @@
 #include <exception>
 #include <numeric>
 
+#include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/hash.hpp"
 #include "tensor_inspect/realize.hpp"
@@ -131,16 +132,21 @@ std::vector<TensorHash> hash_tensors(std::span<const TensorEntry> entries, HashA
                    [&](std::size_t x, std::size_t y) { return plans[x].bytes.size() > plans[y].bytes.size(); });
   std::vector<std::exception_ptr> errors(plans.size());
   const auto count = static_cast<std::int64_t>(in_place.size());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t n = 0; n < count; ++n) {
-    Plan& p = plans[in_place[static_cast<std::size_t>(n)]];
-    try {
-      Hasher h(a);
-      h.update(as_bytes(p.header));
-      hash_in_place(p, h);
-      p.result.digest = h.hex_digest();
-    } catch (...) {
-      errors[in_place[static_cast<std::size_t>(n)]] = std::current_exception();
+  const Context& caller = current_context();
+#pragma omp parallel
+  {
+    const ContextScope inherited = ContextScope::borrowing(caller);  // a remote file's fetches: the caller's options
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t n = 0; n < count; ++n) {
+      Plan& p = plans[in_place[static_cast<std::size_t>(n)]];
+      try {
+        Hasher h(a);
+        h.update(as_bytes(p.header));
+        hash_in_place(p, h);
+        p.result.digest = h.hex_digest();
+      } catch (...) {
+        errors[in_place[static_cast<std::size_t>(n)]] = std::current_exception();
+      }
     }
   }
   for (const std::exception_ptr& e : errors)

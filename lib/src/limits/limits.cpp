@@ -5,16 +5,15 @@
 #include <utility>
 #include <vector>
 
+#include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
 
 namespace {
 
-Limits& current() {
-  static Limits l;
-  return l;
-}
+// What the setters write: the process default's caps (context.hpp).
+Limits& current() { return default_context().limits; }
 
 constexpr LimitInfo kTable[] = {
     {"stream_bytes", &Limits::stream_bytes, "bytes"},
@@ -56,7 +55,7 @@ constexpr LimitInfo kTable[] = {
 
 }  // namespace
 
-const Limits& limits() { return current(); }
+const Limits& limits() { return current_context().limits; }
 void set_limits(const Limits& l) { current() = l; }
 std::span<const LimitInfo> limit_table() { return kTable; }
 
@@ -110,6 +109,11 @@ void set_limits_from(std::span<const std::string> specs) {
 
 std::string limit_hint(std::string_view name) {
   return " (limit " + std::string(name) + "; raise it with --limit " + std::string(name) + "=N)";
+}
+
+Error limit_error(std::string_view name, const std::string& message, std::string file,
+                  std::optional<std::uint64_t> offset) {
+  return Error(ErrorCode::LimitExceeded, message, {std::move(file), "", offset, std::string(name)});
 }
 
 }  // namespace tensor_inspect

@@ -59,7 +59,7 @@ bool may_begin_literal(std::string_view text) {
 
 Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, const Defaults& defaults) {
   if (text.size() > limits().literal_bytes)
-    throw Error(ErrorCode::BadLiteral, "literal: " + std::to_string(text.size()) + " bytes, more than the " +
+    throw limit_error("literal_bytes", "literal: " + std::to_string(text.size()) + " bytes, more than the " +
                                            std::to_string(limits().literal_bytes) + " of text a literal may hold" +
                                            limit_hint("literal_bytes"));
   if (text.size() > UINT32_MAX)

@@ -37,10 +37,12 @@ class ByteReader {
   std::uint64_t remaining() const { return data_.size() - pos_; }
   const std::string& name() const { return name_; }
 
-  /// Throws Error(BadFile): "<name>: <what> at byte <offset>".
-  [[noreturn]] void fail(const std::string& what) const { fail_at(what, offset()); }
-  [[noreturn]] void fail_at(const std::string& what, std::uint64_t at) const {
-    throw Error(ErrorCode::BadFile, name_ + ": " + what + " at byte " + std::to_string(at));
+  /// Throws Error(BadFile): "<name>: <what> at byte <offset>", with the file and offset as
+  /// fields; Error(LimitExceeded) when `limit` names the cap that was hit (limits.hpp).
+  [[noreturn]] void fail(const std::string& what, std::string_view limit = {}) const { fail_at(what, offset(), limit); }
+  [[noreturn]] void fail_at(const std::string& what, std::uint64_t at, std::string_view limit = {}) const {
+    throw Error(limit.empty() ? ErrorCode::BadFile : ErrorCode::LimitExceeded,
+                name_ + ": " + what + " at byte " + std::to_string(at), {name_, "", at, std::string(limit)});
   }
 
   /// The next n bytes; Error(BadFile) naming `field` when fewer remain.
@@ -68,7 +70,8 @@ class ByteReader {
   std::string string(std::uint64_t n, std::string_view field, std::uint64_t cap, std::string_view limit = {}) {
     if (n > cap)
       fail(std::string(field) + " length " + std::to_string(n) + " exceeds the limit of " + std::to_string(cap) +
-           (limit.empty() ? std::string() : limit_hint(limit)));
+               (limit.empty() ? std::string() : limit_hint(limit)),
+           limit);
     auto s = bytes(n, field);
     return std::string(reinterpret_cast<const char*>(s.data()), s.size());
   }

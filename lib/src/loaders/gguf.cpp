@@ -48,9 +48,10 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
   }
   if (!type.dequantizable) {
     return [file, name, &type]() -> Tensor {
-      throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + name + "' is " + std::string(type.name) +
-                                              ", which this tool cannot dequantize: " +
-                                              std::string(ggml_refusal_reason(type)));
+      throw Error(ErrorCode::Unsupported,
+                  file->name() + ": tensor '" + name + "' is " + std::string(type.name) +
+                      ", which this tool cannot dequantize: " + std::string(ggml_refusal_reason(type)),
+                  {file->name(), name, std::nullopt, ""});
     };
   }
   return [file, name, &type, abs_offset, nbytes, shape]() {

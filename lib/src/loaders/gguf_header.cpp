@@ -112,7 +112,8 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
   const std::uint64_t length = r.u64le("tensor name length");
   if (length > cap)
     r.fail("tensor name length " + std::to_string(length) + " exceeds the limit of " + std::to_string(cap) +
-           (loading ? limit_hint("gguf_key_bytes") : std::string()));
+               (loading ? limit_hint("gguf_key_bytes") : std::string()),
+           loading ? "gguf_key_bytes" : "");
   const std::span<const std::byte> name = r.bytes(length, "tensor name");
   t.name = std::string_view(reinterpret_cast<const char*>(name.data()), name.size());
   auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name) + "'"; };  // only for a fault

@@ -88,7 +88,7 @@ GgufWalk walk(ByteReader& r, std::uint32_t type, const std::string& key, int dep
     r.fail_at("metadata '" + key + "': array of " + std::to_string(count) + (count == 1 ? " element" : " elements") +
                   " goes over the limit of " + std::to_string(limits().gguf_array_elements) +
                   " array elements in all metadata" + limit_hint("gguf_array_elements"),
-              at);
+              at, "gguf_array_elements");
   elements_left -= count;
   w.count = count;
   w.element = elem;

@@ -2,6 +2,7 @@
 #include "loaders/hdf5_walk.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor_inspect/error.hpp"
@@ -91,9 +92,10 @@ class DatasetReader {
   }
 
  private:
+  // `limit`: the cap hit (a Limits field), for rule "limit".
   std::nullopt_t fail(const std::string& rule, const std::string& message,
-                      std::optional<std::uint64_t> at = std::nullopt) {
-    fault_(Hdf5Fault{rule, place_, at, message});
+                      std::optional<std::uint64_t> at = std::nullopt, std::string limit = {}) {
+    fault_(Hdf5Fault{rule, place_, at, message, std::move(limit)});
     return std::nullopt;
   }
 
@@ -197,12 +199,14 @@ class DatasetReader {
     if (chunks > limits().hdf5_chunks)
       return (fail("limit", "its shape " + shape_repr(d.shape) + " spans " + std::to_string(chunks) + " chunks of " +
                                 shape_repr(d.chunk) + ", more than " + std::to_string(limits().hdf5_chunks) +
-                                limit_hint("hdf5_chunks")),
+                                limit_hint("hdf5_chunks"),
+                   std::nullopt, "hdf5_chunks"),
               false);
     if (chunk_bytes > limits().hdf5_chunk_bytes)
       return (fail("limit", "its chunks of " + shape_repr(d.chunk) + " hold " + std::to_string(chunk_bytes) +
                                 " bytes, more than " + std::to_string(limits().hdf5_chunk_bytes) +
-                                limit_hint("hdf5_chunk_bytes")),
+                                limit_hint("hdf5_chunk_bytes"),
+                   std::nullopt, "hdf5_chunk_bytes"),
               false);
     return true;
   }
@@ -216,8 +220,10 @@ class DatasetReader {
 
 Hdf5Faults throw_hdf5_fault(const std::string& name) {
   return [name](const Hdf5Fault& f) {
-    throw Error(ErrorCode::BadFile, name + ": " + (f.place.empty() ? "" : f.place + ": ") + f.message +
-                                        (f.at ? " (at byte " + std::to_string(*f.at) + ")" : ""));
+    throw Error(f.limit.empty() ? ErrorCode::BadFile : ErrorCode::LimitExceeded,
+                name + ": " + (f.place.empty() ? "" : f.place + ": ") + f.message +
+                    (f.at ? " (at byte " + std::to_string(*f.at) + ")" : ""),
+                {name, "", f.at, f.limit});
   };
 }
 
@@ -228,13 +234,15 @@ std::vector<Hdf5Dataset> hdf5_datasets(const Hdf5File& file, const Hdf5Faults& f
   if (state.over_objects)
     fault(Hdf5Fault{"limit", "", std::nullopt,
                     "the file holds more than " + std::to_string(limits().hdf5_objects) + " groups and datasets" +
-                        limit_hint("hdf5_objects")});
+                        limit_hint("hdf5_objects"),
+                    "hdf5_objects"});
   else if (!state.long_name.empty())
     fault(Hdf5Fault{"limit", "dataset '" + state.long_name + "...'", std::nullopt,
                     "its name is longer than " + std::to_string(limits().hdf5_name_bytes) + " bytes" +
-                        limit_hint("hdf5_name_bytes")});
+                        limit_hint("hdf5_name_bytes"),
+                    "hdf5_name_bytes"});
   else if (visited < 0)
-    fault(Hdf5Fault{"structure", "", std::nullopt, "its groups cannot be read (" + hdf5_error_text() + ")"});
+    fault(Hdf5Fault{"structure", "", std::nullopt, "its groups cannot be read (" + hdf5_error_text() + ")", {}});
   H5Eclear2(H5E_DEFAULT);
   std::vector<Hdf5Dataset> out;
   DatasetReader reader(file, fault);

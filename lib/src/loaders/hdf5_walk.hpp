@@ -65,6 +65,7 @@ struct Hdf5Fault {
   std::string place;
   std::optional<std::uint64_t> at;
   std::string message;
+  std::string limit;  ///< the cap hit (a Limits field), for rule "limit": the loader's Error is LimitExceeded
 };
 /// The policy: throw (the loader) or record and return (validate: the walk goes on,
 /// leaving the faulty dataset out).

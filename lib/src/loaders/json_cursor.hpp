@@ -33,9 +33,12 @@ class JsonCursor {
 
   // ---- errors
   [[noreturn]] void fail(const std::string& what) const { throw Error(ErrorCode::BadFile, file_ + ": " + what); }
-  [[noreturn]] void fail_at(const std::string& what, std::size_t pos, bool json) const {
-    throw Error(ErrorCode::BadFile, file_ + ": " + (json ? "header is not valid JSON (" + what + ")" : what) +
-                                        " at byte " + std::to_string(base_ + pos));
+  /// `limit`: the cap that was hit (limits.hpp), which makes the Error LimitExceeded.
+  [[noreturn]] void fail_at(const std::string& what, std::size_t pos, bool json, std::string_view limit = {}) const {
+    throw Error(limit.empty() ? ErrorCode::BadFile : ErrorCode::LimitExceeded,
+                file_ + ": " + (json ? "header is not valid JSON (" + what + ")" : what) + " at byte " +
+                    std::to_string(base_ + pos),
+                {file_, "", base_ + pos, std::string(limit)});
   }
   [[noreturn]] void syntax(const std::string& what, std::size_t pos) const {
     if (collect_) stop_collecting(in_string_ ? string_start_ : pos);
@@ -233,7 +236,7 @@ class JsonCursor {
         if (!collect_ && depth + open.size() + 1 > limits().json_depth)
           fail_at("values nest deeper than " + std::to_string(limits().json_depth) + " levels" +
                       limit_hint("json_depth"),
-                  p_, false);
+                  p_, false, "json_depth");
         v.open(c == '{');
         open.push_back(c == '{' ? '}' : ']');
         ++p_;

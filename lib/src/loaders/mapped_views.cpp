@@ -37,8 +37,9 @@ std::shared_ptr<MappedFile> MappedFile::slice(std::shared_ptr<const MappedFile> 
 std::shared_ptr<MappedFile> MappedFile::sparse(std::span<const std::byte> head, std::uint64_t size,
                                                const std::string& name) {
   if (size > limits().buffer_bytes)
-    throw Error(ErrorCode::Unsupported, name + ": " + std::to_string(size) + " bytes is over the limit of " +
-                                            std::to_string(limits().buffer_bytes) + limit_hint("buffer_bytes"));
+    throw limit_error("buffer_bytes", name + ": " + std::to_string(size) + " bytes is over the limit of " +
+                                          std::to_string(limits().buffer_bytes) + limit_hint("buffer_bytes"),
+                      name);
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = name;
   if (size == 0) return file;

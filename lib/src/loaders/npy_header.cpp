@@ -78,7 +78,8 @@ NpyPrefix read_npy_prefix(std::span<const std::byte> bytes, std::uint64_t base, 
   p.header_pos = r.pos();
   if (!faults.collecting() && p.header_len > limits().npy_header_bytes)
     r.fail("header length " + std::to_string(p.header_len) + " exceeds the limit of " +
-           std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"));
+               std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"),
+           "npy_header_bytes");
   if (p.header_len > r.remaining()) {
     const std::string left = std::to_string(r.remaining());
     faults({"header_length", "header", r.offset(),

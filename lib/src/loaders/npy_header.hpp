@@ -53,7 +53,8 @@ class NpyFaults {
   /// Reports a fault; returns only when collecting.
   void operator()(const NpyFault& f) const {
     if (sink_) return sink_(f);
-    throw Error(ErrorCode::BadFile, name_ + ": " + f.loading + " at byte " + std::to_string(f.at));
+    throw Error(ErrorCode::BadFile, name_ + ": " + f.loading + " at byte " + std::to_string(f.at),
+                {name_, "", f.at, ""});
   }
 
  private:

@@ -22,7 +22,11 @@ struct OnnxModelWalk {
   std::vector<OnnxTensor> sub;                          // subgraphs' initializers, listed after the main graph's
 
   void fault(std::string rule, std::string place, std::uint64_t at, std::string message, bool warning = false) {
-    faults({std::move(rule), std::move(place), at, std::move(message), warning});
+    faults({std::move(rule), std::move(place), at, std::move(message), warning, {}});
+  }
+  // A hit cap: rule "limit", naming the Limits field `limit`.
+  void over(std::string_view limit, std::string place, std::uint64_t at, std::string message) {
+    faults({"limit", std::move(place), at, std::move(message), false, std::string(limit)});
   }
   /// Runs `walk` over the message of `f`; a wire fault inside it is one fault, and the walk
   /// goes on after the message (its length is sound: it was read from the parent).
@@ -42,9 +46,9 @@ struct OnnxModelWalk {
   std::string text(const WireField& f) {
     if (f.wire_type != WireType::Bytes) return {};
     if (f.end - f.begin > limits().onnx_string_bytes) {
-      fault("limit", "model", f.at,
-            "a string of " + std::to_string(f.end - f.begin) + " bytes exceeds the limit of " +
-                std::to_string(limits().onnx_string_bytes) + limit_hint("onnx_string_bytes"));
+      over("onnx_string_bytes", "model", f.at,
+           "a string of " + std::to_string(f.end - f.begin) + " bytes exceeds the limit of " +
+               std::to_string(limits().onnx_string_bytes) + limit_hint("onnx_string_bytes"));
       return {};
     }
     return wire_string(bytes, f);
@@ -52,9 +56,9 @@ struct OnnxModelWalk {
 
   void initializer(const WireField& f, bool top) {
     if (m.initializers.size() + sub.size() == limits().onnx_initializers)
-      return fault("limit", "graph", f.at,
-                   "more than " + std::to_string(limits().onnx_initializers) + " initializers" +
-                       limit_hint("onnx_initializers"));
+      return over("onnx_initializers", "graph", f.at,
+                  "more than " + std::to_string(limits().onnx_initializers) + " initializers" +
+                      limit_hint("onnx_initializers"));
     if (f.wire_type != WireType::Bytes) return fault("structure", "graph", f.at, "initializer is no message");
     OnnxTensor t = parse_onnx_tensor(bytes, f.at, f.begin, f.end, faults);
     if (!t.name.empty()) {
@@ -71,9 +75,9 @@ struct OnnxModelWalk {
 
   void graph(const WireField& f, std::uint64_t depth, bool top) {
     if (depth > limits().onnx_graph_depth)
-      return fault("limit", "graph", f.at,
-                   "subgraphs nested more than " + std::to_string(limits().onnx_graph_depth) + " levels deep" +
-                       limit_hint("onnx_graph_depth"));
+      return over("onnx_graph_depth", "graph", f.at,
+                  "subgraphs nested more than " + std::to_string(limits().onnx_graph_depth) + " levels deep" +
+                      limit_hint("onnx_graph_depth"));
     message(f, "graph", [&](const WireField& g) {
       if (g.number == 5)
         initializer(g, top);
@@ -164,7 +168,8 @@ OnnxModel parse_onnx(std::span<const std::byte> bytes, const OnnxFaults& faults,
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
     faults({"size", "model", 0,
             "a model of " + std::to_string(bytes.size()) +
-                " bytes is over protobuf's 2 GiB cap on a message (ONNX keeps larger weights in external data)"});
+                " bytes is over protobuf's 2 GiB cap on a message (ONNX keeps larger weights in external data)",
+            false, {}});
     return m;
   }
   OnnxModelWalk walk{bytes, faults, release, m, {}, {}};

@@ -45,6 +45,7 @@ struct OnnxFault {
   std::uint64_t at = 0;  ///< file byte
   std::string message;   ///< what is wrong, without the file name and byte
   bool warning = false;  ///< the model loads all the same
+  std::string limit;     ///< the cap hit (a Limits field), for rule "limit": the Error is LimitExceeded
 };
 
 /// The policy: the first fault throws (loading), or every fault goes to a sink (validate).
@@ -61,7 +62,9 @@ class OnnxFaults {
   void operator()(const OnnxFault& f) const {
     if (sink_) return sink_(f);
     if (f.warning) return;
-    throw Error(ErrorCode::BadFile, name_ + ": " + f.place + ": " + f.message + " at byte " + std::to_string(f.at));
+    throw Error(f.limit.empty() ? ErrorCode::BadFile : ErrorCode::LimitExceeded,
+                name_ + ": " + f.place + ": " + f.message + " at byte " + std::to_string(f.at),
+                {name_, "", f.at, f.limit});
   }
 
  private:

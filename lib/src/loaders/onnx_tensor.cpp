@@ -27,9 +27,9 @@ struct OnnxTensorWalk {
   std::string place() const {
     return t.name.empty() ? "initializer at byte " + std::to_string(t.at) : "initializer '" + t.name + "'";
   }
-  void fault(std::string rule, std::uint64_t at, std::string message) {
+  void fault(std::string rule, std::uint64_t at, std::string message, std::string limit = {}) {
     ok = false;
-    faults({std::move(rule), place(), at, std::move(message)});
+    faults({std::move(rule), place(), at, std::move(message), false, std::move(limit)});
   }
   bool wire_is(const WireField& f, WireType want, std::string_view field) {
     if (f.wire_type == want) return true;
@@ -42,7 +42,8 @@ struct OnnxTensorWalk {
     if (f.end - f.begin > limits().onnx_string_bytes) {
       fault("limit", f.at,
             std::string(field) + " of " + std::to_string(f.end - f.begin) + " bytes exceeds the limit of " +
-                std::to_string(limits().onnx_string_bytes) + limit_hint("onnx_string_bytes"));
+                std::to_string(limits().onnx_string_bytes) + limit_hint("onnx_string_bytes"),
+            "onnx_string_bytes");
       return {};
     }
     return wire_string(bytes, f);
@@ -52,7 +53,8 @@ struct OnnxTensorWalk {
     const auto push = [&](std::uint64_t v) {
       if (t.dims.size() == limits().onnx_dims)
         return fault("limit", f.at,
-                     "more than " + std::to_string(limits().onnx_dims) + " dims" + limit_hint("onnx_dims"));
+                     "more than " + std::to_string(limits().onnx_dims) + " dims" + limit_hint("onnx_dims"),
+                     "onnx_dims");
       t.dims.push_back(static_cast<std::int64_t>(v));
     };
     if (f.wire_type == WireType::Varint) return push(f.value);
@@ -61,7 +63,8 @@ struct OnnxTensorWalk {
         std::min<std::uint64_t>(wire_count_varints(bytes, f.begin, f.end), limits().onnx_dims + 1)));
     if (packed.size() > limits().onnx_dims)
       return fault("limit", f.at,
-                   "more than " + std::to_string(limits().onnx_dims) + " dims" + limit_hint("onnx_dims"));
+                   "more than " + std::to_string(limits().onnx_dims) + " dims" + limit_hint("onnx_dims"),
+                   "onnx_dims");
     wire_decode_varints(bytes, f.begin, f.end, packed);
     for (std::uint64_t v : packed) push(v);
   }

@@ -26,15 +26,19 @@ class OnnxExternal {
     auto it = files_.find(location);
     if (it != files_.end()) return it->second;
     if (model_->location().empty())
-      throw Error(ErrorCode::Io, model_->name() + ": tensor '" + tensor + "' is in external file '" + location +
-                                     "', which cannot be found for a model not read from a path");
+      throw Error(ErrorCode::Io,
+                  model_->name() + ": tensor '" + tensor + "' is in external file '" + location +
+                      "', which cannot be found for a model not read from a path",
+                  {model_->name(), tensor, std::nullopt, ""});
     const std::filesystem::path dir = std::filesystem::path(model_->location()).parent_path();
     std::shared_ptr<const MappedFile> file;
     try {
       file = MappedFile::open((dir / location).string());
     } catch (const Error& e) {
-      throw Error(ErrorCode::Io, model_->name() + ": tensor '" + tensor + "' is in external file '" + location +
-                                     "', which cannot be read (" + e.what() + ")");
+      throw Error(ErrorCode::Io,
+                  model_->name() + ": tensor '" + tensor + "' is in external file '" + location +
+                      "', which cannot be read (" + e.what() + ")",
+                  {model_->name(), tensor, std::nullopt, ""});
     }
     files_.emplace(location, file);
     return file;

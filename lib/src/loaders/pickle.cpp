@@ -51,11 +51,14 @@ class PickleMachine {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { r_.fail_at(what, op_at_); }
+  [[noreturn]] void fail(const std::string& what, std::string_view limit = {}) const {
+    r_.fail_at(what, op_at_, limit);
+  }
 
   PickleRef make(Kind kind) {
     if (++made_ > limits_.max_values)
-      fail("more than " + std::to_string(limits_.max_values) + " values" + limit_hint("pickle_values"));
+      fail("more than " + std::to_string(limits_.max_values) + " values" + limit_hint("pickle_values"),
+           "pickle_values");
     arena_.push_back(std::make_unique<PickleValue>());
     PickleRef v = arena_.back().get();
     v->kind = kind;
@@ -77,7 +80,8 @@ class PickleMachine {
     refs_ += n;
     if (refs_ > limits_.max_refs)
       fail("more than " + std::to_string(limits_.max_refs) + " stack and container references" +
-           limit_hint("pickle_refs"));
+               limit_hint("pickle_refs"),
+           "pickle_refs");
   }
   std::size_t frame_base() const { return marks_.empty() ? 0 : marks_.back(); }
   void push(PickleRef v) {
@@ -107,7 +111,8 @@ class PickleMachine {
 
   void memo_put(std::uint64_t index) {
     if (memo_.size() >= limits_.max_memo && memo_.find(index) == memo_.end())
-      fail("more than " + std::to_string(limits_.max_memo) + " memo entries" + limit_hint("pickle_memo"));
+      fail("more than " + std::to_string(limits_.max_memo) + " memo entries" + limit_hint("pickle_memo"),
+           "pickle_memo");
     memo_[index] = top();
   }
   void memo_get(std::uint64_t index) {

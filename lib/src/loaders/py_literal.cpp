@@ -113,10 +113,13 @@ class HeaderParser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { fail_at(what, pos_); }
-  [[noreturn]] void fail_at(const std::string& what, std::size_t pos) const {
+  // `limit`: the cap that was hit (limits.hpp), which makes the Error LimitExceeded.
+  [[noreturn]] void fail(const std::string& what, std::string_view limit = {}) const { fail_at(what, pos_, limit); }
+  [[noreturn]] void fail_at(const std::string& what, std::size_t pos, std::string_view limit = {}) const {
     if (sink_) sink_(PyLiteralFault{PyLiteralFault::Kind::Syntax, base_ + pos, what, {}});
-    throw Error(ErrorCode::BadFile, name_ + ": header: " + what + " at byte " + std::to_string(base_ + pos));
+    throw Error(limit.empty() ? ErrorCode::BadFile : ErrorCode::LimitExceeded,
+                name_ + ": header: " + what + " at byte " + std::to_string(base_ + pos),
+                {name_, "", base_ + pos, std::string(limit)});
   }
   /// A fault the reader can read past: thrown when loading, reported when collecting.
   void recoverable(PyLiteralFault::Kind kind, const std::string& what, std::size_t pos, std::string key = {}) const {
@@ -144,7 +147,8 @@ class HeaderParser {
   PyValue value(int depth) {
     if (static_cast<std::uint64_t>(depth) > limits().npy_header_depth)
       fail("values nest deeper than " + std::to_string(limits().npy_header_depth) + " levels" +
-           limit_hint("npy_header_depth"));
+               limit_hint("npy_header_depth"),
+           "npy_header_depth");
     skip_ws();
     if (pos_ >= text_.size()) fail("expected a value, found end of header");
     char c = text_[pos_];

@@ -56,9 +56,10 @@ class PytorchReader {
       // A pickle is read whole, inflated as its bytes arrive; the pickle caps bound
       // what it may build.
       if (pkl->size > limits().pickle_bytes)
-        throw Error(ErrorCode::Unsupported, pickle_name + ": compressed pickle of " + std::to_string(pkl->size) +
-                                                " bytes is over the limit of " + std::to_string(limits().pickle_bytes) +
-                                                limit_hint("pickle_bytes"));
+        throw limit_error("pickle_bytes", pickle_name + ": compressed pickle of " + std::to_string(pkl->size) +
+                                              " bytes is over the limit of " + std::to_string(limits().pickle_bytes) +
+                                              limit_hint("pickle_bytes"),
+                          pickle_name);
       owned = zip_->read_all(*pkl);
       bytes = owned;
     }

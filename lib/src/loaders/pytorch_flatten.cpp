@@ -79,15 +79,17 @@ class Flattener {
     bool use_exact = false;
   };
 
-  [[noreturn]] void fail(const std::string& what, const PickleValue& at) const {
-    throw Error(ErrorCode::BadFile, where_ + ": " + what + " at byte " + std::to_string(at.at));
+  // `limit`: the cap that was hit (limits.hpp), which makes the Error LimitExceeded.
+  [[noreturn]] void fail(const std::string& what, const PickleValue& at, std::string_view limit = {}) const {
+    throw Error(limit.empty() ? ErrorCode::BadFile : ErrorCode::LimitExceeded,
+                where_ + ": " + what + " at byte " + std::to_string(at.at), {where_, "", at.at, std::string(limit)});
   }
 
   void leaf(const Name& name, PickleRef v, std::string same_as = {}) {
     if (leaves_.size() >= limits().pickle_entries)
       fail("more than " + std::to_string(limits().pickle_entries) + " tensors and values" +
                limit_hint("pickle_entries"),
-           *v);
+           *v, "pickle_entries");
     leaves_.push_back({name, v, std::move(same_as)});
   }
 
@@ -103,7 +105,7 @@ class Flattener {
     if (depth > limits().pickle_depth)
       fail("nesting deeper than " + std::to_string(limits().pickle_depth) + " levels at '" + name.dotted + "'" +
                limit_hint("pickle_depth"),
-           *v);
+           *v, "pickle_depth");
     if (v->kind == Kind::Dict) {
       if (seen_before(name, v)) return;
       for (std::size_t i = 0; i + 1 < v->items.size(); i += 2)

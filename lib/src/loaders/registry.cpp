@@ -168,7 +168,8 @@ StreamCheck tensor_stream_check(StreamInput in) {
       if (need > UINT64_MAX - in.raw->offset) return std::nullopt;
       return StreamStop{in.raw->offset + need, "shape " + shape_repr(*in.raw->shape) + " of " + std::string(dtype_info(in.raw->dtype).name) +
                                                   " needs " + std::to_string(need) + " bytes, but more follow offset " +
-                                                  std::to_string(in.raw->offset) + " (a stream: read no further)"};
+                                                  std::to_string(in.raw->offset) + " (a stream: read no further)",
+                        {}};
     }
     const std::span<const std::byte> head = so_far.first(std::min<std::size_t>(so_far.size(), 64));
     const FormatInfo* info = nullptr;
@@ -192,7 +193,8 @@ StreamCheck tensor_stream_check(StreamInput in) {
         const std::uint64_t cap = limits().literal_bytes;
         if (cap >= limits().stream_bytes) return std::nullopt;  // the stream's own cap comes first
         return StreamStop{cap, "not a recognised tensor file, and more than the " + std::to_string(cap) +
-                                   " bytes of text a literal may hold" + limit_hint("literal_bytes")};
+                                   " bytes of text a literal may hold" + limit_hint("literal_bytes"),
+                          "literal_bytes"};
       }
       throw Error(ErrorCode::BadFile, in.name + ": not a recognised tensor file" + (in.literal ? " nor a literal" : "") + " (" +
                                           first_bytes(head) + "): read no further than its first " + std::to_string(so_far.size()) +
@@ -201,7 +203,7 @@ StreamCheck tensor_stream_check(StreamInput in) {
     if (info->name != "npy" || in.whole) return std::nullopt;
     const std::optional<std::uint64_t> length = npy_stream_length(so_far, in.name);
     if (!length) return std::nullopt;
-    return StreamStop{*length, {}};
+    return StreamStop{*length, {}, {}};
   };
 }
 

@@ -134,7 +134,8 @@ void set_unshown_loader(const std::shared_ptr<const MappedFile>& file, TensorEnt
                           : tag == "C64" ? " (complex64), which tinygrad has no dtype for and float32 cannot hold"
                                          : ", which tinygrad has no dtype for";
   e.details_for_write().loader = [file, tag, tensor_name, why]() -> Tensor {
-    throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag + why);
+    throw Error(ErrorCode::Unsupported, file->name() + ": tensor '" + tensor_name + "' has dtype " + tag + why,
+                {file->name(), tensor_name, std::nullopt, ""});
   };
 }
 
@@ -161,7 +162,7 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   if (n > limits().safetensors_header_bytes)
     r.fail_at("header length " + std::to_string(n) + " exceeds the limit of " +
                   std::to_string(limits().safetensors_header_bytes) + limit_hint("safetensors_header_bytes"),
-              0);
+              0, "safetensors_header_bytes");
   if (n > r.remaining())
     r.fail_at("header length " + std::to_string(n) + " runs past the end of the file (" +
                   std::to_string(file->size()) + " bytes)",

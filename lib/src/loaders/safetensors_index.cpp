@@ -146,8 +146,10 @@ bool sniff_safetensors_index(std::span<const std::byte> head) {
 LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
   const std::string& name = file->name();
   if (file->size() > limits().index_bytes)
-    fail(name, "index is " + std::to_string(file->size()) + " bytes, over the limit of " +
-                   std::to_string(limits().index_bytes) + limit_hint("index_bytes"));
+    throw limit_error("index_bytes",
+                      name + ": index is " + std::to_string(file->size()) + " bytes, over the limit of " +
+                          std::to_string(limits().index_bytes) + limit_hint("index_bytes"),
+                      name);
   file->fetch(0, file->size());
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->size());
   IndexJson index = IndexReader(text, name).run();
@@ -207,8 +209,10 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         entry.note = std::string(mark) + shard;
         entry.details_for_write().layout_unknown = true;
         entry.details_for_write().loader = [index_name = name, tensor = entry.name, shard, why]() -> Tensor {
-          throw Error(ErrorCode::Io, index_name + ": tensor '" + tensor + "' is in shard '" + shard +
-                                         "', which cannot be read (" + why + ")");
+          throw Error(ErrorCode::Io,
+                      index_name + ": tensor '" + tensor + "' is in shard '" + shard + "', which cannot be read (" +
+                          why + ")",
+                      {index_name, tensor, std::nullopt, ""});
         };
         out.tensors.push_back(std::move(entry));
       }
@@ -222,7 +226,7 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file) {
         unreadable(e, "in missing shard ");
         continue;
       }
-      if (e.code() == ErrorCode::BadFile) {
+      if (e.code() == ErrorCode::BadFile || e.code() == ErrorCode::LimitExceeded) {
         unreadable(e, "in unreadable shard ");
         continue;
       }

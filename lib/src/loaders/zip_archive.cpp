@@ -95,7 +95,7 @@ CentralDirectory read_end_records(std::span<const std::byte> bytes, const std::s
   if (cd.entries > limits().zip_members)
     r.fail_at(std::to_string(cd.entries) + " members are more than the limit of " +
                   std::to_string(limits().zip_members) + limit_hint("zip_members"),
-              end_at);
+              end_at, "zip_members");
   // Each entry takes at least 46 bytes: this caps the count before anything is reserved.
   if (cd.entries > cd.size / kCentralEntryMin)
     r.fail_at(std::to_string(cd.entries) + " central directory entries cannot fit in " + std::to_string(cd.size) +
@@ -181,7 +181,7 @@ std::vector<ZipMember> read_members(std::span<const std::byte> bytes, const std:
       local.fail_at("member '" + m.name + "': declares " + std::to_string(m.size) + " bytes uncompressed from " +
                         std::to_string(m.comp_size) + " compressed, more than the ratio " + std::to_string(ratio) +
                         ":1 deflate can reach" + limit_hint("zip_ratio"),
-                    local_at);
+                    local_at, "zip_ratio");
     if (m.stored && m.size != m.comp_size)
       local.fail_at("member '" + m.name + "': stored member declares " + std::to_string(m.size) +
                         " bytes uncompressed but " + std::to_string(m.comp_size) + " compressed",

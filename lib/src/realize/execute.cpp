@@ -10,21 +10,15 @@
 #include "log/log.hpp"
 
 #include "realize/kernels.hpp"
+#include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect {
 namespace realize_detail {
 
-namespace {
-ProgressHook& progress_hook() {
-  static ProgressHook hook;
-  return hook;
-}
-}  // namespace
-
 void report_progress(std::int64_t done, std::int64_t total) {
-  if (const ProgressHook& hook = progress_hook()) hook(done, total);
+  if (const ProgressHook& hook = current_context().progress) hook(done, total);
 }
 
 std::int64_t chunk_count(std::int64_t n) { return (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk); }
@@ -62,9 +56,10 @@ void check_compute(const Kernel& k) {
   const Shape& space = k.kind == KernelKind::Reduce ? body->src[0]->shape : body->shape;
   const auto n = static_cast<std::uint64_t>(prod(space));
   if (n > limits().compute_elements)
-    throw Error(ErrorCode::Unsupported, std::string(op_name(body->op)) + " over shape " + shape_repr(space) + ": " + std::to_string(n) +
-                                            " elements to compute, more than " + std::to_string(limits().compute_elements) +
-                                            limit_hint("compute_elements"));
+    throw limit_error("compute_elements", std::string(op_name(body->op)) + " over shape " + shape_repr(space) + ": " +
+                                              std::to_string(n) + " elements to compute, more than " +
+                                              std::to_string(limits().compute_elements) +
+                                              limit_hint("compute_elements"));
 }
 
 std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) { return std::get<std::shared_ptr<Buffer>>(buffer_node->arg); }
@@ -119,7 +114,7 @@ BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
 using namespace realize_detail;
 
 ProgressHook set_progress_hook(ProgressHook hook) {
-  std::swap(progress_hook(), hook);
+  std::swap(default_context().progress, hook);
   return hook;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "realize/program.hpp"
+#include "tensor_inspect/context.hpp"
 #include "tensor_inspect/realize.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -48,8 +49,10 @@ void parallel_for(std::int64_t count, MakeState make_state, Body body, bool seri
     std::exception_ptr error;
     std::atomic<bool> failed{false};
     std::mutex m;
+    const Context& caller = current_context();
 #pragma omp parallel
     {
+      const ContextScope inherited = ContextScope::borrowing(caller);  // the caller's caps in every worker
       auto state = make_state();
 #pragma omp for schedule(static)
       for (std::int64_t i = first; i < end; ++i) {

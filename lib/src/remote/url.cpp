@@ -5,16 +5,13 @@
 #include <string>
 
 #include "remote/object_store.hpp"
+#include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/remote.hpp"
 
 namespace tensor_inspect {
 namespace {
 
-RemoteOptions& options_in_force() {
-  static RemoteOptions options;
-  return options;
-}
 
 bool starts_with_nocase(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
@@ -24,8 +21,8 @@ bool starts_with_nocase(std::string_view s, std::string_view prefix) {
 
 }  // namespace
 
-void set_remote_options(const RemoteOptions& options) { options_in_force() = options; }
-const RemoteOptions& remote_options() { return options_in_force(); }
+void set_remote_options(const RemoteOptions& options) { default_context().remote = options; }
+const RemoteOptions& remote_options() { return current_context().remote; }
 
 bool is_url(std::string_view input) {
   return starts_with_nocase(input, "http://") || starts_with_nocase(input, "https://") ||

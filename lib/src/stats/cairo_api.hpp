@@ -2,7 +2,7 @@
 // picture (see plot.cpp for why not linked), and the RAII types around its surfaces.
 //
 //   Surface s(cairo().image_surface_create(CAIRO_FORMAT_RGB24, w, h));
-//   Context cr(cairo().create(s.get()));
+//   CairoContext cr(cairo().create(s.get()));
 #pragma once
 
 #include <cairo-pdf.h>
@@ -60,6 +60,6 @@ struct ContextDeleter {
   void operator()(cairo_t* c) const { cairo().destroy(c); }
 };
 using Surface = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
-using Context = std::unique_ptr<cairo_t, ContextDeleter>;
+using CairoContext = std::unique_ptr<cairo_t, ContextDeleter>;
 
 }  // namespace tensor_inspect

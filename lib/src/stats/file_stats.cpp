@@ -104,7 +104,7 @@ std::vector<StatsRow> file_stats(const LoadedFile& file, const FailOn& fail_on, 
       try {
         e.load();
       } catch (const Error& err) {
-        if (err.code() == ErrorCode::Unsupported) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
+        if (cannot_show(err)) throw Error(err.code(), fail_on_unchecked(err.what()), err.place());
       }
     }
   std::vector<StatsRow> rows;
@@ -130,8 +130,8 @@ std::vector<StatsRow> file_stats(const LoadedFile& file, const FailOn& fail_on, 
       // A tensor whose values cannot be shown (an unknown dtype, a type we cannot
       // dequantize) is listed as skipped, unless --fail-on was to check it; a corrupt file
       // is trouble and ends the run.
-      if (err.code() != ErrorCode::Unsupported) throw;
-      if (fail_on.enabled()) throw Error(ErrorCode::Unsupported, fail_on_unchecked(err.what()));
+      if (!cannot_show(err)) throw;
+      if (fail_on.enabled()) throw Error(err.code(), fail_on_unchecked(err.what()), err.place());
       row.skipped = err.what();
     }
     apply_fail_on(fail_on, row);

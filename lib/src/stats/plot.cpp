@@ -56,13 +56,13 @@ void text(cairo_t* cr, double x, double y, const std::string& s, double size, do
 }
 
 // A canvas of `format` drawing into `out`, with a white background and the title on top.
-std::pair<Surface, Context> canvas(PlotFormat format, std::string& out, int w, int h, const std::string& title,
-                                   const std::string& subtitle) {
+std::pair<Surface, CairoContext> canvas(PlotFormat format, std::string& out, int w, int h, const std::string& title,
+                                        const std::string& subtitle) {
   out.clear();
   Surface s(format == PlotFormat::Svg   ? cairo().svg_surface_create_for_stream(append, &out, w, h)
             : format == PlotFormat::Pdf ? cairo().pdf_surface_create_for_stream(append, &out, w, h)
                                         : cairo().image_surface_create(CAIRO_FORMAT_RGB24, w, h));
-  Context cr(cairo().create(s.get()));
+  CairoContext cr(cairo().create(s.get()));
   set_rgb(cr.get(), 0xffffff);
   cairo().paint(cr.get());
   set_rgb(cr.get(), 0x000000);

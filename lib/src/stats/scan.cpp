@@ -12,6 +12,7 @@
 #include "stats/float_moments.hpp"
 #include "stats/parts.hpp"
 #include "stats/moments.hpp"
+#include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/stats.hpp"
 
@@ -63,10 +64,12 @@ void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) 
   const bool release = o.release_pages && s.file;
   const auto base = release ? static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data()) : 0;
   const bool release_decoded = o.release_pages && s.release_scanned;
+  const Context& caller = current_context();
   for (std::int64_t w0 = 0; w0 < chunks; w0 += per_window) {
     const std::int64_t w1 = std::min(chunks, w0 + per_window);
 #pragma omp parallel if (w1 - w0 > 1)
     {
+      const ContextScope inherited = ContextScope::borrowing(caller);  // the caller's caps in every worker
       // The bytes this thread scanned and has not released: one run, as a static schedule
       // gives each thread consecutive chunks.
       std::uint64_t begin = 0, end = 0;

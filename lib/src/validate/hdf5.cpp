@@ -26,7 +26,7 @@ void check_hdf5(const std::shared_ptr<const MappedFile>& file, std::uint64_t bas
     const std::string what = e.what();
     const std::string message =
         what.compare(0, name.size() + 2, name + ": ") == 0 ? what.substr(name.size() + 2) : what;
-    if (e.code() == ErrorCode::Unsupported)
+    if (cannot_show(e))
       f.note("unsupported", "", std::nullopt, message);
     else
       f.error("signature", "superblock", base, message);

@@ -95,7 +95,7 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
             (void)e.load();
           } catch (const Error& err) {
             const std::string what = validate::without_file(err.what(), path);
-            if (err.code() != ErrorCode::Unsupported) f.error("loader", "tensor '" + e.name + "'", e.offset, what);
+            if (!cannot_show(err)) f.error("loader", "tensor '" + e.name + "'", e.offset, what);
             else if (!flagged) f.note("unsupported", "tensor '" + e.name + "'", e.offset, what);
           }
         }
@@ -103,7 +103,7 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
       if (loaded && f.errors() == 0) validate::check_schemes(std::move(*loaded), f);
     } catch (const Error& err) {
       const std::string what = validate::without_file(err.what(), path);
-      if (err.code() != ErrorCode::Unsupported) f.error("loader", "", std::nullopt, what);
+      if (!cannot_show(err)) f.error("loader", "", std::nullopt, what);
       else if (!flagged) f.note("unsupported", "", std::nullopt, what);
     }
   }
