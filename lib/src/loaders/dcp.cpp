@@ -150,9 +150,11 @@ bool sniff_dcp(std::span<const std::byte> head) {
 LoadedFile open_dcp(std::shared_ptr<const MappedFile> file) {
   const std::string& name = file->name();
   if (file->size() > limits().dcp_metadata_bytes)
-    throw Error(ErrorCode::BadFile, name + ": the metadata pickle holds " + std::to_string(file->size()) +
-                                        " bytes, over the limit of " + std::to_string(limits().dcp_metadata_bytes) +
-                                        limit_hint("dcp_metadata_bytes"));
+    throw limit_error("dcp_metadata_bytes", name + ": the metadata pickle holds " + std::to_string(file->size()) +
+                                                " bytes, over the limit of " +
+                                                std::to_string(limits().dcp_metadata_bytes) +
+                                                limit_hint("dcp_metadata_bytes"),
+                      name);
   file->fetch(0, file->size());
   const DcpMetadata m = parse_dcp_metadata(file->bytes(), name);
   // The .distcp files lie beside the .metadata, opened as it was (a URL with its credentials).

@@ -39,9 +39,10 @@ std::optional<std::string> aws_read_file(const std::string& path) {
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<std::size_t>(in.gcount()));
     if (text.size() > cap)
-      throw Error(ErrorCode::Io, path + ": over the " + std::to_string(cap) +
-                                     " bytes read from an AWS credentials or config file" +
-                                     limit_hint("aws_config_bytes"));
+      throw limit_error("aws_config_bytes",
+                        path + ": over the " + std::to_string(cap) +
+                            " bytes read from an AWS credentials or config file" + limit_hint("aws_config_bytes"),
+                        path);
   }
   return text;
 }
