@@ -107,6 +107,7 @@ LoadedFile open_file_for(const std::string& path, const std::optional<std::strin
   // is not a folder, and MappedFile::open below says why in its one Io line.
   std::error_code not_a_folder;
   if (!forced && path != "-" && std::filesystem::is_directory(path, not_a_folder)) return open_checkpoint_dir(path);
+  if (!forced && is_remote_folder(path)) return open_remote_folder(path, listing);
   const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false, false});
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);
