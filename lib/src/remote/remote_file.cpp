@@ -67,6 +67,22 @@ void RemoteBytes::mark(std::uint64_t first, std::uint64_t last) {
 
 namespace {
 
+/// Asks for 2 MiB pages (transparent huge pages, "madvise" mode) over the whole 2 MiB
+/// spans of bytes [begin, end) of the reservation at `base`.
+// NOTE: received bytes fill fresh pages, which a scan gives back and fills again: one fault
+// per 2 MiB instead of per 4 KiB. Measured on a 1 GiB --stats through a local nginx: 2.6 s
+// instead of 8.8 s (curl: 2.5 s). Only large fetches ask: small scattered reads (a listing,
+// a summary's edges) would each commit 2 MiB.
+void remote_huge_pages([[maybe_unused]] std::byte* base, [[maybe_unused]] std::uint64_t begin,
+                       [[maybe_unused]] std::uint64_t end) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const auto first = (reinterpret_cast<std::uintptr_t>(base) + begin + kHuge - 1) / kHuge * kHuge;
+  const auto last = (reinterpret_cast<std::uintptr_t>(base) + end) / kHuge * kHuge;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
+}
+
 /// Adds block `b` (at or after the last one) to `runs`, extending the last run when adjacent.
 void append_block(std::vector<std::pair<std::uint64_t, std::uint64_t>>& runs, std::uint64_t b) {
   if (!runs.empty() && runs.back().second + 1 == b) runs.back().second = b;
@@ -103,6 +119,7 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
   std::vector<HttpSource::Range> ranges;
   for (const auto& [b0, b1] : runs) {
     const std::uint64_t begin = b0 * kRemoteBlock, end = std::min(size_, (b1 + 1) * kRemoteBlock);
+    remote_huge_pages(base_, begin, end);
     for (std::uint64_t at = begin; at < end; at += kMaxRequest) {
       const std::uint64_t n = std::min(kMaxRequest, end - at);
       ranges.push_back({at, n, base_ + at});
