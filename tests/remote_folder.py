@@ -70,7 +70,8 @@ def main():
                       want[0] == 0 and got[0] == 0 and got[1].replace(url, local) == want[1],
                       f"{got[0]}: {got[2][-300:]!r} / {want[2][-300:]!r}")
                 names = requested(nginx.lines_since(m))
-                check(f"{folder}/ {' '.join(args)}: asks for {', '.join(TRIED[:opened])} in that order, then the file's own",
+                tried = ", ".join(TRIED[:opened])
+                check(f"{folder}/ {' '.join(args)}: asks for {tried} in that order, then the file's own",
                       names[:opened] == TRIED[:opened], f"{names}")
         hf = {"TI_HF_ENDPOINT": f"http://127.0.0.1:{nginx.port}/hf"}
         local = os.path.join(www, "model.safetensors")
@@ -78,7 +79,8 @@ def main():
         for repo in ("hf://org/repo", "hf://org/repo@v1.0", "hf://org/repo/"):
             got = run(binary, [repo, "--list"], hf)
             check(f"{repo} --list prints what its model.safetensors does",
-                  got[0] == 0 and got[1].replace(repo, local) == want[1], f"{got[0]}: {got[2][-300:]!r} {got[1][:200]!r}")
+                  got[0] == 0 and got[1].replace(repo, local) == want[1],
+                  f"{got[0]}: {got[2][-300:]!r} {got[1][:200]!r}")
         url = nginx.url("files", "none") + "/"
         status, out, err = run(binary, [url, "--list"])
         lines = err.strip().splitlines()
