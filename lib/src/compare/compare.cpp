@@ -224,7 +224,8 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
     std::uint64_t released = 0;  ///< bytes given back so far
     void behind(std::int64_t done) {
       if (!s || !s->c_order || !s->file || s->numel == 0) return;
-      const std::uint64_t end = s->bytes.size() / static_cast<std::uint64_t>(s->numel) * static_cast<std::uint64_t>(done);
+      const std::uint64_t itemsize = s->bytes.size() / static_cast<std::uint64_t>(s->numel);
+      const std::uint64_t end = itemsize * static_cast<std::uint64_t>(done);
       const auto base = static_cast<std::uint64_t>(s->bytes.data() - s->file->bytes().data());
       if (end > released) s->file->release_pages(base + released, end - released);
       released = end;
