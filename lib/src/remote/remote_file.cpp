@@ -8,6 +8,7 @@
 
 #include "log/log.hpp"
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
