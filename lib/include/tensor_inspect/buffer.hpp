@@ -23,7 +23,7 @@ namespace tensor_inspect {
 /// Where a buffer's bytes live.
 enum class Device { CPU, DISK };
 
-class RemoteBytes;
+class ByteSource;
 
 /// Where reading a stream may stop, once its first bytes tell (StreamCheck).
 struct StreamStop {
@@ -108,7 +108,9 @@ class MappedFile {
   /// Drops the whole pages inside bytes [offset, offset + length) from this process's
   /// resident set (madvise MADV_DONTNEED), for scans that are past them: a file mapping
   /// re-reads them from the page cache if they are touched again, so bytes() still reads
-  /// the same. Does nothing for bytes held in memory (stdin, anonymous stand-ins).
+  /// the same. A remote file gives back the memory of the whole 64 KiB blocks inside, which
+  /// a later read fetches again (fetch()). Does nothing for bytes held in memory (stdin,
+  /// anonymous stand-ins).
   void release_pages(std::uint64_t offset, std::uint64_t length) const;
 
  private:
@@ -121,7 +123,7 @@ class MappedFile {
   std::vector<std::byte> owned_;
   std::string name_;
   std::string location_;
-  std::shared_ptr<RemoteBytes> remote_;  ///< the fetched-block map and HTTP source of a remote file
+  std::shared_ptr<ByteSource> remote_;  ///< where a remote file's bytes come from (remote/ implements it)
 };
 
 /// The name of the mapped file whose bytes hold `address`, or nullptr when none does (or

@@ -75,6 +75,10 @@ struct Limits {
   /// Bytes of a remote file read whole when its server ignores Range requests (answers
   /// 200): a larger file is refused rather than downloaded whole.
   std::uint64_t remote_whole_bytes = std::uint64_t{1} << 20;
+  /// Bytes of a remote file a whole-tensor scan (--stats, diff, hashing) holds in memory at
+  /// once: the window it reads plus the windows fetched ahead of it; the blocks behind it
+  /// are given back. Windows are min(32 MiB, this / 8), fetched up to this / 2 ahead.
+  std::uint64_t remote_memory_bytes = std::uint64_t{256} << 20;
   /// Element pairs a comparison (diff) visits when both tensors broadcast their stored
   /// values (torch's expand saved with a 0 stride) along different axes, so the repetition
   /// cannot be counted instead of visited: a few stored bytes could ask for 10**12 pairs.

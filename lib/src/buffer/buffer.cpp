@@ -16,7 +16,7 @@
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/remote.hpp"
-#include "remote/remote_file.hpp"
+#include "buffer/byte_source.hpp"
 
 namespace tensor_inspect {
 
@@ -192,6 +192,10 @@ MappedFile::~MappedFile() {
   if (mapped_ || anonymous_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
+void MappedFile::fetch(std::uint64_t offset, std::uint64_t length) const {
+  if (remote_) remote_->fetch(offset, length);
+}
+
 std::uint64_t Buffer::cpu_allocations_ = 0;
 
 std::shared_ptr<Buffer> Buffer::cpu(std::size_t nbytes) {
@@ -229,7 +233,9 @@ std::shared_ptr<Buffer> Buffer::disk(std::shared_ptr<const MappedFile> file, std
 
 void Buffer::make_resident() const {
   fetch_bytes({data_, size_});
-  resident_.store(true, std::memory_order_release);
+  // A remote file's blocks may be given back behind a scan (release_pages): asked again
+  // at each use, which costs a look at its block bitmap when they are all there.
+  if (!file_->is_remote()) resident_.store(true, std::memory_order_release);
 }
 
 std::span<std::byte> Buffer::mutable_bytes() {

@@ -34,6 +34,7 @@ constexpr LimitInfo kTable[] = {
     {"pickle_depth", &Limits::pickle_depth, "levels"},
     {"pickle_entries", &Limits::pickle_entries, "items"},
     {"remote_whole_bytes", &Limits::remote_whole_bytes, "bytes"},
+    {"remote_memory_bytes", &Limits::remote_memory_bytes, "bytes"},
     {"broadcast_pairs", &Limits::broadcast_pairs, "items"},
     {"expression_elements", &Limits::expression_elements, "items"},
     {"compute_elements", &Limits::compute_elements, "items"},

@@ -23,7 +23,7 @@
 
 namespace tensor_inspect {
 
-bool remote_files_open();  // remote/remote_file.hpp
+bool remote_files_open();  // buffer/byte_source.hpp
 
 class ByteReader {
  public:

@@ -18,17 +18,26 @@
 // under a name of no weights) are ignored; a folder holding both safetensors and .bin
 // weights reads the safetensors, and says so at -v. Two index files of one kind, or a
 // tensor name held by two files, are ambiguous and refused.
+// A remote folder (loaders/formats.hpp: is_remote_folder): `http(s)://HOST/PATH/` (a URL
+// ending in '/') and `hf://ORG/REPO[@REV]` (no file). A server lists no folder, so the files
+// it is opened by are asked for by name, in the order transformers' from_pretrained tries
+// them (modeling_utils.py: SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, WEIGHTS_INDEX_NAME,
+// WEIGHTS_NAME), the same preference as above: the first that exists opens, through its
+// own URL (an index's shards relative to it); an answer other than 404 ends the search with
+// its error. None: one line naming what was tried.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loaders/formats.hpp"
 #include "log/log.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/validate.hpp"
 
 namespace tensor_inspect {
@@ -174,6 +183,54 @@ LoadedFile open_checkpoint_dir(const std::string& path) {
   }
   out.path = path;
   return out;
+}
+
+namespace {
+
+constexpr const char* kRemoteFolderFiles[] = {"model.safetensors.index.json", "model.safetensors",
+                                              "pytorch_model.bin.index.json", "pytorch_model.bin"};
+
+/// `input` without its query string (a signed URL's credentials live there).
+std::string_view remote_folder_path(std::string_view input) { return input.substr(0, input.find_first_of("?#")); }
+
+}  // namespace
+
+bool is_remote_folder(std::string_view input) {
+  if (!is_url(input)) return false;
+  const std::string_view path = remote_folder_path(input);
+  if (path.size() > 5 && (path[0] == 'h' || path[0] == 'H') && (path[1] == 'f' || path[1] == 'F') && path[2] == ':') {
+    // hf://ORG/REPO[@REV][/]: no third part.
+    std::string_view rest = path.substr(5);
+    if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+    const std::size_t slash = rest.find('/');
+    return slash != std::string_view::npos && slash > 0 && slash + 1 < rest.size() &&
+           rest.find('/', slash + 1) == std::string_view::npos;
+  }
+  const std::size_t host = path.find("://");
+  return host != std::string_view::npos && path.find('/', host + 3) != std::string_view::npos && path.back() == '/';
+}
+
+LoadedFile open_remote_folder(const std::string& input, bool listing) {
+  const std::string_view path = remote_folder_path(input);
+  const std::string query = input.substr(path.size());
+  const std::string base = std::string(path) + (path.back() == '/' ? "" : "/");
+  std::string tried;
+  for (const char* name : kRemoteFolderFiles) {
+    const std::string url = base + name + query;
+    try {
+      LoadedFile out = listing ? open_listing(url) : open_file(url);
+      lib_log().info("{}: opened as a folder through '{}'", display_url(input), name);
+      out.path = input;
+      return out;
+    } catch (const Error& e) {
+      // NOTE: the HTTP status is in the message only; 404 is "not there", anything else
+      // (401 for a gated repo, a refused connection) is the answer to report.
+      if (std::string_view(e.what()).find("HTTP status 404") == std::string_view::npos) throw;
+      tried += (tried.empty() ? "" : ", ") + std::string(name);
+    }
+  }
+  throw Error(ErrorCode::Io, display_url(input) + ": no checkpoint in the folder: tried " + tried +
+                                 " (each answered 404); name the file to open");
 }
 
 }  // namespace tensor_inspect

@@ -72,6 +72,15 @@ LoadedFile open_safetensors_index(std::shared_ptr<const MappedFile> file);
 /// *.safetensors files, else its one *.bin.index.json, else its PyTorch *.bin files, as
 /// one checkpoint (loaders/checkpoint_dir.cpp).
 LoadedFile open_checkpoint_dir(const std::string& path);
+/// True for a URL that names a folder: http(s) ending in '/' (before any query), or
+/// hf://ORG/REPO[@REV] with no file (loaders/remote_folder.cpp).
+bool is_remote_folder(std::string_view input);
+/// Such a folder as one checkpoint: its model.safetensors.index.json, else
+/// model.safetensors, else pytorch_model.bin.index.json, else pytorch_model.bin, the first
+/// the server has (404: the next), opened as open_file (open_listing with `listing`) opens
+/// it. Throws Error(Io) naming the URL and the names tried when none is there, else what
+/// opening the first one there throws.
+LoadedFile open_remote_folder(const std::string& input, bool listing);
 /// True when a shard an index names (its path, its first bytes) is a torch.save file:
 /// by its first bytes (sniff_pytorch, sniff_safetensors), else by its extension (.bin,
 /// .pt, .pth, .ckpt); false for safetensors.

@@ -111,6 +111,7 @@ LoadedFile open_file_for(const std::string& path, const std::optional<std::strin
   // --format dcp names a torch.distributed.checkpoint by its folder as well as by its .metadata.
   if (forced && forced->name == "dcp" && std::filesystem::is_directory(path, not_a_folder))
     return open_file_for((std::filesystem::path(path) / ".metadata").string(), format, listing);
+  if (!forced && is_remote_folder(path)) return open_remote_folder(path, listing);
   const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false, false});
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);

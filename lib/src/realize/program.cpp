@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "realize/fusion.hpp"
-#include "remote/remote_file.hpp"
+#include "buffer/byte_source.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -113,7 +113,7 @@ class Lowering {
         if (idx >= 0) at.push_back(idx);
       }
       std::sort(at.begin(), at.end());
-      const std::int64_t gap = static_cast<std::int64_t>(kRemoteBlock) / itemsize;
+      const std::int64_t gap = static_cast<std::int64_t>(kFetchBlock) / itemsize;
       for (std::size_t k = 0; k < at.size();) {
         std::size_t e = k;
         while (e + 1 < at.size() && at[e + 1] - at[e] < gap) ++e;

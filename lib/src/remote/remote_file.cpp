@@ -8,11 +8,11 @@
 
 #include "log/log.hpp"
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <shared_mutex>
 
 #include "remote/block_cache.hpp"
 #include "remote/object_store.hpp"
@@ -25,22 +25,9 @@ namespace tensor_inspect {
 namespace {
 
 constexpr std::uint64_t kMaxWindow = 64;                            // read-ahead up to 4 MiB
-constexpr std::uint64_t kMaxRequest = std::uint64_t{16} << 20;      // bytes per request: large runs go in parallel
-
-// Every open remote file's address range, for fetch_bytes().
-struct Registry {
-  std::shared_mutex mutex;
-  std::vector<RemoteBytes*> files;
-  std::atomic<int> count{0};
-};
-Registry& registry() {
-  static Registry r;
-  return r;
-}
+constexpr std::uint64_t kMaxRequest = std::uint64_t{4} << 20;  // bytes per request: a scan's windows go in parallel
 
 }  // namespace
-
-bool remote_files_open() { return registry().count.load(std::memory_order_acquire) > 0; }
 
 RemoteBytes::RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head,
                          std::unique_ptr<BlockCache> cache, std::uint64_t head_cached)
@@ -49,17 +36,11 @@ RemoteBytes::RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, st
   if (head >= size_) mark(0, blocks_ - 1);
   else if (head >= kRemoteBlock) mark(0, head / kRemoteBlock - 1);
   next_block_ = head / kRemoteBlock;
-  Registry& r = registry();
-  std::unique_lock lock(r.mutex);
-  r.files.push_back(this);
-  r.count.fetch_add(1, std::memory_order_release);
+  register_byte_source(this);
 }
 
 RemoteBytes::~RemoteBytes() {
-  Registry& r = registry();
-  std::unique_lock lock(r.mutex);
-  r.files.erase(std::find(r.files.begin(), r.files.end(), this));
-  r.count.fetch_sub(1, std::memory_order_release);
+  unregister_byte_source(this);
   log_transfers();
 }
 
@@ -73,10 +54,9 @@ void RemoteBytes::log_transfers() {
 }
 
 void log_remote_transfers() {
-  Registry& r = registry();
-  if (r.count.load(std::memory_order_acquire) == 0) return;
-  std::shared_lock lock(r.mutex);
-  for (RemoteBytes* f : r.files) f->log_transfers();
+  visit_byte_sources([](ByteSource& s) {
+    if (auto* f = dynamic_cast<RemoteBytes*>(&s)) f->log_transfers();
+  });
 }
 
 bool RemoteBytes::present(std::uint64_t block) const {
@@ -88,6 +68,22 @@ void RemoteBytes::mark(std::uint64_t first, std::uint64_t last) {
 }
 
 namespace {
+
+/// Asks for 2 MiB pages (transparent huge pages, "madvise" mode) over the whole 2 MiB
+/// spans of bytes [begin, end) of the reservation at `base`.
+// NOTE: received bytes fill fresh pages, which a scan gives back and fills again: one fault
+// per 2 MiB instead of per 4 KiB. Measured on a 1 GiB --stats through a local nginx: 2.6 s
+// instead of 8.8 s (curl: 2.5 s). Only large fetches ask: small scattered reads (a listing,
+// a summary's edges) would each commit 2 MiB.
+void remote_huge_pages([[maybe_unused]] std::byte* base, [[maybe_unused]] std::uint64_t begin,
+                       [[maybe_unused]] std::uint64_t end) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const auto first = (reinterpret_cast<std::uintptr_t>(base) + begin + kHuge - 1) / kHuge * kHuge;
+  const auto last = (reinterpret_cast<std::uintptr_t>(base) + end) / kHuge * kHuge;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
+}
 
 /// Adds block `b` (at or after the last one) to `runs`, extending the last run when adjacent.
 void append_block(std::vector<std::pair<std::uint64_t, std::uint64_t>>& runs, std::uint64_t b) {
@@ -125,6 +121,7 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
   std::vector<HttpSource::Range> ranges;
   for (const auto& [b0, b1] : runs) {
     const std::uint64_t begin = b0 * kRemoteBlock, end = std::min(size_, (b1 + 1) * kRemoteBlock);
+    remote_huge_pages(base_, begin, end);
     for (std::uint64_t at = begin; at < end; at += kMaxRequest) {
       const std::uint64_t n = std::min(kMaxRequest, end - at);
       ranges.push_back({at, n, base_ + at});
@@ -135,6 +132,37 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
     mark(b0, b1);
     if (cache_) cache_->write(b0, b1, base_);
   }
+}
+
+void RemoteBytes::release(std::uint64_t offset, std::uint64_t length) {
+  if (offset >= size_ || length == 0) return;
+  const std::uint64_t end = length >= size_ - offset ? size_ : offset + length;
+  const std::uint64_t first = (offset + kRemoteBlock - 1) / kRemoteBlock;
+  const std::uint64_t stop = end == size_ ? blocks_ : end / kRemoteBlock;  // blocks [first, stop)
+  std::uint64_t run = stop;  // the first block of the run of cleared blocks being gathered
+  const auto give_back = [&](std::uint64_t upto) {
+    if (run >= upto) return;
+    const std::uint64_t from = run * kRemoteBlock, to = std::min(size_, upto * kRemoteBlock);
+    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t page_to = (to + page - 1) / page * page;  // the mapping's last page is whole
+    ::madvise(base_ + from, static_cast<std::size_t>(page_to - from), MADV_DONTNEED);
+    run = stop;
+  };
+  for (std::uint64_t b = first; b < stop; ++b) {
+    if (b % 64 == 0 && stop - b >= 64 && bits_[b / 64].load(std::memory_order_acquire) == 0) {
+      give_back(b);  // 64 blocks none of which is held: a scan releasing from its start again skips them fast
+      b += 63;
+      continue;
+    }
+    const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+    // Cleared before the memory goes: a reader that finds the bit clear fetches again.
+    if (bits_[b / 64].fetch_and(~bit, std::memory_order_acq_rel) & bit) {
+      if (run == stop) run = b;
+    } else {
+      give_back(b);
+    }
+  }
+  give_back(stop);
 }
 
 RemoteBytes::Runs RemoteBytes::read_cached(const Runs& runs) {
@@ -220,21 +248,6 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   }
   file->remote_ = std::make_shared<RemoteBytes>(std::move(source), base, probe.size, probe.head.size(), std::move(cache), head_cached);
   return file;
-}
-
-void MappedFile::fetch(std::uint64_t offset, std::uint64_t length) const {
-  if (remote_) remote_->fetch(offset, length);
-}
-
-void fetch_bytes(std::span<const std::byte> bytes) {
-  Registry& r = registry();
-  if (bytes.empty() || r.count.load(std::memory_order_acquire) == 0) return;
-  std::shared_lock lock(r.mutex);
-  for (RemoteBytes* f : r.files)
-    if (bytes.data() >= f->base() && bytes.data() < f->base() + f->size()) {
-      f->fetch(static_cast<std::uint64_t>(bytes.data() - f->base()), bytes.size());
-      return;
-    }
 }
 
 }  // namespace tensor_inspect

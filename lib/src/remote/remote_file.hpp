@@ -1,6 +1,8 @@
-// remote/remote_file.hpp — the state behind a remote MappedFile: which 64 KiB blocks of
-// its reserved address space hold fetched bytes, the block cache (--cache) that may hold
-// more, and the HTTP source that fetches the rest.
+// remote/remote_file.hpp — the state behind a remote MappedFile (the ByteSource of
+// buffer/byte_source.hpp): which 64 KiB blocks of its reserved address space hold fetched
+// bytes, the block cache (--cache) that may hold more, and the HTTP source that fetches
+// the rest. Blocks a scan is past are released (their memory given back, their bits
+// cleared), so a scan of any size holds only the windows it reads and fetches ahead.
 #pragma once
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "buffer/byte_source.hpp"
 #include "remote/http_source.hpp"
 
 namespace tensor_inspect {
@@ -17,12 +20,9 @@ namespace tensor_inspect {
 class BlockCache;
 
 /// Fetch granularity: a remote file is read in aligned blocks of this many bytes.
-inline constexpr std::uint64_t kRemoteBlock = std::uint64_t{1} << 16;
+inline constexpr std::uint64_t kRemoteBlock = kFetchBlock;
 
-/// True while any remote file is open (DISK buffers then fetch their bytes at first use).
-bool remote_files_open();
-
-class RemoteBytes {
+class RemoteBytes final : public ByteSource {
  public:
   /// Registers [base, base + size) so fetch_bytes() finds it; `head` bytes are present
   /// (`head_cached` of them read from `cache`, which may be null).
@@ -30,12 +30,16 @@ class RemoteBytes {
               std::unique_ptr<BlockCache> cache, std::uint64_t head_cached);
   RemoteBytes(const RemoteBytes&) = delete;
   RemoteBytes& operator=(const RemoteBytes&) = delete;
-  ~RemoteBytes();
+  ~RemoteBytes() override;
 
   /// Fetches the missing blocks of [offset, offset + length) (see MappedFile::fetch).
-  void fetch(std::uint64_t offset, std::uint64_t length);
-  std::byte* base() const { return base_; }
-  std::uint64_t size() const { return size_; }
+  void fetch(std::uint64_t offset, std::uint64_t length) override;
+  /// Gives back the fetched blocks wholly inside [offset, offset + length) (madvise
+  /// MADV_DONTNEED on the anonymous reservation, which then reads as zeros until fetched
+  /// again, so their bits are cleared first). The file's last, partial block counts as whole.
+  void release(std::uint64_t offset, std::uint64_t length) override;
+  const std::byte* base() const override { return base_; }
+  std::uint64_t size() const override { return size_; }
 
   /// Logs what this file transferred (-v with --cache, -vv otherwise), once: the
   /// destructor logs it unless log_transfers() did already.

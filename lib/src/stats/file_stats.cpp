@@ -66,11 +66,25 @@ StatsRow stats_row_of(const TensorEntry& entry) {
 std::optional<StoredElements> in_place_source(const Tensor& t, const TensorEntry* entry, const Defaults& defaults) {
   if (const EntryDetails* d = entry ? &entry->details() : nullptr; d && d->ggml_type && d->blocks_file) {
     const std::span<const std::byte> blocks = entry->stored_blocks();
-    d->blocks_file->fetch(entry->offset, entry->nbytes);
     return gguf_blocks_source(blocks, *d->ggml_type, entry->shape, d->blocks_file);
   }
-  return stored_elements(t.cast(commit_dtype(t.dtype(), defaults)));
+  return stored_elements(t.cast(commit_dtype(t.dtype(), defaults)), false);  // the scan fetches, window by window
 }
+
+// A scan gives back the remote blocks wholly inside a tensor; those a tensor shares with
+// the next one go when both are scanned: tensors that follow each other in the file
+// (safetensors, a GGUF data section) are released as one run from the first of them.
+struct StatsReleaseBehind {
+  const MappedFile* file = nullptr;
+  std::uint64_t begin = 0, end = 0;  ///< the run of adjacent tensors scanned so far
+  void scanned(const StoredElements& s) {
+    if (!s.file || !s.file->is_remote() || s.bytes.empty()) return;
+    const auto at = static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data());
+    if (s.file.get() != file || at != end) file = s.file.get(), begin = at;
+    end = at + s.bytes.size();
+    file->release_pages(begin, end - begin);
+  }
+};
 
 std::string index_text(std::int64_t flat, const Shape& shape) {
   std::string index;
@@ -109,6 +123,7 @@ std::vector<StatsRow> file_stats(const LoadedFile& file, const FailOn& fail_on, 
     }
   std::vector<StatsRow> rows;
   std::uint64_t done = 0;
+  StatsReleaseBehind behind;
   for (const TensorEntry& e : file.tensors) {
     StatsRow row = stats_row_of(e);
     const std::string label = tensor_label(file.path, e.name);
@@ -124,7 +139,9 @@ std::vector<StatsRow> file_stats(const LoadedFile& file, const FailOn& fail_on, 
         if (!source) return compute_stats_streamed(t, defaults, scan);
         if (callbacks.progress)
           scan.progress = [&](std::uint64_t bytes) { callbacks.progress(rows.size(), done + bytes); };
-        return compute_stats(*source, scan);
+        TensorStats st = compute_stats(*source, scan);
+        behind.scanned(*source);
+        return st;
       });
     } catch (const Error& err) {
       // A tensor whose values cannot be shown (an unknown dtype, a type we cannot

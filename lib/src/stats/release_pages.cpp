@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "buffer/byte_source.hpp"
 #include "tensor_inspect/buffer.hpp"
 
 namespace tensor_inspect {
@@ -14,6 +15,10 @@ namespace tensor_inspect {
 void MappedFile::release_pages(std::uint64_t offset, std::uint64_t length) const {
   // NOTE: MADV_DONTNEED on memory we own (a heap copy, an anonymous stand-in) would zero
   // it, so only file mappings, which re-read the file, are ever released.
+  if (remote_) {  // its blocks are fetched again when read again
+    remote_->release(offset, length);
+    return;
+  }
   if (!file_mapping_ || offset >= size_) return;
   if (length > size_ - offset) length = size_ - offset;
   static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));

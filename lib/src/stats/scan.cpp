@@ -9,10 +9,13 @@
 #include <limits>
 
 #include "decode/lanes.hpp"
+#include "buffer/byte_source.hpp"
 #include "stats/float_moments.hpp"
 #include "stats/parts.hpp"
 #include "stats/moments.hpp"
 #include "tensor_inspect/context.hpp"
+#include "stats/window_fetcher.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/stats.hpp"
 
@@ -24,10 +27,15 @@ constexpr std::uint64_t kWindowBytes = std::uint64_t{32} << 20;
 
 std::int64_t chunk_count(const StoredElements& s) { return (s.numel + kStatsChunk - 1) / kStatsChunk; }
 
-// Chunks per window: at least one, so a window always advances.
-std::int64_t window_chunks(const StoredElements& s) {
+// Chunks per window of `bytes`: at least one, so a window always advances.
+std::int64_t window_chunks(const StoredElements& s, std::uint64_t bytes = kWindowBytes) {
   const std::uint64_t chunk_bytes = std::max<std::uint64_t>(1, byte_offset_of(s, std::min(s.numel, kStatsChunk)));
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(kWindowBytes / chunk_bytes));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes / chunk_bytes));
+}
+
+// A remote source's window: an eighth of what it may hold, at least 1 MiB, at most kWindowBytes.
+std::uint64_t remote_window_bytes() {
+  return std::clamp<std::uint64_t>(limits().remote_memory_bytes / 8, std::uint64_t{1} << 20, kWindowBytes);
 }
 
 // Bytes [begin, end) of source.bytes for chunks [c0, c1).
@@ -60,13 +68,25 @@ constexpr std::int64_t kReleaseElements = std::int64_t{8} << 20;
 template <typename Body>
 void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) {
   const std::int64_t chunks = chunk_count(s);
-  const std::int64_t per_window = o.progress ? window_chunks(s) : std::max<std::int64_t>(1, chunks);
+  // A remote source is read window by window, fetched ahead on a thread of its own.
+  const bool remote = !s.bytes.empty() && remote_files_open();  // a slice of one too (a zip member)
+  const std::int64_t per_window = remote       ? window_chunks(s, remote_window_bytes())
+                                  : o.progress ? window_chunks(s)
+                                               : std::max<std::int64_t>(1, chunks);
   const bool release = o.release_pages && s.file;
-  const auto base = release ? static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data()) : 0;
+  const auto base = s.file ? static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data()) : 0;
   const bool release_decoded = o.release_pages && s.release_scanned;
   const Context& caller = current_context();
+  std::optional<WindowFetcher> fetcher;
+  if (remote) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
+    for (std::int64_t w0 = 0; w0 < chunks; w0 += per_window)
+      windows.push_back(chunk_bytes(s, w0, std::min(chunks, w0 + per_window)));
+    fetcher.emplace(s.bytes, std::move(windows), limits().remote_memory_bytes / 2 / remote_window_bytes());
+  }
   for (std::int64_t w0 = 0; w0 < chunks; w0 += per_window) {
     const std::int64_t w1 = std::min(chunks, w0 + per_window);
+    if (fetcher) fetcher->wait(static_cast<std::size_t>(w0 / per_window));
 #pragma omp parallel if (w1 - w0 > 1)
     {
       const ContextScope inherited = ContextScope::borrowing(caller);  // the caller's caps in every worker
@@ -104,6 +124,11 @@ void for_each_chunk(const StoredElements& s, const ScanOptions& o, Body&& body) 
       }
       if (release) flush();
       if (release_decoded) flush_decoded();
+    }
+    if (fetcher) {
+      // From the start again: the blocks a window shares with the one before are whole now.
+      if (release && s.file->is_remote()) s.file->release_pages(base, chunk_bytes(s, w0, w1).second);
+      fetcher->done(static_cast<std::size_t>(w0 / per_window));
     }
     if (o.progress) o.progress(chunk_bytes(s, w0, w1).second);
   }

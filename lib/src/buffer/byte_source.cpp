@@ -1,0 +1,66 @@
+// buffer/byte_source.cpp — the registry of on-demand byte sources and fetch_bytes (see
+// byte_source.hpp).
+#include "buffer/byte_source.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <vector>
+
+#include "tensor_inspect/buffer.hpp"
+
+namespace tensor_inspect {
+
+namespace {
+
+struct ByteSourceRegistry {
+  std::shared_mutex mutex;
+  std::vector<ByteSource*> sources;
+  std::atomic<int> count{0};
+};
+ByteSourceRegistry& byte_source_registry() {
+  static ByteSourceRegistry r;
+  return r;
+}
+
+}  // namespace
+
+void register_byte_source(ByteSource* source) {
+  ByteSourceRegistry& r = byte_source_registry();
+  std::unique_lock lock(r.mutex);
+  r.sources.push_back(source);
+  r.count.fetch_add(1, std::memory_order_release);
+}
+
+void unregister_byte_source(ByteSource* source) {
+  ByteSourceRegistry& r = byte_source_registry();
+  std::unique_lock lock(r.mutex);
+  const auto it = std::find(r.sources.begin(), r.sources.end(), source);
+  if (it == r.sources.end()) return;
+  r.sources.erase(it);
+  r.count.fetch_sub(1, std::memory_order_release);
+}
+
+void visit_byte_sources(const std::function<void(ByteSource&)>& visit) {
+  ByteSourceRegistry& r = byte_source_registry();
+  if (r.count.load(std::memory_order_acquire) == 0) return;
+  std::shared_lock lock(r.mutex);
+  for (ByteSource* s : r.sources) visit(*s);
+}
+
+bool remote_files_open() { return byte_source_registry().count.load(std::memory_order_acquire) > 0; }
+
+void fetch_bytes(std::span<const std::byte> bytes) {
+  ByteSourceRegistry& r = byte_source_registry();
+  if (bytes.empty() || r.count.load(std::memory_order_acquire) == 0) return;
+  std::shared_lock lock(r.mutex);
+  for (ByteSource* s : r.sources)
+    if (bytes.data() >= s->base() && bytes.data() < s->base() + s->size()) {
+      s->fetch(static_cast<std::uint64_t>(bytes.data() - s->base()), bytes.size());
+      return;
+    }
+}
+
+}  // namespace tensor_inspect

@@ -1,0 +1,41 @@
+// buffer/byte_source.hpp — what buffer/ needs of a file whose bytes arrive on demand (a
+// remote file, implemented in remote/): fetch a range before it is read, release a range a
+// scan is past. The registry maps an address inside a MappedFile's bytes to its source, so
+// readers that hold only a span (fetch_bytes) or a DISK Buffer find it; remote/ registers
+// its files here, and realize/ and buffer/ never include remote/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace tensor_inspect {
+
+/// Fetch granularity of on-demand sources: bytes arrive in aligned blocks of this many, so
+/// a reader gathering scattered reads coalesces those closer than this.
+inline constexpr std::uint64_t kFetchBlock = std::uint64_t{1} << 16;
+
+/// Bytes [base(), base() + size()) that are readable only after fetch() of them.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// Makes bytes [offset, offset + length) (clamped to size()) readable; thread-safe.
+  /// Throws Error(Io) when they cannot be had.
+  virtual void fetch(std::uint64_t offset, std::uint64_t length) = 0;
+  /// Gives back the memory of the whole fetch blocks inside [offset, offset + length): a
+  /// later read must fetch() them again. Thread-safe against fetches of other ranges.
+  virtual void release(std::uint64_t offset, std::uint64_t length) = 0;
+  virtual const std::byte* base() const = 0;
+  virtual std::uint64_t size() const = 0;
+};
+
+/// Records `source` so fetch_bytes() finds it (until unregister_byte_source).
+void register_byte_source(ByteSource* source);
+void unregister_byte_source(ByteSource* source);
+/// Calls `visit` for every registered source, under the registry's shared lock.
+void visit_byte_sources(const std::function<void(ByteSource&)>& visit);
+
+/// True while any on-demand source is open (DISK buffers then fetch their bytes at first use).
+bool remote_files_open();
+
+}  // namespace tensor_inspect

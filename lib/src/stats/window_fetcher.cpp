@@ -1,0 +1,67 @@
+// stats/window_fetcher.cpp — see window_fetcher.hpp.
+#include "stats/window_fetcher.hpp"
+
+#include <algorithm>
+
+#include "tensor_inspect/context.hpp"
+
+namespace tensor_inspect {
+
+WindowFetcher::WindowFetcher(std::span<const std::byte> bytes,
+                             std::vector<std::pair<std::uint64_t, std::uint64_t>> windows, std::size_t ahead)
+    : bytes_(bytes), windows_(std::move(windows)), ahead_(std::max<std::size_t>(1, ahead)) {
+  // The fetching thread reads the caller's caps and remote options, not the process default.
+  thread_ = std::thread([this, &caller = current_context()] {
+    const ContextScope inherited = ContextScope::borrowing(caller);
+    run();
+  });
+}
+
+WindowFetcher::~WindowFetcher() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void WindowFetcher::run() {
+  std::unique_lock lock(mutex_);
+  while (fetched_ < windows_.size()) {
+    changed_.wait(lock, [&] { return stop_ || fetched_ < scanned_ + ahead_; });
+    if (stop_) return;
+    // Every window allowed now goes in one fetch: its ranges run in parallel, and the
+    // connections stay busy until the last of them.
+    const std::size_t from = fetched_, to = std::min(windows_.size(), scanned_ + ahead_);
+    lock.unlock();
+    try {
+      const std::uint64_t begin = windows_[from].first, end = windows_[to - 1].second;
+      fetch_bytes(bytes_.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+    } catch (...) {
+      lock.lock();
+      error_ = std::current_exception();
+      changed_.notify_all();
+      return;
+    }
+    lock.lock();
+    fetched_ = to;
+    changed_.notify_all();
+  }
+}
+
+void WindowFetcher::wait(std::size_t w) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return fetched_ > w || error_; });
+  if (fetched_ <= w && error_) std::rethrow_exception(error_);
+}
+
+void WindowFetcher::done(std::size_t w) {
+  {
+    std::lock_guard lock(mutex_);
+    scanned_ = std::max(scanned_, w + 1);
+  }
+  changed_.notify_all();
+}
+
+}  // namespace tensor_inspect

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Local scans other than --stats give their pages back behind them: `diff` of two large
+safetensors files keeps its peak RSS flat instead of holding both files.
+
+    /usr/bin/python3 tests/local_release.py build/tensor-inspect
+
+Writes two files of 192 MiB of NumPy's standard-normal float32 (seed 0), the second with
+1,000 elements changed by known amounts. `diff A B --json` must report NumPy's count of
+mismatched elements (np.isclose's rule, rtol 1e-5, atol 1e-8), first mismatch and max |a - b|,
+and peak under the tool's own idle peak (the same diff of two tiny files: under ASan it holds
+the sanitizer's memory) plus 2 x 32 MiB (one batch of each file's pages) plus a 48 MiB
+margin: holding the files' pages would take 384 MiB more. Prints one line per check and
+`N passed, M failed`.
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import tally
+from tally import check
+from peak_rss import run_measured
+
+MiB = 1 << 20
+
+
+def write_safetensors(path, name, arr):
+    text = json.dumps({name: {"dtype": "F32", "shape": list(arr.shape), "data_offsets": [0, arr.nbytes]}}).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        f.write(arr.tobytes())
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="ti-local-release-") as tmp:
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal(48 * MiB // 4 * 4, dtype=np.float32)
+        b = a.copy()
+        at = np.sort(rng.choice(a.size, 1000, replace=False))
+        b[at] += rng.uniform(0.01, 2.0, at.size).astype(np.float32)
+        pa, pb = os.path.join(tmp, "a.safetensors"), os.path.join(tmp, "b.safetensors")
+        write_safetensors(pa, "w", a)
+        write_safetensors(pb, "w", b)
+        ta, tb = os.path.join(tmp, "ta.safetensors"), os.path.join(tmp, "tb.safetensors")
+        write_safetensors(ta, "w", a[:4])
+        write_safetensors(tb, "w", b[:4])
+        _, _, _, idle = run_measured(binary, ["diff", ta, tb, "--json"], 60)
+        status, out, err, peak = run_measured(binary, ["diff", pa, pb, "--json"], 300)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        close = np.abs(a64 - b64) <= 1e-8 + 1e-5 * np.abs(b64)
+        row = json.loads(out)["tensors"][0] if status in (0, 1) and out else {}
+        check("diff reports NumPy's mismatch count, first mismatch and max |a - b|",
+              row.get("mismatched") == int((~close).sum()) and row.get("first_mismatch") == [int(at[0])] and
+              row.get("max_abs") == float(np.abs(a64 - b64).max()), f"status {status}: {err[-300:]!r} {row}")
+        bound = idle + 2 * 32 * MiB + 48 * MiB
+        check("diff of two 192 MiB files peaks under idle + 2 x 32 MiB + 48 MiB", peak < bound,
+              f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, files 2 x {a.nbytes / MiB:.0f} MiB")
+    return tally.summary()
+
+
+if __name__ == "__main__":
+    tally.pass_details = True
+    sys.exit(main())

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Remote scans in bounded memory, against a real nginx (Debian's nginx-light) on 127.0.0.1.
+
+    /usr/bin/python3 tests/remote_memory.py build/tensor-inspect
+
+Serves a safetensors file of about 200 MiB of NumPy's standard-normal values (seed 0; five
+tensors of four dtypes, sizes that are not multiples of the 64 KiB fetch block, so tensors
+share blocks) and a tiny one. With `--limit remote_memory_bytes=16M`, the remote `--stats`
+(text and JSON) must print what the local file's `--stats` prints, byte for byte (the URL
+read as the path), and its peak RSS must stay under the tool's own idle peak (the same run
+over the tiny file: under ASan it holds the sanitizer's own memory) plus the 16 MiB bound
+plus a 40 MiB margin, far under the file's size: a scan keeping every fetched block would
+hold the whole file. The same with `--cache DIR` (its bound is on disk) and for the second
+run served from that cache. Prints one line per check and `N passed, M failed`.
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+import tally
+from tally import check
+from nginx_server import servers
+from peak_rss import run_measured
+
+MiB = 1 << 20
+BOUND = 16 * MiB
+MARGIN = 40 * MiB
+
+
+def write_safetensors(path, tensors):
+    header, offset = {}, 0
+    for name, tag, arr in tensors:
+        header[name] = {"dtype": tag, "shape": list(arr.shape), "data_offsets": [offset, offset + arr.nbytes]}
+        offset += arr.nbytes
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for _, _, arr in tensors:
+            f.write(np.ascontiguousarray(arr).tobytes())
+
+
+def make_files(www):
+    rng = np.random.default_rng(0)
+    normal = lambda *shape: rng.standard_normal(shape, dtype=np.float32)
+    bf16 = (normal(2047, 8191).view(np.uint32) >> 16).astype(np.uint16)  # bfloat16: the high halves
+    write_safetensors(os.path.join(www, "big.safetensors"), [
+        ("a.weight", "F32", normal(4099, 8191)),       # 128 MiB less a little: ends inside a block
+        ("b.bias", "F16", normal(1000, 37).astype(np.float16)),
+        ("c.weight", "BF16", bf16),
+        ("d.index", "I32", rng.integers(-5, 9, (3, 5), dtype=np.int32)),
+        ("e.weight", "F32", normal(1013, 7919)),
+    ])
+    write_safetensors(os.path.join(www, "tiny.safetensors"), [("x", "F32", normal(4))])
+    return os.path.getsize(os.path.join(www, "big.safetensors"))
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    with servers("ti-remote-mem-") as (tmp, www, nginx, _):
+        size = make_files(www)
+        path, url = os.path.join(www, "big.safetensors"), nginx.url("files", "big.safetensors")
+        limit = ["--limit", f"remote_memory_bytes={BOUND}"]
+        _, _, _, idle = run_measured(binary, [nginx.url("files", "tiny.safetensors"), "--stats"] + limit, 60)
+        bound = idle + BOUND + MARGIN
+        check("the file is larger than the bound", size > bound + 64 * MiB, f"{size} bytes, bound {bound}")
+        cache = os.path.join(tmp, "cache")
+        for args, name in [(["--stats"], "--stats"), (["--stats", "--json"], "--stats --json"),
+                           (["--stats", "--cache", cache], "--stats --cache (filling it)"),
+                           (["--stats", "--cache", cache], "--stats --cache (from it)")]:
+            local_args = [a for a in args if a not in ("--cache", cache)]
+            want = subprocess.run([binary, path] + local_args, capture_output=True, text=True, timeout=120)
+            status, out, err, peak = run_measured(binary, [url] + args + limit, 300)
+            check(f"remote {name} prints what the local file's does", status == 0 and want.returncode == 0 and
+                  out.replace(url, path) == want.stdout, f"status {status}: {err[-300:]!r}")
+            check(f"remote {name} peaks under idle + {BOUND // MiB} MiB + {MARGIN // MiB} MiB", peak < bound,
+                  f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, file {size / MiB:.0f} MiB")
+    return tally.summary()
+
+
+if __name__ == "__main__":
+    tally.pass_details = True
+    sys.exit(main())
