@@ -13,6 +13,7 @@ import json, math, os, pickle, shutil, struct, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
+from json_values import py_value
 
 import torch  # python3-torch: scripts/setup.sh installs it with the test packages
 import dcp_writer
@@ -29,14 +30,6 @@ ST_TAGS = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", t
 def run(args, timeout=120):
   p = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=timeout)
   return p.returncode, p.stdout, p.stderr
-
-
-def py_value(v):
-  if isinstance(v, list):
-    return [py_value(x) for x in v]
-  if isinstance(v, float) and not math.isfinite(v):
-    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-  return v
 
 
 def write_safetensors(path, tensors):

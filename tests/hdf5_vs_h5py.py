@@ -16,6 +16,7 @@ import io, json, math, os, shutil, subprocess, sys, tempfile, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
+from json_values import py_value
 
 try:
   import h5py  # python3-h5py: scripts/setup.sh installs it with the test packages
@@ -37,15 +38,6 @@ def run(args, timeout=180):
 
 DTYPE_NAMES = {"f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
                "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64", "b1": "bool"}
-
-
-def py_value(v):
-  """A tolist() value as the tool's JSON has it: non-finite floats are strings."""
-  if isinstance(v, list):
-    return [py_value(x) for x in v]
-  if isinstance(v, float) and not math.isfinite(v):
-    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-  return v
 
 
 def h5py_datasets(path_or_file):

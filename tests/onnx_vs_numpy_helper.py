@@ -14,6 +14,7 @@ import json, math, os, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
+from json_values import py_value
 
 import numpy as np
 import onnx  # python3-onnx: scripts/setup.sh installs it with the test packages
@@ -32,15 +33,6 @@ DTYPES = {TensorProto.FLOAT: "float32", TensorProto.FLOAT16: "float16", TensorPr
 def run(args, timeout=120):
   p = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=timeout)
   return p.returncode, p.stdout, p.stderr
-
-
-def py_value(v):
-  """A tolist() value as the tool's JSON has it: non-finite floats are strings."""
-  if isinstance(v, list):
-    return [py_value(x) for x in v]
-  if isinstance(v, float) and not math.isfinite(v):
-    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-  return v
 
 
 def same(a, b):

@@ -17,6 +17,7 @@ import collections, io, json, math, os, pickle, pickletools, shutil, struct, sub
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
+from json_values import py_value
 
 import torch  # python3-torch: scripts/setup.sh installs it with the test packages
 
@@ -32,15 +33,6 @@ def run(args, timeout=120):
 DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float64: "float64",
                torch.int64: "int64", torch.int32: "int32", torch.int16: "int16", torch.int8: "int8", torch.uint8: "uint8",
                torch.bool: "bool"}
-
-
-def py_value(v):
-  """A tolist() value as the tool's JSON has it: non-finite floats are strings."""
-  if isinstance(v, list):
-    return [py_value(x) for x in v]
-  if isinstance(v, float) and not math.isfinite(v):
-    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-  return v
 
 
 def flatten(obj, prefix=""):
