@@ -17,6 +17,7 @@ namespace ti = tensor_inspect;
 namespace {
 
 using test_util::doubles;
+using test_util::ints;
 using test_util::kSamples;
 using test_util::names_of;
 
