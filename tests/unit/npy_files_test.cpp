@@ -22,7 +22,6 @@ namespace ti = tensor_inspect;
 
 namespace {
 
-using test_util::bytes_of;
 using test_util::doubles;
 using test_util::ints;
 using test_util::kSamples;
@@ -30,7 +29,6 @@ using test_util::kSamples;
 ti::LoadedFile open_npy_image(const std::vector<std::byte>& bytes) {
   return ti::open_npy(ti::MappedFile::from_bytes(bytes, "x.npy"));
 }
-ti::LoadedFile open_npy_image(const std::string& bytes) { return open_npy_image(bytes_of(bytes)); }
 
 }  // namespace
 
