@@ -1,6 +1,7 @@
 // app/term/truncated_input.cpp — see truncated_input.hpp.
 #include "term/truncated_input.hpp"
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 
@@ -12,7 +13,7 @@ namespace tensor_inspect::app {
 
 namespace {
 
-// Only async-signal-safe calls: write(2), strlen, _exit.
+// Only async-signal-safe calls: write(2), strlen, pause, _exit, a lock-free atomic flag.
 void put(const char* s) {
   std::size_t n = std::strlen(s);
   while (n > 0) {
@@ -23,7 +24,14 @@ void put(const char* s) {
   }
 }
 
+// Set by the first thread that takes SIGBUS: several threads of one scan may fault on the
+// same shrunk file at once, and the message is printed once (lock-free: async-signal-safe).
+std::atomic_flag reported = ATOMIC_FLAG_INIT;
+
 void on_sigbus(int, siginfo_t* info, void*) {
+  if (reported.test_and_set()) {
+    for (;;) ::pause();  // the first thread's _exit ends the process
+  }
   const char* name = mapped_file_name_at(info->si_addr);
   put("tensor-inspect: ");
   put(name ? name : "an input file");
