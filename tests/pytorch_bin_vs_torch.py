@@ -118,6 +118,16 @@ for label, path in (("zip", zip_pt), ("legacy", legacy_pt)):
   listing = check_values(label, path, want)
   check_text(label, path, "model.f32", loaded["model"]["f32"])
   check_text(label, path, "model.every_other", loaded["model"]["every_other"])
+# torch.save(..., pickle_protocol=N): the same layout, each pickle under PROTO N (and a FRAME for
+# 4 and 5, CPython Lib/pickle.py); torch.load reads them all, so must the tool and validate.
+for proto in (3, 4, 5):
+  path = os.path.join(tmp, f"legacy_p{proto}.pt")
+  torch.save(nested, path, _use_new_zipfile_serialization=False, pickle_protocol=proto)
+  with open(path, "rb") as f:
+    tally.check(f"torch 1.13 wrote protocol {proto} (PROTO {proto} first)", f.read(2) == bytes([0x80, proto]))
+  check_values(f"legacy protocol {proto}", path, expected_of(torch.load(path)))
+  rc, out, err = run(["validate", path])
+  tally.check(f"validate legacy protocol {proto}: clean", rc == 0 and "clean" in out, f"rc={rc} {out[:200]} {err[:200]}")
 rc, out, err = run([legacy_pt, "--meta", "--json"])
 tally.check("legacy: non-tensor values are metadata (epoch 7, name 'run')", rc == 0 and '"epoch"' in out and '"run"' in out,
             f"rc={rc} {out[:300]} {err[:200]}")

@@ -189,10 +189,14 @@ class LegacyParser {
 }  // namespace
 
 bool sniff_pytorch_legacy(std::span<const std::byte> head) {
-  // PROTO 2, LONG1 of 10 bytes, then the magic number (torch.save's pickle_protocol is 2 by default).
-  static constexpr unsigned char kStart[] = {0x80, 0x02, 0x8a, 0x0a};
-  return head.size() >= sizeof kStart + sizeof kLegacyMagicLe && std::memcmp(head.data(), kStart, sizeof kStart) == 0 &&
-         std::memcmp(head.data() + sizeof kStart, kLegacyMagicLe, sizeof kLegacyMagicLe) == 0;
+  // PROTO 2 to 5 (torch.save's pickle_protocol, 2 by default), for 4 and 5 a FRAME opcode with
+  // its 8-byte length (CPython Lib/pickle.py, _Framer), then LONG1 of 10 bytes: the magic number.
+  const auto byte = [&head](std::size_t i) { return std::to_integer<unsigned>(head[i]); };
+  if (head.size() < 2 || byte(0) != 0x80 || byte(1) < 2 || byte(1) > 5) return false;
+  std::size_t at = 2;
+  if (byte(1) >= 4 && head.size() > at && byte(at) == 0x95) at += 9;
+  if (head.size() < at + 2 + sizeof kLegacyMagicLe || byte(at) != 0x8a || byte(at + 1) != 0x0a) return false;
+  return std::memcmp(head.data() + at + 2, kLegacyMagicLe, sizeof kLegacyMagicLe) == 0;
 }
 
 LegacyLayout parse_pytorch_legacy(std::span<const std::byte> bytes, const LegacyFaults& faults) {

@@ -94,7 +94,8 @@ struct LegacyLayout {
   bool complete = false;
 };
 
-/// True when `head` starts with the legacy magic number's pickle (protocol 2, LONG1).
+/// True when `head` starts with the legacy magic number's pickle (LONG1 under PROTO 2 to 5,
+/// after the FRAME opcode that protocols 4 and 5 put first).
 bool sniff_pytorch_legacy(std::span<const std::byte> head);
 
 /// Parses a legacy file from `bytes` (a whole file), reporting faults to `faults`: the
