@@ -131,6 +131,16 @@ class MappedFile {
 /// it with si_addr, since reading a mapping past the end of a file truncated after it was
 /// mapped raises SIGBUS (buffer/mapping_registry.cpp).
 const char* mapped_file_name_at(const void* address) noexcept;
+/// Records that this run read the file with device `dev` and inode `ino` as an input: every
+/// MappedFile::open of a regular file does (a checkpoint's shards, an ONNX model's external
+/// data, a DCP folder's .distcp files), and so must any other reader of an input's side file
+/// (note_input_path). OutputFiles refuses to write over such a file. Thread-safe; the list
+/// holds one entry per file opened, which the loaders' caps bound.
+void note_input_read(std::uint64_t dev, std::uint64_t ino);
+/// note_input_read for `path` as stat(2) finds it; nothing when it does not exist.
+void note_input_path(const std::string& path);
+/// True when note_input_read recorded the file (device, inode) in this run.
+bool was_read_as_input(std::uint64_t dev, std::uint64_t ino);
 /// Records (and forgets) a file mapping for mapped_file_name_at; `name` must outlive it.
 void register_mapping(const void* begin, std::size_t size, const char* name) noexcept;
 void unregister_mapping(const void* begin) noexcept;

@@ -9,7 +9,9 @@
 //   - a FIFO, a character device (/dev/null, a terminal, /dev/stdout as a pipe) or `-`
 //     (standard output) gets the bytes written through, opened without O_CREAT or O_TRUNC;
 //     binary bytes for a terminal are refused;
-//   - a folder, a socket, a block device, or a file the run reads (protect()) is an error.
+//   - a folder, a socket, a block device, or a file the run reads (protect(), and every file
+//     read through MappedFile::open or note_input_path: shards, external data) is an error,
+//     checked when staged and again at commit().
 //
 // Nothing appears until commit(): a run that fails half-way leaves every earlier file as it
 // was, and its temporary files are removed (by the destructor, and by the caller's signal
@@ -27,6 +29,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+struct stat;
 
 namespace tensor_inspect {
 
@@ -99,6 +103,9 @@ class OutputFiles {
   int stage_file(Staged s);
   TempFileHooks hooks_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> protected_;  ///< (st_dev, st_ino) of the inputs
+  /// A protected file, or one the run read (was_read_as_input: shards, external data).
+  bool is_input(const struct stat& st) const;
+  [[noreturn]] static void refuse_input(const std::string& path);
   std::vector<Staged> staged_;
 };
 

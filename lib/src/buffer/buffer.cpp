@@ -122,6 +122,8 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const Stre
   struct stat st {};
   if (::fstat(guard.fd, &st) != 0) fail_io(path, "cannot stat", errno);
   if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::Io, path + ": is a directory");
+  if (S_ISREG(st.st_mode))
+    note_input_read(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
 
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = path;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
@@ -129,10 +130,7 @@ void OutputFiles::protect(const std::string& input) {
 OutputTarget OutputFiles::check(const std::string& path, bool binary) const {
   OutputTarget t = resolve_output(path);
   struct stat st {};
-  if (t.file != "-" && ::stat(t.file.c_str(), &st) == 0)
-    for (const auto& [dev, ino] : protected_)
-      if (dev == static_cast<std::uint64_t>(st.st_dev) && ino == static_cast<std::uint64_t>(st.st_ino))
-        throw Error(ErrorCode::Usage, path + ": is an input of this run; it is never written (name another file)");
+  if (t.file != "-" && ::stat(t.file.c_str(), &st) == 0 && is_input(st)) refuse_input(path);
   if (t.terminal && binary)
     throw Error(ErrorCode::Usage, (path == "-" ? std::string("standard output") : path) +
                                       " is a terminal, where a picture's bytes would be noise: "
@@ -190,13 +188,27 @@ void OutputFiles::write_with(const std::string& path, const std::string& type, b
   fill(staged_.back().tmp);
 }
 
+bool OutputFiles::is_input(const struct stat& st) const {
+  const auto dev = static_cast<std::uint64_t>(st.st_dev), ino = static_cast<std::uint64_t>(st.st_ino);
+  for (const auto& [d, i] : protected_)
+    if (d == dev && i == ino) return true;
+  return was_read_as_input(dev, ino);
+}
+
+void OutputFiles::refuse_input(const std::string& path) {
+  throw Error(ErrorCode::Usage, path + ": is an input of this run; it is never written (name another file)");
+}
+
 void OutputFiles::commit() {
   // Within one folder, a rename fails for a folder of the file's name: looked for first, so
-  // that a failed commit leaves nothing behind either.
+  // that a failed commit leaves nothing behind either. So is a file the run read since the
+  // output was staged (an ONNX model's external data is opened only when its values are).
   struct stat st {};
-  for (const Staged& s : staged_)
-    if (s.target.kind == OutputTarget::Kind::File && ::stat(s.target.file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      cannot_write(s.target.path, s.type, EISDIR);
+  for (const Staged& s : staged_) {
+    if (s.target.kind != OutputTarget::Kind::File || ::stat(s.target.file.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) cannot_write(s.target.path, s.type, EISDIR);
+    if (is_input(st)) refuse_input(s.target.path);
+  }
   for (std::size_t i = 0; i < staged_.size(); ++i) {
     Staged& s = staged_[i];
     int err = 0;

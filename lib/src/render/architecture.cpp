@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/remote.hpp"
@@ -30,6 +31,7 @@ std::optional<Architecture> from_config(const std::filesystem::path& path) {
   if (ec || size > kMaxConfigJsonBytes)
     throw Error(ErrorCode::BadFile, path.string() + ": config.json of " + std::to_string(size) +
                                         " bytes is larger than " + std::to_string(kMaxConfigJsonBytes));
+  note_input_path(path.string());  // no output may replace it (buffer.hpp)
   std::ifstream f(path, std::ios::binary);
   std::ostringstream text;
   text << f.rdbuf();

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "schemes/scheme.hpp"
+#include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/schemes.hpp"
@@ -45,6 +46,7 @@ SchemeConfig read_scheme_config(const std::filesystem::path& folder) {
   out.name = path.string();
   if (fs::file_size(path, ec) > kMaxConfigJsonBytes)
     throw Error(ErrorCode::BadFile, out.name + ": over " + std::to_string(kMaxConfigJsonBytes) + " bytes");
+  note_input_path(out.name);  // no output may replace it (buffer.hpp)
   std::ifstream stream(path, std::ios::binary);
   std::stringstream text;
   text << stream.rdbuf();
