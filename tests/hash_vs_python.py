@@ -106,6 +106,21 @@ for name, x in cases.items():
   tally.check(f"{name} {x.shape}: Python's sha256 over the canonical bytes",
               got == hashlib.sha256(canonical(x, name)).hexdigest(), str(got))
 
+# A bool byte other than 0 and 1 is True (NumPy's view of the same bytes as bool_ says so, and
+# tolist, --stats and diff read it so): hashed as 1, equal to a file storing [False, True, True],
+# in place (safetensors) and walked by the executor (a transposed PyTorch view is not C order).
+h = json.dumps({"m": {"dtype": "BOOL", "shape": [3], "data_offsets": [0, 3]}}).encode()
+with open(path("bool2.safetensors"), "wb") as f: f.write(struct.pack("<Q", len(h)) + h + bytes([0, 1, 2]))
+want_bool = hashlib.sha256(canonical(np.array([0, 1, 2], np.uint8).astype(np.bool_), "bool")).hexdigest()
+got = hashes([path("bool2.safetensors"), "--algo", "sha256"])
+tally.check("a BOOL stored as bytes 0, 1, 2 hashes as [False, True, True] (Python's sha256)",
+            got is not None and list(got.values()) == [want_bool], str(got))
+write_pt(path("bool2t.pt"), {"m": ("BoolStorage", bytes([0, 2, 1, 3]), 4, (2, 2), (1, 2))})
+want_t = hashlib.sha256(canonical(np.array([[0, 2], [1, 3]], np.uint8).T.astype(np.bool_), "bool")).hexdigest()
+got = hashes([path("bool2t.pt"), "--algo", "sha256"])
+tally.check("a transposed BOOL view of bytes 0, 2, 1, 3 hashes as its True/False values",
+            got is not None and list(got.values()) == [want_t], str(got))
+
 # A multi-tensor checkpoint: thread count changes nothing; a manifest checks a re-sharded copy.
 v = rng.standard_normal((4, 2, 3)).astype(np.float32)
 tensors = {"w": a, "v": v, "b": np.arange(7, dtype=np.float32)}
