@@ -328,5 +328,21 @@ tally.check("a folder with model.safetensors and pytorch_model.bin reads the saf
             f"rc={rc} {got} {err[:300]}")
 tally.check("... and -v says the .bin weights were passed over", "pytorch_model.bin" in err and "safetensors" in err, err[:400])
 
+# TorchScript (torch.jit.save): the scripted module's parameters, as torch.jit.load's state_dict().
+jit_pt = os.path.join(tmp, "scripted.pt")
+scripted = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2)))
+torch.jit.save(scripted, jit_pt)
+state = torch.jit.load(jit_pt).state_dict()
+check_values("TorchScript", jit_pt, list(state.items()))
+
+# Sparse and quantized tensors: not read, and said so (a listing must not look complete without them).
+for kind, value in (("sparse", torch.eye(3).to_sparse()),
+                    ("quantized", torch.quantize_per_tensor(torch.tensor([1.0, 2.0]), 0.1, 10, torch.qint8))):
+  path = os.path.join(tmp, f"{kind}.pt")
+  torch.save({"t": value, "d": torch.ones(2)}, path)
+  rc, out, err = run([path, "--list"])
+  tally.check(f"a {kind} tensor: the listing warns that 't' is {kind} and not read", rc == 0 and "'t' is a" in err and
+              kind in err and "not read" in err, f"rc={rc} {out[-200:]} {err[:300]}")
+
 shutil.rmtree(tmp)
 sys.exit(tally.summary())

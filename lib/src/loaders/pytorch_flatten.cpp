@@ -133,6 +133,16 @@ class Flattener {
         visit_module(*state, name, depth);
         return;
       }
+      // A TorchScript module (torch.jit.save: a __torch__.* class built from a dict of its
+      // attributes, torch/csrc/jit/serialization/python_print.cpp names the classes): its
+      // parameters, buffers and submodules are attributes, named as state_dict() names them.
+      if (fn.starts_with("__torch__.") && v->state && v->state->kind == Kind::Dict) {
+        if (seen_before(name, v)) return;
+        const PickleValue& attrs = *v->state;
+        for (std::size_t i = 0; i + 1 < attrs.items.size(); i += 2)
+          visit(attrs.items[i + 1], child(name, key_text(*attrs.items[i]), key_subscript(*attrs.items[i])), depth + 1);
+        return;
+      }
     }
     leaf(name, v);
   }

@@ -83,13 +83,38 @@ class TorchObjectReader {
       else if (is_torch_tensor(*leaf.value))
         add_tensor(leaf.name, *leaf.value);
       else
-        add_meta(leaf.name, *leaf.value);
+        add_meta_or_unread(leaf.name, *leaf.value);
     }
   }
 
  private:
   [[noreturn]] void fail(const std::string& what, const PickleValue& at) const {
     throw Error(ErrorCode::BadFile, pickle_name_ + ": " + what + " at byte " + std::to_string(at.at));
+  }
+
+  /// A value torch.load makes a tensor of, through a rebuild function whose layout this tool
+  /// does not read (torch/_utils.py: sparse, quantized, nested, meta and device tensors), is
+  /// kept as metadata, with a warning: a listing must not look complete without it.
+  void add_meta_or_unread(const std::string& key, const PickleValue& v) {
+    static constexpr std::pair<std::string_view, std::string_view> kUnread[] = {
+        {"torch._utils._rebuild_sparse_tensor", "a sparse tensor"},
+        {"torch._utils._rebuild_sparse_csr_tensor", "a sparse CSR tensor"},
+        {"torch._utils._rebuild_qtensor", "a quantized tensor (qint8, quint8, qint32 with its scales)"},
+        {"torch._utils._rebuild_nested_tensor", "a nested tensor"},
+        {"torch._utils._rebuild_meta_tensor_no_storage", "a meta tensor (no storage: shape and dtype only)"},
+        {"torch._utils._rebuild_wrapper_subclass", "a tensor subclass without a storage of its own"},
+        {"torch._utils._rebuild_device_tensor_from_numpy", "a device tensor saved as a NumPy array"},
+        {"torch._utils._rebuild_xla_tensor", "an XLA tensor"},
+        {"torch._utils._rebuild_mlc_tensor", "an MLC tensor"},
+        {"torch._utils._rebuild_from_type", "a tensor subclass"},
+        {"torch._utils._rebuild_from_type_v2", "a tensor subclass"},
+    };
+    if (v.kind == Kind::Object)
+      for (const auto& [fn, what] : kUnread)
+        if (v.text == fn)
+          out_.warnings.push_back(pickle_name_ + ": '" + key + "' is " + std::string(what) + " (" + v.text +
+                                  "), which this tool does not read: listed as metadata, not as a tensor");
+    add_meta(key, v);
   }
 
   void add_meta(const std::string& key, const PickleValue& v) {
