@@ -237,6 +237,29 @@ tally.check("diff with one changed value: exit 1 naming layer2.weight", rc == 1 
             f"rc={rc} {out[-300:]} {err[:300]}")
 
 
+# An If whose branches each hold an initializer 'w' (onnx.checker accepts it: names are scoped by
+# graph): both listed, the second in file order (onnx.helper sorts a node's attributes by name, so
+# else_branch comes first) under its branch's graph name, each with its own values.
+def branch(graph_name, values, out):
+  return helper.make_graph([helper.make_node("Identity", ["w"], [out])], graph_name, [],
+                           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [2])],
+                           initializer=[numpy_helper.from_array(np.array(values, np.float32), "w")])
+if_model = helper.make_model(helper.make_graph(
+    [helper.make_node("If", ["c"], ["y"], then_branch=branch("then", [1, 2], "o1"), else_branch=branch("else", [3, 4], "o2"))],
+    "main", [helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])]))
+onnx.checker.check_model(if_model, full_check=True)
+if_path = os.path.join(tmp, "if_branches.onnx")
+onnx.save(if_model, if_path)
+rc, out, err = run([if_path, "--all", "--json"])
+try:
+  got = {t["name"]: t["tolist"] for t in json.loads(out)["tensors"]}
+except Exception as e:  # noqa: BLE001
+  got = repr(e)
+tally.check("an If with a 'w' in each branch: 'w' and 'then/w', each its branch's values",
+            rc == 0 and got == {"w": [3.0, 4.0], "then/w": [1.0, 2.0]}, f"rc={rc} {got} {err[:300]}")
+rc, out, err = run(["validate", if_path])
+tally.check("validate of that model: clean", rc == 0, f"rc={rc} {out[-300:]} {err[:200]}")
+
 # ---- damaged models: exit 2 naming the place; validate names the rule ----
 def damaged(label, data, rule, where):
   path = os.path.join(tmp, label.replace(" ", "_") + ".onnx")

@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "loaders/formats.hpp"
 #include "loaders/onnx_wire.hpp"
@@ -18,8 +19,11 @@ struct OnnxModelWalk {
   const OnnxFaults& faults;
   const OnnxRelease& release;
   OnnxModel& m;
-  std::unordered_map<std::string, std::uint64_t> seen;  // initializer name -> byte of its first TensorProto
-  std::vector<OnnxTensor> sub;                          // subgraphs' initializers, listed after the main graph's
+  // Initializer name -> byte of its first TensorProto, one map a graph being walked: ONNX
+  // scopes names by graph (onnx.checker accepts an If whose two branches each hold a 'w').
+  std::vector<std::unordered_map<std::string, std::uint64_t>> scopes;
+  std::unordered_set<std::string> listed;  // the names listed so far, each once
+  std::vector<OnnxTensor> sub;             // subgraphs' initializers, listed after the main graph's
 
   void fault(std::string rule, std::string place, std::uint64_t at, std::string message, bool warning = false) {
     faults({std::move(rule), std::move(place), at, std::move(message), warning, {}});
@@ -54,7 +58,7 @@ struct OnnxModelWalk {
     return wire_string(bytes, f);
   }
 
-  void initializer(const WireField& f, bool top) {
+  void initializer(const WireField& f, bool top, std::vector<std::size_t>& own) {
     if (m.initializers.size() + sub.size() == limits().onnx_initializers)
       return over("onnx_initializers", "graph", f.at,
                   "more than " + std::to_string(limits().onnx_initializers) + " initializers" +
@@ -62,14 +66,20 @@ struct OnnxModelWalk {
     if (f.wire_type != WireType::Bytes) return fault("structure", "graph", f.at, "initializer is no message");
     OnnxTensor t = parse_onnx_tensor(bytes, f.at, f.begin, f.end, faults);
     if (!t.name.empty()) {
-      const auto [it, fresh] = seen.emplace(t.name, t.at);
+      const auto [it, fresh] = scopes.back().emplace(t.name, t.at);
       if (!fresh) {
         fault("duplicate_name", "initializer '" + t.name + "'", t.at,
               "the name is given again (first at byte " + std::to_string(it->second) + ")");
         t.usable = false;
       }
     }
-    (top ? m.initializers : sub).push_back(std::move(t));
+    if (top) {
+      listed.insert(t.name);
+      m.initializers.push_back(std::move(t));
+    } else {
+      own.push_back(sub.size());
+      sub.push_back(std::move(t));
+    }
     if (release) release(f.at, f.end);
   }
 
@@ -78,16 +88,31 @@ struct OnnxModelWalk {
       return over("onnx_graph_depth", "graph", f.at,
                   "subgraphs nested more than " + std::to_string(limits().onnx_graph_depth) + " levels deep" +
                       limit_hint("onnx_graph_depth"));
+    scopes.emplace_back();
+    std::vector<std::size_t> own;  // this subgraph's initializers in `sub`
+    std::string name;
     message(f, "graph", [&](const WireField& g) {
       if (g.number == 5)
-        initializer(g, top);
+        initializer(g, top, own);
       else if (g.number == 15)
         ++m.sparse_initializers;
-      else if (g.number == 2 && top)
-        m.graph_name = text(g);
+      else if (g.number == 2)
+        name = text(g);
       else if (g.number == 1)
         node(g, depth);
     });
+    scopes.pop_back();
+    if (top) m.graph_name = name;
+    // A subgraph's initializer whose name another graph's already holds is listed as
+    // GRAPH/NAME (GRAPH: the subgraph's GraphProto.name), with #2, #3... if that is taken too.
+    for (std::size_t i : own) {
+      OnnxTensor& t = sub[i];
+      if (t.name.empty() || listed.insert(t.name).second) continue;
+      const std::string scoped = (name.empty() ? std::string("subgraph") : name) + "/" + t.name;
+      std::string unique = scoped;
+      for (int n = 2; !listed.insert(unique).second; ++n) unique = scoped + "#" + std::to_string(n);
+      t.name = unique;
+    }
   }
 
   void node(const WireField& f, std::uint64_t depth) {
@@ -172,7 +197,7 @@ OnnxModel parse_onnx(std::span<const std::byte> bytes, const OnnxFaults& faults,
             false, {}});
     return m;
   }
-  OnnxModelWalk walk{bytes, faults, release, m, {}, {}};
+  OnnxModelWalk walk{bytes, faults, release, m, {}, {}, {}};
   walk.model();
   for (OnnxTensor& t : walk.sub) m.initializers.push_back(std::move(t));
   return m;
