@@ -142,24 +142,24 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
     if (dims_ok) numel *= d, span *= d > 1 ? d : 1;  // numel <= span: no overflow
     t.dims[i] = static_cast<std::int64_t>(std::min(d, kInt64Max));
   }
-  t.n_dims = n_dims;
+  t.n_dims = static_cast<std::uint8_t>(n_dims);
   t.type_id = r.u32le("tensor type");
-  t.type = ggml_type_from_id(t.type_id);
+  const GgmlType* const type = t.type();
   const std::uint64_t row = n_dims == 0 ? 1 : static_cast<std::uint64_t>(t.dims[0]);
-  if (!t.type) {
+  if (!type) {
     fault({"tensor_type", place(), t.type_at(), ggml_unknown_type_reason(t.type_id), false, place()});
-  } else if (row % t.type->block_elems != 0) {
+  } else if (row % type->block_elems != 0) {
     fault({"blocks", place(), t.type_at(),
-           "row of " + std::to_string(row) + " elements is not a multiple of the " + std::string(t.type->name) +
-               " block size " + std::to_string(t.type->block_elems),
+           "row of " + std::to_string(row) + " elements is not a multiple of the " + std::string(type->name) +
+               " block size " + std::to_string(type->block_elems),
            false, place()});
   } else if (dims_ok) {
     // The row is whole blocks, so numel is too. Checked: a hostile numel would wrap.
-    const std::uint64_t blocks = numel / t.type->block_elems;
-    if (blocks > kInt64Max / t.type->block_bytes) {
+    const std::uint64_t blocks = numel / type->block_elems;
+    if (blocks > kInt64Max / type->block_bytes) {
       fault({"dims", place(), t.dims_at() + 4, "byte size overflows", false, place()});
     } else {
-      t.nbytes = blocks * t.type->block_bytes;
+      t.nbytes = blocks * type->block_bytes;
       t.sized = true;
     }
   }
@@ -174,7 +174,7 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
 void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const GgufFaults& fault) {
   const auto name_of = [&](std::size_t i) { return tensors[i].name; };
   constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
-  if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (96 bytes an info), but never a wrong index
+  if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (80 bytes an info), but never a wrong index
     fault({"structure", "header", 8, "over " + std::to_string(kEmpty / 2) + " tensors", false});
     return;
   }

@@ -84,18 +84,20 @@ struct GgufKeyValue {
 };
 
 /// One tensor info as read, before its data is checked. Nothing of it is on the heap (a
-/// header of 2,000 tensors is 2,000 of these, 96 bytes each): the name is a view of the
-/// parsed bytes, which the caller keeps while it uses the header, and the dims are inline.
+/// header of 2,000 tensors is 2,000 of these, 80 bytes each: 160 KB, 40 fresh pages a
+/// listing touches): the name is a view of the parsed bytes, which the caller keeps while
+/// it uses the header, the dims are inline, and the ggml type is looked up from its id.
 struct GgufTensorInfo {
   std::string_view name;            ///< the name's bytes in the parsed span, as stored
   std::array<std::int64_t, 4> dims{};  ///< innermost first; the first n_dims are set (GGML_MAX_DIMS = 4)
-  std::uint32_t n_dims = 0;
+  std::uint8_t n_dims = 0;
+  bool sized = false;               ///< type known, dims and byte size in range: nbytes holds
   std::uint32_t type_id = 0;
-  const GgmlType* type = nullptr;   ///< nullptr for an id ggml does not define
   std::uint64_t offset = 0;         ///< relative to the data section
   std::uint64_t nbytes = 0;
-  bool sized = false;               ///< type known, dims and byte size in range: nbytes holds
   std::uint64_t info_at = 0;        ///< file byte of the info (its name's length)
+  /// The ggml type of `type_id`; nullptr for an id ggml does not define.
+  const GgmlType* type() const { return ggml_type_from_id(type_id); }
   /// File bytes of the later fields, which follow the name and the dims.
   std::uint64_t dims_at() const { return info_at + 8 + name.size(); }
   std::uint64_t type_at() const { return dims_at() + 4 + 8 * std::uint64_t{n_dims}; }

@@ -45,9 +45,10 @@ void check_tensors(const GgufHeader& h, Findings& f) {
     if (t.name.size() >= kGgmlMaxName)
       f.error("name_length", place, t.info_at,
               "the name is " + std::to_string(t.name.size()) + " bytes; GGML_MAX_NAME allows 63");
-    if (t.type && !t.type->dtype && !t.type->dequantizable)  // the loader refuses it as unsupported
+    const GgmlType* const type = t.type();
+    if (type && !type->dtype && !type->dequantizable)  // the loader refuses it as unsupported
       f.warning("unsupported", place, t.type_at(),
-                "ggml type " + std::string(t.type->name) + " (" + std::to_string(t.type_id) +
+                "ggml type " + std::string(type->name) + " (" + std::to_string(t.type_id) +
                     ") is one this tool cannot dequantize: the tool cannot open this tensor");
   }
 }
