@@ -23,8 +23,10 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -122,11 +124,17 @@ struct GgufTensorInfo {
 
  private:
   static constexpr std::uint64_t kMaxDim = 0x7FFFFFFFFFFFFFFFull;
-  /// The little-endian unsigned integer of `n` bytes at `p` (GGUF's byte order).
+  /// The little-endian unsigned integer of `n` (4 or 8) bytes at `p` (GGUF's byte order).
   static std::uint64_t le(const std::byte* p, int n) {
-    std::uint64_t v = 0;
-    for (int i = n - 1; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
-    return v;
+    if constexpr (std::endian::native == std::endian::little) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, p, static_cast<std::size_t>(n));
+      return v;
+    } else {
+      std::uint64_t v = 0;
+      for (int i = n - 1; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+      return v;
+    }
   }
 };
 
