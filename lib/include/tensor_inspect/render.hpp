@@ -63,6 +63,8 @@ class OutBuffer {
     if (used_ && !failed_ && std::fwrite(buf_, 1, used_, file_) != used_) failed_ = true;
     used_ = 0;
   }
+  /// Bytes held, not yet written.
+  std::size_t buffered() const { return used_; }
   /// True once a write failed (full disk, I/O error): renderers stop early.
   bool failed() const { return failed_; }
 

@@ -37,8 +37,8 @@ using GgufTensor = GgufTensorInfo;
 // any type (decode/ggml_types.cpp static_asserts every row against it).
 std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& file, const GgufTensor& t,
                                     std::uint64_t abs_offset, const Shape& shape) {
-  const GgmlType& type = *t.type;
-  const std::string name(t.name);
+  const GgmlType& type = *t.type();
+  const std::string name(t.name());
   const std::uint64_t nbytes = t.nbytes;
   if (type.dtype) {
     const DType dtype = *type.dtype;
@@ -122,15 +122,16 @@ std::vector<MetaEntry> gguf_meta_entries(GgufHeader& h, const std::shared_ptr<co
 /// entry over and over.
 void fill_gguf_entry(const GgufTensor& t, std::uint64_t data_start, const std::shared_ptr<const MappedFile>& file,
                      TensorEntry& e) {
-  e.name.assign(t.name);
-  if (e.stored_type != t.type->name) e.stored_type.assign(t.type->name);  // a reused entry: mostly the last row's
+  const GgmlType& type = *t.type();  // loading: an unknown id was a fault
+  e.name.assign(t.name());
+  if (e.stored_type != type.name) e.stored_type.assign(type.name);  // a reused entry: mostly the last row's
   e.shape.resize(t.n_dims);
-  for (std::uint32_t k = 0; k < t.n_dims; ++k) e.shape[k] = t.dims[t.n_dims - 1 - k];  // row-major: outermost first
+  for (std::uint32_t k = 0; k < t.n_dims; ++k) e.shape[k] = t.dim(t.n_dims - 1 - k);  // row-major: outermost first
   e.stored_reversed = t.n_dims > 1;  // innermost first, as GGUF stores it
   e.offset = data_start + t.offset;
   e.nbytes = t.nbytes;
-  if (t.type->dtype) {
-    e.dtype = t.type->dtype;
+  if (type.dtype) {
+    e.dtype = type.dtype;
     e.note.clear();
     if (e.file != file) e.file = file;  // the values are the bytes as they are: load() slices the file
     if (const EntryDetails& d = e.details(); d.ggml_type || d.blocks_file) {  // a reused entry's last row was quantized
@@ -139,12 +140,12 @@ void fill_gguf_entry(const GgufTensor& t, std::uint64_t data_start, const std::s
     }
     return;
   }
-  e.dtype = t.type->dequantizable ? std::optional<DType>(DType::Float32) : std::nullopt;
-  e.note = "blocks of " + std::to_string(t.type->block_elems) + " elements in " + std::to_string(t.type->block_bytes) +
-           " bytes" + (t.type->dequantizable ? ", dequantized to float32" : ", not dequantizable here");
+  e.dtype = type.dequantizable ? std::optional<DType>(DType::Float32) : std::nullopt;
+  e.note = "blocks of " + std::to_string(type.block_elems) + " elements in " + std::to_string(type.block_bytes) +
+           " bytes" + (type.dequantizable ? ", dequantized to float32" : ", not dequantizable here");
   e.file.reset();
   EntryDetails& d = e.details_for_write();
-  if (t.type->dequantizable) d.ggml_type = t.type->id;
+  if (type.dequantizable) d.ggml_type = type.id;
   else d.ggml_type.reset();
   d.blocks_file = file;  // blocks, decoded here or not: diff compares their bytes
 }
@@ -162,12 +163,12 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
     const GgufTensor& t = h.tensors[i];
     TensorEntry& e = out.tensors[i];
     fill_gguf_entry(t, h.data_start, file, e);
-    if (!t.type->dtype) e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
+    if (!t.type()->dtype) e.details_for_write().loader = make_loader(file, t, e.offset, e.shape);
   }
   return out;
 }
 
-/// A listing's rows over the header's tensor infos (96 bytes each, names left in the file).
+/// A listing's rows over the header's tensor infos (48 bytes each, names left in the file).
 class GgufRows final : public TensorRows {
  public:
   GgufRows(std::vector<GgufTensor> infos, std::uint64_t data_start, std::shared_ptr<const MappedFile> file)

@@ -115,9 +115,10 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
                (loading ? limit_hint("gguf_key_bytes") : std::string()),
            loading ? "gguf_key_bytes" : "");
   const std::span<const std::byte> name = r.bytes(length, "tensor name");
-  t.name = std::string_view(reinterpret_cast<const char*>(name.data()), name.size());
-  auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name) + "'"; };  // only for a fault
-  check_utf8(t.name, "tensor name", t.info_at, fault, place);
+  t.name_at = name.data();
+  t.name_size = name.size();
+  auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name()) + "'"; };  // only for a fault
+  check_utf8(t.name(), "tensor name", t.info_at, fault, place);
   const std::uint32_t n_dims = r.u32le("n_dims");
   if (n_dims > kGgmlMaxDims) {
     fault({"n_dims", place(), t.dims_at(),
@@ -130,6 +131,7 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
   // all the same. ggml's gguf.cpp skips its check for zero elements; we refuse such a shape.
   std::uint64_t numel = 1, span = 1;
   bool dims_ok = true;
+  std::uint64_t row = 1;  // the first (innermost) dimension, as dim(0) gives it
   for (std::uint32_t i = 0; i < n_dims; ++i) {
     const std::uint64_t d = r.u64le("dimension");
     if (dims_ok && d > kInt64Max) {
@@ -140,26 +142,25 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
       dims_ok = false;
     }
     if (dims_ok) numel *= d, span *= d > 1 ? d : 1;  // numel <= span: no overflow
-    t.dims[i] = static_cast<std::int64_t>(std::min(d, kInt64Max));
+    if (i == 0) row = std::min(d, kInt64Max);
   }
-  t.n_dims = n_dims;
-  t.type_id = r.u32le("tensor type");
-  t.type = ggml_type_from_id(t.type_id);
-  const std::uint64_t row = n_dims == 0 ? 1 : static_cast<std::uint64_t>(t.dims[0]);
-  if (!t.type) {
-    fault({"tensor_type", place(), t.type_at(), ggml_unknown_type_reason(t.type_id), false, place()});
-  } else if (row % t.type->block_elems != 0) {
+  t.n_dims = static_cast<std::uint8_t>(n_dims);
+  const std::uint32_t type_id = r.u32le("tensor type");
+  const GgmlType* const type = ggml_type_from_id(type_id);
+  if (!type) {
+    fault({"tensor_type", place(), t.type_at(), ggml_unknown_type_reason(type_id), false, place()});
+  } else if (row % type->block_elems != 0) {
     fault({"blocks", place(), t.type_at(),
-           "row of " + std::to_string(row) + " elements is not a multiple of the " + std::string(t.type->name) +
-               " block size " + std::to_string(t.type->block_elems),
+           "row of " + std::to_string(row) + " elements is not a multiple of the " + std::string(type->name) +
+               " block size " + std::to_string(type->block_elems),
            false, place()});
   } else if (dims_ok) {
     // The row is whole blocks, so numel is too. Checked: a hostile numel would wrap.
-    const std::uint64_t blocks = numel / t.type->block_elems;
-    if (blocks > kInt64Max / t.type->block_bytes) {
+    const std::uint64_t blocks = numel / type->block_elems;
+    if (blocks > kInt64Max / type->block_bytes) {
       fault({"dims", place(), t.dims_at() + 4, "byte size overflows", false, place()});
     } else {
-      t.nbytes = blocks * t.type->block_bytes;
+      t.nbytes = blocks * type->block_bytes;
       t.sized = true;
     }
   }
@@ -172,9 +173,9 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
 /// bytes: no node per name, and no sort (sorting 2,000 names that share their "blk.N."
 /// prefixes took a quarter of a listing's instructions: 2.6 of 10.2 million, callgrind).
 void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const GgufFaults& fault) {
-  const auto name_of = [&](std::size_t i) { return tensors[i].name; };
+  const auto name_of = [&](std::size_t i) { return tensors[i].name(); };
   constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
-  if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (96 bytes an info), but never a wrong index
+  if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (48 bytes an info), but never a wrong index
     fault({"structure", "header", 8, "over " + std::to_string(kEmpty / 2) + " tensors", false});
     return;
   }
@@ -196,7 +197,7 @@ void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const GgufFa
     }
   }
   for (const auto& [k, first] : repeats) {
-    const std::string shown = gguf_utf8_or_escaped(tensors[k].name);
+    const std::string shown = gguf_utf8_or_escaped(tensors[k].name());
     fault({"duplicate_tensor", "tensor '" + shown + "'", tensors[k].info_at,
            "duplicate tensor name '" + shown + "' (first at byte " + std::to_string(tensors[first].info_at) + ")",
            false});
@@ -207,7 +208,7 @@ void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const GgufFa
 void check_data(GgufHeader& h, std::uint64_t size, const GgufFaults& fault) {
   std::vector<const GgufTensorInfo*> inside;
   for (const GgufTensorInfo& t : h.tensors) {
-    auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name) + "'"; };  // only for a fault
+    auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name()) + "'"; };  // only for a fault
     if (t.offset % h.alignment != 0)
       fault({"offset_alignment", place(), t.info_at,
              "data offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
@@ -233,10 +234,10 @@ void check_data(GgufHeader& h, std::uint64_t size, const GgufFaults& fault) {
   std::uint64_t covered = 0;
   for (const GgufTensorInfo* t : inside) {
     if (covered_by && t->offset < covered) {
-      const std::string place = "tensor '" + gguf_utf8_or_escaped(t->name) + "'";
+      const std::string place = "tensor '" + gguf_utf8_or_escaped(t->name()) + "'";
       fault({"overlap", place, t->info_at,
              "data at offset " + std::to_string(t->offset) + " overlaps tensor '" +
-                 gguf_utf8_or_escaped(covered_by->name) + "' (" + std::to_string(covered_by->offset) + " + " +
+                 gguf_utf8_or_escaped(covered_by->name()) + "' (" + std::to_string(covered_by->offset) + " + " +
                  std::to_string(covered_by->nbytes) + " bytes)",
              false, place});
     }

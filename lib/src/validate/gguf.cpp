@@ -41,13 +41,14 @@ void check_metadata(std::span<const std::byte> bytes, const GgufHeader& h, Findi
 
 void check_tensors(const GgufHeader& h, Findings& f) {
   for (const GgufTensorInfo& t : h.tensors) {
-    const std::string place = "tensor '" + gguf_utf8_or_escaped(t.name) + "'";
-    if (t.name.size() >= kGgmlMaxName)
+    const std::string place = "tensor '" + gguf_utf8_or_escaped(t.name()) + "'";
+    if (t.name_size >= kGgmlMaxName)
       f.error("name_length", place, t.info_at,
-              "the name is " + std::to_string(t.name.size()) + " bytes; GGML_MAX_NAME allows 63");
-    if (t.type && !t.type->dtype && !t.type->dequantizable)  // the loader refuses it as unsupported
+              "the name is " + std::to_string(t.name_size) + " bytes; GGML_MAX_NAME allows 63");
+    const GgmlType* const type = t.type();
+    if (type && !type->dtype && !type->dequantizable)  // the loader refuses it as unsupported
       f.warning("unsupported", place, t.type_at(),
-                "ggml type " + std::string(t.type->name) + " (" + std::to_string(t.type_id) +
+                "ggml type " + std::string(type->name) + " (" + std::to_string(t.type_id()) +
                     ") is one this tool cannot dequantize: the tool cannot open this tensor");
   }
 }
@@ -73,7 +74,7 @@ void check_trailing(std::uint64_t size, const GgufHeader& h, Findings& f) {
   std::uint64_t covered = 0;
   std::string covered_by;
   for (const GgufTensorInfo* t : by_offset)
-    if (t->offset + t->nbytes > covered) covered = t->offset + t->nbytes, covered_by = t->name;
+    if (t->offset + t->nbytes > covered) covered = t->offset + t->nbytes, covered_by = t->name();
   const std::uint64_t padded_end = covered + (h.alignment - covered % h.alignment) % h.alignment;
   if (padded_end < data_len)
     f.warning("trailing", "data", h.data_start + padded_end,
