@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cstdint>
+
 namespace tensor_inspect::realize_detail {
 
 ReleaseBehind::ReleaseBehind(const Program& program) {
@@ -19,10 +21,11 @@ void ReleaseBehind::operator()(std::int64_t done, bool last) {
     const std::uint64_t end = n >= l.bytes / l.itemsize ? l.bytes : n * l.itemsize;
     if (end <= l.released || (!last && end - l.released < kMinRun)) continue;
     l.file->release_pages(l.offset + l.released, end - l.released);  // the whole pages inside
-    // The next run starts at the page the end lies in (a file map starts on a page, so its
-    // offsets align as its addresses do): that page goes once its last element is done.
-    const std::uint64_t aligned = (l.offset + end) / page * page;
-    if (aligned > l.offset + l.released) l.released = aligned - l.offset;
+    // The next run starts at the page the end lies in (by address: a zip member's slice
+    // starts anywhere in its file's map): that page goes once its last element is done.
+    const auto start = reinterpret_cast<std::uintptr_t>(l.file->bytes().data()) + l.offset;
+    const std::uint64_t aligned = (start + end) / page * page;
+    if (aligned > start + l.released) l.released = aligned - start;
   }
 }
 

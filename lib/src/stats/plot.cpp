@@ -129,10 +129,11 @@ struct HeatmapPagesBehind {
       const auto base = static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data());
       const std::uint64_t end = last ? s.bytes.size() : byte_offset_of(s, done);
       s.file->release_pages(base + released, end - released);  // the whole pages inside
-      // The page the end lies in goes with the next run (a map's offsets align as its addresses).
+      // The page the end lies in goes with the next run (by address: a slice starts anywhere).
       static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-      const std::uint64_t aligned = (base + end) / page * page;
-      if (aligned > base + released) released = aligned - base;
+      const auto start = reinterpret_cast<std::uintptr_t>(s.bytes.data());
+      const std::uint64_t aligned = (start + end) / page * page;
+      if (aligned > start + released) released = aligned - start;
     }
     if (s.release_scanned) s.release_scanned(done_elements, done);
     done_elements = done;
