@@ -34,6 +34,7 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
   // A kernel that only moves stored elements copies their bytes (bit for bit, and without
   // decoding them); any other computes words and encodes them.
   const bool copy = prog.moves_only() && prog.nodes.back().dtype == out->dtype;
+  ReleaseBehind release(prog);  // chunks finish in index order, batch by batch
   parallel_for(
       chunk_count(n), [&] { return ChunkEvaluator(prog); },
       [&](ChunkEvaluator& ev, std::int64_t c) {
@@ -42,7 +43,9 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
         std::byte* at = dst + static_cast<std::size_t>(start) * info.itemsize;
         if (copy) ev.gather(prog.root(), start, m, at);
         else encode(out->dtype, ev.run(start, m), m, at);
-      }, prog.serial());
+      },
+      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(kChunk)); });
+  release.finish();
   return make_node(Op::Buffer, out->dtype, out->shape, {}, buf);
 }
 
@@ -165,13 +168,16 @@ void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink) {
   if (n == 0) return;
   BufferMap buffers;
   const Program prog = streaming_program(root, buffers);
+  ReleaseBehind release(prog);  // a file read in place gives its pages back behind the stream
   parallel_for(
       chunk_count(n), [&] { return ChunkEvaluator(prog); },
       [&](ChunkEvaluator& ev, std::int64_t c) {
         const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
         const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
         sink(chunk_of(root->dtype, start, m, ev.run(start, m)));
-      }, prog.serial());
+      },
+      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(kChunk)); });
+  release.finish();
 }
 
 void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const ChunkSink& sink) {
@@ -179,6 +185,7 @@ void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const 
   if (n == 0) return;
   BufferMap buffers;
   const Program prog = streaming_program(root, buffers);
+  ReleaseBehind release(prog);  // a file read in place gives its pages back behind the stream
   const std::size_t run = std::max<std::size_t>(kChunk, (run_elements + kChunk - 1) / kChunk * kChunk);
   const auto runs = static_cast<std::int64_t>((static_cast<std::size_t>(n) + run - 1) / run);
   struct RunState {
@@ -196,7 +203,9 @@ void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const 
           std::copy(v, v + len, st.words.data() + off);
         }
         sink(chunk_of(root->dtype, start, m, st.words.data()));
-      }, prog.serial());
+      },
+      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(run)); });
+  release.finish();
 }
 
 void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSink& sink) {
@@ -204,6 +213,7 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
   if (n == 0) return;
   BufferMap buffers;
   const Program prog = streaming_program(root, buffers);
+  ReleaseBehind release(prog);  // a file read in place gives its pages back behind the stream
 
   const std::size_t batch = std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk);
   std::vector<Word> words(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))));
@@ -218,7 +228,9 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
           std::copy(v, v + std::min(kChunk, m - off), words.data() + off);
         }, prog.serial());
     sink(chunk_of(root->dtype, start, m, words.data()));
+    release(start + static_cast<std::int64_t>(m));
   }
+  release.finish();
 }
 
 void for_each_chunk_zipped(const std::vector<NodePtr>& roots, std::int64_t batch_chunks, const ZippedChunkSink& sink,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "realize/program.hpp"
+#include "realize/release_behind.hpp"
 #include "tensor_inspect/context.hpp"
 #include "tensor_inspect/realize.hpp"
 
@@ -28,19 +29,29 @@ inline constexpr std::int64_t kBatchItems = 4096;
 /// (realize.hpp's set_progress_hook), if one is set. Calling thread only.
 void report_progress(std::int64_t done, std::int64_t total);
 
+/// parallel_for's default batch hook: nothing.
+struct NoBatchHook {
+  void operator()(std::int64_t) const {}
+};
+
 /// Runs body(evaluator_state, i) for i in [0, count) on all threads (statically
 /// scheduled), or on the calling thread alone when `serial`; `make_state()` builds one
 /// state per thread (scratch buffers). Over kBatchItems items, they run in batches of
-/// kBatchItems with report_progress after each (a state per thread and batch). The first
-/// exception thrown by any item is rethrown once all threads stop.
-template <typename MakeState, typename Body>
-void parallel_for(std::int64_t count, MakeState make_state, Body body, bool serial = false) {
+/// kBatchItems with report_progress after each (a state per thread and batch). After each
+/// batch, items [0, end) all done, the calling thread calls after_batch(end) (a kernel
+/// gives back the pages it has read: release_behind.hpp). The first exception thrown by
+/// any item is rethrown once all threads stop.
+template <typename MakeState, typename Body, typename AfterBatch = NoBatchHook>
+void parallel_for(std::int64_t count, MakeState make_state, Body body, bool serial = false,
+                  AfterBatch after_batch = {}) {
   const bool report = count > kBatchItems;
   if (count <= 1 || serial) {  // no team at all: starting one costs more than a small kernel
     auto state = make_state();
     for (std::int64_t i = 0; i < count; ++i) {
       body(state, i);
-      if (report && ((i + 1) % kBatchItems == 0 || i + 1 == count)) report_progress(i + 1, count);
+      if ((i + 1) % kBatchItems != 0 && i + 1 != count) continue;
+      after_batch(i + 1);
+      if (report) report_progress(i + 1, count);
     }
     return;
   }
@@ -67,6 +78,7 @@ void parallel_for(std::int64_t count, MakeState make_state, Body body, bool seri
       }
     }
     if (error) std::rethrow_exception(error);
+    after_batch(end);
     if (report) report_progress(end, count);
   }
 }

@@ -62,7 +62,14 @@ class Lowering {
       // With no views left (all contiguous), the loop reads elements [0, numel) of its own
       // shape: the shape of the topmost movement above the load, or the load's own.
       const Shape& loop = steps_.empty() ? n->shape : steps_.front().shape;
-      inst.data = fetch_reachable(*std::get<std::shared_ptr<Buffer>>(buf->arg), views, loop, n->dtype);
+      const Buffer& buffer = *std::get<std::shared_ptr<Buffer>>(buf->arg);
+      inst.data = fetch_reachable(buffer, views, loop, n->dtype);
+      // A remote file's blocks are fetched once, here: they must stay, so only local maps.
+      if (views.empty() && buffer.device() == Device::DISK && buffer.file() && !buffer.file()->is_remote()) {
+        inst.file = buffer.file().get();
+        inst.file_offset = static_cast<std::uint64_t>(inst.data - inst.file->bytes().data());
+        inst.file_bytes = buffer.nbytes();
+      }
     } else if (n->op == Op::Const) {
       inst.kind = Instance::Const;
       inst.value = word_of(cast_scalar(std::get<Scalar>(n->arg), compute_dtype(n->dtype)));

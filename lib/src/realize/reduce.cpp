@@ -179,6 +179,9 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
   const Program prog = lower(in, buffers, identity_order ? std::nullopt : std::optional(order));
 
   std::vector<Word> acc(static_cast<std::size_t>(n_out));
+  // Outputs fold in order, so the input's indices finish in order: a file read in place
+  // gives its pages back behind them.
+  ReleaseBehind release(prog);
   if (per == 0 || prog.is_constant()) {
     std::fill(acc.begin(), acc.end(), closed_form(red->op, d, prog.nodes.back().value, per));
   } else if (per <= static_cast<std::int64_t>(kChunk)) {
@@ -192,7 +195,8 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
           const Word* v = ev.run(o0 * per, static_cast<std::size_t>(outs * per));
           for (std::int64_t o = 0; o < outs; ++o)
             acc[static_cast<std::size_t>(o0 + o)] = fold.block(v + o * per, static_cast<std::size_t>(per), true);
-        }, prog.serial());
+        },
+        prog.serial(), [&](std::int64_t done) { release(std::min(n_out, done * group) * per); });
   } else {
     const std::int64_t blocks = (per + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk);
     auto block = [&](ChunkEvaluator& ev, std::int64_t o, std::int64_t b) {
@@ -218,6 +222,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
             [&](ChunkEvaluator& ev, std::int64_t t) { partial[static_cast<std::size_t>(t)] = block(ev, o0 + t / blocks, t % blocks); },
             prog.serial());
         for (std::int64_t o = 0; o < outs; ++o) acc[static_cast<std::size_t>(o0 + o)] = tree_fold(partial.data() + o * blocks, blocks, combine);
+        release((o0 + outs) * per);
         progress(outs * blocks);
       }
     } else {
@@ -225,12 +230,15 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
       for (std::int64_t o = 0; o < n_out; ++o) {
         auto make = [&](std::int64_t first, std::int64_t count, Word* made) {
           parallel_for(count, make_state, [&](ChunkEvaluator& ev, std::int64_t i) { made[i] = block(ev, o, first + i); }, prog.serial());
+          // tree_fold_batched makes its leaves left to right: all of [0, first + count) are done.
+          release(o * per + std::min(per, (first + count) * static_cast<std::int64_t>(kChunk)));
         };
         acc[static_cast<std::size_t>(o)] = tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, progress);
       }
     }
   }
 
+  release.finish();
   const DTypeInfo& info = dtype_info(d);
   auto buf = Buffer::cpu(static_cast<std::size_t>(n_out) * info.itemsize);
   encode(d, acc.data(), acc.size(), buf->mutable_bytes().data());

@@ -1,6 +1,8 @@
 // stats/plot.cpp — histogram and heatmap pictures through cairo (see plot.hpp for why cairo).
 #include "tensor_inspect/plot.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "decode/lanes.hpp"
 #include "stats/cairo_api.hpp"
 #include "tensor_inspect/error.hpp"
 
@@ -109,6 +112,34 @@ struct Cells {
   double lo = 0, hi = 0;            ///< the finite cell means' range
 };
 
+// The pages of rows a heatmap has read leave the resident set behind it, as --stats' scan
+// does (MappedFile::release_pages, a local file map only: it reads them again from the page
+// cache if asked): a heatmap of a 1 GiB tensor held the whole file.
+struct HeatmapPagesBehind {
+  const StoredElements& s;
+  std::int64_t done_elements = 0;  ///< elements handed to release_scanned so far
+  std::uint64_t released = 0;      ///< the byte of s.bytes the next release starts at
+  // Elements [0, done) are read (`last`: all). decode_values starts a read at a multiple of
+  // kStatsBlock, so only the elements before the block `done` lies in are given back, in
+  // runs of a million elements at least (each release is a TLB flush).
+  void operator()(std::int64_t done, bool last = false) {
+    done = last ? s.numel : done / kStatsBlock * kStatsBlock;
+    if (done - done_elements < (last ? 1 : kStatsBlock * 256)) return;
+    if (s.file && !s.file->is_remote() && !s.bytes.empty()) {
+      const auto base = static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data());
+      const std::uint64_t end = last ? s.bytes.size() : byte_offset_of(s, done);
+      s.file->release_pages(base + released, end - released);  // the whole pages inside
+      // The page the end lies in goes with the next run (by address: a slice starts anywhere).
+      static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+      const auto start = reinterpret_cast<std::uintptr_t>(s.bytes.data());
+      const std::uint64_t aligned = (start + end) / page * page;
+      if (aligned > start + released) released = aligned - start;
+    }
+    if (s.release_scanned) s.release_scanned(done_elements, done);
+    done_elements = done;
+  }
+};
+
 Cells cells_of(const StoredElements& s, std::int64_t gr, std::int64_t gc) {
   const std::int64_t rows = s.shape[0], cols = s.shape[1];
   Cells c;
@@ -118,7 +149,9 @@ Cells cells_of(const StoredElements& s, std::int64_t gr, std::int64_t gc) {
   c.finite.assign(c.mean.size(), 0.0);
   c.kinds.assign(c.mean.size(), 0);
   std::vector<double> row(static_cast<std::size_t>(std::min<std::int64_t>(cols, kStatsBlock)));
+  HeatmapPagesBehind behind{s};
   for (std::int64_t r = 0; r < rows; ++r) {
+    behind(r * cols);
     const std::int64_t cr = r * gr / rows;
     for (std::int64_t c0 = 0; c0 < cols; c0 += static_cast<std::int64_t>(row.size())) {
       const auto n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(row.size()), cols - c0));
@@ -142,6 +175,7 @@ Cells cells_of(const StoredElements& s, std::int64_t gr, std::int64_t gc) {
       }
     }
   }
+  behind(rows * cols, true);
   double lo = INFINITY, hi = -INFINITY;
   for (std::size_t i = 0; i < c.mean.size(); ++i)
     if (c.finite[i] > 0) {
