@@ -13,12 +13,13 @@
 
 #include "tensor_inspect/file_stats.hpp"
 #include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/selection.hpp"
 #include "tensor_inspect/tensor.hpp"
 
 namespace tensor_inspect::app {
 
 struct Options;
-struct Item;
+using Item = SelectedTensor;  ///< as inspect.hpp
 
 /// What the statistics options ask for.
 struct StatsOptions {
