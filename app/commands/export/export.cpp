@@ -108,8 +108,7 @@ int run_export(const ExportOptions& o) {
   // The one safe-write helper: a regular file or new path gets a temporary file renamed into
   // place, a symlink's target is written and the link kept, a FIFO or `-` is written through;
   // a run ended by a signal removes its temporary file.
-  OutputFiles outputs(TempFileHooks{[](const std::string& tmp) -> const void* { return remove_on_signal(tmp); },
-                                    [](const void* ticket) { forget_on_signal(static_cast<const RemovalTicket*>(ticket)); }});
+  OutputFiles outputs(removed_on_signal_hooks());
   if (o.input != "-" && !is_url(o.input)) outputs.protect(o.input);
   const OutputTarget target = outputs.check(o.output, false);
   if (target.terminal)
