@@ -1,5 +1,5 @@
 // app/commands/validate.cpp — the `validate` subcommand: runs tensor_inspect::validate_file on each
-// file and prints every finding (text: one line each; --json: one object for CI).
+// file and prints every finding through the library's report (tensor_inspect/validate_report.hpp).
 #include "commands/validate.hpp"
 #include "tensor_inspect/counts.hpp"
 
@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "tensor_inspect/buffer.hpp"
@@ -19,6 +18,7 @@
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/render.hpp"
 #include "tensor_inspect/validate.hpp"
+#include "tensor_inspect/validate_report.hpp"
 
 namespace tensor_inspect::app {
 namespace {
@@ -37,12 +37,6 @@ nothing wrong with the file. Each fact is reported once per run (a shard validat
 not reported again through its index).
 Exit status: 0 no errors (warnings and notes listed); 1 errors, or warnings with --strict;
 2 a file cannot be read or is no tensor file (then nothing is printed on stdout).)";
-
-std::size_t count(const ValidationReport& r, Severity s) {
-  std::size_t n = 0;
-  for (const Finding& f : r.findings) n += f.severity == s;
-  return n;
-}
 
 // A model folder names the files it opens as a checkpoint (loaders/checkpoint_dir.cpp):
 // its safetensors index and files, else its .bin index and weights, in name order; a file
@@ -82,64 +76,9 @@ int run_validate(const ValidateOptions& o) {
                    escape_untrusted(r.file, false), r.format, count_of(r.findings.size(), "finding"),
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
-  std::size_t errors = 0, warnings = 0, notes = 0, clean = 0;
-  // Clean: no error and no warning; a note says what the tool cannot do, not what the file is.
-  auto is_clean = [](const ValidationReport& r) { return count(r, Severity::Error) + count(r, Severity::Warning) == 0; };
-  for (const auto& r : reports) {
-    errors += count(r, Severity::Error);
-    warnings += count(r, Severity::Warning);
-    notes += count(r, Severity::Note);
-    clean += is_clean(r);
-  }
   OutBuffer out(stdout);
-  if (o.json) {
-    nlohmann::ordered_json j;
-    j["schema_version"] = 1;
-    j["kind"] = "validate";
-    j["files"] = nlohmann::ordered_json::array();
-    for (const auto& r : reports) {
-      nlohmann::ordered_json fj;
-      fj["file"] = r.file;
-      fj["format"] = r.format;
-      fj["clean"] = is_clean(r);
-      fj["errors"] = count(r, Severity::Error);
-      fj["warnings"] = count(r, Severity::Warning);
-      fj["notes"] = count(r, Severity::Note);
-      fj["findings"] = nlohmann::ordered_json::array();
-      for (const Finding& f : r.findings) {
-        nlohmann::ordered_json x;
-        x["severity"] = severity_name(f.severity);
-        x["rule"] = f.rule;
-        x["place"] = f.place;
-        x["offset"] = f.offset ? nlohmann::ordered_json(*f.offset) : nlohmann::ordered_json(nullptr);
-        x["message"] = f.message;
-        fj["findings"].push_back(std::move(x));
-      }
-      j["files"].push_back(std::move(fj));
-    }
-    j["summary"] = {{"files", reports.size()}, {"clean", clean}, {"errors", errors}, {"warnings", warnings}, {"notes", notes}};
-    j["strict"] = o.strict;
-    out.write(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-    out.put('\n');
-  } else {
-    for (const auto& r : reports) {
-      const std::string file = escape_untrusted(r.file, false);
-      const std::string notes_said = r.findings.empty() ? "" : " (" + count_of(count(r, Severity::Note), "note") + ")";
-      if (is_clean(r)) out.write(file + ": " + r.format + ": clean" + notes_said + "\n");
-      for (const Finding& f : r.findings) {
-        std::string line = file + ": " + std::string(severity_name(f.severity)) + ": ";
-        std::string place = escape_untrusted(f.place, true);
-        if (f.offset) place += (place.empty() ? "byte " : " (byte ") + std::to_string(*f.offset) + (place.empty() ? "" : ")");
-        if (!place.empty()) line += place + ": ";
-        line += escape_untrusted(f.message, true) + " [" + f.rule + "]\n";
-        out.write(line);
-      }
-    }
-    out.write(count_of(reports.size(), "file") + ": " + std::to_string(clean) + " clean, " + count_of(errors, "error") + ", " +
-              count_of(warnings, "warning") + (notes ? ", " + count_of(notes, "note") : "") +
-              (o.strict && warnings && !errors ? " (--strict: warnings fail)" : "") + "\n");
-  }
-  return errors > 0 || (o.strict && warnings > 0) ? 1 : 0;
+  write_validation(reports, o.strict, o.json, out);
+  return validation_fails(validation_totals(reports), o.strict) ? 1 : 0;
 }
 
 }  // namespace tensor_inspect::app

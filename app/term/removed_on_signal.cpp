@@ -64,4 +64,9 @@ void forget_on_signal(const RemovalTicket* ticket) {
   if (ticket != nullptr) ticket->active.store(false);
 }
 
+TempFileHooks removed_on_signal_hooks() {
+  return TempFileHooks{[](const std::string& tmp) -> const void* { return remove_on_signal(tmp); },
+                       [](const void* ticket) { forget_on_signal(static_cast<const RemovalTicket*>(ticket)); }};
+}
+
 }  // namespace tensor_inspect::app

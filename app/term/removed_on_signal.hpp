@@ -14,6 +14,8 @@
 
 #include <string>
 
+#include "tensor_inspect/safe_write.hpp"
+
 namespace tensor_inspect::app {
 
 struct RemovalTicket;
@@ -24,5 +26,9 @@ const RemovalTicket* remove_on_signal(const std::string& path);
 
 /// Stops removing the ticket's path (renamed into place, or removed already). Main thread only.
 void forget_on_signal(const RemovalTicket* ticket);
+
+/// The safe-write hooks (safe_write.hpp) that register each temporary file with
+/// remove_on_signal and forget it once renamed or removed: --plot's pictures, export's file.
+TempFileHooks removed_on_signal_hooks();
 
 }  // namespace tensor_inspect::app

@@ -1,7 +1,7 @@
 // app/commands/export/export.cpp — the export subcommand: choose tensors, build each lazily (loader,
 // -e, --dtype), and write them through a temporary file renamed into place (export.hpp).
 #include "commands/export/export.hpp"
-#include "tensor_inspect/export_writers.hpp"
+#include "tensor_inspect/export_plan.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -69,18 +69,6 @@ std::uint64_t export_zip64_from() {
   return std::min<std::uint64_t>(n, kZip64From);
 }
 
-// Refuses an OUT that is one of the input's files (a folder: any file in it).
-void refuse_input_as_output(const std::string& input, const std::string& output) {
-  std::error_code ec;
-  if (input == "-" || is_url(input) || !fs::exists(output, ec)) return;
-  std::vector<fs::path> files{input};
-  if (fs::is_directory(input, ec))
-    for (fs::directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
-  for (const fs::path& p : files)
-    if (fs::equivalent(p, output, ec) && !ec)
-      throw Error(ErrorCode::Usage, "export: " + output + " is an input (" + p.string() + "): choose another output");
-}
-
 }  // namespace
 
 CLI::App* setup_export(CLI::App& app, ExportOptions& o) {
@@ -108,8 +96,7 @@ int run_export(const ExportOptions& o) {
   // The one safe-write helper: a regular file or new path gets a temporary file renamed into
   // place, a symlink's target is written and the link kept, a FIFO or `-` is written through;
   // a run ended by a signal removes its temporary file.
-  OutputFiles outputs(TempFileHooks{[](const std::string& tmp) -> const void* { return remove_on_signal(tmp); },
-                                    [](const void* ticket) { forget_on_signal(static_cast<const RemovalTicket*>(ticket)); }});
+  OutputFiles outputs(removed_on_signal_hooks());
   if (o.input != "-" && !is_url(o.input)) outputs.protect(o.input);
   const OutputTarget target = outputs.check(o.output, false);
   if (target.terminal)
@@ -133,28 +120,13 @@ int run_export(const ExportOptions& o) {
   if (format == "npy" && chosen.size() != 1)
     throw Error(ErrorCode::Usage, "export: a .npy holds one tensor, and " + std::to_string(chosen.size()) +
                                       " are chosen: write a .safetensors, or choose one with --name");
-  std::vector<std::pair<std::string, Tensor>> tensors;
-  for (std::size_t i : chosen) {
-    const TensorEntry& e = lf.tensors[i];
-    Tensor t = e.load();
-    if (o.expr) t = evaluate_expression(*o.expr, t, {});
-    t = t.cast(commit_dtype(t.dtype()));
-    if (cast) t = t.cast(*cast);
-    tensors.emplace_back(e.name.empty() ? "x" : e.name, t);
-  }
+  const NamedTensors tensors = export_tensors(lf, chosen, o.expr, cast);
   // NumPy has no bfloat16 or fp8: refused before anything is written, naming the output the user
   // gave (not the temporary file the writer would fill).
-  if (format != "safetensors")
-    for (const auto& [name, t] : tensors)
-      if (const DTypeInfo& d = dtype_info(t.dtype()); d.numpy_kind.empty())
-        throw Error(ErrorCode::Unsupported,
-                    (o.output == "-" ? std::string("standard output") : o.output) + ": NumPy has no dtype for " +
-                        std::string(d.name) + (format == "npz" ? " (tensor " + name + ")" : "") +
-                        ": export it to .safetensors, or cast it with --dtype float32");
+  refuse_numpy_less(tensors, format, o.output);
   outputs.write_with(o.output, format, true, [&](const std::string& tmp) {
-    if (format == "npy") write_npy(tensors[0].second, tmp);
-    else if (format == "npz") write_npz(tensors, tmp, zip64_at);
-    else write_safetensors(tensors, {{"source", label}, {"format", lf.format}, {"producer", "tensor-inspect export"}}, tmp);
+    write_export(format, tensors, {{"source", label}, {"format", lf.format}, {"producer", "tensor-inspect export"}},
+                 tmp, zip64_at);
   });
   outputs.commit();
   return 0;

@@ -1,15 +1,14 @@
 // app/commands/hash/hash.cpp — the hash subcommand: open every input, hash its tensors through the
-// library (tensor_inspect/hash.hpp), print sha256sum-style lines or a manifest; --check is
-// hash_check.cpp.
+// library (tensor_inspect/hash.hpp, hash_check.hpp), print sha256sum-style lines, a manifest, or
+// with --check the report.
 #include "commands/hash/hash.hpp"
-#include "commands/hash/hash_inputs.hpp"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
-#include "tensor_inspect/json_shape.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/hash_check.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -48,6 +47,39 @@ CLI::App* setup_hash(CLI::App& app, HashOptions& o) {
   return sub;
 }
 
+namespace {
+
+// What the files warn of (a missing shard, pickle globals), once each, on stderr.
+void warn_of_inputs(const HashInputs& in) {
+  std::vector<std::string> said;
+  for (const LoadedFile& f : in.files)
+    for (const std::string& w : f.warnings)
+      if (std::find(said.begin(), said.end(), w) == said.end()) {
+        said.push_back(w);
+        spdlog::warn("{}", escape_untrusted(w, false));
+      }
+}
+
+// `hash --check MANIFEST INPUT...`: the inputs' tensors hashed with the manifest's algorithm
+// and compared with it (tensor_inspect/hash_check.hpp).
+int run_hash_check(const HashOptions& o) {
+  const Manifest m = read_manifest(*o.check);
+  if (o.algo && *o.algo != hash_algorithm_name(m.algorithm))
+    throw Error(ErrorCode::Usage, "hash: --algo " + *o.algo + " contradicts the manifest's algorithm (" +
+                                      std::string(hash_algorithm_name(m.algorithm)) + "): --check uses the manifest's");
+  const HashInputs in = open_hash_inputs(o.inputs);
+  const std::vector<HashCheckRow> rows = check_manifest(m, in);
+  OutBuffer out(stdout);
+  write_hash_check(rows, m, *o.check, in, o.quiet, o.json, out);
+  out.flush();
+  warn_of_inputs(in);
+  for (const HashCheckRow& r : rows)
+    if (r.status != HashCheckStatus::Ok) return 1;
+  return 0;
+}
+
+}  // namespace
+
 int run_hash(const HashOptions& o) {
   set_limits_from(o.limits);
   if (o.quiet && !o.check) throw Error(ErrorCode::Usage, "hash: --quiet belongs to --check (it leaves out the tensors that match)");
@@ -56,24 +88,7 @@ int run_hash(const HashOptions& o) {
   const HashInputs in = open_hash_inputs(o.inputs);
   const std::vector<TensorHash> hashes = hash_tensors(in.entries, algo);
   OutBuffer out(stdout);
-  if (o.json) {
-    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < hashes.size(); ++i)
-      tensors.push_back({{"name", in.names[i]},
-                         {"dtype", hashes[i].type},
-                         {"shape", hashes[i].shape},
-                         {"hash", hashes[i].digest},
-                         {"stored_blocks", hashes[i].stored_blocks}});
-    nlohmann::ordered_json j;
-    j["schema_version"] = kSchemaVersion;
-    j["kind"] = "hash";
-    j["algorithm"] = std::string(hash_algorithm_name(algo));
-    j["inputs"] = in.labels;
-    j["tensors"] = std::move(tensors);
-    out.write(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
-  } else {
-    for (std::size_t i = 0; i < hashes.size(); ++i) out.write(hashes[i].digest + "  " + escape_untrusted(in.names[i], true) + "\n");
-  }
+  write_hashes(hashes, in, algo, o.json, out);
   out.flush();
   warn_of_inputs(in);
   return 0;

@@ -38,30 +38,6 @@
 
 namespace tensor_inspect::app {
 
-Shape parse_shape(const std::string& text, const char* what) {
-  Shape s;
-  std::string t;
-  for (char c : text)
-    if (c != '(' && c != ')' && c != ' ') t += c;
-  std::stringstream ss(t);
-  std::string part;
-  // "2," is the 1-tuple (2,) (getline yields no part after the last comma); an empty
-  // part anywhere else ("2,,2", ",2") is a typo, not a shape.
-  while (std::getline(ss, part, ',')) {
-    if (part.empty())
-      throw Error(ErrorCode::Usage, std::string(what) + ": '" + text + "' has an empty dimension (a shape is like 2,3)");
-    try {
-      std::size_t used = 0;
-      long long v = std::stoll(part, &used);
-      if (used != part.size() || v < 0) throw std::invalid_argument("bad");
-      s.push_back(v);
-    } catch (const std::exception&) {
-      throw Error(ErrorCode::Usage, std::string(what) + ": '" + text + "' is not a shape like 2,3");
-    }
-  }
-  return s;
-}
-
 namespace {
 
 // Every option that takes a dtype reads the one table of names users write (dtype_names.cpp).
@@ -141,24 +117,6 @@ class WarningsAtEnd {
   int in_flight_ = std::uncaught_exceptions();
 };
 
-// With `tolerate_unsupported` (statistics: such a tensor is a skipped row; --expect: its
-// header facts still hold), a tensor whose values cannot be shown keeps the reason in load_error instead of ending the run.
-Item item_of(const LoadedFile& lf, const TensorEntry& entry, bool tolerate_unsupported) {
-  const std::string label = tensor_label(lf.path, entry.name);
-  std::string load_error;
-  Tensor t = [&] {
-    try {
-      return for_tensor(label, [&] { return entry.load(); });
-    } catch (const Error& e) {
-      if (!tolerate_unsupported || !cannot_show(e)) throw;
-      load_error = e.what();
-      return tensor_from_literal("[]", std::nullopt);
-    }
-  }();
-  Item it{lf.path, entry.name.empty() ? std::nullopt : std::optional<std::string>(entry.name), t, label, entry.note, entry, load_error};
-  return it;
-}
-
 Resolved resolve_file(LoadedFile lf, const Options& o) {
   // What the file warns of (pickle globals torch.load would import, missing shards) goes
   // to stderr at the end of a run without trouble (WarningsAtEnd); --strict refuses the file.
@@ -188,7 +146,7 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   }
   // --expect reads the header alone: a tensor whose values cannot be decoded is checked too.
   const bool checks = !o.expects.empty() || !o.asserts.empty();
-  for (std::size_t i : chosen) r.items.push_back(item_of(lf, lf.tensors[i], (o.stats.active() || checks) && !o.expr));
+  for (std::size_t i : chosen) r.items.push_back(selected_tensor_of(lf, lf.tensors[i], (o.stats.active() || checks) && !o.expr));
   return r;
 }
 

@@ -10,23 +10,13 @@
 #include "cli/print_options.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
+#include "tensor_inspect/selection.hpp"
 #include "tensor_inspect/tensor.hpp"
 
 namespace tensor_inspect::app {
 
-/// One tensor a run shows or checks.
-struct Item {
-  std::optional<std::string> file;  ///< the path ("<stdin>" for standard input); nullopt for a literal or expression
-  std::optional<std::string> name;  ///< its name in the file; nullopt when unnamed (a lone .npy, a literal)
-  Tensor tensor;                    ///< the input after -e (lazy: nothing read yet)
-  std::string label;                ///< how messages name it: "model.safetensors: tensor 'w'", "" for a literal
-  std::string note;                 ///< the loader's note (logged at -v)
-  std::optional<TensorEntry> entry; ///< the file entry it came from (statistics scan GGUF blocks in place)
-  std::string load_error;           ///< why its values cannot be shown (statistics skip it); empty when they can
-};
-
-/// A shape written as 2,3 or (2, 3) or () (empty: 0-d). Throws Error(Usage) naming `what`.
-Shape parse_shape(const std::string& text, const char* what);
+/// One tensor a run shows or checks (tensor_inspect/selection.hpp).
+using Item = SelectedTensor;
 
 /// True when INPUT is read as a Python literal: no such file, and it starts like a value.
 bool is_literal_input(const std::string& input);

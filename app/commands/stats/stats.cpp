@@ -20,6 +20,7 @@
 #include "commands/inspect/inspect.hpp"
 #include "cli/options.hpp"
 #include "term/progress.hpp"
+#include "term/removed_on_signal.hpp"
 #include "tensor_inspect/file_stats.hpp"
 #include "tensor_inspect/tensor_errors.hpp"
 #include "tensor_inspect/totals.hpp"
@@ -29,12 +30,12 @@
 #include "tensor_inspect/plot.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
+#include "tensor_inspect/tensor_stats.hpp"
 
 namespace tensor_inspect::app {
 namespace {
 
 constexpr std::size_t kDefaultBins = 20;
-constexpr std::uint64_t kRealizeBytes = std::uint64_t{32} << 20;
 
 std::size_t parse_bins(const std::string& text) {
   std::size_t bins = 0;
@@ -56,12 +57,6 @@ void log_stats_time(std::chrono::steady_clock::time_point start, std::size_t ten
 }
 
 namespace {
-
-StatsRow row_of(const TensorEntry* entry, const std::string& name) {
-  StatsRow r = entry ? stats_row_of(*entry) : StatsRow{};
-  r.name = name;
-  return r;
-}
 
 // Progress of a whole-file scan on stderr, only when stderr is a terminal (term's
 // ProgressLine: at most ten times a second, cleared when the scan ends or an error comes).
@@ -125,66 +120,16 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
       ->group(g);
 }
 
-TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label, const Options& o,
-                                  const Defaults& defaults, const std::optional<std::string>& plot_path,
-                                  PlotOutputs& plots) {
+TensorStatsRequest stats_request(const Options& o, const std::optional<std::string>& plot_path) {
   const StatsOptions& so = o.stats;
-  const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
-  const std::size_t bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
-  if (entry && !o.expr && entry->details().check_whole) entry->details().check_whole();  // every byte is scanned
-  std::optional<StoredElements> source = in_place_source(t, entry, defaults);
-  // A computed tensor is streamed through the executor (memory stays flat). When a
-  // histogram scans it a second time and it is small, it is realized once instead: running
-  // the executor twice costs more than holding kRealizeBytes.
-  const bool two_passes = so.hist || (plot_path && so.kind() == "hist");
-  if (!source && two_passes &&
-      static_cast<std::uint64_t>(t.numel()) * dtype_info(commit_dtype(t.dtype(), defaults)).itemsize <= kRealizeBytes)
-    source = scan_source(t, defaults);
-  TensorStatsResult result;
-  StatsRow& row = result.row;
-  row = row_of(entry, entry ? entry->name : "");
-  if (!entry || o.expr) {
-    row = StatsRow{};
-    row.dtype = commit_dtype(t.dtype(), defaults);
-    row.shape = t.shape();
-    row.nbytes = static_cast<std::uint64_t>(t.numel()) * dtype_info(*row.dtype).itemsize;
-    row.group = std::string(dtype_info(*row.dtype).name);
-    row.stored_type = row.group;
-    if (entry) row.name = entry->name;
-  }
-  // Every pass over a mapped tensor releases its pages as it goes (ScanOptions), also when
-  // a histogram or a heatmap reads it again: that pass faults them back in from the page
-  // cache, and the resident set stays flat (a 400 MB float32 .npy with --hist peaked at
-  // 394 MB when the first pass kept them; a user's finding).
-  ScanOptions scan;
-  scan.release_pages = true;
-  row.stats = source ? compute_stats(*source, scan) : compute_stats_streamed(t, defaults, scan);
-  apply_fail_on(fail_on, row);
-  if (std::find(row.failed.begin(), row.failed.end(), "nan") != row.failed.end())
-    row.first_nan = first_nan_index(t, defaults);
-  std::optional<Histogram>& hist = result.hist;
-  if (so.hist || (plot_path && so.kind() == "hist")) {
-    const auto lo = row.stats->min_value(), hi = row.stats->max_value();
-    hist = source ? compute_histogram(*source, bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan)
-                  : compute_histogram_streamed(t, defaults, bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan);
-  }
-  if (plot_path) {
-    const std::string title =
-        label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
-    if (so.kind() == "heatmap") {
-      // A heatmap reads rows in C order: a permuted or flipped view, or a computed tensor, is
-      // realized contiguous first.
-      const StoredElements c_order =
-          source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      plots.write(*plot_path, "heatmap of " + title,
-                  [&](PlotFormat f, std::string& out) { draw_heatmap(c_order, title, f, out); });
-    } else {
-      plots.write(*plot_path, "histogram of " + title,
-                  [&](PlotFormat f, std::string& out) { draw_histogram(*hist, title, f, out); });
-    }
-  }
-  if (!so.hist) hist.reset();  // drawn, not printed
-  return result;
+  TensorStatsRequest req;
+  if (so.fail_on) req.fail_on = parse_fail_on(*so.fail_on);
+  req.hist = so.hist.has_value();
+  req.bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
+  req.plot_path = plot_path;
+  req.heatmap = so.kind() == "heatmap";
+  req.computed = o.expr.has_value();
+  return req;
 }
 
 void check_plot_path(const std::string& path, const Options& o, const Item& item, PlotOutputs& plots) {
@@ -215,13 +160,13 @@ bool print_plot_lines(const Options& o, const PlotOutputs& plots, OutBuffer& out
 int run_stats_tensor(const Item& item, const Options& o, const Defaults& defaults, std::FILE* to) {
   const StatsOptions& so = o.stats;
   const FailOn fail_on = so.fail_on ? parse_fail_on(*so.fail_on) : FailOn{};
-  PlotOutputs plots;
+  PlotOutputs plots(removed_on_signal_hooks());
   const TensorEntry* entry = o.expr || !item.entry ? nullptr : &*item.entry;
   std::optional<std::string> plot;
   if (so.plot) plot = plot_path_for(*so.plot, item.name.value_or(""));  // `{name}` also for one tensor
   if (plot) check_plot_path(*plot, o, item, plots);
   const auto start = std::chrono::steady_clock::now();
-  const TensorStatsResult r = stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots);
+  const TensorStatsResult r = tensor_stats(item.tensor, entry, item.label, stats_request(o, plot), defaults, &plots);
   log_stats_time(start, 1, r.row.nbytes);
   plots.commit();
   OutBuffer out(to);

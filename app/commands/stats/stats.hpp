@@ -9,16 +9,18 @@
 
 #include "cli/cli11_fwd.hpp"
 #include "cli/option_groups.hpp"
-#include "commands/stats/plot_outputs.hpp"
 
 #include "tensor_inspect/file_stats.hpp"
 #include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/plot_outputs.hpp"
+#include "tensor_inspect/selection.hpp"
 #include "tensor_inspect/tensor.hpp"
+#include "tensor_inspect/tensor_stats.hpp"
 
 namespace tensor_inspect::app {
 
 struct Options;
-struct Item;
+using Item = SelectedTensor;  ///< as inspect.hpp
 
 /// What the statistics options ask for.
 struct StatsOptions {
@@ -41,21 +43,13 @@ void setup_stats(CLI::App& cli, StatsOptions& options);
 /// number, it becomes the INPUT and --hist keeps its default bins.
 void adopt_input_from_hist(StatsOptions& options, std::string& input);
 
-/// One tensor's statistics row, its histogram when --hist asks for one.
-struct TensorStatsResult {
-  StatsRow row;
-  std::optional<Histogram> hist;
-};
-
 /// Logs at -v how long the statistics of `tensors` tensors (`bytes` stored bytes) took since `start`.
 void log_stats_time(std::chrono::steady_clock::time_point start, std::size_t tensors, std::uint64_t bytes);
 
-/// Computes one tensor's row (and histogram), and draws the PNG of `plot_path` into
-/// `plots` when given (--plot; it appears at plots.commit()). `entry` and `label` as for
-/// run_stats_tensor. Throws Error for trouble.
-TensorStatsResult stats_of_tensor(const Tensor& t, const TensorEntry* entry, const std::string& label,
-                                  const Options& options, const Defaults& defaults,
-                                  const std::optional<std::string>& plot_path, PlotOutputs& plots);
+/// What tensor_stats (tensor_inspect/tensor_stats.hpp) computes for the statistics options
+/// `options`, with the picture of `plot_path` when given. Throws Error(Usage) for a malformed
+/// --hist or --fail-on.
+TensorStatsRequest stats_request(const Options& options, const std::optional<std::string>& plot_path);
 
 /// Checks --plot's `path` for `item` before any work: its format, what it is (a folder, an input
 /// of the run, a terminal for a PNG), and that standard output is the picture's alone. Throws

@@ -10,11 +10,12 @@
 
 #include "commands/inspect/inspect.hpp"
 #include "cli/options.hpp"
-#include "commands/stats/plot_outputs.hpp"
 #include "commands/stats/stats.hpp"
+#include "term/removed_on_signal.hpp"
 #include "tensor_inspect/tensor_errors.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/remote.hpp"
+#include "tensor_inspect/tensor_stats.hpp"
 
 namespace tensor_inspect::app {
 
@@ -60,7 +61,7 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     Histogram hist;
   };
   std::vector<Block> blocks;  // text with --hist: printed once every tensor is computed
-  PlotOutputs plots;
+  PlotOutputs plots(removed_on_signal_hooks());
   if (so.plot)
     for (const Item& item : items) check_plot_path(plot_path_for(*so.plot, item.name.value_or("")), o, item, plots);
   bool failed = false;
@@ -74,8 +75,9 @@ int run_stats_many(const std::vector<Item>& items, const std::string& format, co
     TensorStatsResult r;
     try {
       if (!item.load_error.empty()) throw Error(ErrorCode::Unsupported, item.load_error);
-      r = for_tensor(item.label,
-                     [&] { return stats_of_tensor(item.tensor, entry, item.label, o, defaults, plot, plots); });
+      r = for_tensor(item.label, [&] {
+        return tensor_stats(item.tensor, entry, item.label, stats_request(o, plot), defaults, &plots);
+      });
     } catch (const Error& err) {
       // As for a whole file: a tensor whose values cannot be shown (a type we cannot
       // dequantize) is a skipped row, unless --fail-on was to check it; a corrupt file is

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tensor_inspect/loader.hpp"
+#include "tensor_inspect/tensor.hpp"
 
 namespace tensor_inspect {
 
@@ -30,5 +32,24 @@ bool names_a_tensor(const LoadedFile& file, const std::string& pattern);
 /// as a glob; any other pattern is a glob (glob_matches). Throws Error(NotFound) naming the
 /// first pattern that matches nothing, with close matches.
 std::vector<std::size_t> select_entries(const LoadedFile& file, const std::vector<std::string>& patterns, bool all);
+
+/// One tensor a run shows, checks or scans: where it comes from, the lazy tensor (after any
+/// expression applied to it) and what its file entry says.
+struct SelectedTensor {
+  std::optional<std::string> file;  ///< the path ("<stdin>" for standard input); nullopt for a literal or expression
+  std::optional<std::string> name;  ///< its name in the file; nullopt when unnamed (a lone .npy, a literal)
+  Tensor tensor;                    ///< the input after -e (lazy: nothing read yet)
+  std::string label;                ///< how messages name it: "model.safetensors: tensor 'w'", "" for a literal
+  std::string note;                 ///< the loader's note (logged at -v)
+  std::optional<TensorEntry> entry; ///< the file entry it came from (statistics scan GGUF blocks in place)
+  std::string load_error;           ///< why its values cannot be shown (statistics skip it); empty when they can
+};
+
+/// The SelectedTensor of `entry` of `file` (entry.load(): lazy, nothing read). With
+/// `tolerate_unsupported` (statistics: such a tensor is a skipped row; --expect: its header
+/// facts still hold), a tensor whose values cannot be shown (error.hpp's cannot_show)
+/// keeps the reason in load_error and an empty tensor; otherwise that Error,
+/// and any other of loading, is thrown naming the tensor.
+SelectedTensor selected_tensor_of(const LoadedFile& file, const TensorEntry& entry, bool tolerate_unsupported);
 
 }  // namespace tensor_inspect

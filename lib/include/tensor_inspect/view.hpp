@@ -30,6 +30,10 @@ std::int64_t prod(const Shape& shape);
 std::vector<std::int64_t> strides_for_shape(const Shape& shape);
 /// Python's repr of a shape tuple: "()", "(3,)", "(2, 3)".
 std::string shape_repr(const Shape& shape);
+/// A shape as a user writes it: "2,3", "(2, 3)", "2," (the 1-tuple), "" or "()" (0-d);
+/// parentheses and spaces are ignored. Throws Error(Usage) naming `what` (the option, as
+/// "--shape") for an empty dimension ("2,,2") or one that is not a whole number >= 0.
+Shape parse_shape(const std::string& text, const char* what);
 
 /// One affine view: element idx maps to buffer element offset + sum(idx[i] * strides[i]),
 /// valid only where every idx[i] lies in mask[i] (outside it the value is 0).

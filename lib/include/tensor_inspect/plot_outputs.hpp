@@ -1,11 +1,12 @@
-// app/commands/stats/plot_outputs.hpp — the pictures --plot writes, through the library's one safe-write
+// tensor_inspect/plot_outputs.hpp — the pictures --plot writes, through the library's one safe-write
 // helper (tensor_inspect/safe_write.hpp): they appear only when the run computed every tensor,
 // each drawn whole and renamed into place (a symlink's target written, the link kept; a pipe,
 // device or `-` written through), so a run that fails leaves no picture behind and no earlier
-// file of that name replaced. A run ended by SIGINT, SIGTERM or SIGHUP removes its temporary
-// files too (removed_on_signal.hpp). The extension names the format: .png, .svg or .pdf.
+// file of that name replaced. The hooks given tell the caller of each temporary file (the
+// tool removes them when SIGINT, SIGTERM or SIGHUP ends it). The extension names the format:
+// .png, .svg or .pdf.
 //
-//   PlotOutputs plots;
+//   ti::PlotOutputs plots({});
 //   plots.protect(item.file);                                   // an input is never written
 //   plots.check("hist-a.png");                                  // usage errors before any work
 //   plots.write("hist-a.png", "histogram of a",
@@ -21,7 +22,7 @@
 #include "tensor_inspect/plot.hpp"
 #include "tensor_inspect/safe_write.hpp"
 
-namespace tensor_inspect::app {
+namespace tensor_inspect {
 
 /// The path of one tensor's picture: each `{name}` of the --plot `pattern` becomes the tensor's
 /// `name` ("" when unnamed), with '/' (which would name a folder) and the control
@@ -29,9 +30,11 @@ namespace tensor_inspect::app {
 /// Every --plot goes through it, one tensor or several.
 std::string plot_path_for(const std::string& pattern, const std::string& name);
 
+/// The pictures of one run, staged until commit().
 class PlotOutputs {
  public:
-  PlotOutputs();
+  /// `hooks` hear of each temporary file made and renamed or removed (safe_write.hpp).
+  explicit PlotOutputs(TempFileHooks hooks);
 
   /// Never writes the file `input` names (no-op for nullopt: a literal or expression).
   void protect(const std::optional<std::string>& input);
@@ -61,4 +64,4 @@ class PlotOutputs {
   bool to_stdout_ = false;
 };
 
-}  // namespace tensor_inspect::app
+}  // namespace tensor_inspect

@@ -1,9 +1,7 @@
-// app/commands/stats/plot_outputs.cpp — see plot_outputs.hpp.
-#include "commands/stats/plot_outputs.hpp"
+// output/plot_outputs.cpp — --plot's pictures staged and committed (plot_outputs.hpp).
+#include "tensor_inspect/plot_outputs.hpp"
 
-#include "term/removed_on_signal.hpp"
-
-namespace tensor_inspect::app {
+namespace tensor_inspect {
 
 std::string plot_path_for(const std::string& pattern, const std::string& name) {
   std::string safe;
@@ -17,9 +15,7 @@ std::string plot_path_for(const std::string& pattern, const std::string& name) {
   return out;
 }
 
-PlotOutputs::PlotOutputs()
-    : files_(TempFileHooks{[](const std::string& tmp) -> const void* { return remove_on_signal(tmp); },
-                           [](const void* ticket) { forget_on_signal(static_cast<const RemovalTicket*>(ticket)); }}) {}
+PlotOutputs::PlotOutputs(TempFileHooks hooks) : files_(std::move(hooks)) {}
 
 void PlotOutputs::protect(const std::optional<std::string>& input) {
   if (input) files_.protect(*input);
@@ -48,4 +44,4 @@ void PlotOutputs::commit() {
   staged_lines_.clear();
 }
 
-}  // namespace tensor_inspect::app
+}  // namespace tensor_inspect
