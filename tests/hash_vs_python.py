@@ -121,6 +121,14 @@ got = hashes([path("bool2t.pt"), "--algo", "sha256"])
 tally.check("a transposed BOOL view of bytes 0, 2, 1, 3 hashes as its True/False values",
             got is not None and list(got.values()) == [want_t], str(got))
 
+# A tensor that cannot be hashed (complex64: no tinygrad dtype, and an .npz member's bytes are read
+# through zip): exit 2, one line naming the input and the tensor, nothing on stdout.
+np.savez(path("complex.npz"), a=np.ones(2), c=np.array([1 + 2j], np.complex64))
+p = subprocess.run([BIN, "hash", path("c.npy"), path("complex.npz")], capture_output=True, text=True)
+tally.check("an unhashable tensor: exit 2, one line naming its file and the tensor",
+            p.returncode == 2 and not p.stdout and p.stderr.count("\n") == 1 and path("complex.npz") in p.stderr
+            and "'c'" in p.stderr, (p.returncode, p.stdout[:200], p.stderr))
+
 # A multi-tensor checkpoint: thread count changes nothing; a manifest checks a re-sharded copy.
 v = rng.standard_normal((4, 2, 3)).astype(np.float32)
 tensors = {"w": a, "v": v, "b": np.arange(7, dtype=np.float32)}

@@ -70,6 +70,11 @@ struct TensorHash {
   bool stored_blocks = false;  ///< hashed its stored blocks (quantized or undecodable), not its values
 };
 
+/// Why `e` cannot be hashed ("its values cannot be decoded and its stored bytes are not its
+/// elements in order"), or nullopt when it can: hash_tensors throws this reason, and
+/// open_hash_inputs asks it first so that the error names the input holding the tensor.
+std::optional<std::string> unhashable_reason(const TensorEntry& e);
+
 /// The content hash of every entry, in order. Stored bytes are read in place, in pieces
 /// of a few MiB (released from the resident set behind the read: memory stays flat), on
 /// all cores, one tensor per thread; a tensor whose stored order is not C order or whose

@@ -27,6 +27,10 @@ HashInputs open_hash_inputs(const std::vector<std::string>& inputs) {
       if (!fresh)
         throw Error(ErrorCode::Usage, "hash: tensor '" + name + "' is in " + it->second + " and in " + label +
                                           ": a tensor name can be given once among the inputs");
+      if (const std::optional<std::string> why = unhashable_reason(e))
+        throw Error(ErrorCode::Unsupported,
+                    label + ": tensor '" + name + "' (" + e.stored_type + ") cannot be hashed: " + *why,
+                    ErrorPlace{label, name, std::nullopt, ""});
       in.entries.push_back(e);
       in.names.push_back(name);
     }

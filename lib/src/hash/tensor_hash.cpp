@@ -51,10 +51,8 @@ Plan plan_of(const TensorEntry& e) {
   Plan p;
   const EntryDetails& d = e.details();
   if (d.ggml_type || !e.dtype) {
-    if (!d.blocks_file)
-      throw Error(ErrorCode::Unsupported, "tensor '" + e.name + "' (" + e.stored_type +
-                                              ") cannot be hashed: its values cannot be decoded and its stored bytes "
-                                              "are not its elements in order");
+    if (const std::optional<std::string> why = unhashable_reason(e))
+      throw Error(ErrorCode::Unsupported, "tensor '" + e.name + "' (" + e.stored_type + ") cannot be hashed: " + *why);
     p.result.type = e.stored_type;
     p.result.shape = e.shape;
     p.result.stored_blocks = true;
@@ -123,6 +121,13 @@ void hash_walk(Plan& p, Hasher& h) {
 std::span<const std::byte> as_bytes(const std::string& s) { return std::as_bytes(std::span<const char>(s.data(), s.size())); }
 
 }  // namespace
+
+std::optional<std::string> unhashable_reason(const TensorEntry& e) {
+  const EntryDetails& d = e.details();
+  if ((d.ggml_type || !e.dtype) && !d.blocks_file)
+    return "its values cannot be decoded and its stored bytes are not its elements in order";
+  return std::nullopt;
+}
 
 std::string canonical_header(std::string_view type_name, const Shape& shape) {
   return std::string(type_name) + " " + shape_repr(shape) + "\n";
