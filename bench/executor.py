@@ -54,7 +54,8 @@ def tool_values(argv):
 
 def case(name, tool_argv, base_argv, base_values):
     got = tool_values(tool_argv)
-    same = got.shape == base_values.shape and bool(np.allclose(got, base_values, rtol=1e-5, atol=1e-3 * max(1.0, float(np.abs(base_values).max()))))
+    same = got.shape == base_values.shape and bool(
+        np.allclose(got, base_values, rtol=1e-5, atol=1e-3 * max(1.0, float(np.abs(base_values).max()))))
     rss_t, rss_b = peak_rss_mib(tool_argv), peak_rss_mib(base_argv)
     wall(tool_argv), wall(base_argv)  # warm-up
     tt, tb = [], []

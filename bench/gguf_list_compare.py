@@ -73,7 +73,8 @@ def main():
         base, ours = times[i], times[i + 1]
         cpu_ratio = statistics.median(cpu[i]) / statistics.median(cpu[i + 1])
         print(f"ratio {os.path.basename(args.files[i // 2])}: {statistics.median(base) / statistics.median(ours):.2f} "
-              f"(fastest {min(base) / min(ours):.2f}, CPU {cpu_ratio:.2f}); peak RSS gguf-tools {rss[i] / 1024:.1f} MiB, "
+              f"(fastest {min(base) / min(ours):.2f}, CPU {cpu_ratio:.2f}); "
+              f"peak RSS gguf-tools {rss[i] / 1024:.1f} MiB, "
               f"tensor-inspect {rss[i + 1] / 1024:.1f} MiB")
 
 

@@ -73,11 +73,13 @@ print(m.format, m.shape, m.itemsize, m.nbytes, m.tolist())
 def make_inputs(d, quick):
     rng = np.random.default_rng(20250101)
     files = {}
-    for name, arr in (("f32_1e6", rng.standard_normal((1000, 1000), dtype=np.float32)),
-                      ("f16_1e6", rng.standard_normal((1000, 1000)).astype(np.float16)),
-                      ("f4be_1e6", rng.standard_normal((1000, 1000), dtype=np.float32).astype(">f4")),
-                      ("i64_1e6", (rng.integers(0, 2**62, (1000, 1000), dtype=np.int64) >> rng.integers(0, 62, (1000, 1000)))
-                       * np.where(rng.random((1000, 1000)) < 0.5, -1, 1))):
+    for name, arr in (("f32_1e6", rng.standard_normal(
+        (1000, 1000), dtype=np.float32)), ("f16_1e6", rng.standard_normal(
+            (1000, 1000)).astype(np.float16)), ("f4be_1e6", rng.standard_normal((1000, 1000),
+                                                                                dtype=np.float32).astype(">f4")),
+                      ("i64_1e6", (rng.integers(0, 2**62,
+                                                (1000, 1000), dtype=np.int64) >> rng.integers(0, 62, (1000, 1000))) *
+                       np.where(rng.random((1000, 1000)) < 0.5, -1, 1))):
         files[name] = os.path.join(d, name + ".npy")
         np.save(files[name], arr)
     if not quick:
@@ -112,7 +114,8 @@ def write_model(d):
         p = f"model.layers.{i}."
         tensors += [(p + "input_layernorm.weight", "F32", [h])]
         tensors += [(p + f"self_attn.{x}_proj.weight", "BF16", [h, h]) for x in "qkvo"]
-        tensors += [(p + "self_attn.rotary_emb.inv_freq", "F32", [64]), (p + "self_attn.rotary_emb.position_ids", "I64", [1, 4096]),
+        tensors += [(p + "self_attn.rotary_emb.inv_freq", "F32", [64]),
+                    (p + "self_attn.rotary_emb.position_ids", "I64", [1, 4096]),
                     (p + "post_attention_layernorm.weight", "F32", [h]), (p + "mlp.gate_proj.weight", "F16", [ff, h]),
                     (p + "mlp.up_proj.weight", "F16", [ff, h]), (p + "mlp.down_proj.weight", "F16", [h, ff])]
     tensors.append(("model.norm.weight", "F32", [h]))
@@ -189,7 +192,8 @@ def main():
     d = args.keep or tempfile.mkdtemp(prefix="ti-bench-")
     os.makedirs(d, exist_ok=True)
     scripts = {}
-    for name, text in (("npy_text", NPY_TEXT), ("npy_json", NPY_JSON), ("st_list", ST_LIST), ("tinygrad", TINYGRAD_TOLIST)):
+    for name, text in (("npy_text", NPY_TEXT), ("npy_json", NPY_JSON), ("st_list", ST_LIST), ("tinygrad",
+                                                                                              TINYGRAD_TOLIST)):
         # "baseline_" keeps a script from shadowing what it imports: tinygrad.py in the
         # script's folder would be imported as the tinygrad package itself.
         scripts[name] = os.path.join(d, "baseline_" + name + ".py")
@@ -200,15 +204,19 @@ def main():
         cases = []
         for key in ("f32_1e6", "f32_1e7", "f16_1e6", "f4be_1e6", "i64_1e6"):
             if key in f:
-                cases.append((f"tolist text {key}", [py, scripts["npy_text"], f[key]], [ti, "--full", f[key]], "text", None))
-                cases.append((f"tolist json {key}", [py, scripts["npy_json"], f[key]], [ti, "--json", f[key]], "json", None))
+                cases.append((f"tolist text {key}", [py, scripts["npy_text"], f[key]], [ti, "--full",
+                                                                                        f[key]], "text", None))
+                cases.append((f"tolist json {key}", [py, scripts["npy_json"], f[key]], [ti, "--json",
+                                                                                        f[key]], "json", None))
         tg_py = os.environ.get("TINYGRAD_PYTHON", "python3.12")
         tg_env = {**os.environ, "DEV": "PYTHON", "PYTHONPATH": os.environ.get("TINYGRAD_PATH", "/tmp/tg")}
         has_tg = shutil.which(tg_py) and subprocess.run([tg_py, "-c", "import tinygrad"], env=tg_env,
                                                          capture_output=True).returncode == 0
         if has_tg:
-            cases.append(("tinygrad tolist f32_1e6", [tg_py, scripts["tinygrad"], f["f32_1e6"]], [ti, "--full", f["f32_1e6"]], "text", tg_env))
-        for label, key in (("list 1 GiB, 200 tensors", "model"), ("list 3-shard index", "index"), ("list 20,000 tensors", "many")):
+            cases.append(("tinygrad tolist f32_1e6", [tg_py, scripts["tinygrad"],
+                                                      f["f32_1e6"]], [ti, "--full", f["f32_1e6"]], "text", tg_env))
+        for label, key in (("list 1 GiB, 200 tensors", "model"), ("list 3-shard index", "index"),
+                           ("list 20,000 tensors", "many")):
             cases.append((label, [py, scripts["st_list"], f[key]], [ti, "--list", "--json", f[key]], "list", None))
         cases.append(("start-up: a literal vs /bin/true", ["/bin/true"], [ti, "5"], "-", None))
 
@@ -233,7 +241,8 @@ def main():
                 continue
             mb, mp = statistics.median(t[0] for t in tb), statistics.median(t[0] for t in tp)
             cb, cp = statistics.median(t[1] for t in tb), statistics.median(t[1] for t in tp)
-            print(f"{label:34} {mp:10.4f} {mb:10.4f} {mb / mp:7.2f}x {cp:9.4f} {cb:9.4f} {rss_p:6.1f} MiB {rss_b:5.1f} MiB  {same}")
+            print(f"{label:34} {mp:10.4f} {mb:10.4f} {mb / mp:7.2f}x {cp:9.4f} "
+                  f"{cb:9.4f} {rss_p:6.1f} MiB {rss_b:5.1f} MiB  {same}")
         if not has_tg:
             print(f"(tinygrad case skipped: {tg_py} cannot import tinygrad; set TINYGRAD_PYTHON / TINYGRAD_PATH)")
         print(f"load average {os.getloadavg()[0]:.1f} at the end (above the core count, ratios are suspect)")

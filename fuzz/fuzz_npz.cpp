@@ -7,7 +7,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string zip = fuzz::zip_from_input(data, size);
   fuzz::guarded([&] {
-    fuzz::inspect(ti::open_npz(fuzz::file_of(reinterpret_cast<const std::uint8_t*>(zip.data()), zip.size(), "fuzz.npz")));
+    fuzz::inspect(
+        ti::open_npz(fuzz::file_of(reinterpret_cast<const std::uint8_t*>(zip.data()), zip.size(), "fuzz.npz")));
   });
   return 0;
 }

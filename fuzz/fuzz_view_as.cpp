@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (want) std::memcpy(buf->mutable_bytes().data(), data + 2, want);
   std::size_t at = 2 + want;
   fuzz::guarded([&] {
-    ti::MemoryView mv = fuzz::realize_capped(ti::Tensor::from_buffer(buf, dtype, {static_cast<std::int64_t>(want / isz)}));
+    ti::MemoryView mv =
+        fuzz::realize_capped(ti::Tensor::from_buffer(buf, dtype, {static_cast<std::int64_t>(want / isz)}));
     while (size - at >= 2) {
       const char fmt = static_cast<char>(data[at]);
       const unsigned ndim = data[at + 1] % 4u;

@@ -66,7 +66,8 @@ void guarded(F&& f) {
 }
 
 /// The input as a file of its own (a heap copy; the library never writes it).
-inline std::shared_ptr<const ti::MappedFile> file_of(const std::uint8_t* data, std::size_t size, const std::string& name) {
+inline std::shared_ptr<const ti::MappedFile> file_of(const std::uint8_t* data, std::size_t size,
+                                                     const std::string& name) {
   std::vector<std::byte> bytes(size);
   for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::byte>(data[i]);
   return ti::MappedFile::from_bytes(std::move(bytes), name);

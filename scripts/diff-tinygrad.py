@@ -155,8 +155,14 @@ def record(tg, cpu, src, dst):
                   "text_shape": r["text_shape"], "dtype": r["dtype"], "tensor_shape": r["tensor_shape"]}
       else:
         expect = {"error": a["error"]}
-      case = {"id": c["id"], "category": c["id"].split("/")[0], "input": c["input"], "dtype": c["dtype"], "expr": c["expr"],
-              "expect": expect}
+      case = {
+          "id": c["id"],
+          "category": c["id"].split("/")[0],
+          "input": c["input"],
+          "dtype": c["dtype"],
+          "expr": c["expr"],
+          "expect": expect
+      }
       if c.get("note"): case["note"] = c["note"]
       out.write(json.dumps(case) + "\n")
       print(c["id"], json.dumps(expect)[:150])
@@ -173,8 +179,14 @@ def main():
                   help="do not rerun disagreements under DEV=CPU (needs clang) to tell DEV=PYTHON's own answers apart")
   ap.add_argument("--quiet", action="store_true", help="only the table and the last line")
   ap.add_argument("--only", help="run only cases whose expression contains this text")
-  ap.add_argument("--offset", type=int, default=0, help="skip the first cases of the seed (run a long measurement in chunks)")
-  ap.add_argument("--cache", help="keep tinygrad's answers in this JSON-lines file and reuse them (they do not depend on the tool)")
+  ap.add_argument("--offset",
+                  type=int,
+                  default=0,
+                  help="skip the first cases of the seed "
+                  "(run a long measurement in chunks)")
+  ap.add_argument("--cache",
+                  help="keep tinygrad's answers in this JSON-lines file "
+                  "and reuse them (they do not depend on the tool)")
   ap.add_argument("--dump", help="write every case with both answers as JSON lines to this file")
   ap.add_argument("--record", nargs=2, metavar=("CASES_IN", "CASES_OUT"),
                   help="write tinygrad's answers for the listed cases (id, input, dtype, expr) as conformance cases")
@@ -192,7 +204,8 @@ def main():
   workers = [Tinygrad(args.tinygrad, cache=cache) for _ in range(args.workers)]
   queues = [queue.Queue() for _ in range(args.workers)]
   def tinygrad_share(w):
-    for c in cases[w::args.workers]: queues[w].put(workers[w].run({"input": c["input"], "dtype": c["dtype"], "expr": c["expr"]}))
+    for c in cases[w::args.workers]:
+      queues[w].put(workers[w].run({"input": c["input"], "dtype": c["dtype"], "expr": c["expr"]}))
   tg_pool = concurrent.futures.ThreadPoolExecutor(args.workers)
   for w in range(args.workers): tg_pool.submit(tinygrad_share, w)
   pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
@@ -203,7 +216,9 @@ def main():
   for i, (c, f) in enumerate(zip(cases, futures)):
     a = queues[i % args.workers].get()
     b = f.result()
-    if (i + 1) % 500 == 0: print(f"[{args.offset + i + 1} cases: {agreed} agreed, {disagreed} disagreed]", file=sys.stderr, flush=True)
+    if (i + 1) % 500 == 0:
+      print(f"[{args.offset + i + 1} cases: {agreed} "
+            f"agreed, {disagreed} disagreed]", file=sys.stderr, flush=True)
     nature = compare(a, b)
     if nature is not None and cpu is not None:
       # The tool follows tinygrad's compiled CPU backend where DEV=PYTHON differs from it.
@@ -224,7 +239,9 @@ def main():
   for k, n in kinds.most_common(): print(f"{k:<60} {n}")
   print(f"{agreed} agreed, {disagreed} disagreed")
   cpu_side = kinds.get(DOCUMENTED[0][0], 0)
-  if cpu_side: print(f"({agreed + cpu_side} agree with tinygrad counting the {cpu_side} where the tool gives the compiled CPU backend's answer)")
+  if cpu_side:
+    print(f"({agreed + cpu_side} agree with tinygrad counting the {cpu_side} "
+          f"where the tool gives the compiled CPU backend's answer)")
   return 0 if disagreed == 0 else 1
 
 if __name__ == "__main__":

@@ -60,7 +60,8 @@ def describe(r):
   return f"{x['dtype']} {x['shape']} {show(x['tolist'])}"[:300]
 
 def same_but_zero_sign(a, b):
-  if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(same_but_zero_sign(x, y) for x, y in zip(a, b))
+  if isinstance(a, list) and isinstance(b, list):
+    return len(a) == len(b) and all(same_but_zero_sign(x, y) for x, y in zip(a, b))
   if isinstance(a, dict) and isinstance(b, dict): return float.fromhex(a["f"]) == float.fromhex(b["f"])
   return same(a, b)
 
@@ -96,7 +97,8 @@ def tool_says_true(case, expr):
 
 def arg_over_nan(case):
   """whether an argmax/argmin of the case reduces a tensor holding a nan (as the tool computes it)"""
-  return any(tool_says_true(case, f"({r}).isnan().any()") for m in ("argmax", "argmin") for r in receivers(case["expr"], m))
+  return any(
+      tool_says_true(case, f"({r}).isnan().any()") for m in ("argmax", "argmin") for r in receivers(case["expr"], m))
 
 def pow_operands(expr):
   """(base text, exponent text) of each `(A ** B)` in expr (the generator parenthesizes every binary op)"""
@@ -125,13 +127,22 @@ def int_operand(case, text):
   if re.fullmatch(r"-?\d+|True|False", text.strip()): return True
   if re.fullmatch(r"-?[\d.e+-]+|float\('-?(nan|inf)'\)", text.strip()): return False
   r = run_tool(TOOL["bin"], {**case, "expr": text})
-  return r["ok"] and r["result"]["dtype"] in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+  return r["ok"] and r["result"]["dtype"] in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                                              "uint64")
 
 def int_pow(case):
   return any(int_operand(case, a) and int_operand(case, b) for a, b in pow_operands(case["expr"]))
 
-INT_BITS = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
-            "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1), "uint64": (0, 2**64 - 1)}
+INT_BITS = {
+    "int8": (-2**7, 2**7 - 1),
+    "uint8": (0, 2**8 - 1),
+    "int16": (-2**15, 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int32": (-2**31, 2**31 - 1),
+    "uint32": (0, 2**32 - 1),
+    "int64": (-2**63, 2**63 - 1),
+    "uint64": (0, 2**64 - 1)
+}
 
 def divisor_out_of_range(case):
   """an int // or % by a Python int the case's int dtype cannot hold (uint8 x // 300, uint32 x % -128)"""
@@ -143,7 +154,8 @@ MANT = {"float64": 52, "float32": 23, "float16": 10, "bfloat16": 7, "fp8e4m3": 3
 
 def within_ulps(a, b, mant, n=4):
   """every element equal, or both finite floats at most n units in the last place of the dtype apart"""
-  if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(within_ulps(x, y, mant, n) for x, y in zip(a, b))
+  if isinstance(a, list) and isinstance(b, list):
+    return len(a) == len(b) and all(within_ulps(x, y, mant, n) for x, y in zip(a, b))
   if isinstance(a, dict) and isinstance(b, dict):
     x, y = float.fromhex(a["f"]), float.fromhex(b["f"])
     if x == y: return True
@@ -157,38 +169,42 @@ def last_bits(c, n, a, b):
 # The documented kinds of remaining difference (docs/parity.md): each
 # disagreement is put in the first kind whose test it passes, else "undocumented: ...".
 DOCUMENTED = [
-  ("DEV=PYTHON differs from tinygrad's compiled CPU backend, whose answer the tool gives",
-   lambda c, n, a, b: n == "python-backend"),
-  ("nan or inf cast to an int: DEV=PYTHON raises, compiled CPU gives INT_MIN",
-   lambda c, n, a, b: not a["ok"] and "cannot convert float" in a["error"]),
-  ("DEV=PYTHON fails on an int result it computed as a Python float (int ** int tensor)",
-   lambda c, n, a, b: not a["ok"] and ("invalid type for format" in a["error"] or "struct.error" in a["error"]
-                                       or "unsupported operand type(s)" in a["error"])),
-  ("tinygrad fails inside its own lowering of an int ** (its verifier rejects the graph, an assertion, a hang)",
-   lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and any(t.startswith("pow_") for t in c["tags"])
-                      and a["error"].startswith(("RuntimeError: UOp verification failed", "AssertionError", "TimeoutError",
-                                                 "IndexError: shape mismatch"))),
-  ("int ** int: tinygrad lowers POW through log2/exp2 in the int dtype itself, each step truncated ('TODO: int pow')",
-   lambda c, n, a, b: n in ("value", "tinygrad-raises") and b["ok"] and int_pow(c)),
-  ("a divisor tinygrad's rewrite folds to a constant 0 (a pad region, a comparison or reduction of constants): it raises",
-   lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and a["error"].startswith("ZeroDivisionError")),
-  ("a Python int beyond 64 bits in the expression: tinygrad wraps it, the tool refuses",
-   lambda c, n, a, b: n == "tool-refuses" and ("out of the 64-bit range" in b["error"] or "is too large" in b["error"])),
-  ("a bitwise op on floats: refused at once; tinygrad raises only when a kernel runs, so not for an empty tensor",
-   lambda c, n, a, b: n == "tool-refuses" and "unsupported operand dtype for" in b["error"] and a["result"]["shape"] == [0]),
-  ("sign of a zero: trunc/floor of -0.0 and -0.5 (Python's math.trunc), -0.0 constants",
-   lambda c, n, a, b: n == "value" and same_but_zero_sign(a["result"]["tolist"], b["result"]["tolist"])),
-  ("a 0-d constant: tinygrad's own folds the tool does not make (x == x of nan, transcendentals, bitcasts, >64-bit ints)",
-   lambda c, n, a, b: not c["input"].startswith("[") and "constructor" not in c["tags"]),
-  ("a bitwise op on floats over no elements, consumed by a reduction: tinygrad raises when the reduce kernel runs",
-   lambda c, n, a, b: n == "tinygrad-raises" and "UOp verification failed" in a["error"] and b["ok"]
-                      and any(t in ("bitwise_scalar", "bitwise_rscalar") for t in c["tags"])),
-  ("argmax/argmin over a nan: which max tinygrad's optimized reduce kernel compares against",
-   lambda c, n, a, b: n == "value" and any(t in ("argmax", "argmin") for t in c["tags"]) and arg_over_nan(c)),
-  ("int // or % by a Python int outside the dtype: tinygrad's divandmod reasons on the exact int",
-   lambda c, n, a, b: n == "value" and divisor_out_of_range(c)),
-  ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph (fused reduce order, constants folded in double)",
-   last_bits),
+    ("DEV=PYTHON differs from tinygrad's compiled CPU backend, whose answer the tool gives",
+     lambda c, n, a, b: n == "python-backend"),
+    ("nan or inf cast to an int: DEV=PYTHON raises, compiled CPU gives INT_MIN",
+     lambda c, n, a, b: not a["ok"] and "cannot convert float" in a["error"]),
+    ("DEV=PYTHON fails on an int result it computed as a Python float (int ** int tensor)",
+     lambda c, n, a, b: not a["ok"] and ("invalid type for format" in a["error"] or "struct.error" in a["error"] or
+                                         "unsupported operand type(s)" in a["error"])),
+    ("tinygrad fails inside its own lowering of an int ** (its verifier rejects the graph, an assertion, a hang)",
+     lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and any(t.startswith("pow_") for t in c["tags"]) and
+     a["error"].startswith(
+         ("RuntimeError: UOp verification failed", "AssertionError", "TimeoutError", "IndexError: shape mismatch"))),
+    ("int ** int: tinygrad lowers POW through log2/exp2 in the int dtype itself, each step truncated ('TODO: int pow')",
+     lambda c, n, a, b: n in ("value", "tinygrad-raises") and b["ok"] and int_pow(c)),
+    ("a divisor tinygrad's rewrite folds to a constant 0 (a pad "
+     "region, a comparison or reduction of constants): it raises",
+     lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and a["error"].startswith("ZeroDivisionError")),
+    ("a Python int beyond 64 bits in the expression: tinygrad wraps it, the tool refuses",
+     lambda c, n, a, b: n == "tool-refuses" and
+     ("out of the 64-bit range" in b["error"] or "is too large" in b["error"])),
+    ("a bitwise op on floats: refused at once; tinygrad raises only when a kernel runs, so not for an empty tensor",
+     lambda c, n, a, b: n == "tool-refuses" and "unsupported operand dtype for" in b["error"] and a["result"]["shape"
+                                                                                                             ] == [0]),
+    ("sign of a zero: trunc/floor of -0.0 and -0.5 (Python's math.trunc), -0.0 constants",
+     lambda c, n, a, b: n == "value" and same_but_zero_sign(a["result"]["tolist"], b["result"]["tolist"])),
+    ("a 0-d constant: tinygrad's own folds the tool does not make "
+     "(x == x of nan, transcendentals, bitcasts, >64-bit ints)",
+     lambda c, n, a, b: not c["input"].startswith("[") and "constructor" not in c["tags"]),
+    ("a bitwise op on floats over no elements, consumed by a reduction: tinygrad raises when the reduce kernel runs",
+     lambda c, n, a, b: n == "tinygrad-raises" and "UOp verification failed" in a["error"] and b["ok"] and any(
+         t in ("bitwise_scalar", "bitwise_rscalar") for t in c["tags"])),
+    ("argmax/argmin over a nan: which max tinygrad's optimized reduce kernel compares against",
+     lambda c, n, a, b: n == "value" and any(t in ("argmax", "argmin") for t in c["tags"]) and arg_over_nan(c)),
+    ("int // or % by a Python int outside the dtype: tinygrad's divandmod reasons on the exact int",
+     lambda c, n, a, b: n == "value" and divisor_out_of_range(c)),
+    ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph (fused reduce order, constants folded in double)",
+     last_bits),
 ]
 
 def kind_of(case, nature, tg, tool):

@@ -55,32 +55,47 @@ with tempfile.TemporaryDirectory() as out:
     args = ["--expect", "dtype=bf16", "--fail-on", "nan", "--stats"]
     rc, o, e = run(path, "--name", "clean", *args)
     check("clean bf16: exit 0", rc == 0, f"exit {rc} {e}")
-    check("clean bf16: statistics and the check", "max: 4.0" in o and "fail-on nan: ok" in o and "1 check passed on 1 tensor" in o, o)
+    check("clean bf16: statistics and the check", "max: 4.0" in o and "fail-on nan: ok" in o and
+          "1 check passed on 1 tensor" in o, o)
     rc, o, e = run(path, "--name", "dirty", *args)
     want_index = "[" + ", ".join(map(str, first)) + "]"
     check("NaN bf16: exit 1", rc == 1, f"exit {rc} {e}")
-    check("NaN bf16: named with its first NaN's index", f"dirty: {int(np.isnan(dirty).sum())} nan, first at {want_index}" in o, o)
+    check("NaN bf16: named with "
+          "its first NaN's index", f"dirty: {int(np.isnan(dirty).sum())} "
+          f"nan, first at {want_index}" in o, o)
     check("NaN bf16: the --expect result too", "1 check passed on 1 tensor" in o, o)
     rc, o, e = run(path, "--name", "dirty", *args, "--expect", "shape=3,2")
-    check("a failing --expect beside --fail-on: exit 1, both told", rc == 1 and "--expect shape=3,2 failed: shape is (2, 3)" in o and "first at" in o, o)
+    check("a failing --expect beside "
+          "--fail-on: exit 1, both told", rc == 1 and "--expect shape=3,2 "
+          "failed: shape is (2, 3)" in o and "first at" in o, o)
     rc, o, e = run(path, "--name", "dirty", *args, "--json")
     doc = json.loads(o) if rc in (0, 1) and o else {}
-    check("--json: one stats object with its checks", rc == 1 and doc.get("kind") == "stats" and doc.get("checks", {}).get("kind") == "checks", o)
+    check("--json: one stats "
+          "object with its checks", rc == 1 and doc.get("kind") == "stats" and
+          doc.get("checks", {}).get("kind") == "checks", o)
     check("--json: first_nan", doc.get("first_nan") == list(first), doc.get("first_nan"))
-    check("--json: the check passed", doc.get("checks", {}).get("failed") == 0 and doc.get("checks", {}).get("checked") == 1, doc.get("checks"))
+    check("--json: the check passed",
+          doc.get("checks", {}).get("failed") == 0 and doc.get("checks", {}).get("checked") == 1, doc.get("checks"))
     rc, o, e = run(path, "--all", *args, "--jsonl")
     lines = [json.loads(l) for l in o.splitlines()] if o else []
-    check("--all --jsonl: stats lines then check lines", [l["kind"] for l in lines] == ["stats", "stats", "check", "check"], o)
+    check("--all --jsonl: stats "
+          "lines then check lines", [l["kind"] for l in lines] == ["stats", "stats", "check", "check"], o)
     check("--all --jsonl: exit 1", rc == 1, f"exit {rc}")
     rc, o, e = run(path, "--all", *args)
-    check("--all text: table, fail-on report, checks", rc == 1 and "dirty: 2 nan, first at [1, 1]" in o and "all 2 checks passed on 2 tensors" in o, o)
+    check("--all text: table, "
+          "fail-on report, checks", rc == 1 and "dirty: 2 nan, first at [1, 1]" in o and
+          "all 2 checks passed on 2 tensors" in o, o)
     rc, o, e = run(path, "--all", *args, "--json")
     doc = json.loads(o) if o else {}
-    check("--all --json: file_stats with checks", doc.get("kind") == "file_stats" and doc.get("checks", {}).get("checked") == 2, o[:300])
+    check("--all --json: file_stats with checks",
+          doc.get("kind") == "file_stats" and doc.get("checks", {}).get("checked") == 2, o[:300])
     rows = {r["name"]: r for r in doc.get("tensors", [])}
-    check("--all --json: first_nan per row", rows.get("dirty", {}).get("first_nan") == list(first) and rows.get("clean", {}).get("first_nan") is None, rows)
+    check("--all --json: first_nan per row",
+          rows.get("dirty", {}).get("first_nan") == list(first) and rows.get("clean", {}).get("first_nan") is None,
+          rows)
     rc, o, e = run(path, "--name", "dirty", "--assert", "x.abs().max() < 5", "--fail-on", "nan")
-    check("--assert beside --fail-on in one run", rc == 1 and "1 check passed" in o and "first at" in o, f"{rc} {o} {e}")
+    check("--assert beside --fail-on in one run", rc == 1 and "1 check passed" in o and "first at" in o,
+          f"{rc} {o} {e}")
 
     # 2. dtype spellings: expected canonical names written from each project's docs
     spellings = {
@@ -111,7 +126,9 @@ with tempfile.TemporaryDirectory() as out:
     check("--raw fp16", rc == 0 and json.loads(o)["tolist"] == [1.5, -2.0], f"{rc} {o} {e}")
     for bad in (["--dtype", "bfloat17", "[1]"], [raw, "--raw", "f12"], ["[1]", "--expect", "dtype=fp17"]):
         rc, o, e = run(*bad)
-        check(f"unknown dtype {bad}: exit 2 listing the names", rc == 2 and not o and "unknown dtype" in e and "bfloat16 (bf16)" in e and "f16 fp16 half" in e, e)
+        check(f"unknown dtype {bad}: "
+              f"exit 2 listing the names", rc == 2 and not o and "unknown dtype" in e and "bfloat16 (bf16)" in e and
+              "f16 fp16 half" in e, e)
 
     # 3. numel, stored_dtype, stored_nbytes
     span = 2 * clean.size  # BF16: two bytes an element, the data_offsets span written above
@@ -125,10 +142,12 @@ with tempfile.TemporaryDirectory() as out:
         check(f"--expect {spec} fails", rc == 1 and said in o, f"{rc} {o} {e}")
     f32 = os.path.join(out, "f.npy")
     np.save(f32, clean)
-    rc, o, e = run(f32, "--expect", "stored_dtype=float32", "--expect", f"stored_nbytes={clean.nbytes}", "--expect", "stored_dtype=<f4")
+    rc, o, e = run(f32, "--expect", "stored_dtype=float32", "--expect", f"stored_nbytes={clean.nbytes}", "--expect",
+                   "stored_dtype=<f4")
     check(".npy: stored_dtype float32 and <f4, stored_nbytes", rc == 0, f"{rc} {o} {e}")
     rc, o, e = run(path, "--list")
-    check("--list header says stored_nbytes", o.splitlines()[0].split() == ["name", "dtype", "shape", "stored_nbytes", "offset", "stored"], o)
+    check("--list header says stored_nbytes",
+          o.splitlines()[0].split() == ["name", "dtype", "shape", "stored_nbytes", "offset", "stored"], o)
 
 for f in failures: print(f)
 print(f"checks compose: {'ok' if not failures else str(len(failures)) + ' failures'}")

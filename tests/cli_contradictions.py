@@ -107,13 +107,15 @@ for first, second, inputs in PAIRS:
         except (ValueError, KeyError, TypeError):
           text = ""
       a, b = option_name(first), option_name(second)
-      check(f"{args[1:]} on {os.path.basename(inp)}: exit 2, stdout empty, one line naming {a} and {b}",
-            rc == 2 and out == "" and len(lines) == 1 and (f"{a} and {b} contradict" in text or f"{b} and {a} contradict" in text),
-            (rc, out[:200], err))
+      check(
+          f"{args[1:]} on {os.path.basename(inp)}: exit 2, stdout empty, one line naming {a} and {b}", rc == 2 and
+          out == "" and len(lines) == 1 and (f"{a} and {b} contradict" in text or f"{b} and {a} contradict" in text),
+          (rc, out[:200], err))
 
 # diff: --exact compares bits, a tolerance would be ignored.
 for tol in (["--rtol", "0.5"], ["--atol", "1"]):
-  for args in (["diff", ONE, ONE, "--exact", *tol], ["diff", ONE, ONE, *tol, "--exact"], ["diff", ONE, ONE, "--exact", *tol, "--json"]):
+  for args in (["diff", ONE, ONE, "--exact", *tol], ["diff", ONE, ONE, *tol,
+                                                     "--exact"], ["diff", ONE, ONE, "--exact", *tol, "--json"]):
     rc, out, err = run(args)
     text = json.loads(err)["error"]["message"] if "--json" in args and rc == 2 else err
     check(f"{args[3:]}: exit 2 naming --exact and {tol[0]}", rc == 2 and out == "" and len(err.splitlines()) == 1 and
@@ -133,24 +135,38 @@ ALONE = [
 ]
 for args, a, b in ALONE:
   rc, out, err = run(args)
-  check(f"{args}: exit 2, stdout empty, one line naming {a} and {b}", rc == 2 and out == "" and len(err.splitlines()) == 1 and
-        a in err and b in err, (rc, out[:200], err))
+  check(f"{args}: exit 2, stdout empty, "
+        f"one line naming {a} and {b}", rc == 2 and out == "" and len(err.splitlines()) == 1 and a in err and b in err,
+        (rc, out[:200], err))
 with open(os.path.join(ROOT, "samples", "int8.npy"), "rb") as f:
   p = subprocess.run([BIN, "-", "--dtype", "float32"], input=f.read(), capture_output=True, timeout=60)
-check("a .npy on stdin with --dtype: exit 2 naming --dtype (it types literals)", p.returncode == 2 and p.stdout == b"" and
-      b"--dtype" in p.stderr and len(p.stderr.splitlines()) == 1, (p.returncode, p.stderr))
+check("a .npy on stdin with --dtype: exit "
+      "2 naming --dtype (it types literals)", p.returncode == 2 and p.stdout == b"" and b"--dtype" in p.stderr and
+      len(p.stderr.splitlines()) == 1, (p.returncode, p.stderr))
 
 # Each option alone still runs: the refusal is of the pair.
-for args in ([MANY, "--all"], [MANY, "--name", "weight"], [MANY, "--json"], [MANY, "--all", "--jsonl"], [MANY, "--list"], [MANY, "--meta"],
-             [ONE, "--header"], [ONE, "--stats"], [ONE, "--fail-on", "nan"], [ONE, "--expect", "dtype=float32"],
-             [ONE, "--assert", "(x.abs() >= 0).all()"], [ONE, "--stats", "--expect", "dtype=float32"],
-             [ONE, "--fail-on", "nan", "--assert", "(x.abs() >= 0).all()"], [MANY, "--list", "--json"], [MANY, "--name", "weight", "--stats"],
-             [ONE, "--graph"], [MANY, "--name", "weight", "--graph"],
-             [ONE, "--view-as", "B"], [ONE, "--full"], [ONE, "--threshold", "5", "--edgeitems", "1"], [MANY, "--list0"],
-             [MANY, "--name", "weight", "--plot", PNG, "--plot-kind", "hist"], [ONE, "--json", "--json-nonfinite", "python"],
-             [RAW, "--raw", "float32", "--offset", "0", "--byte-order", "little"], ["--dtype", "int8", "[1, 2]"],
-             [ONE, "--default-float", "float64", "-e", "x * 1.5"], ["[1.5]", "--default-float", "float64"],
-             [ONE, "--default-int", "int64", "--assert", "x.sum() > -1e9"], ["diff", ONE, ONE, "--rtol", "0.5"], ["diff", ONE, ONE, "--exact"]):
+for args in ([MANY, "--all"], [MANY, "--name", "weight"], [MANY, "--json"], [MANY, "--all",
+                                                                             "--jsonl"], [MANY,
+                                                                                          "--list"], [MANY, "--meta"],
+             [ONE, "--header"], [ONE, "--stats"], [ONE, "--fail-on",
+                                                   "nan"], [ONE, "--expect",
+                                                            "dtype=float32"], [ONE, "--assert", "(x.abs() >= 0).all()"],
+             [ONE, "--stats", "--expect",
+              "dtype=float32"], [ONE, "--fail-on", "nan", "--assert",
+                                 "(x.abs() >= 0).all()"], [MANY, "--list",
+                                                           "--json"], [MANY, "--name", "weight", "--stats"],
+             [ONE, "--graph"], [MANY, "--name", "weight",
+                                "--graph"], [ONE, "--view-as",
+                                             "B"], [ONE, "--full"], [ONE, "--threshold", "5", "--edgeitems",
+                                                                     "1"], [MANY, "--list0"],
+             [MANY, "--name", "weight", "--plot", PNG, "--plot-kind",
+              "hist"], [ONE, "--json", "--json-nonfinite",
+                        "python"], [RAW, "--raw", "float32", "--offset", "0", "--byte-order",
+                                    "little"], ["--dtype", "int8",
+                                                "[1, 2]"], [ONE, "--default-float", "float64", "-e", "x * 1.5"],
+             ["[1.5]", "--default-float", "float64"], [ONE, "--default-int", "int64", "--assert",
+                                                       "x.sum() > -1e9"], ["diff", ONE, ONE, "--rtol",
+                                                                           "0.5"], ["diff", ONE, ONE, "--exact"]):
   rc, out, err = run(args)
   check(f"{args[1:]} alone: exit 0 with output", rc == 0 and out, (rc, err))
 

@@ -74,7 +74,8 @@ def json_out(what, args, code=0, stream="stdout"):
 
 # every mode's JSON
 doc = json_out("literal", ["[[1, 2], [3, 4]]", "--json"])
-check("literal: file and name null", doc and doc["file"] is None and doc["name"] is None and doc["tolist"] == [[1, 2], [3, 4]])
+check("literal: file and name null", doc and doc["file"] is None and doc["name"] is None and
+      doc["tolist"] == [[1, 2], [3, 4]])
 doc = json_out("npy", [S("weights_f32.npy"), "--json"])
 check("npy: file set, name null", doc and doc["file"] == S("weights_f32.npy") and doc["name"] is None)
 doc = json_out("expression", ["-e", "Tensor.arange(3)", "--json"])
@@ -92,8 +93,9 @@ json_out("metadata", [S("quants.gguf"), "--meta", "--json"])
 json_out("error", ["[1,, 2]", "--json"], code=2, stream="stderr")
 json_out("error (jsonl)", [S("mixed.safetensors"), "--name", "nope*", "--jsonl"], code=2, stream="stderr")
 doc = json_out("tensors (--all --json)", [S("arrays.npz"), "--all", "--json"])
-check("tensors: every member", doc and [t["name"] for t in doc["tensors"]] == ["weights", "ids", "mask", "big", "fortran"],
-      doc and [t["name"] for t in doc["tensors"]])
+check("tensors: every member", doc and
+      [t["name"] for t in doc["tensors"]] == ["weights", "ids", "mask", "big", "fortran"], doc and
+      [t["name"] for t in doc["tensors"]])
 
 # ---- --jsonl: jq reads the stream line by line; values against np.load ----
 rc, out, err = run(S("arrays.npz"), "--all", "--jsonl")
@@ -105,7 +107,8 @@ for line in lines:
   d = json.loads(line)
   validate(f"--jsonl {d.get('name')}", d)
   arr = npz[d["name"]]
-  check(f"--jsonl {d['name']}: values as np.load", d["tolist"] == arr.tolist() and d["shape"] == list(arr.shape), d["tolist"])
+  check(f"--jsonl {d['name']}: "
+        f"values as np.load", d["tolist"] == arr.tolist() and d["shape"] == list(arr.shape), d["tolist"])
 jq = shutil.which("jq")
 if jq:
   p = subprocess.run([jq, "-c", "{file, name, dtype}"], input=out, capture_output=True, text=True)
@@ -113,7 +116,8 @@ if jq:
   check("jq reads --jsonl line by line", p.returncode == 0 and [g["name"] for g in got] == list(npz.files), p.stderr)
   rc, out2, _ = run(S("quants.gguf"), "--name", "q*_k", "--name", "f32", "--jsonl")
   p = subprocess.run([jq, "-r", ".name"], input=out2, capture_output=True, text=True)
-  check("jq: globs select in file order", p.stdout.split() == ["f32", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k"], p.stdout)
+  check("jq: globs select in file order",
+        p.stdout.split() == ["f32", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k"], p.stdout)
 else:
   check("jq installed", False, "jq not found (scripts/test.sh installs it)")
 
@@ -137,28 +141,31 @@ check("empty folder: exit 2", rc == 2 and out == "", (rc, err))
 # ---- --expect / --assert: 0 / 1 / 2 ----
 w = np.load(S("weights_f32.npy"))
 cases = [
-  ("expect dtype ok", [S("weights_f32.npy"), "--expect", f"dtype={w.dtype.name}"], 0),
-  ("expect shape ok", [S("weights_f32.npy"), "--expect", "shape=" + ",".join(map(str, w.shape)), "--expect", f"ndim={w.ndim}",
-                       "--expect", f"nbytes={w.nbytes}", "--expect", "format=f"], 0),
-  ("expect shape (tuple form)", [S("weights_f32.npy"), "--expect", f"shape={w.shape}"], 0),
-  ("expect dtype alias", [S("weights_f32.npy"), "--expect", "dtype=float"], 0),
-  ("expect dtype fails", [S("weights_f32.npy"), "--expect", "dtype=float16"], 1),
-  ("expect nbytes fails", [S("weights_f32.npy"), "--expect", "nbytes=1"], 1),
-  ("expect bf16 has no format", [S("mixed.safetensors"), "--name", "bf16", "--expect", "format=None"], 0),
-  ("expect unknown key", [S("weights_f32.npy"), "--expect", "colour=red"], 2),
-  ("expect unknown dtype", [S("weights_f32.npy"), "--expect", "dtype=float7"], 2),
-  ("expect on a listing", [S("mixed.safetensors"), "--expect", "ndim=1"], 2),
-  ("assert ok", [S("weights_f32.npy"), "--assert", "x < 100"], 0),
-  ("assert fails", [S("weights_f32.npy"), "--assert", "x > 0"], 1),
-  ("assert not boolean", [S("weights_f32.npy"), "--assert", "x + 1"], 2),
-  ("assert bad expression", [S("weights_f32.npy"), "--assert", "x +"], 2),
-  ("all tensors checked", [S("mixed.safetensors"), "--all", "--expect", "ndim=1"], 1),
+    ("expect dtype ok", [S("weights_f32.npy"), "--expect", f"dtype={w.dtype.name}"], 0),
+    ("expect shape ok", [
+        S("weights_f32.npy"), "--expect", "shape=" + ",".join(map(str, w.shape)), "--expect", f"ndim={w.ndim}",
+        "--expect", f"nbytes={w.nbytes}", "--expect", "format=f"
+    ], 0),
+    ("expect shape (tuple form)", [S("weights_f32.npy"), "--expect", f"shape={w.shape}"], 0),
+    ("expect dtype alias", [S("weights_f32.npy"), "--expect", "dtype=float"], 0),
+    ("expect dtype fails", [S("weights_f32.npy"), "--expect", "dtype=float16"], 1),
+    ("expect nbytes fails", [S("weights_f32.npy"), "--expect", "nbytes=1"], 1),
+    ("expect bf16 has no format", [S("mixed.safetensors"), "--name", "bf16", "--expect", "format=None"], 0),
+    ("expect unknown key", [S("weights_f32.npy"), "--expect", "colour=red"], 2),
+    ("expect unknown dtype", [S("weights_f32.npy"), "--expect", "dtype=float7"], 2),
+    ("expect on a listing", [S("mixed.safetensors"), "--expect", "ndim=1"], 2),
+    ("assert ok", [S("weights_f32.npy"), "--assert", "x < 100"], 0),
+    ("assert fails", [S("weights_f32.npy"), "--assert", "x > 0"], 1),
+    ("assert not boolean", [S("weights_f32.npy"), "--assert", "x + 1"], 2),
+    ("assert bad expression", [S("weights_f32.npy"), "--assert", "x +"], 2),
+    ("all tensors checked", [S("mixed.safetensors"), "--all", "--expect", "ndim=1"], 1),
 ]
 for what, args, code in cases:
   rc, out, err = run(*args)
   check(f"{what}: exit {code}", rc == code, f"got {rc}: {out!r} {err!r}")
   if code == 2:
-    check(f"{what}: nothing on stdout, one line on stderr", out == "" and len(err.strip().splitlines()) == 1, (out, err))
+    check(f"{what}: nothing on "
+          f"stdout, one line on stderr", out == "" and len(err.strip().splitlines()) == 1, (out, err))
 rc, out, err = run(S("weights_f32.npy"), "--assert", "x > 0")
 neg = int((w <= 0).sum())
 first = list(np.unravel_index(int(np.argmax(w <= 0)), w.shape))
@@ -167,11 +174,13 @@ f32 = np.load(S("float32.npy"))
 rc, out, err = run(S("float32.npy"), "--assert", "x.isnan().any() == False", "--assert", "x.isfinite()")
 bad = ~np.isfinite(f32)
 check("isnan/isfinite asserts: exit 1 as NumPy finds nan and inf", rc == (1 if bad.any() else 0), (rc, out, err))
-check("isfinite assert: NumPy's count and first index",
-      f"--assert 'x.isfinite()' failed: {int(bad.sum())} of {f32.size} elements are False, first at [{int(np.argmax(bad))}]" in out, out)
+check(
+    "isfinite assert: NumPy's count and first index", f"--assert 'x.isfinite()' failed: {int(bad.sum())} of {f32.size} "
+    f"elements are False, first at [{int(np.argmax(bad))}]" in out, out)
 check("isnan().any() assert: the scalar's value", "--assert 'x.isnan().any() == False' failed: False" in out, out)
 rc, out, err = run(S("weights_f32.npy"), "--assert", "x.isnan().any() == False", "--assert", "(x.abs() < 100).all()")
-check("isnan/all asserts pass on finite data", rc == 0 and np.isfinite(w).all() and (np.abs(w) < 100).all(), (rc, out, err))
+check("isnan/all asserts pass on finite data", rc == 0 and np.isfinite(w).all() and (np.abs(w) < 100).all(),
+      (rc, out, err))
 rc, out, err = run(S("weights_f32.npy"), "--expect", "dtype=float16")
 check("expect failure says the actual value", "dtype is float32" in out, out)
 rc, out, err = run(S("mixed.safetensors"), "--all", "--expect", "ndim=1")
@@ -182,7 +191,8 @@ with open(S("mixed.safetensors"), "rb") as f:
 want_fail = sum(1 for k, v in header.items() if k != "__metadata__" and len(v["shape"]) != 1)
 check("every failure listed", out.count("failed: ndim is") == want_fail, out)
 doc = json_out("checks --json", [S("mixed.safetensors"), "--all", "--expect", "ndim=1", "--json"], code=1)
-check("checks: counts", doc and doc["failed"] == want_fail and doc["checked"] == len(header) - 1, doc and (doc["failed"], doc["checked"]))
+check("checks: counts", doc and doc["failed"] == want_fail and doc["checked"] == len(header) - 1, doc and
+      (doc["failed"], doc["checked"]))
 rc, out, err = run(S("mixed.safetensors"), "--all", "--expect", "ndim=1", "--jsonl")
 for line in out.splitlines():
   validate("check --jsonl", json.loads(line))
@@ -197,6 +207,7 @@ check("--expect before --name and INPUT: exit 0", rc == 0, f"{rc} {err!r}")
 doc = json_out("--view-as before INPUT", ["--json", "--view-as", "B", "[1.0]"])
 check("--view-as before INPUT: the bytes of float32 1.0", doc and doc["tolist"] == list(np.float32(1.0).tobytes()), doc)
 rc, out, err = run("--name", "ids", "--name", "mask", "--jsonl", S("arrays.npz"))
-check("--name twice: both tensors", rc == 0 and [json.loads(l)["name"] for l in out.splitlines()] == ["ids", "mask"], out[:200])
+check("--name twice: both tensors", rc == 0 and [json.loads(l)["name"] for l in out.splitlines()] == ["ids", "mask"],
+      out[:200])
 
 sys.exit(tally.summary())

@@ -51,8 +51,10 @@ TINYGRAD = {
     # in the same graph, so there its input was realized first)
     "half": (5000, 9, (5000,), 0, ALL, "4aad7c56d4eb28dc370b07c86e5200a69930b142cf9bb846e7616b0ea3f0d0c5"),
     # 2**23 elements: 32768 chunk totals, whose window sum tinygrad splits in 128 parts of 256
-    "split": (1 << 23, 10, (1 << 23,), 0, slice(None, None, 4099), "804b58823978ad2a6d77192f8c579e05391a58fbdd2f5bfa86f23a5e51eaf443"),
-    "split_tail": (1 << 23, 10, (1 << 23,), 0, slice(-300, None), "a063ab36de0aceaa9ec9c42dcbac579eaf18e75cfa7673ea24f7dbd8b121f058"),
+    "split": (1 << 23, 10, (1 << 23,), 0, slice(None, None, 4099),
+              "804b58823978ad2a6d77192f8c579e05391a58fbdd2f5bfa86f23a5e51eaf443"),
+    "split_tail": (1 << 23, 10, (1 << 23,), 0, slice(-300, None),
+                   "a063ab36de0aceaa9ec9c42dcbac579eaf18e75cfa7673ea24f7dbd8b121f058"),
 }
 
 
@@ -151,7 +153,8 @@ def values_vs_tinygrad(binary, tmp):
         if got is None:
             check(f"{name}: {expr}", False, dtype)
             continue
-        check(f"{name}: {expr} is tinygrad's graph, bit for bit", got.shape == want.shape and got.tobytes() == want.tobytes(),
+        check(f"{name}: {expr} is tinygrad's "
+              f"graph, bit for bit", got.shape == want.shape and got.tobytes() == want.tobytes(),
               f"{dtype}, {want.size} values" if got.shape == want.shape else f"shape {got.shape}")
         check(f"{name}: {expr} has tinygrad's own bytes", hashlib.sha256(got.tobytes()).hexdigest() == sha)
 
@@ -162,7 +165,8 @@ def ints_and_slices(binary, tmp):
     path = os.path.join(tmp, "i8.npy")
     np.save(path, v)
     got, dtype = tool_values(binary, path, "x.cumsum()", np.int32)
-    check("int8 cumsum is int32, as NumPy's cumsum(dtype=int32)", dtype == "int32" and np.array_equal(got, np.cumsum(v, dtype=np.int32)))
+    check("int8 cumsum is int32, as "
+          "NumPy's cumsum(dtype=int32)", dtype == "int32" and np.array_equal(got, np.cumsum(v, dtype=np.int32)))
     u = np.full(70000, 255, np.uint8)
     path = os.path.join(tmp, "u8.npy")
     np.save(path, u)
@@ -173,10 +177,13 @@ def ints_and_slices(binary, tmp):
     path = os.path.join(tmp, "long.npy")
     np.save(path, x)
     whole = tinygrad_cumsum(x, 0, np.float32)
-    for expr, want in [("x.cumsum()[:3]", whole[:3]), ("x.cumsum()[-1]", whole[-1]), ("x.cumsum()[5:70000:7]", whole[5:70000:7]),
-                       ("x.reshape(100, 1000).cumsum(1)[:, -1]", tinygrad_cumsum(x.reshape(100, 1000), 1, np.float32)[:, -1])]:
+    for expr, want in [("x.cumsum()[:3]", whole[:3]), ("x.cumsum()[-1]", whole[-1]),
+                       ("x.cumsum()[5:70000:7]", whole[5:70000:7]),
+                       ("x.reshape(100, 1000).cumsum(1)[:, -1]", tinygrad_cumsum(x.reshape(100, 1000), 1,
+                                                                                 np.float32)[:, -1])]:
         got, _ = tool_values(binary, path, expr, np.float32)
-        check(f"{expr} equals the same elements of the whole scan", got is not None and got.tobytes() == np.asarray(want).tobytes())
+        check(f"{expr} equals the same "
+              f"elements of the whole scan", got is not None and got.tobytes() == np.asarray(want).tobytes())
 
 
 def resources(binary, tmp):
@@ -193,9 +200,11 @@ def resources(binary, tmp):
           and (sanitized or 0 < rss < 64 * MiB), f"peak RSS {rss / MiB:.0f} MiB, exit {status} {err.strip()}")
     # a whole scan of 10**8 along axis 0 costs its 400 MB output (it held 4.7 GB of window sums)
     status, out, err, rss = run(binary, ["-e", "Tensor.ones(10**4, 10**4).cumsum(axis=0)"])
-    check("Tensor.ones(10**4, 10**4).cumsum(axis=0) ends in rows of 10000.0 under 480 MiB",
-          status == 0 and "[10000.0, 10000.0, 10000.0, ..., 10000.0, 10000.0, 10000.0]]" in out and (sanitized or 0 < rss < 480 * MiB),
-          f"peak RSS {rss / MiB:.0f} MiB, exit {status} {err.strip()}")
+    check(
+        "Tensor.ones(10**4, 10**4).cumsum(axis=0) ends in rows of 10000.0 under 480 MiB", status == 0 and
+        "[10000.0, 10000.0, 10000.0, ..., "
+        "10000.0, 10000.0, 10000.0]]" in out and (sanitized or 0 < rss < 480 * MiB),
+        f"peak RSS {rss / MiB:.0f} MiB, exit {status} {err.strip()}")
 
 
 def main():

@@ -90,13 +90,17 @@ def first_difference(x, y):
 for extra in ([], ["--exact"]):
   doc, err = diff_json(f"quants.gguf against itself {extra}", QUANTS, QUANTS, *extra, code=0)
   r = rows(doc)
-  check(f"quants.gguf {extra}: all 18 compared, all same", doc and doc["summary"]["same"] == 18 and doc["summary"]["compared"] == 18,
-        doc and doc["summary"])
+  check(f"quants.gguf {extra}: "
+        f"all 18 compared, all same", doc and doc["summary"]["same"] == 18 and doc["summary"]["compared"] == 18, doc and
+        doc["summary"])
   iq = r.get("q8_1", {})
-  check(f"quants.gguf {extra}: q8_1 same by its stored bytes, figures null, a note", iq.get("status") == "same" and
-        iq.get("numel") == 32 and iq.get("mismatched") == 0 and all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine"))
-        and "stored bytes equal" in (iq.get("note") or ""), iq)
-  check(f"quants.gguf {extra}: decoded tensors have no note", all(v["note"] is None for k, v in r.items() if k != "q8_1"), r)
+  check(
+      f"quants.gguf {extra}: q8_1 same by its stored bytes, figures null, a note",
+      iq.get("status") == "same" and iq.get("numel") == 32 and iq.get("mismatched") == 0 and
+      all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine")) and
+      "stored bytes equal" in (iq.get("note") or ""), iq)
+  check(f"quants.gguf {extra}: "
+        f"decoded tensors have no note", all(v["note"] is None for k, v in r.items() if k != "q8_1"), r)
 rc, out, err = run("diff", QUANTS, QUANTS)
 lines = out.splitlines()
 check("quants.gguf text: exit 0, a row per tensor and the counts", rc == 0 and len(lines) == 20 and
@@ -117,14 +121,20 @@ for extra in ([], ["--exact"]):
   doc, err = diff_json(f"Q8_1 bytes changed {extra}", P("a.gguf"), P("b.gguf"), *extra, code=1)
   r = rows(doc)
   iq = r.get("iq", {})
-  check(f"Q8_1 bytes changed {extra}: differs, figures and count null, the first byte named", iq.get("status") == "differs" and
-        iq.get("numel") == 64 and iq.get("mismatched") is None and iq.get("first_mismatch") is None and
-        all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine")) and
-        f"first at byte {at} of {len(iq_a)}" in (iq.get("note") or ""), iq)
+  check(
+      f"Q8_1 bytes changed {extra}: differs, "
+      f"figures and count null, the first byte named",
+      iq.get("status") == "differs" and iq.get("numel") == 64 and iq.get("mismatched") is None and
+      iq.get("first_mismatch") is None and all(iq.get(k) is None for k in ("max_abs", "max_rel", "rmse", "cosine")) and
+      f"first at byte {at} of {len(iq_a)}" in (iq.get("note") or ""), iq)
   fr = r.get("f", {})
-  check(f"Q8_1 bytes changed {extra}: the F32 tensor still compared, same as NumPy has it", fr.get("status") == "same" and
-        fr.get("numel") == f.size and fr.get("mismatched") == int(np.count_nonzero(f != f)) and fr.get("max_abs") == 0.0, fr)
-  check(f"Q8_1 bytes changed {extra}: summary", doc and doc["summary"]["same"] == 1 and doc["summary"]["differs"] == 1, doc and doc["summary"])
+  check(
+      f"Q8_1 bytes changed {extra}: the F32 tensor "
+      f"still compared, same as NumPy has it",
+      fr.get("status") == "same" and fr.get("numel") == f.size and
+      fr.get("mismatched") == int(np.count_nonzero(f != f)) and fr.get("max_abs") == 0.0, fr)
+  check(f"Q8_1 bytes changed {extra}: summary", doc and doc["summary"]["same"] == 1 and doc["summary"]["differs"] == 1,
+        doc and doc["summary"])
 rc, out, err = run("diff", P("a.gguf"), P("b.gguf"))
 iq_line = next((l for l in out.splitlines() if l.startswith("iq ")), "")
 check("Q8_1 bytes changed, text: exit 1, differs, the byte", rc == 1 and iq_line.split()[1] == "differs" and
@@ -133,8 +143,10 @@ check("Q8_1 bytes changed, text: exit 1, differs, the byte", rc == 1 and iq_line
 write_gguf(P("c.gguf"), [("f", f.shape, 0, f.tobytes()), ("iq", (64,), 0, np.zeros(64, "<f4").tobytes())])
 doc, err = diff_json("Q8_1 against F32", P("a.gguf"), P("c.gguf"), code=1)
 iq = rows(doc).get("iq", {})
-check("Q8_1 against F32: a dtype mismatch naming the undecoded side, no error", iq.get("status") == "dtype_mismatch" and
-      iq.get("dtype_a") == "Q8_1" and iq.get("dtype_b") == "float32" and "A's" in (iq.get("note") or "") and err == "", (iq, err))
+check(
+    "Q8_1 against F32: a dtype mismatch naming the undecoded side, no error",
+    iq.get("status") == "dtype_mismatch" and iq.get("dtype_a") == "Q8_1" and iq.get("dtype_b") == "float32" and
+    "A's" in (iq.get("note") or "") and err == "", (iq, err))
 
 # ---- 1. a safetensors tag tinygrad has no dtype for (C64: complex64) ----
 z = (rng.standard_normal(6) + 1j * rng.standard_normal(6)).astype("<c8")
@@ -143,12 +155,16 @@ z2[4] = z2[4] + 1j
 write_safetensors(P("z1.safetensors"), [("z", "C64", z.shape, z.tobytes()), ("w", "F32", f.shape, f.tobytes())])
 write_safetensors(P("z2.safetensors"), [("z", "C64", z.shape, z2.tobytes()), ("w", "F32", f.shape, f.tobytes())])
 doc, err = diff_json("C64 same", P("z1.safetensors"), P("z1.safetensors"), code=0)
-check("C64 same: by stored bytes", rows(doc).get("z", {}).get("status") == "same" and rows(doc)["z"]["note"], rows(doc).get("z"))
+check("C64 same: by stored bytes",
+      rows(doc).get("z", {}).get("status") == "same" and rows(doc)["z"]["note"],
+      rows(doc).get("z"))
 doc, err = diff_json("C64 changed", P("z1.safetensors"), P("z2.safetensors"), code=1)
 zr = rows(doc).get("z", {})
 at = first_difference(z.tobytes(), z2.tobytes())
-check("C64 changed: differs at the first changed byte, w same", zr.get("status") == "differs" and
-      f"first at byte {at} of {z.nbytes}" in (zr.get("note") or "") and rows(doc).get("w", {}).get("status") == "same", (zr, at))
+check(
+    "C64 changed: differs at the first changed byte, w same",
+    zr.get("status") == "differs" and f"first at byte {at} of {z.nbytes}" in (zr.get("note") or "") and
+    rows(doc).get("w", {}).get("status") == "same", (zr, at))
 
 # ---- 1b. a PyTorch storage type tinygrad has no dtype for (ComplexFloatStorage: complex64) ----
 # Before: the whole diff was trouble (exit 2, "storage type torch.ComplexFloatStorage is not
@@ -161,28 +177,37 @@ write_pt(P("z1.pt"), {"z": pt_z(z.tobytes()), "w": pt_w})
 write_pt(P("z2.pt"), {"z": pt_z(z2.tobytes()), "w": pt_w})
 doc, err = diff_json("PyTorch complex same", P("z1.pt"), P("z1.pt"), code=0)
 zr, wr = rows(doc).get("z", {}), rows(doc).get("w", {})
-check("PyTorch complex same: by stored bytes, w compared", zr.get("status") == "same" and zr.get("numel") == 6 and
-      "stored bytes equal" in (zr.get("note") or "") and wr.get("status") == "same" and wr.get("numel") == f.size, (zr, wr, err))
+check(
+    "PyTorch complex same: by stored bytes, w compared",
+    zr.get("status") == "same" and zr.get("numel") == 6 and "stored bytes equal" in (zr.get("note") or "") and
+    wr.get("status") == "same" and wr.get("numel") == f.size, (zr, wr, err))
 doc, err = diff_json("PyTorch complex changed", P("z1.pt"), P("z2.pt"), code=1)
 zr, wr = rows(doc).get("z", {}), rows(doc).get("w", {})
-check("PyTorch complex changed: differs at the first changed byte, w same", zr.get("status") == "differs" and
-      f"first at byte {at} of {z.nbytes}" in (zr.get("note") or "") and wr.get("status") == "same" and wr.get("mismatched") == 0, (zr, wr))
+check(
+    "PyTorch complex changed: differs at the first changed byte, w same",
+    zr.get("status") == "differs" and f"first at byte {at} of {z.nbytes}" in (zr.get("note") or "") and
+    wr.get("status") == "same" and wr.get("mismatched") == 0, (zr, wr))
 rc, out, err = run("diff", P("z1.pt"), P("z2.pt"))
 z_line = next((l for l in out.splitlines() if l.startswith("z ")), "")
-check("PyTorch complex changed, text: exit 1, z differs naming the byte", rc == 1 and z_line.split()[1:2] == ["differs"] and
+check("PyTorch complex changed, text: "
+      "exit 1, z differs naming the byte", rc == 1 and z_line.split()[1:2] == ["differs"] and
       f"first at byte {at} of {z.nbytes}" in z_line, (rc, out, err))
 zt = z.reshape(3, 2)  # stored (3, 2), saved as its transpose: size (2, 3), stride (1, 2)
 write_pt(P("zt1.pt"), {"z": pt_z(zt.tobytes(), (2, 3), (1, 2)), "w": pt_w})
 write_pt(P("zt2.pt"), {"z": pt_z(zt.tobytes(), (2, 3), (1, 2)), "w": pt_w})
 doc, err = diff_json("PyTorch complex transposed", P("zt1.pt"), P("zt2.pt"), code=1)
 zr, wr = rows(doc).get("z", {}), rows(doc).get("w", {})
-check("PyTorch complex transposed: not comparable, with a note, w still compared", zr.get("status") == "not_comparable" and
-      zr.get("note") and zr.get("numel") is None and wr.get("status") == "same" and doc["summary"]["not_comparable"] == 1 and
-      doc["summary"]["compared"] == 1 and doc["summary"]["same"] == 1, (zr, wr, doc and doc["summary"], err))
+check(
+    "PyTorch complex transposed: not "
+    "comparable, with a note, w still compared",
+    zr.get("status") == "not_comparable" and zr.get("note") and zr.get("numel") is None and
+    wr.get("status") == "same" and doc["summary"]["not_comparable"] == 1 and doc["summary"]["compared"] == 1 and
+    doc["summary"]["same"] == 1, (zr, wr, doc and doc["summary"], err))
 rc, out, err = run("diff", P("zt1.pt"), P("zt2.pt"))
-check("PyTorch complex transposed, text: exit 1, z not comparable, counted", rc == 1 and
-      any(l.startswith("z ") and "not comparable" in l for l in out.splitlines()) and "1 not comparable" in out.splitlines()[-1],
-      (rc, out, err))
+check(
+    "PyTorch complex transposed, text: exit 1, z not comparable, counted", rc == 1 and
+    any(l.startswith("z ") and "not comparable" in l for l in out.splitlines()) and
+    "1 not comparable" in out.splitlines()[-1], (rc, out, err))
 
 # ---- 2. a sharded index with a shard missing ----
 os.makedirs(P("idx"), exist_ok=True)
@@ -201,15 +226,18 @@ def warned(err):
 
 def trouble(what, args):
   rc, out, err = run(*args)
-  check(f"{what}: exit 2, stdout empty, one line naming the shard and a tensor", rc == 2 and out == "" and
-        len(err.strip().splitlines()) == 1 and "s2.safetensors" in err and ("'bias'" in err or "'head'" in err), (rc, out, err))
+  check(
+      f"{what}: exit 2, stdout empty, one line naming the shard and a tensor", rc == 2 and out == "" and
+      len(err.strip().splitlines()) == 1 and "s2.safetensors" in err and ("'bias'" in err or "'head'" in err),
+      (rc, out, err))
 
 
 rc, out, err = run("diff", INDEX, P("full.safetensors"), "--name", "w")
-check("missing shard, diff --name w: the pair compared (exit 0) and the shard warned of", rc == 0 and "same" in out and warned(err),
-      (rc, out, err))
+check("missing shard, diff --name w: the pair "
+      "compared (exit 0) and the shard warned of", rc == 0 and "same" in out and warned(err), (rc, out, err))
 doc, err = diff_json("missing shard vs a file without its tensors", INDEX, P("w_only.safetensors"), code=1)
-check("missing shard vs a file without its tensors: only in A, and warned", doc and doc["summary"]["only_in_a"] == 2 and warned(err),
+check("missing shard vs a file without "
+      "its tensors: only in A, and warned", doc and doc["summary"]["only_in_a"] == 2 and warned(err),
       (doc and doc["summary"], err))
 trouble("missing shard, diff of a tensor it holds", ["diff", INDEX, P("full.safetensors")])
 trouble("missing shard, --stats", [INDEX, "--stats"])
@@ -234,15 +262,19 @@ for what, a, b in [("Q8_1 changed", P("a.gguf"), P("b.gguf")), ("quants", QUANTS
   if not lines:
     check(f"--jsonl {what}: lines", False, err_l)
     continue
-  check(f"--jsonl {what}: a line per pair, then the summary", len(lines) == len(whole["tensors"]) + 1 and
-        all(d["kind"] == "diff_tensor" for d in lines[:-1]) and lines[-1]["kind"] == "diff_summary", [d.get("kind") for d in lines])
+  check(
+      f"--jsonl {what}: a line per pair, then the summary",
+      len(lines) == len(whole["tensors"]) + 1 and all(d["kind"] == "diff_tensor" for d in lines[:-1]) and
+      lines[-1]["kind"] == "diff_summary", [d.get("kind") for d in lines])
   for d in lines:
     schema_ok(f"--jsonl {what}", d)
   strip = lambda d: {k: v for k, v in d.items() if k not in ("schema_version", "kind")}
-  check(f"--jsonl {what}: pair lines are --json's rows, same keys and values", [strip(d) for d in lines[:-1]] == whole["tensors"],
+  check(f"--jsonl {what}: pair lines are "
+        f"--json's rows, same keys and values", [strip(d) for d in lines[:-1]] == whole["tensors"],
         (lines[:2], whole["tensors"][:2]))
-  check(f"--jsonl {what}: the summary line is --json without its rows", strip(lines[-1]) == {k: v for k, v in strip(whole).items()
-                                                                                           if k != "tensors"}, lines[-1])
+  check(f"--jsonl {what}: the summary "
+        f"line is --json without its rows",
+        strip(lines[-1]) == {k: v for k, v in strip(whole).items() if k != "tensors"}, lines[-1])
 rc, out, err = run("diff", INDEX, P("full.safetensors"), "--jsonl")
 lines = out.splitlines()
 try:
@@ -251,7 +283,8 @@ except ValueError:
   ok = False
 check("--jsonl with a failing pair: the lines before stay whole, then exit 2 and one JSON error", ok, (rc, out, err))
 rc, out, err = run("diff", QUANTS, QUANTS, "--json", "--jsonl")
-check("--json with --jsonl: a usage error naming both", rc == 2 and out == "" and "--json" in err and "--jsonl" in err, (rc, out, err))
+check("--json with --jsonl: a "
+      "usage error naming both", rc == 2 and out == "" and "--json" in err and "--jsonl" in err, (rc, out, err))
 
 # ---- --ignore-dtype: a conversion check (float32 -> float16) decided by the values ----
 # float16 rounds 3.1 to 3.099609375 (NumPy): within rtol 0.05 of 3.0's difference, not within 1e-3.
@@ -266,8 +299,8 @@ for extra, want_status, want_rc in (((), "dtype_mismatch", 1), (("--ignore-dtype
   try:
     doc = json.loads(out)
     row = doc["tensors"][0]
-    ok = (rc == want_rc and row["status"] == want_status and row["dtype_a"] == "float32" and row["dtype_b"] == "float16" and
-          doc["ignore_dtype"] == bool(extra) and abs(row["max_rel"] - far) < 1e-12)
+    ok = (rc == want_rc and row["status"] == want_status and row["dtype_a"] == "float32" and
+          row["dtype_b"] == "float16" and doc["ignore_dtype"] == bool(extra) and abs(row["max_rel"] - far) < 1e-12)
     schema_ok(f"--ignore-dtype {extra}", doc)
   except (ValueError, KeyError, IndexError, TypeError):
     ok = False

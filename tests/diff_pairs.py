@@ -124,25 +124,34 @@ st(P("dtype.safetensors"), [("w", w), ("sq", sq), ("bias", bias16), ("emb", emb)
 st(P("removed.safetensors"), [("w", w), ("sq", sq), ("bias", bias), ("ids", ids)])
 
 doc = diff_json("identical copy", P("a.safetensors"), P("same.safetensors"), code=0)
-check("identical copy: all same", doc and doc["summary"]["same"] == 5 and doc["summary"]["compared"] == 5, doc and doc["summary"])
+check("identical copy: all same", doc and doc["summary"]["same"] == 5 and doc["summary"]["compared"] == 5, doc and
+      doc["summary"])
 
 doc = diff_json("one changed value", P("a.safetensors"), P("changed.safetensors"), code=1)
 r = rows(doc)
 # ids[2]: 2**53 + 1 -> 2**53 is within allclose's default rtol, as NumPy agrees.
-check("one changed value: statuses", {k: v["status"] for k, v in r.items()} ==
-      {"w": "differs", "sq": "same", "bias": "same", "emb": "same", "ids": "same"}, {k: v["status"] for k, v in r.items()})
+check("one changed value: statuses", {k: v["status"] for k, v in r.items()} == {
+    "w": "differs",
+    "sq": "same",
+    "bias": "same",
+    "emb": "same",
+    "ids": "same"
+}, {k: v["status"] for k, v in r.items()})
 check("one changed value: ids within tolerance as NumPy has it", np.allclose(ids, ids_changed))
 first = expect_figures("one changed value: w", r.get("w"), w, w_changed)
 check("one changed value: first index", r.get("w", {}).get("first_mismatch") == list(np.unravel_index(first, w.shape)),
       r.get("w", {}).get("first_mismatch"))
 doc = diff_json("zero tolerance", P("a.safetensors"), P("changed.safetensors"), "--rtol", "0", "--atol", "0", code=1)
 r0 = rows(doc)
-check("zero tolerance: ids differ beyond 2**53 (as float64 they are equal)",
-      r0.get("ids", {}).get("mismatched") == 1 and r0["ids"]["first_mismatch"] == [2] and float(2**53 + 1) == float(2**53), r0.get("ids"))
+check(
+    "zero tolerance: ids differ beyond 2**53 (as float64 they are equal)",
+    r0.get("ids", {}).get("mismatched") == 1 and r0["ids"]["first_mismatch"] == [2] and
+    float(2**53 + 1) == float(2**53), r0.get("ids"))
 
 doc = diff_json("transposed", P("a.safetensors"), P("transposed.safetensors"), code=1)
 r = rows(doc)
-check("transposed: w shape mismatch", r.get("w", {}).get("status") == "shape_mismatch" and r["w"]["shape_b"] == [8, 4], r.get("w"))
+check("transposed: w shape mismatch",
+      r.get("w", {}).get("status") == "shape_mismatch" and r["w"]["shape_b"] == [8, 4], r.get("w"))
 check("transposed: square tensor differs", r.get("sq", {}).get("status") == "differs", r.get("sq"))
 first = expect_figures("transposed: sq", r.get("sq"), sq, sq.T)
 check("transposed: sq first index", r.get("sq", {}).get("first_mismatch") == list(np.unravel_index(first, sq.shape)))
@@ -150,15 +159,19 @@ check("transposed: others same", all(r[k]["status"] == "same" for k in ("bias", 
 
 doc = diff_json("dtype changed", P("a.safetensors"), P("dtype.safetensors"), code=1)
 r = rows(doc)
-check("dtype changed: status", r.get("bias", {}).get("status") == "dtype_mismatch" and r["bias"]["dtype_b"] == "float16", r.get("bias"))
+check("dtype changed: status",
+      r.get("bias", {}).get("status") == "dtype_mismatch" and r["bias"]["dtype_b"] == "float16", r.get("bias"))
 expect_figures("dtype changed: bias", r.get("bias"), bias, bias16)
-check("dtype changed: summary", doc and doc["summary"]["dtype_mismatch"] == 1 and doc["summary"]["same"] == 4, doc and doc["summary"])
+check("dtype changed: summary", doc and doc["summary"]["dtype_mismatch"] == 1 and doc["summary"]["same"] == 4, doc and
+      doc["summary"])
 
 doc = diff_json("tensor removed", P("a.safetensors"), P("removed.safetensors"), code=1)
 r = rows(doc)
-check("tensor removed: only in A", r.get("emb", {}).get("status") == "only_in_a" and doc["summary"]["only_in_a"] == 1, r.get("emb"))
+check("tensor removed: only in A",
+      r.get("emb", {}).get("status") == "only_in_a" and doc["summary"]["only_in_a"] == 1, r.get("emb"))
 doc = diff_json("tensor added", P("removed.safetensors"), P("a.safetensors"), code=1)
-check("tensor added: only in B", doc and doc["summary"]["only_in_b"] == 1 and rows(doc).get("emb", {}).get("status") == "only_in_b")
+check("tensor added: only in B", doc and doc["summary"]["only_in_b"] == 1 and
+      rows(doc).get("emb", {}).get("status") == "only_in_b")
 
 rc, out, err = run(P("a.safetensors"), P("changed.safetensors"))
 check("text: exit 1", rc == 1, err)
@@ -171,9 +184,16 @@ check("--name glob: only the chosen", doc and sorted(rows(doc)) == ["bias", "sq"
 # ---- renames: Hugging Face names against GGUF-style names ----
 st(P("hf.safetensors"), [("model.layers.0.mlp.weight", w), ("model.norm.weight", bias)])
 st(P("ggufnames.safetensors"), [("blk.0.mlp.weight", w), ("output_norm.weight", bias)])
-doc = diff_json("rename", P("hf.safetensors"), P("ggufnames.safetensors"), "--rename-regex", r"^model\.layers\.(\d+)\.=blk.$1.",
-                "--rename", "model.norm.weight=output_norm.weight", code=0)
-check("rename: both paired", doc and doc["summary"]["same"] == 2 and doc["summary"]["compared"] == 2, doc and doc["summary"])
+doc = diff_json("rename",
+                P("hf.safetensors"),
+                P("ggufnames.safetensors"),
+                "--rename-regex",
+                r"^model\.layers\.(\d+)\.=blk.$1.",
+                "--rename",
+                "model.norm.weight=output_norm.weight",
+                code=0)
+check("rename: both paired", doc and doc["summary"]["same"] == 2 and doc["summary"]["compared"] == 2, doc and
+      doc["summary"])
 diff_json("without rename", P("hf.safetensors"), P("ggufnames.safetensors"), code=1)
 
 # --name selects by A's names (or what they are renamed to); the partners in B come along,
@@ -181,18 +201,26 @@ diff_json("without rename", P("hf.safetensors"), P("ggufnames.safetensors"), cod
 # --name 'enc.*' kept A's enc.w but not its partner dec.w, so "enc.w only in A", exit 1.
 st(P("r1.safetensors"), [("enc.w", np.ones(4, "<f4")), ("enc.b", np.zeros(2, "<f4"))])
 st(P("r2.safetensors"), [("dec.w", np.ones(4, "<f4")), ("enc.b", np.zeros(2, "<f4")), ("enc.extra", np.ones(3, "<f4"))])
-pairs = lambda doc: sorted(((r["name_a"] or ""), (r["name_b"] or ""), r["status"]) for r in doc["tensors"]) if doc else None
+pairs = lambda doc: sorted(
+    ((r["name_a"] or ""), (r["name_b"] or ""), r["status"]) for r in doc["tensors"]) if doc else None
 for glob, want, code in [
     ("enc.*", [("", "enc.extra", "only_in_b"), ("enc.b", "enc.b", "same"), ("enc.w", "dec.w", "same")], 1),
     ("enc.w", [("enc.w", "dec.w", "same")], 0),
     ("dec.*", [("enc.w", "dec.w", "same")], 0),
     ("*.b", [("enc.b", "enc.b", "same")], 0),
     ("enc.extra", [("", "enc.extra", "only_in_b")], 1)]:
-  doc = diff_json(f"--rename enc.w=dec.w --name {glob}", P("r1.safetensors"), P("r2.safetensors"), "--rename", "enc.w=dec.w",
-                  "--name", glob, code=code)
+  doc = diff_json(f"--rename enc.w=dec.w --name {glob}",
+                  P("r1.safetensors"),
+                  P("r2.safetensors"),
+                  "--rename",
+                  "enc.w=dec.w",
+                  "--name",
+                  glob,
+                  code=code)
   check(f"--rename enc.w=dec.w --name {glob}: pairs", pairs(doc) == want, pairs(doc))
 rc, out, err = run(P("r1.safetensors"), P("r2.safetensors"), "--rename", "enc.w=dec.w", "--name", "enc.w")
-check("--rename with --name, text: the pair in one row", rc == 0 and "enc.w -> dec.w" in out and "only in" not in out.splitlines()[1],
+check("--rename with --name, "
+      "text: the pair in one row", rc == 0 and "enc.w -> dec.w" in out and "only in" not in out.splitlines()[1],
       f"{rc} {out!r} {err!r}")
 
 
@@ -216,12 +244,14 @@ write_gguf(P("f32.gguf"), [("big", big.shape, 0, big.tobytes())])
 write_gguf(P("q8.gguf"), [("big", big.shape, 8, raw_q)])
 doc = diff_json("quantized copy", P("f32.gguf"), P("q8.gguf"), code=1)
 r = rows(doc)
-check("quantized copy: differs, same dtype", r.get("big", {}).get("status") == "differs" and r["big"]["dtype_b"] == "float32", r.get("big"))
+check("quantized copy: differs, same dtype",
+      r.get("big", {}).get("status") == "differs" and r["big"]["dtype_b"] == "float32", r.get("big"))
 expect_figures("quantized copy", r.get("big"), big, deq.reshape(big.shape))
 tol = float(np.abs(big.astype(np.float64) - deq.reshape(big.shape)).max()) * 1.01
 doc = diff_json("quantized copy within --atol", P("f32.gguf"), P("q8.gguf"), "--rtol", "0", "--atol", repr(tol), code=0)
 doc = diff_json("safetensors vs GGUF", P("a.safetensors"), P("f32.gguf"), code=1)
-check("safetensors vs GGUF: nothing shared", doc and doc["summary"]["only_in_a"] == 5 and doc["summary"]["only_in_b"] == 1)
+check("safetensors vs GGUF: nothing shared", doc and doc["summary"]["only_in_a"] == 5 and
+      doc["summary"]["only_in_b"] == 1)
 
 # ---- NumPy files: .npy pairs (by position), .npz, NaN policy, -0.0 and --exact ----
 x = np.array([1.0, np.nan, -0.0, np.inf, 2.5], np.float32)
@@ -230,15 +260,16 @@ np.save(P("x.npy"), x)
 np.save(P("y.npy"), y)
 doc = diff_json("npy NaN equal", P("x.npy"), P("y.npy"), code=0)
 doc = diff_json("npy --nan-differs", P("x.npy"), P("y.npy"), "--nan-differs", code=1)
-check("--nan-differs: one mismatch at [1]", doc and doc["tensors"][0]["mismatched"] == 1 and doc["tensors"][0]["first_mismatch"] == [1],
-      doc and doc["tensors"][0])
+check("--nan-differs: one mismatch at [1]", doc and doc["tensors"][0]["mismatched"] == 1 and
+      doc["tensors"][0]["first_mismatch"] == [1], doc and doc["tensors"][0])
 doc = diff_json("npy --exact", P("x.npy"), P("y.npy"), "--exact", code=1)
-check("--exact: -0.0 vs 0.0 at [2]", doc and doc["tensors"][0]["mismatched"] == 1 and doc["tensors"][0]["first_mismatch"] == [2],
-      doc and doc["tensors"][0])
+check("--exact: -0.0 vs 0.0 at [2]", doc and doc["tensors"][0]["mismatched"] == 1 and
+      doc["tensors"][0]["first_mismatch"] == [2], doc and doc["tensors"][0])
 # Infinities that differ: NumPy's figures for max_abs and rmse (inf); max_rel is inf where
 # |a - b| is (NumPy's inf / inf is nan, which a max would drop: the old 0), and no cosine
 # (NumPy's dot over norms is nan), however well the finite pairs agree.
-for a_vals, b_vals in (([np.inf, -np.inf], [np.inf, np.inf]), ([np.inf, 1.0], [1.0, 1.0]), ([1.0, 3.0], [-np.inf, 3.0])):
+for a_vals, b_vals in (([np.inf, -np.inf], [np.inf, np.inf]), ([np.inf, 1.0], [1.0, 1.0]), ([1.0, 3.0], [-np.inf,
+                                                                                                         3.0])):
   np.save(P("ia.npy"), np.array(a_vals, np.float64))
   np.save(P("ib.npy"), np.array(b_vals, np.float64))
   doc = diff_json(f"infinities {a_vals} vs {b_vals}", P("ia.npy"), P("ib.npy"), code=1)
@@ -250,12 +281,14 @@ for a_vals, b_vals in (([np.inf, -np.inf], [np.inf, np.inf]), ([np.inf, 1.0], [1
   check(f"infinities {a_vals}: max_abs, rmse as NumPy", row and close(row["max_abs"], float(d.max()))
         and close(row["rmse"], float(np.sqrt(np.mean(d * d)))), row)
   check(f"infinities {a_vals}: max_rel inf", row and row["max_rel"] == "inf", row)
-  check(f"infinities {a_vals}: no cosine (NumPy: {numpy_cosine})", row and row["cosine"] is None and not np.isfinite(numpy_cosine), row)
+  check(f"infinities {a_vals}: no "
+        f"cosine (NumPy: {numpy_cosine})", row and row["cosine"] is None and not np.isfinite(numpy_cosine), row)
 # Two of A's tensors renamed onto one of B's is a usage error naming both (one was shown
 # "only in A" though B holds its name); a NaN tolerance says what it got.
 np.savez(P("ra.npz"), w=np.ones(2), b=np.zeros(2))
 rc, out, err = run(P("ra.npz"), P("ra.npz"), "--rename", "w=b")
-check("--rename onto a name A already pairs: exit 2 naming both", rc == 2 and out == "" and "'w'" in err and "'b'" in err, f"{rc} {err!r}")
+check("--rename onto a name A already "
+      "pairs: exit 2 naming both", rc == 2 and out == "" and "'w'" in err and "'b'" in err, f"{rc} {err!r}")
 rc, out, err = run(P("ra.npz"), P("ra.npz"), "--rename", "w=b", "--rename", "b=w")
 check("--rename swapping two names pairs them crosswise", rc == 1 and "differs" in out, f"{rc} {out!r} {err!r}")
 rc, out, err = run(P("ra.npz"), P("ra.npz"), "--atol", "nan")
@@ -263,7 +296,8 @@ check("--atol nan: a usage error that shows the value", rc == 2 and "nan" in err
 doc = diff_json("npy vs literal", P("y.npy"), "[1.0, 2.0]", code=1)
 check("npy vs literal: shape mismatch", doc and doc["tensors"][0]["status"] == "shape_mismatch")
 doc = diff_json("literal vs literal", "[1, 2, 3]", "[1, 2, 4]", code=1)
-check("literal vs literal: int figures", doc and doc["tensors"][0]["max_abs"] == 1.0 and doc["tensors"][0]["first_mismatch"] == [2])
+check("literal vs literal: int figures", doc and doc["tensors"][0]["max_abs"] == 1.0 and
+      doc["tensors"][0]["first_mismatch"] == [2])
 
 np.savez(P("a.npz"), w=w, bias=bias)
 np.savez_compressed(P("b.npz"), w=w_changed, bias=bias)
@@ -311,43 +345,60 @@ if torch is not None:
   check("torch.save: identical copy, all same", doc and doc["summary"]["same"] == 5, doc and doc["summary"])
   doc = diff_json("torch.save: changed values", P("t.pt"), P("t_changed.pt"), code=1)
   r = rows(doc)
-  check("torch.save: changed values, statuses", {k: v["status"] for k, v in r.items()} ==
-        {"w": "differs", "h": "same", "bf": "differs", "ids": "same", "wt": "same"}, {k: v["status"] for k, v in r.items()})
+  check("torch.save: changed values, statuses", {k: v["status"] for k, v in r.items()} == {
+      "w": "differs",
+      "h": "same",
+      "bf": "differs",
+      "ids": "same",
+      "wt": "same"
+  }, {k: v["status"] for k, v in r.items()})
   for k in ("w", "bf"):
     first = expect_figures(f"torch.save: changed {k}", r.get(k), np_of(sd[k]), np_of(changed[k]))
-    check(f"torch.save: changed {k}, first index", r.get(k, {}).get("first_mismatch") == list(np.unravel_index(first, sd[k].shape)))
+    check(f"torch.save: changed {k}, first index",
+          r.get(k, {}).get("first_mismatch") == list(np.unravel_index(first, sd[k].shape)))
   doc = diff_json("torch.save: transposed", P("t.pt"), P("t_transposed.pt"), code=1)
   check("torch.save: transposed, shape mismatch", rows(doc).get("w", {}).get("status") == "shape_mismatch")
   doc = diff_json("torch.save: dtype changed", P("t.pt"), P("t_dtype.pt"), code=1)
   r = rows(doc)
-  check("torch.save: dtype changed", r.get("h", {}).get("status") == "dtype_mismatch" and r["h"]["dtype_b"] == "float32", r.get("h"))
+  check("torch.save: dtype changed",
+        r.get("h", {}).get("status") == "dtype_mismatch" and r["h"]["dtype_b"] == "float32", r.get("h"))
   expect_figures("torch.save: dtype changed h", r.get("h"), np_of(sd["h"]), np_of(sd["h"].float()))
   doc = diff_json("torch.save: removed", P("t.pt"), P("t_removed.pt"), code=1)
-  check("torch.save: removed, only in A", rows(doc).get("ids", {}).get("status") == "only_in_a" and doc["summary"]["same"] == 4)
+  check("torch.save: removed, only in A",
+        rows(doc).get("ids", {}).get("status") == "only_in_a" and doc["summary"]["same"] == 4)
   np.savez(P("t_as_npz.npz"), **{k: np_of(v) for k, v in sd.items() if k != "bf"})
   doc = diff_json("torch.save vs np.savez of .numpy()", P("t.pt"), P("t_as_npz.npz"), code=1)
   r = rows(doc)
-  check("torch.save vs npz: shared tensors same, bf only in A", all(r[k]["status"] == "same" for k in ("w", "h", "ids", "wt")) and
-        r["bf"]["status"] == "only_in_a", {k: v["status"] for k, v in r.items()})
+  check("torch.save vs npz: shared "
+        "tensors same, bf only in A",
+        all(r[k]["status"] == "same" for k in ("w", "h", "ids", "wt")) and r["bf"]["status"] == "only_in_a",
+        {k: v["status"] for k, v in r.items()})
 
 # ---- sharded index and a model folder against one file ----
 shard = os.path.join(ROOT, "samples", "sharded")
-st(P("unsharded.safetensors"), [("embed.weight", np.array([[1, 2], [3, 4]], "<f4")), ("layer.0.bias", np.array([0.5, -0.5], "<f2")),
-                                 ("layer.1.weight", np.array([7, -8, 9], "<i4")), ("lm_head.weight", np.array([[0.25, -0.75]], "<f4"))])
-doc = diff_json("index vs file", os.path.join(shard, "model.safetensors.index.json"), P("unsharded.safetensors"), code=0)
+st(P("unsharded.safetensors"), [("embed.weight", np.array([[1, 2], [3, 4]], "<f4")),
+                                ("layer.0.bias", np.array([0.5, -0.5], "<f2")),
+                                ("layer.1.weight", np.array([7, -8, 9], "<i4")),
+                                ("lm_head.weight", np.array([[0.25, -0.75]], "<f4"))])
+doc = diff_json("index vs file",
+                os.path.join(shard, "model.safetensors.index.json"),
+                P("unsharded.safetensors"),
+                code=0)
 check("index vs file: 4 same", doc and doc["summary"]["same"] == 4, doc and doc["summary"])
 doc = diff_json("folder vs file", shard, P("unsharded.safetensors"), code=0)
 check("folder vs file: 4 same", doc and doc["summary"]["same"] == 4, doc and doc["summary"])
 
 with open(P("w.npy"), "rb") as f:
   p = subprocess.run([BIN, "diff", "-", P("w.npy"), "--json"], stdin=f, capture_output=True, text=True, timeout=60)
-check("standard input vs file: same", p.returncode == 0 and json.loads(p.stdout)["summary"]["same"] == 1, (p.returncode, p.stderr))
+check("standard input vs file: same", p.returncode == 0 and json.loads(p.stdout)["summary"]["same"] == 1,
+      (p.returncode, p.stderr))
 
 # ---- trouble is 2 ----
 rc, out, err = run("-", "-")
 check("both on stdin: exit 2", rc == 2 and out == "", (rc, err))
 rc, out, err = run(P("a.safetensors"), P("missing.safetensors"))
-check("missing file: exit 2, nothing on stdout, one line", rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (rc, out, err))
+check("missing file: exit 2, "
+      "nothing on stdout, one line", rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (rc, out, err))
 rc, out, err = run(P("a.safetensors"), P("same.safetensors"), "--rtol", "-1")
 check("bad tolerance: exit 2", rc == 2 and out == "", (rc, out, err))
 
@@ -359,7 +410,8 @@ with open(P("idx/model.safetensors.index.json"), "w") as f:
 st(P("full.safetensors"), [("w", w), ("bias", bias)])
 rc, out, err = run(P("idx/model.safetensors.index.json"), P("full.safetensors"))
 check("missing shard: exit 2", rc == 2, f"got {rc}; out {out!r}")
-check("missing shard: names the tensor and the shard", "'bias'" in err and "s2.safetensors" in err and "cannot be read" in err, err)
+check("missing shard: names "
+      "the tensor and the shard", "'bias'" in err and "s2.safetensors" in err and "cannot be read" in err, err)
 check("missing shard: nothing on stdout", out == "", out)
 
 sys.exit(tally.summary())

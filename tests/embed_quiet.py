@@ -22,6 +22,6 @@ for sample in ("weights_f32.npy", "mixed.safetensors", "arrays.npz"):
         (p.returncode, p.stdout[:200], p.stderr[:200]))
 p = subprocess.run([EMBED, f"{ROOT}/samples/weights_f32.npy", "info"], capture_output=True)
 err = p.stderr.decode(errors="replace")
-check("asked for info: 'data(): ... realized' on stderr, stdout still empty",
-      p.returncode == 0 and p.stdout == b"" and "tensor_inspect: info: data(): float32" in err, (p.returncode, p.stdout[:200], err[:300]))
+check("asked for info: 'data(): ... realized' on stderr, stdout still empty", p.returncode == 0 and p.stdout == b"" and
+      "tensor_inspect: info: data(): float32" in err, (p.returncode, p.stdout[:200], err[:300]))
 sys.exit(1 if failures else 0)

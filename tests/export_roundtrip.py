@@ -28,13 +28,22 @@ def same_bits(a, b):
 
 
 rng = np.random.default_rng(26)
-arrays = {"bool": rng.random((3, 4)) > 0.5, "int8": rng.integers(-128, 128, (5,), dtype=np.int8),
-          "uint8": rng.integers(0, 256, (2, 3), dtype=np.uint8), "int16": rng.integers(-2**15, 2**15, (4, 2), dtype=np.int16),
-          "uint16": rng.integers(0, 2**16, (3,), dtype=np.uint16), "int32": rng.integers(-2**31, 2**31, (2, 2, 2), dtype=np.int32),
-          "uint32": rng.integers(0, 2**32, (7,), dtype=np.uint32), "int64": np.array([[-2**63, 2**62], [1, -1]], np.int64),
-          "uint64": np.array([2**64 - 1, 0, 12345], np.uint64), "float16": np.array([1.5, -0.0, np.inf, 65504], np.float16),
-          "float32": np.array([[np.nan, -0.0, 1e-45], [3.4e38, -1.0, 0.1]], np.float32), "float64": rng.standard_normal((3, 3)),
-          "0-d": np.array(7.25, np.float32), "empty": np.zeros((0, 3), np.int16)}
+arrays = {
+    "bool": rng.random((3, 4)) > 0.5,
+    "int8": rng.integers(-128, 128, (5,), dtype=np.int8),
+    "uint8": rng.integers(0, 256, (2, 3), dtype=np.uint8),
+    "int16": rng.integers(-2**15, 2**15, (4, 2), dtype=np.int16),
+    "uint16": rng.integers(0, 2**16, (3,), dtype=np.uint16),
+    "int32": rng.integers(-2**31, 2**31, (2, 2, 2), dtype=np.int32),
+    "uint32": rng.integers(0, 2**32, (7,), dtype=np.uint32),
+    "int64": np.array([[-2**63, 2**62], [1, -1]], np.int64),
+    "uint64": np.array([2**64 - 1, 0, 12345], np.uint64),
+    "float16": np.array([1.5, -0.0, np.inf, 65504], np.float16),
+    "float32": np.array([[np.nan, -0.0, 1e-45], [3.4e38, -1.0, 0.1]], np.float32),
+    "float64": rng.standard_normal((3, 3)),
+    "0-d": np.array(7.25, np.float32),
+    "empty": np.zeros((0, 3), np.int16)
+}
 for name, a in arrays.items():
   variants = {"": a, " big-endian": a.astype(a.dtype.newbyteorder(">")), " Fortran order": np.asfortranarray(a)}
   for how, v in variants.items():
@@ -62,8 +71,10 @@ def read_safetensors(p):
   with open(p, "rb") as f: b = f.read()
   n = struct.unpack("<Q", b[:8])[0]
   h = json.loads(b[8:8 + n])
-  return h.pop("__metadata__", None), {k: (v["dtype"], b[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]], tuple(v["shape"]))
-                                        for k, v in h.items()}
+  return h.pop("__metadata__", None), {
+      k: (v["dtype"], b[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]], tuple(v["shape"]))
+      for k, v in h.items()
+  }
 
 
 bf = (rng.standard_normal(6).astype(np.float32).view(np.uint32) >> 16).astype("<u2").tobytes()
@@ -75,27 +86,40 @@ rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.*", "-o
 meta, got = read_safetensors(path("sel.safetensors")) if rc == 0 else (None, {})
 tally.check("--name 'layers.*' to .safetensors: the three tensors, bytes, tags and shapes as written (BF16 too)",
             got == {k: v for k, v in src.items() if k.startswith("layers.")}, f"{rc} {err!r} {sorted(got)}")
-tally.check("... with a __metadata__ naming the source", meta is not None and meta.get("source") == path("src.safetensors"), repr(meta))
+tally.check("... with a __metadata__ "
+            "naming the source", meta is not None and meta.get("source") == path("src.safetensors"), repr(meta))
 
 a = rng.standard_normal((4, 6)).astype(np.float32)
 np.save(path("a.npy"), a)
 rc, out, err = run(["export", path("a.npy"), "-e", "x[1:, ::2] * 2", "-o", path("expr.npy")])
-tally.check("-e 'x[1:, ::2] * 2': NumPy's a[1:, ::2] * 2", rc == 0 and same_bits(np.load(path("expr.npy")), a[1:, ::2] * np.float32(2)), err)
-rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", "float32", "-o", path("bf.npy")])
+tally.check("-e 'x[1:, ::2] * 2': "
+            "NumPy's a[1:, ::2] * 2", rc == 0 and same_bits(np.load(path("expr.npy")), a[1:, ::2] * np.float32(2)), err)
+rc, out, err = run(
+    ["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", "float32", "-o",
+     path("bf.npy")])
 want = (np.frombuffer(bf, "<u2").astype(np.uint32) << 16).view(np.float32)
-tally.check("bfloat16 --dtype float32 to .npy: the values widened", rc == 0 and same_bits(np.load(path("bf.npy")), want), err)
+tally.check("bfloat16 --dtype float32 to "
+            ".npy: the values widened", rc == 0 and same_bits(np.load(path("bf.npy")), want), err)
 # --dtype reads the one table of names every option reads (docs/inspect.md): short names, torch's, tags.
 for i, name in enumerate(["f32", "torch.float32", "F32", "np.float32"]):
-  rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", name, "-o", path(f"bf_{i}.npy")])
-  tally.check(f"--dtype {name}: float32 as with --dtype float32", rc == 0 and same_bits(np.load(path(f"bf_{i}.npy")), want), err)
-rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", "bogus", "-o", path("bf_x.npy")])
-tally.check("--dtype bogus: exit 2 naming the option and listing the names, nothing written",
-            rc == 2 and "--dtype" in err and "bogus" in err and "bfloat16" in err and not os.path.exists(path("bf_x.npy")), err)
+  rc, out, err = run(
+      ["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", name, "-o",
+       path(f"bf_{i}.npy")])
+  tally.check(f"--dtype {name}: float32 "
+              f"as with --dtype float32", rc == 0 and same_bits(np.load(path(f"bf_{i}.npy")), want), err)
+rc, out, err = run(
+    ["export", path("src.safetensors"), "--name", "layers.0.b", "--dtype", "bogus", "-o",
+     path("bf_x.npy")])
+tally.check(
+    "--dtype bogus: exit 2 naming the option and listing the names, nothing written", rc == 2 and "--dtype" in err and
+    "bogus" in err and "bfloat16" in err and not os.path.exists(path("bf_x.npy")), err)
 rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.0.b", "-o", path("bf2.npy")])
 tally.check("bfloat16 to .npy without --dtype: exit 2 (NumPy has no bfloat16), nothing written",
             rc == 2 and not os.path.exists(path("bf2.npy")) and "bfloat16" in err, err)
 
-rc, out, err = run(["export", path("src.safetensors"), "--name", "layers.*", "--dtype", "float32", "-o", path("sel.npz")])
+rc, out, err = run(
+    ["export", path("src.safetensors"), "--name", "layers.*", "--dtype", "float32", "-o",
+     path("sel.npz")])
 try:
   with np.load(path("sel.npz")) as z:
     got = {k: z[k] for k in z.files}
@@ -116,19 +140,23 @@ for name in ["q4_0", "q4_k", "q8_0"]:
   shown = json.loads(subprocess.run([BIN, quants, "--name", name, "--json"], capture_output=True, text=True).stdout)
   try:
     back = np.load(path(f"{name}.npy"))
-    ok = rc == 0 and back.dtype == np.float32 and back.tolist() == shown["tolist"] and list(back.shape) == shown["shape"]
+    ok = rc == 0 and back.dtype == np.float32 and back.tolist() == shown["tolist"] and list(
+        back.shape) == shown["shape"]
   except Exception as e:  # noqa: BLE001
     ok, back = False, e
-  tally.check(f"GGUF {name} to .npy: float32, equal to the tool's own printed (dequantized) values", ok, f"{rc} {err!r}")
+  tally.check(f"GGUF {name} to .npy: float32, equal to "
+              f"the tool's own printed (dequantized) values", ok, f"{rc} {err!r}")
 
 with open(path("exists.npy"), "wb") as f: f.write(b"keep")
 rc, out, err = run(["export", path("a.npy"), "-o", path("exists.npy")])
 with open(path("exists.npy"), "rb") as f: kept = f.read()
-tally.check("an existing output: exit 2 naming --force, the file untouched", rc == 2 and "--force" in err and kept == b"keep", err)
+tally.check("an existing output: exit 2 naming "
+            "--force, the file untouched", rc == 2 and "--force" in err and kept == b"keep", err)
 rc, out, err = run(["export", path("a.npy"), "-o", path("exists.npy"), "--force"])
 tally.check("... replaced with --force", rc == 0 and same_bits(np.load(path("exists.npy")), a), err)
 rc, out, err = run(["export", path("a.npy"), "-o", path("a.npy"), "--force"])
-tally.check("the input as output, even with --force: exit 2, the input untouched", rc == 2 and same_bits(np.load(path("a.npy")), a), err)
+tally.check("the input as output, even with "
+            "--force: exit 2, the input untouched", rc == 2 and same_bits(np.load(path("a.npy")), a), err)
 rc, out, err = run(["export", path("src.safetensors"), "--all", "-o", path("two.npy")])
 tally.check("several tensors to .npy: exit 2, nothing written", rc == 2 and not os.path.exists(path("two.npy")), err)
 leftovers = [n for n in os.listdir(tmp) if ".tmp-" in n]

@@ -51,7 +51,8 @@ def end_records(data):
   if end < 20 or data[end - 20:end - 16] != b"PK\x06\x07":
     return classic, None
   _, _, z64_at, disks = struct.unpack("<IIQI", data[end - 20:end])
-  sig, rec_size, made, need, _, _, n_disk64, n64, cd_size64, cd_off64 = struct.unpack("<IQHHIIQQQQ", data[z64_at:z64_at + 56])
+  sig, rec_size, made, need, _, _, n_disk64, n64, cd_size64, cd_off64 = struct.unpack(
+      "<IQHHIIQQQQ", data[z64_at:z64_at + 56])
   z64 = {"sig": sig, "size": rec_size, "need": need, "entries": n64, "cd_size": cd_size64, "cd_offset": cd_off64,
          "disks": disks, "right_before_locator": z64_at + 56 == end - 20}
   return classic, z64
@@ -85,10 +86,10 @@ try:
   classic, z64 = end_records(data)
   central = central_zip64_fields(data)
   infos = zipfile.ZipFile(io.BytesIO(data)).infolist()
-  ok = (z64 is not None and z64["sig"] == 0x06064b50 and z64["size"] == 44 and z64["need"] == 45 and z64["disks"] == 1
-        and z64["right_before_locator"] and z64["entries"] == len(arrays)
-        and classic["cd_size"] == 0xFFFFFFFF and classic["cd_offset"] == 0xFFFFFFFF and classic["entries"] == len(arrays)
-        and z64["cd_offset"] + z64["cd_size"] == data.rindex(b"PK\x06\x06"))
+  ok = (z64 is not None and z64["sig"] == 0x06064b50 and z64["size"] == 44 and z64["need"] == 45 and
+        z64["disks"] == 1 and z64["right_before_locator"] and z64["entries"] == len(arrays) and
+        classic["cd_size"] == 0xFFFFFFFF and classic["cd_offset"] == 0xFFFFFFFF and
+        classic["entries"] == len(arrays) and z64["cd_offset"] + z64["cd_size"] == data.rindex(b"PK\x06\x06"))
   tally.check("... ends with a zip64 end record (44 bytes after its size field, 4.5 needed) and locator, "
               "the classic record's offset and size 0xFFFFFFFF", ok, f"{classic} {z64}")
   ok = len(central) == len(arrays) and all(
@@ -107,15 +108,16 @@ try:
 except Exception as e:  # noqa: BLE001
   tally.check("... zip64 records parsed by hand", False, repr(e))
 rc, out, err = run([path("z64.npz"), "--name", "b", "--json"])
-tally.check("... and the tool reads its own zip64 archive back", rc == 0 and b'"tolist": [-3, -2' in out.replace(b"\n", b""),
+tally.check("... and the tool reads "
+            "its own zip64 archive back", rc == 0 and b'"tolist": [-3, -2' in out.replace(b"\n", b""),
             err + out.decode()[:200])
 
 rc, _, err = run(["export", path("src.npz"), "--all", "-o", path("plain.npz")])
 data = open(path("plain.npz"), "rb").read() if rc == 0 else b""
 classic, z64 = end_records(data) if data else (None, "?")
-tally.check("without the switch: no zip64 record in a small archive, read back equal",
-            rc == 0 and z64 is None and npz_members_equal(data) and all(c["zip64"] is None for c in central_zip64_fields(data)),
-            err)
+tally.check(
+    "without the switch: no zip64 record in a small archive, read back equal", rc == 0 and z64 is None and
+    npz_members_equal(data) and all(c["zip64"] is None for c in central_zip64_fields(data)), err)
 
 # 2. Standard output: a pipe (not seekable: data descriptors), a file the shell opened.
 rc, out, err = run(["export", path("src.npz"), "--all", "--format", "npz", "-o", "-"])
@@ -123,9 +125,11 @@ try:
   infos = zipfile.ZipFile(io.BytesIO(out)).infolist()
   ok = rc == 0 and npz_members_equal(out) and all(i.flag_bits & 0x08 for i in infos)
   for i in infos:  # each member's data is followed by its descriptor: signature, CRC-32, 4-byte sizes
-    _, _, _, _, _, _, crc, csize, usize, nlen, xlen = struct.unpack("<IHHHHHIIIHH", out[i.header_offset:i.header_offset + 30])
+    _, _, _, _, _, _, crc, csize, usize, nlen, xlen = struct.unpack("<IHHHHHIIIHH",
+                                                                    out[i.header_offset:i.header_offset + 30])
     end = i.header_offset + 30 + nlen + xlen + i.file_size
-    ok = ok and (crc, csize, usize) == (0, 0, 0) and out[end:end + 16] == struct.pack("<IIII", 0x08074b50, i.CRC, i.file_size, i.file_size)
+    ok = ok and (crc, csize, usize) == (0, 0, 0) and out[end:end + 16] == struct.pack(
+        "<IIII", 0x08074b50, i.CRC, i.file_size, i.file_size)
 except Exception as e:  # noqa: BLE001
   ok, err = False, err + repr(e)
 tally.check("-o - --format npz into a pipe: np.load reads it equal; each member streamed with a data descriptor "
@@ -143,14 +147,19 @@ except Exception as e:  # noqa: BLE001
 tally.check("... zip64 and streamed: descriptors with 8-byte sizes, read back equal", ok, err)
 
 with open(path("stdout.safetensors"), "wb") as f:
-  rc, _, err = run(["export", path("src.npz"), "--name", "w", "--name", "b", "--format", "safetensors", "-o", "-"], stdout=f)
+  rc, _, err = run(
+      ["export", path("src.npz"), "--name", "w", "--name", "b", "--format", "safetensors", "-o", "-"], stdout=f)
 try:
   b = open(path("stdout.safetensors"), "rb").read()
   n = struct.unpack("<Q", b[:8])[0]
   import json
   h = json.loads(b[8:8 + n])
-  got = {k: np.frombuffer(b[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]], {"F32": "<f4", "I64": "<i8"}[v["dtype"]])
-         .reshape(v["shape"]) for k, v in h.items() if k != "__metadata__"}
+  got = {
+      k: np.frombuffer(b[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]], {
+          "F32": "<f4",
+          "I64": "<i8"
+      }[v["dtype"]]).reshape(v["shape"]) for k, v in h.items() if k != "__metadata__"
+  }
   ok = rc == 0 and sorted(got) == ["b", "w"] and all(same_bits(got[k], arrays[k]) for k in got)
 except Exception as e:  # noqa: BLE001
   ok, err = False, err + repr(e)
@@ -166,7 +175,8 @@ with open(path("appended.npz"), "wb") as f: f.write(b"KEEP")
 with open(path("appended.npz"), "ab") as f:  # appending cannot seek back: streamed with descriptors
   rc, _, err = run(["export", path("src.npz"), "--all", "--format", "npz", "-o", "-"], stdout=f)
 b = open(path("appended.npz"), "rb").read()
-tally.check("... and an .npz appended: streamed (descriptors), read back equal", rc == 0 and b[:4] == b"KEEP" and npz_members_equal(b[4:]), err)
+tally.check("... and an .npz appended: streamed "
+            "(descriptors), read back equal", rc == 0 and b[:4] == b"KEEP" and npz_members_equal(b[4:]), err)
 
 os.mkfifo(path("fifo.npz"))
 import threading
@@ -183,14 +193,17 @@ tally.check("-o FIFO.npz (exists, no --force needed): written through, streamed,
             __import__("stat").S_ISFIFO(os.stat(path("fifo.npz")).st_mode), err)
 
 rc, out, err = run(["export", path("src.npz"), "--name", "w", "-o", "-"])
-tally.check("-o - without --format: exit 2 naming --format, nothing on stdout", rc == 2 and "--format" in err and out == b"", err)
+tally.check("-o - without --format: exit 2 "
+            "naming --format, nothing on stdout", rc == 2 and "--format" in err and out == b"", err)
 rc, out, err = run(["export", path("src.npz"), "--name", "w", "--format", "npz", "-o", path("x.npy")])
 tally.check("--format npz -o x.npy: exit 2 (they contradict), nothing written",
             rc == 2 and "contradicts" in err and not os.path.exists(path("x.npy")), err)
 rc, out, err = run(["export", path("src.npz"), "--name", "w", "--format", "png", "-o", "-"])
-tally.check("--format png: exit 2 naming the three formats", rc == 2 and "npy, npz or safetensors" in err and out == b"", err)
+tally.check("--format png: exit 2 "
+            "naming the three formats", rc == 2 and "npy, npz or safetensors" in err and out == b"", err)
 rc, out, err = run(["export", path("src.npz"), "--name", "w", "--format", "npy", "-o", path("noext")])
-tally.check("--format npy -o noext: written as .npy", rc == 0 and same_bits(np.load(path("noext"), allow_pickle=False), arrays["w"]), err)
+tally.check("--format npy -o noext: written as .npy", rc == 0 and
+            same_bits(np.load(path("noext"), allow_pickle=False), arrays["w"]), err)
 
 master, slave = pty.openpty()
 rc, out, err = run(["export", path("src.npz"), "--name", "w", "--format", "npy", "-o", "-"], stdout=slave)
@@ -201,8 +214,8 @@ try:
 except (BlockingIOError, OSError):
   leaked = b""
 os.close(master)
-tally.check("-o - on a terminal: exit 2 naming it, no byte on the terminal", rc == 2 and "terminal" in err and not leaked,
-            f"{err} {leaked[:40]!r}")
+tally.check("-o - on a terminal: exit 2 naming "
+            "it, no byte on the terminal", rc == 2 and "terminal" in err and not leaked, f"{err} {leaked[:40]!r}")
 
 leftovers = [n for n in os.listdir(tmp) if ".tmp-" in n]
 tally.check("no temporary file is left behind", not leftovers, repr(leftovers))

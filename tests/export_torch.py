@@ -68,7 +68,8 @@ if rc == 0:
     raw = bytearray(b[8 + n + start:8 + n + end])
     t = torch.frombuffer(raw, dtype=by_tag[h["dtype"]]) if raw else torch.empty(0, dtype=by_tag[h["dtype"]])
     got[name] = t.reshape(h["shape"])
-tally.check("torch.save state dict -> .safetensors: the same names", rc == 0 and sorted(got) == sorted(sd), f"{rc} {err} {sorted(got)}")
+tally.check("torch.save state dict -> "
+            ".safetensors: the same names", rc == 0 and sorted(got) == sorted(sd), f"{rc} {err} {sorted(got)}")
 for name, want in sd.items():
   tally.check(f"... {name} {str(want.dtype)[6:]} {tuple(want.shape)}: torch.frombuffer reads back the bits torch saved",
               name in got and same_bits(got[name], want), repr(got.get(name))[:200])

@@ -70,7 +70,8 @@ CASES = [
     ("[0, 1, 255]", "uint8", "x.minimum(300)", "uint8", np.minimum(arr([0, 1, 255], np.int64), 300).astype(np.uint8)),
     ("[0, 1, 255]", "uint8", "x.maximum(300)", "uint8", np.maximum(arr([0, 1, 255], np.int64), 300).astype(np.uint8)),
     ("[0, 1, 255]", "uint8", "x.minimum(-1)", "uint8", np.minimum(arr([0, 1, 255], np.int64), -1).astype(np.uint8)),
-    ("[-128, 0, 127]", "int8", "x.clip(-1000, 1000)", "int8", np.clip(arr([-128, 0, 127], np.int64), -1000, 1000).astype(np.int8)),
+    ("[-128, 0, 127]", "int8", "x.clip(-1000, 1000)", "int8", np.clip(arr([-128, 0, 127], np.int64), -1000,
+                                                                      1000).astype(np.int8)),
     ("[0, 1, 255]", "uint8", "x > -1", "bool", arr([0, 1, 255], np.int64) > -1),
     ("[0, 1, 255]", "uint8", "x == 257", "bool", arr([0, 1, 255], np.int64) == 257),
     ("[1.5, -2.0]", None, "x.maximum(0)", "float32", np.maximum(arr([1.5, -2.0], np.float32), 0)),
@@ -172,7 +173,8 @@ def main():
         text_mode = [binary] + command(binary, literal, dtype, expr)[2:]  # without --json
         run = subprocess.run(text_mode, capture_output=True, text=True)
         if run.returncode != 2 or run.stdout or words not in run.stderr or run.stderr.count("\n") != 1:
-            failures.append(f"{where}: exit {run.returncode}, stdout {run.stdout!r}, stderr {run.stderr!r}; expected 2 and {words!r}")
+            failures.append(f"{where}: exit {run.returncode}, stdout {run.stdout!r}, "
+                            f"stderr {run.stderr!r}; expected 2 and {words!r}")
     for expr in SCALARS:
         failures += check_scalar(binary, expr)
     for f in failures:

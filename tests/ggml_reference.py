@@ -79,7 +79,8 @@ def check_stats(where, path, name, want):
             failures.append(f"{where} --stats: {key} {got.get(key)!r} != {float(value)!r}")
     for key, value in (("mean", np.mean(fin)), ("std", np.std(fin))):
         g = number(got.get(key))
-        if not isinstance(g, (int, float)) or not math.isclose(g, float(value), rel_tol=1e-9, abs_tol=1e-12 * np.abs(fin).max()):
+        if not isinstance(g, (int, float)) or not math.isclose(
+                g, float(value), rel_tol=1e-9, abs_tol=1e-12 * np.abs(fin).max()):
             failures.append(f"{where} --stats: {key} {g!r} != {float(value)!r}")
 
 

@@ -61,7 +61,8 @@ np.save(path("fbe.npy"), np.asfortranarray(a.astype(">f4"))); files["fortran big
 np.savez(path("s.npz"), w=a); files["stored .npz"] = path("s.npz")
 np.savez_compressed(path("d.npz"), w=a); files["deflated .npz"] = path("d.npz")
 safetensors(path("s.safetensors"), {"w": a}); files["safetensors"] = path("s.safetensors")
-write_pt(path("c.pt"), {"w": ("FloatStorage", a.astype("<f4").tobytes(), a.size, [3, 5], [5, 1])}); files["PyTorch"] = path("c.pt")
+write_pt(path("c.pt"), {"w": ("FloatStorage", a.astype("<f4").tobytes(), a.size, [3, 5], [5, 1])})
+files["PyTorch"] = path("c.pt")
 write_pt(path("t.pt"), {"w": ("FloatStorage", a.T.astype("<f4").tobytes(), a.size, [3, 5], [1, 3])})
 files["PyTorch saved transpose"] = path("t.pt")
 assert np.asfortranarray(a).flags.f_contiguous and np.load(path("fbe.npy")).dtype.byteorder == ">"
@@ -145,9 +146,9 @@ try:
   with open(os.path.join(ROOT, "schemas", "hash.schema.json")) as f: schema = json.load(f)
   m = json.loads(p.stdout)
   jsonschema.validate(m, schema)
-  tally.check("the manifest validates against schemas/hash.schema.json and lists each tensor",
-              [(t["name"], t["dtype"], t["shape"], t["hash"]) for t in m["tensors"]] ==
-              [(n, "float32", list(t.shape), one[n]) for n, t in tensors.items()] and m["algorithm"] == "xxh3-128", p.stdout)
+  tally.check("the manifest validates against schemas/hash.schema.json and lists each tensor", [
+      (t["name"], t["dtype"], t["shape"], t["hash"]) for t in m["tensors"]
+  ] == [(n, "float32", list(t.shape), one[n]) for n, t in tensors.items()] and m["algorithm"] == "xxh3-128", p.stdout)
 except Exception as e:  # noqa: BLE001 - reported as a failed check
   tally.check("the manifest validates against schemas/hash.schema.json", False, repr(e))
 
@@ -156,8 +157,15 @@ os.mkdir(shards)
 safetensors(os.path.join(shards, "model-00001-of-00002.safetensors"), {"b": tensors["b"], "w": a})
 safetensors(os.path.join(shards, "model-00002-of-00002.safetensors"), {"v": v})
 with open(os.path.join(shards, "model.safetensors.index.json"), "w") as f:
-  json.dump({"metadata": {}, "weight_map": {"b": "model-00001-of-00002.safetensors", "w": "model-00001-of-00002.safetensors",
-                                            "v": "model-00002-of-00002.safetensors"}}, f)
+  json.dump(
+      {
+          "metadata": {},
+          "weight_map": {
+              "b": "model-00001-of-00002.safetensors",
+              "w": "model-00001-of-00002.safetensors",
+              "v": "model-00002-of-00002.safetensors"
+          }
+      }, f)
 rc, out, err = run(["hash", "--check", manifest, shards])
 tally.check("--check of a re-sharded folder (2 shards, other order): exit 0, each OK",
             rc == 0 and sorted(out.splitlines()[:3]) == ["b: OK", "v: OK", "w: OK"], f"{rc} {out!r} {err!r}")
@@ -187,7 +195,9 @@ tally.check("--check --json, v renamed u: exit 1, v missing, u added, w and b ok
 rc, out, err = run(["hash", "--check", manifest, path("nonexistent.safetensors")])
 tally.check("--check of an unreadable input: exit 2, nothing on stdout, one line",
             rc == 2 and not out and len(err.splitlines()) == 1, f"{rc} {out!r} {err!r}")
-with open(path("bad.json"), "w") as f: f.write('{"kind": "hash", "schema_version": 1, "algorithm": "md5", "inputs": [], "tensors": []}')
+with open(path("bad.json"), "w") as f:
+  f.write('{"kind": "hash", "schema_version": 1, '
+          '"algorithm": "md5", "inputs": [], "tensors": []}')
 rc, out, err = run(["hash", "--check", path("bad.json"), path("m.safetensors")])
 tally.check("--check with a manifest of an unknown algorithm: exit 2 naming it",
             rc == 2 and not out and "algorithm" in err, f"{rc} {err!r}")
@@ -198,10 +208,13 @@ tally.check("--check with a manifest one byte over its own cap manifest_bytes: e
 rc, out, err = run(["hash", "--check", manifest, path("m.safetensors"), "--limit", "index_bytes=1"])
 tally.check("... index_bytes does not bound a manifest: exit 0", rc == 0 and "index_bytes" not in err, f"{rc} {err!r}")
 rc, out, err = run(["hash", "--check", path("m.safetensors"), path("m.safetensors")])
-tally.check("--check with a tensor file as manifest: exit 2", rc == 2 and not out and len(err.splitlines()) == 1, f"{rc} {err!r}")
+tally.check("--check with a tensor "
+            "file as manifest: exit 2", rc == 2 and not out and len(err.splitlines()) == 1, f"{rc} {err!r}")
 c_manifest = path("c.manifest.json")
-with open(c_manifest, "w") as f: f.write(subprocess.run([BIN, "hash", files["safetensors"], "--json", "--algo", "sha256"],
-                                                        capture_output=True, text=True).stdout)
+with open(c_manifest, "w") as f:
+  f.write(
+      subprocess.run([BIN, "hash", files["safetensors"], "--json", "--algo", "sha256"], capture_output=True,
+                     text=True).stdout)
 rc, out, err = run(["hash", "--check", c_manifest, files["fortran big-endian.npy"]])
 tally.check("--check a safetensors manifest (sha256) against the Fortran big-endian .npy: one tensor each, exit 0",
             rc == 0, f"{rc} {out!r} {err!r}")
@@ -235,7 +248,10 @@ for name, e in expected.items():
 # The count line says "1 tensor" for one, as validate's "1 file" (it said "1 tensors").
 one_manifest = subprocess.run([BIN, "hash", "--json", path("c.npy")], capture_output=True, text=True)
 with open(path("one.manifest.json"), "w") as f: f.write(one_manifest.stdout)
-one_check = subprocess.run([BIN, "hash", "--check", path("one.manifest.json"), path("c.npy")], capture_output=True, text=True)
+one_check = subprocess.run([BIN, "hash", "--check", path("one.manifest.json"),
+                            path("c.npy")],
+                           capture_output=True,
+                           text=True)
 tally.check("--check of one tensor: '1 tensor: 1 OK, ...'", one_check.returncode == 0 and
             one_check.stdout.splitlines()[-1:] == ["1 tensor: 1 OK, 0 changed, 0 missing, 0 added"],
             f"{one_check.returncode} {one_check.stdout!r} {one_check.stderr!r}")

@@ -36,8 +36,20 @@ def run(args, timeout=180):
   return p.returncode, p.stdout, p.stderr
 
 
-DTYPE_NAMES = {"f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
-               "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64", "b1": "bool"}
+DTYPE_NAMES = {
+    "f2": "float16",
+    "f4": "float32",
+    "f8": "float64",
+    "i1": "int8",
+    "i2": "int16",
+    "i4": "int32",
+    "i8": "int64",
+    "u1": "uint8",
+    "u2": "uint16",
+    "u4": "uint32",
+    "u8": "uint64",
+    "b1": "bool"
+}
 
 
 def h5py_datasets(path_or_file):
@@ -64,8 +76,8 @@ def check_listing_and_values(label, path, want, shown_only=True):
   except Exception as e:  # noqa: BLE001
     tally.check(f"{label}: --list --json", False, f"rc={rc} {e!r} {err[:300]}")
     return
-  expect = [(n, DTYPE_NAMES.get(d[1:]) if v is not None else None, list(v.shape) if v is not None else got_shape(rows, n))
-            for n, v, d in want]
+  expect = [(n, DTYPE_NAMES.get(d[1:]) if v is not None else None,
+             list(v.shape) if v is not None else got_shape(rows, n)) for n, v, d in want]
   tally.check(f"{label}: names, dtypes and shapes are h5py's ({len(want)} datasets)", rc == 0 and got == expect,
               f"rc={rc}\n got {got}\nwant {expect}\n{err[:300]}")
   shown = [(n, v) for n, v, _ in want if v is not None]
@@ -129,8 +141,14 @@ with h5py.File(every, "w") as f:
   del f["chunked/gzip_shuffle"]
   f.create_dataset("chunked/gzip_shuffle", data=rng.standard_normal((100, 37)).astype("f4"), chunks=(16, 8),
                    compression="gzip", compression_opts=6, shuffle=True)
-  f.create_dataset("chunked/gzip_be_f2", data=rng.standard_normal((33, 5)).astype(">f2"), chunks=(10, 5), compression="gzip")
-  f.create_dataset("chunked/shuffle_i8", data=np.arange(-50, 50, dtype="i8").reshape(4, 25), chunks=(3, 7), shuffle=True)
+  f.create_dataset("chunked/gzip_be_f2",
+                   data=rng.standard_normal((33, 5)).astype(">f2"),
+                   chunks=(10, 5),
+                   compression="gzip")
+  f.create_dataset("chunked/shuffle_i8",
+                   data=np.arange(-50, 50, dtype="i8").reshape(4, 25),
+                   chunks=(3, 7),
+                   shuffle=True)
   f.create_dataset("chunked/bool", data=rng.integers(0, 2, 40).astype(bool), chunks=(16,), compression="gzip")
   f.create_dataset("unwritten/zeros", shape=(2, 3), dtype="i4")
   f.create_dataset("unwritten/fill", shape=(4,), dtype="f8", fillvalue=7.5)
@@ -164,7 +182,8 @@ rc, out, err = run([every, "--list", "--json"])
 rows = {t["name"]: t for t in json.loads(out)["tensors"]}
 with h5py.File(every) as f:
   off = f["model/dense/kernel"].id.get_offset()
-tally.check("every.h5: a contiguous dataset's offset is h5py's get_offset()", rows["model/dense/kernel"]["offset"] == off,
+tally.check("every.h5: a contiguous dataset's "
+            "offset is h5py's get_offset()", rows["model/dense/kernel"]["offset"] == off,
             f"{rows['model/dense/kernel']} vs {off}")
 
 # ---- --stats, -e, --fail-on against NumPy ----
@@ -225,7 +244,8 @@ try:
       rows[n]["dtype"] is None for n in ("complex", "text", "null", "lzf")) and rows["fine"]["dtype"] == "int16"
 except Exception as e:  # noqa: BLE001
   ok, rows = False, repr(e)
-tally.check("odd.h5: compound, string, null and LZF datasets are listed without a dtype", ok, f"rc={rc} {rows} {err[:200]}")
+tally.check("odd.h5: compound, string, null and LZF "
+            "datasets are listed without a dtype", ok, f"rc={rc} {rows} {err[:200]}")
 one_line_error("odd.h5: values of a compound dataset", [odd, "--name", "complex"], "odd.h5", "complex", "compound")
 one_line_error("odd.h5: values of an LZF dataset", [odd, "--name", "lzf"], "odd.h5", "'lzf'", "lzf filter")
 one_line_error("odd.h5: values of a string dataset", [odd, "--name", "text"], "odd.h5", "'text'", "string")
@@ -290,7 +310,8 @@ with zipfile.ZipFile(keras) as zf:
   member_at = info.header_offset + 30 + len(info.filename) + len(info.extra)
 rows = json.loads(out)["tensors"] if rc == 0 else []
 inside = all(member_at <= t["offset"] and t["offset"] + t["nbytes"] <= member_at + info.file_size for t in rows)
-tally.check("model.keras: the weights are read in place, offsets inside the STORED member", rc == 0 and rows and inside and
+tally.check("model.keras: the weights are read in "
+            "place, offsets inside the STORED member", rc == 0 and rows and inside and
             json.loads(out).get("format") in (None, "keras"), f"rc={rc} {member_at} {rows[:2]} {err[:200]}")
 # the same weights as a plain .weights.h5 file: diff says equal
 plain = os.path.join(tmp, "model.weights.h5")
@@ -316,7 +337,8 @@ with zipfile.ZipFile(no_weights, "w") as zf:
   zf.writestr("config.json", "{}")
 one_line_error("a .keras without model.weights.h5", [no_weights, "--list"], "no_weights.keras", "model.weights.h5")
 rc, out, err = run(["validate", no_weights])
-tally.check("validate: a .keras without weights is keras.layout", rc == 1 and "keras.layout" in out, f"rc={rc} {out} {err}")
+tally.check("validate: a .keras without "
+            "weights is keras.layout", rc == 1 and "keras.layout" in out, f"rc={rc} {out} {err}")
 
 # ---- damaged files: exit 2, one line naming the place ----
 with open(every, "rb") as f:
@@ -341,7 +363,8 @@ bad = bytearray(good)
 bad[chunk.byte_offset + 2:chunk.byte_offset + chunk.size - 2] = b"\xa5" * (chunk.size - 4)
 corrupt = damaged("corrupt_chunk.h5", bytes(bad))
 rc, out, err = run([corrupt, "--list"])
-tally.check("corrupt chunk: --list still works (metadata only)", rc == 0 and "chunked/gzip_shuffle" in out, f"rc={rc} {err}")
+tally.check("corrupt chunk: --list "
+            "still works (metadata only)", rc == 0 and "chunked/gzip_shuffle" in out, f"rc={rc} {err}")
 one_line_error("corrupt chunk: reading it", [corrupt, "--name", "chunked/gzip_shuffle"], "corrupt_chunk.h5",
                "dataset 'chunked/gzip_shuffle'", "libhdf5")
 rc, out, err = run(["validate", corrupt, "--json"])

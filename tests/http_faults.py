@@ -84,7 +84,8 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
             self.send_header("Last-Modified", self.LAST_MODIFIED)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if mode == "truncate" or mode == "drop" or (mode == "drop_once" and first_time) or (mode == "dropdata" and first > 0):
+        if mode == "truncate" or mode == "drop" or (mode == "drop_once" and first_time) or (mode == "dropdata" and
+                                                                                            first > 0):
             self.wfile.write(body[:len(body) // 2])
             self.wfile.flush()
             self.close_connection = True

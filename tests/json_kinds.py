@@ -145,8 +145,13 @@ for what, args in tensor_inputs:
 
 # stats objects say "file" and "name" as the tensor kind does: the path given (null for a
 # literal or an expression), the --name given (null when unnamed), also after -e and per --jsonl line
-for what, args in tensor_inputs + [("a file's tensor after -e", [S("mixed.safetensors"), "--name", "weight", "-e", "x * 2"])]:
-  want = {"file": args[0] if os.path.isabs(args[0]) else None, "name": args[args.index("--name") + 1] if "--name" in args else None}
+for what, args in tensor_inputs + [
+    ("a file's tensor after -e", [S("mixed.safetensors"), "--name", "weight", "-e", "x * 2"])
+]:
+  want = {
+      "file": args[0] if os.path.isabs(args[0]) else None,
+      "name": args[args.index("--name") + 1] if "--name" in args else None
+  }
   for mode in (["--json"], ["--jsonl"]):
     docs = [json.loads(line) for line in run(args + ["--stats", *mode])[1].splitlines()] + \
            [json.loads(line) for line in run(args + mode)[1].splitlines()]
@@ -154,7 +159,8 @@ for what, args in tensor_inputs + [("a file's tensor after -e", [S("mixed.safete
     check(f"stats {mode[0]}: {what}: file and name as the tensor kind's", got == [want, want], (got, want))
 
 # --fail-on and --expect/--assert: the exit status is the check's, the keys the same
-for what, args, code in [("nan present", [P("f32.npy")], 1), ("clean", [P("u64.npy")], 0), ("empty", [P("empty.npy")], 0)]:
+for what, args, code in [("nan present", [P("f32.npy")], 1), ("clean", [P("u64.npy")], 0),
+                         ("empty", [P("empty.npy")], 0)]:
   case("stats --fail-on", f"stats --fail-on: {what}", args + ["--fail-on", "nan,inf,zero-tensor", "--json"], code=code)
 for what, args, code in [("passes", [P("u64.npy"), "--expect", "dtype=uint64", "--assert", "x >= 0"], 0),
                          ("fails", [P("f32.npy"), "--expect", "dtype=uint64", "--assert", "x >= 0"], 1),
@@ -182,13 +188,19 @@ for what, path in file_inputs:
   case("tensor", f"--all --jsonl: {what}", [path, *every(what), "--jsonl"], lines=True)
   case("stats lines", f"stats --all --jsonl: {what}", [path, "--all", "--stats", "--jsonl"], lines=True)
   case("file_stats", f"stats --all --json: {what}", [path, "--all", "--stats", "--json"])
-  case("stats --hist", f"stats --hist --all --jsonl: {what}", [path, "--all", "--stats", "--hist=3", "--jsonl"], lines=True)
+  case("stats --hist",
+       f"stats --hist --all --jsonl: {what}", [path, "--all", "--stats", "--hist=3", "--jsonl"],
+       lines=True)
 case("listing", "listing: multi-tensor file without --name", [S("mixed.safetensors"), "--json"])
-case("error", "error: --all --jsonl over a tensor that cannot be shown", [S("quants.gguf"), "--all", "--jsonl"], code=2, stream="stderr")
+case("error", "error: --all --jsonl over a "
+     "tensor that cannot be shown", [S("quants.gguf"), "--all", "--jsonl"],
+     code=2,
+     stream="stderr")
 rc, out, err = run([S("quants.gguf"), "--all", "--stats", "--json"])
 rows = {r["name"]: r for r in json.loads(out)["tensors"]} if rc == 0 else {}
-check("stats --all: q8_1 skipped, as for the whole file", rows.get("q8_1", {}).get("skipped") and rows["q8_1"]["min"] is None,
-      (rc, err, rows.get("q8_1")))
+check("stats --all: q8_1 skipped, "
+      "as for the whole file",
+      rows.get("q8_1", {}).get("skipped") and rows["q8_1"]["min"] is None, (rc, err, rows.get("q8_1")))
 case("file_stats", "file stats: a glob", [S("quants.gguf"), "--name", "q*_k", "--stats", "--json"])
 case("stats --fail-on lines", "fail-on --jsonl over a file", [S("float32.npy"), "--fail-on", "nan", "--jsonl"],
      code=1 if np.isnan(np.load(S("float32.npy"))).any() else 0, lines=True)
@@ -204,7 +216,9 @@ for what, a, b, code in [("same", P("f32.npy"), P("f32.npy"), 0), ("differs", P(
   case("diff --exact", f"diff --exact: {what}", ["diff", a, b, "--exact", "--json"], code=code)
 samples = [S(n) for n in ("mixed.safetensors", "state_dict.pt", "arrays.npz", "float32.npy")]
 case("validate", "validate: samples, all clean", ["validate", *samples, "--json"])
-case("validate", "validate: a note (a ggml type it cannot dequantize)", ["validate", S("quants.gguf"), "--json"], code=0)
+case("validate", "validate: a note (a ggml "
+     "type it cannot dequantize)", ["validate", S("quants.gguf"), "--json"],
+     code=0)
 case("validate", "validate: a broken file", ["validate", P("broken.safetensors"), "--json"], code=1)
 case("validate", "validate: a warning (pickle globals)", ["validate", S("whole_model.pt"), "--json"], code=0)
 case("validate", "validate --strict: a warning fails", ["validate", S("whole_model.pt"), "--json", "--strict"], code=1)

@@ -188,7 +188,8 @@ class Run:
 
 def check_run(name, run, cache_limit):
     """The checks every run gets: exit 0, small reads, small peak memory, few file pages."""
-    check(f"{name}: exit status 0", run.code == 0, f"got {run.code}" + (f", stderr: {run.err.strip()}" if run.code else ""))
+    check(f"{name}: exit status 0", run.code == 0,
+          f"got {run.code}" + (f", stderr: {run.err.strip()}" if run.code else ""))
     check(f"{name}: rchar under {mib(RCHAR_LIMIT)}", run.rchar < RCHAR_LIMIT, run.costs())
     check(f"{name}: peak RSS under {mib(PEAK_RSS_LIMIT)}", run.peak_rss < PEAK_RSS_LIMIT, mib(run.peak_rss))
     check(f"{name}: file pages brought in under {mib(cache_limit)}", run.cached < cache_limit, mib(run.cached))
@@ -227,7 +228,8 @@ def main():
 
         run = Run([tool, st, "--list", "--json"], [st])
         check_run("safetensors --list --json", run, ra + MiB)
-        got = [(t.get("name"), t.get("shape"), t.get("nbytes"), t.get("offset")) for t in (run.json() or {}).get("tensors", [])]
+        got = [(t.get("name"), t.get("shape"), t.get("nbytes"), t.get("offset"))
+               for t in (run.json() or {}).get("tensors", [])]
         want = [("big", [GiB // 4], GiB, start), ("small", [2, 3], 24, start + GiB)]
         check("safetensors --list --json: names, shapes, sizes, offsets", got == want, f"got {got}, want {want}")
 

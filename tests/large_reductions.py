@@ -50,7 +50,8 @@ def main():
     # 2**32 elements, 2**21 blocks: 16 MiB of partials when all are kept.
     expr = "Tensor.ones(2**12).contiguous().reshape(1, -1).expand(2**20, 2**12).sum()"
     status, out, err, rss = run(binary, ["-e", expr])
-    check(f"{expr} is 4294967296.0 in under 12 MiB", status == 0 and "tolist: 4294967296.0" in out and (sanitized or 0 < rss < 12 * MiB),
+    check(f"{expr} is 4294967296.0 "
+          f"in under 12 MiB", status == 0 and "tolist: 4294967296.0" in out and (sanitized or 0 < rss < 12 * MiB),
           f"peak RSS {rss / MiB:.1f} MiB, exit {status} {err.strip()}")
     # Refused at once: exit 2, one line naming the cap and how to raise it, nothing on stdout.
     huge = "Tensor.arange(2**20).float().reshape(1, -1).expand(2**20, 2**20).sum()"
@@ -60,7 +61,8 @@ def main():
           "(limit compute_elements; raise it with --limit compute_elements=N)" in err, f"exit {status} {err.strip()}")
     small = "Tensor.ones(2**11).contiguous().reshape(1, -1).expand(2**10, 2**11).sum()"  # 2**21 elements
     status, out, err, _ = run(binary, ["-e", small, "--limit", "compute_elements=1M"])
-    check("--limit compute_elements=1M refuses a sum of 2**21 elements", status == 2 and "compute_elements" in err, err.strip())
+    check("--limit compute_elements=1M "
+          "refuses a sum of 2**21 elements", status == 2 and "compute_elements" in err, err.strip())
     status, out, err, _ = run(binary, ["-e", small, "--limit", "compute_elements=2M"])
     check("--limit compute_elements=2M lets it run: 2097152.0", status == 0 and "tolist: 2097152.0" in out, err.strip())
     product = "(Tensor.ones(128, 128).contiguous() @ Tensor.ones(128, 128).contiguous())[0, :2]"  # M*N*K = 2**21

@@ -104,7 +104,8 @@ def main():
             # fault in: the limits double and quadruple. The file's pages are checked as before.
             lf.PEAK_RSS_LIMIT *= 2
             lf.EXTRA_FAULTS_LIMIT *= 4
-            lf.note(f"sanitizer build: peak RSS limit {lf.mib(lf.PEAK_RSS_LIMIT)}, {lf.EXTRA_FAULTS_LIMIT} extra faults allowed")
+            lf.note(f"sanitizer build: peak RSS limit {lf.mib(lf.PEAK_RSS_LIMIT)}, "
+                    f"{lf.EXTRA_FAULTS_LIMIT} extra faults allowed")
         npy = os.path.join(tmp, "big.npy")
         # Known values at the first three, the middle three and the last three positions.
         values = {0: 1.5, 1: 2.5, 2: -3.0, COUNT // 2 - 1: 4.25, COUNT // 2: 5.5, COUNT // 2 + 1: 6.0,
@@ -132,7 +133,8 @@ def main():
             run = lf.Run([tool, npy, *args], [npy])
             lf.check_run(name, run, regions * ra + lf.MiB)
             extra = run.faults - header_faults
-            lf.check(f"{name}: under {lf.EXTRA_FAULTS_LIMIT} page faults more than --header", extra < lf.EXTRA_FAULTS_LIMIT,
+            lf.check(f"{name}: under {lf.EXTRA_FAULTS_LIMIT} "
+                     f"page faults more than --header", extra < lf.EXTRA_FAULTS_LIMIT,
                      f"{run.faults} vs {header_faults} ({extra:+d})")
             got = next((line[len("tolist: "):] for line in run.out.splitlines() if line.startswith("tolist: ")), None)
             scale = 2.0 if "* 2" in name else 1.0
@@ -142,9 +144,13 @@ def main():
         run = lf.Run([tool, npy, "--json", "--threshold", "1000", "--edgeitems", "1"], [npy])
         lf.check_run("1 GiB .npy --json --edgeitems 1", run, 2 * ra + lf.MiB)
         doc = run.json() or {}
-        lf.check("1 GiB .npy --json --edgeitems 1: tolist and summary",
-                 doc.get("tolist") == [1.5, "...", -9.5] and doc.get("summary") == {"summarized": True, "shown": 2, "size": COUNT},
-                 f"got {doc.get('tolist')}, {doc.get('summary')}")
+        lf.check(
+            "1 GiB .npy --json --edgeitems 1: tolist and summary",
+            doc.get("tolist") == [1.5, "...", -9.5] and doc.get("summary") == {
+                "summarized": True,
+                "shown": 2,
+                "size": COUNT
+            }, f"got {doc.get('tolist')}, {doc.get('summary')}")
 
         # --view-as (memoryview.cast) over a big-endian file: the shown elements of the cast
         # view are gathered from the stored bytes, as a summary of the file itself is, not
@@ -171,7 +177,8 @@ def main():
             want = expected_line(shape, Elements(element))
             lf.check(f"{name}: NumPy's elements of the cast bytes", got == want, f"got {got!r}, want {want!r}")
             same = lf.Run([tool, npy, *args], [npy])
-            lf.check(f"{name}: the output of the same values stored little-endian", run.out == same.out and same.code == 0,
+            lf.check(f"{name}: the output of the same "
+                     f"values stored little-endian", run.out == same.out and same.code == 0,
                      "equal" if run.out == same.out else f"{run.out[-200:]!r} vs {same.out[-200:]!r}")
 
         # --header reads the .npy header only, also through an expression (shaped, not run).
@@ -180,8 +187,8 @@ def main():
             lf.check_run(f"1 GiB .npy --header {' '.join(args)}", run, ra + lf.MiB)
             doc = run.json() or {}
             got = (doc.get("shape"), doc.get("nbytes"), doc.get("format"), "tolist" in doc)
-            lf.check(f"1 GiB .npy --header {' '.join(args)}: fields, no tolist", got == (shape, 4 * shape[0], "f", False),
-                     f"got {got}")
+            lf.check(f"1 GiB .npy --header "
+                     f"{' '.join(args)}: fields, no tolist", got == (shape, 4 * shape[0], "f", False), f"got {got}")
 
     return tally.summary()
 

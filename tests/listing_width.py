@@ -50,13 +50,20 @@ def main():
     # The JSON listing is written member by member: names that need escaping (quotes,
     # backslashes, control characters, DEL, non-ASCII) must come back as Python wrote them.
     odd = ["q\"uote", "back\\slash", "tab\tnl\n", "ctl\u0001\u001f", "del\u007f", "\u65e5\u00e9", "", "plain.name"]
-    header = {n: {"dtype": "F32", "shape": [1] if i % 2 else [], "data_offsets": [4 * i, 4 * i + 4]} for i, n in enumerate(odd)}
+    header = {
+        n: {
+            "dtype": "F32",
+            "shape": [1] if i % 2 else [],
+            "data_offsets": [4 * i, 4 * i + 4]
+        } for i, n in enumerate(odd)
+    }
     h = json.dumps(header).encode()
     path = os.path.join(tmp, "odd.safetensors")
     with open(path, "wb") as f: f.write(struct.pack("<Q", len(h)) + h + bytes(4 * len(odd)))
     got = json.loads(subprocess.run([BIN, path, "--list", "--json"], capture_output=True, check=True).stdout)
     want = [(n, [1] if i % 2 else [], 4 * i + 8 + len(h)) for i, n in enumerate(odd)]
-    if [(t["name"], t["shape"], t["offset"]) for t in got["tensors"]] == want and got["metadata_count"] == 0: passed += 1
+    if [(t["name"], t["shape"], t["offset"]) for t in got["tensors"]] == want and got["metadata_count"] == 0:
+      passed += 1
     else: failed += 1; print(f"FAIL JSON listing of odd names: {got['tensors']}")
   print(f"{passed} passed, {failed} failed")
   return 0 if failed == 0 else 1

@@ -38,8 +38,9 @@ PREFIXED = [p + body for p in ("0x", "0X", "0o", "0O", "0b", "0B")
             for body in ("1", "_1", "__1", "1_", "1_0", "1__0", "_1_1", "f", "F_f", "g", "2", "8", "", "_", "1g", "12")]
 OTHERS = ["0_x1", "1_e5", "1e", ".", "._5", "1.e5", "1..5", "0x1.5", "1_.", "5_.", "1__", "00_0", "0_00", "1e1_0_0"]
 
-PYTHON_WORDS = ("invalid decimal literal", "invalid hexadecimal literal", "invalid octal literal", "invalid binary literal",
-                "invalid digit", "leading zeros in decimal integer literals are not permitted")
+PYTHON_WORDS = ("invalid decimal literal", "invalid hexadecimal literal", "invalid octal literal",
+                "invalid binary literal", "invalid digit",
+                "leading zeros in decimal integer literals are not permitted")
 
 
 def spellings():
@@ -86,8 +87,8 @@ def main():
       if expect in (math.inf, -math.inf):
         expect = "inf" if expect > 0 else "-inf"  # strict JSON's spelling
       got = json.loads(out) if rc == 0 else None
-      tally.check(f"[{s}] is {v!r} as CPython reads it", got is not None and got["dtype"] == expect_dtype and got["tolist"] == [expect],
-                  f"{rc} {out[:120]!r} {err.strip()!r}")
+      tally.check(f"[{s}] is {v!r} as CPython reads it", got is not None and got["dtype"] == expect_dtype and
+                  got["tolist"] == [expect], f"{rc} {out[:120]!r} {err.strip()!r}")
       tally.check(f"-e {s} is accepted as CPython accepts it", erc == 0, f"{erc} {eerr.strip()!r}")
     else:
       # `_1.5__5` is a name to Python, which tokenizes the whole text first and names the
@@ -95,7 +96,8 @@ def main():
       said = next((w for w in PYTHON_WORDS if want.startswith(w)), None) if not s.startswith("_") else None
       ok = rc == 2 and not out and len(err.splitlines()) == 1 and (said is None or want.split(";")[0] in err)
       tally.check(f"[{s}] is refused as CPython refuses it ({want!r})", ok, f"{rc} {out[:80]!r} {err.strip()!r}")
-      tally.check(f"-e {s} is refused as CPython refuses it", erc == 2 and not eout, f"{erc} {eout[:80]!r} {eerr.strip()!r}")
+      tally.check(f"-e {s} is refused as "
+                  f"CPython refuses it", erc == 2 and not eout, f"{erc} {eout[:80]!r} {eerr.strip()!r}")
   tally.check(f"{cases} spellings compared", cases > 500, str(cases))
   return tally.summary()
 

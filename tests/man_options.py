@@ -51,7 +51,9 @@ def man_entries():
       current = line[4:].strip().strip('"')
       sections.setdefault(current, set())
     elif line.startswith(".TP") and current and i + 1 < len(lines):
-      tag = lines[i + 1].replace("\\-", "-").replace("\\fB", " ").replace("\\fR", " ").replace("\\fP", " ").replace("\\fI", " ")
+      tag = lines[i + 1].replace("\\-", "-").replace("\\fB", " ").replace("\\fR",
+                                                                          " ").replace("\\fP",
+                                                                                       " ").replace("\\fI", " ")
       sections[current].update(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", tag))
   return sections
 

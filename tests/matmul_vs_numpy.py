@@ -53,7 +53,9 @@ def blas_case(tmp, name, x, expr, a, b):
     check(f"{name}: shape", got.shape == ref.shape, f"{got.shape} vs {ref.shape}")
     if got.shape == ref.shape:
         err = np.abs(got - ref)
-        check(f"{name}: within K*eps*|A||B| of float64", bool((err <= bound).all()), f"worst {float((err / bound).max()):.3g}x")
+        check(f"{name}: within "
+              f"K*eps*|A||B| of float64", bool((err <= bound).all()), f"worst "
+              f"{float((err / bound).max()):.3g}x")
         own = (a @ b).astype(np.float64)
         check(f"{name}: within 2*K*eps*|A||B| of NumPy's {a.dtype}", bool((np.abs(got - own) <= 2 * bound).all()))
 
@@ -70,7 +72,8 @@ def exact_case(tmp, name, x, expr, a, b):
     ref = np.cumsum(prods.astype(np.float32), axis=-1, dtype=np.float32)[..., -1].astype(x.dtype)
     if a.ndim == 1:
         ref = ref[0]
-    check(f"{name}: equals tinygrad's definition", got.shape == ref.shape and bool((got == ref.astype(np.float64)).all()))
+    check(f"{name}: equals tinygrad's definition", got.shape == ref.shape and bool(
+        (got == ref.astype(np.float64)).all()))
 
 
 rng = np.random.default_rng(20251201)

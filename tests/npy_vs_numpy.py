@@ -114,7 +114,10 @@ def view_as_bytes(binary, path, a):
         got = json.loads(proc.stdout).get("tolist") if proc.returncode == 0 else proc.stderr.strip()
         if got != want:
             diffs.append(f"--view-as B {' '.join(extra)}: expected {str(want)[:80]}, got {str(got)[:80]}")
-    proc = subprocess.run([binary, path, "--view-as", "B", "--threshold", "10"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([binary, path, "--view-as", "B", "--threshold", "10"],
+                          capture_output=True,
+                          text=True,
+                          timeout=60)
     line = next((l for l in proc.stdout.splitlines() if l.startswith("tolist: ")), proc.stderr.strip())
     want = "tolist: [" + ", ".join(map(str, shown)) + "]"
     if line != want:
@@ -141,7 +144,8 @@ def byte_order_files(directory):
                 a = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
             a = a.reshape(shape)
             for order in (">", "<"):
-                path = os.path.join(directory, f"{order == '>' and 'be' or 'le'}_{name}_{'x'.join(map(str, shape)) or '0d'}.npy")
+                path = os.path.join(directory,
+                                    f"{order == '>' and 'be' or 'le'}_{name}_{'x'.join(map(str, shape)) or '0d'}.npy")
                 np.save(path, a.astype(dt.newbyteorder(order)))
                 paths.append(path)
     return paths

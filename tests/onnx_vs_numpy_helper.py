@@ -24,10 +24,21 @@ BIN = os.path.abspath(sys.argv[1])
 tmp = tempfile.mkdtemp(prefix="ti-onnx-")
 
 # TensorProto.DataType -> the dtype name the tool lists (tinygrad's)
-DTYPES = {TensorProto.FLOAT: "float32", TensorProto.FLOAT16: "float16", TensorProto.BFLOAT16: "bfloat16",
-          TensorProto.DOUBLE: "float64", TensorProto.INT8: "int8", TensorProto.UINT8: "uint8", TensorProto.INT16: "int16",
-          TensorProto.UINT16: "uint16", TensorProto.INT32: "int32", TensorProto.UINT32: "uint32", TensorProto.INT64: "int64",
-          TensorProto.UINT64: "uint64", TensorProto.BOOL: "bool"}
+DTYPES = {
+    TensorProto.FLOAT: "float32",
+    TensorProto.FLOAT16: "float16",
+    TensorProto.BFLOAT16: "bfloat16",
+    TensorProto.DOUBLE: "float64",
+    TensorProto.INT8: "int8",
+    TensorProto.UINT8: "uint8",
+    TensorProto.INT16: "int16",
+    TensorProto.UINT16: "uint16",
+    TensorProto.INT32: "int32",
+    TensorProto.UINT32: "uint32",
+    TensorProto.INT64: "int64",
+    TensorProto.UINT64: "uint64",
+    TensorProto.BOOL: "bool"
+}
 
 
 def run(args, timeout=120):
@@ -62,7 +73,8 @@ raw_arrays = {
 inits = [numpy_helper.from_array(a, name) for name, a in raw_arrays.items()]
 # A bfloat16 tensor in raw_data: numpy has no bfloat16, so its bytes are the float32s' high halves.
 bf_src = np.array([1.0, -2.5, 3.140625, 1e30], dtype=np.float32)
-bf_raw = helper.make_tensor("raw.bf16", TensorProto.BFLOAT16, [2, 2], (bf_src.view(np.uint32) >> 16).astype("<u2").tobytes(),
+bf_raw = helper.make_tensor("raw.bf16",
+                            TensorProto.BFLOAT16, [2, 2], (bf_src.view(np.uint32) >> 16).astype("<u2").tobytes(),
                             raw=True)
 inits.append(bf_raw)
 typed = [
@@ -97,8 +109,8 @@ else_g = helper.make_graph([helper.make_node("Identity", ["else.w"], ["y_else"])
                            [numpy_helper.from_array(np.array([-1.0, 0.5], np.float32), "else.w")])
 cond = helper.make_tensor("cond", TensorProto.BOOL, [], [True])
 if_node = helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g)
-graph = helper.make_graph([const, if_node], "every_dtype", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
-                          inits + [cond])
+graph = helper.make_graph([const, if_node], "every_dtype", [],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], inits + [cond])
 model = helper.make_model(graph, producer_name="tensor-inspect-tests", opset_imports=[helper.make_opsetid("", 13)])
 onnx.checker.check_model(model)
 main_path = os.path.join(tmp, "every_dtype.onnx")
@@ -132,7 +144,9 @@ def check_model(label, path, expected, base_dir=""):
   rc, out, err = run([path, "--all", "--json"])
   try:
     rows = {t["name"]: t for t in json.loads(out)["tensors"]}
-    bad = [(n, rows[n]["tolist"], want_value(t, base_dir)) for n, t in expected if not same(rows[n]["tolist"], want_value(t, base_dir))]
+    bad = [(n, rows[n]["tolist"], want_value(t, base_dir))
+           for n, t in expected
+           if not same(rows[n]["tolist"], want_value(t, base_dir))]
   except Exception as e:  # noqa: BLE001
     bad = [repr(e), out[:300], err[:300]]
   tally.check(f"{label}: every value equals numpy_helper.to_array's (JSON)", rc == 0 and not bad, f"rc={rc} {bad[:4]}")
@@ -141,7 +155,8 @@ def check_model(label, path, expected, base_dir=""):
 check_model("every dtype", main_path, expected)
 
 # Text: tolist() as Python prints it, for raw_data and typed fields alike.
-for name in ("raw.f32", "raw.i64", "typed.f16", "typed.bf16", "typed.i8", "typed.u64", "raw.bf16", "typed.scalar", "raw.bool"):
+for name in ("raw.f32", "raw.i64", "typed.f16", "typed.bf16", "typed.i8", "typed.u64", "raw.bf16", "typed.scalar",
+             "raw.bool"):
   t = dict(expected)[name]
   a = numpy_helper.to_array(t)
   rc, out, err = run([main_path, "--name", name])
@@ -153,7 +168,8 @@ a = numpy_helper.to_array(dict(expected)["raw.f64"])
 rc, out, err = run([main_path, "--name", "raw.f64", "--stats", "--json"])
 try:
   s = json.loads(out)
-  ok = rc == 0 and s["min"] == a.min() and s["max"] == a.max() and math.isclose(s["mean"], a.mean(), rel_tol=1e-12) and s["count"] == 5
+  ok = rc == 0 and s["min"] == a.min() and s["max"] == a.max() and math.isclose(s["mean"], a.mean(),
+                                                                                rel_tol=1e-12) and s["count"] == 5
 except Exception as e:  # noqa: BLE001
   ok, s = False, repr(e)
 tally.check("--stats of raw.f64: NumPy's min, max and mean", ok, f"rc={rc} {s} {err[:200]}")
@@ -165,8 +181,8 @@ except Exception as e:  # noqa: BLE001
   ok = False
 tally.check("-e 'x.T * 2' on typed.i32 (int32_data): NumPy's", ok, f"rc={rc} {out[:300]} {err[:200]}")
 rc, out, err = run([main_path, "--meta", "--json"])
-tally.check("--meta: producer_name and opset_import", rc == 0 and "tensor-inspect-tests" in out and "opset_import" in out,
-            f"rc={rc} {out[:300]} {err[:200]}")
+tally.check("--meta: producer_name and opset_import", rc == 0 and "tensor-inspect-tests" in out and
+            "opset_import" in out, f"rc={rc} {out[:300]} {err[:200]}")
 
 # validate: clean
 rc, out, err = run(["validate", main_path, "--json"])
@@ -199,7 +215,9 @@ for label, one_file in (("one file", True), ("a file per tensor", False)):
                   size_threshold=64)
   stored = onnx.load(path, load_external_data=False)
   external = [t.name for t in stored.graph.initializer if t.data_location == TensorProto.EXTERNAL]
-  tally.check(f"external ({label}): onnx wrote {len(external)} tensors to external data", len(external) == 4, str(external))
+  tally.check(f"external ({label}): onnx wrote "
+              f"{len(external)} tensors to external data",
+              len(external) == 4, str(external))
   check_model(f"external ({label})", path, [(t.name, t) for t in stored.graph.initializer], d)
   rc, out, err = run(["diff", path, main_path.replace("every_dtype", "every_dtype")])
   rc, out, err = run(["validate", path])
@@ -218,20 +236,23 @@ for label, one_file in (("one file", True), ("a file per tensor", False)):
               rc == 2 and "layer1.weight" in err and ("weights.bin" in err or "layer1.weight'" in err) and out == "",
               f"rc={rc} {out[-200:]} {err[:300]}")
   rc, out, err = run(["validate", os.path.join(moved, "model.onnx")])
-  tally.check(f"external ({label}): validate without the external files fails", rc == 1, f"rc={rc} {out[-300:]} {err[:200]}")
+  tally.check(f"external ({label}): validate "
+              f"without the external files fails", rc == 1, f"rc={rc} {out[-300:]} {err[:200]}")
 
 # diff: the model with external data against the same arrays in one file.
 one = os.path.join(tmp, "ext_one", "model.onnx")
 inline = os.path.join(tmp, "inline.onnx")
 onnx.save_model(helper.make_model(ext_graph), inline)
 rc, out, err = run(["diff", one, inline])
-tally.check("diff external-data model vs the same model inline: equal (exit 0)", rc == 0, f"rc={rc} {out[-300:]} {err[:300]}")
+tally.check("diff external-data model vs the "
+            "same model inline: equal (exit 0)", rc == 0, f"rc={rc} {out[-300:]} {err[:300]}")
 changed = dict(ext_arrays)
 changed["layer2.weight"] = changed["layer2.weight"].copy()
 changed["layer2.weight"][3, 4] += 1
 changed_path = os.path.join(tmp, "changed.onnx")
-onnx.save_model(helper.make_model(helper.make_graph([], "ext", [], [], [numpy_helper.from_array(a, n) for n, a in changed.items()])),
-                changed_path)
+onnx.save_model(
+    helper.make_model(helper.make_graph([], "ext", [], [],
+                                        [numpy_helper.from_array(a, n) for n, a in changed.items()])), changed_path)
 rc, out, err = run(["diff", one, changed_path])
 tally.check("diff with one changed value: exit 1 naming layer2.weight", rc == 1 and "layer2.weight" in out,
             f"rc={rc} {out[-300:]} {err[:300]}")
@@ -244,9 +265,12 @@ def branch(graph_name, values, out):
   return helper.make_graph([helper.make_node("Identity", ["w"], [out])], graph_name, [],
                            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [2])],
                            initializer=[numpy_helper.from_array(np.array(values, np.float32), "w")])
-if_model = helper.make_model(helper.make_graph(
-    [helper.make_node("If", ["c"], ["y"], then_branch=branch("then", [1, 2], "o1"), else_branch=branch("else", [3, 4], "o2"))],
-    "main", [helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])]))
+if_model = helper.make_model(
+    helper.make_graph([
+        helper.make_node(
+            "If", ["c"], ["y"], then_branch=branch("then", [1, 2], "o1"), else_branch=branch("else", [3, 4], "o2"))
+    ], "main", [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])]))
 onnx.checker.check_model(if_model, full_check=True)
 if_path = os.path.join(tmp, "if_branches.onnx")
 onnx.save(if_model, if_path)
@@ -266,7 +290,8 @@ def damaged(label, data, rule, where):
   with open(path, "wb") as f:
     f.write(data)
   rc, out, err = run([path, "--list"])
-  tally.check(f"damaged ({label}): --list exits 2 naming {where!r}", rc == 2 and out == "" and where in err and path in err,
+  tally.check(f"damaged ({label}): --list "
+              f"exits 2 naming {where!r}", rc == 2 and out == "" and where in err and path in err,
               f"rc={rc} {out[:200]} {err[:300]}")
   rc, out, err = run(["validate", path, "--json"])
   try:
@@ -338,7 +363,8 @@ if shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"):
     mark = server.mark()
     rc, out, err = run([server.url("files", "remote.onnx"), "--list"])
     fetched = server.bytes_since(mark)
-    tally.check("remote: listing a 32 MiB model fetches under 4 MiB", rc == 0 and "16 tensors" in out and fetched < 4 << 20,
+    tally.check("remote: listing a 32 MiB "
+                "model fetches under 4 MiB", rc == 0 and "16 tensors" in out and fetched < 4 << 20,
                 f"rc={rc} fetched {fetched} {err[:200]}")
     rc, out, err = run([server.url("files", "ext/model.onnx"), "--name", "layer1.weight", "--json"])
     ok = rc == 0 and json.loads(out)["tolist"] == ext_arrays["layer1.weight"].tolist()

@@ -100,10 +100,14 @@ def main():
                     len(set().union(*workers)) == len(workers) and set().union(*workers) < allowed, f"{got}")
         one = {min(allowed)}
         r1 = run(binary, display, sample, "-e", "x.sum()", cpus=one)
-        tally.check("under taskset to one CPU: nothing bound, same output",
-                    r1.returncode == 0 and r1.stdout == plain.stdout and proc_bind(r1.stderr) == "FALSE" and places(r1.stderr) == [],
-                    r1.stderr[-400:])
-        for name, env in (("OMP_PROC_BIND=false", {"OMP_PROC_BIND": "false"}), ("OMP_PLACES=cores", {"OMP_PLACES": "cores"})):
+        tally.check(
+            "under taskset to one CPU: nothing bound, same output", r1.returncode == 0 and r1.stdout == plain.stdout and
+            proc_bind(r1.stderr) == "FALSE" and places(r1.stderr) == [], r1.stderr[-400:])
+        for name, env in (("OMP_PROC_BIND=false", {
+                "OMP_PROC_BIND": "false"
+        }), ("OMP_PLACES=cores", {
+                "OMP_PLACES": "cores"
+        })):
             ru = run(binary, {**display, **env}, sample, "-e", "x.sum()")
             mine = places(ru.stderr)
             tally.check(f"{name}: the user's setting stands, same output",
@@ -115,8 +119,9 @@ def main():
                 f"exit {many.returncode}: {many.stderr[-300:]}")
     limit = re.search(r"OMP_THREAD_LIMIT = '(\d+)'", run(binary, display, sample).stderr)
     if limit:
-        tally.check("the thread limit is 8 per allowed CPU, at least 64", int(limit.group(1)) == max(64, 8 * len(allowed)),
-                    limit.group(0))
+        tally.check("the thread limit is 8 per "
+                    "allowed CPU, at least 64",
+                    int(limit.group(1)) == max(64, 8 * len(allowed)), limit.group(0))
     return tally.summary()
 
 

@@ -35,7 +35,9 @@ def peak_rss_mib(args):
 
 
 with tempfile.TemporaryDirectory() as d:
-    p = subprocess.Popen([BIN, "--full", "-e", "Tensor.arange(2000000)"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen([BIN, "--full", "-e", "Tensor.arange(2000000)"],
+                         stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
     head = p.stdout.read(100)
     p.stdout.close()
     err = p.stderr.read()
@@ -61,8 +63,10 @@ with tempfile.TemporaryDirectory() as d:
     code1, rss1 = peak_rss_mib([small])
     code2, rss2 = peak_rss_mib([large])
     code3, rss3 = peak_rss_mib([small, "--json"])
-    tally.check(f"peak RSS printing 1e7 float32: {rss1:.1f} MiB text, {rss3:.1f} MiB JSON; 2e7: {rss2:.1f} MiB (limit 64)",
-                code1 == code2 == code3 == 0 and max(rss1, rss2, rss3) < 64)
+    tally.check(
+        f"peak RSS printing 1e7 float32: {rss1:.1f} MiB text, "
+        f"{rss3:.1f} MiB JSON; 2e7: {rss2:.1f} MiB (limit 64)", code1 == code2 == code3 == 0 and
+        max(rss1, rss2, rss3) < 64)
     tally.check(f"peak RSS does not grow with the output: 1e7 {rss1:.1f} MiB, 2e7 {rss2:.1f} MiB",
                 rss2 < rss1 + 8)
 

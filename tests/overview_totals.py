@@ -18,15 +18,32 @@ folder = os.path.join(tmp, "tiny-llama")
 os.mkdir(folder)
 
 LAYERS, HIDDEN, HEADS, KV, HEAD_DIM, FF, VOCAB, CONTEXT = 32, 8, 2, 1, 4, 12, 40, 2048
-config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN,
-          "num_attention_heads": HEADS, "num_key_value_heads": KV, "intermediate_size": FF, "vocab_size": VOCAB,
-          "max_position_embeddings": CONTEXT, "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+config = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "num_hidden_layers": LAYERS,
+    "hidden_size": HIDDEN,
+    "num_attention_heads": HEADS,
+    "num_key_value_heads": KV,
+    "intermediate_size": FF,
+    "vocab_size": VOCAB,
+    "max_position_embeddings": CONTEXT,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16"
+}
 with open(os.path.join(folder, "config.json"), "w") as f: json.dump(config, f)
 
-per_layer = {"input_layernorm.weight": (HIDDEN,), "self_attn.q_proj.weight": (HEADS * HEAD_DIM, HIDDEN),
-             "self_attn.k_proj.weight": (KV * HEAD_DIM, HIDDEN), "self_attn.v_proj.weight": (KV * HEAD_DIM, HIDDEN),
-             "self_attn.o_proj.weight": (HIDDEN, HEADS * HEAD_DIM), "post_attention_layernorm.weight": (HIDDEN,),
-             "mlp.gate_proj.weight": (FF, HIDDEN), "mlp.up_proj.weight": (FF, HIDDEN), "mlp.down_proj.weight": (HIDDEN, FF)}
+per_layer = {
+    "input_layernorm.weight": (HIDDEN,),
+    "self_attn.q_proj.weight": (HEADS * HEAD_DIM, HIDDEN),
+    "self_attn.k_proj.weight": (KV * HEAD_DIM, HIDDEN),
+    "self_attn.v_proj.weight": (KV * HEAD_DIM, HIDDEN),
+    "self_attn.o_proj.weight": (HIDDEN, HEADS * HEAD_DIM),
+    "post_attention_layernorm.weight": (HIDDEN,),
+    "mlp.gate_proj.weight": (FF, HIDDEN),
+    "mlp.up_proj.weight": (FF, HIDDEN),
+    "mlp.down_proj.weight": (HIDDEN, FF)
+}
 tensors = {"model.embed_tokens.weight": (VOCAB, HIDDEN)}
 for i in range(LAYERS):
   for k, shape in per_layer.items(): tensors[f"model.layers.{i}.{k}"] = shape
@@ -60,7 +77,8 @@ with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
 params = sum(numel(s) for s in tensors.values())
 # What the config implies, counted from the config's own numbers (llama: embeddings and an
 # untied head, per layer q k v o, gate up down, two norms; a final norm).
-implied = 2 * VOCAB * HIDDEN + HIDDEN + LAYERS * (HIDDEN * HEADS * HEAD_DIM * 2 + 2 * HIDDEN * KV * HEAD_DIM + 3 * HIDDEN * FF + 2 * HIDDEN)
+implied = 2 * VOCAB * HIDDEN + HIDDEN + LAYERS * (HIDDEN * HEADS * HEAD_DIM * 2 + 2 * HIDDEN * KV * HEAD_DIM +
+                                                  3 * HIDDEN * FF + 2 * HIDDEN)
 
 
 def run(args):
@@ -87,23 +105,39 @@ try:
   t = listing["totals"]
 except Exception as e:  # noqa: BLE001 - a failed check
   t = repr(e)
-tally.check("--list --json: totals of 291 tensors, the parameters NumPy sums, 2 bytes each as bfloat16 (schema'd)",
-            t == {"tensors": 291, "parameters": params, "nbytes": 2 * params, "unknown": 0,
-                  "by_type": [{"type": "bfloat16", "tensors": 291, "parameters": params, "nbytes": 2 * params}]}, f"{rc} {t} {err!r}")
+tally.check(
+    "--list --json: totals of 291 tensors, the parameters NumPy sums, 2 bytes each as bfloat16 (schema'd)", t == {
+        "tensors": 291,
+        "parameters": params,
+        "nbytes": 2 * params,
+        "unknown": 0,
+        "by_type": [{
+            "type": "bfloat16",
+            "tensors": 291,
+            "parameters": params,
+            "nbytes": 2 * params
+        }]
+    }, f"{rc} {t} {err!r}")
 rc, out, err = run([folder, "--list"])
 last = out.splitlines()[-1] if out else ""
-tally.check("--list ends with the totals line", rc == 0 and last.startswith(f"{params:,} parameters, ") and "bfloat16" in last and
-            "(291 tensors)" in last, repr(last))
+tally.check("--list ends with the totals line", rc == 0 and last.startswith(f"{params:,} parameters, ") and
+            "bfloat16" in last and "(291 tensors)" in last, repr(last))
 
 rc, out, err = run([folder, "--overview"])
 lines = out.splitlines()
-tally.check("--overview: the config's facts first",
-            rc == 0 and lines[:1] == [f"llama (config.json): {LAYERS} layers, hidden {HIDDEN}, {HEADS} heads ({KV} kv), vocab {VOCAB}, "
-                                      f"context {CONTEXT}, feed-forward {FF}"], f"{rc} {lines[:2]} {err!r}")
-tally.check("--overview: the parameter count, equal to what config.json implies",
-            len(lines) > 1 and lines[1].startswith(f"{params:,} parameters (config.json implies {implied:,}: equal)"), repr(lines[1:2]))
+tally.check(
+    "--overview: the config's facts first", rc == 0 and lines[:1] == [
+        f"llama (config.json): {LAYERS} layers, hidden "
+        f"{HIDDEN}, {HEADS} heads ({KV} kv), vocab {VOCAB}, "
+        f"context {CONTEXT}, feed-forward {FF}"
+    ], f"{rc} {lines[:2]} {err!r}")
+tally.check(
+    "--overview: the parameter count, equal to what config.json implies",
+    len(lines) > 1 and lines[1].startswith(f"{params:,} parameters (config.json "
+                                           f"implies {implied:,}: equal)"), repr(lines[1:2]))
 rows = [re.split(r"\s{2,}", l) for l in lines[2:]]
-want = [["lm_head.weight", "bfloat16", f"({VOCAB}, {HIDDEN})"], ["model.embed_tokens.weight", "bfloat16", f"({VOCAB}, {HIDDEN})"]]
+want = [["lm_head.weight", "bfloat16", f"({VOCAB}, {HIDDEN})"],
+        ["model.embed_tokens.weight", "bfloat16", f"({VOCAB}, {HIDDEN})"]]
 want += [[f"model.layers.{{0..31}}.{k}", "bfloat16", repr(tuple(s)), "\u00d732"] for k, s in sorted(per_layer.items())]
 want += [["model.norm.weight", "bfloat16", f"({HIDDEN},)"]]
 tally.check("--overview: one row per repeated tensor with x32, in natural order", rows == want,
@@ -153,17 +187,30 @@ def gguf_kv(key, vtype, payload):
 
 
 L = 2
-kvs = [gguf_kv("general.architecture", 8, gguf_str("llama")), gguf_kv("llama.block_count", 4, struct.pack("<I", L)),
-       gguf_kv("llama.embedding_length", 4, struct.pack("<I", HIDDEN)), gguf_kv("llama.attention.head_count", 4, struct.pack("<I", HEADS)),
-       gguf_kv("llama.attention.head_count_kv", 4, struct.pack("<I", KV)), gguf_kv("llama.context_length", 4, struct.pack("<I", 64)),
-       gguf_kv("llama.feed_forward_length", 4, struct.pack("<I", FF)),
-       gguf_kv("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, VOCAB) + b"".join(gguf_str(f"t{i}") for i in range(VOCAB)))]
+kvs = [
+    gguf_kv("general.architecture", 8, gguf_str("llama")),
+    gguf_kv("llama.block_count", 4, struct.pack("<I", L)),
+    gguf_kv("llama.embedding_length", 4, struct.pack("<I", HIDDEN)),
+    gguf_kv("llama.attention.head_count", 4, struct.pack("<I", HEADS)),
+    gguf_kv("llama.attention.head_count_kv", 4, struct.pack("<I", KV)),
+    gguf_kv("llama.context_length", 4, struct.pack("<I", 64)),
+    gguf_kv("llama.feed_forward_length", 4, struct.pack("<I", FF)),
+    gguf_kv("tokenizer.ggml.tokens", 9,
+            struct.pack("<IQ", 8, VOCAB) + b"".join(gguf_str(f"t{i}") for i in range(VOCAB)))
+]
 gt = {"token_embd.weight": (VOCAB, HIDDEN)}
 for i in range(L):
-  gt.update({f"blk.{i}.attn_norm.weight": (HIDDEN,), f"blk.{i}.attn_q.weight": (HEADS * HEAD_DIM, HIDDEN),
-             f"blk.{i}.attn_k.weight": (KV * HEAD_DIM, HIDDEN), f"blk.{i}.attn_v.weight": (KV * HEAD_DIM, HIDDEN),
-             f"blk.{i}.attn_output.weight": (HIDDEN, HEADS * HEAD_DIM), f"blk.{i}.ffn_norm.weight": (HIDDEN,),
-             f"blk.{i}.ffn_gate.weight": (FF, HIDDEN), f"blk.{i}.ffn_up.weight": (FF, HIDDEN), f"blk.{i}.ffn_down.weight": (HIDDEN, FF)})
+  gt.update({
+      f"blk.{i}.attn_norm.weight": (HIDDEN,),
+      f"blk.{i}.attn_q.weight": (HEADS * HEAD_DIM, HIDDEN),
+      f"blk.{i}.attn_k.weight": (KV * HEAD_DIM, HIDDEN),
+      f"blk.{i}.attn_v.weight": (KV * HEAD_DIM, HIDDEN),
+      f"blk.{i}.attn_output.weight": (HIDDEN, HEADS * HEAD_DIM),
+      f"blk.{i}.ffn_norm.weight": (HIDDEN,),
+      f"blk.{i}.ffn_gate.weight": (FF, HIDDEN),
+      f"blk.{i}.ffn_up.weight": (FF, HIDDEN),
+      f"blk.{i}.ffn_down.weight": (HIDDEN, FF)
+  })
 gt.update({"output_norm.weight": (HIDDEN,), "output.weight": (VOCAB, HIDDEN)})
 infos, data = b"", b""
 for name, shape in gt.items():
@@ -175,18 +222,24 @@ head = b"GGUF" + struct.pack("<IQQ", 3, len(gt), len(kvs)) + b"".join(kvs) + inf
 gguf = os.path.join(tmp, "tiny.gguf")
 with open(gguf, "wb") as f: f.write(head + bytes(-len(head) % 32) + data)
 g_params = sum(numel(s) for s in gt.values())
-g_implied = 2 * VOCAB * HIDDEN + HIDDEN + L * (HIDDEN * HEADS * HEAD_DIM * 2 + 2 * HIDDEN * KV * HEAD_DIM + 3 * HIDDEN * FF + 2 * HIDDEN)
+g_implied = 2 * VOCAB * HIDDEN + HIDDEN + L * (HIDDEN * HEADS * HEAD_DIM * 2 + 2 * HIDDEN * KV * HEAD_DIM +
+                                               3 * HIDDEN * FF + 2 * HIDDEN)
 rc, out, err = run([gguf, "--overview"])
 lines = out.splitlines()
-tally.check("GGUF --overview: the metadata's facts (vocab: the tokenizer's 40 tokens) and the implied count, equal",
-            rc == 0 and lines[:1] == [f"llama (gguf): {L} layers, hidden {HIDDEN}, {HEADS} heads ({KV} kv), vocab {VOCAB}, context 64, "
-                                      f"feed-forward {FF}"] and g_implied == g_params and
-            lines[1].startswith(f"{g_params:,} parameters (gguf implies {g_implied:,}: equal)") and
-            ["blk.{0..1}.ffn_down.weight", "float32", f"({HIDDEN}, {FF})", "\u00d72"] in [re.split(r"\s{2,}", l) for l in lines],
-            f"{rc} {out!r} {err!r}")
+tally.check(
+    "GGUF --overview: the metadata's facts (vocab: the tokenizer's 40 tokens) and the implied count, equal", rc == 0 and
+    lines[:1] == [
+        f"llama (gguf): {L} layers, hidden {HIDDEN}, {HEADS} "
+        f"heads ({KV} kv), vocab {VOCAB}, context 64, "
+        f"feed-forward {FF}"
+    ] and g_implied == g_params and
+    lines[1].startswith(f"{g_params:,} parameters (gguf implies {g_implied:,}: equal)") and
+    ["blk.{0..1}.ffn_down.weight", "float32", f"({HIDDEN}, {FF})", "\u00d72"
+    ] in [re.split(r"\s{2,}", l) for l in lines], f"{rc} {out!r} {err!r}")
 
 rc, out, err = run([folder, "--overview", "--list"])
-tally.check("--overview with --list: a usage error naming both", rc == 2 and "--overview" in err and "--list" in err and not out, err)
+tally.check("--overview with --list: "
+            "a usage error naming both", rc == 2 and "--overview" in err and "--list" in err and not out, err)
 
 shutil.rmtree(tmp)
 sys.exit(tally.summary())

@@ -108,12 +108,15 @@ with tempfile.TemporaryDirectory(prefix="ti_plot_outputs_") as T:
   os.symlink("sub/target.png", link)  # relative: taken from the link's folder
   rc, out, err = run(src, "--plot", link)
   got = open(target, "rb").read()
-  check("symlink: still a link to the same target", os.path.islink(link) and os.readlink(link) == "sub/target.png", os.lstat(link))
+  check("symlink: still a link "
+        "to the same target",
+        os.path.islink(link) and os.readlink(link) == "sub/target.png", os.lstat(link))
   check("symlink: the target holds the PNG, keeps its mode", rc == 0 and ihdr_size(got) == HIST_SIZE and
         stat.S_IMODE(os.stat(target).st_mode) == 0o640, (rc, err, got[:16], oct(os.stat(target).st_mode)))
-  check("symlink: no temporary file left in either folder",
-        sorted(os.listdir(T)) == ["h.png", "link.png", "sub", "w.npy"] and os.listdir(os.path.join(T, "sub")) == ["target.png"],
-        (os.listdir(T), os.listdir(os.path.join(T, "sub"))))
+  check(
+      "symlink: no temporary file left in either folder",
+      sorted(os.listdir(T)) == ["h.png", "link.png", "sub", "w.npy"] and
+      os.listdir(os.path.join(T, "sub")) == ["target.png"], (os.listdir(T), os.listdir(os.path.join(T, "sub"))))
   dangling = os.path.join(T, "dangling.png")
   os.symlink("sub/new.png", dangling)
   rc, out, err = run(src, "--plot", dangling)
@@ -132,7 +135,10 @@ with tempfile.TemporaryDirectory(prefix="ti_plot_outputs_") as T:
 
   # ---- /dev/fd/N of a pipe (bash's >(wc -c)) ----
   r, w = os.pipe()
-  p = subprocess.Popen([BIN, src, "--plot", f"/dev/fd/{w}"], pass_fds=[w], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+  p = subprocess.Popen([BIN, src, "--plot", f"/dev/fd/{w}"],
+                       pass_fds=[w],
+                       stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
   os.close(w)
   with os.fdopen(r, "rb") as f:
     through = f.read()
@@ -142,13 +148,15 @@ with tempfile.TemporaryDirectory(prefix="ti_plot_outputs_") as T:
 
   # ---- '-' and /dev/stdout: PNG bytes on the pipe, nothing else ----
   rc, out, err = run(src, "--plot", "-")
-  check("'-' to a pipe: PNG bytes (signature, IHDR size), no file named '-'",
-        rc == 0 and ihdr_size(out) == HIST_SIZE and out.endswith(b"IEND\xaeB`\x82") and not os.path.exists("-"), (rc, err, out[:24]))
+  check("'-' to a pipe: PNG bytes (signature, IHDR size), no file named '-'", rc == 0 and
+        ihdr_size(out) == HIST_SIZE and out.endswith(b"IEND\xaeB`\x82") and not os.path.exists("-"),
+        (rc, err, out[:24]))
   rc, out, err = run(src, "--plot", "/dev/stdout")
   check("/dev/stdout to a pipe: PNG bytes; /dev/stdout is still a link",
         rc == 0 and ihdr_size(out) == HIST_SIZE and os.path.islink("/dev/stdout"), (rc, err, out[:24]))
   rc, out, err = run(src, "--plot", "-", "--stats")
-  check("'-' with --stats: usage error (stdout is the picture's)", rc == 2 and out == b"" and "--stats" in err, (rc, err))
+  check("'-' with --stats: usage error "
+        "(stdout is the picture's)", rc == 2 and out == b"" and "--stats" in err, (rc, err))
 
   # ---- a terminal: no PNG bytes on it ----
   import pty
@@ -162,20 +170,23 @@ with tempfile.TemporaryDirectory(prefix="ti_plot_outputs_") as T:
     on_tty = b""
   os.close(master)
   err = p.stderr.decode(errors="replace")
-  check("'-' on a terminal: usage error, one line, nothing written to it",
-        p.returncode == 2 and "terminal" in err and err.count("\n") == 1 and PNG_SIGNATURE not in on_tty, (p.returncode, err, on_tty[:40]))
+  check("'-' on a terminal: usage error, one line, nothing written to it", p.returncode == 2 and "terminal" in err and
+        err.count("\n") == 1 and PNG_SIGNATURE not in on_tty, (p.returncode, err, on_tty[:40]))
 
   # ---- formats ----
   for name, head in (("x.svg", b"<?xml"), ("x.pdf", b"%PDF-")):
     path = os.path.join(T, name)
     rc, out, err = run(src, "--plot", path, "--plot-kind", "heatmap")
     data = open(path, "rb").read() if os.path.exists(path) else b""
-    check(f"{name}: starts {head!r}", rc == 0 and data.startswith(head) and out.decode().startswith(f"wrote {path}: {name[-3:].upper()} heatmap"),
-          (rc, err, data[:16], out))
+    check(
+        f"{name}: starts {head!r}", rc == 0 and data.startswith(head) and
+        out.decode().startswith(f"wrote {path}: "
+                                f"{name[-3:].upper()} heatmap"), (rc, err, data[:16], out))
   for name in ("x.jpg", "x", "x.PNG.bak"):
     path = os.path.join(T, name)
     rc, out, err = run(src, "--plot", path)
-    check(f"{name}: usage error, one line, no file", rc == 2 and out == b"" and err.count("\n") == 1 and ".png, .svg or .pdf" in err and
+    check(f"{name}: usage error, "
+          f"one line, no file", rc == 2 and out == b"" and err.count("\n") == 1 and ".png, .svg or .pdf" in err and
           not os.path.exists(path), (rc, err))
 
   # ---- what is never written ----
@@ -188,8 +199,8 @@ with tempfile.TemporaryDirectory(prefix="ti_plot_outputs_") as T:
   os.symlink(src, as_png)
   before = open(src, "rb").read()
   rc, out, err = run(as_png, "--plot", as_png)
-  check("the input itself (through a link): exit 2, unchanged", rc == 2 and "input" in err and open(src, "rb").read() == before,
-        (rc, err))
+  check("the input itself (through "
+        "a link): exit 2, unchanged", rc == 2 and "input" in err and open(src, "rb").read() == before, (rc, err))
 
   # ---- the heatmap shows one NaN (and its legend counts it) ----
   def data_area_colours(png_bytes, cells_r, cells_c):
@@ -210,8 +221,8 @@ with tempfile.TemporaryDirectory(prefix="ti_plot_outputs_") as T:
     red = (0xff, 0, 0)
     if has_nan:
       centre = rows[60 + int((10 + 0.5) * px)][80 + int((20 + 0.5) * px)]
-      check("64x64 with a NaN at [10, 20]: that cell is the NaN colour, the next is not",
-            rc == 0 and centre == red and rows[60 + int((10 + 0.5) * px)][80 + int((21 + 0.5) * px)] != red, (rc, err, centre))
+      check("64x64 with a NaN at [10, 20]: that cell is the NaN colour, the next is not", rc == 0 and centre == red and
+            rows[60 + int((10 + 0.5) * px)][80 + int((21 + 0.5) * px)] != red, (rc, err, centre))
     else:
       check("64x64 without NaN: no NaN colour in the data area", rc == 0 and red not in colours, (rc, err))
   big = np.zeros((1024, 1024), dtype=np.float32)

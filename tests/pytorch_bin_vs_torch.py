@@ -30,9 +30,18 @@ def run(args, timeout=120):
   return p.returncode, p.stdout, p.stderr
 
 
-DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float64: "float64",
-               torch.int64: "int64", torch.int32: "int32", torch.int16: "int16", torch.int8: "int8", torch.uint8: "uint8",
-               torch.bool: "bool"}
+DTYPE_NAMES = {
+    torch.float32: "float32",
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.float64: "float64",
+    torch.int64: "int64",
+    torch.int32: "int32",
+    torch.int16: "int16",
+    torch.int8: "int8",
+    torch.uint8: "uint8",
+    torch.bool: "bool"
+}
 
 
 def flatten(obj, prefix=""):
@@ -88,7 +97,10 @@ def check_values(label, path, expected, extra=()):
   rc, out, err = run([path, "--all", "--json", *extra])
   try:
     rows = {t["name"]: t for t in json.loads(out)["tensors"]}
-    bad = [n for n, t in expected if rows[n]["tolist"] != py_value(t.float().tolist() if t.dtype == torch.bfloat16 else t.tolist())]
+    bad = [
+        n for n, t in expected
+        if rows[n]["tolist"] != py_value(t.float().tolist() if t.dtype == torch.bfloat16 else t.tolist())
+    ]
   except Exception as e:  # noqa: BLE001
     bad = [repr(e), err[:300]]
   tally.check(f"{label}: every value equals torch.load's (JSON)", rc == 0 and not bad, f"rc={rc} {bad[:5]}")
@@ -127,9 +139,11 @@ for proto in (3, 4, 5):
     tally.check(f"torch 1.13 wrote protocol {proto} (PROTO {proto} first)", f.read(2) == bytes([0x80, proto]))
   check_values(f"legacy protocol {proto}", path, expected_of(torch.load(path)))
   rc, out, err = run(["validate", path])
-  tally.check(f"validate legacy protocol {proto}: clean", rc == 0 and "clean" in out, f"rc={rc} {out[:200]} {err[:200]}")
+  tally.check(f"validate legacy "
+              f"protocol {proto}: clean", rc == 0 and "clean" in out, f"rc={rc} {out[:200]} {err[:200]}")
 rc, out, err = run([legacy_pt, "--meta", "--json"])
-tally.check("legacy: non-tensor values are metadata (epoch 7, name 'run')", rc == 0 and '"epoch"' in out and '"run"' in out,
+tally.check("legacy: non-tensor values are "
+            "metadata (epoch 7, name 'run')", rc == 0 and '"epoch"' in out and '"run"' in out,
             f"rc={rc} {out[:300]} {err[:200]}")
 
 # stats against torch's own figures
@@ -137,8 +151,8 @@ rc, out, err = run([legacy_pt, "--name", "model.f32", "--stats", "--json"])
 try:
   s = json.loads(out)
   t = loaded["model"]["f32"].double()
-  ok = (rc == 0 and math.isclose(s["mean"], t.mean().item(), rel_tol=1e-12, abs_tol=1e-12) and s["min"] == t.min().item()
-        and s["max"] == t.max().item() and s["count"] == t.numel())
+  ok = (rc == 0 and math.isclose(s["mean"], t.mean().item(), rel_tol=1e-12, abs_tol=1e-12) and
+        s["min"] == t.min().item() and s["max"] == t.max().item() and s["count"] == t.numel())
 except Exception as e:  # noqa: BLE001
   ok, s = False, repr(e)
 tally.check("legacy: --stats of model.f32 are torch's min, max, mean", ok, f"rc={rc} {s} {err[:200]}")
@@ -150,8 +164,12 @@ tally.check("legacy: --fail-on nan exits 1 on model.f64 (it holds a nan)", rc ==
 # diff: the two layouts hold the same values; a changed value is a difference
 rc, out, err = run(["diff", zip_pt, legacy_pt])
 tally.check("diff zip.pt legacy.pt: equal (exit 0)", rc == 0, f"rc={rc} {out[-300:]} {err[:300]}")
-nested2 = {"model": collections.OrderedDict((k, v.clone()) for k, v in sd.items()), "extra": nested["extra"], "epoch": 7,
-           "name": "run"}
+nested2 = {
+    "model": collections.OrderedDict((k, v.clone()) for k, v in sd.items()),
+    "extra": nested["extra"],
+    "epoch": 7,
+    "name": "run"
+}
 nested2["model"]["f32"][1, 2] += 1
 legacy2 = os.path.join(tmp, "legacy2.pt")
 torch.save(nested2, legacy2, _use_new_zipfile_serialization=False)
@@ -227,20 +245,22 @@ def damaged(name, content, rule):
   with open(path, "wb") as f:
     f.write(content)
   rc, out, err = run([path, "--all"])
-  tally.check(f"damaged legacy ({name}): exit 2, one line naming the byte, nothing on stdout",
-              rc == 2 and out == "" and "at byte" in err and err.count("\n") == 1, f"rc={rc} {out[:100]!r} {err[:300]!r}")
+  tally.check(f"damaged legacy ({name}): exit 2, one line naming the byte, nothing on stdout", rc == 2 and out == "" and
+              "at byte" in err and err.count("\n") == 1, f"rc={rc} {out[:100]!r} {err[:300]!r}")
   rc, out, err = run(["validate", path, "--json"])
   try:
     rules = [x["rule"] for x in json.loads(out)["files"][0]["findings"]]
   except Exception as e:  # noqa: BLE001
     rules = repr(e)
-  tally.check(f"validate damaged legacy ({name}): exit 1, rule {rule}", rc == 1 and rule in rules, f"rc={rc} {rules} {err[:200]}")
+  tally.check(f"validate damaged legacy "
+              f"({name}): exit 1, rule {rule}", rc == 1 and rule in rules, f"rc={rc} {rules} {err[:200]}")
 
 
 damaged("cut_in_object.pt", data[:200], "pytorch.pickle")
 damaged("cut_in_storages.pt", data[:-3], "pytorch.truncated")
 count_at = keys_end
-bad_count = data[:count_at] + struct.pack("<q", struct.unpack("<q", data[count_at:count_at + 8])[0] + 1) + data[count_at + 8:]
+bad_count = data[:count_at] + struct.pack("<q",
+                                          struct.unpack("<q", data[count_at:count_at + 8])[0] + 1) + data[count_at + 8:]
 damaged("wrong_count.pt", bad_count, "pytorch.storage_size")
 damaged("bad_version.pt", data[:15] + data[15:].replace(b"M\xe9\x03", b"M\xea\x03", 1), "pytorch.protocol_version")
 trailing = os.path.join(tmp, "trailing.pt")
@@ -253,7 +273,8 @@ tally.check("validate legacy with 3 bytes after the last storage: a warning (tor
 # ---- Hugging Face .bin folders ----
 state = collections.OrderedDict((k, v.contiguous().clone()) for k, v in sd.items())
 names = list(state)
-first, second = collections.OrderedDict((k, state[k]) for k in names[:8]), collections.OrderedDict((k, state[k]) for k in names[8:])
+first, second = collections.OrderedDict((k, state[k]) for k in names[:8]), collections.OrderedDict(
+    (k, state[k]) for k in names[8:])
 
 single = os.path.join(tmp, "single")
 os.mkdir(single)
@@ -268,7 +289,8 @@ sharded = os.path.join(tmp, "sharded")
 os.mkdir(sharded)
 shard_names = ["pytorch_model-00001-of-00002.bin", "pytorch_model-00002-of-00002.bin"]
 torch.save(first, os.path.join(sharded, shard_names[0]))
-torch.save(second, os.path.join(sharded, shard_names[1]), _use_new_zipfile_serialization=False)  # older shards exist too
+torch.save(second, os.path.join(sharded, shard_names[1]),
+           _use_new_zipfile_serialization=False)  # older shards exist too
 weight_map = {k: shard_names[0] for k in first} | {k: shard_names[1] for k in second}
 total = sum(t.numel() * t.element_size() for t in state.values())
 index = os.path.join(sharded, "pytorch_model.bin.index.json")
@@ -278,19 +300,21 @@ by_shard = list(first.items()) + list(second.items())
 for label, path in (("sharded .bin folder", sharded), ("pytorch_model.bin.index.json", index)):
   listing = check_values(label, path, by_shard)
   ok = listing is not None and listing["format"] == "pytorch-index" and listing["warnings"] == []
-  tally.check(f"{label}: format pytorch-index, no warning", ok, f"{listing and (listing['format'], listing['warnings'])}")
+  tally.check(f"{label}: format "
+              f"pytorch-index, no warning", ok, f"{listing and (listing['format'], listing['warnings'])}")
   rc, out, err = run([path, "--list"])
-  tally.check(f"{label}: the text listing shows no unknown dtype '-' and no safetensors advice",
-              rc == 0 and " - " not in out and "safetensors_header_bytes" not in err, f"rc={rc} {out[:400]} {err[:300]}")
+  tally.check(f"{label}: the text listing shows no unknown dtype '-' and no safetensors advice", rc == 0 and
+              " - " not in out and "safetensors_header_bytes" not in err, f"rc={rc} {out[:400]} {err[:300]}")
   rc, out, err = run(["validate", path, "--json"])
   try:
     findings = [x for f in json.loads(out)["files"] for x in f["findings"]]
   except Exception as e:  # noqa: BLE001
     findings = repr(e)
-  tally.check(f"validate {label}: clean (shards checked as torch.save files, total_size agrees)", rc == 0 and findings == [],
-              f"rc={rc} {findings} {err[:300]}")
+  tally.check(f"validate {label}: clean (shards checked "
+              f"as torch.save files, total_size agrees)", rc == 0 and findings == [], f"rc={rc} {findings} {err[:300]}")
 rc, out, err = run(["diff", sharded, single])
-tally.check("diff sharded .bin folder against pytorch_model.bin: equal (exit 0)", rc == 0, f"rc={rc} {out[-300:]} {err[:300]}")
+tally.check("diff sharded .bin folder against "
+            "pytorch_model.bin: equal (exit 0)", rc == 0, f"rc={rc} {out[-300:]} {err[:300]}")
 
 # an index mapping a tensor to a shard that does not hold it: refused naming both
 bad_index_dir = os.path.join(tmp, "bad_index")
@@ -298,7 +322,8 @@ shutil.copytree(sharded, bad_index_dir)
 with open(os.path.join(bad_index_dir, "pytorch_model.bin.index.json"), "w") as f:
   json.dump({"weight_map": weight_map | {"f32": shard_names[1]}}, f)
 rc, out, err = run([bad_index_dir, "--list"])
-tally.check("an index mapping 'f32' to the wrong .bin shard: exit 2 naming it", rc == 2 and "'f32'" in err, f"rc={rc} {err[:300]}")
+tally.check("an index mapping 'f32' to the "
+            "wrong .bin shard: exit 2 naming it", rc == 2 and "'f32'" in err, f"rc={rc} {err[:300]}")
 rc, out, err = run(["validate", bad_index_dir])
 tally.check("validate that index: exit 1", rc == 1, f"rc={rc} {out[:300]} {err[:300]}")
 
@@ -318,15 +343,18 @@ both = os.path.join(tmp, "both")
 shutil.copytree(single, both)
 from quant_writers import write_safetensors  # noqa: E402
 import numpy as np  # noqa: E402
-write_safetensors(os.path.join(both, "model.safetensors"), {"only_here": ("F32", (2,), np.array([1.0, 2.0], np.float32).tobytes())})
+
+write_safetensors(os.path.join(both, "model.safetensors"),
+                  {"only_here": ("F32", (2,), np.array([1.0, 2.0], np.float32).tobytes())})
 rc, out, err = run([both, "--list", "--json", "-v"])
 try:
   got = [t["name"] for t in json.loads(out)["tensors"]]
 except Exception as e:  # noqa: BLE001
   got = repr(e)
-tally.check("a folder with model.safetensors and pytorch_model.bin reads the safetensors", rc == 0 and got == ["only_here"],
-            f"rc={rc} {got} {err[:300]}")
-tally.check("... and -v says the .bin weights were passed over", "pytorch_model.bin" in err and "safetensors" in err, err[:400])
+tally.check("a folder with model.safetensors and "
+            "pytorch_model.bin reads the safetensors", rc == 0 and got == ["only_here"], f"rc={rc} {got} {err[:300]}")
+tally.check("... and -v says the .bin "
+            "weights were passed over", "pytorch_model.bin" in err and "safetensors" in err, err[:400])
 
 # TorchScript (torch.jit.save): the scripted module's parameters, as torch.jit.load's state_dict().
 jit_pt = os.path.join(tmp, "scripted.pt")

@@ -34,7 +34,12 @@ def write_safetensors(path, tensors, metadata=None):
 
 
 def write_config(folder, quantization_config, key="quantization_config"):
-    config = {"architectures": ["LlamaForCausalLM"], "hidden_size": 256, "torch_dtype": "bfloat16", key: quantization_config}
+    config = {
+        "architectures": ["LlamaForCausalLM"],
+        "hidden_size": 256,
+        "torch_dtype": "bfloat16",
+        key: quantization_config
+    }
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
 
@@ -211,7 +216,8 @@ def mlx_quantize(w, bits, group):
     scale = ((hi - lo) / ((1 << bits) - 1)).astype(np.float16)
     bias = lo.astype(np.float16)
     s32 = np.where(scale == 0, 1, scale).astype(np.float32)
-    q = np.clip(np.rint((g - bias.astype(np.float32)[..., None]) / s32[..., None]), 0, (1 << bits) - 1).astype(np.uint32)
+    q = np.clip(np.rint((g - bias.astype(np.float32)[..., None]) / s32[..., None]), 0,
+                (1 << bits) - 1).astype(np.uint32)
     q = q.reshape(out, inn)
     pack = 32 // bits
     packed = np.zeros((out, inn // pack), dtype=np.uint32)

@@ -91,10 +91,13 @@ def twice(binary, nginx, cache, args, name, env=None):
     m = nginx.mark()
     second = run(binary, ["-v", "--cache", cache] + args, env)
     lines = nginx.lines_since(m)
-    check(f"{name}: the first run with --cache prints what a run without prints", first[:2] == want[:2] and want[0] in (0, 1),
+    check(f"{name}: the first run with --cache "
+          f"prints what a run without prints", first[:2] == want[:2] and want[0] in (0, 1),
           f"{first[0]} vs {want[0]}: {first[2][:300]!r}")
-    check(f"{name}: a second run transfers 0 body bytes and prints the same", second[:2] == want[:2] and body_bytes(lines) == 0
-          and any(line.split()[1] == "304" for line in lines), f"{body_bytes(lines)} bytes; {lines[:4]} {second[2][-300:]!r}")
+    check(f"{name}: a second run transfers "
+          f"0 body bytes and prints the same", second[:2] == want[:2] and body_bytes(lines) == 0 and
+          any(line.split()[1] == "304" for line in lines), f"{body_bytes(lines)} bytes; "
+          f"{lines[:4]} {second[2][-300:]!r}")
     check(f"{name}: -v says the bytes came from the cache", b" bytes over the network" in second[2] and
           b", 0 bytes over the network" in second[2], second[2][-300:])
 
@@ -117,14 +120,17 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
                        ([nginx.url("norange", "mixed.safetensors"), "--all"], "a server ignoring Range")]:
         twice(binary, nginx, cache, args, name)
     status, out, _ = run(binary, ["--cache", cache, model, "--name", "mid", "--json"])
-    check("values from the cache are NumPy's", status == 0 and json.loads(out)["tolist"] == tensors["mid"].astype(np.float64).tolist())
+    check("values from the cache are NumPy's", status == 0 and
+          json.loads(out)["tolist"] == tensors["mid"].astype(np.float64).tolist())
     env_cache = os.path.join(tmp, "env-cache")
     run(binary, [model, "--name", "small"], {"TI_CACHE_DIR": env_cache})
     m = nginx.mark()
     status, out, _ = run(binary, [model, "--name", "small"], {"TI_CACHE_DIR": env_cache})
-    check("TI_CACHE_DIR works as --cache", status == 0 and body_bytes(nginx.lines_since(m)) == 0 and len(entries(env_cache)) == 1)
+    check("TI_CACHE_DIR works as --cache", status == 0 and body_bytes(nginx.lines_since(m)) == 0 and
+          len(entries(env_cache)) == 1)
     hf = {"TI_HF_ENDPOINT": f"http://127.0.0.1:{nginx.port}/hf"}
-    twice(binary, nginx, cache, ["hf://org/repo/model.safetensors", "--name", "mid", "--json"], "hf:// (a redirect)", hf)
+    twice(binary, nginx, cache, ["hf://org/repo/model.safetensors", "--name", "mid", "--json"], "hf:// (a redirect)",
+          hf)
 
     # 2. A file rewritten on the server is fetched again; one replaced mid-read is an error.
     vals = os.path.join(www, "vals.npy")
@@ -138,8 +144,11 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     os.utime(vals, (1_700_000_100, 1_700_000_100))  # nginx's ETag is the mtime and the size
     m = nginx.mark()
     status, out, err = run(binary, ["-v", "--cache", cache, url, "-e", "x[-5:]", "--json"])
-    check("a file rewritten on the server: fetched again, its new values", status == 0 and body_bytes(nginx.lines_since(m)) > 0 and
-          json.loads(out)["tolist"] == new[-5:].astype(np.float64).tolist() and b"the file changed on the server" in err, err[-300:])
+    check(
+        "a file rewritten on the server: "
+        "fetched again, its new values", status == 0 and body_bytes(nginx.lines_since(m)) > 0 and
+        json.loads(out)["tolist"] == new[-5:].astype(np.float64).tolist() and b"the file changed on the server" in err,
+        err[-300:])
     m = nginx.mark()
     status, out, _ = run(binary, ["--cache", cache, url, "-e", "x[-5:]", "--json"])
     check("... and cached again under its new ETag", status == 0 and body_bytes(nginx.lines_since(m)) == 0 and
@@ -147,28 +156,36 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     for args in ([], ["--cache", cache]):
         status, out, err = run(binary, args + [fault_url("etagchange", "model.safetensors"), "--name", "mid"])
         lines = err.decode(errors="replace").strip().splitlines()
-        check(f"a file replaced between two ranges of one run{' (--cache)' if args else ''}: exit 2, one line, nothing printed",
-              status == 2 and not out and len(lines) == 1 and "changed on the server while it was read" in lines[0], repr(lines))
+        check(
+            f"a file replaced between two ranges of one "
+            f"run{' (--cache)' if args else ''}: exit 2, one line, nothing printed", status == 2 and not out and
+            len(lines) == 1 and "changed on the server "
+            "while it was read" in lines[0], repr(lines))
 
     # 3. Validators: none or weak means not cached; Last-Modified alone is revalidated.
     for mode in ("plain", "weaketag"):
         d = os.path.join(tmp, f"cache-{mode}")
         want = run(binary, [fault_url(mode, "mixed.safetensors"), "--all"])
         got = run(binary, ["-v", "--cache", d, fault_url(mode, "mixed.safetensors"), "--all"])
-        check(f"{mode} validator: right output, nothing cached, said at -v", got[:2] == want[:2] and got[0] == 0 and not entries(d)
-              and b"neither a strong ETag nor Last-Modified" in got[2], got[2][-300:])
+        check(
+            f"{mode} validator: right output, "
+            f"nothing cached, said at -v", got[:2] == want[:2] and got[0] == 0 and not entries(d) and
+            b"neither a strong ETag nor Last-Modified" in got[2], got[2][-300:])
     d = os.path.join(tmp, "cache-lastmod")
     want = run(binary, [fault_url("lastmod", "model.safetensors"), "--name", "mid", "--stats"])
     run(binary, ["--cache", d, fault_url("lastmod", "model.safetensors"), "--name", "mid", "--stats"])
     got = run(binary, ["-v", "--cache", d, fault_url("lastmod", "model.safetensors"), "--name", "mid", "--stats"])
-    check("Last-Modified alone: the second run is answered 304 and read from the cache", got[:2] == want[:2] and got[0] == 0 and
+    check("Last-Modified alone: the second run is "
+          "answered 304 and read from the cache", got[:2] == want[:2] and got[0] == 0 and
           b", 0 bytes over the network" in got[2], got[2][-300:])
 
     # 4. --cache-size: du of DIR stays under it; least recently used files go first.
     d = os.path.join(tmp, "cache-small")
-    status, out, err = run(binary, ["-v", "--cache", d, "--cache-size", "1M", model, "--name", "big", "--stats", "--json"])
+    status, out, err = run(binary,
+                           ["-v", "--cache", d, "--cache-size", "1M", model, "--name", "big", "--stats", "--json"])
     want = run(binary, [model, "--name", "big", "--stats", "--json"])
-    check("a 4 MiB tensor and --cache-size 1M: right output, du <= 1 MiB", status == 0 and out == want[1] and du(d) <= MiB and
+    check("a 4 MiB tensor and --cache-size "
+          "1M: right output, du <= 1 MiB", status == 0 and out == want[1] and du(d) <= MiB and
           b"reached --cache-size" in err, f"{du(d)} bytes {err[-200:]!r}")
     # ... cached in part: the blocks that fit (1 MiB holds 16 of 64 KiB, less the entry's own
     # files), where the whole run of the tensor's blocks was refused and 64 KiB were kept.
@@ -188,14 +205,16 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
         status, out, _ = run(binary, ["--cache", d, "--cache-size", "5M", part, "-e", "x.max()", "--json"])
         ok &= status == 0 and json.loads(out)["tolist"] == float(np.arange(k, k + 512 * 1024, dtype=np.float32).max())
         sizes.append(du(d))
-    check("four 2 MiB files under --cache-size 5M: right maxima, du <= 5 MiB after each", ok and max(sizes) <= 5 * MiB and
-          len(entries(d)) == 2, f"{sizes} {entries(d)}")
+    check("four 2 MiB files under --cache-size 5M: "
+          "right maxima, du <= 5 MiB after each", ok and max(sizes) <= 5 * MiB and len(entries(d)) == 2,
+          f"{sizes} {entries(d)}")
     m = nginx.mark()
     run(binary, ["--cache", d, "--cache-size", "5M", nginx.url("files", "part3.npy"), "-e", "x.max()"])
     kept = body_bytes(nginx.lines_since(m))
     m = nginx.mark()
     run(binary, ["--cache", d, "--cache-size", "5M", nginx.url("files", "part0.npy"), "-e", "x.max()"])
-    check("the least recently used file was evicted, the newest kept", kept == 0 and body_bytes(nginx.lines_since(m)) >= 2 * MiB,
+    check("the least recently used file "
+          "was evicted, the newest kept", kept == 0 and body_bytes(nginx.lines_since(m)) >= 2 * MiB,
           f"{kept} {entries(d)}")
     for bad in ("12X", "-1", "0", "1.5G", "512K"):
         status, out, err = run(binary, ["--cache", d, "--cache-size", bad, model, "--list"])
@@ -209,12 +228,15 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     m = nginx.mark()
     status, out, err = run(binary, [model, "--list"], {"TI_CACHE_DIR": d, "TI_CACHE_SIZE": "12X"})
     lines = err.decode(errors="replace").strip().splitlines()
-    check("a malformed TI_CACHE_SIZE with a cache: exit 2, one line naming it and its value, no request, nothing cached",
-          status == 2 and not out and len(lines) == 1 and "TI_CACHE_SIZE" in lines[0] and "'12X'" in lines[0] and
-          not nginx.lines_since(m) and not entries(d), f"{status} {lines} {nginx.lines_since(m)[:2]}")
+    check(
+        "a malformed TI_CACHE_SIZE with a cache: exit 2, one line "
+        "naming it and its value, no request, nothing cached", status == 2 and not out and len(lines) == 1 and
+        "TI_CACHE_SIZE" in lines[0] and "'12X'" in lines[0] and not nginx.lines_since(m) and not entries(d),
+        f"{status} {lines} {nginx.lines_since(m)[:2]}")
     want = run(binary, [model, "--list"])
     got = run(binary, ["--cache-size", "2M", model, "--list"], {"TI_CACHE_DIR": d, "TI_CACHE_SIZE": "12X"})
-    check("... --cache-size on the command line wins over it", got == (0, want[1], b"") and len(entries(d)) == 1, got[2][-300:])
+    check("... --cache-size on the "
+          "command line wins over it", got == (0, want[1], b"") and len(entries(d)) == 1, got[2][-300:])
     got = run(binary, [model, "--list"], {"TI_CACHE_SIZE": "12X"})
     check("... without a cache folder it is not used: the run goes on", got == (0, want[1], b""), got[2][-300:])
     # An option on the command line wins over the environment, also before a subcommand:
@@ -225,14 +247,16 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
         shutil.rmtree(env_dir, ignore_errors=True)
         status, out, err = run(binary, ["--cache", given] + sub, {"TI_CACHE_DIR": env_dir})
         check(f"--cache DIR {sub[0]} with TI_CACHE_DIR set: DIR is used, not the variable's", status == 0 and
-              len(entries(given)) == 1 and not entries(env_dir), f"{status} {entries(given)} {entries(env_dir)} {err[-200:]!r}")
+              len(entries(given)) == 1 and not entries(env_dir), f"{status} {entries(given)} "
+              f"{entries(env_dir)} {err[-200:]!r}")
         shutil.rmtree(given, ignore_errors=True)
         shutil.rmtree(env_dir, ignore_errors=True)
         status, out, err = run(binary, [sub[0], "--cache", given] + sub[1:], {"TI_CACHE_DIR": env_dir})
         check(f"{sub[0]} --cache DIR with TI_CACHE_DIR set: DIR is used", status == 0 and len(entries(given)) == 1 and
               not entries(env_dir), f"{status} {entries(given)} {entries(env_dir)} {err[-200:]!r}")
     status, out, err = run(binary, ["diff", model, model], {"TI_CACHE_DIR": env_dir})
-    check("diff with only TI_CACHE_DIR: the variable's folder is used", status == 0 and len(entries(env_dir)) == 1, err[-200:])
+    check("diff with only TI_CACHE_DIR: "
+          "the variable's folder is used", status == 0 and len(entries(env_dir)) == 1, err[-200:])
 
     # 5. A cache that cannot be written never fails a run.
     blocker = os.path.join(tmp, "a-file")
@@ -247,8 +271,10 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
                          (os.path.join(tmp, "cache-fsize"), fsize_limit, "a file-size limit (as a full disk)")]:
         quiet = run(binary, ["--cache", d, model, "--name", "mid", "--stats"], preexec=pre)
         loud = run(binary, ["-v", "--cache", d, model, "--name", "mid", "--stats"], preexec=pre)
-        check(f"{name}: right output, exit 0, nothing on stderr without -v, one line at -v", quiet == (0, want[1], b"") and
-              loud[:2] == (0, want[1]) and loud[2].count(b"without the cache") == 1, f"{quiet[0]} {quiet[2][:200]!r} {loud[2][-300:]!r}")
+        check(f"{name}: right output, exit 0, nothing "
+              f"on stderr without -v, one line at -v", quiet == (0, want[1], b"") and loud[:2] == (0, want[1]) and
+              loud[2].count(b"without the cache") == 1, f"{quiet[0]} {quiet[2][:200]!r} "
+              f"{loud[2][-300:]!r}")
     shared = os.path.join(tmp, "cache-shared-dir")
     os.mkdir(shared)
     os.chmod(shared, 0o777)  # mkdir's mode is cut by the umask
@@ -256,7 +282,8 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
         theirs = os.path.join(tmp, "cache-theirs")
         os.mkdir(theirs, 0o700)
         os.chown(theirs, 65534, 65534)
-    for d, name in [(shared, "a folder anyone may write")] + ([(theirs, "another user's folder")] if os.geteuid() == 0 else []):
+    for d, name in [(shared, "a folder anyone may write")
+                   ] + ([(theirs, "another user's folder")] if os.geteuid() == 0 else []):
         got = run(binary, ["-v", "--cache", d, model, "--name", "mid", "--stats"])
         check(f"{name}: not used (it could hold planted bytes); right output, exit 0", got[:2] == (0, want[1]) and
               not entries(d) and b"plant bytes" in got[2], got[2][-300:])
@@ -320,20 +347,26 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
                 data = f.read()
             if TOKEN.encode() in data or TOKEN[3:15].encode() in data or QUERY_SECRET.encode() in data:
                 found.append(n)
-    check("a token and a signed URL's query: cached, and in no cache file", status == 0 and status2 == 0 and entries(d) and
-          not found and b", 0 bytes over the network" in err, repr(found))
+    check("a token and a signed URL's query: "
+          "cached, and in no cache file", status == 0 and status2 == 0 and entries(d) and not found and
+          b", 0 bytes over the network" in err, repr(found))
 
     # 8. Concurrent runs sharing one DIR agree with a run without the cache, and leave it sound.
     d = os.path.join(tmp, "cache-shared")
     args = [model, "--all", "--json"]
     want = run(binary, args)
     e = {k: v for k, v in os.environ.items() if k not in ("HF_TOKEN", "TI_CACHE_DIR", "TI_CACHE_SIZE")}
-    procs = [subprocess.Popen([binary, "--cache", d] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e) for _ in range(4)]
+    procs = [
+        subprocess.Popen([binary, "--cache", d] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
+        for _ in range(4)
+    ]
     outs = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
     m = nginx.mark()
     again = run(binary, ["--cache", d] + args)
-    check("four concurrent runs on one DIR: each right; the next run is local", all(o == (want[1], b"", 0) for o in outs) and
-          again[:2] == want[:2] and body_bytes(nginx.lines_since(m)) == 0, repr([o[1][:200] for o in outs]))
+    check("four concurrent runs on one DIR: "
+          "each right; the next run is local",
+          all(o == (want[1], b"", 0) for o in outs) and again[:2] == want[:2] and body_bytes(nginx.lines_since(m)) == 0,
+          repr([o[1][:200] for o in outs]))
 
 
 if __name__ == "__main__":

@@ -114,8 +114,8 @@ def make_files(www):
         shard = f"model-{k + 1:05d}-of-00003.safetensors"
         a = (np.arange(6, dtype=np.float32) + 10 * k).reshape(2, 3)
         b = np.arange(4, dtype=np.int32) * (k + 1)
-        write_safetensors(os.path.join(www, "three", shard),
-                          [(f"layers.{k}.weight", "F32", (2, 3), a.tobytes()), (f"layers.{k}.bias", "I32", (4,), b.tobytes())])
+        write_safetensors(os.path.join(www, "three", shard), [(f"layers.{k}.weight", "F32", (2, 3), a.tobytes()),
+                                                              (f"layers.{k}.bias", "I32", (4,), b.tobytes())])
         weight_map[f"layers.{k}.weight"] = shard
         weight_map[f"layers.{k}.bias"] = shard
     with open(os.path.join(www, "three", "model.safetensors.index.json"), "w") as f:
@@ -150,7 +150,9 @@ def same_as_local(binary, path, url, args, name):
     got = run(binary, [url] + args)
     out = got[1].replace(url.encode(), path.encode())
     ok = got[0] == want[0] and out == want[1]
-    check(name, ok, f"status {got[0]} vs {want[0]}; stderr {got[2][:300]!r}; first diff in {out[:200]!r} vs {want[1][:200]!r}")
+    check(
+        name, ok, f"status {got[0]} vs {want[0]}; stderr {got[2][:300]!r}; "
+        f"first diff in {out[:200]!r} vs {want[1][:200]!r}")
 
 
 def checks(binary, nginx, fault_url, www, small, mid):
@@ -162,14 +164,17 @@ def checks(binary, nginx, fault_url, www, small, mid):
         if n == "big.safetensors":
             continue
         raw = n.endswith(".bin")
-        extra = [["--raw", "float32"]] if n == "raw_f32.bin" else [["--raw", "int16", "--byte-order", "big"]] if raw else [[]]
+        extra = [["--raw", "float32"]
+                ] if n == "raw_f32.bin" else [["--raw", "int16", "--byte-order", "big"]] if raw else [[]]
         for base in extra:
-            for args in ([], ["--json"], ["--all"] if not raw else ["--offset", "4"], ["--all", "--json"] if not raw else []):
+            for args in ([], ["--json"], ["--all"] if not raw else ["--offset", "4"],
+                         ["--all", "--json"] if not raw else []):
                 if raw and not args and base is None:
                     continue
                 same_as_local(binary, path, nginx.url("files", n), base + args, f"{n} {' '.join(base + args)} via URL")
-    for n, args in [("quants.gguf", ["--meta"]), ("quants.gguf", ["--meta", "--json"]), ("mixed.safetensors", ["--list"]),
-                    ("arrays.npz", ["--stats"]), ("quants.gguf", ["--stats", "--json"]), ("state_dict.pt", ["--list", "--json"])]:
+    for n, args in [("quants.gguf", ["--meta"]), ("quants.gguf", ["--meta", "--json"]),
+                    ("mixed.safetensors", ["--list"]), ("arrays.npz", ["--stats"]),
+                    ("quants.gguf", ["--stats", "--json"]), ("state_dict.pt", ["--list", "--json"])]:
         same_as_local(binary, os.path.join(www, n), nginx.url("files", n), args, f"{n} {' '.join(args)} via URL")
     for loc in ("redirect", "norange"):
         for n in ("mixed.safetensors", "arrays_compressed.npz", "quants.gguf", "sharded/model.safetensors.index.json"):
@@ -180,15 +185,19 @@ def checks(binary, nginx, fault_url, www, small, mid):
     for n in ("mixed.safetensors", "arrays.npz", "state_dict.pt", "sharded/model.safetensors.index.json"):
         status, out, err = run(binary, ["diff", os.path.join(www, n), nginx.url("redirect", n), "--json"])
         summary = json.loads(out)["summary"] if status == 0 else {}
-        check(f"diff {n} against its URL: every tensor the same", status == 0 and summary.get("differs", 1) == 0, repr(err[:300]))
+        check(f"diff {n} against its URL: "
+              f"every tensor the same", status == 0 and summary.get("differs", 1) == 0, repr(err[:300]))
     # hf:// through TI_HF_ENDPOINT (a redirect to /files/, as the hub redirects to its CDN).
     env = {"TI_HF_ENDPOINT": f"http://127.0.0.1:{nginx.port}/hf"}
     want = run(binary, [os.path.join(www, "mixed.safetensors"), "--name", "weight", "--json"])
     got = run(binary, ["hf://org/repo/mixed.safetensors", "--name", "weight", "--json"], env)
     got_rev = run(binary, ["hf://org/repo@v1.0/mixed.safetensors", "--name", "weight", "--json"], env)
     strip = lambda out, name: out.replace(name.encode(), b"F")
-    check("hf://org/repo/FILE gives the local values", got[0] == 0 and strip(got[1], "hf://org/repo/mixed.safetensors") ==
-          strip(want[1], os.path.join(www, "mixed.safetensors")), repr(got))
+    check(
+        "hf://org/repo/FILE "
+        "gives the local values", got[0] == 0 and
+        strip(got[1], "hf://org/repo/mixed.safetensors") == strip(want[1], os.path.join(www, "mixed.safetensors")),
+        repr(got))
     check("hf://org/repo@REV/FILE resolves", got_rev[0] == 0, repr(got_rev))
 
     # 2. Bytes the server sent, from its log.
@@ -203,16 +212,22 @@ def checks(binary, nginx, fault_url, www, small, mid):
     status, out, err = run(binary, [nginx.url("files", "big.safetensors"), "--name", "small", "--json"])
     sent = nginx.bytes_since(m)
     values = json.loads(out)["tolist"] if status == 0 else None
-    check("one small tensor's values transfer < its size + 2 MiB", status == 0 and sent < small.nbytes + 2 * MiB, f"{sent}")
+    check("one small tensor's values "
+          "transfer < its size + 2 MiB", status == 0 and sent < small.nbytes + 2 * MiB, f"{sent}")
     check("the small tensor's values are NumPy's", values == small.astype(np.float64).tolist(), err[:200])
     m = nginx.mark()
     status, out, err = run(binary, [nginx.url("files", "big.safetensors"), "--name", "mid", "--stats", "--json"])
     sent = nginx.bytes_since(m)
     print(f"# --stats of a 1 MiB tensor: {sent} bytes sent")
-    check("--stats of one tensor transfers it once", status == 0 and mid.nbytes <= sent < mid.nbytes + 256 * KiB, f"{sent}")
+    check("--stats of one tensor "
+          "transfers it once", status == 0 and mid.nbytes <= sent < mid.nbytes + 256 * KiB, f"{sent}")
     stats = json.loads(out) if status == 0 else {}
-    check("--stats of the remote tensor match NumPy", status == 0 and abs(stats.get("mean", 1e9) - float(mid.astype(np.float64).mean())) < 1e-9
-          and stats.get("max") == float(mid.max()), repr(stats)[:300])
+    check(
+        "--stats of the remote "
+        "tensor match NumPy", status == 0 and
+        abs(stats.get("mean", 1e9) - float(mid.astype(np.float64).mean())) < 1e-9 and
+        stats.get("max") == float(mid.max()),
+        repr(stats)[:300])
     # Slices read only their part: the bytes a view reaches, nothing else of the tensor.
     big = os.path.join(www, "big.safetensors")
     m = nginx.mark()
@@ -229,7 +244,8 @@ def checks(binary, nginx, fault_url, www, small, mid):
         m = nginx.mark()
         status, out, err = run(binary, [nginx.url("files", "big.safetensors"), "--name", "huge", "-e", expr])
         sent = nginx.bytes_since(m)
-        check(f"-e '{expr}' at the start of a 1 GiB remote tensor: < 2 MiB sent", status == 0 and want in out and sent < 2 * MiB,
+        check(f"-e '{expr}' at the start of a 1 "
+              f"GiB remote tensor: < 2 MiB sent", status == 0 and want in out and sent < 2 * MiB,
               f"{out[-80:]!r} {sent} bytes {err[:200]!r}")
     for expr in ("x[:3]", "x[0]", "x[:2].sum()", "x[:100].reshape(10, 10)[:3]", "x.reshape(-1)[:600:7]"):
         same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", expr, "--json"],
@@ -240,13 +256,15 @@ def checks(binary, nginx, fault_url, www, small, mid):
     check("the summary of a 1 GiB remote tensor: < 2 MiB sent", status == 0 and b"summary:" in out and sent < 2 * MiB,
           f"{sent} bytes {err[:200]!r}")
     print(f"# summary of the 1 GiB tensor: {sent} bytes sent")
-    for expr in ("x[1:3, ::-1]", "x.T[5, 100:110]", "x.flip(0)[:2, :3]", "x[::100, 7].sum()", "x.pad(((1, 1), (0, 2)))[:3, -4:]",
-                 "x[200:202].reshape(4, 256)[:, ::64]", "x[511, 511]"):
+    for expr in ("x[1:3, ::-1]", "x.T[5, 100:110]", "x.flip(0)[:2, :3]", "x[::100, 7].sum()",
+                 "x.pad(((1, 1), (0, 2)))[:3, -4:]", "x[200:202].reshape(4, 256)[:, ::64]", "x[511, 511]"):
         same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", expr, "--json"],
                       f"mid tensor: -e '{expr}' via URL")
-    same_as_local(binary, big, nginx.url("files", "big.safetensors"), ["--name", "mid", "-e", "x[::3] * 2", "--stats", "--json"],
+    same_as_local(binary, big, nginx.url("files",
+                                         "big.safetensors"), ["--name", "mid", "-e", "x[::3] * 2", "--stats", "--json"],
                   "--stats of an expression over the remote tensor via URL")
-    status, out, _ = run(binary, [nginx.url("files", "big.safetensors"), "--name", "mid", "-e", "x[::100, 7].double().sum()", "--json"])
+    status, out, _ = run(
+        binary, [nginx.url("files", "big.safetensors"), "--name", "mid", "-e", "x[::100, 7].double().sum()", "--json"])
     check("a strided column sum of the remote tensor is NumPy's", status == 0 and
           abs(json.loads(out)["tolist"] - float(mid[::100, 7].astype(np.float64).sum())) < 1e-12, repr(out))
 
@@ -255,28 +273,47 @@ def checks(binary, nginx, fault_url, www, small, mid):
     with open(token_file, "w") as f:
         f.write(TOKEN + "\n")
     m = nginx.mark()
-    runs = [run(binary, ["-vv", "--token-file", token_file, nginx.url("files", "mixed.safetensors"), "--name", "weight", "--graph"]),
-            run(binary, ["-vv", "hf://org/repo/mixed.safetensors", "--list"], dict(env, HF_TOKEN=TOKEN)),
-            run(binary, ["-vv", "--token-file", token_file, nginx.url("files", "missing.npy")]),
-            run(binary, ["--token-file", token_file, nginx.url("files", "missing.npy"), "--json"]),
-            run(binary, ["-vv", "hf://org/repo/missing.safetensors"], dict(env, HF_TOKEN=TOKEN)),
-            run(binary, ["--token-file", token_file, "diff", nginx.url("files", "mixed.safetensors"), nginx.url("files", "missing.npy")])]
+    runs = [
+        run(binary,
+            ["-vv", "--token-file", token_file,
+             nginx.url("files", "mixed.safetensors"), "--name", "weight", "--graph"]),
+        run(binary, ["-vv", "hf://org/repo/mixed.safetensors", "--list"], dict(env, HF_TOKEN=TOKEN)),
+        run(binary,
+            ["-vv", "--token-file", token_file, nginx.url("files", "missing.npy")]),
+        run(binary,
+            ["--token-file", token_file, nginx.url("files", "missing.npy"), "--json"]),
+        run(binary, ["-vv", "hf://org/repo/missing.safetensors"], dict(env, HF_TOKEN=TOKEN)),
+        run(binary, [
+            "--token-file", token_file, "diff",
+            nginx.url("files", "mixed.safetensors"),
+            nginx.url("files", "missing.npy")
+        ])
+    ]
     lines = nginx.lines_since(m)
     check("the token from --token-file and HF_TOKEN reaches the server", runs[0][0] == 0 and runs[1][0] == 0 and
           sum(f'"Bearer {TOKEN}"' in line for line in lines) >= 4, "\n".join(lines[:6]))
     leaked = [i for i, r in enumerate(runs) if TOKEN.encode() in r[1] + r[2] or TOKEN[3:15].encode() in r[1] + r[2]]
     check("the token appears in no output (stdout, stderr, -vv, --graph, errors)", not leaked, repr(leaked))
-    check("a missing remote file: exit 2, one line naming the URL and 404", runs[2][0] == 2 and runs[3][0] == 2 and not runs[2][1]
-          and b"missing.npy" in runs[3][2] and b"404" in runs[3][2], repr(runs[3]))
+    check(
+        "a missing remote file: exit 2, "
+        "one line naming the URL and 404", runs[2][0] == 2 and runs[3][0] == 2 and not runs[2][1] and
+        b"missing.npy" in runs[3][2] and b"404" in runs[3][2], repr(runs[3]))
 
     # 3b. A URL's user information and query string (signed URLs carry credentials there)
     # appear in no output either: JSON "file" keys, text, check failures, errors, diff.
     secret = f"http://user:PWSECRET@127.0.0.1:{nginx.port}/files/mixed.safetensors?sig=QSECRET"
     local = os.path.join(www, "mixed.safetensors")
-    runs = [run(binary, [secret, "--json"]), run(binary, [secret, "--all", "--jsonl"]), run(binary, [secret, "--stats", "--json"]),
-            run(binary, [secret, "--name", "weight", "--expect", "ndim=3"]), run(binary, [secret, "--name", "nope"]),
-            run(binary, [secret, "--name", "weight", "-e", "x.reshape(7)"]), run(binary, [secret, "--meta", "--json"]),
-            run(binary, ["diff", secret, local, "--json"]), run(binary, ["diff", secret, local])]
+    runs = [
+        run(binary, [secret, "--json"]),
+        run(binary, [secret, "--all", "--jsonl"]),
+        run(binary, [secret, "--stats", "--json"]),
+        run(binary, [secret, "--name", "weight", "--expect", "ndim=3"]),
+        run(binary, [secret, "--name", "nope"]),
+        run(binary, [secret, "--name", "weight", "-e", "x.reshape(7)"]),
+        run(binary, [secret, "--meta", "--json"]),
+        run(binary, ["diff", secret, local, "--json"]),
+        run(binary, ["diff", secret, local])
+    ]
     leaked = [i for i, r in enumerate(runs) if b"PWSECRET" in r[1] + r[2] or b"QSECRET" in r[1] + r[2]]
     check("a URL's password and query string appear in no output", not leaked and runs[0][0] == 0 and runs[3][0] == 1
           and runs[4][0] == 2, repr([runs[i] for i in leaked[:2]]))
@@ -287,7 +324,9 @@ def checks(binary, nginx, fault_url, www, small, mid):
     import base64
     want = "Basic " + base64.b64encode(b"user:PWSECRET").decode()
     m = nginx.mark()
-    status, out, err = run(binary, [f"http://user:PWSECRET@127.0.0.1:{nginx.port}/files/three/model.safetensors.index.json", "--list", "--json"])
+    status, out, err = run(
+        binary,
+        [f"http://user:PWSECRET@127.0.0.1:{nginx.port}/files/three/model.safetensors.index.json", "--list", "--json"])
     lines = nginx.lines_since(m)
     auths = {l.split('"')[3] for l in lines if "/three/" in l.split()[0]}
     shapes = [t["shape"] for t in json.loads(out)["tensors"]] if status == 0 else []
@@ -297,28 +336,34 @@ def checks(binary, nginx, fault_url, www, small, mid):
 
     # 4. Faults: a retry, or one clear line and exit 2 with nothing on stdout.
     path = os.path.join(www, "mixed.safetensors")
-    same_as_local(binary, path, fault_url("drop_once", "mixed.safetensors"), ["--all"], "a dropped connection is retried")
+    same_as_local(binary, path, fault_url("drop_once", "mixed.safetensors"), ["--all"],
+                  "a dropped connection is retried")
     same_as_local(binary, os.path.join(www, "arrays_compressed.npz"), fault_url("drop_once", "arrays_compressed.npz"),
                   ["--all", "--json"], "dropped connections in a zip member are retried")
-    same_as_local(binary, big, fault_url("drop_once", "big.safetensors"), ["--name", "mid", "-e", "x[::7, 3:5]", "--json"],
+    same_as_local(binary, big, fault_url("drop_once",
+                                         "big.safetensors"), ["--name", "mid", "-e", "x[::7, 3:5]", "--json"],
                   "a dropped connection while fetching a tensor's values is retried")
-    cases = [("data404", "big.safetensors", ["--name", "mid"]), ("data200", "big.safetensors", ["--name", "mid"]), ("dropdata", "big.safetensors", ["--name", "mid", "--stats"]),
+    cases = [("data404", "big.safetensors", ["--name", "mid"]), ("data200", "big.safetensors", ["--name", "mid"]),
+             ("dropdata", "big.safetensors", ["--name", "mid", "--stats"]),
              ("dropdata", "big.safetensors", ["--name", "mid", "-e", "x[::2].sum()", "--json"]),
-             ("drop", "mixed.safetensors", []), ("truncate", "mixed.safetensors", []), ("badrange", "mixed.safetensors", []),
-             ("404", "mixed.safetensors", []), ("416", "mixed.safetensors", [])]
+             ("drop", "mixed.safetensors", []), ("truncate", "mixed.safetensors", []),
+             ("badrange", "mixed.safetensors", []), ("404", "mixed.safetensors", []), ("416", "mixed.safetensors", [])]
     for mode, n, args in cases:
         url = fault_url(mode, n)
         start = time.monotonic()
         status, out, err = run(binary, [url] + args)
         lines = err.decode(errors="replace").strip().splitlines()
-        check(f"fault {mode}: exit 2, nothing on stdout, one line naming the URL", status == 2 and not out and len(lines) == 1
-              and url in lines[0], f"{status} {out[:100]!r} {lines}")
+        check(f"fault {mode}: exit 2, nothing on "
+              f"stdout, one line naming the URL", status == 2 and not out and len(lines) == 1 and url in lines[0],
+              f"{status} {out[:100]!r} {lines}")
         print(f"# fault {mode}: {lines[0] if lines else ''} ({time.monotonic() - start:.1f} s)")
     # A server ignoring Range: a small file is read whole (same output), a large one refused.
     status, out, err = run(binary, [nginx.url("norange", "big.safetensors"), "--list"])
     lines = err.decode(errors="replace").strip().splitlines()
-    check("a range-ignoring server and a 1 GiB file: refused in one line, exit 2", status == 2 and not out and len(lines) == 1
-          and "Range" in lines[0] and nginx.url("norange", "big.safetensors") in lines[0], repr(lines))
+    check(
+        "a range-ignoring server and a 1 GiB "
+        "file: refused in one line, exit 2", status == 2 and not out and len(lines) == 1 and "Range" in lines[0] and
+        nginx.url("norange", "big.safetensors") in lines[0], repr(lines))
     print(f"# range ignored: {lines[0] if lines else ''}")
     # A tensor's values that fail to arrive after the header did: still exit 2, nothing half-printed.
     status, out, err = run(binary, [nginx.url("files", "nothing-here.safetensors")])

@@ -80,16 +80,20 @@ silent = SilentServer()
 url = f"http://127.0.0.1:{silent.port}/model.safetensors"
 p = run([url, "--list", "--timeout", "1"])
 single, line = one_line(p)
-tally.check("a server that accepts and never answers: exit 2, stdout empty", p.returncode == 2 and not p.stdout, f"{p.returncode} {p.stdout!r}")
-tally.check("... one line naming the URL and what timed out",
-            single and line == f"tensor-inspect: {url}: bytes 0-65535: the server accepted the connection but sent no answer "
-                               "within 1 s (--timeout SECONDS waits longer)", p.stderr)
+tally.check("a server that accepts and never "
+            "answers: exit 2, stdout empty", p.returncode == 2 and not p.stdout, f"{p.returncode} {p.stdout!r}")
+tally.check(
+    "... one line naming the URL and what timed out", single and
+    line == f"tensor-inspect: {url}: bytes 0-65535: the server "
+    f"accepted the connection but sent no answer "
+    "within 1 s (--timeout SECONDS waits longer)", p.stderr)
 tally.check("... not retried: one connection", silent.accepted == 1, f"{silent.accepted} connections")
 
 before = silent.accepted
 p = run(["validate", url], env={"TI_TIMEOUT": "1"})
-tally.check("TI_TIMEOUT sets it, for validate too", p.returncode == 2 and not p.stdout and "no answer within 1 s" in p.stderr
-            and silent.accepted == before + 1, f"{p.returncode} {p.stderr.strip()} {silent.accepted - before} connections")
+tally.check("TI_TIMEOUT sets it, for validate too", p.returncode == 2 and not p.stdout and
+            "no answer within 1 s" in p.stderr and silent.accepted == before + 1, f"{p.returncode} {p.stderr.strip()} "
+            f"{silent.accepted - before} connections")
 silent.close()
 
 # Headers of a 206 for the first block and 10 bytes of its body, then silence.

@@ -92,11 +92,14 @@ with tempfile.TemporaryDirectory() as d:
     for name, bits in (("all", patterns), ("all_x3", np.tile(patterns, 3))):
         f16 = bits.view(np.float16)
         f16_path = check_npy(d, "float16_" + name, f16)
-        for nonfinite, spelled in (("python", f16.tolist()), ("string", [repr(v) if v != v or abs(v) == float("inf") else v for v in f16.tolist()])):
+        for nonfinite, spelled in (("python", f16.tolist()),
+                                   ("string",
+                                    [repr(v) if v != v or abs(v) == float("inf") else v for v in f16.tolist()])):
             got = run([f16_path, "--json", "--json-nonfinite", nonfinite])
             want = json.dumps(spelled).encode()
             found = got.find(b'"tolist": ' + want + b', "dtype"') >= 0
-            print(("ok  " if found else "FAIL") + f" float16_{name} as JSON (--json-nonfinite {nonfinite}) against json.dumps")
+            print(("ok  " if found else "FAIL") + f" float16_{name} as JSON (--json-nonfinite "
+                  f"{nonfinite}) against json.dumps")
             failures += not found
         raw = os.path.join(d, "bfloat16.bin")
         bits.tofile(raw)

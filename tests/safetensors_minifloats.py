@@ -55,8 +55,9 @@ with tempfile.TemporaryDirectory() as tmp:
         if out.returncode == 0:
             doc = json.loads(out.stdout)
             got = floats(doc["tolist"]).reshape(want.shape)
-            tally.check(f"{name}: {got} vs {want}",
-                        doc["shape"] == list(want.shape) and np.array_equal(got, want.astype(np.float64), equal_nan=True))
+            tally.check(
+                f"{name}: {got} vs {want}", doc["shape"] == list(want.shape) and
+                np.array_equal(got, want.astype(np.float64), equal_nan=True))
             tally.check(f"{name}: format {doc['format']} (float32 values)", doc["format"] == "f")
     # Signs of zero survive (FP4 code 8 is -0.0).
     out = subprocess.run([BIN, path, "--name", "w4", "-e", "x[0, 0:4]"], capture_output=True, text=True)

@@ -40,26 +40,32 @@ for n in shards:
         size = struct.unpack("<Q", f.read(8))[0]
         header = json.loads(f.read(size))
     stored += sum(v["data_offsets"][1] - v["data_offsets"][0] for k, v in header.items() if k != "__metadata__")
-folder_line = re.compile(r"sharded: folder opened as a [a-z-]+ checkpoint: %d tensors in %d files, %d bytes stored; [0-9.]+ ms"
-                         % (len(weight_map), len(shards), stored))
+folder_line = re.compile(r"sharded: folder opened as a [a-z-]+ checkpoint: %d "
+                         r"tensors in %d files, %d bytes stored; [0-9.]+ ms" % (len(weight_map), len(shards), stored))
 for mode in (["--list"], ["--stats"]):
     rc, quiet, qerr = run(SHARDED, *mode)
     rc_v, o, e = run("-v", SHARDED, *mode)
     check(f"-v folder {mode}: exit 0, stdout unchanged", rc == rc_v == 0 and o == quiet and not qerr, f"{rc} {rc_v}")
     check(f"-v folder {mode}: the folder is logged", folder_line.search(e), e)
 rc, o, e = run("-v", SHARDED, "--stats")
-check("-v --stats: the scan's time", re.search(r"statistics: %d tensors, %d bytes scanned in [0-9.]+ ms" % (len(weight_map), stored), e), e)
+check("-v --stats: the scan's time",
+      re.search(r"statistics: %d tensors, %d "
+                r"bytes scanned in [0-9.]+ ms" % (len(weight_map), stored), e), e)
 rc, o, e = run("-v", os.path.join(ROOT, "samples", "float32.npy"), "--stats")
-check("-v --stats on one tensor: the scan's time", re.search(r"statistics: 1 tensor, \d+ bytes scanned in [0-9.]+ ms", e), e)
+check("-v --stats on one "
+      "tensor: the scan's time", re.search(r"statistics: 1 tensor, \d+ "
+                                           r"bytes scanned in [0-9.]+ ms", e), e)
 rc, o, e = run("-v", "diff", SHARDED, SHARDED)
-check("-v diff folder folder: both sides", rc == 0 and re.search("A: .*" + folder_line.pattern, e) and re.search("B: .*" + folder_line.pattern, e), e)
+check("-v diff folder folder: both sides", rc == 0 and re.search("A: .*" + folder_line.pattern, e) and
+      re.search("B: .*" + folder_line.pattern, e), e)
 rc, o, e = run("-v", "diff", "[1, 2]", os.path.join(ROOT, "samples", "int32.npy"))
 check("-v diff literal file: the literal side", "A: literal, int32 (2,)" in e and "int32.npy: npy format" in e, e)
 rc, o, e = run("-v", "validate", SHARDED)
 check("-v validate folder: each file with its time", e.count("validated in") == len(shards) + 1, e)
 
 # 2. did you mean
-for typo, near in (("--stat", "--stats"), ("--fail-onn", "--fail-on"), ("--jsno", "--json"), ("--lsit", "--list"), ("--expcet", "--expect")):
+for typo, near in (("--stat", "--stats"), ("--fail-onn", "--fail-on"), ("--jsno", "--json"), ("--lsit", "--list"),
+                   ("--expcet", "--expect")):
     rc, o, e = run(os.path.join(ROOT, "samples", "float32.npy"), typo)
     check(f"{typo}: did you mean {near}?", rc == 2 and not o and f"(did you mean {near}?)" in e, e)
 rc, o, e = run("[1]", "--zzzzqqqq")
@@ -78,7 +84,8 @@ with tempfile.TemporaryDirectory() as out:
     check("bool --stats: min, max and absmax alike", all(fields.get(k) == v for k, v in want.items()), o)
     rc, o, e = run(path, "--stats", "--json")
     doc = json.loads(o)
-    check("bool --stats --json: absmax a JSON bool", doc["absmax"] is True and doc["max"] is True and doc["min"] is False, o)
+    check("bool --stats --json: "
+          "absmax a JSON bool", doc["absmax"] is True and doc["max"] is True and doc["min"] is False, o)
     st = os.path.join(out, "b.safetensors")
     text = json.dumps({"flags": {"dtype": "BOOL", "shape": [6], "data_offsets": [0, 6]},
                        "w": {"dtype": "F32", "shape": [2], "data_offsets": [6, 14]}}).encode()
@@ -100,7 +107,8 @@ with tempfile.TemporaryDirectory() as out:
     rc, o, e = run(xp, "--assert", "x.abs().max() < 1")
     check("x.abs().max() < 1 passes on a tensor holding NaN (as docs/checks.md warns)", rc == 0, f"{rc} {o} {e}")
     rc, o, e = run(xp, "--assert", "x.abs().max() < 1", "--fail-on", "nan")
-    check("--fail-on nan beside it catches the NaN", rc == 1 and "1 nan, first at [1]" in o and "1 check passed" in o, f"{rc} {o} {e}")
+    check("--fail-on nan beside "
+          "it catches the NaN", rc == 1 and "1 nan, first at [1]" in o and "1 check passed" in o, f"{rc} {o} {e}")
     rc, o, e = run(xp, "--assert", "x.sum() < 1")
     check("sum propagates NaN: x.sum() < 1 fails", rc == 1, f"{rc} {o} {e}")
     for expr, want in (("not 0", "True"), ("not 2.5", "False"), ("not None", "True")):

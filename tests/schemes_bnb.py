@@ -164,8 +164,9 @@ with tempfile.TemporaryDirectory() as tmp:
                             and r.get("stored_type", "").startswith("bitsandbytes " + quant_type)
                             and len(r.get("parts", [])) == nparts)
                 hands = "float16" if "o_proj" in name else "bfloat16"
-                tally.check(f"{name} note: {r.get('note')}, producer_dtype {r.get('producer_dtype')}",
-                            f"bitsandbytes hands back {hands}" in r.get("note", "") and r.get("producer_dtype") == hands)
+                tally.check(
+                    f"{name} note: {r.get('note')}, producer_dtype {r.get('producer_dtype')}",
+                    f"bitsandbytes hands back {hands}" in r.get("note", "") and r.get("producer_dtype") == hands)
                 got, err = values(model, name, ref.shape)
                 ok = got is not None and np.allclose(got, ref, rtol=1e-6, atol=0) and \
                     np.array_equal(np.signbit(got), np.signbit(ref))
@@ -234,9 +235,10 @@ with tempfile.TemporaryDirectory() as tmp:
 
     rewrite(os.path.join(tmp, "nf4-single"), change=bad_blob)
     out = run(os.path.join(tmp, "nf4-single"), "--list")
-    tally.check(f"shape the bytes do not fit: exit {out.returncode} {out.stderr.strip()}",
-                out.returncode == 2 and "o_proj.weight'" in out.stderr and "part 'model.layers.0.self_attn.o_proj.weight'"
-                in out.stderr)
+    tally.check(
+        f"shape the bytes do not fit: exit {out.returncode} {out.stderr.strip()}", out.returncode == 2 and
+        "o_proj.weight'" in out.stderr and "part "
+        "'model.layers.0.self_attn.o_proj.weight'" in out.stderr)
 
     def garbage_blob(t):
         name = "model.layers.0.mlp.up_proj.weight.quant_state.bitsandbytes__fp4"

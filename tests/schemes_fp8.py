@@ -50,7 +50,8 @@ def same(got, want, what):
                 ok)
 
 
-SCHEMA = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", "listing.schema.json")))
+SCHEMA = json.load(
+    open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", "listing.schema.json")))
 
 
 def listing(path, *extra):
@@ -103,8 +104,9 @@ with tempfile.TemporaryDirectory() as tmp:
     tally.check(f"logical dtype/shape: {r}", r.get("dtype") == "float32" and r.get("shape") == [160, 272])
     tally.check(f"stored type: {r.get('stored_type')}",
                 r.get("stored_type") == "fp8 e4m3, 128x128 block scales")
-    tally.check(f"parts: {r.get('parts')}",
-                r.get("parts") == ["model.layers.0.mlp.down_proj.weight", "model.layers.0.mlp.down_proj.weight_scale_inv"])
+    tally.check(
+        f"parts: {r.get('parts')}",
+        r.get("parts") == ["model.layers.0.mlp.down_proj.weight", "model.layers.0.mlp.down_proj.weight_scale_inv"])
     plain = rows.get("model.norm.weight", {})
     tally.check(f"a plain tensor's row has the keys of a logical tensor's (parts null): {sorted(plain)} vs {sorted(r)}",
                 sorted(plain) == sorted(r) and "parts" in plain and plain["parts"] is None)
@@ -150,9 +152,9 @@ with tempfile.TemporaryDirectory() as tmp:
     qw.write_safetensors(os.path.join(broken, "model.safetensors"), shard1)
     shutil.copy(os.path.join(model, "config.json"), broken)
     out = run(broken, "--list")
-    tally.check(f"missing part: exit {out.returncode}, {out.stderr.strip()}",
-                out.returncode == 2 and "model.layers.0.mlp.down_proj.weight" in out.stderr and "weight_scale_inv" in out.stderr
-                and out.stdout == "")
+    tally.check(
+        f"missing part: exit {out.returncode}, {out.stderr.strip()}", out.returncode == 2 and
+        "model.layers.0.mlp.down_proj.weight" in out.stderr and "weight_scale_inv" in out.stderr and out.stdout == "")
     # A broken config: exit 2 naming config.json and the key.
     qw.write_safetensors(os.path.join(broken, "model.safetensors"), {**shard1, **shard2})
     qw.write_config(broken, {"quant_method": "fp8", "weight_block_size": "128"})

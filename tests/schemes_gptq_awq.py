@@ -123,9 +123,10 @@ with tempfile.TemporaryDirectory() as tmp:
         "model.norm.weight": ("F16", (out,), np.ones(out, dtype=np.float16).tobytes())})
     qw.write_config(folder, {"quant_method": "awq", "bits": 4, "group_size": gs, "zero_point": True, "version": "gemm"})
     want = qw.awq_dequant(qweight, qzeros, scales, gs)
-    tally.check("AWQ: the NumPy pack/unpack pair disagrees with itself",
-                np.allclose(want, ((intweight - np.repeat(zeros, gs, 0)) * np.repeat(scales.astype(np.float32), gs, 0)).T,
-                            rtol=1e-6))
+    tally.check(
+        "AWQ: the NumPy pack/unpack pair disagrees with itself",
+        np.allclose(want, ((intweight - np.repeat(zeros, gs, 0)) * np.repeat(scales.astype(np.float32), gs, 0)).T,
+                    rtol=1e-6))
     r = listing(folder).get(p + ".weight", {})
     tally.check(f"awq listing {r}",
                 r.get("shape") == [out, inn] and r.get("stored_type") == f"awq gemm int4, groups of {gs}")
@@ -187,9 +188,11 @@ with tempfile.TemporaryDirectory() as tmp:
             res = run(folder, "--name", p + ".weight", "--stats", "--json")
             st = json.loads(res.stdout) if res.returncode == 0 else {}
             w = want.astype(np.float64)
-            tally.check(f"{what}: --stats {st.get('min')} {st.get('max')} {st.get('mean')} {st.get('std')} against NumPy's",
-                        st.get("min") == w.min() and st.get("max") == w.max() and
-                        abs(st.get("mean", np.inf) - w.mean()) <= 1e-9 * w.std() and
-                        abs(st.get("std", np.inf) - w.std()) <= 1e-9 * w.std())
+            tally.check(
+                f"{what}: --stats {st.get('min')} {st.get('max')} "
+                f"{st.get('mean')} {st.get('std')} against NumPy's",
+                st.get("min") == w.min() and st.get("max") == w.max() and
+                abs(st.get("mean", np.inf) - w.mean()) <= 1e-9 * w.std() and
+                abs(st.get("std", np.inf) - w.std()) <= 1e-9 * w.std())
 
 sys.exit(tally.summary())

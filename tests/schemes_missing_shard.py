@@ -21,8 +21,16 @@ os.mkdir(model)
 write_safetensors(os.path.join(model, "model-00001-of-00002.safetensors"),
                   {"m.weight": ("F8_E4M3", (4, 4), np.zeros((4, 4), dtype=np.uint8).tobytes())})
 with open(os.path.join(model, "model.safetensors.index.json"), "w") as f:
-  json.dump({"metadata": {"total_size": 20}, "weight_map": {"m.weight": "model-00001-of-00002.safetensors",
-                                                            "m.weight_scale_inv": "model-00002-of-00002.safetensors"}}, f)
+  json.dump(
+      {
+          "metadata": {
+              "total_size": 20
+          },
+          "weight_map": {
+              "m.weight": "model-00001-of-00002.safetensors",
+              "m.weight_scale_inv": "model-00002-of-00002.safetensors"
+          }
+      }, f)
 
 
 def run(args):

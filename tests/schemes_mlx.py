@@ -48,16 +48,20 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
     for name, w in want.items():
         r = rows.get(name, {})
-        tally.check(f"{name}: {r}",
-                    r.get("shape") == [48, 128] and r.get("dtype") == "float32" and r.get("stored_type", "").startswith("mlx affine"))
+        tally.check(
+            f"{name}: {r}",
+            r.get("shape") == [48, 128] and r.get("dtype") == "float32" and
+            r.get("stored_type", "").startswith("mlx affine"))
         res = run(model, "--name", name, "--json")
         tally.check(f"{name}: {res.stderr}", res.returncode == 0)
         if res.returncode == 0:
-            got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()]).reshape(w.shape)
+            got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()
+                           ]).reshape(w.shape)
             tally.check(f"{name}: values differ (max {np.abs(got - w).max()})",
                         np.allclose(got, w, rtol=1e-6, atol=1e-7))
-    tally.check("per-module override",
-                rows.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "mlx affine int8, groups of 32")
+    tally.check(
+        "per-module override",
+        rows.get("model.layers.0.mlp.down_proj.weight", {}).get("stored_type") == "mlx affine int8, groups of 32")
     tally.check("parts replaced, others kept",
                 "model.layers.0.mlp.up_proj.scales" not in rows and "model.norm.weight" in rows)
     with open(os.path.join(model, "config.json"), "w") as f:
@@ -84,12 +88,15 @@ with tempfile.TemporaryDirectory() as tmp:
         res = run(path, "--name", "lm_head.weight", "--json")
         tally.check(f"{bits}-bit alone: {res.stderr.strip()}", res.returncode == 0)
         if res.returncode == 0:
-            got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()]).reshape(w.shape)
+            got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()
+                           ]).reshape(w.shape)
             tally.check(f"{bits}-bit alone: values differ", np.allclose(got, want, rtol=1e-6, atol=1e-7))
         res = run(path, "--list", "--json")
         r = json.loads(res.stdout)["tensors"][0] if res.returncode == 0 else {}
-        tally.check(f"{bits}-bit alone listed: {r}",
-                    r.get("stored_type") == f"mlx affine int{bits}, groups of {group}" and "from the shapes" in (r.get("note") or ""))
+        tally.check(
+            f"{bits}-bit alone listed: {r}",
+            r.get("stored_type") == f"mlx affine int{bits}, "
+            f"groups of {group}" and "from the shapes" in (r.get("note") or ""))
     w = (rng.standard_normal((6, 256)) * 0.05).astype(np.float32)
     packed, scales, biases = qw.mlx_quantize(w, 4, 64)
     path = os.path.join(alone, "mlx4.safetensors")
@@ -97,9 +104,10 @@ with tempfile.TemporaryDirectory() as tmp:
                                 "lm_head.scales": ("F16", scales.shape, scales.tobytes()),
                                 "lm_head.weight": ("U32", packed.shape, packed.astype("<u4").tobytes())})
     res = run(path, "--list")
-    tally.check(f"4-bit alone: exit {res.returncode} {res.stderr.strip()}",
-                res.returncode == 2 and res.stdout == "" and "tensor 'lm_head.weight'" in res.stderr and
-                "2-bit groups of 128, 4-bit groups of 64 and 8-bit groups of 32" in res.stderr and "config.json" in res.stderr)
+    tally.check(
+        f"4-bit alone: exit {res.returncode} {res.stderr.strip()}", res.returncode == 2 and res.stdout == "" and
+        "tensor 'lm_head.weight'" in res.stderr and "2-bit groups of 128, 4-bit groups "
+        "of 64 and 8-bit groups of 32" in res.stderr and "config.json" in res.stderr)
     res = run(path, "--list", "--stored")
     tally.check(f"4-bit alone --stored: {res.stderr.strip()}",
                 res.returncode == 0 and "lm_head.scales" in res.stdout)

@@ -54,14 +54,16 @@ with tempfile.TemporaryDirectory() as tmp:
     out = run(model, "--list", "--json")
     rows = {t["name"]: t for t in json.loads(out.stdout)["tensors"]} if out.returncode == 0 else {}
     r = rows.get("model.layers.0.mlp.gate_proj.weight", {})
-    tally.check(f"listing: {r} {out.stderr}",
-                r.get("shape") == [OUT, IN] and r.get("dtype") == "float32" and r.get("stored_type", "").startswith("nvfp4")
-                and len(r.get("parts", [])) == 3)
+    tally.check(
+        f"listing: {r} {out.stderr}",
+        r.get("shape") == [OUT, IN] and r.get("dtype") == "float32" and r.get("stored_type", "").startswith("nvfp4") and
+        len(r.get("parts", [])) == 3)
     tally.check("input_scale kept", "model.layers.0.mlp.gate_proj.input_scale" in rows)
     out = run(model, "--name", "model.layers.0.mlp.gate_proj.weight", "--json")
     tally.check(f"values: {out.stderr}", out.returncode == 0)
     if out.returncode == 0:
-        got = np.array([float(v) for v in np.array(json.loads(out.stdout)["tolist"], dtype=object).ravel()]).reshape(OUT, IN)
+        got = np.array([float(v) for v in np.array(json.loads(out.stdout)["tolist"], dtype=object).ravel()
+                       ]).reshape(OUT, IN)
         tally.check("values differ from ModelOpt's formula",
                     np.allclose(got, want, rtol=1e-6, atol=0) and not np.signbit(got[0, 0]))
     # Without config.json: the parts' names and dtypes decide.

@@ -68,17 +68,33 @@ with tempfile.TemporaryDirectory() as tmp:
         tensors = {p + ".weight_packed": ("I32", None, pack_to_int32(xq, bits)),
                    p + ".weight_scale": ("F16", scale.shape, scale.tobytes()),
                    p + ".weight_shape": ("I64", (2,), np.array([out, inn], dtype="<i8").tobytes())}
-        tensors[p + ".weight_packed"] = ("I32", tensors[p + ".weight_packed"][2].shape, tensors[p + ".weight_packed"][2].tobytes())
+        tensors[p + ".weight_packed"] = ("I32", tensors[p + ".weight_packed"][2].shape,
+                                         tensors[p + ".weight_packed"][2].tobytes())
         zp = np.zeros((out, groups), dtype=np.int64)
         if not sym:
             zp = rng.integers(lo, hi + 1, size=(out, groups))
             zpp = pack_to_int32(zp, bits, packed_dim=0)
             tensors[p + ".weight_zero_point"] = ("I32", zpp.shape, zpp.tobytes())
         qw.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
-        qw.write_config(folder, {"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {
-            "group_0": {"targets": ["Linear"], "weights": {"num_bits": bits, "type": "int", "symmetric": sym,
-                                                           "strategy": "group" if group else "channel", "group_size": group}}}})
-        packed = np.frombuffer(tensors[p + ".weight_packed"][2], dtype=np.int32).reshape(tensors[p + ".weight_packed"][1])
+        qw.write_config(
+            folder, {
+                "quant_method": "compressed-tensors",
+                "format": "pack-quantized",
+                "config_groups": {
+                    "group_0": {
+                        "targets": ["Linear"],
+                        "weights": {
+                            "num_bits": bits,
+                            "type": "int",
+                            "symmetric": sym,
+                            "strategy": "group" if group else "channel",
+                            "group_size": group
+                        }
+                    }
+                }
+            })
+        packed = np.frombuffer(tensors[p + ".weight_packed"][2],
+                               dtype=np.int32).reshape(tensors[p + ".weight_packed"][1])
         xq2 = unpack_from_int32(packed, bits, inn)
         zp2 = unpack_from_int32(zpp, bits, out, packed_dim=0) if not sym else zp
         tally.check(f"case {n}: NumPy pack/unpack disagree",
@@ -93,7 +109,8 @@ with tempfile.TemporaryDirectory() as tmp:
         res = subprocess.run([BIN, folder, "--name", p + ".weight", "--json"], capture_output=True, text=True)
         tally.check(f"case {n}: {res.stderr}", res.returncode == 0)
         if res.returncode == 0:
-            got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()]).reshape(out, inn)
+            got = np.array([float(v) for v in np.array(json.loads(res.stdout)["tolist"], dtype=object).ravel()
+                           ]).reshape(out, inn)
             tally.check(f"case {n}: values differ", np.allclose(got, want, rtol=1e-6, atol=0))
 
 sys.exit(tally.summary())

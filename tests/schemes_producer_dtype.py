@@ -63,7 +63,11 @@ def gptq(scale):  # 4-bit, 32 inputs in groups of 32, 16 outputs
 
 
 def awq(scale):  # 4-bit, 32 inputs in groups of 32, 16 outputs
-    return {P + ".qweight": zeros("I32", (32, 2)), P + ".qzeros": zeros("I32", (1, 2)), P + ".scales": zeros(scale, (1, 16))}
+    return {
+        P + ".qweight": zeros("I32", (32, 2)),
+        P + ".qzeros": zeros("I32", (1, 2)),
+        P + ".scales": zeros(scale, (1, 16))
+    }
 
 
 def pack_quantized(scale):  # int4, [8, 32] in groups of 32
@@ -72,7 +76,11 @@ def pack_quantized(scale):  # int4, [8, 32] in groups of 32
 
 
 def mlx(scale):  # 8-bit in groups of 128: the shapes alone tell
-    return {P + ".biases": zeros(scale, (4, 1)), P + ".scales": zeros(scale, (4, 1)), P + ".weight": zeros("U32", (4, 32))}
+    return {
+        P + ".biases": zeros(scale, (4, 1)),
+        P + ".scales": zeros(scale, (4, 1)),
+        P + ".weight": zeros("U32", (4, 32))
+    }
 
 
 EXPERTS = "model.layers.0.mlp.experts.down_proj"
@@ -85,35 +93,88 @@ CT_PACK = {"quant_method": "compressed-tensors", "format": "pack-quantized",
            "config_groups": {"group_0": {"weights": {"num_bits": 4, "group_size": 32}}}}
 # name, tensors, config.json ({} none; key "quantization" for MLX), logical name, producer, dtype (None: not known)
 CASES = [
-    ("fp8 block, torch_dtype float16", fp8_block(), {"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]},
-                                                     "torch_dtype": "float16"}, P + ".weight", "transformers", "float16"),
-    ("fp8 block, dtype (transformers >= 4.56)", fp8_block("BF16"),
-     {"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}, "dtype": "float32"},
-     P + ".weight", "transformers", "float32"),
-    ("fp8 block, config without torch_dtype", fp8_block(), {"quantization_config": {"quant_method": "fp8"}}, P + ".weight",
-     None, None),
+    ("fp8 block, torch_dtype float16", fp8_block(), {
+        "quantization_config": {
+            "quant_method": "fp8",
+            "weight_block_size": [128, 128]
+        },
+        "torch_dtype": "float16"
+    }, P + ".weight", "transformers", "float16"),
+    ("fp8 block, dtype (transformers >= 4.56)", fp8_block("BF16"), {
+        "quantization_config": {
+            "quant_method": "fp8",
+            "weight_block_size": [128, 128]
+        },
+        "dtype": "float32"
+    }, P + ".weight", "transformers", "float32"),
+    ("fp8 block, config without torch_dtype", fp8_block(), {
+        "quantization_config": {
+            "quant_method": "fp8"
+        }
+    }, P + ".weight", None, None),
     ("fp8 block, no config.json", fp8_block(), {}, P + ".weight", "fp8_cast_bf16.py", "bfloat16"),
-    ("compressed-tensors fp8", fp8_channel("BF16"), {"quantization_config": CT_FP8, "torch_dtype": "float16"}, P + ".weight",
-     "compressed-tensors", "bfloat16"),
-    ("fbgemm fp8", fp8_channel("F32"), {"quantization_config": {"quant_method": "fbgemm_fp8"}, "torch_dtype": "float16"},
-     P + ".weight", "transformers", "float16"),
+    ("compressed-tensors fp8", fp8_channel("BF16"), {
+        "quantization_config": CT_FP8,
+        "torch_dtype": "float16"
+    }, P + ".weight", "compressed-tensors", "bfloat16"),
+    ("fbgemm fp8", fp8_channel("F32"), {
+        "quantization_config": {
+            "quant_method": "fbgemm_fp8"
+        },
+        "torch_dtype": "float16"
+    }, P + ".weight", "transformers", "float16"),
     ("fp8 per-channel, no config.json", fp8_channel("F32"), {}, P + ".weight", None, None),
-    ("mxfp4", MXFP4, {"quantization_config": {"quant_method": "mxfp4"}, "torch_dtype": "float16"}, EXPERTS, "transformers",
-     "bfloat16"),
+    ("mxfp4", MXFP4, {
+        "quantization_config": {
+            "quant_method": "mxfp4"
+        },
+        "torch_dtype": "float16"
+    }, EXPERTS, "transformers", "bfloat16"),
     ("mxfp4, no config.json", MXFP4, {}, EXPERTS, "transformers", "bfloat16"),
-    ("nvfp4", NVFP4, {"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "torch_dtype": "float16"},
-     P + ".weight", "ModelOpt", "float16"),
+    ("nvfp4", NVFP4, {
+        "quantization_config": {
+            "quant_method": "modelopt",
+            "quant_algo": "NVFP4"
+        },
+        "torch_dtype": "float16"
+    }, P + ".weight", "ModelOpt", "float16"),
     ("nvfp4, no config.json", NVFP4, {}, P + ".weight", None, None),
-    ("gptq F16 scales", gptq("F16"), {"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32},
-                                      "torch_dtype": "bfloat16"}, P + ".weight", "AutoGPTQ", "float16"),
-    ("gptq F32 scales", gptq("F32"), {"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32},
-                                      "torch_dtype": "float16"}, P + ".weight", "AutoGPTQ", "float32"),
-    ("awq", awq("F16"), {"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 32, "version": "gemm"},
-                         "torch_dtype": "bfloat16"}, P + ".weight", "AutoAWQ", "float16"),
-    ("pack-quantized", pack_quantized("BF16"), {"quantization_config": CT_PACK, "torch_dtype": "float16"}, P + ".weight",
-     "compressed-tensors", "bfloat16"),
-    ("mlx", mlx("BF16"), {"quantization": {"bits": 8, "group_size": 128}, "torch_dtype": "float16"}, P + ".weight", "mlx",
-     "bfloat16"),
+    ("gptq F16 scales", gptq("F16"), {
+        "quantization_config": {
+            "quant_method": "gptq",
+            "bits": 4,
+            "group_size": 32
+        },
+        "torch_dtype": "bfloat16"
+    }, P + ".weight", "AutoGPTQ", "float16"),
+    ("gptq F32 scales", gptq("F32"), {
+        "quantization_config": {
+            "quant_method": "gptq",
+            "bits": 4,
+            "group_size": 32
+        },
+        "torch_dtype": "float16"
+    }, P + ".weight", "AutoGPTQ", "float32"),
+    ("awq", awq("F16"), {
+        "quantization_config": {
+            "quant_method": "awq",
+            "bits": 4,
+            "group_size": 32,
+            "version": "gemm"
+        },
+        "torch_dtype": "bfloat16"
+    }, P + ".weight", "AutoAWQ", "float16"),
+    ("pack-quantized", pack_quantized("BF16"), {
+        "quantization_config": CT_PACK,
+        "torch_dtype": "float16"
+    }, P + ".weight", "compressed-tensors", "bfloat16"),
+    ("mlx", mlx("BF16"), {
+        "quantization": {
+            "bits": 8,
+            "group_size": 128
+        },
+        "torch_dtype": "float16"
+    }, P + ".weight", "mlx", "bfloat16"),
     ("mlx, no config.json", mlx("F32"), {}, P + ".weight", "mlx", "float32"),
 ]
 

@@ -82,8 +82,11 @@ def bash_words(text):
   caps ($limits), and the options the scan for INPUT (the `for ((i = 1; ...` loop) names."""
   words = bash_variables(text)
   skip = re.search(r"for \(\(i = 1;.*?\n  done", text, re.S)
-  return ({"main": words.get("opts", set()), "diff": words.get("diff_opts", set()), "validate": words.get("validate_opts", set())},
-          words.get("subcommands", set()), words.get("limits", set()),
+  return ({
+      "main": words.get("opts", set()),
+      "diff": words.get("diff_opts", set()),
+      "validate": words.get("validate_opts", set())
+  }, words.get("subcommands", set()), words.get("limits", set()),
           set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", skip.group(0))) if skip else set())
 
 
@@ -92,7 +95,8 @@ def zsh_words(text):
   '*--name[...]:...'), the subcommands of the first argument, the --limit caps."""
   functions = dict(re.findall(r"^(\S+)\(\) \{\n(.*?)^\}", text, re.S | re.M))
   options = {}
-  for command, function in (("main", "_tensor-inspect"), ("diff", "_tensor_inspect_diff"), ("validate", "_tensor_inspect_validate")):
+  for command, function in (("main", "_tensor-inspect"), ("diff", "_tensor_inspect_diff"),
+                            ("validate", "_tensor_inspect_validate")):
     names = set()
     for line in functions.get(function, "").splitlines():
       if "[" in line and line.strip().startswith(("'", "(")):
@@ -134,8 +138,10 @@ def fish_words(text):
 
 
 pages = {c: help_page(c) for c in COMMANDS}
-check("--help pages parse", all({"-h", "--help"} <= pages[c][0] for c in COMMANDS) and len(pages["main"][0]) > 30
-      and {"--dtype", "--rtol"} <= pages["main"][1] | pages["diff"][1] and {"diff", "validate"} <= pages["main"][2], pages)
+check(
+    "--help pages parse",
+    all({"-h", "--help"} <= pages[c][0] for c in COMMANDS) and len(pages["main"][0]) > 30 and
+    {"--dtype", "--rtol"} <= pages["main"][1] | pages["diff"][1] and {"diff", "validate"} <= pages["main"][2], pages)
 p = subprocess.run([BIN, "0", "--limit", "no_such_cap=1"], capture_output=True, text=True)
 m = re.search(r"known: ([^)]*)\)", p.stderr)
 known_limits = set(m.group(1).split(", ")) if m else set()
@@ -147,15 +153,18 @@ for shell, script, parse in (("bash", "tensor-inspect.bash", bash_words), ("zsh"
   for c in COMMANDS:
     missing = sorted(pages[c][0] - options[c])
     check(f"{shell}: every option of `{'' if c == 'main' else c + ' '}--help`", not missing, f"missing {missing}")
-  check(f"{shell}: every subcommand", pages["main"][2] <= subcommands, f"missing {sorted(pages['main'][2] - subcommands)}")
-  check(f"{shell}: every --limit cap", limits == known_limits, f"missing {sorted(known_limits - limits)}, unknown {sorted(limits - known_limits)}")
+  check(f"{shell}: every subcommand", pages["main"][2] <= subcommands, f"missing "
+        f"{sorted(pages['main'][2] - subcommands)}")
+  check(f"{shell}: every --limit cap", limits == known_limits, f"missing {sorted(known_limits - limits)}, "
+        f"unknown {sorted(limits - known_limits)}")
   if skipped is not None:  # bash scans the line for INPUT: an option's value must not be taken for it
     missing = sorted(set().union(*(pages[c][1] for c in COMMANDS)) - skipped)
     check(f"{shell}: the value of every option that takes one is skipped", not missing, f"missing {missing}")
 
 if os.path.exists(BASH_COMPLETION):
   rc, out, err = bash("complete -p tensor-inspect")
-  check("bash: complete -p after sourcing", rc == 0 and out.strip() == "complete -F _tensor_inspect tensor-inspect", (rc, out, err))
+  check("bash: complete -p after sourcing", rc == 0 and out.strip() == "complete -F _tensor_inspect "
+        "tensor-inspect", (rc, out, err))
   got, err = complete("tensor-inspect", "--dtype", "floa")
   check("bash: dtype names", got == {"float16", "float32", "float64", "float"}, (got, err))
   got, err = complete("tensor-inspect", "--js")
@@ -175,11 +184,13 @@ if os.path.exists(BASH_COMPLETION):
   got, err = complete("tensor-inspect", "-")
   check("bash: every option of --help is offered", pages["main"][0] <= got, sorted(pages["main"][0] - got))
   got, err = complete("tensor-inspect", "diff", "a.npy", "b.npy", "-")
-  check("bash: every option of diff --help is offered", pages["diff"][0] <= got and "--stats" not in got, sorted(pages["diff"][0] - got))
+  check("bash: every option of "
+        "diff --help is offered", pages["diff"][0] <= got and "--stats" not in got, sorted(pages["diff"][0] - got))
   got, err = complete("tensor-inspect", "--plot-kind", "h")
   check("bash: --plot-kind values", got == {"hist", "heatmap"}, (got, err))
   got, err = complete("tensor-inspect", "--fail-on", "nan,")
-  check("bash: --fail-on completes the item after the comma", got == {"nan,nan", "nan,inf", "nan,zero-tensor"}, (got, err))
+  check("bash: --fail-on completes "
+        "the item after the comma", got == {"nan,nan", "nan,inf", "nan,zero-tensor"}, (got, err))
   got, err = complete("tensor-inspect", "diff", "a", "b", "--limit", "broad")
   check("bash: --limit caps", got == {"broadcast_pairs="}, (got, err))
   got, err = complete("tensor-inspect", "--plot", "completions/tensor-inspect.b")
@@ -219,15 +230,20 @@ with open(index, "w") as f:
 WHOLE_MODEL = {"0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var", "1.num_batches_tracked"}
 NAME_CASES = [("names with spaces, quotes, backslashes, newlines, globs", tricky, set(TRICKY)),
               ("an index with a missing shard (a warning)", index, set(weight_map)),
-              ("a whole nn.Module .pt (warnings of its globals)", os.path.join(ROOT, "samples", "whole_model.pt"), WHOLE_MODEL),
-              ("dotted names that collide", os.path.join(ROOT, "samples", "dotted_names.pt"), {"['a.b']", "['a']['b']"})]
+              ("a whole nn.Module .pt "
+               "(warnings of its globals)", os.path.join(ROOT, "samples", "whole_model.pt"), WHOLE_MODEL),
+              ("dotted names that collide", os.path.join(ROOT, "samples", "dotted_names.pt"), {"['a.b']",
+                                                                                               "['a']['b']"})]
 
 p = subprocess.run([BIN, tricky, "--list0"], capture_output=True)
 check("--list0: every name raw, each NUL-ended, in file order, nothing else", p.returncode == 0 and
-      p.stdout == b"".join(n.encode() + b"\0" for n in TRICKY) and p.stderr == b"", (p.returncode, p.stdout[:200], p.stderr))
+      p.stdout == b"".join(n.encode() + b"\0" for n in TRICKY) and p.stderr == b"",
+      (p.returncode, p.stdout[:200], p.stderr))
 p = subprocess.run([BIN, index, "--list0"], capture_output=True)
-check("--list0 of an index with a missing shard: every name, the warning on stderr", p.returncode == 0 and
-      set(p.stdout.split(b"\0")[:-1]) == {n.encode() for n in weight_map} and b"missing.safetensors" in p.stderr, (p.returncode, p.stderr))
+check(
+    "--list0 of an index with a missing shard: every name, the warning on stderr", p.returncode == 0 and
+    set(p.stdout.split(b"\0")[:-1]) == {n.encode() for n in weight_map} and b"missing.safetensors" in p.stderr,
+    (p.returncode, p.stderr))
 
 
 def bash_names(file, cur):
@@ -236,7 +252,8 @@ def bash_names(file, cur):
   words = ["tensor-inspect", shlex.quote(file), "--name", cur]
   line = " ".join(words)
   script = (f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); COMP_CWORD=3; COMP_LINE={shlex.quote(line)}; "
-            f"COMP_POINT={len(line)}; _tensor_inspect; for w in \"${{COMPREPLY[@]}}\"; do eval \"printf '%s\\0' $w\"; done")
+            f"COMP_POINT={len(line)}; _tensor_inspect; for w in "
+            f"\"${{COMPREPLY[@]}}\"; do eval \"printf '%s\\0' $w\"; done")
   rc, out, err = bash(script)
   return set(out.split("\0")[:-1]), err
 
@@ -245,14 +262,16 @@ if os.path.exists(BASH_COMPLETION):
   for what, path, names in NAME_CASES:
     got, err = bash_names(path, "")
     check(f"bash: --name candidates of {what}: the names, each a shell word", got == names, (sorted(got ^ names), err))
-  for cur, want in (("a\\ ", {"a b"}), ("'['", {"['a.b']"}), ("back\\\\", {"back\\slash"}), ("quote\\'", {"quote'd"}), ("zzz", set())):
+  for cur, want in (("a\\ ", {"a b"}), ("'['", {"['a.b']"}), ("back\\\\", {"back\\slash"}), ("quote\\'", {"quote'd"}),
+                    ("zzz", set())):
     got, err = bash_names(tricky, cur)
     check(f"bash: --name {cur!r} completes the names it starts", got == want, (got, err))
 
 if shutil.which("zsh"):
   # _tensor_inspect_names with zsh's completion builtins stubbed: `line` holds the words, and
   # the stub of compadd prints the array it is given, NUL-ended.
-  stub = ("_arguments() { :; }; _wanted() { shift 3; \"$@\"; }; compadd() { local a; for a in \"${(@P)2}\"; do printf '%s\\0' \"$a\"; done; }; "
+  stub = ("_arguments() { :; }; _wanted() { shift 3; \"$@\"; }; compadd() { "
+          "local a; for a in \"${(@P)2}\"; do printf '%s\\0' \"$a\"; done; }; "
           f"source {shlex.quote(os.path.join(ROOT, 'completions', '_tensor-inspect'))}; ")
   for what, path, names in NAME_CASES:
     p = subprocess.run(["zsh", "-f", "-c", stub + f"line=({shlex.quote(shlex.quote(path))}); _tensor_inspect_names"],
@@ -263,10 +282,11 @@ if shutil.which("zsh"):
 if shutil.which("fish"):
   # fish offers one candidate a line: names with a newline or a tab cannot be, and are left out.
   for what, path, names in NAME_CASES:
-    script = f"source {shlex.quote(os.path.join(ROOT, 'completions', 'tensor-inspect.fish'))}; complete -C {shlex.quote('tensor-inspect ' + shlex.quote(path) + ' --name ')}"
+    script = f"source {shlex.quote(os.path.join(ROOT, 'completions', 'tensor-inspect.fish'))}; " f"complete -C {shlex.quote('tensor-inspect ' + shlex.quote(path) + ' --name ')}"
     p = subprocess.run(["fish", "--no-config", "-c", script], capture_output=True, text=True, env=env, timeout=30)
     got = {line.split("\t")[0] for line in p.stdout.splitlines()}
-    want = {n for n in names if "\n" not in n and "\t" not in n}  # complete -C prints them raw; fish escapes on insertion
+    want = {n for n in names if "\n" not in n and "\t" not in n
+           }  # complete -C prints them raw; fish escapes on insertion
     check(f"fish: --name candidates of {what}: the names", got == want, (sorted(got ^ want), p.stderr[:300]))
 shutil.rmtree(work, ignore_errors=True)
 
@@ -281,7 +301,8 @@ for shell, script in (("zsh", "_tensor-inspect"), ("fish", "tensor-inspect.fish"
 if shutil.which("man"):
   p = subprocess.run(["man", "-l", os.path.join(ROOT, "man", "tensor-inspect.1")], capture_output=True, text=True,
                      env=dict(env, MANPAGER="cat", PAGER="cat", MANWIDTH="80"))
-  check("man -l renders", p.returncode == 0 and "EXIT STATUS" in p.stdout and "tensor-inspect diff" in p.stdout, p.stderr[:300])
+  check("man -l renders", p.returncode == 0 and "EXIT STATUS" in p.stdout and "tensor-inspect diff" in p.stdout,
+        p.stderr[:300])
   check("man -l: no roff warnings", "warning" not in p.stderr, p.stderr[:300])
 else:
   check("man installed", False, "man-db missing (scripts/test.sh installs it)")

@@ -55,7 +55,8 @@ want = numpy_helper.to_array(onnx.load(onnx_path).graph.initializer[0]).tolist()
 tally.check("the model still reads onnx's values", got == want, f"rc={rc} {got} {want} {err[:200]}")
 beside = os.path.join(d, "h.png")
 rc, out, err = run(onnx_path, "--plot", beside)
-tally.check("--plot beside it: written", rc == 0 and open(beside, "rb").read(8) == b"\x89PNG\r\n\x1a\n", f"rc={rc} {err}")
+tally.check("--plot beside it: written", rc == 0 and open(beside, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+            f"rc={rc} {err}")
 
 
 def safetensors(path, name, a):

@@ -32,7 +32,8 @@ def strict(name):
 SCHEMAS = {}
 try:
     import jsonschema  # Debian's python3-jsonschema (scripts/test.sh)
-    for path in glob.glob(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas", "*stats.schema.json")):
+    for path in glob.glob(
+            os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas", "*stats.schema.json")):
         with open(path) as f:
             schema = json.load(f)
         SCHEMAS[schema["properties"]["kind"]["const"]] = jsonschema.Draft202012Validator(schema)
@@ -200,6 +201,7 @@ def check_hist(path, bins):
     lo, hi = (float(fin.min()), float(fin.max())) if fin.size else (0.0, 1.0)
     counts, edges = np.histogram(fin, bins=bins, range=(lo, hi))
     if h["counts"] != counts.tolist() or h["edges"] != edges.tolist():
-        failures.append(f"{path} --hist={bins}: counts {h['counts']} edges {h['edges']} != {counts.tolist()} {edges.tolist()}")
+        failures.append(f"{path} --hist={bins}: counts {h['counts']} edges "
+                        f"{h['edges']} != {counts.tolist()} {edges.tolist()}")
     if h["nan"] != int(np.isnan(x).sum()) or h["posinf"] != int(np.isposinf(x).sum()):
         failures.append(f"{path} --hist: nan/inf counts {h}")

@@ -60,7 +60,8 @@ def main():
             failures.append("OMP_NUM_THREADS=1 and 3 give different statistics")
 
         # An expression's result (streamed) and a bijective view (scanned in place).
-        for expr, fn in (("x * 2 + 1", lambda a: a * np.float32(2) + np.float32(1)), ("x.T.flip(0)", lambda a: a.T[::-1])):
+        for expr, fn in (("x * 2 + 1", lambda a: a * np.float32(2) + np.float32(1)), ("x.T.flip(0)",
+                                                                                      lambda a: a.T[::-1])):
             got = stats_json([path if expr != "x.T.flip(0)" else os.path.join(tmp, "i16_fortran.npy"), "-e", expr])
             src = made["f32_chunks.npy"] if expr != "x.T.flip(0)" else made["i16_fortran.npy"]
             if got is not None:
@@ -79,7 +80,10 @@ def main():
         got = stats_json([big_path, "-e", expr])
         if got is not None:
             compare(f"streamed -e {expr}", got, expected_stats(want, "f"))
-        runs = [run([big_path, "-e", expr, "--stats", "--hist=13", "--json"], dict(os.environ, OMP_NUM_THREADS=t)) for t in ("1", "3")]
+        runs = [
+            run([big_path, "-e", expr, "--stats", "--hist=13", "--json"], dict(os.environ, OMP_NUM_THREADS=t))
+            for t in ("1", "3")
+        ]
         if runs[0][0] != 0 or runs[0][1] != runs[1][1]:
             failures.append(f"streamed -e {expr} --hist: exit {runs[0][0]}, or OMP_NUM_THREADS=1 and 3 differ")
         else:
@@ -92,11 +96,13 @@ def main():
         with open(BIN, "rb") as f:
             sanitized = b"__asan_init" in f.read()
         if not sanitized and os.path.exists("/usr/bin/time"):
-            p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, big_path, "-e", expr, "--stats", "--hist=13"], capture_output=True)
+            p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, big_path, "-e", expr, "--stats", "--hist=13"],
+                               capture_output=True)
             peak = int(p.stderr.decode().split()[-1]) * 1024
             limit = os.path.getsize(big_path) + (24 << 20)
             if p.returncode != 0 or peak > limit:
-                failures.append(f"streamed -e {expr}: exit {p.returncode}, peak RSS {peak >> 20} MiB over {limit >> 20} MiB")
+                failures.append(f"streamed -e {expr}: exit {p.returncode}, peak "
+                                f"RSS {peak >> 20} MiB over {limit >> 20} MiB")
 
         # A mapped tensor read twice (statistics, then the histogram) releases its pages on
         # both passes: the histogram is NumPy's, and the peak RSS stays far under the file's
@@ -107,8 +113,9 @@ def main():
         flat_path = os.path.join(tmp, "flat_f32.npy")
         np.save(flat_path, flat)
         timed = not sanitized and os.path.exists("/usr/bin/time")
-        p = subprocess.run((["/usr/bin/time", "-f", "%M"] if timed else []) + [BIN, flat_path, "--stats", "--hist=20", "--json"],
-                           capture_output=True)
+        p = subprocess.run(
+            (["/usr/bin/time", "-f", "%M"] if timed else []) + [BIN, flat_path, "--stats", "--hist=20", "--json"],
+            capture_output=True)
         if p.returncode != 0:
             failures.append(f"{flat_path} --stats --hist: exit {p.returncode}: {p.stderr.decode().strip()}")
         else:
@@ -122,7 +129,8 @@ def main():
                 peak = int(p.stderr.decode().split()[-1]) * 1024
                 limit = os.path.getsize(flat_path) // 2 + (16 << 20)
                 if peak > limit:
-                    failures.append(f"{flat_path} --stats --hist: peak RSS {peak >> 20} MiB over {limit >> 20} MiB (pages kept)")
+                    failures.append(f"{flat_path} --stats --hist: peak RSS {peak >> 20} "
+                                    f"MiB over {limit >> 20} MiB (pages kept)")
 
         # safetensors of bfloat16, fp8 and ints made here.
         bf = rng.standard_normal(100_000).astype(np.float32)
@@ -145,8 +153,10 @@ def main():
         tiny32 = tiny.astype(np.float32)
         tiny32[4096] = np.nan  # the first value of a block
         tiny32[[8200, 70_001]] = [np.inf, -np.inf]
-        wide = rng.standard_normal(300_007).astype(np.float32) * np.float32(2.0) ** rng.integers(-60, 60, 300_007).astype(np.float32)
-        shifted = (rng.standard_normal(131_075) * 0.001 + 300.0).astype(np.float32)  # bfloat16 of 300 +- 0.001: few distinct values
+        wide = rng.standard_normal(300_007).astype(np.float32) * np.float32(2.0)**rng.integers(-60, 60, 300_007).astype(
+            np.float32)
+        shifted = (rng.standard_normal(131_075) * 0.001 + 300.0).astype(
+            np.float32)  # bfloat16 of 300 +- 0.001: few distinct values
         lane = [("tiny_f32", "F32", [200_003], tiny32.astype("<f4").tobytes()),
                 ("tiny_bf16", "BF16", [200_003], (tiny32.view(np.uint32) >> 16).astype("<u2").tobytes()),
                 ("wide_f32", "F32", [300_007], wide.astype("<f4").tobytes()),
@@ -161,7 +171,10 @@ def main():
             got = stats_json([lane_path, "--name", name])
             if got is not None:
                 compare(f"{lane_path} --name {name}", got, expected_stats(a, kind))
-            runs = [run([lane_path, "--name", name, "--stats", "--json"], dict(os.environ, OMP_NUM_THREADS=t))[1] for t in ("1", "3")]
+            runs = [
+                run([lane_path, "--name", name, "--stats", "--json"], dict(os.environ, OMP_NUM_THREADS=t))[1]
+                for t in ("1", "3")
+            ]
             if runs[0] != runs[1] or not runs[0]:
                 failures.append(f"{lane_path} --name {name}: OMP_NUM_THREADS=1 and 3 give different statistics")
 
@@ -215,7 +228,8 @@ def main():
         edges_ok = len(h["edges"]) == bins + 1 and all(abs(Fraction(e) - x) <= abs(x) * Fraction(1, 2**50) + 1
                                                        for e, x in zip(h["edges"], exact))
         if code != 0 or h["counts"] != want or not edges_ok:
-            failures.append(f"--hist over {values}: exit {code}, counts {h['counts']} (want {want}), edges {h['edges']}")
+            failures.append(f"--hist over {values}: exit {code}, counts "
+                            f"{h['counts']} (want {want}), edges {h['edges']}")
     for f in failures:
         print("FAIL:", f)
     print(f"stats_made_inputs: {len(failures)} failures")

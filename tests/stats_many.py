@@ -60,8 +60,10 @@ def expect_row(what, row, name, scale=1.0):
   fin = a[np.isfinite(a)]
   want = {"min": fin.min(), "max": fin.max(), "mean": fin.mean(), "std": fin.std()}
   for k, v in want.items():
-    check(f"{what} {name}: {k}", row is not None and close(row.get(k), float(v)), f"got {row and row.get(k)}, NumPy {v}")
-  check(f"{what} {name}: nan count", row is not None and row.get("nan") == int(np.isnan(a).sum()), row and row.get("nan"))
+    check(f"{what} {name}: {k}", row is not None and close(row.get(k), float(v)),
+          f"got {row and row.get(k)}, NumPy {v}")
+  check(f"{what} {name}: nan count", row is not None and row.get("nan") == int(np.isnan(a).sum()), row and
+        row.get("nan"))
 
 
 def jsonl(what, *args, code=0):
@@ -70,7 +72,8 @@ def jsonl(what, *args, code=0):
   jq = shutil.which("jq")
   if jq:
     p = subprocess.run([jq, "-c", "."], input=out, capture_output=True, text=True)
-    check(f"{what}: jq reads it line by line", p.returncode == 0 and len(p.stdout.splitlines()) == len(out.splitlines()), p.stderr)
+    check(f"{what}: jq reads it line by line", p.returncode == 0 and
+          len(p.stdout.splitlines()) == len(out.splitlines()), p.stderr)
   return [json.loads(line) for line in out.splitlines()]
 
 
@@ -78,7 +81,8 @@ def jsonl(what, *args, code=0):
 glob = "model.layers.*.mlp.*"
 chosen = [n for n in names if fnmatch.fnmatchcase(n, glob)]
 lines = jsonl("glob --stats --jsonl", path, "--name", glob, "--stats", "--jsonl")
-check("glob --stats --jsonl: the selected tensors, in file order", [d["name"] for d in lines] == chosen, [d["name"] for d in lines])
+check("glob --stats --jsonl: the "
+      "selected tensors, in file order", [d["name"] for d in lines] == chosen, [d["name"] for d in lines])
 check("glob --stats --jsonl: kind stats", all(d["kind"] == "stats" and d["histogram"] is None for d in lines))
 for d in lines:
   expect_row("glob --stats --jsonl", d, d["name"])
@@ -86,7 +90,8 @@ for d in lines:
 # the same keys as --stats --json of one tensor
 rc, out, err = run(path, "--name", chosen[0], "--stats", "--json")
 one = json.loads(out) if rc == 0 else {}
-check("--jsonl rows have the keys of --stats --json", lines and list(one) == list(lines[0]), (list(one), lines and list(lines[0])))
+check("--jsonl rows have the "
+      "keys of --stats --json", lines and list(one) == list(lines[0]), (list(one), lines and list(lines[0])))
 
 # ---- the whole file, streamed; --all; --json over a selection ----
 lines = jsonl("whole file --stats --jsonl", path, "--stats", "--jsonl")
@@ -96,14 +101,18 @@ for d in lines:
 rc, out, err = run(path, "--name", "*.up.weight", "--name", "model.norm.weight", "--stats", "--json")
 doc = json.loads(out) if rc == 0 else {"tensors": []}
 want = [n for n in names if fnmatch.fnmatchcase(n, "*.up.weight") or n == "model.norm.weight"]
-check("selection --stats --json: file_stats of the selection", doc.get("kind") == "file_stats" and
-      [r["name"] for r in doc["tensors"]] == want and doc["totals"]["tensors"] == len(want), (rc, err, doc.get("totals")))
-check("selection --stats --json: parameters", doc.get("totals", {}).get("parameters") == sum(tensors[n].size for n in want))
+check(
+    "selection --stats --json: file_stats of the selection",
+    doc.get("kind") == "file_stats" and [r["name"] for r in doc["tensors"]] == want and
+    doc["totals"]["tensors"] == len(want), (rc, err, doc.get("totals")))
+check("selection --stats --json: parameters",
+      doc.get("totals", {}).get("parameters") == sum(tensors[n].size for n in want))
 for r in doc["tensors"]:
   expect_row("selection --stats --json", r, r["name"])
 rc, out, err = run(path, "--name", "model.layers.0.*", "--stats")
 table = [l.split()[0] for l in out.splitlines()[1:] if l and not l.startswith("total")]
-check("selection --stats text: a table of the selection", rc == 0 and table == [n for n in names if n.startswith("model.layers.0.")],
+check("selection --stats text: "
+      "a table of the selection", rc == 0 and table == [n for n in names if n.startswith("model.layers.0.")],
       (rc, out, err))
 lines = jsonl("-e over --all --stats --jsonl", path, "--all", "-e", "x * 2", "--stats", "--jsonl")
 for d in lines:
@@ -115,14 +124,15 @@ check("-e 'x * 2': int64 exact", ids and ids[0]["min"] == -10 and ids[0]["max"] 
 # ---- --hist over many: text blocks under names, JSON bins per line ----
 rc, out, err = run(path, "--name", "model.layers.0.*", "--hist=5")
 blocks = [l[3:-3] for l in out.splitlines() if l.startswith("== ")]
-check("--hist over a glob: a block per tensor", rc == 0 and blocks == [n for n in names if n.startswith("model.layers.0.")],
-      (rc, blocks, err))
+check("--hist over a glob: a block per tensor", rc == 0 and
+      blocks == [n for n in names if n.startswith("model.layers.0.")], (rc, blocks, err))
 lines = jsonl("--hist --jsonl", path, "--all", "--hist=5", "--jsonl")
 for d in lines:
   a = tensors[d["name"]].astype(np.float64)
   fin = a[np.isfinite(a)]
   counts, _ = np.histogram(fin, 5, range=(fin.min(), fin.max()))
-  check(f"--hist --jsonl {d['name']}: np.histogram's counts", d["histogram"] and d["histogram"]["counts"] == counts.tolist(),
+  check(f"--hist --jsonl {d['name']}: "
+        f"np.histogram's counts", d["histogram"] and d["histogram"]["counts"] == counts.tolist(),
         (d["histogram"], counts))
 rc, out, err = run(path, "--all", "--hist=5", "--json")
 check("--hist over many in one JSON object: refused, exit 2", rc == 2 and out == "" and "--jsonl" in err, (rc, err))
@@ -138,8 +148,10 @@ for n in [n for n in names if fnmatch.fnmatchcase(n, "model.layers.*.mlp.up.weig
     with open(png, "rb") as f:
       head = f.read(24)
     ok = head[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", head[16:24])[0] > 0
-  check(f"--plot with {{name}}: {os.path.basename(png)}", rc == 0 and ok, (rc, err, sorted(os.listdir(os.path.dirname(pattern)))))
-check("--plot with {name}: nothing else", len(os.listdir(os.path.dirname(pattern))) == 2, os.listdir(os.path.dirname(pattern)))
+  check(f"--plot with {{name}}: "
+        f"{os.path.basename(png)}", rc == 0 and ok, (rc, err, sorted(os.listdir(os.path.dirname(pattern)))))
+check("--plot with {name}: nothing else",
+      len(os.listdir(os.path.dirname(pattern))) == 2, os.listdir(os.path.dirname(pattern)))
 rc, out, err = run(path, "--all", "--plot", os.path.join(T, "one.png"))
 check("--plot over many without {name}: exit 2, says how", rc == 2 and out == "" and "{name}" in err and
       not os.path.exists(os.path.join(T, "one.png")), (rc, err))
@@ -176,18 +188,21 @@ for kind in ("hist", "heatmap"):
     rc, out, err = run(broken, "--all", "--plot", os.path.join(folder, "p-{name}.png"), "--plot-kind", kind, *mode)
     with open(os.path.join(folder, "p-a.png"), "rb") as f:
       kept = f.read()
-    check(f"--plot-kind {kind} {mode} over a file whose 2nd tensor fails: exit 2 naming it, no PNG left, none replaced",
-          rc == 2 and "tensor 'b'" in err and os.listdir(folder) == ["p-a.png"] and kept == b"a picture from before" and
-          (out == "" if not mode or mode[0] != "--jsonl" else all(json.loads(l)["name"] == "a" for l in out.splitlines())),
-          (rc, out[:200], err, os.listdir(folder)))
+    check(
+        f"--plot-kind {kind} {mode} over a file whose 2nd tensor fails: exit 2 naming it, no PNG left, none replaced",
+        rc == 2 and "tensor 'b'" in err and os.listdir(folder) == ["p-a.png"] and
+        kept == b"a picture from before" and (out == "" if not mode or mode[0] != "--jsonl" else all(
+            json.loads(l)["name"] == "a" for l in out.splitlines())), (rc, out[:200], err, os.listdir(folder)))
   rc, out, err = run(good, "--all", "--plot", os.path.join(folder, "p-{name}.png"), "--plot-kind", kind)
   pngs = sorted(os.listdir(folder))
   heads = [open(os.path.join(folder, n), "rb").read(8) for n in pngs]
-  check(f"--plot-kind {kind} over the sound file: both PNGs, nothing else", rc == 0 and pngs == ["p-a.png", "p-b.png"] and
+  check(f"--plot-kind {kind} over the sound "
+        f"file: both PNGs, nothing else", rc == 0 and pngs == ["p-a.png", "p-b.png"] and
         all(h == b"\x89PNG\r\n\x1a\n" for h in heads), (rc, err, pngs))
 rc, out, err = run(good, "--all", "--plot", os.path.join(T, "no-such-folder", "p-{name}.png"))
-check("--plot into a missing folder: exit 2 naming the PNG's path, not a temporary one",
-      rc == 2 and out == "" and f"{os.path.join(T, 'no-such-folder', 'p-a.png')}: cannot write the PNG file" in err, (rc, err))
+check("--plot into a missing folder: exit 2 naming the PNG's path, not a temporary one", rc == 2 and out == "" and
+      f"{os.path.join(T, 'no-such-folder', 'p-a.png')}: "
+      f"cannot write the PNG file" in err, (rc, err))
 
 # ---- --fail-on over many ----
 lines = jsonl("--fail-on nan --all --jsonl", path, "--all", "--fail-on", "nan", "--jsonl", code=1)
@@ -196,22 +211,29 @@ check("--fail-on nan --jsonl: names the NaN tensor", bad == ["model.layers.1.mlp
 rc, out, err = run(path, "--name", "model.layers.0.*", "--fail-on", "nan,inf")
 check("--fail-on over a clean selection: exit 0", rc == 0 and "ok" in out, (rc, out, err))
 rc, out, err = run(path, "--name", "*.up.weight", "--fail-on", "nan")
-check("--fail-on over a selection with NaN: exit 1, named", rc == 1 and "model.layers.1.mlp.up.weight" in out, (rc, out, err))
+check("--fail-on over a selection "
+      "with NaN: exit 1, named", rc == 1 and "model.layers.1.mlp.up.weight" in out, (rc, out, err))
 
 # ---- --fail-on over a tensor it cannot decode: trouble, never a pass ----
 # GGUF type 9 (Q8_1) is listed but not dequantized; it was "not checked" with exit 0.
 gguf = os.path.join(T, "unchecked.gguf")
 clean = np.linspace(-1, 1, 64, dtype="<f4")
-write_gguf(gguf, [("a", clean.shape, 0, clean.tobytes()), ("iq", (64,), 9, bytes(72)), ("z", (4,), 0, np.ones(4, "<f4").tobytes())])
-for args in ([], ["--json"], ["--jsonl"], ["--stats"], ["--name", "*"], ["--name", "*", "--jsonl"], ["--all", "--stats", "--json"],
-             ["--name", "iq"]):
+write_gguf(gguf, [("a", clean.shape, 0, clean.tobytes()), ("iq", (64,), 9, bytes(72)),
+                  ("z", (4,), 0, np.ones(4, "<f4").tobytes())])
+for args in ([], ["--json"], ["--jsonl"], ["--stats"], ["--name", "*"], ["--name", "*",
+                                                                         "--jsonl"], ["--all", "--stats",
+                                                                                      "--json"], ["--name", "iq"]):
   rc, out, err = run(gguf, "--fail-on", "nan,inf", *args)
   lines = err.splitlines()
-  message = json.loads(lines[0])["error"]["message"] if len(lines) == 1 and lines[0].startswith("{") else (lines or [""])[0]
-  check(f"--fail-on {args}, a tensor it cannot decode: exit 2, nothing printed, one line naming the file and the tensor",
-        rc == 2 and out == "" and len(lines) == 1 and f"{gguf}: tensor 'iq'" in message and "--fail-on" in message, (rc, out, err))
+  message = json.loads(lines[0])["error"]["message"] if len(lines) == 1 and lines[0].startswith("{") else (lines or
+                                                                                                           [""])[0]
+  check(
+      f"--fail-on {args}, a tensor it cannot decode: exit 2, "
+      f"nothing printed, one line naming the file and the tensor", rc == 2 and out == "" and len(lines) == 1 and
+      f"{gguf}: tensor 'iq'" in message and "--fail-on" in message, (rc, out, err))
 rc, out, err = run(gguf, "--name", "[az]", "--fail-on", "nan,inf")
-check("--fail-on over the tensors it can decode: exit 0, both checked", rc == 0 and "ok, 2 of 2 tensors checked" in out, (rc, out, err))
+check("--fail-on over the tensors it "
+      "can decode: exit 0, both checked", rc == 0 and "ok, 2 of 2 tensors checked" in out, (rc, out, err))
 rc, out, err = run(gguf, "--stats", "--json")
 rows = {r["name"]: r for r in json.loads(out)["tensors"]} if rc == 0 else {}
 check("--stats alone still lists it as skipped, exit 0", rc == 0 and rows.get("iq", {}).get("skipped") and

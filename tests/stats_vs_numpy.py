@@ -46,7 +46,8 @@ def main():
         for name, t in tensors.items():
             text = t["tolist"].replace("nan", "float('nan')").replace("inf", "float('inf')")
             v = eval(text, {"__builtins__": {}, "float": float})  # the repr of nested lists of numbers
-            kind = "f" if "float" in t["dtype"] else "b" if t["dtype"] == "bool" else "u" if t["dtype"].startswith("uint") else "i"
+            kind = "f" if "float" in t["dtype"] else "b" if t["dtype"] == "bool" else "u" if t["dtype"].startswith(
+                "uint") else "i"
             values[name] = (np.array(v, dtype=np.float64 if kind == "f" else object), kind)
         check_file("samples/" + fname, values)
 

@@ -121,7 +121,8 @@ for dtype in DTYPES:
           placed_total += 1
           placed_agree += got == numpy_extremes(arr)
 print(f"one zero placed: {placed_agree} of {placed_total} arrays agree with NumPy on this CPU")
-check(f"one zero placed: >= 95% agree with NumPy ({placed_agree} of {placed_total})", placed_agree >= 0.95 * placed_total)
+check(f"one zero placed: >= 95% agree with "
+      f"NumPy ({placed_agree} of {placed_total})", placed_agree >= 0.95 * placed_total)
 
 # ---- random orders: agreement with NumPy, and no dependence on the thread count ----
 for dtype in DTYPES:
@@ -140,6 +141,7 @@ for dtype in DTYPES:
       check(f"{dtype} random n={n}: the same on 1 and 2 threads", outs["1"] == outs["2"] and outs["1"], outs)
   print(f"{dtype} random orders: {agree} of {total} extremes agree with NumPy")
   check(f"{dtype} random orders: all 60 by the rule", by_rule == 60, f"{by_rule} of 60")
-  check(f"{dtype} random orders: >= 95% agree with NumPy ({agree} of {total})", agree >= 0.95 * total, f"{agree} of {total}")
+  check(f"{dtype} random orders: >= 95% agree "
+        f"with NumPy ({agree} of {total})", agree >= 0.95 * total, f"{agree} of {total}")
 
 sys.exit(tally.summary())

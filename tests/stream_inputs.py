@@ -92,44 +92,58 @@ for args, stdin, name, said in ((["/dev/zero"], None, "/dev/zero", "not a recogn
                                 (["validate", "-"], "/dev/zero", "<stdin>", "not a recognised tensor file ("),
                                 (["/dev/zero", "--list"], None, "/dev/zero", "not a recognised tensor file (")):
     rc, out, err, rss = run(args, stdin)
-    tally.check(f"{' '.join(args)}{' < ' + stdin if stdin else ''}: refused after its first read, in one line",
-                rc == 2 and not out and len(err.splitlines()) == 1 and err.startswith(f"tensor-inspect: {name}: {said}first bytes: 00 00"),
-                f"{rc} {out[:80]!r} {err!r}")
+    tally.check(
+        f"{' '.join(args)}{' < ' + stdin if stdin else ''}: refused after its first read, in one line", rc == 2 and
+        not out and len(err.splitlines()) == 1 and err.startswith(f"tensor-inspect: {name}: "
+                                                                  f"{said}first bytes: 00 00"),
+        f"{rc} {out[:80]!r} {err!r}")
     tally.check("... in little memory (the cap is 1 GiB)", rss < SMALL_KIB, f"{rss} KiB, {BASE_KIB} KiB for a literal")
 
 a = np.arange(-3, 9, dtype="<i2").reshape(3, 4)
 rc, out, err = run_fed(["-", "--json"], npy_bytes(a))
-tally.check(".npy then endless zeros on a pipe: read to the end of its data, NumPy's values",
-            rc == 0 and json.loads(out)["tolist"] == a.tolist() and json.loads(out)["shape"] == [3, 4], f"{rc} {out[:200]!r} {err!r}")
+tally.check(".npy then endless zeros on a pipe: read to the end of its data, NumPy's values", rc == 0 and
+            json.loads(out)["tolist"] == a.tolist() and json.loads(out)["shape"] == [3, 4],
+            f"{rc} {out[:200]!r} {err!r}")
 big = np.arange(300000, dtype=">f8")  # 2.4 MB: more than one read, big-endian
 rc, out, err = run_fed(["-", "-e", "x.sum()", "--json"], npy_bytes(big))
-tally.check("... a 2.4 MB one too (several reads)", rc == 0 and json.loads(out)["tolist"] == float(big.sum()), f"{rc} {out[:200]!r} {err!r}")
+tally.check("... a 2.4 MB one too (several reads)", rc == 0 and json.loads(out)["tolist"] == float(big.sum()),
+            f"{rc} {out[:200]!r} {err!r}")
 rc, out, err = run_fed(["-", "--json"], npy_bytes(a), endless=False)
 tally.check("... and an ordinary .npy pipe", rc == 0 and json.loads(out)["tolist"] == a.tolist(), f"{rc} {err!r}")
 
-rc, out, err = run_fed(["-", "--raw", "float32", "--shape", "2,2", "--json"], np.array([1.5, -2, 3, 4], "<f4").tobytes(), endless=False)
+rc, out, err = run_fed(["-", "--raw", "float32", "--shape", "2,2", "--json"],
+                       np.array([1.5, -2, 3, 4], "<f4").tobytes(),
+                       endless=False)
 tally.check("raw float32 (2, 2) of exactly 16 bytes on a pipe: numpy.frombuffer's values",
             rc == 0 and json.loads(out)["tolist"] == [[1.5, -2.0], [3.0, 4.0]], f"{rc} {out[:200]!r} {err!r}")
 rc, out, err, rss = run(["/dev/zero", "--raw", "float32", "--shape", "4"])
-tally.check("raw float32 (4,) of /dev/zero: more than its 16 bytes is the wrong size, said at once",
-            rc == 2 and not out and err == "tensor-inspect: /dev/zero: shape (4,) of float32 needs 16 bytes, but more follow "
-                                            "offset 0 (a stream: read no further)" and rss < SMALL_KIB, f"{rc} {err!r} {rss} KiB")
+tally.check(
+    "raw float32 (4,) of /dev/zero: more than its 16 bytes is the wrong size, said at once", rc == 2 and not out and
+    err == "tensor-inspect: /dev/zero: shape (4,) of "
+    "float32 needs 16 bytes, but more follow "
+    "offset 0 (a stream: read no further)" and rss < SMALL_KIB, f"{rc} {err!r} {rss} KiB")
 
 gguf_head = b"GGUF" + (3).to_bytes(4, "little") + (1).to_bytes(8, "little") + (0).to_bytes(8, "little")
 rc, out, err = run_fed(["-", "--list", "--limit", "stream_bytes=1M"], gguf_head)
-tally.check("a GGUF head and endless zeros: the cap, named with how to raise it",
-            rc == 2 and not out and err == "tensor-inspect: <stdin>: more than 1048576 bytes from a pipe or special file, which is "
-                                            "read into memory " + CAP_HINT, f"{rc} {err!r}")
+tally.check(
+    "a GGUF head and endless zeros: the cap, named with how to raise it", rc == 2 and not out and
+    err == "tensor-inspect: <stdin>: more than 1048576 "
+    "bytes from a pipe or special file, which is "
+    "read into memory " + CAP_HINT, f"{rc} {err!r}")
 declared = b"{'descr': '<f4', 'fortran_order': False, 'shape': (1000000,), }"
 text = declared + b" " * (-(10 + len(declared) + 1) % 64) + b"\n"
 npy_head = b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text
 rc, out, err = run_fed(["-", "--limit", "stream_bytes=1M"], npy_head)
-tally.check("a .npy header declaring 4 MB over a 1 MiB cap: refused at once, naming the cap",
-            rc == 2 and not out and err == f"tensor-inspect: <stdin>: its first bytes say it holds {len(npy_head) + 4000000} bytes, "
-                                            "over the 1048576 read into memory from a pipe or special file " + CAP_HINT, f"{rc} {err!r}")
+tally.check(
+    "a .npy header declaring 4 MB over a 1 MiB cap: refused at once, naming the cap", rc == 2 and not out and
+    err == f"tensor-inspect: <stdin>: its first bytes say "
+    f"it holds {len(npy_head) + 4000000} bytes, "
+    "over the 1048576 read into memory "
+    "from a pipe or special file " + CAP_HINT, f"{rc} {err!r}")
 
 rc, out, err = run_fed(["-", "--json"], b"[[1, 2], [3, 4]]\n", endless=False)
-tally.check("a literal on standard input still reads", rc == 0 and json.loads(out)["tolist"] == [[1, 2], [3, 4]], f"{rc} {err!r}")
+tally.check("a literal on standard "
+            "input still reads", rc == 0 and json.loads(out)["tolist"] == [[1, 2], [3, 4]], f"{rc} {err!r}")
 
 # Junk text on a pipe (a user piped 300 MB of it: 590 MB of RSS before the parser refused it).
 MiB = 1 << 20
@@ -144,26 +158,37 @@ def junk(first, unit, total=300 * MiB):
 
 
 rc, out, err, rss = run_piped(["-"], junk(b"[", b"zq9, "))
-tally.check("300 MB of junk text after a '[' on a pipe: refused past the literal cap, in one line naming it",
-            rc == 2 and not out and err == "tensor-inspect: <stdin>: not a recognised tensor file, and more than the "
-                                            f"{64 * MiB} bytes of text a literal may hold " + LITERAL_HINT, f"{rc} {out[:80]!r} {err!r}")
-tally.check("... within the cap's memory (64 MiB), not the stream's", rss < SMALL_KIB + 32 * 1024, f"{rss} KiB, {BASE_KIB} KiB for a literal")
+tally.check(
+    "300 MB of junk text after a '[' on a pipe: refused past the literal cap, in one line naming it", rc == 2 and
+    not out and err == "tensor-inspect: <stdin>: not a recognised tensor file, and more than the "
+    f"{64 * MiB} bytes of "
+    f"text a literal may hold " + LITERAL_HINT, f"{rc} {out[:80]!r} {err!r}")
+tally.check("... within the cap's memory "
+            "(64 MiB), not the stream's", rss < SMALL_KIB + 32 * 1024, f"{rss} KiB, {BASE_KIB} "
+            f"KiB for a literal")
 rc, out, err, rss = run_piped(["-"], junk(b"", b"junk "))
-tally.check("300 MB of text no literal starts with: refused after the first read",
-            rc == 2 and not out and len(err.splitlines()) == 1 and
-            err.startswith("tensor-inspect: <stdin>: not a recognised tensor file nor a literal (first bytes: 6a 75 6e 6b"),
-            f"{rc} {out[:80]!r} {err!r}")
+tally.check(
+    "300 MB of text no literal starts with: refused after the first read", rc == 2 and not out and
+    len(err.splitlines()) == 1 and err.startswith("tensor-inspect: <stdin>: not a recognised tensor "
+                                                  "file nor a literal (first bytes: 6a 75 6e 6b"),
+    f"{rc} {out[:80]!r} {err!r}")
 tally.check("... in little memory", rss < SMALL_KIB, f"{rss} KiB, {BASE_KIB} KiB for a literal")
 text = b"[" + b", ".join(b"%d" % k for k in range(400)) + b"]"  # 1,890 bytes
 rc, out, err = run_fed(["-", "--limit", "literal_bytes=1K"], text, endless=False)
-tally.check(f"a {len(text)}-byte literal on a pipe over --limit literal_bytes=1K: refused, naming the cap",
-            rc == 2 and not out and err.endswith(f"more than the 1024 bytes of text a literal may hold {LITERAL_HINT}"), f"{rc} {err!r}")
+tally.check(
+    f"a {len(text)}-byte literal on a pipe over --limit literal_bytes=1K: refused, naming the cap", rc == 2 and
+    not out and err.endswith(f"more than the 1024 bytes of text "
+                             f"a literal may hold {LITERAL_HINT}"), f"{rc} {err!r}")
 rc, out, err = run_fed(["-", "--json", "--limit", f"literal_bytes={len(text)}"], text, endless=False)
-tally.check(f"... and read at --limit literal_bytes={len(text)}", rc == 0 and json.loads(out)["tolist"] == list(range(400)), f"{rc} {err!r}")
+tally.check(f"... and read at --limit "
+            f"literal_bytes={len(text)}", rc == 0 and json.loads(out)["tolist"] == list(range(400)), f"{rc} {err!r}")
 rc, out, err = run_fed(["-", "--json"], b"  \n\t True", endless=False)
-tally.check("a short literal after blanks on a pipe still reads", rc == 0 and json.loads(out)["tolist"] is True, f"{rc} {err!r}")
+tally.check("a short literal after blanks "
+            "on a pipe still reads", rc == 0 and json.loads(out)["tolist"] is True, f"{rc} {err!r}")
 p = subprocess.run([BIN, "[1, 2, 3]", "--limit", "literal_bytes=4"], capture_output=True, text=True, timeout=60)
-tally.check("a literal argument over literal_bytes: the same cap, named", p.returncode == 2 and not p.stdout and
-            p.stderr == f"tensor-inspect: literal: 9 bytes, more than the 4 of text a literal may hold {LITERAL_HINT}\n", repr(p.stderr))
+tally.check(
+    "a literal argument over literal_bytes: the same cap, named", p.returncode == 2 and not p.stdout and
+    p.stderr == f"tensor-inspect: literal: 9 bytes, more than the "
+    f"4 of text a literal may hold {LITERAL_HINT}\n", repr(p.stderr))
 
 sys.exit(tally.summary())

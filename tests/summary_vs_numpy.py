@@ -83,11 +83,14 @@ def main():
                 label = f"{name} {' '.join(opts) or 'default'}"
                 got = text_field(out, "tolist")
                 check(f"{label}: text exit 0", code == 0, err.strip())
-                check(f"{label}: text tolist", got is not None and re.sub(r"\s+", "", got) == want, f"got {got!r}, NumPy {want!r}")
+                check(f"{label}: text tolist", got is not None and re.sub(r"\s+", "", got) == want,
+                      f"got {got!r}, NumPy {want!r}")
                 summary = text_field(out, "summary")
                 if "..." in want:
-                    check(f"{label}: summary line", summary == f"{shown} of {a.size} {'element' if a.size == 1 else 'elements'} shown (--full prints all)",
-                          f"got {summary!r}, NumPy shows {shown} of {a.size}")
+                    check(
+                        f"{label}: summary line",
+                        summary == f"{shown} of {a.size} {'element' if a.size == 1 else 'elements'} "
+                        f"shown (--full prints all)", f"got {summary!r}, NumPy shows {shown} of {a.size}")
                 else:
                     check(f"{label}: no summary line when NumPy prints all", summary is None, repr(summary))
                 if threshold is None:

@@ -38,7 +38,8 @@ got = json.loads(out)["totals"]["by_type"] if rc == 0 else err
 tally.check("--list --json: F8_E8M0 and F4 count under their stored types, F32 under float32", got == want, str(got))
 rc, out, err = run([mini, "--list"])
 last = out.splitlines()[-1] if out else err
-tally.check("--list text: the same totals", last == "269 parameters, 273 B: F8_E8M0 256 B (1 tensor), float32 12 B (1 tensor), "
+tally.check("--list text: the same totals", last == "269 parameters, 273 B: F8_E8M0 256 B "
+            "(1 tensor), float32 12 B (1 tensor), "
             "F4 5 B (1 tensor)", last)
 rc, out, err = run([mini, "--stats", "--json"])
 got = json.loads(out)["totals"]["by_dtype"] if rc == 0 else err
@@ -53,8 +54,10 @@ folder = os.path.join(tmp, "fp8")
 os.mkdir(folder)
 w = np.random.default_rng(0).standard_normal((200, 300)).astype(np.float32)
 codes, scale, raw = fp8_block_quantize(w, (128, 128))
-write_safetensors(os.path.join(folder, "model.safetensors"),
-                  {"m.weight": ("F8_E4M3", codes.shape, codes.tobytes()), "m.weight_scale_inv": ("F32", scale.shape, raw)})
+write_safetensors(os.path.join(folder, "model.safetensors"), {
+    "m.weight": ("F8_E4M3", codes.shape, codes.tobytes()),
+    "m.weight_scale_inv": ("F32", scale.shape, raw)
+})
 write_config(folder, {"quant_method": "fp8", "weight_block_size": [128, 128]})
 rc, out, err = run([folder, "--list", "--json"])
 try:

@@ -40,9 +40,11 @@ def fault2_expect_undecodable():
   (which need a decoded dtype) fail saying why; --assert, which needs values, stays trouble."""
   for spec in ("shape=32", "shape=(32,)", "ndim=1"):
     rc, out, err = run([QUANTS, "--name", "q8_1", "--expect", spec])
-    tally.check(f"2: --expect {spec} on q8_1: exit 0", rc == 0 and "1 check passed" in out and not err, f"{rc} {out!r} {err!r}")
+    tally.check(f"2: --expect {spec} on q8_1: exit 0", rc == 0 and "1 check passed" in out and not err,
+                f"{rc} {out!r} {err!r}")
   rc, out, err = run([QUANTS, "--name", "q8_1", "--expect", "shape=2,16"])
-  tally.check("2: --expect shape=2,16 on q8_1: exit 1, shape is (32,)", rc == 1 and "shape is (32,)" in out, f"{rc} {out!r} {err!r}")
+  tally.check("2: --expect shape=2,16 on "
+              "q8_1: exit 1, shape is (32,)", rc == 1 and "shape is (32,)" in out, f"{rc} {out!r} {err!r}")
   for key, value in (("dtype", "float32"), ("format", "f"), ("nbytes", "128")):
     rc, out, err = run([QUANTS, "--name", "q8_1", "--expect", f"{key}={value}", "--json"])
     try:
@@ -52,9 +54,10 @@ def fault2_expect_undecodable():
     tally.check(f"2: --expect {key}={value} on q8_1: exit 1, its actual names Q8_1",
                 rc == 1 and actual is not None and "Q8_1" in actual and not err, f"{rc} {out!r} {err!r}")
   rc, out, err = run([QUANTS, "--all", "--expect", "ndim=1"])
-  tally.check("2: --all --expect ndim=1: exit 1 (some are 2-d), not trouble", rc == 1 and "q8_1" not in out, f"{rc} {out[-300:]!r} {err!r}")
-  trouble("2: --assert on q8_1: exit 2, its values cannot be decoded", [QUANTS, "--name", "q8_1", "--assert", "x.sum() > 0"],
-          ["q8_1", "Q8_1"])
+  tally.check("2: --all --expect ndim=1: exit "
+              "1 (some are 2-d), not trouble", rc == 1 and "q8_1" not in out, f"{rc} {out[-300:]!r} {err!r}")
+  trouble("2: --assert on q8_1: exit 2, "
+          "its values cannot be decoded", [QUANTS, "--name", "q8_1", "--assert", "x.sum() > 0"], ["q8_1", "Q8_1"])
 
 
 def fault3_assert_errors_named(tmp):
@@ -66,8 +69,10 @@ def fault3_assert_errors_named(tmp):
   expr = "x.reshape(5,5).sum() > 0"
   trouble(f"3: -e 'x * 2' --assert {expr!r}: names the --assert", [x, "-e", "x * 2", "--assert", expr],
           [f"{x}: --assert '{expr}': column 3: ", "(3, 4)", "(5, 5)"])
-  trouble("3: --assert 'x.shape': names the --assert", [x, "--assert", "x.shape"], [f"{x}: --assert 'x.shape': column 1: ", "tuple"])
-  trouble("3: the second of two --assert is the one named", [x, "--assert", "x.sum() > 0", "--assert", "x.T.reshape(7)"],
+  trouble("3: --assert 'x.shape': "
+          "names the --assert", [x, "--assert", "x.shape"], [f"{x}: --assert 'x.shape': column 1: ", "tuple"])
+  trouble("3: the second of two "
+          "--assert is the one named", [x, "--assert", "x.sum() > 0", "--assert", "x.T.reshape(7)"],
           ["--assert 'x.T.reshape(7)': column "])
   trouble("3: -e errors stay as they were", [x, "-e", "x.reshape(5,5)"], [f"{x}: expression: column 3: "])
 
@@ -84,15 +89,16 @@ def fault4_failed_unnamed(tmp):
       got = (doc["name"], doc["fail_on"]["failed"])
     except (ValueError, KeyError, IndexError):
       got = None
-    tally.check(f"4: {mode[0]}: name null and fail_on.failed [null]", rc == 1 and got == (None, [None]), f"{rc} {out!r} {err!r}")
+    tally.check(f"4: {mode[0]}: name null "
+                f"and fail_on.failed [null]", rc == 1 and got == (None, [None]), f"{rc} {out!r} {err!r}")
   rc, out, err = run([npy, "--all", "--fail-on", "nan", "--json"])
   try:
     doc = json.loads(out)
     got = (doc["tensors"][0]["name"], doc["fail_on"]["failed"])
   except (ValueError, KeyError, IndexError):
     got = None
-  tally.check("4: --all --json (file_stats): the row's name and fail_on.failed both null", rc == 1 and got == (None, [None]),
-              f"{rc} {out!r} {err!r}")
+  tally.check("4: --all --json (file_stats): the "
+              "row's name and fail_on.failed both null", rc == 1 and got == (None, [None]), f"{rc} {out!r} {err!r}")
 
 
 def fault5_skipped_rows_aligned():

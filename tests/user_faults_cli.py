@@ -28,7 +28,8 @@ def fault1_paths_the_os_refuses(tmp):
   long_path = os.path.join(tmp, "a" * 300, "x.npy")
   toolong = os.strerror(errno.ENAMETOOLONG)
   for what, path, reason in (("a symlink loop", loop1, eloop), ("a name over NAME_MAX", long_path, toolong)):
-    for args in ([path], [path, "--list"], [path, "--stats"], ["diff", path, path], ["diff", "[1]", path], ["validate", path]):
+    for args in ([path], [path, "--list"], [path, "--stats"], ["diff", path, path], ["diff", "[1]",
+                                                                                     path], ["validate", path]):
       shown = " ".join("PATH" if a == path else a for a in args)
       trouble(f"1: {what}, {shown}: one line naming the path and the OS's reason",
               args, [f"{path}: cannot open: {reason}"], [path])
@@ -50,11 +51,12 @@ def fault5_help_to_a_full_disk():
     message = lines[0] if lines else ""
     if "--json" in args and len(lines) == 1:
       message = json.loads(message)["error"]["message"]
-    tally.check(f"5: {' '.join(args)} > /dev/full: exit 2, one line saying the write failed",
-                p.returncode == 2 and len(lines) == 1 and "write error" in message and enospc in message, f"{p.returncode} {lines!r}")
+    tally.check(f"5: {' '.join(args)} > /dev/full: exit 2, one line saying the write failed", p.returncode == 2 and
+                len(lines) == 1 and "write error" in message and enospc in message, f"{p.returncode} {lines!r}")
   for args in (["--help"], ["diff", "--help"], ["validate", "--help"], ["--version"]):
     rc, out, err = run(args)
-    tally.check(f"5: {' '.join(args)} to a pipe: exit 0, the page printed", rc == 0 and out and not err, f"{rc} {err!r}")
+    tally.check(f"5: {' '.join(args)} to a "
+                f"pipe: exit 0, the page printed", rc == 0 and out and not err, f"{rc} {err!r}")
 
 
 def safetensors_f32(path, tensors):
@@ -71,28 +73,39 @@ def fault3_plot_name(tmp):
   out = os.path.join(tmp, "plots")
   os.mkdir(out)
   rc, _, err = run([MIXED, "--name", "weight", "--plot", os.path.join(out, "h-{name}.png")])
-  tally.check("3: one tensor: {name} becomes its name", rc == 0 and sorted(os.listdir(out)) == ["h-weight.png"], f"{rc} {os.listdir(out)} {err!r}")
-  names = {"new\nline": [1.0, 2.0], "esc\x1b[31mred": [3.0, 4.0], "sl/ash": [5.0, 6.0], "del\x7f": [7.0, 8.0], "tab\tbed": [9.0, 10.0]}
+  tally.check("3: one tensor: {name} becomes its name", rc == 0 and sorted(os.listdir(out)) == ["h-weight.png"],
+              f"{rc} {os.listdir(out)} {err!r}")
+  names = {
+      "new\nline": [1.0, 2.0],
+      "esc\x1b[31mred": [3.0, 4.0],
+      "sl/ash": [5.0, 6.0],
+      "del\x7f": [7.0, 8.0],
+      "tab\tbed": [9.0, 10.0]
+  }
   path = safetensors_f32(os.path.join(tmp, "controls.safetensors"), names)
   safe = lambda n: "".join("_" if c == "/" or ord(c) < 0x20 or ord(c) == 0x7f else c for c in n)
-  for args, chosen in ((["--all"], list(names)), (["--name", "new\nline"], ["new\nline"]), (["--name", "esc\x1b[31mred"], ["esc\x1b[31mred"])):
+  for args, chosen in ((["--all"], list(names)), (["--name", "new\nline"], ["new\nline"]),
+                       (["--name", "esc\x1b[31mred"], ["esc\x1b[31mred"])):
     for f in os.listdir(out): os.remove(os.path.join(out, f))
     rc, _, err = run([path, *args, "--plot", os.path.join(out, "p-{name}.png")])
     want = sorted(f"p-{safe(n)}.png" for n in chosen)
     got = sorted(os.listdir(out))
     pngs = all(open(os.path.join(out, f), "rb").read(8) == b"\x89PNG\r\n\x1a\n" for f in got)
-    tally.check(f"3: {args!r}: one PNG per tensor, control characters and '/' written '_'", rc == 0 and got == want and pngs,
+    tally.check(f"3: {args!r}: one PNG per tensor, "
+                f"control characters and '/' written '_'", rc == 0 and got == want and pngs,
                 f"{rc} {got} != {want} {err!r}")
 
 
 def fault6_exact_names(tmp):
   """6. A --name that is a tensor's exact name holding glob characters was taken as a glob
   (`--name "['a.b']"` gave "kind": "tensors"): it is that tensor; a glob still selects several."""
-  dotted = os.path.join(ROOT, "samples", "dotted_names.pt")  # {"a.b": [1.5, -2.0], "a": {"b": [3, 4, 5]}} (samples/README.md)
+  dotted = os.path.join(ROOT, "samples",
+                        "dotted_names.pt")  # {"a.b": [1.5, -2.0], "a": {"b": [3, 4, 5]}} (samples/README.md)
   for name, values in (("['a.b']", [1.5, -2.0]), ("['a']['b']", [3, 4, 5])):
     rc, out, err = run([dotted, "--name", name, "--json"])
     doc = json.loads(out) if rc == 0 else {}
-    tally.check(f"6: --name {name}: the one tensor", doc.get("kind") == "tensor" and doc.get("name") == name and doc.get("tolist") == values,
+    tally.check(f"6: --name {name}: the one tensor",
+                doc.get("kind") == "tensor" and doc.get("name") == name and doc.get("tolist") == values,
                 f"{rc} {out[:200]!r} {err!r}")
   rc, out, err = run([dotted, "--name", "[[]*", "--json"])  # no tensor's name: a glob ('[[]' is a literal '[')
   doc = json.loads(out) if rc == 0 else {}
@@ -102,18 +115,23 @@ def fault6_exact_names(tmp):
   order = list(safetensors_header(path))
   rc, out, err = run([path, "--name", "w*", "--json"])
   doc = json.loads(out) if rc == 0 else {}
-  tally.check("6: --name 'w*' when a tensor is named w*: that tensor, not the glob's three", doc.get("kind") == "tensor" and
-              doc.get("name") == "w*" and doc.get("tolist") == [1.0], f"{rc} {out[:200]!r}")
+  tally.check("6: --name 'w*' when a tensor is named "
+              "w*: that tensor, not the glob's three",
+              doc.get("kind") == "tensor" and doc.get("name") == "w*" and doc.get("tolist") == [1.0],
+              f"{rc} {out[:200]!r}")
   rc, out, err = run([path, "--name", "w?", "--json"])  # fnmatch: '?' matches the '*' of "w*" too
   doc = json.loads(out) if rc == 0 else {}
   tally.check("6: --name 'w?' (no tensor's name) is a glob: all three in file order", doc.get("kind") == "tensors" and
               [t["name"] for t in doc.get("tensors", [])] == order, f"{rc} {out[:300]!r}")
   rc, out, err = run([path, "--name", "w*", "--stats", "--json"])
   doc = json.loads(out) if rc == 0 else {}
-  tally.check("6: --name 'w*' --stats: one stats object", doc.get("kind") == "stats" and doc.get("min") == 1.0, f"{rc} {out[:200]!r}")
+  tally.check("6: --name 'w*' --stats: "
+              "one stats object",
+              doc.get("kind") == "stats" and doc.get("min") == 1.0, f"{rc} {out[:200]!r}")
   rc, out, err = run(["diff", path, path, "--name", "w*", "--json"])
   doc = json.loads(out) if rc == 0 else {}
-  tally.check("6: diff --name 'w*': the pair of that name only", [t["name_a"] for t in doc.get("tensors", [])] == ["w*"], f"{rc} {out[:300]!r}")
+  tally.check("6: diff --name 'w*': the "
+              "pair of that name only", [t["name_a"] for t in doc.get("tensors", [])] == ["w*"], f"{rc} {out[:300]!r}")
 
 
 def fault8_graph_labels():
@@ -123,10 +141,12 @@ def fault8_graph_labels():
   rc, out, err = run([MIXED, "--all", "--graph"])
   heads = [line[3:-3] for line in err.splitlines() if line.startswith("== ") and line.endswith(" ==")]
   follows = all(err.split(f"== {n} ==\n", 1)[-1].startswith("graph:\n") for n in names)
-  tally.check("8: --all --graph: each graph under its tensor's name, in file order", rc == 0 and heads == names and follows and
+  tally.check("8: --all --graph: each graph under "
+              "its tensor's name, in file order", rc == 0 and heads == names and follows and
               err.count("graph:\n") == len(names), f"{rc} {heads} {err[:300]!r}")
   rc, out, err = run([MIXED, "--name", "weight", "--graph"])
-  tally.check("8: one tensor's graph has no heading", rc == 0 and err.startswith("graph:\n") and "== " not in err, err[:200])
+  tally.check("8: one tensor's graph has no heading", rc == 0 and err.startswith("graph:\n") and "== " not in err,
+              err[:200])
 
 
 def fault9_counts_of_one(tmp):
@@ -154,7 +174,8 @@ def fault9_counts_of_one(tmp):
     (["diff", "[1]", "[2]"], 1, "1 of 1 compared tensors differs,"),
     (["[5]", "--threshold", "0", "--edgeitems", "0"], 0, "summary: 1 of 1 element shown"),
   ]
-  plural_of_one = re.compile(r"(?<![\d.])1 (tensors|checks|bins|elements|parameters|bytes|files|errors|warnings|entries)\b|all 1 ")
+  plural_of_one = re.compile(r"(?<![\d.])1 "
+                             r"(tensors|checks|bins|elements|parameters|bytes|files|errors|warnings|entries)\b|all 1 ")
   for args, code, want in cases:
     rc, out, err = run(args)
     text = out + err
@@ -171,16 +192,20 @@ def fault10_empty_shape_in_text(tmp):
   for mode in ([], ["--header"]):
     rc, out, err = run([path, *mode])
     lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
-    tally.check(f"10: empty (5, 0, 3) {mode}: shape (0,) and tensor_shape (5, 0, 3) in text", rc == 0 and lines.get("shape") == "(0,)"
-                and lines.get("tensor_shape") == "(5, 0, 3)", out)
+    tally.check(f"10: empty (5, 0, 3) {mode}: shape (0,) "
+                f"and tensor_shape (5, 0, 3) in text", rc == 0 and lines.get("shape") == "(0,)" and
+                lines.get("tensor_shape") == "(5, 0, 3)", out)
     rc, out, err = run([path, *mode, "--json"])
     doc = json.loads(out)
     tally.check(f"10: ... the same facts as JSON {mode}", doc["shape"] == [0] and doc["tensor_shape"] == [5, 0, 3], out)
   rc, out, err = run(["[1.0]", "--view-as", "B"])
   lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
-  tally.check("10: --view-as B of one float32: shape (4,), tensor_shape (1,)", lines.get("shape") == "(4,)" and lines.get("tensor_shape") == "(1,)", out)
+  tally.check("10: --view-as B of one float32: "
+              "shape (4,), tensor_shape (1,)",
+              lines.get("shape") == "(4,)" and lines.get("tensor_shape") == "(1,)", out)
   rc, out, err = run([os.path.join(ROOT, "samples", "weights_f32.npy")])
-  tally.check("10: a tensor whose view has its shape: no tensor_shape line", rc == 0 and "tensor_shape" not in out, out[:200])
+  tally.check("10: a tensor whose view has "
+              "its shape: no tensor_shape line", rc == 0 and "tensor_shape" not in out, out[:200])
 
 
 def main():

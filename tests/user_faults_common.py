@@ -92,10 +92,10 @@ def write_pt(path, tensors):
   pkl, members = b"\x80\x02}", {}
   for key, (name, (storage_type, data, numel, size, stride)) in enumerate(tensors.items()):
     members[f"archive/data/{key}"] = data
-    storage = (b"(" + ustr("storage") + b"ctorch\n" + storage_type.encode() + b"\n" + ustr(str(key)) + ustr("cpu") + b"J" +
-               struct.pack("<i", numel) + b"tQ")
-    pkl += (ustr(name) + b"ctorch._utils\n_rebuild_tensor_v2\n(" + storage + b"J\x00\x00\x00\x00" + tup(size) + tup(stride) +
-            b"\x89ccollections\nOrderedDict\n)RtRs")
+    storage = (b"(" + ustr("storage") + b"ctorch\n" + storage_type.encode() + b"\n" + ustr(str(key)) + ustr("cpu") +
+               b"J" + struct.pack("<i", numel) + b"tQ")
+    pkl += (ustr(name) + b"ctorch._utils\n_rebuild_tensor_v2\n(" + storage + b"J\x00\x00\x00\x00" + tup(size) +
+            tup(stride) + b"\x89ccollections\nOrderedDict\n)RtRs")
   pkl += b"."
   with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
     z.writestr("archive/data.pkl", pkl)

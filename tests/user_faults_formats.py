@@ -58,14 +58,15 @@ def fault5_npz_crc(tmp):
       trouble(f"5: {kind} {m} diff", ["diff", bad, path], want)
       if m == "big.npy" and path == stored:
         rc, out, err = run([bad, "--name", name])
-        tally.check("5: a summary of a stored member reads part of it and says nothing", rc == 0 and "summary:" in out and not err,
-                    f"{rc} {err!r}")
+        tally.check("5: a summary of a stored member "
+                    "reads part of it and says nothing", rc == 0 and "summary:" in out and not err, f"{rc} {err!r}")
         rc, out, err = run([bad, "--list"])
         tally.check("5: a listing says nothing", rc == 0 and not err, f"{rc} {err!r}")
       rc, out, err = run(["validate", bad])
       tally.check(f"5: validate {kind} {m} still finds it", rc == 1 and "crc" in out.lower(), f"{rc} {out[:200]!r}")
     rc, out, err = run([path, "--all", "--full"])
-    tally.check(f"5: an intact {os.path.basename(path)} prints whole without complaint", rc == 0 and not err, f"{rc} {err!r}")
+    tally.check(f"5: an intact {os.path.basename(path)} "
+                f"prints whole without complaint", rc == 0 and not err, f"{rc} {err!r}")
 
 
 def gguf_bytes(names):
@@ -96,18 +97,21 @@ def fault7_gguf_names(tmp):
   trouble("7: ... also when selected by --name", [collide, "--name", "w*"], [collide, "not UTF-8", f"at byte {bad_at}"])
   trouble("7: ... and in diff", ["diff", collide, collide], [collide, "not UTF-8", f"at byte {bad_at}"])
   rc, out, err = run(["validate", collide])
-  tally.check("7: validate finds the name that is not UTF-8 (rule gguf.utf8, its byte)", rc == 1 and "[gguf.utf8]" in out and
-              f"(byte {bad_at})" in out and "duplicate" not in out, f"{rc} {out!r} {err!r}")
+  tally.check("7: validate finds the name that is "
+              "not UTF-8 (rule gguf.utf8, its byte)", rc == 1 and "[gguf.utf8]" in out and f"(byte {bad_at})" in out and
+              "duplicate" not in out, f"{rc} {out!r} {err!r}")
 
   literal = os.path.join(tmp, "literal.gguf")
   open(literal, "wb").write(gguf_bytes([text, b"w"]))
   names = [text.decode(), "w"]
   rc, out, err = run([literal, "--list", "--json"])
   got = [t["name"] for t in json.loads(out)["tensors"]] if rc == 0 else None
-  tally.check("7: JSON lists a backslash-x name as its text, next to a distinct one", got == names, f"{rc} {got} {err!r}")
+  tally.check("7: JSON lists a backslash-x name as "
+              "its text, next to a distinct one", got == names, f"{rc} {got} {err!r}")
   rc, out, err = run([literal, "--list"])
   first = out.splitlines()[1].split()[0] if rc == 0 and len(out.splitlines()) > 1 else None
-  tally.check("7: the text listing escapes its backslash (unambiguous)", first == names[0].replace("\\", "\\\\"), f"{rc} {first!r} {err!r}")
+  tally.check("7: the text listing escapes "
+              "its backslash (unambiguous)", first == names[0].replace("\\", "\\\\"), f"{rc} {first!r} {err!r}")
   rc, out, err = run([literal, "--name", names[0], "--json"])
   got = json.loads(out)["tolist"] if rc == 0 else None
   tally.check("7: --name selects it by its text", got == [0.0, 0.5], f"{rc} {got} {err!r}")
@@ -145,16 +149,20 @@ def fault8_deflated_summary(tmp):
     sanitized = b"__asan_init" in f.read()  # ASan's shadow and quarantine: no RSS bound there
   small = lambda rss: sanitized or rss < member_kib // 3
   rc, out, rss = peak_rss_kib([path, "--name", "a"])
-  tally.check(f"8: a summary of a {member_kib} KiB deflated member peaks below a third of it", rc == 0 and "summary: 36 of" in out and
-              small(rss), f"{rc} peak {rss} KiB")
+  tally.check(f"8: a summary of a {member_kib} KiB "
+              f"deflated member peaks below a third of it", rc == 0 and "summary: 36 of" in out and small(rss),
+              f"{rc} peak {rss} KiB")
   rc, out, rss = peak_rss_kib([path, "--name", "a", "--stats", "--json"])
   j = json.loads(out) if rc == 0 else {}
-  tally.check("8: --stats of it is NumPy's and peaks below a third of it", rc == 0 and j["min"] == float(a.min()) and j["max"] == float(a.max())
-              and abs(j["mean"] - a.astype(np.float64).mean()) < 1e-9 and small(rss), f"{rc} peak {rss} KiB {out[:200]!r}")
+  tally.check(
+      "8: --stats of it is NumPy's "
+      "and peaks below a third of it", rc == 0 and j["min"] == float(a.min()) and j["max"] == float(a.max()) and
+      abs(j["mean"] - a.astype(np.float64).mean()) < 1e-9 and small(rss), f"{rc} peak {rss} KiB {out[:200]!r}")
   for expr, want in (("x", a), ("x[::-1]", a[::-1]), ("x.T", a.T), ("x[:, ::-1] * 2", a[:, ::-1] * 2)):
     rc, out, err = run([path, "--name", "a", "-e", expr, "--json", "--threshold", "1000"])
     got = json.loads(out)["tolist"] if rc == 0 else None
-    tally.check(f"8: the summary of {expr} over it shows NumPy's elements", got == edges(want), f"{rc} {str(got)[:200]} {err!r}")
+    tally.check(f"8: the summary of {expr} over "
+                f"it shows NumPy's elements", got == edges(want), f"{rc} {str(got)[:200]} {err!r}")
   z = zipfile.ZipFile(path)
   bad = os.path.join(tmp, "big_deflated_badcrc.npz")
   crc = z.getinfo("a.npy").CRC

@@ -43,9 +43,10 @@ def g(module, name):  # GLOBAL
 
 def tensor(key, size, numel=1):
   """torch._utils._rebuild_tensor_v2(('storage', FloatStorage, key, 'cpu', numel), 0, size, (1,)...)."""
-  return (g("torch._utils", "_rebuild_tensor_v2") + b"((" + u("storage") + g("torch", "FloatStorage") + u(key) + u("cpu") +
-          b"J" + struct.pack("<i", numel) + b"tQK\x00(" + b"".join(b"J" + struct.pack("<i", n) for n in size) + b"t(K\x01t\x89" +
-          g("collections", "OrderedDict") + b")RtR")
+  return (g("torch._utils", "_rebuild_tensor_v2") + b"((" + u("storage") + g("torch", "FloatStorage") + u(key) +
+          u("cpu") + b"J" + struct.pack("<i", numel) + b"tQK\x00(" +
+          b"".join(b"J" + struct.pack("<i", n) for n in size) + b"t(K\x01t\x89" + g("collections", "OrderedDict") +
+          b")RtR")
 
 
 def write_pt(path, pkl, storages):
@@ -115,28 +116,32 @@ def finding1_duplicate_keys(tmp):
       want = flat(StubUnpickler(io.BytesIO(pkl)).load())
       rc, out, err = run([path, "--all", "--json"])
       got = [(t["name"], str(int(t["tolist"][0]))) for t in json.loads(out)["tensors"]] if rc == 0 else (rc, err)
-      tally.check(f"1: {case} ({how}): the tensors CPython's dict holds, in its order", got == want, f"tool {got}, CPython {want}")
+      tally.check(f"1: {case} ({how}): the tensors "
+                  f"CPython's dict holds, in its order", got == want, f"tool {got}, CPython {want}")
 
   path = os.path.join(tmp, "dupkey.pt")  # the user's file: {'a': t(12,), 'a': t(2,)} over one storage
   def t(n):
-    return (g("torch._utils", "_rebuild_tensor_v2") + b"((" + u("storage") + g("torch", "FloatStorage") + u("0") + u("cpu") +
-            b"K\x0ctQ" + b"K\x00" + b"(K" + bytes([n]) + b"t(K\x01t\x89" + g("collections", "OrderedDict") + b")RtR")
+    return (g("torch._utils", "_rebuild_tensor_v2") + b"((" + u("storage") + g("torch", "FloatStorage") + u("0") +
+            u("cpu") + b"K\x0ctQ" + b"K\x00" + b"(K" + bytes([n]) + b"t(K\x01t\x89" + g("collections", "OrderedDict") +
+            b")RtR")
   pkl = b"\x80\x02}(" + u("a") + t(12) + u("a") + t(2) + b"u."
   write_pt(path, pkl, {"0": np.arange(12)})
   stub = StubUnpickler(io.BytesIO(pkl)).load()
   rc, out, err = run([path, "--list", "--json"])
   names = [x["name"] for x in json.loads(out)["tensors"]] if rc == 0 else err
-  tally.check("1: dupkey.pt lists the one key CPython's dict holds", names == list(stub), f"tool {names}, CPython {list(stub)}")
+  tally.check("1: dupkey.pt lists the one "
+              "key CPython's dict holds", names == list(stub), f"tool {names}, CPython {list(stub)}")
   rc, out, err = run([path, "--name", "a", "--json"])
-  tally.check("1: --name a is the last tensor given for it, arange(12)[:2]",
-              rc == 0 and json.loads(out)["tolist"] == np.arange(12, dtype="f4")[:2].tolist(), f"{rc} {out[:200]!r} {err!r}")
+  tally.check("1: --name a is the last tensor given for it, arange(12)[:2]", rc == 0 and
+              json.loads(out)["tolist"] == np.arange(12, dtype="f4")[:2].tolist(), f"{rc} {out[:200]!r} {err!r}")
   rc, out, err = run(["diff", path, path])
   tally.check("1: diff of the file with itself is clean", rc == 0, f"{rc} {out[:200]!r} {err!r}")
   first, again = pkl.index(u("a")), pkl.rindex(u("a"))
   rc, out, err = run(["validate", path])
-  tally.check("1: validate names the key given again, both bytes, rule pickle.duplicate_key",
-              rc == 1 and f"key 'a' (byte {again})" in out and f"first at byte {first}" in out and "[pickle.duplicate_key]" in out,
-              f"{rc} {out!r} {err!r}")
+  tally.check(
+      "1: validate names the key given again, both bytes, rule pickle.duplicate_key", rc == 1 and
+      f"key 'a' (byte {again})" in out and f"first at byte {first}" in out and "[pickle.duplicate_key]" in out,
+      f"{rc} {out!r} {err!r}")
   bad = os.path.join(tmp, "listkey.pt")
   listkey = b"\x80\x02}(]" + tensor("0", [1]) + b"u."
   write_pt(bad, listkey, {"0": [0.0]})
@@ -171,8 +176,13 @@ def finding3_validate_memory(tmp):
   file pages dropped behind: memory stays flat. CRCs are still checked (zlib's, here)."""
   n = 12_000_000  # 48 MB of float32: the old copy alone would pass any small budget twice
   zeros, noise = np.zeros(n, "<f4"), np.random.default_rng(3).integers(0, 2 ** 32, n // 2, dtype="<u4")
-  for name, save, arrays in (("deflated zeros", np.savez_compressed, {"a": zeros}), ("stored zeros", np.savez, {"a": zeros}),
-                             ("deflated noise", np.savez_compressed, {"a": noise})):
+  for name, save, arrays in (("deflated zeros", np.savez_compressed, {
+      "a": zeros
+  }), ("stored zeros", np.savez, {
+      "a": zeros
+  }), ("deflated noise", np.savez_compressed, {
+      "a": noise
+  })):
     path = os.path.join(tmp, name.replace(" ", "_") + ".npz")
     save(path, **arrays)
     rc, out, err, kib = peak_rss_kib(["validate", path])
@@ -181,7 +191,8 @@ def finding3_validate_memory(tmp):
   path = os.path.join(tmp, "stored_zeros.npz")
   info = zipfile.ZipFile(path).getinfo("a.npy")
   data = bytearray(open(path, "rb").read())
-  name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)  # the local header's (NumPy adds a zip64 extra)
+  name_len, extra_len = struct.unpack_from("<HH", data,
+                                           info.header_offset + 26)  # the local header's (NumPy adds a zip64 extra)
   at = info.header_offset + 30 + name_len + extra_len
   data[at + 10_000_000] ^= 1
   bad = os.path.join(tmp, "bad_crc.npz")
@@ -196,8 +207,9 @@ def finding3_validate_memory(tmp):
   with zipfile.ZipFile(short, "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("a.npy", whole[:-8])  # the header says 40 bytes of data, 32 follow
   rc, out, err = run(["validate", short])
-  tally.check("3: a deflated member shorter than its header says is found by its length (npy.data_short)",
-              rc == 1 and "the data holds 32 bytes; shape and descr need 40 [npy.data_short]" in out, f"{rc} {out!r} {err!r}")
+  tally.check("3: a deflated member shorter than its header says is found by its length (npy.data_short)", rc == 1 and
+              "the data holds 32 bytes; shape "
+              "and descr need 40 [npy.data_short]" in out, f"{rc} {out!r} {err!r}")
 
 
 def finding3_deflated_storage(tmp):
@@ -213,18 +225,23 @@ def finding3_deflated_storage(tmp):
                tensor("0", [3000, 4000], n).replace(b"(K\x01t", b"(K\x01J\xb8\x0b\x00\x00t") + b"u.")
     z.writestr("archive/data/0", a.tobytes())
   t = a.reshape(4000, 3000).T  # size (3000, 4000), stride (1, 3000): a saved transpose
-  for args, check, what in ((["--name", "w"], lambda out: "summary: 6 of 12000000" in out, "a summary"),
-                            (["--name", "w", "-e", "x[:3]", "--json"], lambda out: json.loads(out)["tolist"] == a[:3].tolist(), "x[:3]"),
-                            (["--name", "w", "--stats", "--json"],
-                             lambda out: (json.loads(out)["min"], json.loads(out)["max"]) == (float(a.min()), float(a.max())), "--stats"),
-                            (["--name", "t", "-e", "x[2, 3990:]", "--json"], lambda out: json.loads(out)["tolist"] == t[2, 3990:].tolist(),
+  for args, check, what in ((["--name", "w"], lambda out: "summary: 6 of 12000000" in out,
+                             "a summary"), (["--name", "w", "-e", "x[:3]",
+                                             "--json"], lambda out: json.loads(out)["tolist"] == a[:3].tolist(),
+                                            "x[:3]"), (["--name", "w", "--stats", "--json"], lambda out:
+                                                       (json.loads(out)["min"], json.loads(out)["max"]) ==
+                                                       (float(a.min()), float(a.max())), "--stats"),
+                            (["--name", "t", "-e", "x[2, 3990:]",
+                              "--json"], lambda out: json.loads(out)["tolist"] == t[2, 3990:].tolist(),
                              "a row of the transposed view"),
-                            (["--name", "t", "-e", "x[:3, ::2000]", "--json"], lambda out: json.loads(out)["tolist"] == t[:3, ::2000].tolist(),
+                            (["--name", "t", "-e", "x[:3, ::2000]",
+                              "--json"], lambda out: json.loads(out)["tolist"] == t[:3, ::2000].tolist(),
                              "a corner of the transposed view")):
     rc, out, err, kib = peak_rss_kib([path, *args])
     budget = 24 if what != "a corner of the transposed view" else 24 + 48  # it goes back: the storage inflated once, no more
-    tally.check(f"3: {what} of a {a.nbytes // MiB} MiB deflated storage: NumPy's values, in little memory",
-                rc == 0 and check(out) and small(kib, budget), f"{rc} {out[:160]!r} {err!r} peak {kib} KiB, floor {BASE_KIB} KiB")
+    tally.check(f"3: {what} of a {a.nbytes // MiB} MiB deflated storage: NumPy's values, in little memory", rc == 0 and
+                check(out) and small(kib, budget), f"{rc} {out[:160]!r} {err!r} peak "
+                f"{kib} KiB, floor {BASE_KIB} KiB")
 
 
 def finding3_endless_device():
@@ -233,9 +250,11 @@ def finding3_endless_device():
   for args, stdin in ((["/dev/zero", "--raw", "float32"], None), (["-", "--raw", "float32"], "/dev/zero")):
     rc, out, err, kib = peak_rss_kib(args, stdin)
     tally.check(f"3: {' '.join(args)}{' < ' + stdin if stdin else ''}: refused at once, in one line asking for --shape",
-                rc == 2 and not out and len(err.splitlines()) == 1 and "--shape" in err and small(kib, 8), f"{rc} {err!r} peak {kib} KiB")
+                rc == 2 and not out and len(err.splitlines()) == 1 and "--shape" in err and small(kib, 8),
+                f"{rc} {err!r} peak {kib} KiB")
   rc, out, err = run(["/dev/null", "--raw", "float32", "--json"])
-  tally.check("3: /dev/null --raw float32 is still np.frombuffer(b'', 'f4'): shape (0,)", rc == 0 and json.loads(out)["shape"] == [0],
+  tally.check("3: /dev/null --raw float32 is still "
+              "np.frombuffer(b'', 'f4'): shape (0,)", rc == 0 and json.loads(out)["shape"] == [0],
               f"{rc} {out[:120]!r} {err!r}")
 
 
@@ -271,15 +290,20 @@ def finding4_methods(tmp):
     readable = name == "BZIP2" or lzma_readable
     if readable:
       rc, out, err = run([path, "--name", "a", "--json"])
-      tally.check(f"4: an .npz of {name} members gives np.load's values", rc == 0 and json.loads(out)["tolist"] == loaded["a"].tolist(),
+      tally.check(f"4: an .npz of {name} members "
+                  f"gives np.load's values", rc == 0 and json.loads(out)["tolist"] == loaded["a"].tolist(),
                   f"{rc} {out[:200]!r} {err!r}")
       rc, out, err = run([path, "--name", "zeros", "--stats", "--json"])
-      tally.check(f"4: ... and its zeros, {len(zeros) * 4} bytes from {zipfile.ZipFile(path).getinfo('zeros.npy').compress_size}",
-                  rc == 0 and json.loads(out)["zero"] == int((loaded["zeros"] == 0).sum()), f"{rc} {out[:200]!r} {err!r}")
+      tally.check(
+          f"4: ... and its zeros, {len(zeros) * 4} bytes from "
+          f"{zipfile.ZipFile(path).getinfo('zeros.npy').compress_size}", rc == 0 and json.loads(out)["zero"] == int(
+              (loaded["zeros"] == 0).sum()), f"{rc} {out[:200]!r} {err!r}")
       rc, out, err = run(["validate", path])
-      tally.check(f"4: validate finds the .npz of {name} members clean, as the loader reads it", rc == 0 and "clean" in out, f"{rc} {out!r} {err!r}")
+      tally.check(f"4: validate finds the .npz of {name} "
+                  f"members clean, as the loader reads it", rc == 0 and "clean" in out, f"{rc} {out!r} {err!r}")
     else:
-      trouble(f"4: an .npz of {name} members this libzip cannot read: one line naming the member and the method", [path, "--list"],
+      trouble(f"4: an .npz of {name} members this libzip cannot "
+              f"read: one line naming the member and the method", [path, "--list"],
               [path, "member 'a.npy'", "compression method 14 (LZMA) is not supported by libzip.so.4"])
       rc, out, err = run(["validate", path])
       tally.check(f"4: validate notes the same ({name}, npz.unsupported: exit 0, issue 23), no npz.method error",
@@ -293,17 +317,23 @@ def finding4_methods(tmp):
   except NotImplementedError:
     numpy_reads = False
   rc, out, err = run(["validate", zstd])
-  tally.check("4: a method np.load cannot read (ZSTD) is an npz.method error", not numpy_reads and rc == 1 and
-              "compression method 93 (ZSTD): numpy reads STORED, DEFLATED, BZIP2 and LZMA members [npz.method]" in out, f"{rc} {out!r}")
+  tally.check(
+      "4: a method np.load cannot read (ZSTD) is an npz.method error", not numpy_reads and rc == 1 and
+      "compression method 93 (ZSTD): numpy reads STORED, "
+      "DEFLATED, BZIP2 and LZMA members [npz.method]" in out, f"{rc} {out!r}")
   pt = os.path.join(tmp, "bzip2.pt")
   with zipfile.ZipFile(pt, "w") as z:
     z.writestr("archive/data.pkl", b"\x80\x02}(" + u("w") + tensor("0", [3], 3) + b"u.")
     z.writestr("archive/data/0", np.array([1.5, -2, 3], "<f4").tobytes(), compress_type=zipfile.ZIP_BZIP2)
   rc, out, err = run([pt, "--name", "w", "--json"])
-  tally.check("4: a .pt storage in BZIP2 is read", rc == 0 and json.loads(out)["tolist"] == [1.5, -2.0, 3.0], f"{rc} {out[:200]!r} {err!r}")
+  tally.check("4: a .pt storage in BZIP2 is read", rc == 0 and json.loads(out)["tolist"] == [1.5, -2.0, 3.0],
+              f"{rc} {out[:200]!r} {err!r}")
   rc, out, err = run(["validate", pt])
-  tally.check("4: validate warns that torch.load reads only STORED and DEFLATED (pytorch.method), no error (exit 0; 1 with --strict)",
-              rc == 0 and run(["validate", pt, "--strict"])[0] == 1 and "[pytorch.method]" in out and "error:" not in out, f"{rc} {out!r} {err!r}")
+  tally.check(
+      "4: validate warns that torch.load reads only STORED and "
+      "DEFLATED (pytorch.method), no error (exit 0; 1 with --strict)", rc == 0 and
+      run(["validate", pt, "--strict"])[0] == 1 and "[pytorch.method]" in out and "error:" not in out,
+      f"{rc} {out!r} {err!r}")
 
 
 # --- finding 5 --------------------------------------------------------------------------
@@ -330,26 +360,33 @@ def finding5_messages(tmp):
     numpy_reads = False
   rc, out, err = run(["validate", f3])
   lines = out.splitlines()[:-1]
-  tally.check("5: descr '<f3' (np.load refuses it) is one error naming it, the file named once, no trailing-bytes warning",
-              not numpy_reads and rc == 1 and len(lines) == 1 and "'<f3'" in lines[0] and lines[0].count(os.path.basename(f3)) == 1
-              and "after the array's data" not in out, f"{rc} {out!r}")
+  tally.check(
+      "5: descr '<f3' (np.load refuses it) is one error naming "
+      "it, the file named once, no trailing-bytes warning", not numpy_reads and rc == 1 and len(lines) == 1 and
+      "'<f3'" in lines[0] and lines[0].count(os.path.basename(f3)) == 1 and "after the array's data" not in out,
+      f"{rc} {out!r}")
   f4 = os.path.join(tmp, "f4.npy")
   open(f4, "wb").write(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", bytes(5)))
   rc, out, err = run(["validate", f4])
-  tally.check("5: ... while '<f4' with 5 bytes of data still has 1 byte after it (a warning: exit 0)", rc == 0 and "1 bytes after the array's data" in out,
+  tally.check("5: ... while '<f4' with 5 bytes of data "
+              "still has 1 byte after it (a warning: exit 0)", rc == 0 and "1 bytes after the array's data" in out,
               f"{rc} {out!r}")
   npz = os.path.join(tmp, "f3.npz")
   with zipfile.ZipFile(npz, "w") as z:
     z.writestr("a.npy", open(f3, "rb").read())
   rc, out, err = run(["validate", npz])
-  tally.check("5: in an .npz the line names the file once and the member", rc == 1 and all(l.count("f3.npz") == 1 for l in out.splitlines()[:-1])
-              and "a.npy" in out and "'<f3'" in out, f"{rc} {out!r}")
+  tally.check(
+      "5: in an .npz the line names "
+      "the file once and the member", rc == 1 and all(l.count("f3.npz") == 1 for l in out.splitlines()[:-1]) and
+      "a.npy" in out and "'<f3'" in out, f"{rc} {out!r}")
   be = os.path.join(tmp, "be.gguf")
   open(be, "wb").write(b"GGUF" + struct.pack(">IQQ", 3, 0, 0))  # gguf.md: a big-endian file writes its version so too
   said = trouble("5: the loader refuses a big-endian GGUF", [be], [be, "big-endian GGUF is not supported"])
   rc, out, err = run(["validate", be])
-  tally.check("5: validate says what the loader says, not 'version 50331648' (a note: exit 0)", rc == 0 and "big-endian GGUF is not supported" in out and
-              str(struct.unpack("<I", struct.pack(">I", 3))[0]) not in out, f"{rc} {out!r} (loader: {said!r})")
+  tally.check(
+      "5: validate says what the loader says, "
+      "not 'version 50331648' (a note: exit 0)", rc == 0 and "big-endian GGUF is not supported" in out and
+      str(struct.unpack("<I", struct.pack(">I", 3))[0]) not in out, f"{rc} {out!r} (loader: {said!r})")
 
 
 def main():

@@ -23,7 +23,8 @@ def fault2_transpose_of_0d():
   """2. x.T of a 0-d tensor: tinygrad's transpose swaps items of list(range(ndim)) and fails
   with IndexError; ours is one line naming the method and the shape."""
   trouble("2: 5 -e x.T", ["5", "-e", "x.T"], ["T (transpose(1, 0)) of shape ()"])
-  trouble("2: a 0-d .npy -e x.T", [os.path.join(ROOT, "samples", "scalar_f8.npy"), "-e", "x.T"], ["T (transpose(1, 0)) of shape ()"])
+  trouble("2: a 0-d .npy -e x.T", [os.path.join(ROOT, "samples", "scalar_f8.npy"), "-e", "x.T"],
+          ["T (transpose(1, 0)) of shape ()"])
   rc, out, err = run(["[1, 2]", "-e", "x.transpose(-1, 0)", "--json"])
   tally.check("2: a 1-d transpose(-1, 0) is the tensor (list(range(1)) swaps item -1 with 0)",
               rc == 0 and json.loads(out)["tolist"] == [1, 2], f"{rc} {out[:100]!r} {err!r}")
@@ -38,25 +39,31 @@ def fault1_errors_name_the_tensor(tmp):
   bad = next(n for n, e in header.items() if prod(e["shape"]) != 6)
   want = f"{MIXED}: tensor '{bad}': "
   for mode in ([], ["--json"], ["--jsonl"]):
-    trouble(f"1: --all -e reshape {mode} names tensor {bad!r}", [MIXED, "--all", "-e", "x.reshape(2, 3)", *mode], [want], [MIXED],
+    trouble(f"1: --all -e reshape {mode} "
+            f"names tensor {bad!r}", [MIXED, "--all", "-e", "x.reshape(2, 3)", *mode], [want], [MIXED],
             json_mode=bool(mode))
-  trouble("1: --name glob --name exact -e names the tensor", [MIXED, "--name", "w*", "--name", "ids", "-e", "x.reshape(2, 3)"],
+  trouble("1: --name glob --name "
+          "exact -e names the tensor", [MIXED, "--name", "w*", "--name", "ids", "-e", "x.reshape(2, 3)"],
           [f"{MIXED}: tensor 'ids': "], [MIXED])
   trouble("1: --all --stats -e names the tensor", [MIXED, "--all", "--stats", "-e", "x.reshape(2, 3)"], [want], [MIXED])
-  trouble("1: --all --assert names the tensor", [MIXED, "--all", "--assert", "x.reshape(2, 3).sum() > -1"], [want], [MIXED])
-  trouble("1: --all --expect with -e names the tensor", [MIXED, "--all", "--expect", "ndim=2", "-e", "x.reshape(2, 3)"], [want],
+  trouble("1: --all --assert names the tensor", [MIXED, "--all", "--assert", "x.reshape(2, 3).sum() > -1"], [want],
           [MIXED])
+  trouble("1: --all --expect with "
+          "-e names the tensor", [MIXED, "--all", "--expect", "ndim=2", "-e", "x.reshape(2, 3)"], [want], [MIXED])
   # Realizing: the first tensor whose x + 1 needs a buffer over 16 bytes (tinygrad promotes
   # bool + int to int32, so itemsize 4 there).
   item = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "BOOL": 4}
   big = next(n for n, e in header.items() if prod(e["shape"]) * item[e["dtype"]] > 16)
-  trouble(f"1: --all -e 'x + 1' over buffer_bytes names {big!r}", [MIXED, "--all", "-e", "x + 1", "--limit", "buffer_bytes=16"],
+  trouble(f"1: --all -e 'x + 1' over "
+          f"buffer_bytes names {big!r}", [MIXED, "--all", "-e", "x + 1", "--limit", "buffer_bytes=16"],
           [f"{MIXED}: tensor '{big}': ", "buffer_bytes"], [MIXED])
-  trouble("1: --strict --all names the bfloat16 tensor", [MIXED, "--all", "--strict"], [f"{MIXED}: tensor 'bf16': "], [MIXED])
-  trouble("1: GGUF --all names the type it cannot dequantize", [QUANTS, "--all"], [f"{QUANTS}: tensor 'q8_1'"], [QUANTS])
+  trouble("1: --strict --all names "
+          "the bfloat16 tensor", [MIXED, "--all", "--strict"], [f"{MIXED}: tensor 'bf16': "], [MIXED])
+  trouble("1: GGUF --all names the "
+          "type it cannot dequantize", [QUANTS, "--all"], [f"{QUANTS}: tensor 'q8_1'"], [QUANTS])
   rc, out, err = run([QUANTS, "--stats"])
-  tally.check("1: --stats over a file warns of the skipped tensor naming it once",
-              rc == 0 and err.count("tensor 'q8_1'") == 1 and err.count(QUANTS) == 1 and len(err.splitlines()) == 1, repr(err))
+  tally.check("1: --stats over a file warns of the skipped tensor naming it once", rc == 0 and
+              err.count("tensor 'q8_1'") == 1 and err.count(QUANTS) == 1 and len(err.splitlines()) == 1, repr(err))
   # A member whose header reads but whose deflate stream is damaged further in: the
   # failure comes while its values are read, in every mode that reads them.
   import numpy as np
@@ -74,9 +81,13 @@ def fault1_errors_name_the_tensor(tmp):
   want_b = f"{broken}: tensor 'b': member 'b.npy'"
   for args in (["--all"], ["--all", "--json"], ["--stats"], ["--stats", "--json"], ["--name", "*", "--stats"],
                ["--all", "--assert", "x.sum() > -1"]):
-    trouble(f"1: damaged member, {args}: names tensor 'b'", [broken, *args], [want_b], [broken], json_mode="--json" in args)
+    trouble(f"1: damaged member, "
+            f"{args}: names tensor 'b'", [broken, *args], [want_b], [broken],
+            json_mode="--json" in args)
   trouble("1: diff with the damaged side as A names it", ["diff", broken, good], [want_b], [broken])
-  trouble("1: diff with the damaged side as B names it", ["diff", good, broken, "--json"], [want_b], [broken], json_mode=True)
+  trouble("1: diff with the damaged "
+          "side as B names it", ["diff", good, broken, "--json"], [want_b], [broken],
+          json_mode=True)
 
 
 def fault3_missing_shard_one_line(tmp):
@@ -86,18 +97,22 @@ def fault3_missing_shard_one_line(tmp):
   os.mkdir(d)
   with open(os.path.join(d, "s1.safetensors"), "wb") as f: f.write(safetensors_bytes({"a": [1.0, 2.0]}))
   index = os.path.join(d, "model.safetensors.index.json")
-  with open(index, "w") as f: json.dump({"weight_map": {"a": "s1.safetensors", "b": "s2.safetensors", "c": "s2.safetensors"}}, f)
+  with open(index, "w") as f:
+    json.dump({"weight_map": {"a": "s1.safetensors", "b": "s2.safetensors", "c": "s2.safetensors"}}, f)
   want = [f"tensor 'b' is in shard 's2.safetensors'", "No such file or directory"]
-  for args in (["--name", "b"], ["--name", "b", "--json"], ["--all"], ["--all", "--jsonl"], ["--stats"], ["--name", "*", "--stats"],
-               ["--name", "b", "--expect", "ndim=1"]):
-    trouble(f"3: missing shard, {args}: one line", [index, *args], want if "--name" in args and "b" in args else ["s2.safetensors"],
+  for args in (["--name", "b"], ["--name", "b", "--json"], ["--all"], ["--all", "--jsonl"], ["--stats"],
+               ["--name", "*", "--stats"], ["--name", "b", "--expect", "ndim=1"]):
+    trouble(f"3: missing shard, {args}: one line", [index, *args],
+            want if "--name" in args and "b" in args else ["s2.safetensors"],
             json_mode="--json" in args or "--jsonl" in args)
   trouble("3: missing shard through the folder: one line", [d, "--name", "b"], want)
   for args in ([], ["--list", "--json"], ["--name", "a"], ["--name", "a", "--expect", "ndim=2"]):
     rc, out, err = run([index, *args])
     lines = err.splitlines()
-    tally.check(f"3: missing shard, {args}: still warned, once", rc in (0, 1) and out and len(lines) == 1 and
-                "warning:" in lines[0] and "shard 's2.safetensors' of 2 tensors cannot be read" in lines[0], f"{rc} {err!r}")
+    tally.check(
+        f"3: missing shard, {args}: still warned, once", rc in (0, 1) and out and len(lines) == 1 and
+        "warning:" in lines[0] and "shard 's2.safetensors' of "
+        "2 tensors cannot be read" in lines[0], f"{rc} {err!r}")
 
 
 def fault6_small_ones(tmp):
@@ -105,11 +120,13 @@ def fault6_small_ones(tmp):
   reason and the path; validate - reads standard input."""
   import errno
   raw = os.path.join(ROOT, "samples", "raw_f32.bin")
-  trouble("6: --raw float32 --format npy is a usage error", [raw, "--raw", "float32", "--format", "npy"], ["--raw", "--format"])
+  trouble("6: --raw float32 --format "
+          "npy is a usage error", [raw, "--raw", "float32", "--format", "npy"], ["--raw", "--format"])
   rc, out, err = run([raw, "--raw", "float32", "--format", "npy", "--json"])
   tally.check("6: ... and says usage in JSON", rc == 2 and json.loads(err)["error"]["code"] == "usage", err)
   png = os.path.join(tmp, "no_such_folder", "x.png")
-  trouble("6: --plot into a missing folder names the path and the OS's reason", [os.path.join(ROOT, "samples", "float32.npy"), "--plot", png],
+  trouble("6: --plot into a missing folder "
+          "names the path and the OS's reason", [os.path.join(ROOT, "samples", "float32.npy"), "--plot", png],
           [png, os.strerror(errno.ENOENT)])
   npy = open(os.path.join(ROOT, "samples", "int8.npy"), "rb").read()
   rc, out, err = run(["validate", "-", "--json"], stdin=npy)
@@ -119,7 +136,9 @@ def fault6_small_ones(tmp):
   # the header length field says more than the 100 bytes given hold (computed from the header)
   header_len = struct.unpack_from("<H", npy, 8)[0]
   rc, out, err = run(["validate", "-"], stdin=npy[:100])
-  tally.check("6: validate - of a cut .npy is a finding (exit 1)", rc == 1 and "<stdin>" in out and str(header_len) in out, f"{rc} {out!r} {err!r}")
+  tally.check("6: validate - of a cut "
+              ".npy is a finding (exit 1)", rc == 1 and "<stdin>" in out and str(header_len) in out,
+              f"{rc} {out!r} {err!r}")
   trouble_stdin("6: validate - - is a usage error", ["validate", "-", "-"], npy, ["standard input"])
   trouble_stdin("6: validate - of text is not a tensor file", ["validate", "-"], b"hello\n", ["<stdin>"])
   trouble_stdin("empty standard input says so", ["-"], b"", ["<stdin>", "empty input"])
@@ -158,10 +177,13 @@ def empty_selection(tmp):
   tally.check("empty --all: exit 0, nothing printed", rc == 0 and out == "" and err == "", f"{rc} {out!r} {err!r}")
   rc, out, err = run([path, "--all", "--json"])
   doc = json.loads(out) if rc == 0 else {}
-  tally.check("empty --all --json: tensors [] of the file", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path, f"{rc} {out!r} {err!r}")
+  tally.check("empty --all --json: "
+              "tensors [] of the file", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path,
+              f"{rc} {out!r} {err!r}")
   rc, out, err = run([path, "--all", "--stats", "--json"])
   doc = json.loads(out) if rc == 0 else {}
-  tally.check("empty --all --stats --json: no rows, the file named", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path,
+  tally.check("empty --all --stats --json: "
+              "no rows, the file named", rc == 0 and doc.get("tensors") == [] and doc.get("file") == path,
               f"{rc} {out!r} {err!r}")
 
 
@@ -181,7 +203,8 @@ def option_messages():
     longest = max((len(d) for d in re.findall(r"\d+", message.replace(bad, ""))), default=0)
     tally.check(f"--offset {bad}: no number longer than 2^64's 20 digits", longest <= 20, message)
   rc, out, err = run([raw, "--raw", "float32", "--offset", "4", "--json"])
-  tally.check("--offset 4 still skips 4 bytes: the last three floats", rc == 0 and json.loads(out)["tolist"] == list(floats[1:]),
+  tally.check("--offset 4 still skips 4 "
+              "bytes: the last three floats", rc == 0 and json.loads(out)["tolist"] == list(floats[1:]),
               f"{rc} {out!r} {err!r}")
   repeated = [
       (["--dtype", "float32", "--dtype", "int8", "[1]"], "--dtype", ["'float32'", "'int8'"]),
@@ -189,29 +212,38 @@ def option_messages():
       (["[1]", "-e", "x", "-e", "x + 1"], "--expr", ["'x'", "'x + 1'"]),
       ([raw, "--format", "npy", "--format", "gguf"], "--format", ["'npy'", "'gguf'"]),
       (["[1]", "--graph", "--graph"], "--graph", []),
-      (["[1]", "--default-int", "int8", "--default-int", "int16", "--default-int", "int64"], "--default-int", ["3 times"]),
+      (["[1]", "--default-int", "int8", "--default-int", "int16", "--default-int",
+        "int64"], "--default-int", ["3 times"]),
       (["diff", "[1]", "[1]", "--rtol", "1", "--rtol", "2"], "--rtol", ["diff: ", "'1'", "'2'"]),
   ]
   for args, option, values in repeated:
-    message = trouble(f"{' '.join(args)}: one line naming {option} given more than once", args, [option, "given", *values])
+    message = trouble(f"{' '.join(args)}: one line naming "
+                      f"{option} given more than once", args, [option, "given", *values])
     tally.check(f"{' '.join(args)}: not CLI11's 'At Most 1 required'", "At Most" not in message and
                 ("given twice" in message or "given 3 times" in message), message)
   rc, out, err = run(["[1]", "--dtype", "int8", "--dtype", "int8", "--json"])
-  tally.check("a repeated option with --json: a usage error object", rc == 2 and out == "" and
-              json.loads(err)["error"]["code"] == "usage" and "--dtype given twice" in json.loads(err)["error"]["message"], err)
-  for args in (["[1, 2]", "--view-as", "B", "--view-as", "h"], [MIXED, "--name", "weight", "--name", "ids"], ["[1]", "--json", "--json"]):
+  tally.check(
+      "a repeated option with --json: a usage error object", rc == 2 and out == "" and
+      json.loads(err)["error"]["code"] == "usage" and "--dtype given twice" in json.loads(err)["error"]["message"], err)
+  for args in (["[1, 2]", "--view-as", "B", "--view-as", "h"], [MIXED, "--name", "weight", "--name",
+                                                                "ids"], ["[1]", "--json", "--json"]):
     rc, out, err = run(args)
     tally.check(f"{' '.join(args)}: repeatable options and flags still run", rc == 0 and out, f"{rc} {err!r}")
   for word in ("-v=2", "-v2", "-vv=1", "-v=0"):
     trouble(f"{word}: -v takes no value, named with -vv", [word, "[1]"], [f"'{word}'", "-v (info)", "-vv (debug)"])
   rc, out, err = run(["-vv", "[1]"])
-  tally.check("-vv still logs on stderr (info and debug lines)", rc == 0 and "tolist: [1]" in out and "info:" in err, f"{rc} {err!r}")
+  tally.check("-vv still logs on stderr "
+              "(info and debug lines)", rc == 0 and "tolist: [1]" in out and "info:" in err, f"{rc} {err!r}")
   empty = [([""], "INPUT"), (["", "--json"], "INPUT"), (["", "-e", "Tensor.arange(3)"], "INPUT"),
            (["diff", "", "[1]"], "diff: empty input name: A"),
            (["diff", "[1]", ""], "diff: empty input name: B"), (["validate", ""], "validate: empty input name: FILE")]
   for args, name in empty:
-    trouble(f"{args}: one line saying the input name is empty", args, ["empty input name", name, "''"], json_mode="--json" in args)
-  trouble_stdin("--raw float32 '': the input name is empty (standard input is '-')", ["--raw", "float32", ""], b"\0" * 8,
+    trouble(f"{args}: one line saying "
+            f"the input name is empty",
+            args, ["empty input name", name, "''"],
+            json_mode="--json" in args)
+  trouble_stdin("--raw float32 '': the input name "
+                "is empty (standard input is '-')", ["--raw", "float32", ""], b"\0" * 8,
                 ["empty input name", "INPUT", "''"])
   rc, out, err = run([])
   tally.check("no INPUT at all still says nothing to inspect", rc == 2 and "nothing to inspect" in err, f"{rc} {err!r}")

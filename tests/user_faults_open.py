@@ -68,23 +68,29 @@ def fault2_npz_object_member(tmp):
     rc, out, err = run([path, "--list", "--json"])
     got = {t["name"]: t for t in json.loads(out)["tensors"]} if rc == 0 else {}
     o = got.get("o", {})
-    tally.check(f"{tag}: --list --json: o has dtype null, stored_type '|O', shape [2]", rc == 0 and o.get("dtype", 0) is None and
-                o.get("stored_type") == "|O" and o.get("shape") == [2] and got.get("a", {}).get("dtype") == "int64",
-                f"{rc} {out[:400]!r} {err!r}")
+    tally.check(
+        f"{tag}: --list --json: o has dtype "
+        f"null, stored_type '|O', shape [2]", rc == 0 and o.get("dtype", 0) is None and o.get("stored_type") == "|O" and
+        o.get("shape") == [2] and got.get("a", {}).get("dtype") == "int64", f"{rc} {out[:400]!r} {err!r}")
     rc, out, err = run([path, "--stats"])
     lines = {l.split()[0]: l for l in out.splitlines() if l.strip()}
-    tally.check(f"{tag}: --stats skips o with a note and gives a's figures", rc == 0 and "skipped" in lines.get("o", "") and
-                "object dtype '|O' is not supported" in lines.get("o", "") and "skipped" not in lines.get("a", "skipped"),
-                f"{rc} {out!r} {err!r}")
+    tally.check(
+        f"{tag}: --stats skips o with "
+        f"a note and gives a's figures", rc == 0 and "skipped" in lines.get("o", "") and
+        "object dtype '|O' is not supported" in lines.get("o", "") and "skipped" not in lines.get("a", "skipped"),
+        f"{rc} {out!r} {err!r}")
     rc, out, err = run([path, "--name", "a", "--json"])
     doc = json.loads(out) if rc == 0 else {}
-    tally.check(f"{tag}: --name a opens a ([0, 1, 2], as np.load gives)", rc == 0 and doc.get("tolist") == np.arange(3).tolist(),
+    tally.check(f"{tag}: --name a opens a ([0, "
+                f"1, 2], as np.load gives)", rc == 0 and doc.get("tolist") == np.arange(3).tolist(),
                 f"{rc} {out[:300]!r} {err!r}")
     rc, out, err = run([path, "--fail-on", "nan", "--name", "a"])
     tally.check(f"{tag}: --fail-on nan --name a checks a", rc == 0, f"{rc} {out!r} {err!r}")
-    trouble(f"{tag}: --name o is the one Unsupported line", [path, "--name", "o"], ["o.npy", "object dtype '|O' is not supported"])
+    trouble(f"{tag}: --name o is the "
+            f"one Unsupported line", [path, "--name", "o"], ["o.npy", "object dtype '|O' is not supported"])
     rc, out, err = run(["validate", path])
-    tally.check(f"{tag}: validate still notes that o cannot be opened (a note: exit 0)", rc == 0 and "unsupported" in out, f"{rc} {out!r}")
+    tally.check(f"{tag}: validate still notes that "
+                f"o cannot be opened (a note: exit 0)", rc == 0 and "unsupported" in out, f"{rc} {out!r}")
 
 
 def fault3_missing_shard_listing(tmp):
@@ -96,17 +102,24 @@ def fault3_missing_shard_listing(tmp):
     json.dump({"weight_map": {"a": "s1.safetensors", "b": "s2.safetensors"}}, f)
   rc, out, err = run([index, "--list"])
   rows = {l.split()[0]: l.split() for l in out.splitlines()[1:] if l.strip()}
-  tally.check("3: --list: b's shape, nbytes and offset are '-', a's are its own", rc == 0 and rows.get("b", [])[1:5] == ["-"] * 4 and
-              rows.get("a", [])[1:4] == ["float32", "(2,)", "8"] and "s2.safetensors" in err, f"{rc} {out!r} {err!r}")
+  tally.check(
+      "3: --list: b's shape, nbytes and "
+      "offset are '-', a's are its own", rc == 0 and rows.get("b", [])[1:5] == ["-"] * 4 and
+      rows.get("a", [])[1:4] == ["float32", "(2,)", "8"] and "s2.safetensors" in err, f"{rc} {out!r} {err!r}")
   rc, out, err = run([index, "--list", "--json"])
   doc = json.loads(out) if rc == 0 else {"tensors": [], "warnings": []}
   got = {t["name"]: t for t in doc["tensors"]}
   b, a = got.get("b", {}), got.get("a", {})
-  tally.check("3: --list --json: b's stored_type, shape, stored_shape, nbytes, decoded_nbytes, offset are null, keys kept",
-              rc == 0 and all(k in b and b[k] is None for k in ("stored_type", "shape", "stored_shape", "nbytes", "decoded_nbytes", "offset")) and
-              list(b) == list(a), f"{rc} {b!r}")
-  tally.check("3: --list --json: a is [2] of 8 bytes; the warning names the shard", a.get("shape") == [2] and a.get("nbytes") == 8 and
-              any("s2.safetensors" in w for w in doc["warnings"]), f"{a!r} {doc['warnings']!r}")
+  tally.check(
+      "3: --list --json: b's stored_type, shape, stored_shape, "
+      "nbytes, decoded_nbytes, offset are null, keys kept", rc == 0 and
+      all(k in b and b[k] is None
+          for k in ("stored_type", "shape", "stored_shape", "nbytes", "decoded_nbytes", "offset")) and
+      list(b) == list(a), f"{rc} {b!r}")
+  tally.check("3: --list --json: a is [2] of 8 "
+              "bytes; the warning names the shard",
+              a.get("shape") == [2] and a.get("nbytes") == 8 and any("s2.safetensors" in w for w in doc["warnings"]),
+              f"{a!r} {doc['warnings']!r}")
   try:
     import jsonschema
   except ImportError:
@@ -139,7 +152,8 @@ def fault4_corrupt_shard(tmp):
   tally.check("4: --list --json: b's stored_type and shape are null", rc == 0 and b.get("stored_type", 0) is None and
               b.get("shape", 0) is None, f"{rc} {b!r}")
   rc, out, err = run([index, "--name", "a", "--json"])
-  tally.check("4: --name a of the good shard prints its values", rc == 0 and json.loads(out).get("tolist") == [1.0, 2.0], f"{rc} {out!r}")
+  tally.check("4: --name a of the good "
+              "shard prints its values", rc == 0 and json.loads(out).get("tolist") == [1.0, 2.0], f"{rc} {out!r}")
   trouble("4: --name b is one line naming the index, the tensor and the shard, exit 2", [index, "--name", "b"],
           must_contain=("model.safetensors.index.json", "'b'", "s2.safetensors"))
 

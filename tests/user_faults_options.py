@@ -31,8 +31,8 @@ def fault1_tuple_comparisons():
                "x.shape > (11, 0)", "x.shape >= (10, 99)", "(x.shape, 1) == ((11,), 1)"):
     want = eval(expr, {"x": x})
     rc, out, err = run([F32, "--assert", expr])
-    tally.check(f"1: --assert {expr!r}: exit {0 if want else 1}, as CPython says {want}", rc == (0 if want else 1) and not err,
-                f"{rc} {err!r}")
+    tally.check(f"1: --assert {expr!r}: exit "
+                f"{0 if want else 1}, as CPython says {want}", rc == (0 if want else 1) and not err, f"{rc} {err!r}")
   for expr in ("x.shape < [11]", "x.shape > 11"):
     try:
       eval(expr, {"x": x})
@@ -50,7 +50,8 @@ def fault2_fail_on_spaces():
     tally.check(f"2: --fail-on {spec!r}: exit 1 (the file holds nan and inf)", rc == 1 and not err, f"{rc} {err!r}")
   rc, out, err = run([F32, "--fail-on", " zero-tensor "])
   tally.check("2: --fail-on ' zero-tensor ': exit 0 (the file is not all zero)", rc == 0 and not err, f"{rc} {err!r}")
-  trouble("2: --fail-on 'nan, bogus': the unknown name, without its spaces", [F32, "--fail-on", "nan, bogus"], ["unknown check 'bogus'"])
+  trouble("2: --fail-on 'nan, bogus': the "
+          "unknown name, without its spaces", [F32, "--fail-on", "nan, bogus"], ["unknown check 'bogus'"])
   trouble("2: --fail-on 'nan inf': one unknown name", [F32, "--fail-on", "nan inf"], ["unknown check 'nan inf'"])
   for spec, words in (("nan,", "check 2 is empty"), ("nan, ,inf", "check 2 is empty"), (",nan", "check 1 is empty"),
                       ("", "no check given"), ("  ", "no check given")):
@@ -67,18 +68,21 @@ def fault3_strict_with_statistics():
   first = "global 'torch.nn.modules.container.Sequential'"
   with tempfile.TemporaryDirectory(prefix="ti_strict_") as tmp:
     png = os.path.join(tmp, "p.png")
-    for mode in (["--stats"], ["--fail-on", "nan"], ["--name", "0.weight", "--hist"], ["--name", "0.weight", "--plot", png],
-                 ["--list"], ["--meta"], ["--all", "--stats"]):
+    for mode in (["--stats"], ["--fail-on", "nan"], ["--name", "0.weight",
+                                                     "--hist"], ["--name", "0.weight", "--plot",
+                                                                 png], ["--list"], ["--meta"], ["--all", "--stats"]):
       shown = " ".join("P.png" if a == png else a for a in mode)
       rc, out, err = run([pt, *mode])
-      tally.check(f"3: {shown} on a file that warns: exit 0 without --strict", rc == 0 and (out or os.path.exists(png)), f"{rc} {err!r}")
+      tally.check(f"3: {shown} on a file that "
+                  f"warns: exit 0 without --strict", rc == 0 and (out or os.path.exists(png)), f"{rc} {err!r}")
       if os.path.exists(png): os.unlink(png)
       trouble(f"3: {shown} --strict on a file that warns: refused, naming the global", [pt, *mode, "--strict"],
               [f"{pt}: ", first, "(--strict)"])
       if png in mode: tally.check(f"3: {shown} --strict: no PNG written", not os.path.exists(png))
   rc, out, err = run(["--help"])
   line = next((l for l in out.splitlines() if l.strip().startswith("--strict")), "")
-  tally.check("3: --help's --strict line says it refuses a file that warns, in every mode", "every mode" in line and "warns" in line, line)
+  tally.check("3: --help's --strict line says it "
+              "refuses a file that warns, in every mode", "every mode" in line and "warns" in line, line)
 
 
 def fault4_limit_twice():
@@ -90,8 +94,8 @@ def fault4_limit_twice():
       trouble(f"4: {prefix[0] if prefix[0] == 'diff' else 'inspect'} --limit {a} --limit {b}: refused naming the cap",
               [*prefix, "--limit", a, "--limit", b], [f"--limit {a.split('=')[0]} given twice ('{a}' and '{b}')"])
     rc, out, err = run([*prefix, "--limit", "stream_bytes=2G", "--limit", "json_depth=100"])
-    tally.check(f"4: {prefix[0] if prefix[0] == 'diff' else 'inspect'} with two different caps: exit 0", rc == 0 and out and not err,
-                f"{rc} {err!r}")
+    tally.check(f"4: {prefix[0] if prefix[0] == 'diff' else 'inspect'} "
+                f"with two different caps: exit 0", rc == 0 and out and not err, f"{rc} {err!r}")
   # Standard input past a cap of 100 bytes: the cap in force is the one given (a 172-byte .npy).
   with open(F32, "rb") as f:
     data = f.read()
@@ -136,22 +140,26 @@ def fault5_warnings_on_a_terminal():
   and diff of a file with itself said each of the file's warnings twice. Now the warning erases
   the progress line and stands alone, once; through a pipe stderr is plain lines as before."""
   gguf = os.path.join(ROOT, "samples", "quants.gguf")  # tensor 'q8_1': a type the tool cannot dequantize
-  skipped = "warning: samples/quants.gguf: tensor 'q8_1' is Q8_1, which this tool cannot dequantize: ggml and gguf-py have no dequantization for it (skipped)"
+  skipped = "warning: samples/quants.gguf: tensor 'q8_1' is Q8_1, which this tool cannot " "dequantize: ggml and gguf-py have no dequantization for it (skipped)"
   for mode in (["--stats"], ["--stats", "--json"], ["--stats", "--jsonl"], ["--all", "--stats"]):
     rc, data = run_on_terminal(["samples/quants.gguf", *mode])
     shown = [l for l in screen(data) if l.strip()]
     tally.check(f"5: {' '.join(mode)} on a terminal: the skipped tensor's warning on a line of its own, once",
                 rc == 0 and shown == ["tensor-inspect: " + skipped], f"{rc} {shown!r} {data[:300]!r}")
   rc, out, err = run([gguf, "--stats"])
-  tally.check("5: --stats through a pipe: the warning is one plain line", rc == 0 and err == f"tensor-inspect: warning: {gguf}" +
-              skipped[len("warning: samples/quants.gguf"):] + "\n", repr(err))
+  tally.check(
+      "5: --stats through a pipe: "
+      "the warning is one plain line", rc == 0 and
+      err == f"tensor-inspect: warning: {gguf}" + skipped[len("warning: samples/quants.gguf"):] + "\n", repr(err))
   pt = os.path.join(ROOT, "samples", "whole_model.pt")  # three pickled globals outside torch.load's allow-list
   for args in (["diff", pt, pt], ["diff", pt, pt, "--json"], [pt, "--stats"]):
     rc, data = run_on_terminal(args)
     warnings = [l for l in screen(data) if "warning:" in l]
-    tally.check(f"5: {' '.join(os.path.basename(a) for a in args)} on a terminal: three warnings, each once, each a line of its own",
-                rc == 0 and len(warnings) == 3 and len(set(warnings)) == 3 and all(l.startswith("tensor-inspect: warning: ") for l in warnings),
-                f"{rc} {warnings!r}")
+    tally.check(
+        f"5: {' '.join(os.path.basename(a) for a in args)} on a "
+        f"terminal: three warnings, each once, each a line of its own", rc == 0 and len(warnings) == 3 and
+        len(set(warnings)) == 3 and all(l.startswith("tensor-inspect: warning: ") for l in warnings),
+        f"{rc} {warnings!r}")
   rc, out, err = run(["diff", pt, os.path.join(ROOT, "samples", "checkpoint.pt")])
   tally.check("5: diff of two files that warn: each file's warnings, both files named", err.count("warning:") == 4 and
               err.count("whole_model.pt:") == 3 and err.count("checkpoint.pt:") == 1, repr(err))
@@ -186,7 +194,10 @@ def fault6_plot_temporaries_on_signals():
 
     def start(ignore=None):
       pre = (lambda: signal.signal(ignore, signal.SIG_IGN)) if ignore else None
-      p = subprocess.Popen([BIN, src, "--all", "--plot", pattern], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=pre)
+      p = subprocess.Popen([BIN, src, "--all", "--plot", pattern],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE,
+                           preexec_fn=pre)
       deadline = time.time() + 30
       while time.time() < deadline and p.poll() is None and not any(".tmp-" in f for f in os.listdir(out_dir)):
         time.sleep(0.005)
@@ -208,7 +219,9 @@ def fault6_plot_temporaries_on_signals():
     p.communicate(timeout=60)
     left = sorted(os.listdir(out_dir))
     tally.check("6: started with SIGINT ignored, SIGINT stays ignored; SIGTERM then removes the temporary file",
-                len(staged) == 1 and alive and p.returncode == -signal.SIGTERM and left == [], f"staged {staged}, alive {alive}, left {left}")
+                len(staged) == 1 and alive and p.returncode == -signal.SIGTERM and left == [],
+                f"staged {staged}, alive "
+                f"{alive}, left {left}")
 
 
 def main():

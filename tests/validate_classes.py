@@ -56,7 +56,8 @@ def safetensors_bytes(tensors, pad=True):
 
 with tempfile.TemporaryDirectory() as out:
     # 1. samples
-    samples = sorted(p for ext in ("npy", "npz", "safetensors", "gguf", "pt") for p in glob.glob(os.path.join(ROOT, "samples", f"*.{ext}")))
+    samples = sorted(p for ext in ("npy", "npz", "safetensors", "gguf", "pt")
+                     for p in glob.glob(os.path.join(ROOT, "samples", f"*.{ext}")))
     samples.append(os.path.join(ROOT, "samples", "sharded"))
     for path in samples:
         rc, _, err = validate(path)
@@ -69,20 +70,30 @@ with tempfile.TemporaryDirectory() as out:
     with open(unpadded, "wb") as f: f.write(safetensors_bytes({"w": np.arange(3, dtype=np.float32)}, pad=False))
     rc, found, doc = findings(unpadded)
     check("unpadded header: exit 0", rc == 0, f"exit {rc} {found}")
-    check("unpadded header: one warning", [(x["severity"], x["rule"]) for x in found] == [("warning", "safetensors.alignment")], found)
+    check("unpadded header: one warning",
+          [(x["severity"], x["rule"]) for x in found] == [("warning", "safetensors.alignment")], found)
     check("unpadded header: --strict exits 1", validate(unpadded, "--strict")[0] == 1)
-    check("unpadded header: summary", doc["summary"] == {"files": 1, "clean": 0, "errors": 0, "warnings": 1, "notes": 0}, doc["summary"])
+    check("unpadded header: summary", doc["summary"] == {
+        "files": 1,
+        "clean": 0,
+        "errors": 0,
+        "warnings": 1,
+        "notes": 0
+    }, doc["summary"])
     rc, text, _ = validate(unpadded)
-    check("text names the class", ": warning: " in text and text.rstrip().endswith("1 file: 0 clean, 0 errors, 1 warning"), text)
+    check("text names the class", ": warning: " in text and
+          text.rstrip().endswith("1 file: 0 clean, 0 errors, 1 warning"), text)
 
     complex_npy = os.path.join(out, "c64.npy")
     np.save(complex_npy, np.array([1 + 2j, 3 - 4j], dtype=np.complex64))
     check("NumPy reads its complex64 file", np.load(complex_npy).dtype == np.complex64)
     rc, found, doc = findings(complex_npy)
     check("complex64 .npy: exit 0", rc == 0, f"exit {rc} {found}")
-    check("complex64 .npy: one note", [(x["severity"], x["rule"]) for x in found] == [("note", "npy.unsupported")], found)
+    check("complex64 .npy: one note", [(x["severity"], x["rule"]) for x in found] == [("note", "npy.unsupported")],
+          found)
     check("complex64 .npy: --strict still exits 0", validate(complex_npy, "--strict")[0] == 0)
-    check("complex64 .npy: clean, with a note", doc["files"][0]["clean"] is True and doc["summary"]["notes"] == 1, doc["summary"])
+    check("complex64 .npy: clean, with a note", doc["files"][0]["clean"] is True and doc["summary"]["notes"] == 1,
+          doc["summary"])
     rc, text, _ = validate(complex_npy)
     check("complex64 .npy text", ": note: " in text and "clean (1 note)" in text, text)
 
@@ -105,20 +116,26 @@ with tempfile.TemporaryDirectory() as out:
         shard_report = [f for f in doc["files"] if f["file"].endswith(shard2)]
         check("... under the shard itself", shard_report and shard_report[0]["errors"] == 1, doc["files"])
     rc, found, _ = findings(index_path)
-    check("the index alone names the truncated shard", rc == 1 and len(found) == 1 and found[0]["place"].startswith(f"shard '{shard2}'"), found)
+    check("the index alone names "
+          "the truncated shard", rc == 1 and len(found) == 1 and found[0]["place"].startswith(f"shard '{shard2}'"),
+          found)
 
     # 4. total_size
     with open(os.path.join(model, shard2), "wb") as f: f.write(full)
     rc, found, _ = findings(model)
-    check(f"total_size {a.nbytes + b.nbytes} (NumPy's nbytes summed): clean", rc == 0 and found == [], f"exit {rc} {found}")
+    check(f"total_size {a.nbytes + b.nbytes} "
+          f"(NumPy's nbytes summed): clean", rc == 0 and found == [], f"exit {rc} {found}")
     for wrong in (9999, a.nbytes, "40"):
         index["metadata"]["total_size"] = wrong
         with open(index_path, "w") as f: json.dump(index, f)
         rc, found, _ = findings(model)
         check(f"total_size {wrong!r}: exit 1", rc == 1, f"exit {rc}")
-        check(f"total_size {wrong!r}: one error", [(x["severity"], x["rule"]) for x in found] == [("error", "safetensors-index.total_size")], found)
+        check(f"total_size {wrong!r}: one error",
+              [(x["severity"], x["rule"]) for x in found] == [("error", "safetensors-index.total_size")], found)
         if isinstance(wrong, int):
-            check(f"total_size {wrong}: both numbers named", found and str(wrong) in found[0]["message"] and str(a.nbytes + b.nbytes) in found[0]["message"], found)
+            check(f"total_size {wrong}: "
+                  f"both numbers named", found and str(wrong) in found[0]["message"] and
+                  str(a.nbytes + b.nbytes) in found[0]["message"], found)
     del index["metadata"]
     with open(index_path, "w") as f: json.dump(index, f)
     rc, found, _ = findings(model)

@@ -26,9 +26,13 @@ def validate(path, *extra):
 
 
 decoded = os.path.join(tmp, "decoded.safetensors")
-write_safetensors(decoded, {"e8": ("F8_E8M0", (3,), bytes([127, 128, 255])), "f4": ("F4", (2, 3), bytes([0x21, 0x43, 0x65]))})
+write_safetensors(decoded, {
+    "e8": ("F8_E8M0", (3,), bytes([127, 128, 255])),
+    "f4": ("F4", (2, 3), bytes([0x21, 0x43, 0x65]))
+})
 rc, findings, err = validate(decoded, "--strict")
-tally.check("F8_E8M0 and F4 of the right sizes: clean, exit 0 with --strict", rc == 0 and findings == [], f"{rc} {findings} {err}")
+tally.check("F8_E8M0 and F4 of the right sizes: "
+            "clean, exit 0 with --strict", rc == 0 and findings == [], f"{rc} {findings} {err}")
 
 unshown = os.path.join(tmp, "unshown.safetensors")
 write_safetensors(unshown, {"c": ("C64", (2,), bytes(16)), "f6": ("F6_E2M3", (4,), bytes(3)),
@@ -41,16 +45,16 @@ tally.check("C64, F6_E2M3 (4 x 6 bits = 3 bytes), F8_E4M3FNUZ: one note each, no
 odd = os.path.join(tmp, "odd.safetensors")
 write_safetensors(odd, {"f4": ("F4", (3,), bytes(2))})
 rc, findings, err = validate(odd)
-tally.check("3 elements of F4: an error naming the tag (they do not fill whole bytes)",
-            rc == 1 and findings is not None and any(x["severity"] == "error" and "F4" in x["message"] for x in findings),
-            f"{rc} {findings} {err}")
+tally.check(
+    "3 elements of F4: an error naming the tag (they do not fill whole bytes)", rc == 1 and findings is not None and
+    any(x["severity"] == "error" and "F4" in x["message"] for x in findings), f"{rc} {findings} {err}")
 
 wrong = os.path.join(tmp, "wrong.safetensors")
 write_safetensors(wrong, {"f4": ("F4", (4,), bytes(4))})  # 4 x 4 bits need 2 bytes
 rc, findings, err = validate(wrong)
-tally.check("4 elements of F4 in 4 bytes: a size error saying 2 are needed",
-            rc == 1 and findings is not None and any(x["severity"] == "error" and "needs 2" in x["message"] for x in findings),
-            f"{rc} {findings} {err}")
+tally.check(
+    "4 elements of F4 in 4 bytes: a size error saying 2 are needed", rc == 1 and findings is not None and
+    any(x["severity"] == "error" and "needs 2" in x["message"] for x in findings), f"{rc} {findings} {err}")
 
 shutil.rmtree(tmp)
 sys.exit(tally.summary())

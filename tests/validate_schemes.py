@@ -72,8 +72,9 @@ with tempfile.TemporaryDirectory() as tmp:
     folder = model(os.path.join(tmp, "broken"), broken, FP8)
     code, found = validate(folder)
     rules = [(x["rule"], x["place"]) for x in found]
-    tally.check(f"broken fp8 model: exit {code} {found}",
-                code == 1 and rules == [("safetensors.scheme", f"tensor '{L1}.weight'"), ("safetensors.scheme", f"tensor '{L0}.weight'")])
+    tally.check(
+        f"broken fp8 model: exit {code} {found}", code == 1 and
+        rules == [("safetensors.scheme", f"tensor '{L1}.weight'"), ("safetensors.scheme", f"tensor '{L0}.weight'")])
     if len(found) == 2:
         shape_fault, missing = found
         tally.check(f"shape finding: {shape_fault}",
@@ -85,8 +86,9 @@ with tempfile.TemporaryDirectory() as tmp:
         tally.check(f"the loader says the same: {loader.stderr.strip()} / {shape_fault['message']}",
                     loader.returncode == 2 and shape_fault["message"] in loader.stderr)
         text = run("validate", folder)
-        tally.check(f"text: {text.stdout}",
-                    text.returncode == 1 and f"error: tensor '{L0}.weight'" in text.stdout and "[safetensors.scheme]" in text.stdout)
+        tally.check(
+            f"text: {text.stdout}", text.returncode == 1 and f"error: tensor '{L0}.weight'" in text.stdout and
+            "[safetensors.scheme]" in text.stdout)
 
     # The same file given alone (config.json beside it applies, as opening the folder reads it).
     code, found = validate(os.path.join(folder, "model.safetensors"))
@@ -96,16 +98,19 @@ with tempfile.TemporaryDirectory() as tmp:
     wrong = dict(good)
     wrong[L0 + ".weight_scale_inv"] = zeros("U8", (2, 1))
     code, found = validate(model(os.path.join(tmp, "wrong_dtype"), wrong))
-    tally.check(f"wrong dtype: exit {code} {found}",
-                code == 1 and len(found) == 1 and "U8" in found[0]["message"] and f"part '{L0}.weight_scale_inv'" in found[0]["message"])
+    tally.check(
+        f"wrong dtype: exit {code} {found}", code == 1 and len(found) == 1 and "U8" in found[0]["message"] and
+        f"part '{L0}.weight_scale_inv'" in found[0]["message"])
 
     # Broken config.json: not JSON; quantization_config not an object; a key of the wrong type.
     code, found = validate(model(os.path.join(tmp, "not_json"), good, raw_config="{\"quantization_config\": "))
-    tally.check(f"config not JSON: exit {code} {found}",
-                code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and "not JSON" in found[0]["message"])
+    tally.check(
+        f"config not JSON: exit {code} {found}", code == 1 and
+        [x["rule"] for x in found] == ["safetensors.scheme_config"] and "not JSON" in found[0]["message"])
     code, found = validate(model(os.path.join(tmp, "not_object"), good, raw_config='{"quantization_config": [1]}'))
-    tally.check(f"config not an object: exit {code} {found}",
-                code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and "quantization_config" in found[0]["message"])
+    tally.check(
+        f"config not an object: exit {code} {found}", code == 1 and
+        [x["rule"] for x in found] == ["safetensors.scheme_config"] and "quantization_config" in found[0]["message"])
     code, found = validate(model(os.path.join(tmp, "bad_method"), good, {"quant_method": 8}))
     tally.check(f"quant_method not a string: exit {code} {found}",
                 code == 1 and [x["rule"] for x in found] == ["safetensors.scheme_config"] and
@@ -115,7 +120,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # MLX's "quantization".
     mlx = {}
     for p in (L0, L1):
-        mlx.update({p + ".biases": zeros("F16", (4, 2)), p + ".scales": zeros("F16", (4, 2)), p + ".weight": zeros("U32", (4, 16))})
+        mlx.update({
+            p + ".biases": zeros("F16", (4, 2)),
+            p + ".scales": zeros("F16", (4, 2)),
+            p + ".weight": zeros("U32", (4, 16))
+        })
     folder = model(os.path.join(tmp, "mlx"), mlx)
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump({"quantization": {"group_size": 64}}, f)
@@ -149,7 +158,8 @@ with tempfile.TemporaryDirectory() as tmp:
     code, found = validate(sharded("sharded"))
     tally.check(f"sharded fp8 model: exit {code} {found}", code == 0 and found == [])
     code, found = validate(sharded("sharded_missing", drop=L1 + ".weight_scale_inv"))
-    tally.check(f"sharded, a scale missing: exit {code} {found}",
-                code == 1 and [(x["rule"], x["place"]) for x in found] == [("safetensors-index.scheme", f"tensor '{L1}.weight'")])
+    tally.check(
+        f"sharded, a scale missing: exit {code} {found}", code == 1 and
+        [(x["rule"], x["place"]) for x in found] == [("safetensors-index.scheme", f"tensor '{L1}.weight'")])
 
 sys.exit(tally.summary())

@@ -56,8 +56,8 @@ safetensors(path("big.safetensors"), big)
 npy(path("big.npy"), big)
 for name in ["big.gguf", "big.safetensors", "big.npy"]:
   rc, out, err = run([path(name)])
-  tally.check(f"{name}: exit 2, one line saying the size overflows, nothing on stdout",
-              rc == 2 and out == "" and len(err.splitlines()) == 1 and ("overflow" in err or "too large" in err), f"{rc} {err!r}")
+  tally.check(f"{name}: exit 2, one line saying the size overflows, nothing on stdout", rc == 2 and out == "" and
+              len(err.splitlines()) == 1 and ("overflow" in err or "too large" in err), f"{rc} {err!r}")
   rc, out, err = run(["validate", path(name)])
   tally.check(f"validate {name}: an error (exit 1)", rc == 1 and "error" in out, f"{rc} {out!r} {err!r}")
 

@@ -55,17 +55,20 @@ std::vector<bool> reachable_groups(std::span<char* const> args, std::span<const 
 
 void check_option_names(const CLI::App& group, const OptionNames& names) {
   for (const CLI::Option* opt : group.get_options()) {
-    const bool builtin = opt == group.get_help_ptr() || opt == group.get_help_all_ptr() || opt == group.get_version_ptr();
+    const bool builtin =
+        opt == group.get_help_ptr() || opt == group.get_help_all_ptr() || opt == group.get_version_ptr();
     if (!opt->nonpositional() || builtin) continue;
     if (!opt->get_envname().empty())
-      throw Error(ErrorCode::Internal, "option " + opt->get_name() + " reads " + opt->get_envname() +
-                                           " through CLI11, which lets a subcommand's variable override the option given before "
-                                           "the subcommand: read it after parsing (app/cli/option_groups.hpp)");
+      throw Error(ErrorCode::Internal,
+                  "option " + opt->get_name() + " reads " + opt->get_envname() +
+                      " through CLI11, which lets a subcommand's variable override the option given before "
+                      "the subcommand: read it after parsing (app/cli/option_groups.hpp)");
     bool ok = true;
     for (const std::string& l : opt->get_lnames()) ok = ok && listed(names.longs, "--" + l);
     for (const std::string& s : opt->get_snames()) ok = ok && listed(names.shorts, s);
     if (!ok)
-      throw Error(ErrorCode::Internal, "option " + opt->get_name() + " is missing from its group's OptionNames (app/cli/option_groups.hpp)");
+      throw Error(ErrorCode::Internal,
+                  "option " + opt->get_name() + " is missing from its group's OptionNames (app/cli/option_groups.hpp)");
   }
 }
 
@@ -107,13 +110,15 @@ class HelpFormatter : public CLI::Formatter {
 std::shared_ptr<CLI::FormatterBase> help_formatter() { return std::make_shared<HelpFormatter>(); }
 
 std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
-  if (mode == CLI::AppFormatMode::Sub || app->get_parent() != nullptr) return CLI::Formatter::make_help(app, std::move(name), mode);
+  if (mode == CLI::AppFormatMode::Sub || app->get_parent() != nullptr)
+    return CLI::Formatter::make_help(app, std::move(name), mode);
   // CLI11's make_help for a root App, with make_groups taken over the options of the App and
   // of its nameless groups together.
   const std::vector<const CLI::Option*> all = merged_options(*app);
   std::vector<std::string> headings;  // in order of first appearance, as App::get_groups()
   for (const CLI::Option* opt : all)
-    if (std::find(headings.begin(), headings.end(), opt->get_group()) == headings.end()) headings.push_back(opt->get_group());
+    if (std::find(headings.begin(), headings.end(), opt->get_group()) == headings.end())
+      headings.push_back(opt->get_group());
   std::stringstream groups;
   for (const std::string& heading : headings) {
     std::vector<const CLI::Option*> opts;

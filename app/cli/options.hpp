@@ -29,10 +29,10 @@ struct Options {
   std::vector<std::string> expects;       ///< --expect KEY=VALUE (checks.cpp)
   std::vector<std::string> asserts;       ///< --assert EXPR over x (checks.cpp)
   bool list = false;                      ///< --list: the tensors, from the header only
-  bool stored = false;                    ///< --stored: quantization schemes' parts as stored, not their logical tensors
+  bool stored = false;  ///< --stored: quantization schemes' parts as stored, not their logical tensors
   bool meta = false;                      ///< --meta: the file's metadata
-  bool overview = false;                  ///< --overview: grouped tensors, totals and architecture facts, from headers only
-  bool list0 = false;                     ///< --list0: the tensors' names alone, each ended by a NUL byte (scripts, completion)
+  bool overview = false;  ///< --overview: grouped tensors, totals and architecture facts, from headers only
+  bool list0 = false;     ///< --list0: the tensors' names alone, each ended by a NUL byte (scripts, completion)
   std::optional<std::string> format;      ///< --format: force a loader
   std::optional<std::string> raw;         ///< --raw DTYPE: bytes as numpy.frombuffer
   std::optional<std::string> shape;       ///< --shape 2,3 (raw)

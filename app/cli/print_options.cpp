@@ -25,7 +25,8 @@ void setup_print_options(CLI::App& cli, PrintFlags& flags) {
   auto* group = "Printing";
   cli.add_flag("--header", flags.header, "the memoryview's fields without tolist; the data is not read or computed")
       ->group(group);
-  cli.add_flag("--full", flags.full, "print every element (text summarizes above --threshold; with --meta: every array item); "
+  cli.add_flag("--full", flags.full,
+               "print every element (text summarizes above --threshold; with --meta: every array item); "
                "wins over both options below")
       ->group(group);
   cli.add_option("--threshold", flags.threshold,

@@ -69,11 +69,13 @@ void setup_remote(CLI::App& app, RemoteFlags& flags) {
   // Environment variables too (TI_CACHE_DIR, ...): a script or CI job that runs the tool many
   // times sets the cache once, as PIP_CACHE_DIR or HF_HUB_CACHE are set. apply_remote reads
   // them; the help shows them as CLI11 would (option_text).
-  app.add_option("--cache", flags.cache_dir, "keep fetched blocks of URL inputs in DIR: a second look is local (off by default)")
+  app.add_option("--cache", flags.cache_dir,
+                 "keep fetched blocks of URL inputs in DIR: a second look is local (off by default)")
       ->each([&flags](const std::string&) { flags.cache_dir_given = true; })
       ->option_text("DIR (Env:TI_CACHE_DIR)")
       ->group("Remote files");
-  app.add_option("--cache-size", flags.cache_size, "most bytes --cache DIR may take on disk (K, M, G: KiB, MiB, GiB; at least 1M), e.g. 500M")
+  app.add_option("--cache-size", flags.cache_size,
+                 "most bytes --cache DIR may take on disk (K, M, G: KiB, MiB, GiB; at least 1M), e.g. 500M")
       ->transform(CLI::Validator(parse_cache_size, ""))
       ->each([&flags](const std::string&) { flags.cache_size_given = true; })
       ->option_text("N=" + std::to_string(flags.cache_size >> 30) + "G (Env:TI_CACHE_SIZE)")

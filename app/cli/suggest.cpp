@@ -17,7 +17,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -25,7 +26,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 void collect(const CLI::App& app, std::vector<std::string>& names) {
   for (const CLI::Option* opt : app.get_options())
     for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) collect(*sub, names);  // option groups and subcommands
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    collect(*sub, names);  // option groups and subcommands
 }
 
 }  // namespace

@@ -33,13 +33,15 @@ void refuse_verbosity_values(std::span<char* const> args) {
     const std::size_t after = a.find_first_not_of('v', 1);
     if (after == std::string_view::npos) continue;  // -v, -vv, -vvv
     if (a[after] == '=' || (a[after] >= '0' && a[after] <= '9'))
-      throw Error(ErrorCode::Usage, "'" + std::string(a) + "': -v takes no value; repeat it for more output on stderr: " +
+      throw Error(ErrorCode::Usage, "'" + std::string(a) +
+                                        "': -v takes no value; repeat it for more output on stderr: " +
                                         "-v (info), -vv (debug) (see --help)");
   }
 }
 
 void take_repeats(CLI::Option& opt) {
-  if (opt.nonpositional() && opt.get_items_expected_max() == 1) opt.multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  if (opt.nonpositional() && opt.get_items_expected_max() == 1)
+    opt.multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
 void refuse_repeats_and_empty_inputs(CLI::App& app, const std::string& prefix) {
@@ -48,7 +50,8 @@ void refuse_repeats_and_empty_inputs(CLI::App& app, const std::string& prefix) {
     if (opt->nonpositional() && opt->get_items_expected_max() == 1 && given.size() > 1) {
       std::string values;
       for (std::size_t i = 0; i < given.size(); ++i)
-        values += (i ? i + 1 == given.size() ? " and " : ", " : "") + (given[i].empty() ? "(no value)" : "'" + given[i] + "'");
+        values += (i ? i + 1 == given.size() ? " and " : ", " : "") +
+                  (given[i].empty() ? "(no value)" : "'" + given[i] + "'");
       const std::string times = given.size() == 2 ? "twice" : std::to_string(given.size()) + " times";
       throw Error(ErrorCode::Usage, prefix + opt->get_name() + " given " + times + " (" + values +
                                         "): it takes one value; give it once (see --help)");
@@ -56,8 +59,9 @@ void refuse_repeats_and_empty_inputs(CLI::App& app, const std::string& prefix) {
     if (!opt->nonpositional())
       for (const std::string& value : given)
         if (value.empty())
-          throw Error(ErrorCode::Usage, prefix + "empty input name: " + opt->get_name() +
-                                            " is '' (give a file path, a literal such as '[1, 2]', or - for standard input)");
+          throw Error(ErrorCode::Usage,
+                      prefix + "empty input name: " + opt->get_name() +
+                          " is '' (give a file path, a literal such as '[1, 2]', or - for standard input)");
   }
 }
 

@@ -50,9 +50,13 @@ std::vector<std::string> files_of(const std::string& path) {
 }  // namespace
 
 CLI::App* setup_validate(CLI::App& app, ValidateOptions& o) {
-  CLI::App* sub = app.add_subcommand("validate", "check files against every rule of their format (exit 1 errors, 2 unreadable)");
+  CLI::App* sub =
+      app.add_subcommand("validate", "check files against every rule of their format (exit 1 errors, 2 unreadable)");
   sub->footer(kValidateExamples);
-  sub->add_option("FILE", o.files, "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt/.bin and index), a model folder (its weights files), or - for standard input")->required();
+  sub->add_option("FILE", o.files,
+                  "tensor files (.safetensors and index, .gguf, .npy, .npz, .pt/.bin and index), a model folder (its "
+                  "weights files), or - for standard input")
+      ->required();
   sub->add_flag("--json", o.json, "one JSON object (kind \"validate\") on stdout");
   sub->add_flag("--strict", o.strict, "exit 1 on warnings too (legal but unusual files); notes never fail");
   return sub;
@@ -61,7 +65,8 @@ CLI::App* setup_validate(CLI::App& app, ValidateOptions& o) {
 int run_validate(const ValidateOptions& o) {
   std::vector<ValidationReport> reports;
   // `-` is standard input, read whole (up to Limits::stream_bytes), as the inspect mode reads it.
-  if (std::count(o.files.begin(), o.files.end(), "-") > 1) throw Error(ErrorCode::Usage, "validate: standard input (-) can be given once");
+  if (std::count(o.files.begin(), o.files.end(), "-") > 1)
+    throw Error(ErrorCode::Usage, "validate: standard input (-) can be given once");
   ValidateScope scope;  // every path of the run: an index leaves its shards' own faults to them
   for (const std::string& arg : o.files)  // throws before any output
     for (const std::string& path : files_of(arg))
@@ -69,8 +74,11 @@ int run_validate(const ValidateOptions& o) {
   for (const std::string& arg : o.files)
     for (const std::string& path : files_of(arg)) {
       const auto start = std::chrono::steady_clock::now();
-      reports.push_back(path == "-" ? validate_file(MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", std::nullopt, false, std::nullopt, true, false})))
-                                    : validate_file(path, scope));
+      reports.push_back(
+          path == "-"
+              ? validate_file(MappedFile::read_fd(
+                    0, "<stdin>", tensor_stream_check({"<stdin>", std::nullopt, false, std::nullopt, true, false})))
+              : validate_file(path, scope));
       const ValidationReport& r = reports.back();
       spdlog::info("{}{}: {}, {}; validated in {:.3f} ms", path == arg ? "" : escape_untrusted(arg, false) + ": ",
                    escape_untrusted(r.file, false), r.format, count_of(r.findings.size(), "finding"),

@@ -87,7 +87,8 @@ TEST_CASE("cache_validator: a strong ETag, else Last-Modified; weak ETags are no
   CHECK(ti::cache_validator("", "").empty());
   CHECK(ti::cache_validator("\"a\nb\"", "").empty());
   CHECK(ti::cache_condition("ETag \"abc\"") == "If-None-Match: \"abc\"");
-  CHECK(ti::cache_condition("Last-Modified Tue, 01 Dec 2026 10:00:00 GMT") == "If-Modified-Since: Tue, 01 Dec 2026 10:00:00 GMT");
+  CHECK(ti::cache_condition("Last-Modified Tue, 01 Dec 2026 10:00:00 GMT") ==
+        "If-Modified-Since: Tue, 01 Dec 2026 10:00:00 GMT");
 }
 
 TEST_CASE("is_cache_folder_name: only the names the cache makes") {

@@ -25,7 +25,9 @@ namespace {
 using test_util::bytes_of;
 using test_util::code_of;
 
-std::string text_of(std::span<const std::byte> b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }
+std::string text_of(std::span<const std::byte> b) {
+  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
 
 }  // namespace
 
@@ -50,7 +52,8 @@ TEST_CASE("MappedFile::open reads an empty file instead of mapping it") {
 TEST_CASE("MappedFile::open names the path and the reason when it fails") {
   const test_util::TempDir dir("ti_buffer_test_");
   const std::string missing = (dir.path / "missing.npy").string();
-  CHECK_THROWS_WITH_AS(ti::MappedFile::open(missing), (missing + ": cannot open: " + std::strerror(ENOENT)).c_str(), ti::Error);
+  CHECK_THROWS_WITH_AS(ti::MappedFile::open(missing), (missing + ": cannot open: " + std::strerror(ENOENT)).c_str(),
+                       ti::Error);
   CHECK(code_of([&] { ti::MappedFile::open(missing); }) == ti::ErrorCode::Io);
   const std::string d = dir.path.string();
   CHECK_THROWS_WITH_AS(ti::MappedFile::open(d), (d + ": is a directory").c_str(), ti::Error);
@@ -86,8 +89,8 @@ TEST_CASE("MappedFile::read_fd reads all of a pipe") {
 }
 
 TEST_CASE("MappedFile::read_fd of a bad descriptor is an Io error") {
-  CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(-1, "<stdin>"), (std::string("<stdin>: cannot read: ") + std::strerror(EBADF)).c_str(),
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(-1, "<stdin>"),
+                       (std::string("<stdin>: cannot read: ") + std::strerror(EBADF)).c_str(), ti::Error);
 }
 
 TEST_CASE("fault 7: an endless device or pipe is read up to Limits::stream_bytes, then refused") {
@@ -154,7 +157,9 @@ TEST_CASE("Buffer::cpu is zeroed and refuses more than 2^40 bytes") {
   CHECK(buf->file() == nullptr);
   CHECK(ti::Buffer::cpu(0)->nbytes() == 0);
   const std::size_t too_big = (std::size_t{1} << 40) + 1;
-  CHECK_THROWS_WITH_AS(ti::Buffer::cpu(too_big), "cannot allocate a buffer of 1099511627777 bytes: over the limit of 1099511627776 bytes (limit buffer_bytes; raise it with --limit buffer_bytes=N)",
+  CHECK_THROWS_WITH_AS(ti::Buffer::cpu(too_big),
+                       "cannot allocate a buffer of 1099511627777 bytes: over the limit of 1099511627776 bytes (limit "
+                       "buffer_bytes; raise it with --limit buffer_bytes=N)",
                        ti::Error);
   CHECK(code_of([&] { ti::Buffer::cpu(too_big); }) == ti::ErrorCode::LimitExceeded);
 }
@@ -169,8 +174,10 @@ TEST_CASE("Buffer::disk is a bounds-checked slice of the file") {
   CHECK(ti::Buffer::disk(file, 10, 0)->nbytes() == 0);  // empty slice at the end
   CHECK(ti::Buffer::disk(file, 0, 10)->nbytes() == 10);
 
-  CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 8, 3), "f.bin: data at byte 8 + 3 bytes is past end of file (10 bytes)", ti::Error);
-  CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 11, 0), "f.bin: data at byte 11 + 0 bytes is past end of file (10 bytes)", ti::Error);
+  CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 8, 3), "f.bin: data at byte 8 + 3 bytes is past end of file (10 bytes)",
+                       ti::Error);
+  CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 11, 0), "f.bin: data at byte 11 + 0 bytes is past end of file (10 bytes)",
+                       ti::Error);
   // offset + nbytes wraps around 2^64: still refused.
   CHECK_THROWS_WITH_AS(ti::Buffer::disk(file, 2, UINT64_MAX),
                        "f.bin: data at byte 2 + 18446744073709551615 bytes is past end of file (10 bytes)", ti::Error);
@@ -210,38 +217,46 @@ TEST_CASE("MappedFile::read_fd of /dev/zero stops where its StreamCheck says, or
   REQUIRE(fd >= 0);
   std::vector<std::size_t> seen;
   SUBCASE("a StreamStop: exactly that many bytes, the check asked from 64 bytes on") {
-    const auto file = ti::MappedFile::read_fd(fd, "/dev/zero", [&](std::span<const std::byte> so_far) -> std::optional<ti::StreamStop> {
-      seen.push_back(so_far.size());
-      return ti::StreamStop{3'000'000, {}, {}};
-    });
+    const auto file = ti::MappedFile::read_fd(fd, "/dev/zero",
+                                              [&](std::span<const std::byte> so_far) -> std::optional<ti::StreamStop> {
+                                                seen.push_back(so_far.size());
+                                                return ti::StreamStop{3'000'000, {}, {}};
+                                              });
     CHECK(file->size() == 3'000'000);
     REQUIRE(seen.size() == 1);
     CHECK(seen[0] >= 64);
   }
   SUBCASE("a StreamStop that refuses more: its error, naming the input") {
     CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(fd, "/dev/zero",
-                                                 [](std::span<const std::byte>) { return std::optional<ti::StreamStop>({16, "more than 16 bytes", {}}); }),
+                                                 [](std::span<const std::byte>) {
+                                                   return std::optional<ti::StreamStop>({16, "more than 16 bytes", {}});
+                                                 }),
                          "/dev/zero: more than 16 bytes", ti::Error);
   }
   SUBCASE("a StreamStop past the cap: refused at once, naming the cap") {
     ti::Limits saved = ti::limits(), l = saved;
     l.stream_bytes = 1 << 20;
     ti::set_limits(l);
-    CHECK_THROWS_WITH_AS(ti::MappedFile::read_fd(fd, "/dev/zero",
-                                                 [](std::span<const std::byte>) { return std::optional<ti::StreamStop>({2 << 20, {}, {}}); }),
-                         "/dev/zero: its first bytes say it holds 2097152 bytes, over the 1048576 read into memory from a pipe or "
-                         "special file (limit stream_bytes; raise it with --limit stream_bytes=N)",
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        ti::MappedFile::read_fd(fd, "/dev/zero",
+                                [](std::span<const std::byte>) {
+                                  return std::optional<ti::StreamStop>({2 << 20, {}, {}});
+                                }),
+        "/dev/zero: its first bytes say it holds 2097152 bytes, over the 1048576 read into memory from a pipe or "
+        "special file (limit stream_bytes; raise it with --limit stream_bytes=N)",
+        ti::Error);
     ti::set_limits(saved);
   }
   SUBCASE("nullopt reads on, asked again as the bytes double, up to the cap") {
     ti::Limits saved = ti::limits(), l = saved;
     l.stream_bytes = 8 << 20;
     ti::set_limits(l);
-    CHECK_THROWS_AS(ti::MappedFile::read_fd(fd, "/dev/zero", [&](std::span<const std::byte> so_far) -> std::optional<ti::StreamStop> {
-      seen.push_back(so_far.size());
-      return std::nullopt;
-    }), ti::Error);
+    CHECK_THROWS_AS(ti::MappedFile::read_fd(fd, "/dev/zero",
+                                            [&](std::span<const std::byte> so_far) -> std::optional<ti::StreamStop> {
+                                              seen.push_back(so_far.size());
+                                              return std::nullopt;
+                                            }),
+                    ti::Error);
     ti::set_limits(saved);
     REQUIRE(seen.size() >= 2);
     for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i] >= 2 * seen[i - 1]);

@@ -145,7 +145,9 @@ TEST_CASE("compare_tensors: equal tensors have cosine 1 even where the squared n
   CHECK(*c.cosine == 1.0);
 }
 
-TEST_CASE("compare_tensors: two tensors broadcast along the same axes give the figures of the pairs visited one by one (new user: diff of a saved expand ran for ever)") {
+TEST_CASE(
+    "compare_tensors: two tensors broadcast along the same axes give the figures of the pairs visited one by one (new "
+    "user: diff of a saved expand ran for ever)") {
   // (3, 1) and (1, 1) sources broadcast to (3, 4, 5) on axes 1 and 2 both, and b also on 0;
   // the reference is the same pairs made contiguous first, so no axis broadcasts.
   const Tensor a = tensor_of<double>({1.0, 2.5, -3.0}, DType::Float64).reshape({3, 1, 1}).expand({3, 4, 5});

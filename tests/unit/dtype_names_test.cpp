@@ -15,15 +15,30 @@ TEST_CASE("dtype_from_user_name takes tinygrad's, NumPy's, torch's and the forma
   };
   // Each spelling's meaning from its project: safetensors' dtype tags, GGUF's type names,
   // torch.<name>, numpy.<name>, tinygrad's dtypes.<name>; bit-count short names as ggml writes them.
-  for (const Case& c : {Case{"bf16", ti::DType::BFloat16}, Case{"BF16", ti::DType::BFloat16}, Case{"bfloat16", ti::DType::BFloat16},
-                        Case{"f16", ti::DType::Float16}, Case{"fp16", ti::DType::Float16}, Case{"F16", ti::DType::Float16},
-                        Case{"half", ti::DType::Float16}, Case{"float", ti::DType::Float32}, Case{"F32", ti::DType::Float32},
-                        Case{"torch.float32", ti::DType::Float32}, Case{"np.float64", ti::DType::Float64},
-                        Case{"F8_E4M3", ti::DType::FP8E4M3}, Case{"float8_e4m3fn", ti::DType::FP8E4M3},
-                        Case{"F8_E5M2", ti::DType::FP8E5M2}, Case{"i8", ti::DType::Int8}, Case{"I8", ti::DType::Int8},
-                        Case{"u64", ti::DType::UInt64}, Case{"U64", ti::DType::UInt64}, Case{"long", ti::DType::Int64},
-                        Case{"int", ti::DType::Int32}, Case{"uint", ti::DType::UInt32}, Case{"bool_", ti::DType::Bool},
-                        Case{"BOOL", ti::DType::Bool}, Case{"dtypes.half", ti::DType::Float16}}) {
+  for (const Case& c : {Case{"bf16", ti::DType::BFloat16},
+                        Case{"BF16", ti::DType::BFloat16},
+                        Case{"bfloat16", ti::DType::BFloat16},
+                        Case{"f16", ti::DType::Float16},
+                        Case{"fp16", ti::DType::Float16},
+                        Case{"F16", ti::DType::Float16},
+                        Case{"half", ti::DType::Float16},
+                        Case{"float", ti::DType::Float32},
+                        Case{"F32", ti::DType::Float32},
+                        Case{"torch.float32", ti::DType::Float32},
+                        Case{"np.float64", ti::DType::Float64},
+                        Case{"F8_E4M3", ti::DType::FP8E4M3},
+                        Case{"float8_e4m3fn", ti::DType::FP8E4M3},
+                        Case{"F8_E5M2", ti::DType::FP8E5M2},
+                        Case{"i8", ti::DType::Int8},
+                        Case{"I8", ti::DType::Int8},
+                        Case{"u64", ti::DType::UInt64},
+                        Case{"U64", ti::DType::UInt64},
+                        Case{"long", ti::DType::Int64},
+                        Case{"int", ti::DType::Int32},
+                        Case{"uint", ti::DType::UInt32},
+                        Case{"bool_", ti::DType::Bool},
+                        Case{"BOOL", ti::DType::Bool},
+                        Case{"dtypes.half", ti::DType::Float16}}) {
     CAPTURE(c.name);
     REQUIRE(ti::dtype_from_user_name(c.name).has_value());
     CHECK(*ti::dtype_from_user_name(c.name) == c.dtype);

@@ -107,7 +107,8 @@ TEST_CASE("for_each_chunk streams a bfloat16 tensor's transpose in C order, in b
   CHECK(got == std::vector<std::int64_t>{2, -2});
 }
 
-TEST_CASE("element formulas (which may cache, as GGUF's block decoder does) are never called from two threads at once") {
+TEST_CASE(
+    "element formulas (which may cache, as GGUF's block decoder does) are never called from two threads at once") {
   std::atomic<int> inside{0};
   std::atomic<bool> overlapped{false};
   auto producer = std::make_shared<ti::Producer>();

@@ -64,7 +64,8 @@ TEST_CASE("constant folding never overflows a signed int (issue 9 fault 1: UB in
   CHECK(int_value("~(-2**63)") == INT64_MAX);
   CHECK(int_value("(-2**63) % 3") == 1);
   CHECK(error_of("2**63 * 2**63") == "expression: column 7: integer result is out of range (more than 2**120)");
-  CHECK(error_of("(2**63-1) * -2 - 2**63") == "expression: column 1: integer -27670116110564327422 is out of the 64-bit range");
+  CHECK(error_of("(2**63-1) * -2 - 2**63") ==
+        "expression: column 1: integer -27670116110564327422 is out of the 64-bit range");
   CHECK(error_of("7 % 0") == "expression: column 3: integer division or modulo by zero");
   CHECK(error_of("7 // 0") == "expression: column 3: integer division or modulo by zero");
 }
@@ -77,28 +78,36 @@ TEST_CASE("Python ints up to 2**64 - 1 compare exactly (issue 9 fault 1)") {
 
 TEST_CASE("Tensor.arange(10**13) names its real length in the error (issue 9 fault 13)") {
   CHECK_THROWS_WITH_AS(eval64("Tensor.arange(10**13)"),
-                       "expression: column 8: arange: shape (10000000000000,) has more than 1099511627776 elements (limit expression_elements; raise it with --limit expression_elements=N)", ti::Error);
+                       "expression: column 8: arange: shape (10000000000000,) has more than 1099511627776 elements "
+                       "(limit expression_elements; raise it with --limit expression_elements=N)",
+                       ti::Error);
   CHECK_THROWS_WITH_AS(eval64("Tensor.arange(0, 1e12, 0.5)"),
-                       "expression: column 8: arange: shape (2000000000000,) has more than 1099511627776 elements (limit expression_elements; raise it with --limit expression_elements=N)", ti::Error);
+                       "expression: column 8: arange: shape (2000000000000,) has more than 1099511627776 elements "
+                       "(limit expression_elements; raise it with --limit expression_elements=N)",
+                       ti::Error);
   CHECK(test_util::ints(eval64("Tensor.arange(-2**63, 2**63-1, 2**62)")) ==
         std::vector<std::int64_t>{INT64_MIN, -4611686018427387904, 0, 4611686018427387904});
-  CHECK_THROWS_WITH_AS(eval64("Tensor.arange(3).repeat(2**62, 4)"),
-                       "expression: column 18: repeat (4611686018427387904, 4) of shape (3,) has more than 1099511627776 elements"
-                       " (limit expression_elements; raise it with --limit expression_elements=N)",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      eval64("Tensor.arange(3).repeat(2**62, 4)"),
+      "expression: column 18: repeat (4611686018427387904, 4) of shape (3,) has more than 1099511627776 elements"
+      " (limit expression_elements; raise it with --limit expression_elements=N)",
+      ti::Error);
 }
 
 TEST_CASE("each dtype's extreme ints reach Tensor() exactly (issue 9 fault 15: Tensor([-2**63]) overflows)") {
   CHECK(test_util::ints(eval64("Tensor([-2**63], dtype=dtypes.int64)")) == std::vector<std::int64_t>{INT64_MIN});
-  CHECK(test_util::ints(eval64("Tensor([-2**63, 2**63-1], dtype=dtypes.int64)")) == std::vector<std::int64_t>{INT64_MIN, INT64_MAX});
+  CHECK(test_util::ints(eval64("Tensor([-2**63, 2**63-1], dtype=dtypes.int64)")) ==
+        std::vector<std::int64_t>{INT64_MIN, INT64_MAX});
   CHECK(test_util::realized(eval64("Tensor([2**64-1, 0], dtype=dtypes.uint64)"))[0].as_bits() == UINT64_MAX);
   CHECK(test_util::ints(eval64("Tensor([-2**31, 2**31-1], dtype=dtypes.int32)")) ==
         std::vector<std::int64_t>{INT32_MIN, INT32_MAX});
   CHECK(test_util::ints(eval64("Tensor([2**32-1], dtype=dtypes.uint32)")) == std::vector<std::int64_t>{UINT32_MAX});
-  CHECK(test_util::ints(eval64("Tensor([-2**15, -2**7], dtype=dtypes.int16)")) == std::vector<std::int64_t>{-32768, -128});
+  CHECK(test_util::ints(eval64("Tensor([-2**15, -2**7], dtype=dtypes.int16)")) ==
+        std::vector<std::int64_t>{-32768, -128});
   CHECK(test_util::ints(eval64("Tensor([1], dtype=dtypes.int64) * (-2**63)")) == std::vector<std::int64_t>{INT64_MIN});
   CHECK(error_of("Tensor([2**64])") == "expression: column 1: integer 18446744073709551616 is out of the 64-bit range");
-  CHECK(error_of("Tensor([1]) + 2**64") == "expression: column 13: integer 18446744073709551616 is out of the 64-bit range");
+  CHECK(error_of("Tensor([1]) + 2**64") ==
+        "expression: column 13: integer 18446744073709551616 is out of the 64-bit range");
 }
 
 TEST_CASE("a flat chain of 250 + is not nesting (issue 9 fault 14: depth limits counted chain length)") {
@@ -117,7 +126,8 @@ TEST_CASE("a flat chain of 250 + is not nesting (issue 9 fault 14: depth limits 
   CHECK(int_value(std::string(200, '(') + "1" + std::string(200, ')')) == 1);
   std::string huge = "1";
   for (int i = 0; i < 100000; ++i) huge += "+1";
-  CHECK(error_of(huge) == "expression: column 1024: expression has more than 1024 parts (each name, number, operator and call is one)");
+  CHECK(error_of(huge) ==
+        "expression: column 1024: expression has more than 1024 parts (each name, number, operator and call is one)");
 }
 
 TEST_CASE("maximum and minimum compare an out-of-range Python int exactly (issue 9 fault 24)") {
@@ -129,7 +139,8 @@ TEST_CASE("maximum and minimum compare an out-of-range Python int exactly (issue
   CHECK(test_util::ints(eval64(x + ".maximum(300)")) == std::vector<std::int64_t>{44, 44, 44});
   CHECK(test_util::ints(eval64(x + ".minimum(-1)")) == std::vector<std::int64_t>{255, 255, 255});
   CHECK(test_util::ints(eval64(x + ".clip(-5, 1000)")) == std::vector<std::int64_t>{0, 1, 255});
-  CHECK(test_util::ints(eval64("Tensor([-128, 5], dtype=dtypes.int8).maximum(-200)")) == std::vector<std::int64_t>{-128, 5});
+  CHECK(test_util::ints(eval64("Tensor([-128, 5], dtype=dtypes.int8).maximum(-200)")) ==
+        std::vector<std::int64_t>{-128, 5});
   CHECK(eval64(x + ".maximum(-1)").dtype() == DType::UInt8);
   CHECK(test_util::ints(eval64(x + ".maximum(2)")) == std::vector<std::int64_t>{2, 2, 255});
 }
@@ -145,17 +156,24 @@ TEST_CASE("clone() is a method, a copy with the same values (issue 9 fault 25)")
 // is a Python list index in [-ndim, ndim): on a 0-d tensor none is (x.T raises IndexError
 // "list index out of range"), on a 1-d one -1 and 0 are (transpose(-1, 0) is the tensor
 // itself) but T's 1 is not. Our messages name the method and the shape.
-TEST_CASE("x.T and transpose() of 0-d and 1-d tensors follow tinygrad's list indexing, in our words (new user: 0-d x.T)") {
-  CHECK_THROWS_WITH_AS(eval64("Tensor(5).T"), "expression: column 11: T (transpose(1, 0)) of shape (): a 0-d tensor has no dims to swap",
+TEST_CASE(
+    "x.T and transpose() of 0-d and 1-d tensors follow tinygrad's list indexing, in our words (new user: 0-d x.T)") {
+  CHECK_THROWS_WITH_AS(eval64("Tensor(5).T"),
+                       "expression: column 11: T (transpose(1, 0)) of shape (): a 0-d tensor has no dims to swap",
                        ti::Error);
   CHECK(error_of("Tensor([1, 2]).T") ==
-        "expression: column 16: T (transpose(1, 0)) of shape (2,): a 1-d tensor has no dim 1 (x.reshape(-1, 1) is a column)");
-  CHECK(error_of("Tensor(5).transpose()") == "expression: column 11: transpose(1, 0) of shape (): a 0-d tensor has no dims to swap");
-  CHECK(error_of("Tensor(5).transpose(0, 0)") == "expression: column 11: transpose(0, 0) of shape (): a 0-d tensor has no dims to swap");
-  CHECK(error_of("Tensor([1, 2]).transpose()") == "expression: column 16: transpose(1, 0) of shape (2,): no dim 1 (dims are -1 to 0)");
+        "expression: column 16: T (transpose(1, 0)) of shape (2,): a 1-d tensor has no dim 1 (x.reshape(-1, 1) is a "
+        "column)");
+  CHECK(error_of("Tensor(5).transpose()") ==
+        "expression: column 11: transpose(1, 0) of shape (): a 0-d tensor has no dims to swap");
+  CHECK(error_of("Tensor(5).transpose(0, 0)") ==
+        "expression: column 11: transpose(0, 0) of shape (): a 0-d tensor has no dims to swap");
+  CHECK(error_of("Tensor([1, 2]).transpose()") ==
+        "expression: column 16: transpose(1, 0) of shape (2,): no dim 1 (dims are -1 to 0)");
   CHECK(error_of("Tensor([[1, 2]]).transpose(0, -3)") ==
         "expression: column 18: transpose(0, -3) of shape (1, 2): no dim -3 (dims are -2 to 1)");
-  for (const char* ok : {"Tensor([1, 2]).transpose(-1, 0)", "Tensor([1, 2]).transpose(0, -1)", "Tensor([1, 2]).transpose(0, 0)"}) {
+  for (const char* ok :
+       {"Tensor([1, 2]).transpose(-1, 0)", "Tensor([1, 2]).transpose(0, -1)", "Tensor([1, 2]).transpose(0, 0)"}) {
     CAPTURE(ok);
     CHECK(test_util::ints(eval64(ok)) == std::vector<std::int64_t>{1, 2});
   }
@@ -199,8 +217,11 @@ TEST_CASE("x.shape == (2, 3) is Python's tuple comparison, a bool (user tester: 
     return std::string("(no error)");
   };
   // CPython's TypeError, word for word after the column.
-  CHECK(error_with_x("x.shape < [2, 3]") == "expression: column 9: '<' not supported between instances of 'tuple' and 'list'");
-  CHECK(error_with_x("x.shape >= 6") == "expression: column 9: '>=' not supported between instances of 'tuple' and 'int'");
-  CHECK(error_with_x("(1, None) < (1, 2)") == "expression: column 11: '<' not supported between instances of 'NoneType' and 'int'");
+  CHECK(error_with_x("x.shape < [2, 3]") ==
+        "expression: column 9: '<' not supported between instances of 'tuple' and 'list'");
+  CHECK(error_with_x("x.shape >= 6") ==
+        "expression: column 9: '>=' not supported between instances of 'tuple' and 'int'");
+  CHECK(error_with_x("(1, None) < (1, 2)") ==
+        "expression: column 11: '<' not supported between instances of 'NoneType' and 'int'");
   CHECK(error_with_x("(x, 1) == (x, 1)").find("holds a Tensor") != std::string::npos);
 }

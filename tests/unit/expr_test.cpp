@@ -18,7 +18,9 @@ using ti::Tensor;
 
 namespace {
 
-Tensor eval(const std::string& e, const std::optional<Tensor>& x = std::nullopt) { return ti::evaluate_expression(e, x, {}); }
+Tensor eval(const std::string& e, const std::optional<Tensor>& x = std::nullopt) {
+  return ti::evaluate_expression(e, x, {});
+}
 
 using test_util::values;
 
@@ -66,7 +68,8 @@ TEST_CASE("not binds looser than a comparison, as Python's not_test, and negates
   CHECK(value("not 0") == 1);  // Python: not 0 is True
   CHECK(value("not 2.5") == 0);
   CHECK(value("not None") == 1);
-  CHECK(values(eval("not (x - 2)", x23())) == std::vector<double>{0, 1, 0, 0, 0, 0});  // logical_not of [[-1, 0, 1], ...]
+  CHECK(values(eval("not (x - 2)", x23())) ==
+        std::vector<double>{0, 1, 0, 0, 0, 0});  // logical_not of [[-1, 0, 1], ...]
 }
 
 TEST_CASE("number literals: underscores, hex, octal, binary and the float spellings") {
@@ -91,7 +94,8 @@ TEST_CASE("number literals: one underscore may follow a base prefix, as Python a
 
 TEST_CASE("calls, keywords, slices, None and ellipsis parse into the tree") {
   CHECK(ti::expression_tree("x.sum(axis=0, keepdim=True)") == "(call (. x sum) axis=0 keepdim=True)");
-  CHECK(ti::expression_tree("x[1:, ::-1, None, ...]") == "(index x (tuple (slice 1 _ _) (slice _ _ (neg 1)) None ...))");
+  CHECK(ti::expression_tree("x[1:, ::-1, None, ...]") ==
+        "(index x (tuple (slice 1 _ _) (slice _ _ (neg 1)) None ...))");
   CHECK(ti::expression_tree("x[::2]") == "(index x (slice _ _ 2))");
   CHECK(ti::expression_tree("x[0,]") == "(index x (tuple 0))");
   CHECK(ti::expression_tree("x.pad(((1, 0), None))") == "(call (. x pad) (tuple (tuple 1 0) None))");
@@ -139,7 +143,8 @@ TEST_CASE("expressions over x reach the tinygrad frontend") {
   CHECK(values(eval("x.reshape(x.shape[0], -1, 1).flatten()", x)) == std::vector<double>{1, 2, 3, 4, 5, 6});
   CHECK(eval("x.cast(dtypes.float16) * 2", x).dtype() == DType::Float16);
   CHECK(eval("x / 2", x).dtype() == DType::Float32);
-  CHECK(values(eval("Tensor.arange(6).reshape(2, 3) @ Tensor.ones(3, dtype=dtypes.int32)")) == std::vector<double>{3, 12});
+  CHECK(values(eval("Tensor.arange(6).reshape(2, 3) @ Tensor.ones(3, dtype=dtypes.int32)")) ==
+        std::vector<double>{3, 12});
   CHECK(values(eval("Tensor([[1, 2], [3, 4]]).T")) == std::vector<double>{1, 3, 2, 4});
   CHECK(values(eval("Tensor.ones_like(x)", x)) == std::vector<double>{1, 1, 1, 1, 1, 1});
   CHECK(values(eval("x.pad((1, 0), value=-1)[0]", x)) == std::vector<double>{-1, 1, 2, 3});
@@ -178,7 +183,8 @@ TEST_CASE("malformed expressions are refused with the column and the problem") {
   bad("x.expand(2, 4)", "expression: column 3: cannot broadcast (2, 3) to new_shape=(2, 4)");
   bad("x.shrink(((0, 3), (0, 1)))", "expression: column 3: invalid shrink ((0, 3), (0, 1)) for (2, 3)");
   bad("x.bitcast(dtypes.int64)", "expression: column 3: unsupported size in bitcast: (2, 3) int32 to int64");
-  bad("Tensor(5).bitcast(dtypes.int32)", "expression: column 11: bitcast requires concrete dtypes, got dtypes.weakint -> dtypes.int32");
+  bad("Tensor(5).bitcast(dtypes.int32)",
+      "expression: column 11: bitcast requires concrete dtypes, got dtypes.weakint -> dtypes.int32");
   bad("x.reshape(2.5)", "expression: column 3: reshape() shape must be an int, got float");
   bad("1 / 0", "expression: column 3: division by zero");
   bad("x < 1 < 2", "expression: column 7: chained comparisons are not supported");
@@ -193,7 +199,9 @@ TEST_CASE("malformed expressions are refused with the column and the problem") {
   bad("x.shape", "expression: column 1: the expression gives a tuple, not a Tensor");
   bad("Tensor([[1, 2], [3]])", "expression: column 1: Tensor(): ragged nested sequence");
   bad("x.T.T.foo", "expression: column 7: unknown attribute 'foo' of Tensor");
-  bad("Tensor.ones(2**41)", "expression: column 8: full: shape (2199023255552,) has more than 1099511627776 elements (limit expression_elements; raise it with --limit expression_elements=N)");
+  bad("Tensor.ones(2**41)",
+      "expression: column 8: full: shape (2199023255552,) has more than 1099511627776 elements (limit "
+      "expression_elements; raise it with --limit expression_elements=N)");
   bad("Tensor.arange(0, 10, 0)", "expression: column 8: arange: step cannot be 0");
 }
 

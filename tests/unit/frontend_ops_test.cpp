@@ -52,7 +52,8 @@ TEST_CASE("mean, var and std divide in a float; an empty mean is nan") {
   CHECK(std::isnan(values(tg::mean(floats({}), std::nullopt, false))[0]));
   // var([1, 2, 3, 4]) with correction 1 = 5/3
   CHECK(values(tg::var(floats({1, 2, 3, 4}), std::nullopt, false))[0] == doctest::Approx(5.0 / 3.0).epsilon(1e-6));
-  CHECK(values(tg::std_dev(floats({1, 2, 3, 4}), std::nullopt, false))[0] == doctest::Approx(std::sqrt(5.0 / 3.0)).epsilon(1e-6));
+  CHECK(values(tg::std_dev(floats({1, 2, 3, 4}), std::nullopt, false))[0] ==
+        doctest::Approx(std::sqrt(5.0 / 3.0)).epsilon(1e-6));
 }
 
 TEST_CASE("argmax and argmin give the first occurrence as int32") {
@@ -93,7 +94,8 @@ TEST_CASE("unary math: int inputs compute in float, abs keeps -0.0, relu and neg
 TEST_CASE("cast and bitcast refuse weak dtypes and sizes that do not divide") {
   Tensor weak = tg::full({}, Scalar::from_int(5), std::nullopt);
   CHECK(weak.dtype() == DType::WeakInt);
-  CHECK_THROWS_WITH_AS(tg::bitcast(weak, DType::Int32), "bitcast requires concrete dtypes, got dtypes.weakint -> dtypes.int32", ti::Error);
+  CHECK_THROWS_WITH_AS(tg::bitcast(weak, DType::Int32),
+                       "bitcast requires concrete dtypes, got dtypes.weakint -> dtypes.int32", ti::Error);
   CHECK_THROWS_AS(tg::bitcast(ints({1, 2, 3}, DType::Int32), DType::Int64), ti::Error);
   CHECK(tg::bitcast(ints({1, 2}, DType::Int32), DType::Int64).shape() == Shape{1});
   CHECK_THROWS_AS(tg::cast(weak, DType::WeakFloat), ti::Error);
@@ -101,8 +103,10 @@ TEST_CASE("cast and bitcast refuse weak dtypes and sizes that do not divide") {
 
 TEST_CASE("constructors: arange, full, ones, eye, linspace and their default dtypes") {
   CHECK(tg::arange(Scalar::from_int(5), Scalar::from_int(0), Scalar::from_int(1), std::nullopt).shape() == Shape{0});
-  CHECK(values(tg::arange(Scalar::from_int(2), Scalar::from_int(10), Scalar::from_int(3), std::nullopt)) == std::vector<double>{2, 5, 8});
-  CHECK(values(tg::arange(Scalar::from_int(3), Scalar::from_int(-3), Scalar::from_int(-2), std::nullopt)) == std::vector<double>{3, 1, -1});
+  CHECK(values(tg::arange(Scalar::from_int(2), Scalar::from_int(10), Scalar::from_int(3), std::nullopt)) ==
+        std::vector<double>{2, 5, 8});
+  CHECK(values(tg::arange(Scalar::from_int(3), Scalar::from_int(-3), Scalar::from_int(-2), std::nullopt)) ==
+        std::vector<double>{3, 1, -1});
   Tensor f = tg::arange(Scalar::from_int(0), Scalar::from_int(1), Scalar::from_float(0.25), std::nullopt);
   CHECK(f.dtype() == DType::Float32);
   CHECK(values(f) == std::vector<double>{0.0, 0.25, 0.5, 0.75});
@@ -110,7 +114,8 @@ TEST_CASE("constructors: arange, full, ones, eye, linspace and their default dty
   CHECK(tg::full({2}, Scalar::from_bool(true), std::nullopt).dtype() == DType::Bool);
   CHECK(tg::ones({2, 3}, std::nullopt).dtype() == DType::Float32);
   CHECK(values(tg::eye(2, 3, std::nullopt)) == std::vector<double>{1, 0, 0, 0, 1, 0});
-  CHECK(values(tg::linspace(Scalar::from_int(0), Scalar::from_int(1), 5, std::nullopt)) == std::vector<double>{0, 0.25, 0.5, 0.75, 1});
+  CHECK(values(tg::linspace(Scalar::from_int(0), Scalar::from_int(1), 5, std::nullopt)) ==
+        std::vector<double>{0, 0.25, 0.5, 0.75, 1});
   CHECK_THROWS_AS(tg::arange(Scalar::from_int(0), Scalar::from_int(1), Scalar::from_int(0), std::nullopt), ti::Error);
   CHECK_THROWS_AS(tg::ones({1 << 21, 1 << 20}, std::nullopt), ti::Error);  // past expression_elements (2**40)
   CHECK_THROWS_AS(tg::expand(tg::ones({1}, std::nullopt), {1 << 21, 1 << 20}), ti::Error);
@@ -126,7 +131,8 @@ TEST_CASE("softmax and log_softmax follow tinygrad's max-shifted formulas") {
   CHECK(mv.shape == Shape{2, 3});
   for (std::int64_t i = 0; i < 6; ++i) CHECK(mv.element(i).f == doctest::Approx(expected[i % 3]).epsilon(1e-6));
   auto lmv = ti::data(tg::log_softmax(x, 1));
-  for (std::int64_t i = 0; i < 6; ++i) CHECK(lmv.element(i).f == doctest::Approx(std::log(expected[i % 3])).epsilon(1e-6));
+  for (std::int64_t i = 0; i < 6; ++i)
+    CHECK(lmv.element(i).f == doctest::Approx(std::log(expected[i % 3])).epsilon(1e-6));
   CHECK(ti::data(tg::softmax(x, 0)).element(0).f == doctest::Approx(0.04742587317756678).epsilon(1e-6));  // 1/(1+e^3)
   CHECK_THROWS_AS(tg::softmax(x, 2), ti::Error);
 }

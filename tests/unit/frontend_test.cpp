@@ -53,8 +53,8 @@ Shape random_shape(std::mt19937& rng, std::size_t max_ndim = 4) {
 }
 
 // Python's slice(start, stop, step).indices(n) followed by range(): the selected indices.
-std::vector<std::int64_t> python_slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::int64_t step,
-                                       std::int64_t n) {
+std::vector<std::int64_t> python_slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+                                       std::int64_t step, std::int64_t n) {
   std::int64_t lo, hi;
   if (step > 0) {
     lo = start ? (*start < 0 ? std::max<std::int64_t>(*start + n, 0) : std::min(*start, n)) : 0;
@@ -95,8 +95,10 @@ TEST_CASE("ints wrap in the promoted dtype while Python-scalar comparisons use e
   CHECK(values(tg::cmp_lt(ints({-128, 127}, DType::Int8), Scalar::from_int(200))) == std::vector<double>{1, 1});
   CHECK(values(tg::cmp_eq(ints({44}, DType::UInt8), Scalar::from_int(300))) == std::vector<double>{0});
   Tensor u8 = ints({1, 2, 3}, DType::UInt8);
-  CHECK(values(tg::where(tg::cmp_gt(u8, Scalar::from_int(1)), u8, Scalar::from_int(-1))) == std::vector<double>{255, 2, 3});
-  CHECK(values(tg::add(ints({1}, DType::Int64), Scalar::from_int(std::int64_t{1} << 40))) == std::vector<double>{1099511627777.0});
+  CHECK(values(tg::where(tg::cmp_gt(u8, Scalar::from_int(1)), u8, Scalar::from_int(-1))) ==
+        std::vector<double>{255, 2, 3});
+  CHECK(values(tg::add(ints({1}, DType::Int64), Scalar::from_int(std::int64_t{1} << 40))) ==
+        std::vector<double>{1099511627777.0});
 }
 
 TEST_CASE("true division is a * (1/b) in a float; ints divided by zero give inf, -inf and nan") {
@@ -105,7 +107,8 @@ TEST_CASE("true division is a * (1/b) in a float; ints divided by zero give inf,
   CHECK(r[1] == -INFINITY);
   CHECK(std::isnan(r[2]));
   // float32(10) * float32(1/3), not float32(10/3)
-  CHECK(values(tg::div(ints({10}, DType::Int32), Scalar::from_int(3)))[0] == static_cast<double>(10.0f * (1.0f / 3.0f)));
+  CHECK(values(tg::div(ints({10}, DType::Int32), Scalar::from_int(3)))[0] ==
+        static_cast<double>(10.0f * (1.0f / 3.0f)));
 }
 
 TEST_CASE("// and % follow Python: floor division, remainder with the divisor's sign") {
@@ -164,7 +167,8 @@ TEST_CASE("permute, flip, shrink, pad and expand match NumPy index arithmetic on
     std::vector<bool> flipped(nd, false);
     for (std::size_t k = 0; k < nd; ++k)
       if (rng() % 2) {
-        axes.push_back(rng() % 2 ? static_cast<std::int64_t>(k) : static_cast<std::int64_t>(k) - static_cast<std::int64_t>(nd));
+        axes.push_back(rng() % 2 ? static_cast<std::int64_t>(k)
+                                 : static_cast<std::int64_t>(k) - static_cast<std::int64_t>(nd));
         flipped[k] = true;
       }
     std::vector<double> fv = values(tg::flip(x, axes));
@@ -279,7 +283,8 @@ TEST_CASE("reshape infers one -1, keeps zero sizes, and reshape(()) makes a 0-d 
   Tensor empty = ints({}, DType::Int32);
   CHECK(tg::reshape(empty, {0, 3}).shape() == Shape{0, 3});
   CHECK(tg::reshape(empty, {3, -1, 2}).shape().size() == 3);
-  CHECK_THROWS_WITH_AS(tg::reshape(x, {-1, -1}), "only one dimension can be inferred using -1, getting (-1, -1)", ti::Error);
+  CHECK_THROWS_WITH_AS(tg::reshape(x, {-1, -1}), "only one dimension can be inferred using -1, getting (-1, -1)",
+                       ti::Error);
   CHECK_THROWS_WITH_AS(tg::reshape(x, {4, -1}), "cannot reshape (2, 3) to (4, -1)", ti::Error);
   CHECK_THROWS_AS(tg::reshape(x, {2, std::int64_t{1} << 62, -1}), ti::Error);
 }

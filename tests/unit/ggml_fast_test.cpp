@@ -21,7 +21,8 @@ namespace {
 std::uint16_t some_half(std::mt19937& rng) {
   static const std::uint16_t special[] = {0x7C00, 0xFC00, 0x7E00, 0x0000, 0x8000, 0x0001, 0x03FF, 0x7BFF};
   if (rng() % 8 == 0) return special[rng() % 8];
-  return static_cast<std::uint16_t>(0x0800 + rng() % (0x2E00 - 0x0800)) | static_cast<std::uint16_t>(rng() % 5 == 0 ? 0x8000 : 0);
+  return static_cast<std::uint16_t>(0x0800 + rng() % (0x2E00 - 0x0800)) |
+         static_cast<std::uint16_t>(rng() % 5 == 0 ? 0x8000 : 0);
 }
 
 // Equal bits, or both NaN: IEEE 754 leaves the sign and payload of a NaN an operation makes

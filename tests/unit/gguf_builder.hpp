@@ -26,8 +26,14 @@ namespace ti = tensor_inspect;
 struct Gguf {
   std::string b;
   Gguf& raw(std::string_view s) { b += s; return *this; }
-  Gguf& u32(std::uint32_t v) { for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xff); return *this; }
-  Gguf& u64(std::uint64_t v) { for (int i = 0; i < 8; ++i) b += static_cast<char>((v >> (8 * i)) & 0xff); return *this; }
+  Gguf& u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xff);
+    return *this;
+  }
+  Gguf& u64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) b += static_cast<char>((v >> (8 * i)) & 0xff);
+    return *this;
+  }
   Gguf& str(std::string_view s) { u64(s.size()); return raw(s); }
   Gguf& header(std::uint64_t tensors, std::uint64_t kvs, std::uint32_t version = 3) {
     return raw("GGUF").u32(version).u64(tensors).u64(kvs);

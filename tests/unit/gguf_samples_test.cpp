@@ -59,7 +59,8 @@ TEST_CASE("gguf: the sample's quantized tensors dequantize to the values NumPy c
     REQUIRE(got.size() == want.size());
     std::size_t mismatches = 0;
     for (std::size_t i = 0; i < got.size(); ++i)
-      if (got[i] != want[i] && mismatches++ < 3) CHECK_MESSAGE(false, "element " << i << ": " << got[i] << " != " << want[i]);
+      if (got[i] != want[i] && mismatches++ < 3)
+        CHECK_MESSAGE(false, "element " << i << ": " << got[i] << " != " << want[i]);
     CHECK(mismatches == 0);
   }
   const ti::TensorEntry& q4 = entry(f, "q4_0");
@@ -165,7 +166,8 @@ TEST_CASE("gguf: ggml's type table has the ids and block sizes of ggml.h and ggm
     CHECK(t->block_elems == r.elems);
     CHECK(t->block_bytes == r.bytes);
   }
-  for (std::uint32_t removed : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u, 43u}) CHECK(ti::ggml_type_from_id(removed) == nullptr);
+  for (std::uint32_t removed : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u, 43u})
+    CHECK(ti::ggml_type_from_id(removed) == nullptr);
   // Every quantized type but Q8_1 (which ggml itself cannot dequantize) has a decoder.
   for (std::uint32_t id = 0; id < 43; ++id)
     if (const ti::GgmlType* t = ti::ggml_type_from_id(id); t && !t->dtype) CHECK(t->dequantizable == (id != 9));
@@ -224,7 +226,8 @@ TEST_CASE("gguf: the real files of other projects behave as EXPECTED.md says") {
     const std::vector<double> q = doubles(entry(f, "blk.0.attn_q.weight").load());
     CHECK(std::vector<double>(q.begin(), q.begin() + 8) ==
           std::vector<double>{0.024261474609375, 0.0196990966796875, -0.0509033203125, -0.041351318359375,
-                              0.0223541259765625, 0.0037899017333984375, -0.007671356201171875, -0.0003211498260498047});
+                              0.0223541259765625, 0.0037899017333984375, -0.007671356201171875,
+                              -0.0003211498260498047});
     for (const char* norm : {"blk.0.attn_norm.weight", "blk.0.ffn_norm.weight", "output_norm.weight"})
       CHECK(doubles(entry(f, norm).load()) == std::vector<double>(8, 1.0));
   }

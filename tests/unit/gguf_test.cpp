@@ -41,7 +41,8 @@ TEST_CASE("gguf: a v3 header gives metadata and tensors, shapes row-major, data 
   g.header(2, 2).str("general.name").u32(8).str("tiny").kv_u32("n", 7);
   g.info("w", {2, 3}, 0, 0).info("h", {2}, 1, 32).pad();
   const std::uint64_t data = g.at();
-  g.raw(std::string("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40\x00\x00\x80\x40\x00\x00\xa0\x40\x00\x00\xc0\x40", 24));
+  g.raw(std::string("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40\x00\x00\x80\x40\x00\x00\xa0\x40\x00\x00\xc0\x40",
+                    24));
   g.pad().raw(std::string("\x00\x3c\x00\xc0", 4));  // float16 1.0, -2.0
   const ti::LoadedFile f = open_gg(g.b);
   REQUIRE(f.metadata.size() == 2);
@@ -95,7 +96,9 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     CHECK_GG_ERROR(Gguf().header(0, 1).u64(1000).raw("abcde").b, ErrorCode::BadFile,
                    "x.gguf: truncated metadata key: needs 1000 bytes, 5 left" + at(32));
     CHECK_GG_ERROR(Gguf().header(0, 1).u64(std::uint64_t{1} << 40).raw("abcde").b, ErrorCode::LimitExceeded,
-                   "x.gguf: metadata key length 1099511627776 exceeds the limit of 65536 (limit gguf_key_bytes; raise it with --limit gguf_key_bytes=N)" + at(32));
+                   "x.gguf: metadata key length 1099511627776 exceeds the limit of 65536 (limit gguf_key_bytes; raise "
+                   "it with --limit gguf_key_bytes=N)" +
+                       at(32));
   }
   SUBCASE("string value past the end of the file") {
     Gguf g;
@@ -107,15 +110,17 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.header(0, 1).str("k").u32(9);
     const std::uint64_t array_at = g.at();
     g.u32(4).u64(std::uint64_t{1} << 62);
-    CHECK_GG_ERROR(g.b, ErrorCode::BadFile,
-                   "x.gguf: metadata 'k': array of 4611686018427387904 uint32 elements does not fit in the 0 bytes left" +
-                       at(array_at));
+    CHECK_GG_ERROR(
+        g.b, ErrorCode::BadFile,
+        "x.gguf: metadata 'k': array of 4611686018427387904 uint32 elements does not fit in the 0 bytes left" +
+            at(array_at));
     Gguf s;
     s.header(0, 1).str("k").u32(9);
     const std::uint64_t strings_at = s.at();
     s.u32(8).u64(3).str("a").str("b");  // 3 strings need at least 24 bytes; 18 follow
-    CHECK_GG_ERROR(s.b, ErrorCode::BadFile,
-                   "x.gguf: metadata 'k': array of 3 string elements does not fit in the 18 bytes left" + at(strings_at));
+    CHECK_GG_ERROR(
+        s.b, ErrorCode::BadFile,
+        "x.gguf: metadata 'k': array of 3 string elements does not fit in the 18 bytes left" + at(strings_at));
   }
   SUBCASE("more array elements in all metadata than the limit of 2**24") {
     Gguf g;
@@ -124,7 +129,8 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.u32(0).u64(std::uint64_t{1} << 24).raw(std::string(std::size_t{1} << 24, '\0'));  // 1 + 2**24 uint8 in all
     CHECK_GG_ERROR(g.b, ErrorCode::LimitExceeded,
                    "x.gguf: metadata 'b': array of 16777216 elements goes over the limit of 16777216 array elements "
-                   "in all metadata (limit gguf_array_elements; raise it with --limit gguf_array_elements=N)" + at(array_at));
+                   "in all metadata (limit gguf_array_elements; raise it with --limit gguf_array_elements=N)" +
+                       at(array_at));
   }
   SUBCASE("unknown value types and arrays nested too deep") {
     Gguf g;
@@ -181,7 +187,8 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     b.header(1, 0).str("t").u32(1);
     const std::uint64_t big_at = b.at();
     b.u64(~std::uint64_t{0}).u32(0).u64(0);
-    CHECK_GG_ERROR(b.b, ErrorCode::BadFile, "x.gguf: tensor 't': dimension 18446744073709551615 is too large" + at(big_at));
+    CHECK_GG_ERROR(b.b, ErrorCode::BadFile,
+                   "x.gguf: tensor 't': dimension 18446744073709551615 is too large" + at(big_at));
   }
   SUBCASE("unknown and removed ggml type ids, rows that split a block") {
     Gguf g;
@@ -207,12 +214,14 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
                        " bytes)" + at(24));
     Gguf m;
     m.header(1, 0).info("t", {1}, 0, 4).pad().raw(std::string(8, '\0'));
-    CHECK_GG_ERROR(m.b, ErrorCode::BadFile, "x.gguf: tensor 't': data offset 4 is not a multiple of the alignment 32" + at(24));
+    CHECK_GG_ERROR(m.b, ErrorCode::BadFile,
+                   "x.gguf: tensor 't': data offset 4 is not a multiple of the alignment 32" + at(24));
     Gguf o;
     o.header(2, 0).info("a", {2}, 0, 0);
     const std::uint64_t b_at = o.at();
     o.info("b", {1}, 0, 0).pad().raw(std::string(8, '\0'));
-    CHECK_GG_ERROR(o.b, ErrorCode::BadFile, "x.gguf: tensor 'b': data at offset 0 overlaps tensor 'a' (0 + 8 bytes)" + at(b_at));
+    CHECK_GG_ERROR(o.b, ErrorCode::BadFile,
+                   "x.gguf: tensor 'b': data at offset 0 overlaps tensor 'a' (0 + 8 bytes)" + at(b_at));
   }
   SUBCASE("duplicate tensor names") {
     Gguf g;
@@ -228,12 +237,14 @@ TEST_CASE("gguf: hostile headers are refused naming the field and the byte") {
     g.header(2, 0);
     const std::uint64_t first = g.at();
     g.info("w\xff", {1}, 0, 0).info("w\\xff", {1}, 0, 32).pad().raw(std::string(36, '\0'));
-    CHECK_GG_ERROR(g.b, ErrorCode::BadFile, "x.gguf: tensor name 'w\\xff' is not UTF-8 as GGUF requires (byte 0xff)" + at(first + 8 + 1));
+    CHECK_GG_ERROR(g.b, ErrorCode::BadFile,
+                   "x.gguf: tensor name 'w\\xff' is not UTF-8 as GGUF requires (byte 0xff)" + at(first + 8 + 1));
     Gguf k;
     k.header(0, 1);
     const std::uint64_t key_at = k.at();
     k.kv_u32("k\xc3", 1);  // a cut two-byte sequence
-    CHECK_GG_ERROR(k.b, ErrorCode::BadFile, "x.gguf: metadata key 'k\\xc3' is not UTF-8 as GGUF requires (byte 0xc3)" + at(key_at + 8 + 1));
+    CHECK_GG_ERROR(k.b, ErrorCode::BadFile,
+                   "x.gguf: metadata key 'k\\xc3' is not UTF-8 as GGUF requires (byte 0xc3)" + at(key_at + 8 + 1));
   }
 }
 

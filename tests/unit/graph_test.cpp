@@ -18,8 +18,8 @@ TEST_CASE("the intern table lets go of dropped nodes (issue 9 fault 6: the inter
   ti::NodePtr kept = ti::make_node(Op::Const, DType::Int32, {}, {}, Scalar::from_int(-1));
   for (std::int64_t i = 0; i < 400000; ++i) {
     ti::NodePtr c = ti::make_node(Op::Const, DType::Int32, {}, {}, Scalar::from_int(i));
-    ti::NodePtr e = ti::make_node(Op::Expand, DType::Int32, {3}, {ti::make_node(Op::Reshape, DType::Int32, {1}, {c}, ti::Shape{1})},
-                                  ti::Shape{3});
+    ti::NodePtr e = ti::make_node(Op::Expand, DType::Int32, {3},
+                                  {ti::make_node(Op::Reshape, DType::Int32, {1}, {c}, ti::Shape{1})}, ti::Shape{3});
     CHECK_MESSAGE(ti::intern_table_size() <= before + 4, "at literal ", i);
     if (ti::intern_table_size() > before + 4) break;
   }

@@ -36,14 +36,16 @@ TEST_CASE("one cap given twice is a usage error naming it, and no cap is set (us
   const ti::Limits before = ti::limits();
   const std::vector<std::string> specs{"json_depth=100", "stream_bytes=1G", "stream_bytes=2G"};
   CHECK_THROWS_WITH_AS(ti::set_limits_from(specs),
-                       "--limit stream_bytes given twice ('stream_bytes=1G' and 'stream_bytes=2G'): each cap takes one value; give it once",
+                       "--limit stream_bytes given twice ('stream_bytes=1G' and 'stream_bytes=2G'): each cap takes one "
+                       "value; give it once",
                        ti::Error);
   CHECK(ti::limits().stream_bytes == before.stream_bytes);
   CHECK(ti::limits().json_depth == before.json_depth);  // the spec before the repeat is not set either
   // The same value twice is still two values for one cap.
-  CHECK_THROWS_WITH_AS(ti::set_limits_from(std::vector<std::string>{"zip_ratio=5", "zip_ratio=5"}),
-                       "--limit zip_ratio given twice ('zip_ratio=5' and 'zip_ratio=5'): each cap takes one value; give it once",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      ti::set_limits_from(std::vector<std::string>{"zip_ratio=5", "zip_ratio=5"}),
+      "--limit zip_ratio given twice ('zip_ratio=5' and 'zip_ratio=5'): each cap takes one value; give it once",
+      ti::Error);
   try {
     ti::set_limits_from(specs);
   } catch (const ti::Error& e) {
@@ -54,8 +56,10 @@ TEST_CASE("one cap given twice is a usage error naming it, and no cap is set (us
 TEST_CASE("a malformed spec among good ones sets none of them") {
   SavedLimits guard;
   const ti::Limits before = ti::limits();
-  CHECK_THROWS_WITH_AS(ti::set_limits_from(std::vector<std::string>{"json_depth=100", "stream_bytes=0"}),
-                       "--limit 'stream_bytes=0': expected stream_bytes=N with N a positive count (K, M, G suffixes allowed)", ti::Error);
+  CHECK_THROWS_WITH_AS(
+      ti::set_limits_from(std::vector<std::string>{"json_depth=100", "stream_bytes=0"}),
+      "--limit 'stream_bytes=0': expected stream_bytes=N with N a positive count (K, M, G suffixes allowed)",
+      ti::Error);
   CHECK(ti::limits().json_depth == before.json_depth);
 }
 
@@ -64,10 +68,13 @@ TEST_CASE("a malformed spec among good ones sets none of them") {
 TEST_CASE("the fixed caps of literals and expressions are limits.hpp's, and the parsers refuse past them") {
   static_assert(ti::kMaxLiteralDepth == 64 && ti::kMaxExpressionDepth == 200 && ti::kMaxExpressionNodes == 1024);
   const std::size_t depth = ti::kMaxLiteralDepth;
-  CHECK(ti::tensor_from_literal(std::string(depth, '[') + "1" + std::string(depth, ']'), std::nullopt).shape().size() == depth);
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal(std::string(depth + 1, '[') + "1" + std::string(depth + 1, ']'), std::nullopt),
-                       "literal: column 66: nesting deeper than 64 levels", ti::Error);
+  CHECK(ti::tensor_from_literal(std::string(depth, '[') + "1" + std::string(depth, ']'), std::nullopt).shape().size() ==
+        depth);
+  CHECK_THROWS_WITH_AS(
+      ti::tensor_from_literal(std::string(depth + 1, '[') + "1" + std::string(depth + 1, ']'), std::nullopt),
+      "literal: column 66: nesting deeper than 64 levels", ti::Error);
   const auto levels = static_cast<std::size_t>(ti::kMaxExpressionDepth);
-  CHECK_THROWS_WITH_AS(ti::evaluate_expression(std::string(levels + 1, '(') + "1" + std::string(levels + 1, ')'), std::nullopt, {}),
-                       "expression: column 201: expression is nested too deeply (more than 200 levels)", ti::Error);
+  CHECK_THROWS_WITH_AS(
+      ti::evaluate_expression(std::string(levels + 1, '(') + "1" + std::string(levels + 1, ')'), std::nullopt, {}),
+      "expression: column 201: expression is nested too deeply (more than 200 levels)", ti::Error);
 }

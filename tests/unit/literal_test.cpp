@@ -73,29 +73,36 @@ TEST_CASE("literal values convert as dtypes.as_const then truncate: wrap, trunca
 
 TEST_CASE("literal errors name the column and the problem") {
   using ti::Error;
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1, 2", std::nullopt), "literal: column 1: '[' was never closed", Error);
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1,, 2]", std::nullopt), "literal: column 4: invalid syntax (unexpected ',')", Error);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1, 2", std::nullopt), "literal: column 1: '[' was never closed",
+                       Error);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1,, 2]", std::nullopt),
+                       "literal: column 4: invalid syntax (unexpected ',')", Error);
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1 2]", std::nullopt),
                        "literal: column 4: invalid syntax. Perhaps you forgot a comma?", Error);
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[nan]", std::nullopt),
                        "literal: column 2: name 'nan' is not defined (write float('nan'))", Error);
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("'abc'", std::nullopt), "literal: column 1: strings are not tensor values", Error);
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[None]", std::nullopt), "literal: column 2: Could not infer dtype of None", Error);
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[[1, 2], [3]]", std::nullopt),
-                       "literal: column 10: inhomogeneous shape from [[1, 2], [3]]: element 1 has shape (1,), element 0 has (2,)",
-                       Error);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("'abc'", std::nullopt),
+                       "literal: column 1: strings are not tensor values", Error);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[None]", std::nullopt),
+                       "literal: column 2: Could not infer dtype of None", Error);
+  CHECK_THROWS_WITH_AS(
+      ti::tensor_from_literal("[[1, 2], [3]]", std::nullopt),
+      "literal: column 10: inhomogeneous shape from [[1, 2], [3]]: element 1 has shape (1,), element 0 has (2,)",
+      Error);
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1, 2)", std::nullopt),
                        "literal: column 6: closing ')' does not match opening '['", Error);
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[float('nan')]", DType::Int32),
                        "literal: column 2: cannot convert float NaN to integer", Error);
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal("", std::nullopt), "literal: column 1: empty literal", Error);
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("1j", std::nullopt), "literal: column 1: complex numbers are not tensor values", Error);
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1] 2", std::nullopt), "literal: column 5: unexpected '2' after the value (invalid syntax)",
-                       Error);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("1j", std::nullopt),
+                       "literal: column 1: complex numbers are not tensor values", Error);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1] 2", std::nullopt),
+                       "literal: column 5: unexpected '2' after the value (invalid syntax)", Error);
   CHECK_THROWS_WITH_AS(ti::tensor_from_literal("007", std::nullopt),
                        "literal: column 1: leading zeros in decimal integer literals are not permitted", Error);
   std::string deep(200, '[');
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal(deep, std::nullopt), "literal: column 66: nesting deeper than 64 levels", Error);
+  CHECK_THROWS_WITH_AS(ti::tensor_from_literal(deep, std::nullopt), "literal: column 66: nesting deeper than 64 levels",
+                       Error);
 }
 
 TEST_CASE("literal numbers take underscores only where Python does: one, between digits or after a base prefix") {
@@ -121,7 +128,8 @@ TEST_CASE("literal numbers take underscores only where Python does: one, between
       {"[._5]", "literal: column 2: invalid syntax"},
       {"[0_1]", "literal: column 2: leading zeros in decimal integer literals are not permitted"},
   };
-  for (const auto& [text, message] : bad) CHECK_THROWS_WITH_AS(ti::tensor_from_literal(text, std::nullopt), message, ti::Error);
+  for (const auto& [text, message] : bad)
+    CHECK_THROWS_WITH_AS(ti::tensor_from_literal(text, std::nullopt), message, ti::Error);
   // ... and takes these as ast.literal_eval does.
   auto m = mv("[0x_1f, 0O_17, 0b_1_0, 1_0, 0_0, 00]");
   CHECK(m.element(0).i == 31);
@@ -144,15 +152,17 @@ TEST_CASE("a literal longer than Limits::literal_bytes is refused naming the cap
   l.literal_bytes = 8;
   ti::set_limits(l);
   CHECK(test_util::tolist(ti::tensor_from_literal("[1, 2.5]", std::nullopt)) == "[1.0, 2.5]");  // 8 bytes: at the cap
-  CHECK_THROWS_WITH_AS(ti::tensor_from_literal("[1, 2, 3]", std::nullopt),
-                       "literal: 9 bytes, more than the 8 of text a literal may hold (limit literal_bytes; raise it with "
-                       "--limit literal_bytes=N)",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      ti::tensor_from_literal("[1, 2, 3]", std::nullopt),
+      "literal: 9 bytes, more than the 8 of text a literal may hold (limit literal_bytes; raise it with "
+      "--limit literal_bytes=N)",
+      ti::Error);
   ti::set_limits(saved);
 }
 
 TEST_CASE("may_begin_literal: what a literal starts with, so junk on a pipe is refused at once") {
-  for (const char* text : {"[1, 2]", "  (1,)", "\n-5", "+.5", "7", "True", "False ", "None", "float('nan')", "   ", "", "Tr", "fl"})
+  for (const char* text :
+       {"[1, 2]", "  (1,)", "\n-5", "+.5", "7", "True", "False ", "None", "float('nan')", "   ", "", "Tr", "fl"})
     CHECK_MESSAGE(ti::may_begin_literal(text), text);
   for (const char* text : {"junk", "{\"a\": 1}", "<html>", "Trap", "nan", "x = [1]", "\v[1]", "'abc'"})
     CHECK_MESSAGE(!ti::may_begin_literal(text), text);

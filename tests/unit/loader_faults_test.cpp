@@ -67,7 +67,8 @@ TEST_CASE("fault 5: safetensors JSON nesting is bounded before anything is built
   CHECK_THROWS_WITH_AS(open_st("{\"" + key + "\":" + std::string(60000, '[')),
                        ("x.safetensors: tensor '" + key + "': header entry is not an object").c_str(), ti::Error);
   // Unknown fields of moderate depth are skipped, as serde ignores them.
-  const ti::LoadedFile f = open_st(R"({"a":{"x":[[1,{"y":null}],"s"],"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", "7");
+  const ti::LoadedFile f =
+      open_st(R"({"a":{"x":[[1,{"y":null}],"s"],"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", "7");
   CHECK(tolist(f.tensors.at(0).load()) == "[55]");
 }
 
@@ -101,16 +102,19 @@ TEST_CASE("fault 19: .npy descrs that are dtype names, as numpy.dtype() reads th
     const char* dtype = item.second;
     CAPTURE(descr);
     const std::string header = "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': (0,), }";
-    const ti::LoadedFile f = ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(test_util::npy(header)), "x.npy"));
+    const ti::LoadedFile f =
+        ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(test_util::npy(header)), "x.npy"));
     CHECK(std::string(ti::dtype_info(f.tensors.at(0).dtype.value()).name) == dtype);
   }
   // numpy.dtype('<float32') is not understood, and long double has no counterpart here.
   const std::string bad = "{'descr': '<float32', 'fortran_order': False, 'shape': (0,), }";
-  CHECK(test_util::code_of([&] { ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(test_util::npy(bad)), "x.npy")); }) ==
-        ti::ErrorCode::BadFile);
+  CHECK(test_util::code_of([&] {
+          ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(test_util::npy(bad)), "x.npy"));
+        }) == ti::ErrorCode::BadFile);
   const std::string ld = "{'descr': 'longdouble', 'fortran_order': False, 'shape': (0,), }";
-  CHECK(test_util::code_of([&] { ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(test_util::npy(ld)), "x.npy")); }) ==
-        ti::ErrorCode::Unsupported);
+  CHECK(test_util::code_of([&] {
+          ti::open_npy(ti::MappedFile::from_bytes(test_util::bytes_of(test_util::npy(ld)), "x.npy"));
+        }) == ti::ErrorCode::Unsupported);
 }
 
 TEST_CASE("fault 21: GGUF NVFP4, Q1_0 and Q2_0 are listed by name and size and dequantized as ggml does") {
@@ -139,7 +143,8 @@ TEST_CASE("fault 21: GGUF NVFP4, Q1_0 and Q2_0 are listed by name and size and d
 }
 
 TEST_CASE("fault 9: a sharded index naming a missing shard lists every tensor and loads the present ones") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ti_fault9_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ti_fault9_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir / "s1.safetensors", std::ios::binary) << le64(kU8.size() + 2) << "{" << kU8 << "}" << '\x09';
@@ -154,9 +159,10 @@ TEST_CASE("fault 9: a sharded index naming a missing shard lists every tensor an
   CHECK(f.tensors[1].note == "in missing shard s2.safetensors");
   REQUIRE(f.warnings.size() == 1);
   const std::string why = (dir / "s2.safetensors").string() + ": cannot open: No such file or directory";
-  CHECK(f.warnings[0] == index + ": shard 's2.safetensors' of 1 tensor cannot be read (" + why + "); it should hold 'b'");
-  CHECK_THROWS_WITH_AS(f.tensors[1].load(),
-                       (index + ": tensor 'b' is in shard 's2.safetensors', which cannot be read (" + why + ")").c_str(),
-                       ti::Error);
+  CHECK(f.warnings[0] ==
+        index + ": shard 's2.safetensors' of 1 tensor cannot be read (" + why + "); it should hold 'b'");
+  CHECK_THROWS_WITH_AS(
+      f.tensors[1].load(),
+      (index + ": tensor 'b' is in shard 's2.safetensors', which cannot be read (" + why + ")").c_str(), ti::Error);
   std::filesystem::remove_all(dir);
 }

@@ -66,18 +66,21 @@ TEST_CASE("memoryview.cast reinterprets bytes with CPython's rules") {
   auto q = ti::cast_view(mv("[1, 0]", DType::UInt8), '?');
   CHECK(q.element(0).b);
   CHECK_FALSE(q.element(1).b);
-  CHECK_THROWS_WITH_AS(ti::cast_view(f, 'd'),
-                       "memoryview: cannot cast between two non-byte formats (cast to 'B' first: --view-as B --view-as d)", ti::Error);
-  CHECK_THROWS_WITH_AS(ti::cast_view(mv("[1, 2, 3]", DType::UInt8), 'i'), "memoryview: length is not a multiple of itemsize",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      ti::cast_view(f, 'd'),
+      "memoryview: cannot cast between two non-byte formats (cast to 'B' first: --view-as B --view-as d)", ti::Error);
+  CHECK_THROWS_WITH_AS(ti::cast_view(mv("[1, 2, 3]", DType::UInt8), 'i'),
+                       "memoryview: length is not a multiple of itemsize", ti::Error);
   CHECK_THROWS_WITH_AS(ti::cast_view(mv("[1, 2, 3, 4]", DType::UInt8), 'i', ti::Shape{2, 2}),
                        "memoryview: product(shape) * itemsize != buffer size", ti::Error);
-  CHECK_THROWS_WITH_AS(ti::cast_view(f, 'x'),
-                       "memoryview: destination format must be a native single character format prefixed with an optional '@'",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      ti::cast_view(f, 'x'),
+      "memoryview: destination format must be a native single character format prefixed with an optional '@'",
+      ti::Error);
   CHECK_THROWS_WITH_AS(ti::cast_view(mv("[1, 2, 3, 4]", DType::UInt8), 'B', ti::Shape{2, 0}),
                        "memoryview.cast(): elements of shape must be integers > 0", ti::Error);
-  CHECK_THROWS_WITH_AS(ti::cast_view(b2, 'B', ti::Shape{2, 4}), "memoryview: cast must be 1D -> ND or ND -> 1D", ti::Error);
+  CHECK_THROWS_WITH_AS(ti::cast_view(b2, 'B', ti::Shape{2, 4}), "memoryview: cast must be 1D -> ND or ND -> 1D",
+                       ti::Error);
 }
 
 TEST_CASE("memoryview.cast('@i') keeps the '@' in format, as CPython (issue 9 fault 23)") {
@@ -91,9 +94,10 @@ TEST_CASE("memoryview.cast('@i') keeps the '@' in format, as CPython (issue 9 fa
   CHECK(at.element(1).as_double() == -1073741824.0);
   CHECK(ti::cast_view(b, std::string_view("i")).format_string() == std::optional<std::string>("i"));
   CHECK(ti::cast_view(at, std::string_view("B")).format_string() == std::optional<std::string>("B"));
-  CHECK_THROWS_WITH_AS(ti::cast_view(b, std::string_view("=i")),
-                       "memoryview: destination format must be a native single character format prefixed with an optional '@'",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      ti::cast_view(b, std::string_view("=i")),
+      "memoryview: destination format must be a native single character format prefixed with an optional '@'",
+      ti::Error);
 }
 
 TEST_CASE("DataOptions::max_bytes caps the buffers of the whole schedule, checked before anything runs") {
@@ -107,7 +111,8 @@ TEST_CASE("DataOptions::max_bytes caps the buffers of the whole schedule, checke
   CHECK(ti::data(x, o).nbytes == 4000);
   const std::uint64_t before = ti::Buffer::cpu_allocations();
   CHECK_THROWS_WITH_AS(ti::data(two_kernels, o),
-                       "Tensor.data(): realize needs 8000 bytes, over the cap of 4000 (DataOptions::max_bytes)", ti::Error);
+                       "Tensor.data(): realize needs 8000 bytes, over the cap of 4000 (DataOptions::max_bytes)",
+                       ti::Error);
   CHECK(ti::Buffer::cpu_allocations() == before);  // refused before any buffer was made
   o.max_bytes = 8000;
   CHECK(ti::data(two_kernels, o).element(999).f == 2.5);
@@ -117,7 +122,8 @@ TEST_CASE("DataOptions::max_bytes caps the buffers of the whole schedule, checke
   CHECK(ti::data(two_kernels, o).nbytes == 4000);
 }
 
-TEST_CASE("cast_of_swapped: a cast of a big-endian file's data() as a lazy tensor, equal to the cast of the realized copy") {
+TEST_CASE(
+    "cast_of_swapped: a cast of a big-endian file's data() as a lazy tensor, equal to the cast of the realized copy") {
   // big_endian_i2.npy holds >i2 [1, -2, 258, -32768, 32767] (NumPy wrote it); data()'s bytes
   // are those values little-endian: 01 00 fe ff 02 01 00 80 ff 7f.
   const ti::Tensor t = ti::open_file(test_util::kSamples + "big_endian_i2.npy").tensors[0].load();

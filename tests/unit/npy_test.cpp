@@ -101,7 +101,8 @@ TEST_CASE("npy: header edge cases numpy accepts") {
     CHECK(open_bytes(npy(h, std::string(16, '\0'))).tensors[0].offset == 10 + h.size());
   }
   SUBCASE("no trailing comma, no padding, double quotes, newlines inside") {
-    const ti::LoadedFile f = open_bytes(npy("{\"descr\": \"<i2\",\n \"shape\": (3,),\"fortran_order\":False}", "abcdef"));
+    const ti::LoadedFile f =
+        open_bytes(npy("{\"descr\": \"<i2\",\n \"shape\": (3,),\"fortran_order\":False}", "abcdef"));
     CHECK(f.tensors[0].shape == ti::Shape{3});
     CHECK(f.metadata[1].key == "shape");  // metadata keeps the file's key order
   }
@@ -145,7 +146,8 @@ TEST_CASE("npy: malformed magic, version and header length are refused with the 
   using ti::ErrorCode;
   CHECK_NPY_ERROR(bytes_of(""), ErrorCode::BadFile, "x.npy: truncated magic: needs 6 bytes, 0 left at byte 0");
   CHECK_NPY_ERROR(bytes_of("\x93NUM"), ErrorCode::BadFile, "x.npy: truncated magic: needs 6 bytes, 4 left at byte 0");
-  CHECK_NPY_ERROR(bytes_of("\x93NUMPX\x01\x00\x10\x00"), ErrorCode::BadFile, "x.npy: bad magic: not a .npy file at byte 0");
+  CHECK_NPY_ERROR(bytes_of("\x93NUMPX\x01\x00\x10\x00"), ErrorCode::BadFile,
+                  "x.npy: bad magic: not a .npy file at byte 0");
   CHECK_NPY_ERROR(bytes_of(std::string("\x93NUMPY\x04\x00\x10\x00", 10)), ErrorCode::BadFile,
                   "x.npy: unknown version 4.0 (known: 1.0, 2.0, 3.0) at byte 6");
   CHECK_NPY_ERROR(bytes_of(std::string("\x93NUMPY\x01\x01\x10\x00", 10)), ErrorCode::BadFile,
@@ -159,7 +161,8 @@ TEST_CASE("npy: malformed magic, version and header length are refused with the 
   CHECK_NPY_ERROR(bytes_of(std::string("\x93NUMPY\x01\x00\x76\x00{'descr': ", 20)), ErrorCode::BadFile,
                   "x.npy: truncated header: needs 118 bytes, 10 left at byte 10");
   CHECK_NPY_ERROR(bytes_of(std::string("\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14)), ErrorCode::LimitExceeded,
-                  "x.npy: header length 4294967295 exceeds the limit of 1048576 (limit npy_header_bytes; raise it with --limit npy_header_bytes=N) at byte 12");
+                  "x.npy: header length 4294967295 exceeds the limit of 1048576 (limit npy_header_bytes; raise it with "
+                  "--limit npy_header_bytes=N) at byte 12");
 }
 
 TEST_CASE("npy: header dict syntax errors name the byte") {
@@ -183,7 +186,8 @@ TEST_CASE("npy: header dict syntax errors name the byte") {
   CHECK_NPY_ERROR(npy("{'descr': '<f\\q8'}"), ErrorCode::BadFile,
                   "x.npy: header: unsupported escape '\\q' in a string at byte 23");
   CHECK_NPY_ERROR(npy(std::string(40, '[') + std::string(40, ']')), ErrorCode::LimitExceeded,
-                  "x.npy: header: values nest deeper than 32 levels (limit npy_header_depth; raise it with --limit npy_header_depth=N) at byte 43");
+                  "x.npy: header: values nest deeper than 32 levels (limit npy_header_depth; raise it with --limit "
+                  "npy_header_depth=N) at byte 43");
   CHECK_NPY_ERROR(npy(npy_header("<u1", "(2L,)"), "ab", 3), ErrorCode::BadFile,
                   "x.npy: header: malformed number at byte 63");
   CHECK_NPY_ERROR(npy("{'descr': '<f\xff', 'fortran_order': False, 'shape': ()}", "abcd", 3), ErrorCode::BadFile,
@@ -222,15 +226,17 @@ TEST_CASE("npy: shapes whose size overflows and data shorter than the shape are 
   using ti::ErrorCode;
   CHECK_NPY_ERROR(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,)}"), ErrorCode::BadFile,
                   "x.npy: header: integer 99999999999999999999 is out of range at byte 61");
-  CHECK_NPY_ERROR(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}"), ErrorCode::BadFile,
-                  "x.npy: header: shape (4294967296, 4294967296) of <f8 is too large: its byte size overflows at byte 60");
+  CHECK_NPY_ERROR(
+      npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}"), ErrorCode::BadFile,
+      "x.npy: header: shape (4294967296, 4294967296) of <f8 is too large: its byte size overflows at byte 60");
   // 2**31 * 2**31 elements fit in int64, their 8-byte size does not.
-  CHECK_NPY_ERROR(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2147483648, 2147483648)}"), ErrorCode::BadFile,
-                  "x.npy: header: shape (2147483648, 2147483648) of <f8 is too large: its byte size overflows at byte 60");
+  CHECK_NPY_ERROR(
+      npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2147483648, 2147483648)}"), ErrorCode::BadFile,
+      "x.npy: header: shape (2147483648, 2147483648) of <f8 is too large: its byte size overflows at byte 60");
   // A zero dimension does not excuse the others: their strides would overflow.
-  CHECK_NPY_ERROR(npy("{'descr': '<u1', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296)}"),
-                  ErrorCode::BadFile,
-                  "x.npy: header: shape (0, 4294967296, 4294967296) of <u1 is too large: its byte size overflows at byte 60");
+  CHECK_NPY_ERROR(
+      npy("{'descr': '<u1', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296)}"), ErrorCode::BadFile,
+      "x.npy: header: shape (0, 4294967296, 4294967296) of <u1 is too large: its byte size overflows at byte 60");
   CHECK_NPY_ERROR(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}\n", std::string(40, '\0')),
                   ErrorCode::BadFile, "x.npy: data at byte 68 is 40 bytes, shape (2, 3) of <f8 needs 48");
 }
@@ -241,7 +247,8 @@ TEST_CASE("npy: dtypes tinygrad cannot show are refused as unsupported after the
                   "x.npy: complex dtype '<c8' is not supported at byte 20");
   CHECK_NPY_ERROR(npy(npy_header("<c16", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: complex dtype '<c16' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(npy_header("|O", "(2,)")), ErrorCode::Unsupported, "x.npy: object dtype '|O' is not supported at byte 20");
+  CHECK_NPY_ERROR(npy(npy_header("|O", "(2,)")), ErrorCode::Unsupported,
+                  "x.npy: object dtype '|O' is not supported at byte 20");
   CHECK_NPY_ERROR(npy(npy_header("|S5", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: bytes string dtype '|S5' is not supported at byte 20");
   CHECK_NPY_ERROR(npy(npy_header("<U3", "(2,)")), ErrorCode::Unsupported,
@@ -250,7 +257,8 @@ TEST_CASE("npy: dtypes tinygrad cannot show are refused as unsupported after the
                   "x.npy: datetime64 dtype '<M8[ns]' is not supported at byte 20");
   CHECK_NPY_ERROR(npy(npy_header("<m8[s]", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: timedelta64 dtype '<m8[s]' is not supported at byte 20");
-  CHECK_NPY_ERROR(npy(npy_header("|V8", "(2,)")), ErrorCode::Unsupported, "x.npy: void dtype '|V8' is not supported at byte 20");
+  CHECK_NPY_ERROR(npy(npy_header("|V8", "(2,)")), ErrorCode::Unsupported,
+                  "x.npy: void dtype '|V8' is not supported at byte 20");
   CHECK_NPY_ERROR(npy(npy_header("<f16", "(2,)")), ErrorCode::Unsupported,
                   "x.npy: long double dtype '<f16' is not supported at byte 20");
   CHECK_NPY_ERROR(npy("{'descr': [('a', '<i4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,), }"),
@@ -276,13 +284,17 @@ TEST_CASE("registry: open_file detects .npy by magic, forces formats by name, an
   CHECK(ti::formats().at(0).name == "npy");
 
   const std::string unknown = dir.write("junk.bin", "hello world");
-  CHECK_THROWS_WITH_AS(ti::open_file(unknown), (unknown + ": not a recognised tensor file (first bytes: 68 65 6c 6c 6f 20 77 6f ...)").c_str(), ti::Error);
+  CHECK_THROWS_WITH_AS(ti::open_file(unknown),
+                       (unknown + ": not a recognised tensor file (first bytes: 68 65 6c 6c 6f 20 77 6f ...)").c_str(),
+                       ti::Error);
   const std::string empty = dir.write("empty.bin", "");
-  CHECK_THROWS_WITH_AS(ti::open_file(empty), (empty + ": not a recognised tensor file (the file is empty)").c_str(), ti::Error);
+  CHECK_THROWS_WITH_AS(ti::open_file(empty), (empty + ": not a recognised tensor file (the file is empty)").c_str(),
+                       ti::Error);
   // By extension, a .npy without its magic reaches the npy loader and its message.
   const std::string bad_npy = dir.write("bad.NPY", "NUMPY!");
   CHECK_THROWS_WITH_AS(ti::open_file(bad_npy), (bad_npy + ": bad magic: not a .npy file at byte 0").c_str(), ti::Error);
-  CHECK_THROWS_WITH_AS(ti::open_file(good, std::string("tiff")), doctest::Contains("unknown format 'tiff' (known: npy"), ti::Error);
+  CHECK_THROWS_WITH_AS(ti::open_file(good, std::string("tiff")), doctest::Contains("unknown format 'tiff' (known: npy"),
+                       ti::Error);
   try {
     ti::open_file(good, std::string("tiff"));
   } catch (const ti::Error& e) {
@@ -344,9 +356,10 @@ TEST_CASE("npy: the real files of other projects behave as EXPECTED.md says") {
   }
   SUBCASE("npyz structured file: the header parses, then the dtype is refused") {
     const std::string path = kRealData + "npyz_structured.npy";
-    CHECK_THROWS_WITH_AS(ti::open_file(path),
-                         (path + ": structured dtype [('a', '<i4'), ('b', '<f4'), ('c', '<i8')] is not supported at byte 20").c_str(),
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        ti::open_file(path),
+        (path + ": structured dtype [('a', '<i4'), ('b', '<f4'), ('c', '<i8')] is not supported at byte 20").c_str(),
+        ti::Error);
   }
 }
 
@@ -364,7 +377,8 @@ TEST_CASE("npy: load is lazy, a DISK buffer over the file's data") {
 
 TEST_CASE("npy: big-endian data is byte-swapped lazily") {
   SUBCASE(">f8 from hand-checked bytes (struct.pack('>d', ...))") {
-    const ti::LoadedFile f = open_bytes(npy(npy_header(">f8", "(2,)"), std::string("\x3f\xf0\0\0\0\0\0\0\xc0\x04\0\0\0\0\0\0", 16)));
+    const ti::LoadedFile f =
+        open_bytes(npy(npy_header(">f8", "(2,)"), std::string("\x3f\xf0\0\0\0\0\0\0\xc0\x04\0\0\0\0\0\0", 16)));
     const ti::Tensor t = f.tensors[0].load();
     CHECK(t.node()->op != ti::Op::Buffer);  // a graph, not yet computed
     CHECK(t.shape() == ti::Shape{2});

@@ -92,8 +92,9 @@ TEST_CASE("npz: np.savez and np.savez_compressed samples give NumPy's values") {
 }
 
 TEST_CASE("npz: hand-built archives: stored and deflated members, skipped non-.npy members") {
-  const ti::LoadedFile f = open_zip({zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data)), zip_test::stored("notes.txt", "hello"),
-                                     zip_test::deflated("b.npy", npy("<i2", "(3,)", kI2Data))});
+  const ti::LoadedFile f =
+      open_zip({zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data)), zip_test::stored("notes.txt", "hello"),
+                zip_test::deflated("b.npy", npy("<i2", "(3,)", kI2Data))});
   REQUIRE(f.tensors.size() == 2);
   CHECK(f.tensors[0].name == "a");
   CHECK(f.tensors[0].offset == 30 + 5 + 128);
@@ -105,7 +106,8 @@ TEST_CASE("npz: hand-built archives: stored and deflated members, skipped non-.n
   CHECK(f.metadata[0].type == "skipped");
   // np.load lists every member (numpy/lib/npyio.py NpzFile.files): the skip is said once.
   REQUIRE(f.warnings.size() == 1);
-  CHECK(f.warnings[0].find("member 'notes.txt' is not named <key>.npy: skipped (np.load lists it as 'notes.txt')") != std::string::npos);
+  CHECK(f.warnings[0].find("member 'notes.txt' is not named <key>.npy: skipped (np.load lists it as 'notes.txt')") !=
+        std::string::npos);
 }
 
 TEST_CASE("npz: zip64 members: sizes from the central zip64 extra field, data after the local one") {
@@ -144,7 +146,9 @@ TEST_CASE("npz: detection by magic tells .npz from torch.save archives") {
     const auto first64 = head(long_pt).first(64);
     CHECK_FALSE(ti::sniff_npz(first64));
     CHECK_FALSE(ti::sniff_pytorch(first64));
-    const std::string path = (std::filesystem::temp_directory_path() / ("ti_npz_test_long_name_" + std::to_string(::getpid()) + ".pt")).string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / ("ti_npz_test_long_name_" + std::to_string(::getpid()) + ".pt"))
+            .string();
     std::ofstream(path, std::ios::binary) << long_pt;
     CHECK(ti::open_file(path).format == "pytorch");
     std::filesystem::remove(path);
@@ -209,9 +213,9 @@ TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, memb
   SUBCASE("a stored member whose sizes disagree") {
     zip_test::Member m = zip_test::stored("a.npy", a);
     m.size = 60;
-    CHECK_THROWS_WITH_AS(open_zip({m}),
-                         "x.npz: member 'a.npy': stored member declares 60 bytes uncompressed but 134 compressed at byte 0",
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        open_zip({m}),
+        "x.npz: member 'a.npy': stored member declares 60 bytes uncompressed but 134 compressed at byte 0", ti::Error);
   }
   SUBCASE("a stored member whose shape needs more data than it holds") {
     CHECK_THROWS_WITH_AS(open_zip({zip_test::stored("a.npy", npy("<i2", "(1000000000,)", kI2Data))}),
@@ -261,8 +265,8 @@ TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, memb
   SUBCASE("corrupt deflate data") {
     zip_test::Member m = zip_test::deflated("a.npy", a);
     m.raw = std::string("\x07\xff\xff\xff", 4);
-    CHECK_THROWS_WITH_AS(open_zip({m}), "x.npz: member 'a.npy' (data at byte 35): corrupt data (Zlib error: data error)",
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(open_zip({m}),
+                         "x.npz: member 'a.npy' (data at byte 35): corrupt data (Zlib error: data error)", ti::Error);
   }
   SUBCASE("a CRC that does not match the inflated bytes") {
     zip_test::Member m = zip_test::deflated("a.npy", a);
@@ -270,8 +274,10 @@ TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, memb
     const ti::LoadedFile f = open_zip({m});  // listing reads the header only: the CRC is checked at realize
     // both CRCs, the actual one from the test's own bitwise CRC-32 (zip_builder.hpp)
     char want[160];
-    std::snprintf(want, sizeof want, "x.npz: member 'a.npy' (data at byte 35): CRC-32 of the data is 0x%08x, the archive declares 0x000004d2",
-                  zip_test::crc32(a));
+    std::snprintf(
+        want, sizeof want,
+        "x.npz: member 'a.npy' (data at byte 35): CRC-32 of the data is 0x%08x, the archive declares 0x000004d2",
+        zip_test::crc32(a));
     CHECK_THROWS_WITH_AS(ti::data(f.tensors[0].load()), want, ti::Error);
   }
   SUBCASE("a STORED member whose CRC does not match: check_whole says so, the lazy tensor reads in place") {
@@ -281,8 +287,10 @@ TEST_CASE("npz: corrupt and hostile archives give an Error naming the file, memb
     (void)ti::data(f.tensors[0].load());  // a read in place meets no CRC
     REQUIRE(f.tensors[0].details().check_whole);
     char want[160];
-    std::snprintf(want, sizeof want, "x.npz: member 'a.npy' (data at byte 35): CRC-32 of the data is 0x%08x, the archive declares 0x000004d2",
-                  zip_test::crc32(a));
+    std::snprintf(
+        want, sizeof want,
+        "x.npz: member 'a.npy' (data at byte 35): CRC-32 of the data is 0x%08x, the archive declares 0x000004d2",
+        zip_test::crc32(a));
     CHECK_THROWS_WITH_AS(f.tensors[0].details().check_whole(), want, ti::Error);
     zip_test::Member intact = zip_test::stored("a.npy", a);
     CHECK_NOTHROW(open_zip({intact}).tensors[0].details().check_whole());
@@ -322,10 +330,11 @@ TEST_CASE("fault 3: an npz member declaring a huge size that its shape matches i
   zip_test::Member m = zip_test::deflated("a.npy", npy("<i2", "(1000000000,)", kI2Data));
   m.size = 128u + 2000000000u;
   const std::uint64_t before = ti::Buffer::cpu_allocations();
-  CHECK_THROWS_WITH_AS(open_zip({m}),
-                       "x.npz: member 'a.npy': declares 2000000128 bytes uncompressed from 139 compressed, more than "
-                       "the ratio 1032:1 deflate can reach (limit zip_ratio; raise it with --limit zip_ratio=N) at byte 0",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      open_zip({m}),
+      "x.npz: member 'a.npy': declares 2000000128 bytes uncompressed from 139 compressed, more than "
+      "the ratio 1032:1 deflate can reach (limit zip_ratio; raise it with --limit zip_ratio=N) at byte 0",
+      ti::Error);
   CHECK(ti::Buffer::cpu_allocations() == before);
 }
 

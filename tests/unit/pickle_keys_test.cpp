@@ -67,7 +67,8 @@ ti::Pickled run(const P& p) {
 std::string entries(const ti::Pickled& r) {
   std::string out;
   for (std::size_t i = 0; i + 1 < r.root->items.size(); i += 2)
-    out += (out.empty() ? "" : " ") + ti::pickle_key_repr(*r.root->items[i]) + "=" + ti::pickle_key_repr(*r.root->items[i + 1]);
+    out += (out.empty() ? "" : " ") + ti::pickle_key_repr(*r.root->items[i]) + "=" +
+           ti::pickle_key_repr(*r.root->items[i + 1]);
   return out;
 }
 
@@ -104,7 +105,8 @@ TEST_CASE("pickle keys: a nan equals only itself (the same object through the me
   two.op("}(").f64(nan).i8(1).f64(nan).i8(2).op("u.");
   CHECK(run(two).root->items.size() == 4);  // two nan objects: two keys
   P memo;
-  memo.op("}(").f64(nan).op(std::string("q\0", 2)).i8(1).op(std::string("h\0", 2)).i8(2).op("u.");  // BINPUT 0, BINGET 0
+  memo.op("}(").f64(nan).op(std::string("q\0", 2)).i8(1).op(std::string("h\0", 2)).i8(2).op("u.");  // BINPUT 0, BINGET
+                                                                                                    // 0
   const ti::Pickled r = run(memo);
   CHECK(r.root->items.size() == 2);  // d[x] = 1; d[x] = 2 with one x
   CHECK(r.duplicates.at(0).key == "nan");
@@ -123,7 +125,8 @@ TEST_CASE("pickle keys: ints wider than 64 bits equal the floats and shorter enc
   p.long1(std::string("\0\0\0\0\0\0\0\x80", 8)).i8(8);    // -2**63
   p.op("u.");
   const ti::Pickled r = run(p);
-  CHECK(entries(r) == "1180591620717411303424=2 -1180591620717411303424=4 5=6 9223372036854775808=7 -9223372036854775808=8");
+  CHECK(entries(r) ==
+        "1180591620717411303424=2 -1180591620717411303424=4 5=6 9223372036854775808=7 -9223372036854775808=8");
   CHECK(r.root->items[4]->kind == Kind::Int);  // a 10-byte 5 is an int
 }
 
@@ -161,10 +164,12 @@ TEST_CASE("pickle keys: a list, dict or set as a key is Python's TypeError, at t
   list.op("}(");
   const std::size_t at = list.at();
   list.op("]").i8(1).op("u.");
-  CHECK_THROWS_WITH_AS(run(list), ("k.pkl: pickle: unhashable type: 'list' at byte " + std::to_string(at)).c_str(), ti::Error);
+  CHECK_THROWS_WITH_AS(run(list), ("k.pkl: pickle: unhashable type: 'list' at byte " + std::to_string(at)).c_str(),
+                       ti::Error);
   P nested;
   nested.op("}(").op("(").i8(1).op("}").op("t").i8(1).op("u.");
-  CHECK_THROWS_WITH_AS(run(nested), "k.pkl: pickle: unhashable type: 'dict' at byte 7", ti::Error);  // the {} in (1, {})
+  CHECK_THROWS_WITH_AS(run(nested), "k.pkl: pickle: unhashable type: 'dict' at byte 7",
+                       ti::Error);  // the {} in (1, {})
   P set;
   set.op("}(").op("\x8f").i8(1).op("u.");
   CHECK_THROWS_WITH_AS(run(set), "k.pkl: pickle: unhashable type: 'set' at byte 4", ti::Error);

@@ -32,7 +32,8 @@ std::uint32_t png_pixel(cairo_surface_t* s, double x, double y) {
 
 TEST_CASE("heatmap PNG of [[0, 1], [2, 3]]: its size and the viridis colours of its cells") {
   const ti::StoredElements s = ti::scan_source(tensor_of(std::vector<float>{0, 1, 2, 3}, ti::DType::Float32, {2, 2}));
-  const std::string path = std::filesystem::temp_directory_path() / ("ti_heatmap_" + std::to_string(::getpid()) + ".png");
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("ti_heatmap_" + std::to_string(::getpid()) + ".png");
   std::string bytes;
   const ti::PlotLayout l = ti::draw_heatmap(s, "test", ti::PlotFormat::Png, bytes);
   std::ofstream(path, std::ios::binary) << bytes;
@@ -51,7 +52,8 @@ TEST_CASE("heatmap PNG of [[0, 1], [2, 3]]: its size and the viridis colours of 
   std::filesystem::remove(path);
 }
 
-TEST_CASE("heatmap of 1024 x 1024 with one NaN, one +inf, one -inf: each marks its block's cell, counted in the layout") {
+TEST_CASE(
+    "heatmap of 1024 x 1024 with one NaN, one +inf, one -inf: each marks its block's cell, counted in the layout") {
   std::vector<float> v(1024 * 1024);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 7);
   v[3 * 1024 + 5] = NAN;                 // row 3, col 5: cell (1, 2) of 512 x 512 (blocks of 2 x 2)
@@ -59,7 +61,8 @@ TEST_CASE("heatmap of 1024 x 1024 with one NaN, one +inf, one -inf: each marks i
   v[10 * 1024 + 1023] = -INFINITY;       // cell (5, 511)
   v[10 * 1024 + 1022] = INFINITY;        // the same cell: +inf comes before -inf
   const ti::StoredElements s = ti::scan_source(tensor_of(v, ti::DType::Float32, {1024, 1024}));
-  const std::string path = std::filesystem::temp_directory_path() / ("ti_heatmap_nan_" + std::to_string(::getpid()) + ".png");
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("ti_heatmap_nan_" + std::to_string(::getpid()) + ".png");
   std::string bytes;
   const ti::PlotLayout l = ti::draw_heatmap(s, "test", ti::PlotFormat::Png, bytes);
   std::ofstream(path, std::ios::binary) << bytes;

@@ -83,7 +83,8 @@ inline std::shared_ptr<ti::MappedFile> archive(const std::string& pickle,
   return zip_test::file_of(zip_test::build(members), "x.pt");
 }
 
-inline ti::LoadedFile open_pickle(const Pickle& p, const std::vector<std::pair<std::string, std::string>>& storages = {}) {
+inline ti::LoadedFile open_pickle(const Pickle& p,
+                                  const std::vector<std::pair<std::string, std::string>>& storages = {}) {
   return ti::open_pytorch(archive(p.s, storages));
 }
 

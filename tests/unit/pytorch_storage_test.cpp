@@ -17,7 +17,8 @@ using pytorch_test::kF32;
 using pytorch_test::open_pickle;
 using pytorch_test::Pickle;
 
-TEST_CASE("pytorch: a storage type with no dtype (complex) is listed with its bytes, refused at load, compared by bytes") {
+TEST_CASE(
+    "pytorch: a storage type with no dtype (complex) is listed with its bytes, refused at load, compared by bytes") {
   SUBCASE("a storage type with no dtype here is listed, then refused at load") {
     Pickle p;
     p.op("}").str("z");
@@ -25,8 +26,8 @@ TEST_CASE("pytorch: a storage type with no dtype (complex) is listed with its by
     p.op("s.");
     const ti::LoadedFile f = open_pickle(p, {{"0", kF32}});
     CHECK_FALSE(f.tensors[0].dtype.has_value());
-    CHECK_THROWS_WITH_AS(f.tensors[0].load(), "x.pt: tensor 'z': storage type torch.ComplexFloatStorage is not supported",
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(f.tensors[0].load(),
+                         "x.pt: tensor 'z': storage type torch.ComplexFloatStorage is not supported", ti::Error);
     // complex64 is 8 bytes an element: the 16 bytes of the member, which diff compares.
     CHECK(f.tensors[0].nbytes == 16);
     REQUIRE(f.tensors[0].details().blocks_file != nullptr);
@@ -51,9 +52,10 @@ TEST_CASE("pytorch: a storage type with no dtype (complex) is listed with its by
     big.op("}").str("z");
     big.tensor("ComplexDoubleStorage", "0", 2, 0, {2}, {1});  // 32 bytes in a 16-byte member
     big.op("s.");
-    CHECK_THROWS_WITH_AS(open_pickle(big, {{"0", kF32}}),
-                         "x.pt: archive/data.pkl: tensor 'z': storage '0' of 2 ComplexDoubleStorage needs 32 bytes, "
-                         "member 'archive/data/0' holds 16 at byte 84",  // the key, as for FloatStorage (76) + 8 letters
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        open_pickle(big, {{"0", kF32}}),
+        "x.pt: archive/data.pkl: tensor 'z': storage '0' of 2 ComplexDoubleStorage needs 32 bytes, "
+        "member 'archive/data/0' holds 16 at byte 84",  // the key, as for FloatStorage (76) + 8 letters
+        ti::Error);
   }
 }

@@ -215,7 +215,8 @@ TEST_CASE("pytorch: malformed pickles give an Error naming the file, member and 
   SUBCASE("memo index never stored") {
     Pickle p;
     p.op("h\x05.");
-    CHECK_THROWS_WITH_AS(open_pickle(p), (kPickleName + ": memo index 5 was never stored at byte 2").c_str(), ti::Error);
+    CHECK_THROWS_WITH_AS(open_pickle(p), (kPickleName + ": memo index 5 was never stored at byte 2").c_str(),
+                         ti::Error);
   }
   SUBCASE("a huge LONG_BINGET index") {
     Pickle p;
@@ -232,8 +233,8 @@ TEST_CASE("pytorch: malformed pickles give an Error naming the file, member and 
   SUBCASE("a string running past the end") {
     Pickle p;
     p.op(std::string("X\x64\0\0\0ab", 7));
-    CHECK_THROWS_WITH_AS(open_pickle(p), (kPickleName + ": truncated BINUNICODE: needs 100 bytes, 2 left at byte 7").c_str(),
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        open_pickle(p), (kPickleName + ": truncated BINUNICODE: needs 100 bytes, 2 left at byte 7").c_str(), ti::Error);
   }
   SUBCASE("calling a dict") {
     Pickle p;
@@ -269,15 +270,19 @@ TEST_CASE("pytorch: malformed pickles give an Error naming the file, member and 
   SUBCASE("the value limit") {
     const std::string bytes = "\x80\x02NNNN.";
     const ti::PickleLimits limits{3, 3, 100, 64};
-    CHECK_THROWS_WITH_AS(ti::read_pickle(std::as_bytes(std::span(bytes.data(), bytes.size())), "p", limits),
-                         "p: pickle: more than 3 values (limit pickle_values; raise it with --limit pickle_values=N) at byte 5", ti::Error);
+    CHECK_THROWS_WITH_AS(
+        ti::read_pickle(std::as_bytes(std::span(bytes.data(), bytes.size())), "p", limits),
+        "p: pickle: more than 3 values (limit pickle_values; raise it with --limit pickle_values=N) at byte 5",
+        ti::Error);
   }
   SUBCASE("the reference limit: DUP and BINGET make no values but hold references") {
     const std::string bytes = "\x80\x02N" + std::string(20, '2') + ".";
     const ti::PickleLimits limits{100, 100, 10, 64};
     // N is reference 1, the DUPs at bytes 3.. are 2, 3, ...: the 10th DUP (byte 12) is the 11th.
     CHECK_THROWS_WITH_AS(ti::read_pickle(std::as_bytes(std::span(bytes.data(), bytes.size())), "p", limits),
-                         "p: pickle: more than 10 stack and container references (limit pickle_refs; raise it with --limit pickle_refs=N) at byte 12", ti::Error);
+                         "p: pickle: more than 10 stack and container references (limit pickle_refs; raise it with "
+                         "--limit pickle_refs=N) at byte 12",
+                         ti::Error);
   }
 }
 
@@ -341,11 +346,13 @@ TEST_CASE("pytorch: tensors that do not fit their storage or archive are refused
     const auto file = zip_test::file_of(legacy, "old.pt");
     CHECK(ti::sniff_pytorch(file->bytes()));
     CHECK_THROWS_WITH_AS(ti::open_pytorch(file),
-                         "old.pt: protocol version: pickle: truncated: the pickle ends without STOP at byte 15", ti::Error);
+                         "old.pt: protocol version: pickle: truncated: the pickle ends without STOP at byte 15",
+                         ti::Error);
   }
 }
 
-TEST_CASE("pytorch: the legacy sample (torch.save(_use_new_zipfile_serialization=False)) holds what protocol4.pt holds") {
+TEST_CASE(
+    "pytorch: the legacy sample (torch.save(_use_new_zipfile_serialization=False)) holds what protocol4.pt holds") {
   // make_pt_samples.py saves one OrderedDict both ways; pt_expected.json pins protocol4.pt's values to torch.load's.
   const ti::LoadedFile legacy = ti::open_file(kSamples + "legacy.pt");
   const ti::LoadedFile zip = ti::open_file(kSamples + "protocol4.pt");

@@ -111,8 +111,9 @@ TEST_CASE("raw: lengths that do not fit the itemsize or the shape are refused wi
                          "x.bin: offset 5 is past the end of the file (4 bytes)", ti::Error);
   }
   SUBCASE("a shape whose byte size overflows") {
-    CHECK_THROWS_WITH_AS(ti::open_raw(raw_file("01234567"), opts(ti::DType::Int64, ti::Shape{std::int64_t{1} << 62, 4})),
-                         "x.bin: raw shape (4611686018427387904, 4) overflows", ti::Error);
+    CHECK_THROWS_WITH_AS(
+        ti::open_raw(raw_file("01234567"), opts(ti::DType::Int64, ti::Shape{std::int64_t{1} << 62, 4})),
+        "x.bin: raw shape (4611686018427387904, 4) overflows", ti::Error);
   }
   SUBCASE("a negative dimension") {
     CHECK_THROWS_WITH_AS(ti::open_raw(raw_file("01"), opts(ti::DType::UInt8, ti::Shape{-2})),

@@ -99,7 +99,8 @@ TEST_CASE("graph nodes are interned: same structure, same pointer") {
   auto a = Tensor::binary(Op::Add, x, scalar_like(x, 1));
   auto b = Tensor::binary(Op::Add, x, scalar_like(x, 1));
   CHECK(a.node() == b.node());
-  CHECK(Tensor::binary(Op::Add, x, scalar_like(x, -0.0)).node() != Tensor::binary(Op::Add, x, scalar_like(x, 0.0)).node());
+  CHECK(Tensor::binary(Op::Add, x, scalar_like(x, -0.0)).node() !=
+        Tensor::binary(Op::Add, x, scalar_like(x, 0.0)).node());
 }
 
 TEST_CASE("float32 sums keep counting past 2**24 and constant inputs reduce in closed form") {

@@ -93,7 +93,9 @@ TEST_CASE("max keeps a nan only where it comes first, in any block, on any threa
     for (std::size_t i = 1; i < n; ++i) want = want < v[i] ? v[i] : want;
     for (int t : {1, 2, 7}) {
       omp_set_num_threads(t);
-      double got = ti::data(tensor_of(v, DType::Float32, {static_cast<std::int64_t>(n)}).reduce(Op::ReduceMax, {0})).element(0).f;
+      double got = ti::data(tensor_of(v, DType::Float32, {static_cast<std::int64_t>(n)}).reduce(Op::ReduceMax, {0}))
+                       .element(0)
+                       .f;
       if (std::isnan(want)) CHECK(std::isnan(got));
       else CHECK(got == static_cast<double>(want));
     }
@@ -140,8 +142,8 @@ TEST_CASE("tree_fold_batched folds in tree_fold's tree while holding at most `ba
         most = std::max(most, count);
       };
       std::int64_t done = 0;
-      CHECK(ti::realize_detail::tree_fold_batched<std::string>(0, n, batch, scratch, make, combine, [&](std::int64_t c) { done += c; }) ==
-            whole);
+      CHECK(ti::realize_detail::tree_fold_batched<std::string>(0, n, batch, scratch, make, combine,
+                                                               [&](std::int64_t c) { done += c; }) == whole);
       CHECK(made == n);  // each leaf made once
       CHECK(done == n);
       CHECK(most <= batch);
@@ -192,6 +194,7 @@ TEST_CASE("a kernel of more than one batch reports its progress, ending at done 
   ti::set_progress_hook(std::move(saved));
   CHECK(sum == 33554432.0);
   REQUIRE(big.size() == 4);
-  for (std::size_t i = 0; i < big.size(); ++i) CHECK(big[i] == std::pair<std::int64_t, std::int64_t>{4096 * static_cast<std::int64_t>(i + 1), 16384});
+  for (std::size_t i = 0; i < big.size(); ++i)
+    CHECK(big[i] == std::pair<std::int64_t, std::int64_t>{4096 * static_cast<std::int64_t>(i + 1), 16384});
   CHECK(reports.empty());
 }

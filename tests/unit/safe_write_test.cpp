@@ -17,7 +17,8 @@ namespace {
 struct WriteFolder {
   fs::path path;
   WriteFolder() {
-    path = fs::temp_directory_path() / ("ti_safe_write_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+    path =
+        fs::temp_directory_path() / ("ti_safe_write_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
     fs::create_directories(path);
   }
   ~WriteFolder() { fs::remove_all(path); }

@@ -41,7 +41,8 @@ void check_entries(const std::string& text, const std::vector<Want>& want) {
 }  // namespace
 
 TEST_CASE("safetensors header: the writers' compact spelling and any other give the same entries") {
-  const std::vector<Want> want = {{"w", "F16", {64, 8}, 0, 1024}, {"s", "I64", {}, 1024, 1032}, {"e", "BF16", {3, 0, 2}, 1032, 1032}};
+  const std::vector<Want> want = {
+      {"w", "F16", {64, 8}, 0, 1024}, {"s", "I64", {}, 1024, 1032}, {"e", "BF16", {3, 0, 2}, 1032, 1032}};
   check_entries(R"({"w":{"dtype":"F16","shape":[64,8],"data_offsets":[0,1024]},)"
                 R"("s":{"dtype":"I64","shape":[],"data_offsets":[1024,1032]},)"
                 R"("e":{"dtype":"BF16","shape":[3,0,2],"data_offsets":[1032,1032]}})",
@@ -75,14 +76,15 @@ TEST_CASE("safetensors header: a bad value gives the field reader's message in t
   // A leading zero is not JSON; a negative or fractional dimension is not a dimension; a
   // third offset is not [begin, end]. The byte offsets count the 8-byte length prefix.
   CHECK_THROWS_WITH_AS(parse(R"({"a":{"dtype":"U8","shape":[01],"data_offsets":[0,1]}})"),
-                       "x.safetensors: header is not valid JSON (expected ',' or ']', found '1') at byte 37", ti::Error);
+                       "x.safetensors: header is not valid JSON (expected ',' or ']', found '1') at byte 37",
+                       ti::Error);
   CHECK_THROWS_WITH_AS(parse(R"({"a":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}})"),
                        "x.safetensors: tensor 'a': shape dimension must be a non-negative integer, not -1", ti::Error);
   CHECK_THROWS_WITH_AS(parse(R"({"a":{"dtype":"U8","shape":[1.5],"data_offsets":[0,1]}})"),
                        "x.safetensors: tensor 'a': shape dimension must be a non-negative integer, not 1.5", ti::Error);
   CHECK_THROWS_WITH_AS(parse(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1,2]}})"),
                        "x.safetensors: tensor 'a': data_offsets is not a list [begin, end]", ti::Error);
-  CHECK_THROWS_WITH_AS(parse(R"({"a":{"dtype":"U8","shape":[99999999999999999999],"data_offsets":[0,1]}})"),
-                       "x.safetensors: tensor 'a': shape dimension must be a non-negative integer, not 99999999999999999999",
-                       ti::Error);
+  CHECK_THROWS_WITH_AS(
+      parse(R"({"a":{"dtype":"U8","shape":[99999999999999999999],"data_offsets":[0,1]}})"),
+      "x.safetensors: tensor 'a': shape dimension must be a non-negative integer, not 99999999999999999999", ti::Error);
 }

@@ -58,26 +58,27 @@ TEST_CASE("safetensors index: the index and its shards must agree, and shard nam
     CHECK(names_of(open_index(R"({"weight_map": {"a": "s1.safetensors"}})")) == std::vector<std::string>{"a"});
   }
   SUBCASE("a tensor mapped to a shard that lacks it") {
-    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors", "b": "s1.safetensors"}})"),
-                         (index_path + ": tensor 'b' is mapped to shard 's1.safetensors', which does not hold it").c_str(),
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        open_index(R"({"weight_map": {"a": "s1.safetensors", "b": "s1.safetensors"}})"),
+        (index_path + ": tensor 'b' is mapped to shard 's1.safetensors', which does not hold it").c_str(), ti::Error);
   }
   SUBCASE("a shard tensor the index does not list") {
     dir.write("s2.safetensors", shard_bytes("{" + kIndexA4 + R"(,"z":{"dtype":"U8","shape":[1],"data_offsets":[4,5]}})",
                                    std::string("\0\0\0\0\x07", 5)));
-    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s2.safetensors"}})"),
-                         (index_path + ": shard 's2.safetensors' holds tensor 'z', which the index does not list").c_str(),
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        open_index(R"({"weight_map": {"a": "s2.safetensors"}})"),
+        (index_path + ": shard 's2.safetensors' holds tensor 'z', which the index does not list").c_str(), ti::Error);
   }
   SUBCASE("shard names that escape the directory") {
-    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "../s1.safetensors"}})"),
-                         (index_path + ": tensor 'a': shard name '../s1.safetensors' leaves the index's directory").c_str(),
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        open_index(R"({"weight_map": {"a": "../s1.safetensors"}})"),
+        (index_path + ": tensor 'a': shard name '../s1.safetensors' leaves the index's directory").c_str(), ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "sub/../../x"}})"),
                          (index_path + ": tensor 'a': shard name 'sub/../../x' leaves the index's directory").c_str(),
                          ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "/etc/passwd"}})"),
-                         (index_path + ": tensor 'a': shard name '/etc/passwd' is an absolute path").c_str(), ti::Error);
+                         (index_path + ": tensor 'a': shard name '/etc/passwd' is an absolute path").c_str(),
+                         ti::Error);
   }
   SUBCASE("a missing shard is a warning; loading its tensor is an I/O error (fault 9)") {
     const ti::LoadedFile f = open_index(R"({"weight_map": {"a": "nope.safetensors"}})");
@@ -94,23 +95,28 @@ TEST_CASE("safetensors index: the index and its shards must agree, and shard nam
                          (index_path + ": key 'weight_map' appears twice in the index").c_str(), ti::Error);
     // The metadata's own keys, and those of an object inside it, each named with their object.
     CHECK_THROWS_WITH_AS(open_index(R"({"metadata": {"total_size": 1, "total_size": 2}, "weight_map": {}})"),
-                         (index_path + ": key 'total_size' appears twice in header object 'metadata'").c_str(), ti::Error);
+                         (index_path + ": key 'total_size' appears twice in header object 'metadata'").c_str(),
+                         ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"metadata": {"m": {"k": 1, "k": 2}}, "weight_map": {}})"),
                          (index_path + ": key 'k' appears twice in header object 'm'").c_str(), ti::Error);
-    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": []})"), (index_path + ": index has no \"weight_map\" object").c_str(),
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": []})"),
+                         (index_path + ": index has no \"weight_map\" object").c_str(), ti::Error);
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": 5}})"),
                          (index_path + ": tensor 'a': shard name is not a string").c_str(), ti::Error);
   }
   SUBCASE("an index that is not a JSON object, or not JSON, is refused with the byte") {
-    CHECK_THROWS_WITH_AS(open_index(R"([{"weight_map": {}}])"), (index_path + ": index is not a JSON object").c_str(), ti::Error);
+    CHECK_THROWS_WITH_AS(open_index(R"([{"weight_map": {}}])"), (index_path + ": index is not a JSON object").c_str(),
+                         ti::Error);
     // byte 38 is the '}' after a trailing comma; byte 39 the 'x' after the object
     CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors"},})"),
-                         (index_path + ": header is not valid JSON (expected a string, found '}') at byte 39").c_str(), ti::Error);
-    CHECK_THROWS_WITH_AS(open_index(R"({"weight_map": {"a": "s1.safetensors"}} x)"),
-                         (index_path + ": header is not valid JSON (trailing characters after the closing '}') at byte 40").c_str(),
+                         (index_path + ": header is not valid JSON (expected a string, found '}') at byte 39").c_str(),
                          ti::Error);
-    CHECK(test_util::code_of([&] { open_index(R"({"weight_map": {"a": "s1.safetensors"})"); }) == ti::ErrorCode::BadFile);
+    CHECK_THROWS_WITH_AS(
+        open_index(R"({"weight_map": {"a": "s1.safetensors"}} x)"),
+        (index_path + ": header is not valid JSON (trailing characters after the closing '}') at byte 40").c_str(),
+        ti::Error);
+    CHECK(test_util::code_of([&] { open_index(R"({"weight_map": {"a": "s1.safetensors"})"); }) ==
+          ti::ErrorCode::BadFile);
   }
   SUBCASE("metadata: an object's keys in sorted order with their JSON types, null, or refused") {
     const ti::LoadedFile f = open_index(R"({"metadata": {"total_size": 4, "format": "pt", "nested": {"k": [1, 2]}},
@@ -127,10 +133,12 @@ TEST_CASE("safetensors index: the index and its shards must agree, and shard nam
     CHECK_THROWS_WITH_AS(open_index(R"({"metadata": 5, "weight_map": {"a": "s1.safetensors"}})"),
                          (index_path + ": \"metadata\" is not an object").c_str(), ti::Error);
     // Duplicate keys inside the metadata are refused as anywhere in a header.
-    CHECK(test_util::code_of([&] { open_index(R"({"metadata": {"k": 1, "k": 2}, "weight_map": {}})"); }) == ti::ErrorCode::BadFile);
+    CHECK(test_util::code_of([&] { open_index(R"({"metadata": {"k": 1, "k": 2}, "weight_map": {}})"); }) ==
+          ti::ErrorCode::BadFile);
   }
   SUBCASE("names with escapes, and the tensors of a missing shard in index order") {
-    const ti::LoadedFile f = open_index(R"({"weight_map": {"z": "gone.safetensors", "\u0061": "s1.safetensors", "b": "gone.safetensors"}})");
+    const ti::LoadedFile f =
+        open_index(R"({"weight_map": {"z": "gone.safetensors", "\u0061": "s1.safetensors", "b": "gone.safetensors"}})");
     CHECK(names_of(f) == std::vector<std::string>{"z", "b", "a"});  // shards sorted: gone before s1
     REQUIRE(f.warnings.size() == 1);
     CHECK(f.warnings[0].find("shard 'gone.safetensors' of 2 tensors cannot be read") != std::string::npos);

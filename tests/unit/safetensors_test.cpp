@@ -131,7 +131,8 @@ TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are 
       CHECK(f.tensors[0].dtype == dtype);
     }
   }
-  SUBCASE("F8_E8M0, F4, F6 and C64 are listed with their size; F8_E8M0 and F4 decode to float32, the others name the tag") {
+  SUBCASE(
+      "F8_E8M0, F4, F6 and C64 are listed with their size; F8_E8M0 and F4 decode to float32, the others name the tag") {
     const ti::LoadedFile f = open_st(st(R"({"e":{"dtype":"F8_E8M0","shape":[2],"data_offsets":[0,2]},)"
                                         R"("f":{"dtype":"F4","shape":[4],"data_offsets":[2,4]},)"
                                         R"("g":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[4,7]},)"
@@ -146,10 +147,11 @@ TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are 
     CHECK(f.tensors[1].shape == ti::Shape{4});
     CHECK(f.tensors[2].nbytes == 3);
     CHECK(f.tensors[0].load().dtype() == ti::DType::Float32);
-    CHECK_THROWS_WITH_AS(f.tensors[2].load(),
-                         "x.safetensors: tensor 'g' has dtype F6_E2M3, a packed 6-bit float whose bit order safetensors "
-                         "does not define",
-                         ti::Error);
+    CHECK_THROWS_WITH_AS(
+        f.tensors[2].load(),
+        "x.safetensors: tensor 'g' has dtype F6_E2M3, a packed 6-bit float whose bit order safetensors "
+        "does not define",
+        ti::Error);
     try {
       f.tensors[3].load();
     } catch (const ti::Error& e) {
@@ -159,9 +161,13 @@ TEST_CASE("safetensors: dtype tags map to tinygrad dtypes; tags without one are 
 }
 
 TEST_CASE("safetensors: header length, first byte and JSON errors name the byte") {
-  CHECK_ST_ERROR(std::string("\x10\x00\x00", 3), "x.safetensors: truncated header length: needs 8 bytes, 3 left at byte 0");
+  CHECK_ST_ERROR(std::string("\x10\x00\x00", 3),
+                 "x.safetensors: truncated header length: needs 8 bytes, 3 left at byte 0");
   // A hit cap: the message names it, and the code is limit_exceeded (not bad_file) wherever a cap is hit.
-  CHECK_THROWS_WITH_AS(open_st(le64(100'000'001) + "{}"), "x.safetensors: header length 100000001 exceeds the limit of 100000000 (limit safetensors_header_bytes; raise it with --limit safetensors_header_bytes=N) at byte 0", ti::Error);
+  CHECK_THROWS_WITH_AS(open_st(le64(100'000'001) + "{}"),
+                       "x.safetensors: header length 100000001 exceeds the limit of 100000000 (limit "
+                       "safetensors_header_bytes; raise it with --limit safetensors_header_bytes=N) at byte 0",
+                       ti::Error);
   CHECK(test_util::code_of([&] { open_st(le64(100'000'001) + "{}"); }) == ti::ErrorCode::LimitExceeded);
   CHECK_ST_ERROR(le64(1000) + "{\"a\":1}" + std::string(13, ' '),
                  "x.safetensors: header length 1000 runs past the end of the file (28 bytes) at byte 0");
@@ -175,8 +181,9 @@ TEST_CASE("safetensors: header length, first byte and JSON errors name the byte"
 TEST_CASE("safetensors: hostile offsets, sizes and names are refused naming the tensor") {
   SUBCASE("offsets past the end of the data") {
     const std::string h = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
-    CHECK_ST_ERROR(st(h, "1234"), "x.safetensors: tensor 'a': data_offsets [0, 8) run past the end of the data (4 bytes) at byte " +
-                                      std::to_string(8 + h.size()));
+    CHECK_ST_ERROR(st(h, "1234"),
+                   "x.safetensors: tensor 'a': data_offsets [0, 8) run past the end of the data (4 bytes) at byte " +
+                       std::to_string(8 + h.size()));
   }
   SUBCASE("overlapping tensors") {
     const std::string h = "{" + kA4 + R"(,"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})";
@@ -195,13 +202,15 @@ TEST_CASE("safetensors: hostile offsets, sizes and names are refused naming the 
   }
   SUBCASE("a hole between tensors") {
     const std::string h = "{" + kA4 + R"(,"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})";
-    CHECK_ST_ERROR(st(h, std::string(12, 'x')), "x.safetensors: tensor 'b': data_offsets [8, 12) leave a hole of 4 bytes before it at byte " +
-                                                    std::to_string(8 + h.size() + 4));
+    CHECK_ST_ERROR(st(h, std::string(12, 'x')),
+                   "x.safetensors: tensor 'b': data_offsets [8, 12) leave a hole of 4 bytes before it at byte " +
+                       std::to_string(8 + h.size() + 4));
   }
   SUBCASE("a hole before the first tensor") {
     const std::string h = R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})";
-    CHECK_ST_ERROR(st(h, "12"), "x.safetensors: tensor 'a': data_offsets [1, 2) leave a hole of 1 bytes before it at byte " +
-                                    std::to_string(8 + h.size()));
+    CHECK_ST_ERROR(st(h, "12"),
+                   "x.safetensors: tensor 'a': data_offsets [1, 2) leave a hole of 1 bytes before it at byte " +
+                       std::to_string(8 + h.size()));
   }
   SUBCASE("bytes after the last tensor") {
     const std::string h = "{" + kA4 + "}";
@@ -229,8 +238,10 @@ TEST_CASE("safetensors: hostile offsets, sizes and names are refused naming the 
     CHECK_ST_ERROR(st(R"({"__metadata__":{"k":"1","k":"2"}})"),
                    "x.safetensors: key 'k' appears twice in header object '__metadata__'");
     // The same name spelled with and without an escape is one name held twice.
-    CHECK_ST_ERROR(st(R"({"ab":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a\u0062":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})", "12"),
-                   "x.safetensors: tensor 'ab' appears twice in the header");
+    CHECK_ST_ERROR(
+        st(R"({"ab":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a\u0062":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})",
+           "12"),
+        "x.safetensors: tensor 'ab' appears twice in the header");
   }
   SUBCASE("among many names, the duplicate that sorts first is named, wherever the two are") {
     // 3000 distinct names t0..t2999 (one byte each), then "t2999" and "t1000" again: the
@@ -307,7 +318,8 @@ TEST_CASE("safetensors: the real files of other projects behave as EXPECTED.md s
     const std::vector<std::int64_t> v = ints(f.tensors[0].load());
     REQUIRE(v.size() == 1656);
     CHECK(std::vector<std::int64_t>(v.begin(), v.begin() + 5) == std::vector<std::int64_t>{865, 62, 408, 408, 475});
-    CHECK(std::vector<std::int64_t>(v.begin() + 828, v.begin() + 833) == std::vector<std::int64_t>{200, 518, 518, 518, 937});
+    CHECK(std::vector<std::int64_t>(v.begin() + 828, v.begin() + 833) ==
+          std::vector<std::int64_t>{200, 518, 518, 518, 937});
     CHECK(std::vector<std::int64_t>(v.end() - 3, v.end()) == std::vector<std::int64_t>{873, 796, 889});
     CHECK(*std::min_element(v.begin(), v.end()) == 0);
     CHECK(*std::max_element(v.begin(), v.end()) == 1023);

@@ -1,6 +1,6 @@
-// Tests of decode/scaled_runs.cpp and decode/word_strips.cpp: every fp8 E4M3 code and random 4-bit words, decoded by the
-// (AVX2 where there is one) loops, give the bits of the scalar formulas written out here
-// from the table and the packing (tests/quant_writers.py writes files the same way).
+// Tests of decode/scaled_runs.cpp and decode/word_strips.cpp: every fp8 E4M3 code and random 4-bit words, decoded by
+// the (AVX2 where there is one) loops, give the bits of the scalar formulas written out here from the table and the
+// packing (tests/quant_writers.py writes files the same way).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -53,7 +53,8 @@ TEST_CASE("packed4_scaled: field f of word f / 8 (stride apart), minus the zero,
       int differ = 0;
       for (std::int64_t k = 0; k < n; ++k) {
         const std::int64_t f = first + k;
-        const auto q = static_cast<std::int32_t>((words[static_cast<std::size_t>(f / 8 * kStride)] >> (4 * (f % 8))) & 15u);
+        const auto q =
+            static_cast<std::int32_t>((words[static_cast<std::size_t>(f / 8 * kStride)] >> (4 * (f % 8))) & 15u);
         differ += !same_bits(out[static_cast<std::size_t>(k)], 0.0123f * static_cast<float>(q - 8));
       }
       CHECK(differ == 0);

@@ -100,8 +100,8 @@ TEST_CASE("cumsum along any axis scans each lane in the same order, with the sam
   const Tensor t = tensor_of(x, DType::Float32, {5, 700});
   std::vector<float> by_row(rows * cols), by_col(rows * cols);
   for (std::size_t r = 0; r < rows; ++r) {
-    const std::vector<float> lane = tinygrad_cumsum(std::vector<float>(x.begin() + static_cast<std::ptrdiff_t>(r * cols),
-                                                                       x.begin() + static_cast<std::ptrdiff_t>((r + 1) * cols)));
+    const std::vector<float> lane = tinygrad_cumsum(std::vector<float>(
+        x.begin() + static_cast<std::ptrdiff_t>(r * cols), x.begin() + static_cast<std::ptrdiff_t>((r + 1) * cols)));
     std::copy(lane.begin(), lane.end(), by_row.begin() + static_cast<std::ptrdiff_t>(r * cols));
   }
   for (std::size_t c = 0; c < cols; ++c) {
@@ -142,7 +142,9 @@ TEST_CASE("a slice of a cumsum scans up to its end and keeps only what it shows"
 
 TEST_CASE("cumsum keeps a -0.0 where tinygrad's kernels do: rows up to 7, the last output up to 32") {
   // tinygrad 0.13, CPU: Tensor([-0.0] * n).cumsum() gives these signs.
-  auto negative_zeros = [](std::int64_t n) { return Tensor::full({n}, ti::Scalar::from_float(-0.0), DType::Float32).contiguous(); };
+  auto negative_zeros = [](std::int64_t n) {
+    return Tensor::full({n}, ti::Scalar::from_float(-0.0), DType::Float32).contiguous();
+  };
   CHECK(signs(floats_of(tg::cumsum(negative_zeros(5), 0))) == "-----");
   CHECK(signs(floats_of(tg::cumsum(negative_zeros(8), 0))) == "+++++++-");
   CHECK(signs(floats_of(tg::cumsum(negative_zeros(33), 0))) == std::string(33, '+'));
@@ -151,7 +153,8 @@ TEST_CASE("cumsum keeps a -0.0 where tinygrad's kernels do: rows up to 7, the la
 
 TEST_CASE("cumsum of ints wraps in the sum's dtype; half rounds each chunk sum and base to half") {
   const std::vector<std::int32_t> big{2147483647, 1, 5};
-  CHECK(test_util::values(tg::cumsum(tensor_of(big, DType::Int32), 0)) == std::vector<double>{2147483647, -2147483648.0, -2147483643.0});
+  CHECK(test_util::values(tg::cumsum(tensor_of(big, DType::Int32), 0)) ==
+        std::vector<double>{2147483647, -2147483648.0, -2147483643.0});
   const std::vector<std::uint8_t> bytes(600, 255);
   const Tensor u = tg::cumsum(tensor_of(bytes, DType::UInt8), 0);  // uint8 sums in uint32
   CHECK(u.dtype() == DType::UInt32);

@@ -19,7 +19,8 @@ namespace {
 std::vector<std::uint16_t> wave_bf16(std::size_t n) {
   std::vector<std::uint16_t> w(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto f = static_cast<float>(std::sin(static_cast<double>(i) * 0.001) * 0.05 + 1e-3 * std::cos(static_cast<double>(i)));
+    const auto f =
+        static_cast<float>(std::sin(static_cast<double>(i) * 0.001) * 0.05 + 1e-3 * std::cos(static_cast<double>(i)));
     w[i] = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(f) >> 16);
   }
   for (std::size_t i = 1000; i < n; i += 1'000'003) w[i] = static_cast<std::uint16_t>(i % 2 ? 0x8000u : 0u);

@@ -33,7 +33,8 @@ void check_all_patterns(ti::DType dtype, double (*reference)(std::uint16_t)) {
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < bits.size(); ++i) {
     const double want = reference(bits[i]);
-    const bool same = std::isnan(want) ? std::isnan(got[i]) : got[i] == want && std::signbit(got[i]) == std::signbit(want);
+    const bool same =
+        std::isnan(want) ? std::isnan(got[i]) : got[i] == want && std::signbit(got[i]) == std::signbit(want);
     wrong += !same;
   }
   CHECK(wrong == 0);
@@ -55,7 +56,8 @@ TEST_CASE("stats of [1, 2, 3, 4] are the hand-computed ones") {
 
 TEST_CASE("float stats are over the finite values; nan, +inf, -inf and zeros are counted apart") {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  const ti::TensorStats s = stats_of(tensor_of(std::vector<float>{nan, -2, inf, 0, -0.0f, -inf, 6, nan}, ti::DType::Float32));
+  const ti::TensorStats s =
+      stats_of(tensor_of(std::vector<float>{nan, -2, inf, 0, -0.0f, -inf, 6, nan}, ti::DType::Float32));
   CHECK(s.count == 8);
   CHECK(s.finite == 4);
   CHECK(s.nan == 2);
@@ -169,7 +171,8 @@ TEST_CASE("big-endian storage (byteswap + bitcast, as loaders build it) is decod
 }
 
 TEST_CASE("histogram bins follow np.histogram: edges from linspace, last bin closed") {
-  const ti::StoredElements s = ti::scan_source(tensor_of(std::vector<double>{0, 0.25, 0.5, 0.75, 1, NAN, 2}, ti::DType::Float64));
+  const ti::StoredElements s =
+      ti::scan_source(tensor_of(std::vector<double>{0, 0.25, 0.5, 0.75, 1, NAN, 2}, ti::DType::Float64));
   const ti::Histogram h = ti::compute_histogram(s, 4, 0.0, 1.0);
   CHECK(h.counts == std::vector<std::uint64_t>{1, 1, 1, 2});
   CHECK(h.nan == 1);
@@ -234,7 +237,9 @@ void reference_moments(const std::vector<float>& x, long double& sum, long doubl
 
 }  // namespace
 
-TEST_CASE("the float lane's one-pass block kernel: the same bits on the AVX2 and baseline loops, and a long double two-pass's moments") {
+TEST_CASE(
+    "the float lane's one-pass block kernel: the same bits on the AVX2 and baseline loops, and a long double "
+    "two-pass's moments") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   struct Case {
     const char* what;
@@ -290,7 +295,8 @@ TEST_CASE("the float lane's one-pass block kernel: the same bits on the AVX2 and
   ti::StoredElements bf;
   bf.stored = ti::DType::BFloat16;
   const auto* bytes = reinterpret_cast<const std::byte*>(words.data());
-  const ti::Moments fast = ti::stored_block_kernel(bf)(bytes, 4096), base = ti::block_moments_baseline(bytes, 4096, ti::DType::BFloat16);
+  const ti::Moments fast = ti::stored_block_kernel(bf)(bytes, 4096),
+                    base = ti::block_moments_baseline(bytes, 4096, ti::DType::BFloat16);
   CHECK(std::memcmp(&fast.fsum, &base.fsum, sizeof(double)) == 0);
   CHECK(std::memcmp(&fast.m2, &base.m2, sizeof(double)) == 0);
   CHECK(fast.finite == 4093);
@@ -303,7 +309,8 @@ TEST_CASE("the float lane's one-pass block kernel: the same bits on the AVX2 and
   for (std::size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<std::uint16_t>(i * 40503u);  // a permutation
   for (std::size_t b = 0; b < halves.size(); b += 4096) {
     const auto* h = reinterpret_cast<const std::byte*>(halves.data() + b);
-    const ti::Moments f = ti::stored_block_kernel(f16)(h, 4096), g = ti::block_moments_baseline(h, 4096, ti::DType::Float16);
+    const ti::Moments f = ti::stored_block_kernel(f16)(h, 4096),
+                      g = ti::block_moments_baseline(h, 4096, ti::DType::Float16);
     CHECK(std::memcmp(&f.fsum, &g.fsum, sizeof(double)) == 0);
     CHECK(std::memcmp(&f.m2, &g.m2, sizeof(double)) == 0);
     CHECK(f.finite == g.finite);
@@ -312,7 +319,8 @@ TEST_CASE("the float lane's one-pass block kernel: the same bits on the AVX2 and
   std::vector<float> normal;
   std::vector<std::uint16_t> normal_halves;
   for (std::uint32_t i = 0; i < 4096; ++i) {  // halves in [-4, -1) and [1, 4): exponents 15 and 16
-    const auto h = static_cast<std::uint16_t>(0x3C00u + (i * 2654435761u >> 21) % 0x0800u + (i % 3 == 0 ? 0x8000u : 0u));
+    const auto h =
+        static_cast<std::uint16_t>(0x3C00u + (i * 2654435761u >> 21) % 0x0800u + (i % 3 == 0 ? 0x8000u : 0u));
     normal_halves.push_back(h);
     normal.push_back(static_cast<float>(ti::float16_to_double(h)));
   }

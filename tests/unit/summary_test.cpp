@@ -84,7 +84,8 @@ TEST_CASE("edge_elements: the leading and trailing items of each elided axis, in
   // 7x9 with edgeitems 2: rows 0, 1, 5, 6 and columns 0, 1, 7, 8 of r * 9 + c.
   auto s = ti::summarize({7, 9}, options(10, 2));
   REQUIRE(s);
-  Tensor t = tg::reshape(tg::arange(Scalar::from_int(0), Scalar::from_int(63), Scalar::from_int(1), DType::Int32), {7, 9});
+  Tensor t =
+      tg::reshape(tg::arange(Scalar::from_int(0), Scalar::from_int(63), Scalar::from_int(1), DType::Int32), {7, 9});
   Tensor e = ti::edge_elements(t, *s);
   CHECK(e.shape() == Shape{4, 4});
   CHECK(test_util::ints(e) == std::vector<std::int64_t>{0, 1, 7, 8, 9, 10, 16, 17, 45, 46, 52, 53, 54, 55, 61, 62});
@@ -92,7 +93,8 @@ TEST_CASE("edge_elements: the leading and trailing items of each elided axis, in
 
 TEST_CASE("edge_elements: a non-contiguous view (transposed, flipped) and edgeitems 0") {
   // t[i][j] = (5 - j) * 4 + i for i < 4, j < 6: arange(24).reshape(6, 4) flipped on axis 0, transposed.
-  Tensor base = tg::reshape(tg::arange(Scalar::from_int(0), Scalar::from_int(24), Scalar::from_int(1), DType::Int64), {6, 4});
+  Tensor base =
+      tg::reshape(tg::arange(Scalar::from_int(0), Scalar::from_int(24), Scalar::from_int(1), DType::Int64), {6, 4});
   Tensor t = tg::transpose(tg::flip(base, {0}), 0, 1);
   auto s = ti::summarize({4, 6}, options(1, 1));   // 4 > 2 and 6 > 2: rows 0, 3 and columns 0, 5
   REQUIRE(s);
@@ -123,11 +125,14 @@ TEST_CASE("edge_elements computes only the shown elements") {
 
 TEST_CASE("edge_elements refuses a summary of another shape") {
   Tensor t = tg::zeros({3, 4}, DType::Int8);
-  CHECK(test_util::code_of([&] { ti::edge_elements(t, *ti::summarize({40, 4}, options(1, 1))); }) == ti::ErrorCode::Internal);
+  CHECK(test_util::code_of([&] {
+          ti::edge_elements(t, *ti::summarize({40, 4}, options(1, 1)));
+        }) == ti::ErrorCode::Internal);
 }
 
 TEST_CASE("write_tolist_summary lays out '...' as numpy.array2string, strict JSON with the string \"...\"") {
-  Tensor t = tg::reshape(tg::arange(Scalar::from_int(0), Scalar::from_int(63), Scalar::from_int(1), DType::Int32), {7, 9});
+  Tensor t =
+      tg::reshape(tg::arange(Scalar::from_int(0), Scalar::from_int(63), Scalar::from_int(1), DType::Int32), {7, 9});
   auto s = ti::summarize({7, 9}, options(10, 1));
   REQUIRE(s);
   ti::MemoryView edges = ti::data(ti::edge_elements(t, *s));

@@ -103,7 +103,8 @@ inline std::vector<ti::Scalar> realized(const ti::Tensor& t) {
   const auto& buffer = std::get<std::shared_ptr<ti::Buffer>>(r.node()->arg);
   const auto itemsize = ti::dtype_info(r.dtype()).itemsize;
   std::vector<ti::Scalar> out;
-  for (std::int64_t i = 0; i < r.numel(); ++i) out.push_back(ti::load_scalar(r.dtype(), buffer->bytes().data() + i * itemsize));
+  for (std::int64_t i = 0; i < r.numel(); ++i)
+    out.push_back(ti::load_scalar(r.dtype(), buffer->bytes().data() + i * itemsize));
   return out;
 }
 
@@ -127,7 +128,8 @@ template <typename T>
 ti::Tensor tensor_of(const std::vector<T>& values, ti::DType dtype, ti::Shape shape = {}) {
   if (shape.empty()) shape = {static_cast<std::int64_t>(values.size())};
   auto buf = ti::Buffer::cpu(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(buf->mutable_bytes().data(), values.data(), values.size() * sizeof(T));  // memcpy from null is UB
+  if (!values.empty())
+    std::memcpy(buf->mutable_bytes().data(), values.data(), values.size() * sizeof(T));  // memcpy from null is UB
   return ti::Tensor::from_buffer(buf, dtype, std::move(shape));
 }
 
@@ -145,8 +147,10 @@ inline ti::MemoryView mv(const char* text, std::optional<ti::DType> dtype = std:
   return ti::data(ti::tensor_from_literal(text, dtype), o);
 }
 
-/// A .npy header dict ending in a newline; `pad64` pads it with spaces, as NumPy does, so the data starts at a multiple of 64.
-inline std::string npy_header(std::string_view descr, std::string_view shape, bool fortran = false, bool pad64 = false) {
+/// A .npy header dict ending in a newline; `pad64` pads it with spaces, as NumPy does, so the data starts at a multiple
+/// of 64.
+inline std::string npy_header(std::string_view descr, std::string_view shape, bool fortran = false,
+                              bool pad64 = false) {
   std::string out = "{'descr': '" + std::string(descr) + "', 'fortran_order': " + (fortran ? "True" : "False") +
                     ", 'shape': " + std::string(shape) + ", }";
   while (pad64 && (10 + out.size() + 1) % 64 != 0) out += ' ';

@@ -22,7 +22,8 @@ TEST_CASE("resolve_url turns hf://ORG/REPO[@REV]/FILE into the hub's resolve URL
   ::unsetenv("TI_HF_ENDPOINT");
   CHECK(ti::resolve_url("hf://org/model/model-00002-of-00004.safetensors") ==
         "https://huggingface.co/org/model/resolve/main/model-00002-of-00004.safetensors");
-  CHECK(ti::resolve_url("hf://org/model@v1.0/sub/dir/w.gguf") == "https://huggingface.co/org/model/resolve/v1.0/sub/dir/w.gguf");
+  CHECK(ti::resolve_url("hf://org/model@v1.0/sub/dir/w.gguf") ==
+        "https://huggingface.co/org/model/resolve/v1.0/sub/dir/w.gguf");
   CHECK(ti::resolve_url("https://example.org/a?b=c") == "https://example.org/a?b=c");
   SUBCASE("TI_HF_ENDPOINT replaces the host, a trailing slash or not") {
     ::setenv("TI_HF_ENDPOINT", "http://127.0.0.1:9/hf/", 1);
@@ -30,9 +31,12 @@ TEST_CASE("resolve_url turns hf://ORG/REPO[@REV]/FILE into the hub's resolve URL
     ::unsetenv("TI_HF_ENDPOINT");
   }
   SUBCASE("an hf:// URL without ORG, REPO or FILE is a usage error naming it") {
-    CHECK_THROWS_WITH_AS(ti::resolve_url("hf://org/repo"), "hf://org/repo: an hf:// URL names ORG/REPO[@REV]/FILE", ti::Error);
-    CHECK_THROWS_WITH_AS(ti::resolve_url("hf://org/repo/"), "hf://org/repo/: an hf:// URL names ORG/REPO[@REV]/FILE", ti::Error);
-    CHECK_THROWS_WITH_AS(ti::resolve_url("hf:///repo/f"), "hf:///repo/f: an hf:// URL names ORG/REPO[@REV]/FILE", ti::Error);
+    CHECK_THROWS_WITH_AS(ti::resolve_url("hf://org/repo"), "hf://org/repo: an hf:// URL names ORG/REPO[@REV]/FILE",
+                         ti::Error);
+    CHECK_THROWS_WITH_AS(ti::resolve_url("hf://org/repo/"), "hf://org/repo/: an hf:// URL names ORG/REPO[@REV]/FILE",
+                         ti::Error);
+    CHECK_THROWS_WITH_AS(ti::resolve_url("hf:///repo/f"), "hf:///repo/f: an hf:// URL names ORG/REPO[@REV]/FILE",
+                         ti::Error);
     CHECK_THROWS_WITH_AS(ti::resolve_url("hf://org/repo@/f"), "hf://org/repo@/f: empty revision after '@'", ti::Error);
   }
 }

@@ -21,7 +21,8 @@ namespace {
 
 // Writes `bytes` to a fresh file under the temp directory and returns its path.
 std::string write_temp(const std::string& name, const std::string& bytes) {
-  const auto path = std::filesystem::temp_directory_path() / ("ti-validate-test-" + std::to_string(::getpid()) + "-" + name);
+  const auto path =
+      std::filesystem::temp_directory_path() / ("ti-validate-test-" + std::to_string(::getpid()) + "-" + name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path.string();
 }
@@ -264,7 +265,8 @@ TEST_CASE("an index's total_size is checked against the sum of its shards' tenso
   const std::size_t at = text.find("40");
   REQUIRE(at != std::string::npos);
   text.replace(at, 2, "9999");
-  const std::filesystem::path folder = std::filesystem::temp_directory_path() / ("ti_total_size_test_" + std::to_string(::getpid()));
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / ("ti_total_size_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(folder);
   for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
     std::filesystem::copy_file(dir + shard, folder / shard, std::filesystem::copy_options::overwrite_existing);

@@ -114,7 +114,8 @@ inline std::string build(const std::vector<Member>& members) {
     put16(central, m.zip64 ? 45 : 20), put16(central, m.zip64 ? 45 : 20), put16(central, 0), put16(central, method),
         put16(central, 0), put16(central, 0x21);
     put32(central, crc), put32(central, comp32), put32(central, size32);
-    put16(central, static_cast<std::uint32_t>(m.name.size())), put16(central, static_cast<std::uint32_t>(central_extra.size()));
+    put16(central, static_cast<std::uint32_t>(m.name.size())),
+        put16(central, static_cast<std::uint32_t>(central_extra.size()));
     put16(central, 0), put16(central, 0), put16(central, 0), put32(central, 0), put32(central, local_at);
     central += m.name + central_extra;
   }

@@ -34,9 +34,22 @@ put("st_overlap_hole.safetensors", st({"a": {"dtype": "F32", "shape": [2], "data
 put("st_size_bounds.safetensors", st({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 4]},
                                       "b": {"dtype": "F32", "shape": [24], "data_offsets": [4, 100]}}, bytes(8)),
     ["safetensors.size", "safetensors.bounds"])
-put("st_dtype_key_trailing.safetensors", st({"a": {"dtype": "F33", "shape": [1], "data_offsets": [0, 4]},
-                                             "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8], "foo": 1}}, bytes(12)),
-    ["safetensors.dtype", "safetensors.entry_key", "safetensors.trailing"])
+put(
+    "st_dtype_key_trailing.safetensors",
+    st(
+        {
+            "a": {
+                "dtype": "F33",
+                "shape": [1],
+                "data_offsets": [0, 4]
+            },
+            "b": {
+                "dtype": "F32",
+                "shape": [1],
+                "data_offsets": [4, 8],
+                "foo": 1
+            }
+        }, bytes(12)), ["safetensors.dtype", "safetensors.entry_key", "safetensors.trailing"])
 put("st_duplicate_metadata.safetensors",
     st(None, bytes(8), raw=b'{"__metadata__": {"n": 5}, "a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, '
                            b'"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}'),
@@ -45,12 +58,14 @@ put("st_nul_padding_misaligned.safetensors",
     st(None, f32(1.0), align=0, raw=b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}\0\0'),
     ["safetensors.header_padding", "safetensors.alignment"])
 put("st_header_length.safetensors", struct.pack("<Q", 4096) + b'{"a": 1}', ["safetensors.header_length"])
-put("st_bad_json.safetensors", st(None, raw=b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]'), ["safetensors.json"])
+put("st_bad_json.safetensors", st(None, raw=b'{"a": {"dtype": "F32", "shape": '
+                                  b'[1], "data_offsets": [0, 4]'), ["safetensors.json"])
 # A number beyond a double: nlohmann throws out_of_range (406), not parse_error (found by fuzz_validate).
 put("st_number_overflow.safetensors",
     st(None, raw=b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4], "x": 1e999999}}', data=bytes(4)),
     ["safetensors.json"])
-put("index_number_overflow/model.safetensors.index.json", b'{"weight_map": {"a": 1e999999}}', ["safetensors-index.json"])
+put("index_number_overflow/model.safetensors.index.json", b'{"weight_map": {"a": 1e999999}}',
+    ["safetensors-index.json"])
 put("st_deep.safetensors", st(None, raw=b'{"a": ' + b"[" * 100 + b"]" * 100 + b"}"), ["safetensors.depth"])
 put("st_shape_offsets.safetensors", st({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]},
                                         "b": {"dtype": "F32", "shape": [1], "data_offsets": [8, 4]}}, bytes(4)),
@@ -69,7 +84,8 @@ put("st_header_cut.safetensors", st(None, raw=b'{"a":', align=0), ["safetensors.
 def gstr(s): s = s.encode() if isinstance(s, str) else s; return struct.pack("<Q", len(s)) + s
 def kv(key, vtype, payload): return gstr(key) + struct.pack("<I", vtype) + payload
 def tinfo(name, dims, ttype, offset):
-    return gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", ttype, offset)
+    return gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack(
+        "<IQ", ttype, offset)
 def gguf(kvs, tensors, data=b"", version=3, align=32):
     head = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs)) + b"".join(kvs) + b"".join(tensors)
     head += bytes(-len(head) % align)
@@ -86,10 +102,12 @@ put("gguf_alignment_type_tensor_type.gguf", gguf([kv("general.alignment", 10, st
     ["gguf.alignment", "gguf.tensor_type"])
 put("gguf_blocks_bool.gguf", gguf([kv("flag", 7, b"\x02")], [tinfo("q", [31], 2, 0)], bytes(64)),
     ["gguf.blocks", "gguf.bool"])
-put("gguf_overlap_bounds.gguf", gguf([], [tinfo("a", [16], 0, 0), tinfo("b", [16], 0, 32), tinfo("c", [64], 0, 64)], bytes(96)),
-    ["gguf.overlap", "gguf.bounds"])
+put("gguf_overlap_bounds.gguf",
+    gguf([], [tinfo("a", [16], 0, 0), tinfo("b", [16], 0, 32),
+              tinfo("c", [64], 0, 64)], bytes(96)), ["gguf.overlap", "gguf.bounds"])
 put("gguf_version1.gguf", b"GGUF" + struct.pack("<III", 1, 0, 0), ["gguf.version"])
-put("gguf_value_type.gguf", gguf([kv("a", 1, b"\x01"), kv("a", 13, b"\x00" * 8)], []), ["gguf.duplicate_key", "gguf.value_type"])
+put("gguf_value_type.gguf", gguf([kv("a", 1, b"\x01"), kv("a", 13, b"\x00" * 8)], []),
+    ["gguf.duplicate_key", "gguf.value_type"])
 put("gguf_ndims.gguf", gguf([kv("k", 4, U32(1)), kv("k", 4, U32(2))], [tinfo("w", [1, 1, 1, 1, 1], 0, 0)], bytes(32)),
     ["gguf.duplicate_key", "gguf.n_dims"])
 put("gguf_name_key_empty.gguf", gguf([kv("", 4, U32(1))], [tinfo("n" * 70, [4], 0, 0)], bytes(32)),
@@ -123,16 +141,19 @@ put("npy_shape_fortran.npy", npy("{'descr': '<f4', 'fortran_order': 'yes', 'shap
     ["npy.shape", "npy.fortran_order"])
 put("npy_header_length.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", 5000) + b"{'descr'", ["npy.header_length"])
 put("npy_not_dict.npy", npy("[1, 2]", f32(1, 2)), ["npy.header"])
-put("npy_v3_utf8.npy", npy(b"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), '\xff': 1}", f32(1, 2), version=(3, 0)),
-    ["npy.utf8", "npy.keys"])
-put("npy_duplicate_key.npy", npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", f32(1, 2)),
-    ["npy.keys"])
+put("npy_v3_utf8.npy",
+    npy(b"{'descr': '<f4', 'fortran_order': "
+        b"False, 'shape': (2,), '\xff': 1}", f32(1, 2), version=(3, 0)), ["npy.utf8", "npy.keys"])
+put("npy_duplicate_key.npy",
+    npy("{'descr': '<f4', 'descr': '<f4', "
+        "'fortran_order': False, 'shape': (2,), }", f32(1, 2)), ["npy.keys"])
 put("npy_short_misaligned.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3), }", bytes(8), align=16),
     ["npy.data_short", "npy.alignment"])
 
 # Valid NEP 1 headers whose dtype has no tinygrad dtype: the loader refuses them, so they
 # are findings (np.save writes these descrs for datetime64, object and structured arrays).
-put("npy_datetime.npy", npy("{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (1,), }", bytes(8)), ["npy.unsupported"])
+put("npy_datetime.npy", npy("{'descr': '<M8[ns]', 'fortran_order': "
+                            "False, 'shape': (1,), }", bytes(8)), ["npy.unsupported"])
 put("npy_object.npy", npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", bytes(8)), ["npy.unsupported"])
 put("npy_structured.npy", npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", f32(1, 2)),
     ["npy.unsupported"])
@@ -167,15 +188,20 @@ def patch_method(z, name, method):
     return z
 
 good_npy = npy(good, f32(1, 2))
-put("npz_crc_keys.npz", bytes(patch_crc(zip_of([("a.npy", good_npy), ("b.npy", npy("{'descr': '<f4', 'shape': (2,), }", f32(1, 2)))]), "a.npy")),
-    ["npz.crc", "npy.keys"])
+put(
+    "npz_crc_keys.npz",
+    bytes(
+        patch_crc(zip_of([("a.npy", good_npy), ("b.npy", npy("{'descr': '<f4', 'shape': (2,), }", f32(1, 2)))]),
+                  "a.npy")), ["npz.crc", "npy.keys"])
 put("npz_duplicate.npz", bytes(zip_of([("a.npy", good_npy), ("a.npy", good_npy)])), ["npz.duplicate_member"])
-put("npz_member_warnings.npz", bytes(zip_of([("a.npy", npy(good, f32(1, 2) + b"zz", align=0)), ("b.npy", good_npy)], zipfile.ZIP_DEFLATED)),
+put("npz_member_warnings.npz",
+    bytes(zip_of([("a.npy", npy(good, f32(1, 2) + b"zz", align=0)), ("b.npy", good_npy)], zipfile.ZIP_DEFLATED)),
     ["npy.alignment", "npy.trailing"])
 # Members np.savez never writes: np.load lists them under their full names.
-put("npz_member_name.npz", bytes(zip_of([("a.npy", good_npy), ("b.bin", good_npy), ("notes.txt", b"hello")])), ["npz.member_name"])
-put("npz_method_short.npz", bytes(patch_method(zip_of([("a.npy", good_npy), ("b.npy", npy(good, f32(1)))]), "a.npy", 6)),
-    ["npz.method", "npy.data_short"])
+put("npz_member_name.npz", bytes(zip_of([("a.npy", good_npy), ("b.bin", good_npy), ("notes.txt", b"hello")])),
+    ["npz.member_name"])
+put("npz_method_short.npz", bytes(patch_method(zip_of([("a.npy", good_npy), ("b.npy", npy(good, f32(1)))]), "a.npy",
+                                               6)), ["npz.method", "npy.data_short"])
 
 def pkl(*ops): return b"".join(ops)
 P2, STOP = b"\x80\x02", b"."
@@ -207,7 +233,11 @@ put("index/model-1.safetensors", shard, None)
 put("index/model.safetensors.index.json",
     json.dumps({"metadata": {}, "weight_map": {"a": "missing.safetensors", "b": "model-1.safetensors"}}).encode(),
     ["safetensors-index.missing_shard", "safetensors-index.unmapped"])
-put("index_bad_shard/model-1.safetensors", st({"c": {"dtype": "F32", "shape": [2], "data_offsets": [0, 4]}}, f32(1)), None)
+put("index_bad_shard/model-1.safetensors", st({"c": {
+    "dtype": "F32",
+    "shape": [2],
+    "data_offsets": [0, 4]
+}}, f32(1)), None)
 put("index_bad_shard/model.safetensors.index.json",
     json.dumps({"weight_map": {"c": "model-1.safetensors", "d": "../escape.safetensors"}}).encode(),
     ["safetensors-index.shard_name", "safetensors.size"])

@@ -72,9 +72,12 @@ std::uint64_t export_zip64_from() {
 }  // namespace
 
 CLI::App* setup_export(CLI::App& app, ExportOptions& o) {
-  CLI::App* sub = app.add_subcommand("export", "write selected tensors as .npy, .npz or .safetensors (dequantized, after -e)");
+  CLI::App* sub =
+      app.add_subcommand("export", "write selected tensors as .npy, .npz or .safetensors (dequantized, after -e)");
   sub->footer(kExportExamples);
-  sub->add_option("INPUT", o.input, "a tensor file (.safetensors .gguf .npy .npz .pt), an index, a model folder, a URL or -")->required();
+  sub->add_option("INPUT", o.input,
+                  "a tensor file (.safetensors .gguf .npy .npz .pt), an index, a model folder, a URL or -")
+      ->required();
   sub->add_option("--name", o.names, "a tensor's name or a shell glob (repeatable)");
   sub->add_flag("--all", o.all, "every tensor");
   sub->add_option("-e,--expr", o.expr, "a tinygrad expression applied to each tensor, named x");
@@ -87,7 +90,8 @@ CLI::App* setup_export(CLI::App& app, ExportOptions& o) {
 
 int run_export(const ExportOptions& o) {
   if (o.all && !o.names.empty())
-    throw Error(ErrorCode::Usage, "export: --all and --name contradict (--all takes every tensor, --name those it matches): choose one");
+    throw Error(ErrorCode::Usage,
+                "export: --all and --name contradict (--all takes every tensor, --name those it matches): choose one");
   const std::string format = export_format(o);
   const std::uint64_t zip64_at = export_zip64_from();
   std::optional<DType> cast;  // the one table of dtype names every option reads (bf16, torch.float16, F8_E4M3, ...)

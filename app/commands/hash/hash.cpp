@@ -34,14 +34,19 @@ missing or added tensor (each is named); 2 trouble (nothing on stdout).)";
 }  // namespace
 
 CLI::App* setup_hash(CLI::App& app, HashOptions& o) {
-  CLI::App* sub = app.add_subcommand("hash", "a content hash per tensor, the same in every format and layout (--check MANIFEST: verify)");
+  CLI::App* sub = app.add_subcommand(
+      "hash", "a content hash per tensor, the same in every format and layout (--check MANIFEST: verify)");
   sub->footer(kHashExamples);
-  sub->add_option("INPUT", o.inputs, "tensor files (.safetensors .gguf .npy .npz .pt), an index, a model folder, a URL or -")->required();
+  sub->add_option("INPUT", o.inputs,
+                  "tensor files (.safetensors .gguf .npy .npz .pt), an index, a model folder, a URL or -")
+      ->required();
   sub->add_option("--algo", o.algo, "hash function: xxh3-128 (default; as xxhsum -H2) or sha256")
       ->check(CLI::IsMember({"xxh3-128", "sha256"}));
-  sub->add_option("--check", o.check, "verify the inputs against MANIFEST (a hash --json output): exit 0 all match, 1 not")
+  sub->add_option("--check", o.check,
+                  "verify the inputs against MANIFEST (a hash --json output): exit 0 all match, 1 not")
       ->type_name("MANIFEST");
-  sub->add_flag("--json", o.json, "one JSON object: the manifest (kind \"hash\"), or with --check the report (kind \"hash_check\")");
+  sub->add_flag("--json", o.json,
+                "one JSON object: the manifest (kind \"hash\"), or with --check the report (kind \"hash_check\")");
   sub->add_flag("--quiet", o.quiet, "with --check: print only the tensors that do not match");
   sub->add_option("--limit", o.limits, "raise a resource cap, e.g. manifest_bytes=1G (errors name the cap they hit)");
   return sub;
@@ -82,7 +87,8 @@ int run_hash_check(const HashOptions& o) {
 
 int run_hash(const HashOptions& o) {
   set_limits_from(o.limits);
-  if (o.quiet && !o.check) throw Error(ErrorCode::Usage, "hash: --quiet belongs to --check (it leaves out the tensors that match)");
+  if (o.quiet && !o.check)
+    throw Error(ErrorCode::Usage, "hash: --quiet belongs to --check (it leaves out the tensors that match)");
   if (o.check) return run_hash_check(o);
   const HashAlgorithm algo = o.algo ? *hash_algorithm_from_name(*o.algo) : HashAlgorithm::Xxh3_128;
   const HashInputs in = open_hash_inputs(o.inputs);

@@ -48,7 +48,8 @@ Defaults parse_defaults(const Options& o) {
   const std::string float_name = o.default_float.value_or("float32"), int_name = o.default_int.value_or("int32");
   d.float_dtype = parse_dtype(float_name, "--default-float");
   d.int_dtype = parse_dtype(int_name, "--default-int");
-  if (!is_float(d.float_dtype)) throw Error(ErrorCode::Usage, "--default-float: " + float_name + " is not a float dtype");
+  if (!is_float(d.float_dtype))
+    throw Error(ErrorCode::Usage, "--default-float: " + float_name + " is not a float dtype");
   if (!is_int(d.int_dtype)) throw Error(ErrorCode::Usage, "--default-int: " + int_name + " is not an int dtype");
   return d;
 }
@@ -134,7 +135,8 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
     chosen = select_entries(lf, o.names, o.all);
   } else if (!o.names.empty()) {
     chosen = select_entries(lf, o.names, false);
-    if (chosen.size() > 1) chosen.erase(chosen.begin() + 1, chosen.end());  // an exact name held twice: the first, as before
+    if (chosen.size() > 1)
+      chosen.erase(chosen.begin() + 1, chosen.end());  // an exact name held twice: the first, as before
   } else if (lf.tensors.size() == 1) {
     chosen = {0};
   } else if (o.jsonl && !o.stats.active()) {
@@ -146,7 +148,8 @@ Resolved resolve_file(LoadedFile lf, const Options& o) {
   }
   // --expect reads the header alone: a tensor whose values cannot be decoded is checked too.
   const bool checks = !o.expects.empty() || !o.asserts.empty();
-  for (std::size_t i : chosen) r.items.push_back(selected_tensor_of(lf, lf.tensors[i], (o.stats.active() || checks) && !o.expr));
+  for (std::size_t i : chosen)
+    r.items.push_back(selected_tensor_of(lf, lf.tensors[i], (o.stats.active() || checks) && !o.expr));
   return r;
 }
 
@@ -162,7 +165,9 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
   std::optional<DType> literal_dtype;
   if (o.dtype) literal_dtype = parse_dtype(*o.dtype, "--dtype");
   if (o.raw) {
-    if (o.format) throw Error(ErrorCode::Usage, "--raw " + *o.raw + " and --format " + *o.format + " both say how to read the file: choose one");
+    if (o.format)
+      throw Error(ErrorCode::Usage,
+                  "--raw " + *o.raw + " and --format " + *o.format + " both say how to read the file: choose one");
     RawOptions ro;
     ro.dtype = parse_dtype(*o.raw, "--raw");
     if (o.shape) ro.shape = parse_shape(*o.shape, "--shape");
@@ -171,28 +176,33 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     const bool from_stdin = o.input.empty() || o.input == "-";
     struct stat st{};
     const bool device = (from_stdin ? ::fstat(0, &st) : ::stat(o.input.c_str(), &st)) == 0 && S_ISCHR(st.st_mode);
-    const StreamCheck check = tensor_stream_check({from_stdin ? "<stdin>" : o.input, std::nullopt, false, ro, false, device});
+    const StreamCheck check =
+        tensor_stream_check({from_stdin ? "<stdin>" : o.input, std::nullopt, false, ro, false, device});
     auto file = from_stdin ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(o.input, check);
     LoadedFile lf = open_raw(file, ro);
     lf.path = file->name();
     return resolve_file(std::move(lf), o);
   }
-  if (o.shape || o.offset || o.byte_order) throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
+  if (o.shape || o.offset || o.byte_order)
+    throw Error(ErrorCode::Usage, "--shape, --offset and --byte-order go with --raw");
   if (o.input.empty()) {
     if (!o.names.empty() || o.all || o.list || o.meta || o.list0 || o.overview)
       throw Error(ErrorCode::Usage, "--name, --all, --list, --meta, --list0 and --overview need a file INPUT");
     if (o.dtype)
-      throw Error(ErrorCode::Usage, "--dtype types a literal INPUT, and -e alone has none: cast in the expression (.cast(dtypes." +
-                                        std::string(dtype_info(*literal_dtype).name) + "))");
+      throw Error(ErrorCode::Usage,
+                  "--dtype types a literal INPUT, and -e alone has none: cast in the expression (.cast(dtypes." +
+                      std::string(dtype_info(*literal_dtype).name) + "))");
     return {};
   }
   const bool file_mode = !o.names.empty() || o.all || o.list || o.meta || o.list0 || o.overview || o.format;
   if (o.input == "-") {
-    auto file = MappedFile::read_fd(0, "<stdin>", tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false, false}));
+    auto file = MappedFile::read_fd(0, "<stdin>",
+                                    tensor_stream_check({"<stdin>", o.format, !file_mode, std::nullopt, false, false}));
     std::optional<LoadedFile> lf = open_detected(file, o.format);
     if (lf) {
       if (o.dtype)
-        throw Error(ErrorCode::Usage, "--dtype applies to literals, and <stdin> holds a " + lf->format + " file; use -e 'x.cast(dtypes." +
+        throw Error(ErrorCode::Usage, "--dtype applies to literals, and <stdin> holds a " + lf->format +
+                                          " file; use -e 'x.cast(dtypes." +
                                           std::string(dtype_info(*literal_dtype).name) + ")'");
       if (!o.stored) apply_schemes(*lf);
       lf->path = "<stdin>";
@@ -205,7 +215,8 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());  // parsed where it was read
     Resolved r;
     try {
-      r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>", "", std::nullopt, ""});
+      r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(text, literal_dtype, defaults), "<stdin>",
+                             "", std::nullopt, ""});
     } catch (const Error& e) {
       throw Error(e.code(), "<stdin>: " + std::string(e.what()), {"<stdin>", "", e.byte_offset(), e.limit()});
     }
@@ -220,19 +231,23 @@ Resolved resolve_input(const Options& o, const Defaults& defaults) {
     return resolve_file(std::move(lf), o);
   }
   Resolved r;
-  r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", "", std::nullopt, ""});
+  r.items.push_back(Item{std::nullopt, std::nullopt, tensor_from_literal(o.input, literal_dtype, defaults), "", "",
+                         std::nullopt, ""});
   return r;
 }
 
 }  // namespace
 
-bool is_literal_input(const std::string& input) { return !is_regular_or_special_file(input) && looks_like_literal(input); }
+bool is_literal_input(const std::string& input) {
+  return !is_regular_or_special_file(input) && looks_like_literal(input);
+}
 
 ComputeHook graph_hook(const Options& o, const Item* heading) {
   if (!o.graph) return {};
   // Among several tensors, each graph is told apart by its tensor's name, as stdout's blocks are.
   const std::string head =
-      heading ? "== " + (heading->name ? escape_untrusted(*heading->name, true) : std::string("(unnamed)")) + " ==\n" : "";
+      heading ? "== " + (heading->name ? escape_untrusted(*heading->name, true) : std::string("(unnamed)")) + " ==\n"
+              : "";
   return [mode = *o.graph, head](const Tensor& t) {
     std::cerr << head;
     if (mode == "dot") {
@@ -278,13 +293,15 @@ Shown item_shown(const Item& item, const Options& o, const Defaults& defaults) {
 }
 
 void check_whole_read(const Item& item, const Shown& shown, const Options& o, bool json) {
-  if (!o.expr && item.entry && item.entry->details().check_whole && prints_every_element(shown.tensor, shown.reinterpreted, o.print, json))
+  if (!o.expr && item.entry && item.entry->details().check_whole &&
+      prints_every_element(shown.tensor, shown.reinterpreted, o.print, json))
     item.entry->details().check_whole();
 }
 
 int run(const Options& o) {
   refuse_contradictions(o);
-  if (o.graph && *o.graph != "text" && *o.graph != "dot") throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + *o.graph + "'");
+  if (o.graph && *o.graph != "text" && *o.graph != "dot")
+    throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + *o.graph + "'");
   set_limits_from(o.limits);
   const Defaults defaults = parse_defaults(o);
   Resolved in = resolve_input(o, defaults);
@@ -295,16 +312,18 @@ int run(const Options& o) {
   const std::optional<std::string> file =
       in.file ? std::optional<std::string>(in.file->path) : in.items.empty() ? std::nullopt : in.items[0].file;
   if ((o.default_float || o.default_int) && file && !o.expr && o.asserts.empty())
-    throw Error(ErrorCode::Usage, std::string(o.default_float ? "--default-float" : "--default-int") + " changes nothing here: " + *file +
-                                      " holds tensors of their own dtypes, and only Python numbers (a literal's, -e's, --assert's) "
-                                      "commit to it; drop it");
+    throw Error(ErrorCode::Usage,
+                std::string(o.default_float ? "--default-float" : "--default-int") + " changes nothing here: " + *file +
+                    " holds tensors of their own dtypes, and only Python numbers (a literal's, -e's, --assert's) "
+                    "commit to it; drop it");
   if (in.file) {
     const std::string holds = in.file->path + " holds " + count_of(ListedTensors(*in.file).size(), "tensor");
     if (o.expr) throw Error(ErrorCode::Usage, holds + ": choose one with --name before -e");
     if (!o.expects.empty() || !o.asserts.empty())
       throw Error(ErrorCode::Usage, holds + ": choose them with --name or --all before --expect/--assert");
     if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
-    if (o.print.header) throw Error(ErrorCode::Usage, holds + ": choose one with --name for --header (--list shows them all)");
+    if (o.print.header)
+      throw Error(ErrorCode::Usage, holds + ": choose one with --name for --header (--list shows them all)");
     if (o.graph)
       throw Error(ErrorCode::Usage, holds + ": choose one with --name for --graph (--list shows them all)");
     {
@@ -322,9 +341,11 @@ int run(const Options& o) {
     // --all (or --jsonl) over an input of no tensors selects nothing: an empty result below.
   } else if (in.items.empty()) {
     if (!o.expr) throw Error(ErrorCode::Usage, "nothing to inspect: give an INPUT or an --expr (see --help)");
-    in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", "", std::nullopt, ""});
+    in.items.push_back(Item{std::nullopt, std::nullopt, evaluate_expression(*o.expr, std::nullopt, defaults), "", "",
+                            std::nullopt, ""});
   } else if (o.expr) {
-    for (Item& it : in.items) it.tensor = for_tensor(it.label, [&] { return evaluate_expression(*o.expr, it.tensor, defaults); });
+    for (Item& it : in.items)
+      it.tensor = for_tensor(it.label, [&] { return evaluate_expression(*o.expr, it.tensor, defaults); });
   }
   if (o.stats.active()) {
     return with_checks(in.items, o, defaults, [&](std::FILE* to) {

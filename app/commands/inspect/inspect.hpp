@@ -27,7 +27,8 @@ MemoryView item_view(const Item& item, const Options& o, const Defaults& default
 
 /// Tensor.data() of the item (realized), or only its fields (data_header(): nothing
 /// read), with --strict and the --view-as casts applied. Throws Error.
-MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized, bool labelled = false);
+MemoryView item_memoryview(const Item& item, const Options& o, const Defaults& defaults, bool realized,
+                           bool labelled = false);
 
 /// What --graph shows (on stderr) of each tensor about to be computed: its lazy graph and
 /// the kernels of its schedule, or the graph in dot; after an `== name ==` line naming

@@ -21,7 +21,10 @@ int run_many(const std::vector<Item>& items, const Options& o, const Defaults& d
   for (const Item& item : items) item_memoryview(item, o, defaults, false);
   OutBuffer out(stdout);
   if (o.json && !o.jsonl) {
-    out.write(std::string("{") + json_head("tensors") + "\"file\": " + json_string_or_null(items.empty() ? (o.input.empty() ? std::nullopt : std::optional<std::string>(input_name(o.input))) : items[0].file) +
+    out.write(std::string("{") + json_head("tensors") + "\"file\": " +
+              json_string_or_null(
+                  items.empty() ? (o.input.empty() ? std::nullopt : std::optional<std::string>(input_name(o.input)))
+                                : items[0].file) +
               ", \"tensors\": [");
   }
   for (std::size_t i = 0; i < items.size(); ++i) {

@@ -27,9 +27,9 @@ LoadedFile open_file_logged(const std::string& path, const std::optional<std::st
       if (e.file) files.insert(e.file.get());
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    spdlog::info("{}{}: folder opened as a {} checkpoint: {} in {}, {} stored; {:.3f} ms", role.empty() ? "" : role + ": ",
-                 escape_untrusted(input_name(path), false), lf.format, count_of(lf.tensors.size(), "tensor"),
-                 count_of(files.size(), "file"), count_of(stored, "byte"), ms);
+    spdlog::info("{}{}: folder opened as a {} checkpoint: {} in {}, {} stored; {:.3f} ms",
+                 role.empty() ? "" : role + ": ", escape_untrusted(input_name(path), false), lf.format,
+                 count_of(lf.tensors.size(), "tensor"), count_of(files.size(), "file"), count_of(stored, "byte"), ms);
   }
   return lf;
 }

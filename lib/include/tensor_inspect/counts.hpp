@@ -14,7 +14,10 @@ namespace tensor_inspect {
 
 /// `n` and `one` when n is 1, else `n` and `many` (default: `one` + "s").
 inline std::string count_of(std::uint64_t n, std::string_view one, std::string_view many = {}) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many.empty() ? std::string(one) + "s" : std::string(many));
+  return std::to_string(n) + " " +
+         std::string(n == 1         ? one
+                     : many.empty() ? std::string(one) + "s"
+                                    : std::string(many));
 }
 
 }  // namespace tensor_inspect

@@ -25,7 +25,8 @@ inline std::string json_string_or_null(const std::optional<std::string>& s) { re
 
 /// The opening members of a tensor object: schema_version, kind, file, name.
 inline std::string tensor_json_head(const std::optional<std::string>& file, const std::optional<std::string>& name) {
-  return json_head("tensor") + "\"file\": " + json_string_or_null(file) + ", \"name\": " + json_string_or_null(name) + ", ";
+  return json_head("tensor") + "\"file\": " + json_string_or_null(file) + ", \"name\": " + json_string_or_null(name) +
+         ", ";
 }
 
 }  // namespace tensor_inspect

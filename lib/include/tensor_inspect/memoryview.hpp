@@ -72,9 +72,9 @@ struct DataOptions {
 
 /// tinygrad's Tensor.data(): commits a weak dtype, then an empty tensor gives a
 /// zero-length view of shape (0,); otherwise contiguous + realize + a copy into a new host
-/// buffer (or, with options.swapped_in_place, the stored bytes of a byte-swapped file). Throws Error(NoFormat) with strict for bfloat16/fp8 ("... has no struct format"),
-/// Error(Unsupported) "realize needs N bytes, over the cap of M (DataOptions::max_bytes)"
-/// when the schedule's buffers would exceed a max_bytes cap.
+/// buffer (or, with options.swapped_in_place, the stored bytes of a byte-swapped file). Throws Error(NoFormat) with
+/// strict for bfloat16/fp8 ("... has no struct format"), Error(Unsupported) "realize needs N bytes, over the cap of M
+/// (DataOptions::max_bytes)" when the schedule's buffers would exceed a max_bytes cap.
 MemoryView data(const Tensor& t, const DataOptions& options = {});
 
 /// The fields data() would give (format, dtype, itemsize, nbytes, shape, strides, flags),
@@ -84,8 +84,8 @@ MemoryView data(const Tensor& t, const DataOptions& options = {});
 MemoryView data_header(const Tensor& t, const DataOptions& options = {});
 
 /// CPython's memoryview.cast(fmt[, shape]): reinterprets the bytes. Only C-contiguous
-/// views (and not a stored_swapped one: Error(Internal)); one side must be a byte format ('B', 'b', 'c'); the byte length must be kept;
-/// `shape` (default: one axis) must multiply out to nbytes / itemsize. Each refusal is
+/// views (and not a stored_swapped one: Error(Internal)); one side must be a byte format ('B', 'b', 'c'); the byte
+/// length must be kept; `shape` (default: one axis) must multiply out to nbytes / itemsize. Each refusal is
 /// Error(Unsupported) with CPython's words (e.g. "memoryview: cannot cast between two
 /// non-byte formats").
 MemoryView cast_view(const MemoryView& view, char format, const std::optional<Shape>& shape = std::nullopt);

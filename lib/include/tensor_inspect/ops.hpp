@@ -1,7 +1,8 @@
 // tensor_inspect/ops.hpp — the closed set of graph operations, with named groups.
 //
 // Sources make data, movement ops change only the view, element-wise ops map values one
-// to one, reduce ops fold axes, scan ops keep every running fold along one axis. One table (op_name) names them for logs and graph dumps.
+// to one, reduce ops fold axes, scan ops keep every running fold along one axis. One table (op_name) names them for
+// logs and graph dumps.
 //
 //   ti::is_movement(ti::Op::Permute);   // true
 //   ti::op_name(ti::Op::Add);           // "ADD"

@@ -36,10 +36,10 @@ struct RemoteOptions {
   std::uint64_t cache_size = std::uint64_t{10} << 30;
   /// Seconds a transfer may wait on the server (`--timeout`, TI_TIMEOUT; default 20): to
   /// connect, for the answer (curl's low-speed check), and then for each next byte (our own
-  /// check, about once a second: curl's averages the speed and ran 6 s late). A transfer that waits longer fails the run, naming the URL and what it waited
-  /// for, and is not retried: a server silent this long is down, and three retries made
-  /// a silent server cost 122 s. Answers that are faults (5xx, 429, a cut connection) are
-  /// still retried three times, with 0.1, 0.4 and 1.6 s of back-off.
+  /// check, about once a second: curl's averages the speed and ran 6 s late). A transfer that waits longer fails the
+  /// run, naming the URL and what it waited for, and is not retried: a server silent this long is down, and three
+  /// retries made a silent server cost 122 s. Answers that are faults (5xx, 429, a cut connection) are still retried
+  /// three times, with 0.1, 0.4 and 1.6 s of back-off.
   long timeout_seconds = 20;
   /// Why a setting taken from the environment is unusable (a malformed TI_CACHE_SIZE or
   /// TI_TIMEOUT), kept for the run that uses it: opening a URL throws Error(Usage) with

@@ -78,7 +78,8 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
 /// The files a model folder is read from (loaders/checkpoint_dir.cpp), which validate
 /// checks one by one: full paths, sorted; its *.safetensors.index.json and *.safetensors
 /// files, else its *.bin.index.json and torch.save *.bin weights (pytorch_model.bin); a
-/// torch.distributed.checkpoint's .metadata alone (its rules check the .distcp files). Throws Error(BadFile) when it holds none, Error(Io) when it cannot be listed.
+/// torch.distributed.checkpoint's .metadata alone (its rules check the .distcp files). Throws Error(BadFile) when it
+/// holds none, Error(Io) when it cannot be listed.
 std::vector<std::string> checkpoint_dir_files(const std::string& path);
 
 }  // namespace tensor_inspect

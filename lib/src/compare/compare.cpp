@@ -75,7 +75,8 @@ inline void add_pair(Partial& p, const Rule& rule, T x, T y, std::int64_t index,
   p.max_abs = std::max(p.max_abs, d);
   // An infinite difference is infinitely far relative to anything (inf / inf would be NaN,
   // which max would drop: -inf against inf showed max_rel 0).
-  if (d > 0) p.max_rel = std::max(p.max_rel, y == 0 || std::isinf(d) ? INFINITY : d / static_cast<double>(std::fabs(y)));
+  if (d > 0)
+    p.max_rel = std::max(p.max_rel, y == 0 || std::isinf(d) ? INFINITY : d / static_cast<double>(std::fabs(y)));
   p.sumsq += d * d;
   ++p.counted;
   if (std::isinf(x) || std::isinf(y)) {
@@ -101,8 +102,8 @@ void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueC
   const std::size_t n = a.size, whole = n / kLanes * kLanes;
   const double atol = rule.atol, rtol = rule.rtol;
   // Doubles only (the mismatch count too: exact far beyond a chunk), so the lanes vectorize.
-  double bad[kLanes] = {}, max_abs[kLanes] = {}, max_rel[kLanes] = {}, sumsq[kLanes] = {}, dot[kLanes] = {}, na[kLanes] = {},
-         nb[kLanes] = {};
+  double bad[kLanes] = {}, max_abs[kLanes] = {}, max_rel[kLanes] = {}, sumsq[kLanes] = {}, dot[kLanes] = {},
+         na[kLanes] = {}, nb[kLanes] = {};
   for (std::size_t k = 0; k < whole; k += kLanes) {
     for (std::size_t l = 0; l < kLanes; ++l) {
       const double xv = x[k + l], yv = y[k + l];
@@ -144,7 +145,8 @@ void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueC
   // A NaN or an infinity (or squares past double's range) shows in the norms: then the
   // chunk goes pair by pair through add_pair, the reference rules.
   if (!std::isfinite(q.norm_a) || !std::isfinite(q.norm_b) || !std::isfinite(q.sumsq)) {
-    for (std::size_t k = 0; k < n; ++k) add_pair<double>(p, rule, x[k], y[k], a.start + static_cast<std::int64_t>(k), -1);
+    for (std::size_t k = 0; k < n; ++k)
+      add_pair<double>(p, rule, x[k], y[k], a.start + static_cast<std::int64_t>(k), -1);
     return;
   }
   q.mismatched = static_cast<std::int64_t>(mismatched);
@@ -180,7 +182,8 @@ DType bits_dtype(DType d) {
 Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOptions& options,
                            const std::function<void(std::int64_t done)>& progress) {
   if (a.shape() != b.shape())
-    throw Error(ErrorCode::BadShape, "compare: shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
+    throw Error(ErrorCode::BadShape,
+                "compare: shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
   // Both broadcast along the same axes (torch's expand saved as is: a few stored values
   // shown as 10**12): each pair repeats along them, so the pairs are compared once and
   // counted for every repetition. The figures are the same (every pair has the same
@@ -249,7 +252,8 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
         }
         for (std::size_t k = 0; k < v[0].size; ++k) {
           const int differ = bits ? (v[2].u[k] != v[3].u[k] ? 1 : 0) : -1;
-          add_pair<long double>(p, rule, exact_value(v[0], k), exact_value(v[1], k), v[0].start + static_cast<std::int64_t>(k), differ);
+          add_pair<long double>(p, rule, exact_value(v[0], k), exact_value(v[1], k),
+                                v[0].start + static_cast<std::int64_t>(k), differ);
         }
       },
       [&](std::int64_t done) {
@@ -275,7 +279,8 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
   // says nan), however well the finite pairs agree.
   if (total.infinity_differs) c.cosine = std::nullopt;
   else if (total.all_equal_finite) c.cosine = 1.0;
-  else if (total.norm_a > 0 && total.norm_b > 0) c.cosine = std::clamp(total.dot / (std::sqrt(total.norm_a) * std::sqrt(total.norm_b)), -1.0, 1.0);
+  else if (total.norm_a > 0 && total.norm_b > 0)
+    c.cosine = std::clamp(total.dot / (std::sqrt(total.norm_a) * std::sqrt(total.norm_b)), -1.0, 1.0);
   return c;
 }
 

@@ -72,7 +72,8 @@ __attribute__((target("avx2"))) void packed4_scaled_avx2(const std::byte* words,
   constexpr std::int64_t kAhead = 8;
   for (; k + 8 <= n; k += 8) {
     const std::int64_t wi = (first + k) / 8;
-    if (k + 8 * (kAhead + 1) <= n) _mm_prefetch(reinterpret_cast<const char*>(words + 4 * (wi + kAhead) * stride), _MM_HINT_T0);
+    if (k + 8 * (kAhead + 1) <= n)
+      _mm_prefetch(reinterpret_cast<const char*>(words + 4 * (wi + kAhead) * stride), _MM_HINT_T0);
     const auto w = static_cast<int>(packed_word_at(words, stride, wi));
     const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(w), shifts), low4);
     _mm256_storeu_ps(out + k, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, z))));

@@ -181,7 +181,8 @@ std::uint64_t Scalar::as_bits() const {
       // Beyond int64 the double is an integer: reduce it modulo 2^64 exactly.
       double m = std::fmod(t, 18446744073709551616.0);
       if (m < 0) m += 18446744073709551616.0;
-      if (m >= 9223372036854775808.0) return static_cast<std::uint64_t>(m - 9223372036854775808.0) | (std::uint64_t{1} << 63);
+      if (m >= 9223372036854775808.0)
+        return static_cast<std::uint64_t>(m - 9223372036854775808.0) | (std::uint64_t{1} << 63);
       return static_cast<std::uint64_t>(m);
     }
   }

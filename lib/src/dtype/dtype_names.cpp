@@ -79,7 +79,8 @@ std::string dtype_user_names() {
 
 DType parse_dtype_name(std::string_view name, std::string_view what) {
   if (const std::optional<DType> d = dtype_from_user_name(name)) return *d;
-  throw Error(ErrorCode::BadDType, std::string(what) + ": unknown dtype '" + std::string(name) + "' (known: " + dtype_user_names() + ")");
+  throw Error(ErrorCode::BadDType,
+              std::string(what) + ": unknown dtype '" + std::string(name) + "' (known: " + dtype_user_names() + ")");
 }
 
 }  // namespace tensor_inspect

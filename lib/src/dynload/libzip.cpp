@@ -62,12 +62,16 @@ void zip_source_free(zip_source_t* s) { TI_LIBZIP(zip_source_free, s); }
 zip_source_t* zip_source_function_create(zip_source_callback cb, void* user, zip_error_t* e) {
   TI_LIBZIP(zip_source_function_create, cb, user, e);
 }
-zip_t* zip_open_from_source(zip_source_t* s, int flags, zip_error_t* e) { TI_LIBZIP(zip_open_from_source, s, flags, e); }
+zip_t* zip_open_from_source(zip_source_t* s, int flags, zip_error_t* e) {
+  TI_LIBZIP(zip_open_from_source, s, flags, e);
+}
 void zip_discard(zip_t* z) { TI_LIBZIP(zip_discard, z); }
 const char* zip_strerror(zip_t* z) { TI_LIBZIP(zip_strerror, z); }
 zip_int64_t zip_get_num_entries(zip_t* z, zip_flags_t flags) { TI_LIBZIP(zip_get_num_entries, z, flags); }
 void zip_stat_init(zip_stat_t* st) { TI_LIBZIP(zip_stat_init, st); }
-int zip_stat_index(zip_t* z, zip_uint64_t i, zip_flags_t flags, zip_stat_t* st) { TI_LIBZIP(zip_stat_index, z, i, flags, st); }
+int zip_stat_index(zip_t* z, zip_uint64_t i, zip_flags_t flags, zip_stat_t* st) {
+  TI_LIBZIP(zip_stat_index, z, i, flags, st);
+}
 zip_file_t* zip_fopen_index(zip_t* z, zip_uint64_t i, zip_flags_t flags) { TI_LIBZIP(zip_fopen_index, z, i, flags); }
 zip_int64_t zip_fread(zip_file_t* f, void* buf, zip_uint64_t n) { TI_LIBZIP(zip_fread, f, buf, n); }
 const char* zip_file_strerror(zip_file_t* f) { TI_LIBZIP(zip_file_strerror, f); }

@@ -82,12 +82,14 @@ void write_elements(const Tensor& t, std::FILE* f, const std::string& path, std:
   // the export, as for statistics.
   const std::optional<StoredElements> stored = stored_elements(t, false);
   const bool release = stored && stored->c_order && !stored->ggml_type && stored->file && stored->file->is_mapped();
-  const std::uint64_t base = release ? static_cast<std::uint64_t>(stored->bytes.data() - stored->file->bytes().data()) : 0;
+  const std::uint64_t base =
+      release ? static_cast<std::uint64_t>(stored->bytes.data() - stored->file->bytes().data()) : 0;
   std::uint64_t released = 0;
   std::vector<std::byte> out;
   for_each_chunk(t.bitcast(export_uint_of_itemsize(k)).node(), kExportBatchElements, [&](const ValueChunk& c) {
     out.resize(c.size * k);
-    for (std::size_t i = 0; i < c.size; ++i) std::memcpy(out.data() + i * k, &c.u[i], k);  // little-endian host: the low k bytes
+    for (std::size_t i = 0; i < c.size; ++i)
+      std::memcpy(out.data() + i * k, &c.u[i], k);  // little-endian host: the low k bytes
     put_bytes(f, out.data(), out.size(), path);
     if (crc) *crc = crc32_update(*crc, out.data(), out.size());
     const std::uint64_t done = (static_cast<std::uint64_t>(c.start) + c.size) * k;

@@ -149,8 +149,8 @@ void write_npz(const std::vector<std::pair<std::string, Tensor>>& tensors, const
     NpzMember m;
     m.name = key + ".npy";
     if (m.name.size() > kMax16)
-      throw Error(ErrorCode::Unsupported, path + ": a zip member's name holds at most 65535 bytes: '" + key.substr(0, 64) +
-                                              "...' is longer");
+      throw Error(ErrorCode::Unsupported,
+                  path + ": a zip member's name holds at most 65535 bytes: '" + key.substr(0, 64) + "...' is longer");
     const std::string head = npy_preamble(t, path);
     m.size = head.size() + static_cast<std::uint64_t>(t.numel()) * dtype_info(t.dtype()).itemsize;
     m.offset = at;

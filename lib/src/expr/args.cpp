@@ -70,7 +70,9 @@ const Tensor& to_tensor_arg(const Value& v, int col, const std::string& what) {
 void flatten_values(const Value& v, std::size_t depth, Shape& shape, std::vector<Scalar>& out, int col) {
   if (depth > 64) fail(col, "Tensor(): nested more than 64 levels");
   if (v.kind == Value::Kind::Scalar) {
-    if (depth != shape.size()) throw Error(ErrorCode::BadLiteral, "expression: column " + std::to_string(col) + ": Tensor(): ragged nested sequence");
+    if (depth != shape.size())
+      throw Error(ErrorCode::BadLiteral,
+                  "expression: column " + std::to_string(col) + ": Tensor(): ragged nested sequence");
     out.push_back(v.num);
     return;
   }
@@ -78,14 +80,17 @@ void flatten_values(const Value& v, std::size_t depth, Shape& shape, std::vector
   if (!v.is_seq()) fail(col, "Tensor() cannot hold a " + type_name(v));
   if (depth == shape.size()) shape.push_back(static_cast<std::int64_t>(v.items.size()));
   else if (depth > shape.size() || shape[depth] != static_cast<std::int64_t>(v.items.size()))
-    throw Error(ErrorCode::BadLiteral, "expression: column " + std::to_string(col) + ": Tensor(): ragged nested sequence");
+    throw Error(ErrorCode::BadLiteral,
+                "expression: column " + std::to_string(col) + ": Tensor(): ragged nested sequence");
   for (const Value& i : v.items) flatten_values(i, depth + 1, shape, out, col);
   if (v.items.empty() && depth + 1 < shape.size())
-    throw Error(ErrorCode::BadLiteral, "expression: column " + std::to_string(col) + ": Tensor(): ragged nested sequence");
+    throw Error(ErrorCode::BadLiteral,
+                "expression: column " + std::to_string(col) + ": Tensor(): ragged nested sequence");
 }
 
 // A per-axis tuple of (begin, end) pairs or None, as shrink and pad take.
-std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> to_pairs(const Value& v, int col, const std::string& what) {
+std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> to_pairs(const Value& v, int col,
+                                                                           const std::string& what) {
   if (!v.is_seq()) fail(col, what + "() argument must be a tuple, got " + type_name(v));
   std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> out;
   for (const Value& item : v.items) {

@@ -26,11 +26,12 @@ class Args {
 
   /// Binds to parameters `names`; the first `required` are mandatory. Returns one optional
   /// per parameter; too many, unknown, repeated or missing arguments throw.
-  std::vector<std::optional<Value>> bind(std::initializer_list<std::string_view> names, std::size_t required = 0) const {
+  std::vector<std::optional<Value>> bind(std::initializer_list<std::string_view> names,
+                                         std::size_t required = 0) const {
     std::vector<std::string_view> n(names);
     if (pos_.size() > n.size())
-      fail(col_, fname_ + "() takes at most " + std::to_string(n.size()) + " argument" + (n.size() == 1 ? "" : "s") + " (" +
-                     std::to_string(pos_.size()) + " given)");
+      fail(col_, fname_ + "() takes at most " + std::to_string(n.size()) + " argument" + (n.size() == 1 ? "" : "s") +
+                     " (" + std::to_string(pos_.size()) + " given)");
     std::vector<std::optional<Value>> out(n.size());
     for (std::size_t i = 0; i < pos_.size(); ++i) out[i] = pos_[i];
     for (const auto& [k, v] : kw_) {
@@ -85,7 +86,8 @@ tg::Operand to_operand(const Value& v, int col, const std::string& op);
 /// v, which must be a Tensor.
 const Tensor& to_tensor_arg(const Value& v, int col, const std::string& what);
 /// A per-axis tuple of (begin, end) pairs or None, as shrink and pad take.
-std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> to_pairs(const Value& v, int col, const std::string& what);
+std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> to_pairs(const Value& v, int col,
+                                                                           const std::string& what);
 /// Nested Python sequences of scalars -> C-order leaves and shape (for Tensor(...)).
 /// Throws Error(BadLiteral) for ragged nesting.
 void flatten_values(const Value& v, std::size_t depth, Shape& shape, std::vector<Scalar>& out, int col);

@@ -96,9 +96,10 @@ class Evaluator {
       const Tensor& t = *obj.tensor;
       if (a == "T") {  // tinygrad's T is transpose(): dims 1 and 0, so at least 2 dims
         if (t.ndim() < 2)
-          throw Error(ErrorCode::BadShape, "T (transpose(1, 0)) of shape " + shape_repr(t.shape()) +
-                                               (t.ndim() == 0 ? ": a 0-d tensor has no dims to swap"
-                                                              : ": a 1-d tensor has no dim 1 (x.reshape(-1, 1) is a column)"));
+          throw Error(ErrorCode::BadShape,
+                      "T (transpose(1, 0)) of shape " + shape_repr(t.shape()) +
+                          (t.ndim() == 0 ? ": a 0-d tensor has no dims to swap"
+                                         : ": a 1-d tensor has no dim 1 (x.reshape(-1, 1) is a column)"));
         return Value::of(tg::transpose(t));
       }
       if (a == "mT") {  // the last two axes swapped (tinygrad's Tensor.mT)
@@ -145,7 +146,8 @@ class Evaluator {
       } else if (v.is_int() && v.num.kind != DKind::Bool) {
         it.kind = K::Int;
         it.index = as_i64(v.num, n.col);
-      } else if (v.kind == Value::Kind::Tensor || v.is_seq() || (v.kind == Value::Kind::Scalar && v.num.kind == DKind::Bool)) {
+      } else if (v.kind == Value::Kind::Tensor || v.is_seq() ||
+                 (v.kind == Value::Kind::Scalar && v.num.kind == DKind::Bool)) {
         fail(n.col, "indexing with a " + type_name(v) + " is not supported (only ints, slices, None and ...)");
       } else {
         fail(n.col, "invalid index of type " + type_name(v));
@@ -190,7 +192,9 @@ class Evaluator {
     if (b.kind == Value::Kind::BigInt) fail_big(b, n.col);
     if (a.kind != Value::Kind::Tensor && b.kind != Value::Kind::Tensor)
       fail(n.col, "unsupported operand type(s) for " + op + ": '" + type_name(a) + "' and '" + type_name(b) + "'");
-    if (op == "@") return Value::of(tg::matmul(to_tensor_arg(a, n.col, "left operand of @"), to_tensor_arg(b, n.col, "right operand of @")));
+    if (op == "@")
+      return Value::of(
+          tg::matmul(to_tensor_arg(a, n.col, "left operand of @"), to_tensor_arg(b, n.col, "right operand of @")));
     tg::Operand x = to_operand(a, n.col, op), y = to_operand(b, n.col, op);
     return Value::of(apply_binary(op, x, y, n.col));
   }
@@ -231,7 +235,8 @@ class Evaluator {
     std::vector<std::pair<std::string, Value>> kw;
     auto eval_args = [&] {
       for (std::size_t i = 1; i <= n.positional; ++i) pos.push_back(eval(*n.kids[i]));
-      for (std::size_t k = 0; k < n.keywords.size(); ++k) kw.emplace_back(n.keywords[k], eval(*n.kids[1 + n.positional + k]));
+      for (std::size_t k = 0; k < n.keywords.size(); ++k)
+        kw.emplace_back(n.keywords[k], eval(*n.kids[1 + n.positional + k]));
     };
     if (callee.kind == Node::Kind::Attribute) {
       Value obj = eval(*callee.kids[0]);
@@ -269,9 +274,11 @@ Tensor evaluate_expression(std::string_view expr, const std::optional<Tensor>& x
   expr::NodePtr tree = expr::parse(expr);
   expr::Evaluator ev(x, defaults);
   expr::Value v = ev.eval(*tree);
-  lib_log().debug("expression: parsed and built in {:.3f} ms: {}", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
-                v.kind == expr::Value::Kind::Tensor ? std::string(dtype_info(v.tensor->dtype()).name) + " " + shape_repr(v.tensor->shape())
-                                                    : expr::type_name(v));
+  lib_log().debug("expression: parsed and built in {:.3f} ms: {}",
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                  v.kind == expr::Value::Kind::Tensor
+                      ? std::string(dtype_info(v.tensor->dtype()).name) + " " + shape_repr(v.tensor->shape())
+                      : expr::type_name(v));
   if (v.kind == expr::Value::Kind::Tensor) return *v.tensor;
   if (v.kind == expr::Value::Kind::Scalar) return tg::from_values({v.num}, {}, std::nullopt, defaults);
   if (v.kind == expr::Value::Kind::BigInt) expr::fail_big(v, 1);

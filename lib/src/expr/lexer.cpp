@@ -24,7 +24,9 @@ class Lexer {
   std::vector<Token> run() {
     std::vector<Token> out;
     for (;;) {
-      while (pos_ < src_.size() && (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\n' || src_[pos_] == '\r')) ++pos_;
+      while (pos_ < src_.size() &&
+             (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\n' || src_[pos_] == '\r'))
+        ++pos_;
       if (pos_ >= src_.size()) break;
       out.push_back(next());
     }
@@ -57,9 +59,9 @@ class Lexer {
       pos_ = end + 1;
       return t;
     }
-    static constexpr std::string_view kOps[] = {"...", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "(", ")", "[", "]",
-                                                ",",   ":",  ".",  "+",  "-",  "*",  "/",  "%",  "@",  "~", "<", ">",
-                                                "=",   "&",  "|",  "^"};
+    static constexpr std::string_view kOps[] = {"...", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "(",
+                                                ")",   "[",  "]",  ",",  ":",  ".",  "+",  "-",  "*",  "/",
+                                                "%",   "@",  "~",  "<",  ">",  "=",  "&",  "|",  "^"};
     for (std::string_view op : kOps) {
       if (src_.substr(pos_, op.size()) == op) {
         pos_ += op.size();
@@ -99,15 +101,20 @@ class Lexer {
       char base_char = static_cast<char>(std::tolower(static_cast<unsigned char>(src_[pos_ + 1])));
       int base = base_char == 'x' ? 16 : base_char == 'o' ? 8 : 2;
       pos_ += 2;
-      take_digits([base](char ch) {
-        return base == 16 ? std::isxdigit(static_cast<unsigned char>(ch)) != 0 : (ch >= '0' && ch < static_cast<char>('0' + base));
-      }, true);
+      take_digits(
+          [base](char ch) {
+            return base == 16 ? std::isxdigit(static_cast<unsigned char>(ch)) != 0
+                              : (ch >= '0' && ch < static_cast<char>('0' + base));
+          },
+          true);
       if (digits.empty()) fail(t.col, "invalid number literal");
       std::uint64_t v = 0;
       auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
-      if (ec != std::errc() || p != digits.data() + digits.size()) fail(t.col, "integer literal " + digits + " is too large");
-      t.value = v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ? Scalar::from_uint(v)
-                                                                                        : Scalar::from_int(static_cast<std::int64_t>(v));
+      if (ec != std::errc() || p != digits.data() + digits.size())
+        fail(t.col, "integer literal " + digits + " is too large");
+      t.value = v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                    ? Scalar::from_uint(v)
+                    : Scalar::from_int(static_cast<std::int64_t>(v));
     } else {
       bool is_float = false;
       take_digits(is_digit, false);
@@ -132,7 +139,8 @@ class Lexer {
           fail(t.col, "leading zeros in decimal integer literals are not permitted");
         std::uint64_t v = 0;
         auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-        if (ec != std::errc() || p != digits.data() + digits.size()) fail(t.col, "integer literal " + digits + " is too large");
+        if (ec != std::errc() || p != digits.data() + digits.size())
+          fail(t.col, "integer literal " + digits + " is too large");
         t.value = v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
                       ? Scalar::from_uint(v)
                       : Scalar::from_int(static_cast<std::int64_t>(v));

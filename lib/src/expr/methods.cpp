@@ -80,14 +80,16 @@ Value flip(const MethodCall& c) {
 Value transpose(const MethodCall& c) {
   int col = c.args.col();
   auto p = c.args.bind({"dim0", "dim1"});
-  std::int64_t a = p[0] ? to_int(*p[0], col, "transpose() dim0") : 1, b = p[1] ? to_int(*p[1], col, "transpose() dim1") : 0;
+  std::int64_t a = p[0] ? to_int(*p[0], col, "transpose() dim0") : 1,
+               b = p[1] ? to_int(*p[1], col, "transpose() dim1") : 0;
   return Value::of(tg::transpose(c.t, a, b));
 }
 
 Value flatten(const MethodCall& c) {
   int col = c.args.col();
   auto p = c.args.bind({"start_dim", "end_dim"});
-  return Value::of(tg::flatten(c.t, p[0] ? to_int(*p[0], col, "start_dim") : 0, p[1] ? to_int(*p[1], col, "end_dim") : -1));
+  return Value::of(
+      tg::flatten(c.t, p[0] ? to_int(*p[0], col, "start_dim") : 0, p[1] ? to_int(*p[1], col, "end_dim") : -1));
 }
 
 Value unflatten(const MethodCall& c) {
@@ -139,7 +141,10 @@ Value cat_or_stack(const MethodCall& c) {
 Value contiguous(const MethodCall& c) { c.args.bind({}); return Value::of(c.t.contiguous()); }
 Value realize(const MethodCall& c) { c.args.bind({}); return Value::of(c.t.realize()); }
 Value numel(const MethodCall& c) { c.args.bind({}); return Value::scalar(Scalar::from_int(c.t.numel())); }
-Value dim(const MethodCall& c) { c.args.bind({}); return Value::scalar(Scalar::from_int(static_cast<std::int64_t>(c.t.ndim()))); }
+Value dim(const MethodCall& c) {
+  c.args.bind({});
+  return Value::scalar(Scalar::from_int(static_cast<std::int64_t>(c.t.ndim())));
+}
 
 Value size(const MethodCall& c) {
   int col = c.args.col();
@@ -198,7 +203,8 @@ Value cumsum(const MethodCall& c) {
 Value softmax(const MethodCall& c) {
   auto p = c.args.bind({"axis"});
   std::int64_t axis = p[0] ? to_int(*p[0], c.args.col(), "axis") : -1;
-  return Value::of(c.args.fname() == "softmax" ? tg::softmax(c.t, axis, c.defaults) : tg::log_softmax(c.t, axis, c.defaults));
+  return Value::of(c.args.fname() == "softmax" ? tg::softmax(c.t, axis, c.defaults)
+                                               : tg::log_softmax(c.t, axis, c.defaults));
 }
 
 Value argmax(const MethodCall& c) {
@@ -237,7 +243,8 @@ Value clip(const MethodCall& c) {
 Value ones_like(const MethodCall& c) {
   auto p = c.args.bind({"dtype"});
   std::optional<DType> d = to_dtype(p[0], c.args.col());
-  return Value::of(tg::full(c.t.shape(), Scalar::from_int(c.args.fname() == "ones_like" ? 1 : 0), d ? *d : c.t.dtype()));
+  return Value::of(
+      tg::full(c.t.shape(), Scalar::from_int(c.args.fname() == "ones_like" ? 1 : 0), d ? *d : c.t.dtype()));
 }
 
 Value full_like(const MethodCall& c) {

@@ -37,7 +37,8 @@ class Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& parser, int col) : p(parser) {
-      if (++p.depth_ > kMaxExpressionDepth) fail(col, "expression is nested too deeply (more than " + std::to_string(kMaxExpressionDepth) + " levels)");
+      if (++p.depth_ > kMaxExpressionDepth)
+        fail(col, "expression is nested too deeply (more than " + std::to_string(kMaxExpressionDepth) + " levels)");
     }
     ~DepthGuard() { --p.depth_; }
     DepthGuard(const DepthGuard&) = delete;
@@ -70,7 +71,8 @@ class Parser {
   // evaluator builds and every walk over them (nesting alone is bounded by DepthGuard).
   NodePtr make(Node::Kind kind, int col, std::string text = {}) {
     if (++nodes_ > kMaxExpressionNodes)
-      fail(col, "expression has more than " + std::to_string(kMaxExpressionNodes) + " parts (each name, number, operator and call is one)");
+      fail(col, "expression has more than " + std::to_string(kMaxExpressionNodes) +
+                    " parts (each name, number, operator and call is one)");
     auto n = std::make_unique<Node>();
     n->kind = kind;
     n->col = col;
@@ -156,7 +158,8 @@ class Parser {
     for (;;) {
       if (is_op(".")) {
         take();
-        if (peek().kind != Token::Kind::Name) fail(peek().col, "expected an attribute name after '.', got " + describe(peek()));
+        if (peek().kind != Token::Kind::Name)
+          fail(peek().col, "expected an attribute name after '.', got " + describe(peek()));
         Token name = take();
         NodePtr a = make(Node::Kind::Attribute, name.col, name.text);
         a->kids.push_back(std::move(n));
@@ -282,7 +285,8 @@ class Parser {
       }
       case Token::Kind::Name: {
         Token tok = take();
-        if (tok.text == "True" || tok.text == "False" || tok.text == "None") return make(Node::Kind::Constant, tok.col, tok.text);
+        if (tok.text == "True" || tok.text == "False" || tok.text == "None")
+          return make(Node::Kind::Constant, tok.col, tok.text);
         static constexpr std::string_view kKeywords[] = {"and", "or", "if", "else", "lambda", "for", "in", "is"};
         for (std::string_view k : kKeywords)
           if (tok.text == k) fail(tok.col, "'" + tok.text + "' is not supported in expressions");

@@ -24,7 +24,8 @@ constexpr Int kMaxBig = Int{1} << 120;  // sums and shifted values of these stil
 std::string decimal(Int v) {
   if (v == 0) return "0";
   std::string out;
-  for (Int x = v < 0 ? -v : v; x > 0; x /= 10) out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
+  for (Int x = v < 0 ? -v : v; x > 0; x /= 10)
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
   return v < 0 ? "-" + out : out;
 }
 
@@ -45,7 +46,8 @@ Value narrow(Int r, int col) {
     v.text = decimal(r);
     return v;
   }
-  if (r > static_cast<Int>(std::numeric_limits<std::int64_t>::max())) return Value::scalar(Scalar::from_uint(static_cast<std::uint64_t>(r)));
+  if (r > static_cast<Int>(std::numeric_limits<std::int64_t>::max()))
+    return Value::scalar(Scalar::from_uint(static_cast<std::uint64_t>(r)));
   return Value::scalar(Scalar::from_int(static_cast<std::int64_t>(r)));
 }
 
@@ -92,16 +94,28 @@ Int floor_mod(Int x, Int y) {
 bool compare(const std::string& op, const Num& a, const Num& b) {
   if (a.is_int && b.is_int) {
     Int x = a.i, y = b.i;
-    return op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y : op == "==" ? x == y : x != y;
+    return op == "<"    ? x < y
+           : op == "<=" ? x <= y
+           : op == ">"  ? x > y
+           : op == ">=" ? x >= y
+           : op == "==" ? x == y
+                        : x != y;
   }
   double x = a.as_double(), y = b.as_double();
-  return op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y : op == "==" ? x == y : x != y;
+  return op == "<"    ? x < y
+         : op == "<=" ? x <= y
+         : op == ">"  ? x > y
+         : op == ">=" ? x >= y
+         : op == "==" ? x == y
+                      : x != y;
 }
 
 Value bitwise(const std::string& op, const Num& a, const Num& b, int col) {
   if (!a.is_int || !b.is_int) fail(col, "unsupported operand type(s) for " + op + ": 'float'");
   if (a.s.kind == DKind::Bool && b.s.kind == DKind::Bool && op != "<<" && op != ">>")
-    return Value::scalar(Scalar::from_bool(op == "&" ? (a.s.b && b.s.b) : op == "|" ? (a.s.b || b.s.b) : (a.s.b != b.s.b)));
+    return Value::scalar(Scalar::from_bool(op == "&"   ? (a.s.b && b.s.b)
+                                           : op == "|" ? (a.s.b || b.s.b)
+                                                       : (a.s.b != b.s.b)));
   // Two's complement in 128 bits is Python's infinite two's complement for these operands.
   Int x = a.i, y = b.i;
   if (op == "&") return narrow(x & y, col);
@@ -135,7 +149,8 @@ Value float_arith(const std::string& op, double x, double y, int col) {
   }
   if (op == "**") {
     if (x == 0.0 && y < 0) fail(col, "0.0 cannot be raised to a negative power");
-    if (x < 0 && std::floor(y) != y && std::isfinite(y)) fail(col, "a negative number to a fractional power is complex");
+    if (x < 0 && std::floor(y) != y && std::isfinite(y))
+      fail(col, "a negative number to a fractional power is complex");
     return Value::scalar(Scalar::from_float(std::pow(x, y)));
   }
   fail(col, "unsupported operand type(s) for " + op + ": 'float'");

@@ -40,7 +40,8 @@ Value call_builtin(std::string_view fname, const Args& args) {
   if (fname == "int") {
     Scalar s = to_number(v, col, "int()");
     if (s.kind != DKind::Float) return Value::scalar(Scalar::from_int(as_i64(s, col)));
-    if (!std::isfinite(s.f) || std::fabs(s.f) >= 9.2e18) fail(col, "cannot convert float " + std::to_string(s.f) + " to integer");
+    if (!std::isfinite(s.f) || std::fabs(s.f) >= 9.2e18)
+      fail(col, "cannot convert float " + std::to_string(s.f) + " to integer");
     return Value::scalar(Scalar::from_int(static_cast<std::int64_t>(s.f)));
   }
   if (fname == "bool") {

@@ -12,7 +12,20 @@ namespace tensor_inspect::expr {
 
 /// A Python value.
 struct Value {
-  enum class Kind { None, Scalar, String, Tensor, DType, Tuple, List, Slice, Ellipsis, Module, Builtin, BigInt } kind = Kind::None;
+  enum class Kind {
+    None,
+    Scalar,
+    String,
+    Tensor,
+    DType,
+    Tuple,
+    List,
+    Slice,
+    Ellipsis,
+    Module,
+    Builtin,
+    BigInt
+  } kind = Kind::None;
   Scalar num;                    ///< Scalar: bool, int (Signed/Unsigned) or float
   std::string text;              ///< String contents; Module/Builtin name; BigInt in decimal
   std::optional<Tensor> tensor;  ///< Tensor
@@ -34,7 +47,10 @@ struct Value {
     for (std::int64_t x : xs) v.items.push_back(scalar(Scalar::from_int(x)));
     return v;
   }
-  bool is_int() const { return kind == Kind::Scalar && (num.kind == DKind::Signed || num.kind == DKind::Unsigned || num.kind == DKind::Bool); }
+  bool is_int() const {
+    return kind == Kind::Scalar &&
+           (num.kind == DKind::Signed || num.kind == DKind::Unsigned || num.kind == DKind::Bool);
+  }
   bool is_seq() const { return kind == Kind::Tuple || kind == Kind::List; }
 };
 

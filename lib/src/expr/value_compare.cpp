@@ -60,7 +60,8 @@ bool order(const std::string& op, const Value& a, const Value& b, int col) {
 }  // namespace
 
 bool is_value_comparison(const std::string& op, const Value& a, const Value& b) {
-  return is_comparison_operator(op) && a.kind != Value::Kind::Tensor && b.kind != Value::Kind::Tensor && !(is_number(a) && is_number(b));
+  return is_comparison_operator(op) && a.kind != Value::Kind::Tensor && b.kind != Value::Kind::Tensor &&
+         !(is_number(a) && is_number(b));
 }
 
 Value compare_values(const std::string& op, const Value& a, const Value& b, int col) {

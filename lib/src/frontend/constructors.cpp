@@ -23,7 +23,8 @@ Int wide_int(const Scalar& s) {
 std::string int_text(Int v) {
   if (v == 0) return "0";
   std::string out;
-  for (Int x = v < 0 ? -v : v; x > 0; x /= 10) out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
+  for (Int x = v < 0 ? -v : v; x > 0; x /= 10)
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
   return v < 0 ? "-" + out : out;
 }
 
@@ -71,7 +72,8 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
       return Scalar::from_float(static_cast<double>(v));
     });
   }
-  return produced({n}, d, "arange", [s0, st](std::int64_t i) { return Scalar::from_float(s0 + static_cast<double>(i) * st); });
+  return produced({n}, d, "arange",
+                  [s0, st](std::int64_t i) { return Scalar::from_float(s0 + static_cast<double>(i) * st); });
 }
 
 Tensor full(const Shape& shape, const Scalar& value, std::optional<DType> dtype) {
@@ -94,7 +96,8 @@ Tensor eye(std::int64_t n, std::optional<std::int64_t> m, std::optional<DType> d
   std::int64_t cols = m ? *m : n;
   if (n < 0 || cols < 0) shape_error("eye: negative size " + std::to_string(n < 0 ? n : cols));
   DType d = dtype ? *dtype : defaults.float_dtype;
-  return produced({n, cols}, d, "eye", [cols](std::int64_t i) { return Scalar::from_int(i / cols == i % cols ? 1 : 0); });
+  return produced({n, cols}, d, "eye",
+                  [cols](std::int64_t i) { return Scalar::from_int(i / cols == i % cols ? 1 : 0); });
 }
 
 Tensor linspace(Scalar start, Scalar stop, std::int64_t steps, std::optional<DType> dtype, const Defaults& defaults) {
@@ -102,7 +105,8 @@ Tensor linspace(Scalar start, Scalar stop, std::int64_t steps, std::optional<DTy
   DType d = dtype ? *dtype : defaults.float_dtype;
   double a = start.as_double(), b = stop.as_double();
   double delta = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
-  return produced({steps}, d, "linspace", [a, delta](std::int64_t i) { return Scalar::from_float(a + static_cast<double>(i) * delta); });
+  return produced({steps}, d, "linspace",
+                  [a, delta](std::int64_t i) { return Scalar::from_float(a + static_cast<double>(i) * delta); });
 }
 
 Tensor from_values(const std::vector<Scalar>& values, const Shape& shape, std::optional<DType> dtype,

@@ -41,7 +41,8 @@ Tensor float_unary(const Tensor& t, const Defaults& defaults, const std::functio
 // ------------------------------------------------------------------------------- unary
 
 Tensor logical_not(const Tensor& t) {
-  return Tensor::binary(Op::CmpNe, cast_to(t, DType::Bool), Tensor::full(t.shape(), Scalar::from_bool(true), DType::Bool));
+  return Tensor::binary(Op::CmpNe, cast_to(t, DType::Bool),
+                        Tensor::full(t.shape(), Scalar::from_bool(true), DType::Bool));
 }
 
 Tensor neg(const Tensor& t) {
@@ -51,7 +52,8 @@ Tensor neg(const Tensor& t) {
 
 Tensor invert(const Tensor& t) {
   if (t.dtype() == DType::Bool) return logical_not(t);
-  if (is_float(t.dtype())) expr_error("operand of ~ must be an int or bool tensor, got " + std::string(dtype_info(t.dtype()).name));
+  if (is_float(t.dtype()))
+    expr_error("operand of ~ must be an int or bool tensor, got " + std::string(dtype_info(t.dtype()).name));
   return bitwise_xor(t, Scalar::from_int(-1));
 }
 
@@ -80,7 +82,8 @@ Tensor log2(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Log2); });
 }
 Tensor log(const Tensor& t, const Defaults& defaults) {
-  return float_unary(t, defaults, [](const Tensor& x) { return mul(x.unary(Op::Log2), Scalar::from_float(std::numbers::ln2)); });
+  return float_unary(t, defaults,
+                     [](const Tensor& x) { return mul(x.unary(Op::Log2), Scalar::from_float(std::numbers::ln2)); });
 }
 Tensor sqrt(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt); });
@@ -97,10 +100,12 @@ Tensor sin(const Tensor& t, const Defaults& defaults) {
 Tensor cos(const Tensor& t, const Defaults& defaults) {
   // tinygrad: cos(x) = sin(pi/2 - x)
   return float_unary(
-      t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); }, true);
+      t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); },
+      true);
 }
 Tensor tan(const Tensor& t, const Defaults& defaults) {
-  return float_unary(t, defaults, [&defaults](const Tensor& x) { return div(sin(x, defaults), cos(x, defaults), defaults); });
+  return float_unary(t, defaults,
+                     [&defaults](const Tensor& x) { return div(sin(x, defaults), cos(x, defaults), defaults); });
 }
 Tensor sigmoid(const Tensor& t, const Defaults& defaults) {
   // tinygrad: (1 + (x * (-1/ln 2)).exp2()).reciprocal(), each step in the dtype the
@@ -160,31 +165,34 @@ Tensor isfinite(const Tensor& t) { return logical_not(bitwise_or(isinf(t), isnan
 // ------------------------------------------------------------------------------- dtype
 
 Tensor cast(const Tensor& t, DType dtype) {
-  if (is_weak(dtype)) expr_error("cast target must be a concrete dtype, got dtypes." + std::string(dtype_info(dtype).name));
+  if (is_weak(dtype))
+    expr_error("cast target must be a concrete dtype, got dtypes." + std::string(dtype_info(dtype).name));
   return cast_to(t, dtype);
 }
 
 Tensor bitcast(const Tensor& t, DType dtype) {
   if (is_weak(t.dtype()) || is_weak(dtype))
-    expr_error("bitcast requires concrete dtypes, got dtypes." + std::string(dtype_info(t.dtype()).name) + " -> dtypes." +
-               std::string(dtype_info(dtype).name));
+    expr_error("bitcast requires concrete dtypes, got dtypes." + std::string(dtype_info(t.dtype()).name) +
+               " -> dtypes." + std::string(dtype_info(dtype).name));
   if (t.dtype() == dtype) return t;
   std::int64_t old_size = dtype_info(t.dtype()).itemsize, new_size = dtype_info(dtype).itemsize;
   if (old_size != new_size && (t.ndim() == 0 || (t.shape().back() * old_size) % new_size != 0))
-    shape_error("unsupported size in bitcast: " + shape_repr(t.shape()) + " " + std::string(dtype_info(t.dtype()).name) +
-                " to " + std::string(dtype_info(dtype).name));
+    shape_error("unsupported size in bitcast: " + shape_repr(t.shape()) + " " +
+                std::string(dtype_info(t.dtype()).name) + " to " + std::string(dtype_info(dtype).name));
   return t.bitcast(dtype);
 }
 
 
 Tensor tril(const Tensor& t, std::int64_t diagonal, bool upper) {
-  if (t.ndim() < 2) shape_error(std::string(upper ? "triu" : "tril") + " needs at least 2 dimensions, got " + shape_repr(t.shape()));
+  if (t.ndim() < 2)
+    shape_error(std::string(upper ? "triu" : "tril") + " needs at least 2 dimensions, got " + shape_repr(t.shape()));
   const std::int64_t rows = t.shape()[t.ndim() - 2], cols = t.shape()[t.ndim() - 1];
   Tensor keep = produced({rows, cols}, DType::Bool, upper ? "triu" : "tril", [cols, diagonal, upper](std::int64_t k) {
     const std::int64_t i = k / cols, j = k % cols;
     return Scalar::from_bool(upper ? j - i >= diagonal : j - i <= diagonal);
   });
-  // tinygrad/mixin/op.py triu/tril: _tri(...).where(self, self.const_like(0)), a zero of t's own dtype (False for bool).
+  // tinygrad/mixin/op.py triu/tril: _tri(...).where(self, self.const_like(0)), a zero of t's own dtype (False for
+  // bool).
   return where(keep, t, t.dtype() == DType::Bool ? Scalar::from_bool(false) : Scalar::from_int(0));
 }
 

@@ -34,7 +34,8 @@ Shape resolve_reshape(const Tensor& t, const Shape& shape) {
     out[uz(infer)] = t.numel() / known;
   }
   check_shape(out, "reshape");
-  if (tensor_inspect::prod(out) != t.numel()) shape_error("cannot reshape " + shape_repr(t.shape()) + " to " + ints_repr(shape));
+  if (tensor_inspect::prod(out) != t.numel())
+    shape_error("cannot reshape " + shape_repr(t.shape()) + " to " + ints_repr(shape));
   return out;
 }
 
@@ -71,11 +72,14 @@ Tensor transpose(const Tensor& t, std::int64_t dim0, std::int64_t dim1) {
   // tinygrad swaps two items of the Python list range(ndim): each dim indexes that list,
   // so it must lie in [-ndim, ndim) (a 1-d transpose(-1, 0) is allowed; no 0-d one is).
   // tinygrad says only "IndexError: list index out of range".
-  auto call = [&] { return "transpose(" + std::to_string(dim0) + ", " + std::to_string(dim1) + ") of shape " + shape_repr(t.shape()); };
+  auto call = [&] {
+    return "transpose(" + std::to_string(dim0) + ", " + std::to_string(dim1) + ") of shape " + shape_repr(t.shape());
+  };
   if (nd == 0) shape_error(call() + ": a 0-d tensor has no dims to swap");
   for (std::int64_t d : {dim0, dim1})
     if (d < -nd || d >= nd)
-      shape_error(call() + ": no dim " + std::to_string(d) + " (dims are " + std::to_string(-nd) + " to " + std::to_string(nd - 1) + ")");
+      shape_error(call() + ": no dim " + std::to_string(d) + " (dims are " + std::to_string(-nd) + " to " +
+                  std::to_string(nd - 1) + ")");
   std::int64_t a = resolve_dim(dim0, nd), b = resolve_dim(dim1, nd);
   std::vector<std::int64_t> order;
   for (std::int64_t i = 0; i < nd; ++i) order.push_back(i);
@@ -140,8 +144,9 @@ Tensor pad(const Tensor& t, const std::vector<OptRange>& arg, const Scalar& valu
     if (std::max(std::abs(std::max(before, -most)), std::abs(std::max(after, -most))) >= most)
       shape_error("padding (" + std::to_string(before) + ", " + std::to_string(after) + ") is out of range");
     std::int64_t b = std::max<std::int64_t>(-before, 0), e = t.shape()[i] - std::max<std::int64_t>(-after, 0);
-    if (b > e) shape_error("padding " + std::to_string(before) + ", " + std::to_string(after) + " crops more than axis " +
-                           std::to_string(i) + " of " + shape_repr(t.shape()) + " holds");
+    if (b > e)
+      shape_error("padding " + std::to_string(before) + ", " + std::to_string(after) + " crops more than axis " +
+                  std::to_string(i) + " of " + shape_repr(t.shape()) + " holds");
     crop[i] = std::pair{b, e};
     grow[i] = {std::max<std::int64_t>(before, 0), std::max<std::int64_t>(after, 0)};
     any_grow = any_grow || grow[i].first > 0 || grow[i].second > 0;
@@ -162,7 +167,8 @@ Tensor pad(const Tensor& t, const std::vector<OptRange>& arg, const Scalar& valu
 
 Tensor pad_flat(const Tensor& t, const std::vector<std::int64_t>& flat, const Scalar& value) {
   if (flat.size() % 2 != 0 || flat.size() > 2 * t.ndim())
-    shape_error("flat padding " + ints_repr(flat) + " must have an even length of at most " + std::to_string(2 * t.ndim()));
+    shape_error("flat padding " + ints_repr(flat) + " must have an even length of at most " +
+                std::to_string(2 * t.ndim()));
   std::vector<OptRange> arg(t.ndim());
   for (std::size_t k = 0; k < flat.size() / 2; ++k) arg[t.ndim() - 1 - k] = std::pair{flat[2 * k], flat[2 * k + 1]};
   return pad(t, arg, value);
@@ -172,7 +178,8 @@ Tensor flip(const Tensor& t, const std::vector<std::int64_t>& axes) {
   std::vector<std::int64_t> r;
   for (std::int64_t a : axes) {
     std::int64_t x = resolve_dim(a, sz(t.ndim()));
-    if (std::find(r.begin(), r.end(), x) != r.end()) shape_error("dim " + std::to_string(a) + " appears multiple times in flip");
+    if (std::find(r.begin(), r.end(), x) != r.end())
+      shape_error("dim " + std::to_string(a) + " appears multiple times in flip");
     if (t.ndim() > 0) r.push_back(x);
   }
   std::sort(r.begin(), r.end());
@@ -264,7 +271,9 @@ Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim) {
     Shape a = t.shape(), b = first.shape();
     if (a.size() != b.size()) shape_error("cat: shapes " + shape_repr(b) + " and " + shape_repr(a) + " differ in ndim");
     a[uax] = b[uax] = 0;
-    if (a != b) shape_error("cat: shapes " + shape_repr(first.shape()) + " and " + shape_repr(t.shape()) + " differ off axis " + std::to_string(ax));
+    if (a != b)
+      shape_error("cat: shapes " + shape_repr(first.shape()) + " and " + shape_repr(t.shape()) + " differ off axis " +
+                  std::to_string(ax));
     d = least_upper_dtype(d, t.dtype());
     total += t.shape()[uax];
   }
@@ -292,7 +301,8 @@ Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim) {
   if (ts.empty()) shape_error("stack needs at least one tensor");
   std::vector<Tensor> lifted;
   for (const Tensor& t : ts) {
-    if (t.shape() != ts[0].shape()) shape_error("stack: shapes " + shape_repr(ts[0].shape()) + " and " + shape_repr(t.shape()) + " differ");
+    if (t.shape() != ts[0].shape())
+      shape_error("stack: shapes " + shape_repr(ts[0].shape()) + " and " + shape_repr(t.shape()) + " differ");
     lifted.push_back(unsqueeze(t, dim));
   }
   return cat(lifted, dim);

@@ -57,7 +57,8 @@ DType compare_dtype(const Operand& a, const Operand& b) {
     if (!is_python_int(*side)) continue;
     const Scalar& v = std::get<Scalar>(*side);
     if (int_fits(v, out)) continue;
-    bool fits_i64 = v.kind == DKind::Signed || v.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    bool fits_i64 =
+        v.kind == DKind::Signed || v.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     return (fits_i64 && out != DType::UInt64) ? DType::Int64 : DType::Float64;
   }
   return out;

@@ -56,7 +56,8 @@ Tensor all(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes
   return logical_not(any(logical_not(t), axes, keepdim));
 }
 
-Tensor mean(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim, const Defaults& defaults) {
+Tensor mean(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim,
+            const Defaults& defaults) {
   // tinygrad: output_dtype = self.dtype if dtypes.is_float(self.dtype) else dtypes.float32 (not the default float)
   std::vector<std::int64_t> ax = resolve_axes(t, axes);
   DType out = is_float(t.dtype()) ? t.dtype() : DType::Float32;
@@ -113,7 +114,8 @@ Tensor argmax(const Tensor& t, std::optional<std::int64_t> axis, bool keepdim) {
   Tensor m = cmp_eq(t, max(t, std::vector<std::int64_t>{a}, true));
   Shape col(t.ndim() - uz(a), 1);
   col[0] = n;
-  Tensor count_down = reshape(arange(Scalar::from_int(n), Scalar::from_int(0), Scalar::from_int(-1), DType::Int32), col);
+  Tensor count_down =
+      reshape(arange(Scalar::from_int(n), Scalar::from_int(0), Scalar::from_int(-1), DType::Int32), col);
   Tensor idx = mul(m, count_down);
   return cast(sub(Scalar::from_int(n), max(idx, std::vector<std::int64_t>{a}, keepdim)), DType::Int32);
 }

@@ -121,7 +121,8 @@ void verify(Op op, DType dtype, const Shape& shape, const std::vector<NodePtr>& 
   if (is_binary(op) || op == Op::Where) {
     for (const auto& s : src)
       if (s->shape != shape) spec_fail(op, "input shapes differ");
-    if (op != Op::Where && (is_comparison(op) ? dtype != DType::Bool : src[0]->dtype != dtype)) spec_fail(op, "dtype mismatch");
+    if (op != Op::Where && (is_comparison(op) ? dtype != DType::Bool : src[0]->dtype != dtype))
+      spec_fail(op, "dtype mismatch");
     if (is_binary(op) && src[0]->dtype != src[1]->dtype) spec_fail(op, "input dtypes differ");
     if (op == Op::Where && (src[0]->dtype != DType::Bool || src[1]->dtype != dtype || src[2]->dtype != dtype))
       spec_fail(op, "where needs a bool condition and equal value dtypes");
@@ -146,7 +147,8 @@ void verify(Op op, DType dtype, const Shape& shape, const std::vector<NodePtr>& 
     if (is_weak(in) || in == DType::Bool || (is_float(in) && in != DType::Float32 && in != DType::Float64))
       spec_fail(op, "sums an int, float32 or float64 input");
     const bool narrowed = in == DType::Float32 && is_float(dtype) && dtype_info(dtype).itemsize < 4;
-    if (in != dtype && !narrowed) spec_fail(op, "rounds its sums to its input's dtype, or float32's to a narrower float");
+    if (in != dtype && !narrowed)
+      spec_fail(op, "rounds its sums to its input's dtype, or float32's to a narrower float");
   }
 }
 
@@ -198,7 +200,8 @@ std::string arg_text(const Node& n) {
           o << shape_repr(v);
         } else if constexpr (std::is_same_v<T, Ranges>) {
           o << "(";
-          for (std::size_t i = 0; i < v.size(); ++i) o << (i ? ", " : "") << "(" << v[i].first << ", " << v[i].second << ")";
+          for (std::size_t i = 0; i < v.size(); ++i)
+            o << (i ? ", " : "") << "(" << v[i].first << ", " << v[i].second << ")";
           o << (v.size() == 1 ? ",)" : ")");
         } else if constexpr (std::is_same_v<T, Scalar>) {
           switch (v.kind) {
@@ -228,7 +231,8 @@ std::string graph_to_string(const NodePtr& root) {
   std::ostringstream o;
   for (const auto& n : order) {
     id[n.get()] = id.size();
-    o << "%" << id[n.get()] << " = " << op_name(n->op) << " " << dtype_info(n->dtype).name << " " << shape_repr(n->shape);
+    o << "%" << id[n.get()] << " = " << op_name(n->op) << " " << dtype_info(n->dtype).name << " "
+      << shape_repr(n->shape);
     for (const auto& s : n->src) o << " %" << id[s.get()];
     std::string a = arg_text(*n);
     if (!a.empty()) o << " [" << a << "]";
@@ -249,8 +253,8 @@ std::string graph_to_dot(const NodePtr& root) {
     std::string a = arg_text(*n);
     for (auto& c : a)
       if (c == '"') c = '\'';
-    o << "  n" << i << " [label=\"" << op_name(n->op) << "\\n" << dtype_info(n->dtype).name << " " << shape_repr(n->shape)
-      << (a.empty() ? "" : "\\n" + a) << "\"];\n";
+    o << "  n" << i << " [label=\"" << op_name(n->op) << "\\n"
+      << dtype_info(n->dtype).name << " " << shape_repr(n->shape) << (a.empty() ? "" : "\\n" + a) << "\"];\n";
     for (const auto& s : n->src) o << "  n" << id[s.get()] << " -> n" << i << ";\n";
   }
   o << "}\n";

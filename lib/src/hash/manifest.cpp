@@ -17,7 +17,8 @@ using Json = nlohmann::json;
   throw Error(ErrorCode::BadFile, name + ": not a hash manifest: " + what);
 }
 
-const Json& field(const Json& object, const char* key, Json::value_t type, const std::string& name, const std::string& where) {
+const Json& field(const Json& object, const char* key, Json::value_t type, const std::string& name,
+                  const std::string& where) {
   const auto it = object.find(key);
   if (it == object.end()) fault(name, where + "has no \"" + key + "\"");
   const bool ok = type == Json::value_t::number_unsigned ? it->is_number_unsigned() : it->type() == type;
@@ -51,7 +52,8 @@ Manifest parse_manifest(std::string_view text, const std::string& name) {
   }
   if (!j.is_object()) fault(name, "the top level is " + std::string(j.type_name()) + ", not an object");
   if (field(j, "kind", Json::value_t::string, name, "") != "hash") fault(name, "\"kind\" is not \"hash\"");
-  if (field(j, "schema_version", Json::value_t::number_unsigned, name, "") != 1) fault(name, "\"schema_version\" is not 1");
+  if (field(j, "schema_version", Json::value_t::number_unsigned, name, "") != 1)
+    fault(name, "\"schema_version\" is not 1");
   Manifest m;
   const std::string algo = field(j, "algorithm", Json::value_t::string, name, "").get<std::string>();
   const auto a = hash_algorithm_from_name(algo);

@@ -118,7 +118,9 @@ void hash_walk(Plan& p, Hasher& h) {
   });
 }
 
-std::span<const std::byte> as_bytes(const std::string& s) { return std::as_bytes(std::span<const char>(s.data(), s.size())); }
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
 
 }  // namespace
 

@@ -102,8 +102,8 @@ void set_limits_from(std::span<const std::string> specs) {
     parsed.push_back(parse_limit(specs[i]));
     for (std::size_t j = 0; j < i; ++j)
       if (parsed[j].first == parsed[i].first)
-        throw Error(ErrorCode::Usage, "--limit " + std::string(parsed[i].first->name) + " given twice ('" + specs[j] + "' and '" +
-                                          specs[i] + "'): each cap takes one value; give it once");
+        throw Error(ErrorCode::Usage, "--limit " + std::string(parsed[i].first->name) + " given twice ('" + specs[j] +
+                                          "' and '" + specs[i] + "'): each cap takes one value; give it once");
   }
   for (const auto& [info, value] : parsed) current().*(info->field) = value;
 }

@@ -63,7 +63,8 @@ Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, co
                                            std::to_string(limits().literal_bytes) + " of text a literal may hold" +
                                            limit_hint("literal_bytes"));
   if (text.size() > UINT32_MAX)
-    throw Error(ErrorCode::BadLiteral, "literal: " + std::to_string(text.size()) + " bytes; a literal holds at most 4 GiB of text");
+    throw Error(ErrorCode::BadLiteral,
+                "literal: " + std::to_string(text.size()) + " bytes; a literal holds at most 4 GiB of text");
   Parser parser(text);
   const Item root = parser.parse();
   const Shape& shape = root.shape;
@@ -94,9 +95,11 @@ Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, co
     const DKind kind = dtype_info(d).kind;
     if ((kind == DKind::Signed || kind == DKind::Unsigned) && l.kind == LitValue::Int) {
       // The exact int when it has 64 bits: the double it rounds to is the one `bits` gives.
-      if (static_cast<double>(static_cast<std::int64_t>(l.bits)) == l.f) v = Scalar::from_int(static_cast<std::int64_t>(l.bits));
+      if (static_cast<double>(static_cast<std::int64_t>(l.bits)) == l.f)
+        v = Scalar::from_int(static_cast<std::int64_t>(l.bits));
       else if (static_cast<double>(l.bits) == l.f) v = Scalar::from_uint(l.bits);
-    } else if ((kind == DKind::Signed || kind == DKind::Unsigned) && l.kind == LitValue::Float && std::fabs(l.f) < 9.2e18) {
+    } else if ((kind == DKind::Signed || kind == DKind::Unsigned) && l.kind == LitValue::Float &&
+               std::fabs(l.f) < 9.2e18) {
       v = Scalar::from_int(static_cast<std::int64_t>(l.f));  // int(x): truncation, unwrapped
     }
     return Tensor::full({}, v, d);

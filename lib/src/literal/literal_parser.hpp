@@ -147,7 +147,8 @@ class Parser {
         n.shape.assign(1, 0);
         n.shape.insert(n.shape.end(), item.shape.begin(), item.shape.end());
         only = std::move(item);
-      } else if (shape_error_.empty() && !std::equal(item.shape.begin(), item.shape.end(), n.shape.begin() + 1, n.shape.end())) {
+      } else if (shape_error_.empty() &&
+                 !std::equal(item.shape.begin(), item.shape.end(), n.shape.begin() + 1, n.shape.end())) {
         shape_error_column_ = item.column;
         shape_error_ = "inhomogeneous shape from " + std::string(s_) + ": element " + std::to_string(count) +
                        " has shape " + shape_repr(item.shape) + ", element 0 has " +
@@ -159,7 +160,8 @@ class Parser {
         ++pos_;
         saw_comma = true;
       } else if (pos_ < s_.size() && s_[pos_] != close) {
-        if (s_[pos_] == ']' || s_[pos_] == ')') fail(pos_, std::string("closing '") + s_[pos_] + "' does not match opening '" + open + "'");
+        if (s_[pos_] == ']' || s_[pos_] == ')')
+          fail(pos_, std::string("closing '") + s_[pos_] + "' does not match opening '" + open + "'");
         fail(pos_, "invalid syntax. Perhaps you forgot a comma?");
       }
     }
@@ -248,7 +250,8 @@ class Parser {
     if (pos_ < s_.size() && s_[pos_] == '.') {
       is_float = true;
       digits += s_[pos_++];
-      if (pos_ < s_.size() && s_[pos_] == '_') fail(digits.size() > 1 ? pos_ : start, digits.size() > 1 ? "invalid decimal literal" : "invalid syntax");
+      if (pos_ < s_.size() && s_[pos_] == '_')
+        fail(digits.size() > 1 ? pos_ : start, digits.size() > 1 ? "invalid decimal literal" : "invalid syntax");
       digitpart();
     }
     if (digits == "." || digits.empty()) fail(start, "invalid syntax");

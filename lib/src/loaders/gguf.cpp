@@ -230,7 +230,8 @@ bool sniff_gguf(std::span<const std::byte> head) {
 }
 
 LoadedFile list_gguf(std::shared_ptr<const MappedFile> file) {
-  if (const std::optional<SplitName> split = split_name(file->name()); split && split->part == 1) return open_gguf(file);
+  if (const std::optional<SplitName> split = split_name(file->name()); split && split->part == 1)
+    return open_gguf(file);
   GgufHeader h = parse_gguf_header(file->bytes(), GgufFaults(file->name()));
   LoadedFile out;
   out.path = file->name();
@@ -260,7 +261,8 @@ LoadedFile open_gguf(std::shared_ptr<const MappedFile> file) {
     const std::string path = part_path(*split, part);
     LoadedFile more = read_gguf(MappedFile::open(path));
     if (auto no = meta_uint(more, "split.no"); no && *no != part - 1)
-      throw Error(ErrorCode::BadFile, path + ": split.no " + std::to_string(*no) + " should be " + std::to_string(part - 1));
+      throw Error(ErrorCode::BadFile,
+                  path + ": split.no " + std::to_string(*no) + " should be " + std::to_string(part - 1));
     for (TensorEntry& e : more.tensors) {
       if (!names.insert(e.name).second)
         throw Error(ErrorCode::BadFile, path + ": tensor '" + e.name + "' is also in an earlier part");

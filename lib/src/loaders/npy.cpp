@@ -12,8 +12,8 @@
 //      column-major when fortran_order is True. Bytes after them are ignored, as numpy does.
 //
 // The header is parsed by npy_header.cpp (the parser validate uses too) through py_literal.cpp,
-// a strict reader of Python literals (str, int, bool, None, tuple, list, dict), never evaluated. Structured descrs (a list of fields) parse and are
-// then refused, as are dtypes tinygrad has no counterpart for (complex, strings, ...).
+// a strict reader of Python literals (str, int, bool, None, tuple, list, dict), never evaluated. Structured descrs (a
+// list of fields) parse and are then refused, as are dtypes tinygrad has no counterpart for (complex, strings, ...).
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -78,7 +78,8 @@ std::string unsupported_kind(char c, std::string_view size) {
 
 std::optional<std::string> npy_unsupported_descr(std::string_view s) {
   for (const NumpyName& n : kNumpyNames)
-    if (s == n.name || (s.size() == 2 && n.name.size() == 1 && std::strchr("<>=|!", s[0]) && s[1] == n.name[0])) return std::nullopt;
+    if (s == n.name || (s.size() == 2 && n.name.size() == 1 && std::strchr("<>=|!", s[0]) && s[1] == n.name[0]))
+      return std::nullopt;
   if (s == "longdouble" || s == "float128" || s == "g") return "long double dtype";
   if (s == "object" || s == "str" || s == "bytes" || s == "complex") return "dtype";
   if (!s.empty() && std::strchr("<>=|!", s[0]) != nullptr) s.remove_prefix(1);
@@ -172,7 +173,9 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data, boo
     entry.shape = shape;
     entry.offset = data_at;
     entry.nbytes = file->size() - data_at;
-    entry.details_for_write().loader = [why = std::string(err.what())]() -> Tensor { throw Error(ErrorCode::Unsupported, why); };
+    entry.details_for_write().loader = [why = std::string(err.what())]() -> Tensor {
+      throw Error(ErrorCode::Unsupported, why);
+    };
     loaded.tensors.push_back(std::move(entry));
     return loaded;
   }
@@ -192,9 +195,9 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data, boo
   const std::uint64_t nbytes = numel * itemsize;
   const std::uint64_t data_len = file->size() - data_at;
   if (check_data && data_len < nbytes)
-    throw Error(ErrorCode::BadFile, name + ": data at byte " + std::to_string(data_at) + " is " + std::to_string(data_len) +
-                                        " bytes, shape " + py_repr(shape_value) + " of " + descr.str + " needs " +
-                                        std::to_string(nbytes));
+    throw Error(ErrorCode::BadFile, name + ": data at byte " + std::to_string(data_at) + " is " +
+                                        std::to_string(data_len) + " bytes, shape " + py_repr(shape_value) + " of " +
+                                        descr.str + " needs " + std::to_string(nbytes));
 
   const bool swap = d.big_endian != (std::endian::native == std::endian::big);
   const bool column_major = header.fortran_order && shape.size() > 1;
@@ -209,7 +212,8 @@ LoadedFile read_npy(std::shared_ptr<const MappedFile> file, bool check_data, boo
   entry.details_for_write().stored_shape = stored_shape;
   entry.offset = data_at;
   entry.nbytes = nbytes;
-  if (swap) entry.note = d.big_endian ? "big-endian, converted to native order" : "little-endian, converted to native order";
+  if (swap)
+    entry.note = d.big_endian ? "big-endian, converted to native order" : "little-endian, converted to native order";
   if (column_major) entry.note += (entry.note.empty() ? "" : "; ") + std::string("Fortran order, converted to C order");
   const DType dtype = d.dtype;
   entry.details_for_write().loader = [file, data_at, nbytes, dtype, stored_shape, swap, column_major]() {
@@ -245,7 +249,8 @@ std::optional<std::uint64_t> npy_stream_length(std::span<const std::byte> so_far
   if (so_far.size() < header_end) return std::nullopt;
   try {
     const std::span<const std::byte> header = so_far.first(static_cast<std::size_t>(header_end));
-    const LoadedFile f = read_npy(MappedFile::from_bytes(std::vector<std::byte>(header.begin(), header.end()), name), false);
+    const LoadedFile f =
+        read_npy(MappedFile::from_bytes(std::vector<std::byte>(header.begin(), header.end()), name), false);
     return f.tensors.at(0).offset + f.tensors.at(0).nbytes;
   } catch (const Error&) {
     return so_far.size();  // a header the loader refuses: it says why, over the same bytes

@@ -40,7 +40,8 @@ std::string member_label(const std::string& file, const ZipMember& m) { return f
 /// Reverses the bytes of each `itemsize`-byte element in place.
 void swap_elements(std::span<std::byte> data, std::size_t itemsize) {
   for (std::size_t at = 0; at + itemsize <= data.size(); at += itemsize)
-    std::reverse(data.begin() + static_cast<std::ptrdiff_t>(at), data.begin() + static_cast<std::ptrdiff_t>(at + itemsize));
+    std::reverse(data.begin() + static_cast<std::ptrdiff_t>(at),
+                 data.begin() + static_cast<std::ptrdiff_t>(at + itemsize));
 }
 
 /// The entry of a STORED member: its .npy opened in place over a slice of the mapping.
@@ -55,7 +56,9 @@ TensorEntry stored_entry(const std::shared_ptr<const MappedFile>& file, const Zi
   entry.details_for_write().check_whole = [file, m] {
     file->fetch(m.data_offset, m.size);
     const auto bytes = file->bytes().subspan(static_cast<std::size_t>(m.data_offset), static_cast<std::size_t>(m.size));
-    check_member_crc(file->name(), m, zip_crc32(bytes, [&](std::size_t at, std::size_t n) { file->release_pages(m.data_offset + at, n); }));
+    check_member_crc(file->name(), m, zip_crc32(bytes, [&](std::size_t at, std::size_t n) {
+                       file->release_pages(m.data_offset + at, n);
+                     }));
   };
   return entry;
 }
@@ -80,7 +83,8 @@ struct DeflatedElements {
   std::size_t itemsize = 0;
   bool swap = false;
 
-  DeflatedElements(std::shared_ptr<const ZipArchive> zip, const ZipMember& m, std::uint64_t at, std::size_t size, bool sw)
+  DeflatedElements(std::shared_ptr<const ZipArchive> zip, const ZipMember& m, std::uint64_t at, std::size_t size,
+                   bool sw)
       : reader(std::move(zip), m), data_at(at), itemsize(size), swap(sw) {}
   void read(std::int64_t i, std::byte* out) {
     reader.read(data_at + static_cast<std::uint64_t>(i) * itemsize, {out, itemsize});
@@ -174,8 +178,8 @@ LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
     if (!m.name.ends_with(".npy")) {
       loaded.metadata.push_back({m.name, "skipped", "not a .npy member"});
       // np.load would list it (an array if it holds a .npy): say it is not shown.
-      loaded.warnings.push_back(name + ": member '" + m.name + "' is not named <key>.npy: skipped (np.load lists it as '" +
-                                m.name + "')");
+      loaded.warnings.push_back(name + ": member '" + m.name +
+                                "' is not named <key>.npy: skipped (np.load lists it as '" + m.name + "')");
       continue;
     }
     TensorEntry entry = m.stored ? stored_entry(file, m) : deflated_entry(zip, m);

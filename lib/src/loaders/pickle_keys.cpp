@@ -110,7 +110,8 @@ class KeyRules {
     if (a->kind != b->kind || (is_frozenset(*a) != is_frozenset(*b))) return false;
     if (a->kind == Kind::Str || a->kind == Kind::Bytes || a->kind == Kind::Global) return a->text == b->text;
     if (a->kind == Kind::None) return true;
-    if ((a->kind != Kind::Tuple && !is_frozenset(*a)) || a->items.size() != b->items.size() || hash(a) != hash(b)) return false;
+    if ((a->kind != Kind::Tuple && !is_frozenset(*a)) || a->items.size() != b->items.size() || hash(a) != hash(b))
+      return false;
     // NOTE: tuples sharing items through the memo form a DAG, which item-by-item comparison
     // walks once per path: 2**60 steps for 60 levels of (t, t). Each pair is compared once.
     const auto [it, fresh] = compared_.emplace(std::make_pair(a, b), true);
@@ -119,7 +120,8 @@ class KeyRules {
     if (a->kind == Kind::Tuple) {
       for (std::size_t i = 0; i < a->items.size() && same; ++i) same = equal(a->items[i], b->items[i]);
     } else {  // frozensets, their items already unique: each of a's in b
-      const std::unordered_set<PickleRef, Hash, Equal> in_b(b->items.begin(), b->items.end(), b->items.size(), Hash{this}, Equal{this});
+      const std::unordered_set<PickleRef, Hash, Equal> in_b(b->items.begin(), b->items.end(), b->items.size(),
+                                                            Hash{this}, Equal{this});
       for (std::size_t i = 0; i < a->items.size() && same; ++i) same = in_b.count(a->items[i]) != 0;
     }
     compared_[std::make_pair(a, b)] = same;
@@ -130,12 +132,14 @@ class KeyRules {
     if (v->kind == Kind::Dict || (v->kind == Kind::List && !is_frozenset(*v)))
       return PickleKeyFault{"unhashable type: '" + type_name(*v) + "'", v->at};
     if ((v->kind != Kind::Tuple && !is_frozenset(*v)) || hashes_.count(v)) return std::nullopt;
-    if (depth >= max_depth_) return PickleKeyFault{"a dict key nests deeper than " + std::to_string(max_depth_) + " levels", key_at};
+    if (depth >= max_depth_)
+      return PickleKeyFault{"a dict key nests deeper than " + std::to_string(max_depth_) + " levels", key_at};
     for (PickleRef item : v->items)
       if (auto fault = walk(item, depth + 1, key_at)) return fault;
     std::size_t h = v->kind == Kind::Tuple ? 0x345678u + v->items.size() : 0x1f2e3d4cu;
     for (PickleRef item : v->items)
-      h = v->kind == Kind::Tuple ? (h * 1000003u) ^ hash(item) : h + hash(item) * 0x9e3779b97f4a7c15u;  // a set's: any order
+      h = v->kind == Kind::Tuple ? (h * 1000003u) ^ hash(item)
+                                 : h + hash(item) * 0x9e3779b97f4a7c15u;  // a set's: any order
     hashes_.emplace(v, h);
     return std::nullopt;
   }
@@ -275,7 +279,8 @@ std::optional<PickleKeyFault> pickle_unique_keys(Pickled& p, std::uint64_t max_d
         if (is_set) continue;
         PickleRef held = c.items[it->second];
         c.items[it->second + 1] = c.items[i + 1];  // the last value wins; the first key stays
-        if (p.duplicates.size() < Pickled::kMaxDuplicates) p.duplicates.push_back({pickle_key_repr(*held), held->at, key->at});
+        if (p.duplicates.size() < Pickled::kMaxDuplicates)
+          p.duplicates.push_back({pickle_key_repr(*held), held->at, key->at});
         ++p.duplicate_count;
       }
       c.items.resize(kept);

@@ -197,7 +197,8 @@ class HeaderParser {
     const std::string text(text_.substr(digits, pos_ - digits));
     // NOTE: Python 2 wrote longs as "3L"; numpy still reads such 1.0/2.0 headers.
     if (major_ < 3 && pos_ < text_.size() && (text_[pos_] == 'L' || text_[pos_] == 'l')) ++pos_;
-    if (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' || text_[pos_] == '_'))
+    if (pos_ < text_.size() &&
+        (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' || text_[pos_] == '_'))
       fail_at("malformed number", start);
     if (overflow || (!negative && magnitude == (std::uint64_t{1} << 63)))
       fail_at("integer " + std::string(negative ? "-" : "") + text.substr(0, 40) + (text.size() > 40 ? "..." : "") +

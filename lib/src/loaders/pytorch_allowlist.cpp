@@ -11,20 +11,41 @@ namespace tensor_inspect {
 namespace {
 
 constexpr std::string_view kExact[] = {
-    "collections.OrderedDict", "collections.Counter", "torch.nn.parameter.Parameter",
-    "torch.serialization._get_layout", "torch.Size", "torch.Tensor", "torch.device", "_codecs.encode",
-    "builtins.bytearray", "builtins.set", "builtins.complex", "torch._tensor._rebuild_from_type_v2",
+    "collections.OrderedDict",
+    "collections.Counter",
+    "torch.nn.parameter.Parameter",
+    "torch.serialization._get_layout",
+    "torch.Size",
+    "torch.Tensor",
+    "torch.device",
+    "_codecs.encode",
+    "builtins.bytearray",
+    "builtins.set",
+    "builtins.complex",
+    "torch._tensor._rebuild_from_type_v2",
     // _tensor_rebuild_functions()
-    "torch._utils._rebuild_parameter", "torch._utils._rebuild_parameter_with_state", "torch._utils._rebuild_qtensor",
-    "torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor_v3",
-    "torch._utils._rebuild_sparse_tensor", "torch._utils._rebuild_meta_tensor_no_storage", "torch._utils._rebuild_nested_tensor",
-    "torch._utils._rebuild_wrapper_subclass", "torch._utils._rebuild_device_tensor_from_numpy",
+    "torch._utils._rebuild_parameter",
+    "torch._utils._rebuild_parameter_with_state",
+    "torch._utils._rebuild_qtensor",
+    "torch._utils._rebuild_tensor",
+    "torch._utils._rebuild_tensor_v2",
+    "torch._utils._rebuild_tensor_v3",
+    "torch._utils._rebuild_sparse_tensor",
+    "torch._utils._rebuild_meta_tensor_no_storage",
+    "torch._utils._rebuild_nested_tensor",
+    "torch._utils._rebuild_wrapper_subclass",
+    "torch._utils._rebuild_device_tensor_from_numpy",
     "torch._utils._rebuild_device_tensor_from_cpu_tensor",
     // storage classes kept as they are
-    "torch.storage.TypedStorage", "torch.storage.UntypedStorage", "torch.UntypedStorage",
+    "torch.storage.TypedStorage",
+    "torch.storage.UntypedStorage",
+    "torch.UntypedStorage",
     // quantization schemes
-    "torch.per_tensor_affine", "torch.per_tensor_symmetric", "torch.per_channel_affine",
-    "torch.per_channel_symmetric", "torch.per_channel_affine_float_qparams",
+    "torch.per_tensor_affine",
+    "torch.per_tensor_symmetric",
+    "torch.per_channel_affine",
+    "torch.per_channel_symmetric",
+    "torch.per_channel_affine_float_qparams",
 };
 
 // str(dtype) of torch's dtypes: "torch.float32", ...
@@ -66,7 +87,8 @@ bool torch_allows_global(std::string_view name) {
   else return false;
   if (rest.find('.') != std::string_view::npos) return false;
   if (name.substr(0, 11) != "torch.cuda." && contains(kDTypes, rest)) return true;
-  return (!rest.empty() && is_class(rest, "Storage") && rest != "Storage") || (is_class(rest, "Tensor") && rest != "Tensor");
+  return (!rest.empty() && is_class(rest, "Storage") && rest != "Storage") ||
+         (is_class(rest, "Tensor") && rest != "Tensor");
 }
 
 }  // namespace tensor_inspect

@@ -144,8 +144,9 @@ std::function<Tensor()> torch_tensor_loader(std::shared_ptr<const MappedFile> fi
       if (contiguous) {  // inflated straight into the output
         zip->read_into(t.member, from, out, from + out.size() == t.member.size);
         if (swap)
-          for (std::size_t at = 0; at < out.size(); at += itemsize) std::reverse(out.begin() + static_cast<std::ptrdiff_t>(at),
-                                                                                 out.begin() + static_cast<std::ptrdiff_t>(at + itemsize));
+          for (std::size_t at = 0; at < out.size(); at += itemsize)
+            std::reverse(out.begin() + static_cast<std::ptrdiff_t>(at),
+                         out.begin() + static_cast<std::ptrdiff_t>(at + itemsize));
         return;
       }
       // Inflate only as far as the view reaches (at most kInflateWholeBytes), then gather.

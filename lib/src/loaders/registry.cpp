@@ -81,9 +81,9 @@ LoadedFile open_with(const FormatInfo& info, const std::shared_ptr<const MappedF
   if (loaded.format.empty()) loaded.format = std::string(info.name);  // an index of .bin shards says "pytorch-index"
   loaded.file = file;
   const std::size_t nt = loaded.rows ? loaded.rows->size() : loaded.tensors.size(), nm = loaded.metadata.size();
-  lib_log().info("{}: {} format, {} tensor{}, {} metadata entr{}, {} bytes; header parsed in {:.3f} ms", file->name(), info.name,
-               nt, nt == 1 ? "" : "s", nm, nm == 1 ? "y" : "ies", file->size(),
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  lib_log().info("{}: {} format, {} tensor{}, {} metadata entr{}, {} bytes; header parsed in {:.3f} ms", file->name(),
+                 info.name, nt, nt == 1 ? "" : "s", nm, nm == 1 ? "y" : "ies", file->size(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return loaded;
 }
 
@@ -112,7 +112,8 @@ LoadedFile open_file_for(const std::string& path, const std::optional<std::strin
   if (forced && forced->name == "dcp" && std::filesystem::is_directory(path, not_a_folder))
     return open_file_for((std::filesystem::path(path) / ".metadata").string(), format, listing);
   if (!forced && is_remote_folder(path)) return open_remote_folder(path, listing);
-  const StreamCheck check = tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false, false});
+  const StreamCheck check =
+      tensor_stream_check({path == "-" ? "<stdin>" : path, format, false, std::nullopt, false, false});
   std::shared_ptr<const MappedFile> file =
       path == "-" ? MappedFile::read_fd(0, "<stdin>", check) : MappedFile::open(path, check);
   if (forced) {
@@ -163,13 +164,15 @@ StreamCheck tensor_stream_check(StreamInput in) {
       if (!in.raw->shape || in.whole) return std::nullopt;
       std::uint64_t need = dtype_info(in.raw->dtype).itemsize;
       for (const std::int64_t d : *in.raw->shape) {
-        if (d < 0 || (d != 0 && need > UINT64_MAX / static_cast<std::uint64_t>(d))) return std::nullopt;  // open_raw says why
+        if (d < 0 || (d != 0 && need > UINT64_MAX / static_cast<std::uint64_t>(d)))
+          return std::nullopt;  // open_raw says why
         need *= static_cast<std::uint64_t>(d);
       }
       if (need > UINT64_MAX - in.raw->offset) return std::nullopt;
-      return StreamStop{in.raw->offset + need, "shape " + shape_repr(*in.raw->shape) + " of " + std::string(dtype_info(in.raw->dtype).name) +
-                                                  " needs " + std::to_string(need) + " bytes, but more follow offset " +
-                                                  std::to_string(in.raw->offset) + " (a stream: read no further)",
+      return StreamStop{in.raw->offset + need,
+                        "shape " + shape_repr(*in.raw->shape) + " of " + std::string(dtype_info(in.raw->dtype).name) +
+                            " needs " + std::to_string(need) + " bytes, but more follow offset " +
+                            std::to_string(in.raw->offset) + " (a stream: read no further)",
                         {}};
     }
     const std::span<const std::byte> head = so_far.first(std::min<std::size_t>(so_far.size(), 64));
@@ -188,7 +191,8 @@ StreamCheck tensor_stream_check(StreamInput in) {
         const auto u = static_cast<unsigned char>(b);
         return u < 0x20 && !(u >= 0x09 && u <= 0x0d);
       });
-      if (in.literal && text && may_begin_literal(std::string_view(reinterpret_cast<const char*>(so_far.data()), so_far.size()))) {
+      if (in.literal && text &&
+          may_begin_literal(std::string_view(reinterpret_cast<const char*>(so_far.data()), so_far.size()))) {
         // Read no further than a literal may hold: the stream cap (1 GiB) let 300 MB of
         // junk text be read, and copied, before the parser refused it.
         const std::uint64_t cap = limits().literal_bytes;
@@ -197,8 +201,9 @@ StreamCheck tensor_stream_check(StreamInput in) {
                                    " bytes of text a literal may hold" + limit_hint("literal_bytes"),
                           "literal_bytes"};
       }
-      throw Error(ErrorCode::BadFile, in.name + ": not a recognised tensor file" + (in.literal ? " nor a literal" : "") + " (" +
-                                          first_bytes(head) + "): read no further than its first " + std::to_string(so_far.size()) +
+      throw Error(ErrorCode::BadFile, in.name + ": not a recognised tensor file" +
+                                          (in.literal ? " nor a literal" : "") + " (" + first_bytes(head) +
+                                          "): read no further than its first " + std::to_string(so_far.size()) +
                                           " bytes");
     }
     if (info->name != "npy" || in.whole) return std::nullopt;

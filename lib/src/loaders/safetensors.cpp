@@ -71,8 +71,8 @@ Shape shape_from_dims(std::span<const std::int64_t> dims) { return Shape(dims.be
 /// Checks one header entry against its dtype tag (element count, whole bytes, the byte
 /// length of data_offsets) and returns the tag. `last` caches the previous entry's tag:
 /// a checkpoint uses a handful of tags, so the table is searched a handful of times.
-StTag check_tensor_info(const std::string& file, const TensorEntry& entry, std::pair<std::uint64_t, std::uint64_t> offsets,
-                        std::optional<StTag>& last) {
+StTag check_tensor_info(const std::string& file, const TensorEntry& entry,
+                        std::pair<std::uint64_t, std::uint64_t> offsets, std::optional<StTag>& last) {
   const std::string_view name = entry.name;
   const std::span<const std::int64_t> shape = entry.shape;
   const auto [begin, end] = offsets;
@@ -85,7 +85,8 @@ StTag check_tensor_info(const std::string& file, const TensorEntry& entry, std::
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const auto dim = static_cast<std::uint64_t>(shape[i]);
     if (dim > 1 && span > static_cast<std::uint64_t>(INT64_MAX) / dim)
-      refuse(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) + " overflows");
+      refuse(file, where_of(name) + ": element count of shape " + shape_repr(shape_from_dims(shape.first(i + 1))) +
+                       " overflows");
     numel *= dim;  // numel <= span: no overflow
     if (dim > 1) span *= dim;
   }
@@ -100,9 +101,9 @@ StTag check_tensor_info(const std::string& file, const TensorEntry& entry, std::
     refuse(file, where_of(name) + ": " + std::to_string(numel) + " elements of " + entry.stored_type +
                    " do not fill whole bytes");
   if (bits / 8 != end - begin)
-    refuse(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + entry.stored_type + " needs " +
-                   std::to_string(bits / 8) + " bytes, but data_offsets [" + std::to_string(begin) + ", " +
-                   std::to_string(end) + ") hold " + std::to_string(end - begin));
+    refuse(file, where_of(name) + ": shape " + shape_repr(shape_from_dims(shape)) + " of " + entry.stored_type +
+                     " needs " + std::to_string(bits / 8) + " bytes, but data_offsets [" + std::to_string(begin) +
+                     ", " + std::to_string(end) + ") hold " + std::to_string(end - begin));
   return tag;
 }
 
@@ -179,7 +180,8 @@ LoadedFile open_safetensors(std::shared_ptr<const MappedFile> file) {
   // sorted map of the header would give them.
   std::sort(header.metadata.begin(), header.metadata.end());
   out.metadata.reserve(header.metadata.size());
-  for (auto& [key, value] : header.metadata) out.metadata.push_back(MetaEntry{key, "string", nlohmann::ordered_json(value)});
+  for (auto& [key, value] : header.metadata)
+    out.metadata.push_back(MetaEntry{key, "string", nlohmann::ordered_json(value)});
   std::vector<TensorEntry>& entries = header.tensors;
   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans = header.data_offsets;
   const std::uint64_t data_start = 8 + n;

@@ -175,7 +175,8 @@ class HeaderReader : JsonCursor {
     const auto integer = [&](std::uint64_t& v) {
       const std::size_t from = q;
       v = 0;
-      for (unsigned d; q < t.size() && (d = static_cast<unsigned char>(t[q]) - unsigned{'0'}) < 10 && q - from < 19; ++q)
+      for (unsigned d; q < t.size() && (d = static_cast<unsigned char>(t[q]) - unsigned{'0'}) < 10 && q - from < 19;
+           ++q)
         v = v * 10 + d;
       const std::size_t n = q - from;
       return n >= 1 && n <= 18 && !(n > 1 && t[from] == '0');
@@ -249,7 +250,8 @@ class HeaderReader : JsonCursor {
     const std::hash<std::string_view> hash;
     for (std::size_t i = 0; i < tensors.size() && !repeated; ++i) {
       std::size_t at = hash(tensors[i].name) & (slots - 1);
-      for (; table[at] != kEmpty && !repeated; at = (at + 1) & (slots - 1)) repeated = tensors[table[at]].name == tensors[i].name;
+      for (; table[at] != kEmpty && !repeated; at = (at + 1) & (slots - 1))
+        repeated = tensors[table[at]].name == tensors[i].name;
       table[at] = static_cast<std::uint32_t>(i);
     }
     if (repeated) {

@@ -37,10 +37,12 @@ EntryDetails& TensorEntry::details_for_write() {
 }
 
 std::span<const std::byte> TensorEntry::stored_blocks() const {
-  if (!details_ || !details_->blocks_file) throw Error(ErrorCode::Internal, "tensor '" + name + "' has no stored blocks");
+  if (!details_ || !details_->blocks_file)
+    throw Error(ErrorCode::Internal, "tensor '" + name + "' has no stored blocks");
   const std::span<const std::byte> all = details_->blocks_file->bytes();
   if (offset > all.size() || nbytes > all.size() - offset)
-    throw Error(ErrorCode::BadFile, details_->blocks_file->name() + ": tensor '" + name + "' lies past the end of the file");
+    throw Error(ErrorCode::BadFile,
+                details_->blocks_file->name() + ": tensor '" + name + "' lies past the end of the file");
   return all.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(nbytes));
 }
 

@@ -328,7 +328,8 @@ std::vector<std::byte> ZipArchive::read_all(const ZipMember& member) const {
   // Room for what the compressed bytes can hold at the deflate ratio (all of a DEFLATED
   // member, whose declared size was checked against it): growing by copies would hold the
   // member twice. Pages of the reservation cost memory only once written.
-  const std::uint64_t most = member.comp_size > UINT64_MAX / limits().zip_ratio ? member.size : member.comp_size * limits().zip_ratio;
+  const std::uint64_t most =
+      member.comp_size > UINT64_MAX / limits().zip_ratio ? member.size : member.comp_size * limits().zip_ratio;
   out.reserve(static_cast<std::size_t>(std::min(member.size, most)));
   std::size_t chunk = 1 << 16;
   while (out.size() < member.size) {
@@ -380,11 +381,13 @@ void ZipArchive::read_into(const ZipMember& member, std::uint64_t skip, std::spa
     // One more read: libzip checks the CRC when it reaches the end, and nothing may follow.
     std::byte extra[1];
     try {
-      if (reader.read(extra) != 0) reader.fail("holds more than its declared " + std::to_string(member.size) + " bytes");
+      if (reader.read(extra) != 0)
+        reader.fail("holds more than its declared " + std::to_string(member.size) + " bytes");
     } catch (const Error&) {
       // A CRC mismatch in our words, with both CRCs: the skipped header read again (small).
       const std::vector<std::byte> head = read_prefix(member, static_cast<std::size_t>(skip));
-      const auto crc = static_cast<std::uint32_t>(crc32_combine(zip_crc32(head), zip_crc32(out), static_cast<z_off_t>(out.size())));
+      const auto crc =
+          static_cast<std::uint32_t>(crc32_combine(zip_crc32(head), zip_crc32(out), static_cast<z_off_t>(out.size())));
       check_member_crc(file_->name(), member, crc);
       throw;
     }

@@ -44,7 +44,8 @@ struct ZipMember {
 /// order (crc32_combine), so the result never depends on the thread count. `done`, when
 /// set, is called from the scanning thread with each chunk's (offset, length) once it is
 /// read (a mapped member drops those pages: memory stays flat).
-std::uint32_t zip_crc32(std::span<const std::byte> bytes, const std::function<void(std::size_t, std::size_t)>& done = {});
+std::uint32_t zip_crc32(std::span<const std::byte> bytes,
+                        const std::function<void(std::size_t, std::size_t)>& done = {});
 /// Throws Error(BadFile) "<file>: member 'a.npy' (data at byte N): CRC-32 of the data is
 /// 0x..., the archive declares 0x..." when `actual` is not the member's declared CRC.
 void check_member_crc(const std::string& file, const ZipMember& member, std::uint32_t actual);

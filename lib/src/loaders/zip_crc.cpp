@@ -18,7 +18,8 @@ std::uint32_t zip_crc32(std::span<const std::byte> bytes, const std::function<vo
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::size_t at = static_cast<std::size_t>(c) * kChunk, n = std::min(kChunk, bytes.size() - at);
-    parts[static_cast<std::size_t>(c)] = crc32(0L, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n));
+    parts[static_cast<std::size_t>(c)] =
+        crc32(0L, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n));
     if (done) done(at, n);
   }
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -31,7 +32,8 @@ void check_member_crc(const std::string& file, const ZipMember& member, std::uin
   if (actual == member.crc) return;
   char text[96];
   std::snprintf(text, sizeof text, "CRC-32 of the data is 0x%08x, the archive declares 0x%08x", actual, member.crc);
-  throw Error(ErrorCode::BadFile, file + ": member '" + member.name + "' (data at byte " + std::to_string(member.data_offset) + "): " + text);
+  throw Error(ErrorCode::BadFile, file + ": member '" + member.name + "' (data at byte " +
+                                      std::to_string(member.data_offset) + "): " + text);
 }
 
 }  // namespace tensor_inspect

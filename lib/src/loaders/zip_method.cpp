@@ -32,7 +32,8 @@ bool zip_method_readable(std::uint16_t method) {
 }
 
 std::string zip_compressed_note(const ZipMember& member) {
-  return member.method == 8 ? "deflated, inflated at realize" : zip_method_name(member.method) + "-compressed, decompressed at realize";
+  return member.method == 8 ? "deflated, inflated at realize"
+                            : zip_method_name(member.method) + "-compressed, decompressed at realize";
 }
 
 void check_member_method(const std::string& file, const ZipMember& member) {

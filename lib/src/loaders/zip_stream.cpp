@@ -54,7 +54,8 @@ void ZipMemberStream::advance() {
   while (done < n) {
     const zip_int64_t got = zip_fread(f, window_.data() + done, n - done);
     if (got < 0) fail(std::string("corrupt data (") + zip_file_strerror(f) + ")");
-    if (got == 0) fail("ends after " + std::to_string(window_at_ + done) + " bytes, but declares " + std::to_string(member_.size));
+    if (got == 0)
+      fail("ends after " + std::to_string(window_at_ + done) + " bytes, but declares " + std::to_string(member_.size));
     done += static_cast<std::size_t>(got);
   }
   crc_ = static_cast<std::uint32_t>(crc32(crc_, reinterpret_cast<const Bytef*>(window_.data()), static_cast<uInt>(n)));

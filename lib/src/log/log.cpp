@@ -35,7 +35,8 @@ void set_log_pattern(const std::string& pattern) {
 }
 
 static_assert(static_cast<int>(LogLevel::Trace) == spdlog::level::trace &&
-                  static_cast<int>(LogLevel::Warn) == spdlog::level::warn && static_cast<int>(LogLevel::Off) == spdlog::level::off,
+                  static_cast<int>(LogLevel::Warn) == spdlog::level::warn &&
+                  static_cast<int>(LogLevel::Off) == spdlog::level::off,
               "LogLevel follows spdlog's level_enum");
 
 }  // namespace tensor_inspect

@@ -133,7 +133,8 @@ MemoryView cast_view(const MemoryView& view, char format, const std::optional<Sh
   auto is_byte = [](std::optional<char> f) { return f && (*f == 'B' || *f == 'b' || *f == 'c'); };
   if (!view.format) fail("source format must be a native single character format prefixed with an optional '@'");
   if (!is_byte(view.format) && !is_byte(format))
-    fail(std::string("cannot cast between two non-byte formats (cast to 'B' first: --view-as B --view-as ") + format + ")");
+    fail(std::string("cannot cast between two non-byte formats (cast to 'B' first: --view-as B --view-as ") + format +
+         ")");
   const std::size_t target_ndim = shape ? shape->size() : 1;
   if (view.ndim() != 1 && target_ndim != 1) fail("cast must be 1D -> ND or ND -> 1D");
   if (shape && shape->size() > 64) fail("number of dimensions must not exceed 64");
@@ -187,7 +188,8 @@ std::optional<Tensor> cast_of_swapped(const Tensor& t, const MemoryView& view, c
     return load_scalar(word, native);
   };
   producer->fill = [element = producer->element, size, word](std::span<std::byte> out) {
-    for (std::size_t i = 0; i * size < out.size(); ++i) store_scalar(word, element(static_cast<std::int64_t>(i)), out.data() + i * size);
+    for (std::size_t i = 0; i * size < out.size(); ++i)
+      store_scalar(word, element(static_cast<std::int64_t>(i)), out.data() + i * size);
   };
   const std::int64_t n = view.nbytes / view.itemsize;
   return Tensor::from_producer(producer, word, {n}).bitcast(view.dtype).reshape(view.shape);
@@ -196,8 +198,9 @@ std::optional<Tensor> cast_of_swapped(const Tensor& t, const MemoryView& view, c
 MemoryView cast_view(const MemoryView& view, std::string_view format, const std::optional<Shape>& shape) {
   const bool prefixed = format.size() == 2 && format[0] == '@';
   if (format.size() != 1 && !prefixed)
-    throw Error(ErrorCode::Unsupported,
-                "memoryview: destination format must be a native single character format prefixed with an optional '@'");
+    throw Error(
+        ErrorCode::Unsupported,
+        "memoryview: destination format must be a native single character format prefixed with an optional '@'");
   MemoryView mv = cast_view(view, format.back(), shape);
   mv.native_prefix = prefixed;
   return mv;

@@ -85,20 +85,24 @@ void decode(DType dtype, const std::byte* base, const std::int64_t* idx, std::si
     case DType::FP8E5M2:
     {
       const std::array<float, 256>& table = fp8_table(dtype);
-      return gather<std::uint8_t>(base, idx, n, out, [&table](std::uint8_t v) { return wf(static_cast<double>(table[v])); });
+      return gather<std::uint8_t>(base, idx, n, out,
+                                  [&table](std::uint8_t v) { return wf(static_cast<double>(table[v])); });
     }
   }
 }
 
 void encode(DType dtype, const Word* in, std::size_t n, std::byte* dst) {
   switch (dtype) {
-    case DType::Bool: return scatter<std::uint8_t>(in, n, dst, [](Word w) { return static_cast<std::uint8_t>(w.u != 0); });
+    case DType::Bool:
+      return scatter<std::uint8_t>(in, n, dst, [](Word w) { return static_cast<std::uint8_t>(w.u != 0); });
     case DType::Int8:
     case DType::UInt8: return scatter<std::uint8_t>(in, n, dst, [](Word w) { return static_cast<std::uint8_t>(w.u); });
     case DType::Int16:
-    case DType::UInt16: return scatter<std::uint16_t>(in, n, dst, [](Word w) { return static_cast<std::uint16_t>(w.u); });
+    case DType::UInt16:
+      return scatter<std::uint16_t>(in, n, dst, [](Word w) { return static_cast<std::uint16_t>(w.u); });
     case DType::Int32:
-    case DType::UInt32: return scatter<std::uint32_t>(in, n, dst, [](Word w) { return static_cast<std::uint32_t>(w.u); });
+    case DType::UInt32:
+      return scatter<std::uint32_t>(in, n, dst, [](Word w) { return static_cast<std::uint32_t>(w.u); });
     case DType::Int64:
     case DType::UInt64:
     case DType::WeakInt: return scatter<std::uint64_t>(in, n, dst, [](Word w) { return w.u; });
@@ -108,7 +112,8 @@ void encode(DType dtype, const Word* in, std::size_t n, std::byte* dst) {
     case DType::Float64:
     case DType::WeakFloat: return scatter<double>(in, n, dst, [](Word w) { return w.f; });
     case DType::FP8E4M3:
-    case DType::FP8E5M2: return scatter<std::uint8_t>(in, n, dst, [dtype](Word w) { return fp8_from_double(w.f, dtype); });
+    case DType::FP8E5M2:
+      return scatter<std::uint8_t>(in, n, dst, [dtype](Word w) { return fp8_from_double(w.f, dtype); });
   }
 }
 

@@ -29,7 +29,8 @@ void unary_fallback(Op op, DType in_dtype, DType out_dtype, const Word* a, std::
 
 void binary_fallback(Op op, DType in_dtype, const Word* a, const Word* b, std::size_t n, Word* out) {
   const DKind k = dtype_info(in_dtype).kind;
-  for (std::size_t i = 0; i < n; ++i) out[i] = word_of(apply_binary(op, in_dtype, scalar_of(k, a[i]), scalar_of(k, b[i])));
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = word_of(apply_binary(op, in_dtype, scalar_of(k, a[i]), scalar_of(k, b[i])));
 }
 
 template <typename F>
@@ -105,8 +106,16 @@ bool int_binary(Op op, DType d, bool sgn, const Word* a, const Word* b, std::siz
 bool bool_binary(Op op, const Word* a, const Word* b, std::size_t n, Word* out) {
   if (compare_chunk(op, a, b, n, out, [](Word w) { return w.u; })) return true;
   switch (op) {
-    case Op::Add: case Op::Or: case Op::Max: map2(a, b, n, out, [](Word x, Word y) { return wu(x.u | y.u); }); return true;
-    case Op::Mul: case Op::And: case Op::Min: map2(a, b, n, out, [](Word x, Word y) { return wu(x.u & y.u); }); return true;
+    case Op::Add:
+    case Op::Or:
+    case Op::Max:
+      map2(a, b, n, out, [](Word x, Word y) { return wu(x.u | y.u); });
+      return true;
+    case Op::Mul:
+    case Op::And:
+    case Op::Min:
+      map2(a, b, n, out, [](Word x, Word y) { return wu(x.u & y.u); });
+      return true;
     case Op::Sub: case Op::Xor: map2(a, b, n, out, [](Word x, Word y) { return wu(x.u ^ y.u); }); return true;
     default: return false;
   }
@@ -163,8 +172,12 @@ bool int_unary(Op op, DType d, bool sgn, const Word* a, std::size_t n, Word* out
       if (sgn) return false;
       switch (dtype_info(d).itemsize) {
         case 1: map1(a, n, out, [](Word x) { return x; }); return true;
-        case 2: map1(a, n, out, [](Word x) { return wu(__builtin_bswap16(static_cast<std::uint16_t>(x.u))); }); return true;
-        case 4: map1(a, n, out, [](Word x) { return wu(__builtin_bswap32(static_cast<std::uint32_t>(x.u))); }); return true;
+        case 2:
+          map1(a, n, out, [](Word x) { return wu(__builtin_bswap16(static_cast<std::uint16_t>(x.u))); });
+          return true;
+        case 4:
+          map1(a, n, out, [](Word x) { return wu(__builtin_bswap32(static_cast<std::uint32_t>(x.u))); });
+          return true;
         case 8: map1(a, n, out, [](Word x) { return wu(__builtin_bswap64(x.u)); }); return true;
         default: return false;
       }
@@ -207,7 +220,8 @@ void apply_unary_chunk(Op op, DType in_dtype, DType out_dtype, const Word* a, st
   bool done = false;
   if (op == Op::Cast) done = cast_chunk(in_dtype, out_dtype, a, n, out);
   else if (kind == DKind::Float) done = float_unary(op, out_dtype, a, n, out);
-  else if (kind == DKind::Signed || kind == DKind::Unsigned) done = int_unary(op, out_dtype, kind == DKind::Signed, a, n, out);
+  else if (kind == DKind::Signed || kind == DKind::Unsigned)
+    done = int_unary(op, out_dtype, kind == DKind::Signed, a, n, out);
   if (!done) unary_fallback(op, in_dtype, out_dtype, a, n, out);
 }
 

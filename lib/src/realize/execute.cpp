@@ -21,7 +21,9 @@ void report_progress(std::int64_t done, std::int64_t total) {
   if (const ProgressHook& hook = current_context().progress) hook(done, total);
 }
 
-std::int64_t chunk_count(std::int64_t n) { return (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk); }
+std::int64_t chunk_count(std::int64_t n) {
+  return (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk);
+}
 
 NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
   const NodePtr& out = k.output;
@@ -65,7 +67,9 @@ void check_compute(const Kernel& k) {
                                               limit_hint("compute_elements"));
 }
 
-std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) { return std::get<std::shared_ptr<Buffer>>(buffer_node->arg); }
+std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) {
+  return std::get<std::shared_ptr<Buffer>>(buffer_node->arg);
+}
 
 // Runs every kernel of `kernels` but the ones from `stop` on; returns the buffers made.
 BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
@@ -193,7 +197,10 @@ void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const 
     std::vector<Word> words;
   };
   parallel_for(
-      runs, [&] { return RunState{ChunkEvaluator(prog), std::vector<Word>(std::min(run, static_cast<std::size_t>(n)))}; },
+      runs,
+      [&] {
+        return RunState{ChunkEvaluator(prog), std::vector<Word>(std::min(run, static_cast<std::size_t>(n)))};
+      },
       [&](RunState& st, std::int64_t r) {
         const std::int64_t start = r * static_cast<std::int64_t>(run);
         const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(run), n - start));
@@ -238,7 +245,8 @@ void for_each_chunk_zipped(const std::vector<NodePtr>& roots, std::int64_t batch
   if (roots.empty()) return;
   const std::int64_t n = prod(roots[0]->shape);
   for (const NodePtr& r : roots)
-    if (prod(r->shape) != n) throw Error(ErrorCode::BadShape, "for_each_chunk_zipped: tensors of different element counts");
+    if (prod(r->shape) != n)
+      throw Error(ErrorCode::BadShape, "for_each_chunk_zipped: tensors of different element counts");
   if (n == 0) return;
   std::vector<BufferMap> buffers(roots.size());
   std::vector<Program> progs;
@@ -263,7 +271,8 @@ void for_each_chunk_zipped(const std::vector<NodePtr>& roots, std::int64_t batch
           const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
           std::vector<ValueChunk> vs;
           vs.reserve(roots.size());
-          for (std::size_t r = 0; r < roots.size(); ++r) vs.push_back(chunk_of(roots[r]->dtype, start, m, evs[r].run(start, m)));
+          for (std::size_t r = 0; r < roots.size(); ++r)
+            vs.push_back(chunk_of(roots[r]->dtype, start, m, evs[r].run(start, m)));
           sink(vs.data());
         },
         serial);

@@ -66,24 +66,26 @@ std::vector<T> pack(const NodePtr& operand, const BufferMap& buffers) {
   const Program prog = lower(operand, buffers);
   const std::int64_t n = prod(operand->shape);
   std::vector<T> out(static_cast<std::size_t>(n));
-  parallel_for(
-      (n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk), [&] { return ChunkEvaluator(prog); },
-      [&](ChunkEvaluator& ev, std::int64_t c) {
-        const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
-        const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
-        const Word* v = ev.run(start, m);
-        for (std::size_t i = 0; i < m; ++i) out[static_cast<std::size_t>(start) + i] = static_cast<T>(v[i].f);
-      }, prog.serial());
+  parallel_for((n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk),
+               [&] { return ChunkEvaluator(prog); },
+               [&](ChunkEvaluator& ev, std::int64_t c) {
+                 const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
+                 const auto m =
+                     static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
+                 const Word* v = ev.run(start, m);
+                 for (std::size_t i = 0; i < m; ++i) out[static_cast<std::size_t>(start) + i] = static_cast<T>(v[i].f);
+               },
+               prog.serial());
   return out;
 }
 
 void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-  blas()->sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-              static_cast<int>(k), b, static_cast<int>(k), 0.0f, c, static_cast<int>(n));
+  blas()->sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                1.0f, a, static_cast<int>(k), b, static_cast<int>(k), 0.0f, c, static_cast<int>(n));
 }
 void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-  blas()->dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
-              static_cast<int>(k), b, static_cast<int>(k), 0.0, c, static_cast<int>(n));
+  blas()->dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                1.0, a, static_cast<int>(k), b, static_cast<int>(k), 0.0, c, static_cast<int>(n));
 }
 
 template <typename T>
@@ -147,7 +149,8 @@ NodePtr try_run_matmul(const Kernel& kernel, const BufferMap& buffers) {
   constexpr std::int64_t kIntMax = 2147483647;
   if (m <= 0 || n <= 0 || k <= 0 || m > kIntMax || n > kIntMax || k > kIntMax || n * k > kIntMax) return nullptr;
   if (blas() == nullptr) return nullptr;
-  return d == DType::Float32 ? run<float>(red, a->src[0], b->src[0], buffers) : run<double>(red, a->src[0], b->src[0], buffers);
+  return d == DType::Float32 ? run<float>(red, a->src[0], b->src[0], buffers)
+                             : run<double>(red, a->src[0], b->src[0], buffers);
 }
 
 }  // namespace tensor_inspect::realize_detail

@@ -80,7 +80,8 @@ class Lowering {
       inst.kind = n->op == Op::Bitcast ? Instance::Bitcast : Instance::Elem;
       for (const auto& s : n->src) inst.src.push_back(visit(s));
     } else {
-      throw Error(ErrorCode::Internal, std::string("internal: ") + std::string(op_name(n->op)) + " inside a fused loop");
+      throw Error(ErrorCode::Internal,
+                  std::string("internal: ") + std::string(op_name(n->op)) + " inside a fused loop");
     }
     program_.nodes.push_back(std::move(inst));
     seen.emplace_back(std::move(views), program_.nodes.size() - 1);
@@ -92,7 +93,8 @@ class Lowering {
  private:
   /// The buffer's bytes, of which the elements `views` can reach have been fetched when the
   /// buffer lies in a remote file: a slice or a summary of a remote tensor reads only its part.
-  static const std::byte* fetch_reachable(const Buffer& buffer, const std::vector<View>& views, const Shape& loop, DType dtype) {
+  static const std::byte* fetch_reachable(const Buffer& buffer, const std::vector<View>& views, const Shape& loop,
+                                          DType dtype) {
     if (buffer.device() != Device::DISK || !remote_files_open()) return buffer.bytes().data();
     const std::span<const std::byte> all = buffer.bytes_unfetched();
     const auto itemsize = static_cast<std::int64_t>(dtype_info(dtype).itemsize);
@@ -100,7 +102,8 @@ class Lowering {
     // Fetches the elements [lo, hi] of the buffer, or all of it when they fall outside.
     auto fetch = [&](std::int64_t lo, std::int64_t hi) {
       if (lo < 0 || (hi + 1) * itemsize > total) return (void)buffer.bytes();
-      fetch_bytes(all.subspan(static_cast<std::size_t>(lo * itemsize), static_cast<std::size_t>((hi - lo + 1) * itemsize)));
+      fetch_bytes(
+          all.subspan(static_cast<std::size_t>(lo * itemsize), static_cast<std::size_t>((hi - lo + 1) * itemsize)));
     };
     if (views.empty()) {  // x[:3] of a remote file: its first 3 elements, not the rest of the file
       std::int64_t n = 1;
@@ -330,7 +333,8 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
     switch (inst.kind) {
       case Instance::Load:
         if (inst.views.empty())
-          decode(inst.dtype, inst.data + static_cast<std::size_t>(start) * dtype_info(inst.dtype).itemsize, nullptr, n, out);
+          decode(inst.dtype, inst.data + static_cast<std::size_t>(start) * dtype_info(inst.dtype).itemsize, nullptr, n,
+                 out);
         else
           decode(inst.dtype, inst.data, indices(inst, start, n), n, out);
         continue;

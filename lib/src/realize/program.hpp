@@ -62,7 +62,8 @@ struct Program {
 /// Lowers `body` over the index space `body->shape`, or, with `permute`, over that shape
 /// with its axes reordered (a reduction puts its reduced axes last). Nodes found in
 /// `buffers` (and BUFFER nodes) are loads.
-Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional<std::vector<std::int64_t>>& permute = {});
+Program lower(const NodePtr& body, const BufferMap& buffers,
+              const std::optional<std::vector<std::int64_t>>& permute = {});
 
 /// Per-thread scratch for evaluating chunks of one program.
 class ChunkEvaluator {

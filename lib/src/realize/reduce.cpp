@@ -175,7 +175,8 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
     (red->shape[a] == 1 && in->shape[a] != 1 ? reduced : order).push_back(static_cast<std::int64_t>(a));
   order.insert(order.end(), reduced.begin(), reduced.end());
   bool identity_order = true;
-  for (std::size_t a = 0; a < order.size(); ++a) identity_order = identity_order && order[a] == static_cast<std::int64_t>(a);
+  for (std::size_t a = 0; a < order.size(); ++a)
+    identity_order = identity_order && order[a] == static_cast<std::int64_t>(a);
   const Program prog = lower(in, buffers, identity_order ? std::nullopt : std::optional(order));
 
   std::vector<Word> acc(static_cast<std::size_t>(n_out));
@@ -219,9 +220,12 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
         const std::int64_t outs = std::min(group, n_out - o0);
         parallel_for(
             outs * blocks, make_state,
-            [&](ChunkEvaluator& ev, std::int64_t t) { partial[static_cast<std::size_t>(t)] = block(ev, o0 + t / blocks, t % blocks); },
+            [&](ChunkEvaluator& ev, std::int64_t t) {
+              partial[static_cast<std::size_t>(t)] = block(ev, o0 + t / blocks, t % blocks);
+            },
             prog.serial());
-        for (std::int64_t o = 0; o < outs; ++o) acc[static_cast<std::size_t>(o0 + o)] = tree_fold(partial.data() + o * blocks, blocks, combine);
+        for (std::int64_t o = 0; o < outs; ++o)
+          acc[static_cast<std::size_t>(o0 + o)] = tree_fold(partial.data() + o * blocks, blocks, combine);
         release((o0 + outs) * per);
         progress(outs * blocks);
       }
@@ -229,11 +233,14 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
       // One output's tree at a time, a subtree of up to kBatchItems blocks per batch.
       for (std::int64_t o = 0; o < n_out; ++o) {
         auto make = [&](std::int64_t first, std::int64_t count, Word* made) {
-          parallel_for(count, make_state, [&](ChunkEvaluator& ev, std::int64_t i) { made[i] = block(ev, o, first + i); }, prog.serial());
+          parallel_for(
+              count, make_state, [&](ChunkEvaluator& ev, std::int64_t i) { made[i] = block(ev, o, first + i); },
+              prog.serial());
           // tree_fold_batched makes its leaves left to right: all of [0, first + count) are done.
           release(o * per + std::min(per, (first + count) * static_cast<std::int64_t>(kChunk)));
         };
-        acc[static_cast<std::size_t>(o)] = tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, progress);
+        acc[static_cast<std::size_t>(o)] =
+            tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, progress);
       }
     }
   }

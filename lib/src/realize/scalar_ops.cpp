@@ -94,7 +94,9 @@ Scalar c_float_to_int(double x, DType d) {
 Scalar apply_unary(Op op, DType d, const Scalar& a) {
   const DKind kind = dtype_info(d).kind;
   if (op == Op::Cast)
-    return a.kind == DKind::Float && (kind == DKind::Signed || kind == DKind::Unsigned) ? c_float_to_int(a.f, d) : cast_scalar(a, compute_dtype(d));
+    return a.kind == DKind::Float && (kind == DKind::Signed || kind == DKind::Unsigned)
+               ? c_float_to_int(a.f, d)
+               : cast_scalar(a, compute_dtype(d));
   if (op == Op::ByteSwap) {
     std::uint64_t x = a.as_bits(), r = 0;
     for (unsigned i = 0; i < dtype_info(d).itemsize; ++i, x >>= 8) r = (r << 8) | (x & 0xff);
@@ -172,7 +174,9 @@ Scalar apply_binary(Op op, DType src_dtype, const Scalar& a, const Scalar& b) {
       case Op::Add: case Op::Or: case Op::Max: return Scalar::from_bool(x || y);
       case Op::Mul: case Op::And: case Op::Min: return Scalar::from_bool(x && y);
       case Op::Sub: case Op::Xor: return Scalar::from_bool(x != y);
-      default: return cast_scalar(apply_binary(op, DType::Int32, cast_scalar(a, DType::Int32), cast_scalar(b, DType::Int32)), d);
+      default:
+        return cast_scalar(apply_binary(op, DType::Int32, cast_scalar(a, DType::Int32), cast_scalar(b, DType::Int32)),
+                           d);
     }
   }
   const bool sgn = kind == DKind::Signed;
@@ -183,7 +187,10 @@ Scalar apply_binary(Op op, DType src_dtype, const Scalar& a, const Scalar& b) {
     case Op::Mul: return make_int(d, x * y);
     case Op::Div:
       if (y == 0) return make_int(d, 0);
-      if (sgn) return a.i == std::numeric_limits<std::int64_t>::min() && b.i == -1 ? a : make_int(d, static_cast<std::uint64_t>(a.i / b.i));
+      if (sgn)
+        return a.i == std::numeric_limits<std::int64_t>::min() && b.i == -1
+                   ? a
+                   : make_int(d, static_cast<std::uint64_t>(a.i / b.i));
       return make_int(d, x / y);
     case Op::FloorDiv:
       if (sgn) return make_int(d, static_cast<std::uint64_t>(floor_div(a.i, b.i)));

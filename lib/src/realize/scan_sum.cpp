@@ -73,12 +73,13 @@ void for_each_run(const Layout& l, std::int64_t o, std::int64_t k0, std::int64_t
 }
 
 // Writes the rows of a run that the output keeps (from l.first on) as `out` elements.
-void emit(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, std::int64_t i0, std::int64_t rows,
-          const Word* w, std::byte* dst) {
+void emit(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, std::int64_t i0,
+          std::int64_t rows, const Word* w, std::byte* dst) {
   const std::int64_t skip = std::clamp<std::int64_t>(l.first - i0, 0, rows);
   if (skip == rows) return;
   const std::int64_t at = (o * (l.len - l.first) + i0 + skip - l.first) * l.inner + k0;
-  encode(out, w + skip * kb, static_cast<std::size_t>((rows - skip) * kb), dst + static_cast<std::size_t>(at) * dtype_info(out).itemsize);
+  encode(out, w + skip * kb, static_cast<std::size_t>((rows - skip) * kb),
+         dst + static_cast<std::size_t>(at) * dtype_info(out).itemsize);
 }
 
 double round_to(DType d, double v) {
@@ -90,7 +91,8 @@ double round_to(DType d, double v) {
 // The bases of one lane's chunks [0, need) when tinygrad splits their window sum in d
 // parts (see split_parts), from the lane's chunk totals t[0, need - 1).
 template <typename Acc>
-std::vector<double> split_bases(const std::vector<Acc>& t, std::int64_t c, std::int64_t d, std::int64_t need, DType out) {
+std::vector<double> split_bases(const std::vector<Acc>& t, std::int64_t c, std::int64_t d, std::int64_t need,
+                                DType out) {
   const std::int64_t blk = c / d;
   // Base m is the sum over parts a of W(m - (c - 1) + blk * a), W(j) the sum of totals
   // [j, j + blk) (those before 0 are padding). W(j) for j < 0 is a prefix sum.
@@ -137,7 +139,8 @@ struct ScanState {
 
 // One work item of a float scan, summing in Acc (float or double) and rounding to `out`.
 template <typename Acc>
-void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, ScanState& st, std::byte* dst) {
+void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, ScanState& st,
+                 std::byte* dst) {
   const auto lanes = static_cast<std::size_t>(kb);
   const bool chunked = l.s > kWhole;
   const std::int64_t pad = l.pad();
@@ -163,7 +166,8 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
         for (std::size_t k = 0; k < lanes; ++k) {
           const double x = v[r * kb + static_cast<std::int64_t>(k)].f;
           negative_zeros[k] &= x == 0 && std::signbit(x);
-          if (negative_zeros[k] && keeps_negative_zero(l, i0 + r)) st.sums[static_cast<std::size_t>(r * kb) + k].f = -0.0;
+          if (negative_zeros[k] && keeps_negative_zero(l, i0 + r))
+            st.sums[static_cast<std::size_t>(r * kb) + k].f = -0.0;
         }
       emit(l, out, o, k0, kb, i0, rows, st.sums.data(), dst);
     });
@@ -180,7 +184,8 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
       running_sums(i0, rows, v);
       for (std::int64_t r = 0; r < rows; ++r)
         if (is_chunk_end(i0 + r))
-          for (std::size_t k = 0; k < lanes; ++k) totals[k].push_back(static_cast<Acc>(st.sums[static_cast<std::size_t>(r * kb) + k].f));
+          for (std::size_t k = 0; k < lanes; ++k)
+            totals[k].push_back(static_cast<Acc>(st.sums[static_cast<std::size_t>(r * kb) + k].f));
     });
     for (std::size_t k = 0; k < lanes; ++k) table.push_back(split_bases(totals[k], l.chunks(), parts, need, out));
     std::fill(run.begin(), run.end(), Acc(0));
@@ -197,7 +202,8 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
       Word* b = st.bases.data() + r * kb;
       for (std::size_t k = 0; k < lanes; ++k) b[k].f = base[k];
       if (!parts && is_chunk_end(i))
-        for (std::size_t k = 0; k < lanes; ++k) base[k] = round_to(out, static_cast<double>(totals[k] += static_cast<Acc>(p[k].f)));
+        for (std::size_t k = 0; k < lanes; ++k)
+          base[k] = round_to(out, static_cast<double>(totals[k] += static_cast<Acc>(p[k].f)));
     }
     // P + B, added in the result dtype as tinygrad's chunks.alu(ADD, base) is.
     const auto n = static_cast<std::size_t>(rows * kb);
@@ -207,7 +213,8 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
 }
 
 // One work item of an int scan: one running sum, wrapping as the dtype does.
-void scan_ints(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, ScanState& st, std::byte* dst) {
+void scan_ints(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, ScanState& st,
+               std::byte* dst) {
   const auto lanes = static_cast<std::size_t>(kb);
   std::vector<std::uint64_t> run(lanes, 0);
   for_each_run(l, o, k0, kb, st.ev, [&](std::int64_t i0, std::int64_t rows, const Word* v) {

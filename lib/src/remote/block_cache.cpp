@@ -57,7 +57,8 @@ std::uint64_t block_count(std::uint64_t size) { return (size + kRemoteBlock - 1)
 /// Writes or reads all of [p, p + n) at `offset`; false on an error or end of file.
 bool pwrite_all(int fd, const std::byte* p, std::uint64_t n, std::uint64_t offset) {
   while (n > 0) {
-    const ssize_t w = ::pwrite(fd, p, static_cast<std::size_t>(std::min<std::uint64_t>(n, 1 << 30)), static_cast<off_t>(offset));
+    const ssize_t w =
+        ::pwrite(fd, p, static_cast<std::size_t>(std::min<std::uint64_t>(n, 1 << 30)), static_cast<off_t>(offset));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return false;
     p += w, n -= static_cast<std::uint64_t>(w), offset += static_cast<std::uint64_t>(w);
@@ -88,8 +89,8 @@ void store_le64(std::byte* p, std::uint64_t v) {
 }  // namespace
 
 std::string format_cache_info(const CacheInfo& info) {
-  return std::string(kInfoMagic) + "\nurl " + info.url + "\nurl_check " + hex64(info.url_check) + "\nvalidator " + info.validator +
-         "\nsize " + std::to_string(info.size) + "\nblock " + std::to_string(info.block) + "\n";
+  return std::string(kInfoMagic) + "\nurl " + info.url + "\nurl_check " + hex64(info.url_check) + "\nvalidator " +
+         info.validator + "\nsize " + std::to_string(info.size) + "\nblock " + std::to_string(info.block) + "\n";
 }
 
 std::optional<CacheInfo> parse_cache_info(std::string_view text) {
@@ -110,13 +111,15 @@ std::optional<CacheInfo> parse_cache_info(std::string_view text) {
   CacheInfo info;
   info.url = std::string(v[0]);
   info.validator = std::string(v[2]);
-  if (!parse_hex(v[1], info.url_check) || info.validator.empty() || !parse_dec(v[3], info.size) || !parse_dec(v[4], info.block) ||
-      info.size == 0 || info.block == 0)
+  if (!parse_hex(v[1], info.url_check) || info.validator.empty() || !parse_dec(v[3], info.size) ||
+      !parse_dec(v[4], info.block) || info.size == 0 || info.block == 0)
     return std::nullopt;
   return info;
 }
 
-std::uint64_t cache_url_hash(std::string_view url, std::uint64_t seed) { return XXH3_64bits_withSeed(url.data(), url.size(), seed); }
+std::uint64_t cache_url_hash(std::string_view url, std::uint64_t seed) {
+  return XXH3_64bits_withSeed(url.data(), url.size(), seed);
+}
 
 std::uint64_t cache_block_hash(const std::byte* data, std::size_t length) {
   const std::uint64_t h = XXH3_64bits(data, length);
@@ -125,7 +128,8 @@ std::uint64_t cache_block_hash(const std::byte* data, std::size_t length) {
 
 std::string cache_validator(std::string_view etag, std::string_view last_modified) {
   if (!etag.empty()) return etag.substr(0, 2) != "W/" && printable(etag) ? "ETag " + std::string(etag) : std::string();
-  return !last_modified.empty() && printable(last_modified) ? "Last-Modified " + std::string(last_modified) : std::string();
+  return !last_modified.empty() && printable(last_modified) ? "Last-Modified " + std::string(last_modified)
+                                                            : std::string();
 }
 
 std::string cache_condition(std::string_view validator) {
@@ -143,7 +147,8 @@ std::unique_ptr<BlockCache> BlockCache::open(const std::string& dir, std::uint64
     std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);  // fetched bytes may be private
   c->dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (c->dir_fd_ < 0) {
-    lib_log().warn("{}: --cache {}: {}; going on without the cache", name, dir, ec ? ec.message() : std::strerror(errno));
+    lib_log().warn("{}: --cache {}: {}; going on without the cache", name, dir,
+                   ec ? ec.message() : std::strerror(errno));
     return nullptr;
   }
   // Whoever can write DIR can plant bytes under any URL (its hashes vouch for nothing then):
@@ -201,14 +206,17 @@ bool BlockCache::load_entry() {
   ::close(info_fd);
   info_ = parse_cache_info(text);
   if (!info_) return fail("info not readable");
-  if (info_->url_check != cache_url_hash(url_, 1) || info_->block != kRemoteBlock) return fail("another URL or block size");
+  if (info_->url_check != cache_url_hash(url_, 1) || info_->block != kRemoteBlock)
+    return fail("another URL or block size");
   struct stat st {};
   data_fd_ = ::openat(entry_fd_, "data", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-  if (data_fd_ < 0 || ::fstat(data_fd_, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != info_->size)
+  if (data_fd_ < 0 || ::fstat(data_fd_, &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<std::uint64_t>(st.st_size) != info_->size)
     return fail("data file missing or of the wrong length");
   const std::uint64_t n = block_count(info_->size);
   blocks_fd_ = ::openat(entry_fd_, "blocks", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-  if (blocks_fd_ < 0 || ::fstat(blocks_fd_, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != 8 * n)
+  if (blocks_fd_ < 0 || ::fstat(blocks_fd_, &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<std::uint64_t>(st.st_size) != 8 * n)
     return fail("block table missing or of the wrong length");
   std::vector<std::byte> table(static_cast<std::size_t>(8 * n));
   if (pread_all(blocks_fd_, table.data(), table.size(), 0) != table.size()) return fail("block table unreadable");
@@ -230,13 +238,16 @@ std::optional<BlockCache::Head> BlockCache::cached_head() {
 
 void BlockCache::adopt(const std::string& validator, std::uint64_t size) {
   if (full_) return;
-  if (validator.empty()) return off("the server sends neither a strong ETag nor Last-Modified, so a copy could not be checked");
+  if (validator.empty())
+    return off("the server sends neither a strong ETag nor Last-Modified, so a copy could not be checked");
   if (size == 0) return close_entry();
   if (info_ && info_->validator == validator && info_->size == size) {
     ::futimens(blocks_fd_, nullptr);  // least recently used goes first
     return;
   }
-  if (info_) lib_log().info("{}: the file changed on the server ({}, cached {}): the cached copy is replaced", name_, validator, info_->validator);
+  if (info_)
+    lib_log().info("{}: the file changed on the server ({}, cached {}): the cached copy is replaced", name_, validator,
+                   info_->validator);
   if (info_ || damaged_) {
     close_entry();
     const std::string gone = folder_ + ".gone." + std::to_string(::getpid());
@@ -257,7 +268,8 @@ std::string BlockCache::display_url_for_cache() const {
 bool BlockCache::create_entry() {
   const std::string tmp = folder_ + ".new." + std::to_string(::getpid());
   remove_cache_folder(dir_fd_, tmp);  // left by a run of the same id that died
-  if (::mkdirat(dir_fd_, tmp.c_str(), 0700) != 0) return off("cannot create an entry: " + std::string(std::strerror(errno))), false;
+  if (::mkdirat(dir_fd_, tmp.c_str(), 0700) != 0)
+    return off("cannot create an entry: " + std::string(std::strerror(errno))), false;
   auto fail = [&](const char* what) {
     const int err = errno;
     close_entry();
@@ -269,14 +281,17 @@ bool BlockCache::create_entry() {
   if (entry_fd_ < 0) return fail("cannot open the new entry");
   const std::string text = format_cache_info(*info_);
   const int info_fd = ::openat(entry_fd_, "info", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  const bool info_ok = info_fd >= 0 && pwrite_all(info_fd, reinterpret_cast<const std::byte*>(text.data()), text.size(), 0);
+  const bool info_ok =
+      info_fd >= 0 && pwrite_all(info_fd, reinterpret_cast<const std::byte*>(text.data()), text.size(), 0);
   if (info_fd >= 0) ::close(info_fd);
   if (!info_ok) return fail("cannot write the entry's info");
   const std::uint64_t n = block_count(info_->size);
   data_fd_ = ::openat(entry_fd_, "data", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (data_fd_ < 0 || ::ftruncate(data_fd_, static_cast<off_t>(info_->size)) != 0) return fail("cannot create the data file");
+  if (data_fd_ < 0 || ::ftruncate(data_fd_, static_cast<off_t>(info_->size)) != 0)
+    return fail("cannot create the data file");
   blocks_fd_ = ::openat(entry_fd_, "blocks", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (blocks_fd_ < 0 || ::ftruncate(blocks_fd_, static_cast<off_t>(8 * n)) != 0) return fail("cannot create the block table");
+  if (blocks_fd_ < 0 || ::ftruncate(blocks_fd_, static_cast<off_t>(8 * n)) != 0)
+    return fail("cannot create the block table");
   if (::renameat(dir_fd_, tmp.c_str(), dir_fd_, folder_.c_str()) != 0) return fail("another run holds the entry");
   slots_.assign(static_cast<std::size_t>(n), 0);
   damaged_ = false;
@@ -339,13 +354,15 @@ void BlockCache::write(std::uint64_t first, std::uint64_t last, const std::byte*
   std::uint64_t n = std::min(blocks, room / kRemoteBlock);
   while (n > 0 && cost(n) > room) --n;
   if (n < blocks) {
-    lib_log().info("{}: --cache {}: the cached copy reached --cache-size ({} bytes); its further blocks are not cached", name_, dir_, cap_);
+    lib_log().info("{}: --cache {}: the cached copy reached --cache-size ({} bytes); its further blocks are not cached",
+                   name_, dir_, cap_);
     full_ = true;
   }
   if (n == 0) return;
   last = first + n - 1;
   const std::uint64_t begin = first * kRemoteBlock, end = end_of(n);
-  if (!pwrite_all(data_fd_, base + begin, end - begin, begin)) return off(std::string("cannot write: ") + std::strerror(errno));
+  if (!pwrite_all(data_fd_, base + begin, end - begin, begin))
+    return off(std::string("cannot write: ") + std::strerror(errno));
   // The slots go after the bytes they vouch for; a slot whose bytes did not reach the disk
   // only fails its check later.
   std::vector<std::byte> table(static_cast<std::size_t>(8 * n));
@@ -354,7 +371,8 @@ void BlockCache::write(std::uint64_t first, std::uint64_t last, const std::byte*
     slots_[b] = cache_block_hash(base + at, static_cast<std::size_t>(size));
     store_le64(table.data() + 8 * (b - first), slots_[b]);
   }
-  if (!pwrite_all(blocks_fd_, table.data(), table.size(), 8 * first)) return off(std::string("cannot write: ") + std::strerror(errno));
+  if (!pwrite_all(blocks_fd_, table.data(), table.size(), 8 * first))
+    return off(std::string("cannot write: ") + std::strerror(errno));
 }
 
 }  // namespace tensor_inspect

@@ -22,7 +22,8 @@ bool all_of_class(std::string_view s, bool (*ok)(char)) { return !s.empty() && s
 }  // namespace
 
 bool is_cache_folder_name(std::string_view name) {
-  if (name.size() < 16 || !all_of_class(name.substr(0, 16), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
+  if (name.size() < 16 ||
+      !all_of_class(name.substr(0, 16), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
     return false;
   std::string_view rest = name.substr(16);
   if (rest.empty()) return true;

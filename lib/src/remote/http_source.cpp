@@ -104,7 +104,8 @@ bool header_value(std::string_view line, std::string_view name, std::string& out
   if (line.size() <= name.size() || strncasecmp(line.data(), name.data(), name.size()) != 0) return false;
   std::string_view v = line.substr(name.size());
   while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ' || v.back() == '\t'))
+    v.remove_suffix(1);
   out = std::string(v);
   return true;
 }
@@ -136,7 +137,8 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
     if (t.status != 206 && t.status != 200) return bytes;  // an error page: dropped
     const std::uint64_t cap = t.status == 200 ? t.cap : t.range.length;
     if (t.body.size() + bytes > cap) return t.refused = true, 0;
-    t.body.insert(t.body.end(), reinterpret_cast<const std::byte*>(data), reinterpret_cast<const std::byte*>(data) + bytes);
+    t.body.insert(t.body.end(), reinterpret_cast<const std::byte*>(data),
+                  reinterpret_cast<const std::byte*>(data) + bytes);
   } else {
     // A whole file where a range was asked for is stopped at once; an error page is dropped.
     if (t.status != 206) return t.status == 200 ? 0 : bytes;
@@ -250,8 +252,10 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
     const std::string what = "bytes " + range_text(t.range.offset, t.range.length);
     if (t.probe && t.status == 200 && (result == CURLE_OK || t.refused)) {
       if (t.refused)
-        return {false, false, what + ": the server ignores Range requests (status 200 with the whole file), and the file is over the " +
-                                  std::to_string(t.cap) + " bytes that are read whole" + limit_hint("remote_whole_bytes")};
+        return {false, false,
+                what +
+                    ": the server ignores Range requests (status 200 with the whole file), and the file is over the " +
+                    std::to_string(t.cap) + " bytes that are read whole" + limit_hint("remote_whole_bytes")};
       return {true, false, {}};
     }
     if (t.probe && t.status == 304 && !t.condition.empty() && result == CURLE_OK) return {true, false, {}};
@@ -261,14 +265,16 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
     }
     if (!t.probe && t.status == 200)
       return {false, false, what + ": the server ignores Range requests (status 200 with the whole file)"};
-    if (result == CURLE_OPERATION_TIMEDOUT || (result == CURLE_ABORTED_BY_CALLBACK && t.stalled)) {  // not retried: see RemoteOptions::timeout_seconds
+    if (result == CURLE_OPERATION_TIMEDOUT ||
+        (result == CURLE_ABORTED_BY_CALLBACK && t.stalled)) {  // not retried: see RemoteOptions::timeout_seconds
       curl_off_t connected = 0;
       c.easy_getinfo(t.easy, CURLINFO_CONNECT_TIME_T, &connected);
       const std::string secs = std::to_string(timeout_) + " s";
       const std::string waited =
           connected == 0 ? "could not connect to the server within " + secs
-          : t.status == 0 ? "the server accepted the connection but sent no answer within " + secs
-                          : "the transfer stalled: no byte for " + secs + ", after " + std::to_string(t.got) + " bytes of the body";
+          : t.status == 0
+              ? "the server accepted the connection but sent no answer within " + secs
+              : "the transfer stalled: no byte for " + secs + ", after " + std::to_string(t.got) + " bytes of the body";
       return {false, false, what + ": " + waited + " (--timeout SECONDS waits longer)"};
     }
     if (result != CURLE_OK && !(t.refused && t.status == 206)) {
@@ -298,10 +304,14 @@ void HttpSource::run(std::vector<Transfer>& transfers) {
     // A server that sent a validator with the probe sends it with every range of that
     // version (RFC 9110 §15.3.7); another one means the file was replaced mid-read.
     const bool changed = !t.probe && (!etag_.empty() ? !t.etag.empty() && t.etag != etag_
-                                                     : !last_modified_.empty() && !t.last_modified.empty() && t.last_modified != last_modified_);
+                                                     : !last_modified_.empty() && !t.last_modified.empty() &&
+                                                           t.last_modified != last_modified_);
     if (changed)
-      return {false, false, what + ": the file changed on the server while it was read (" +
-                                (!etag_.empty() ? "ETag " + etag_ + ", now " + t.etag : "Last-Modified " + last_modified_ + ", now " + t.last_modified) + ")"};
+      return {false, false,
+              what + ": the file changed on the server while it was read (" +
+                  (!etag_.empty() ? "ETag " + etag_ + ", now " + t.etag
+                                  : "Last-Modified " + last_modified_ + ", now " + t.last_modified) +
+                  ")"};
     return {true, false, {}};
   };
 

@@ -36,7 +36,8 @@ class HttpSource {
   /// What the first request learnt.
   struct Probe {
     std::uint64_t size = 0;         ///< the file's length in bytes
-    std::vector<std::byte> head;    ///< its first min(size, first_bytes) bytes (all of it if whole); empty when not_modified
+    std::vector<std::byte>
+        head;  ///< its first min(size, first_bytes) bytes (all of it if whole); empty when not_modified
     std::string etag;               ///< the response's ETag header, as sent (`"abc"`, `W/"abc"`), or empty
     std::string last_modified;      ///< its Last-Modified header, or empty
     bool not_modified = false;      ///< 304: the copy named by the condition is current

@@ -31,7 +31,12 @@ constexpr std::uint64_t kMaxRequest = std::uint64_t{4} << 20;  // bytes per requ
 
 RemoteBytes::RemoteBytes(std::unique_ptr<HttpSource> source, std::byte* base, std::uint64_t size, std::uint64_t head,
                          std::unique_ptr<BlockCache> cache, std::uint64_t head_cached)
-    : source_(std::move(source)), cache_(std::move(cache)), head_cached_(head_cached), base_(base), size_(size), blocks_((size + kRemoteBlock - 1) / kRemoteBlock),
+    : source_(std::move(source)),
+      cache_(std::move(cache)),
+      head_cached_(head_cached),
+      base_(base),
+      size_(size),
+      blocks_((size + kRemoteBlock - 1) / kRemoteBlock),
       bits_((blocks_ + 63) / 64) {
   if (head >= size_) mark(0, blocks_ - 1);
   else if (head >= kRemoteBlock) mark(0, head / kRemoteBlock - 1);
@@ -64,7 +69,8 @@ bool RemoteBytes::present(std::uint64_t block) const {
 }
 
 void RemoteBytes::mark(std::uint64_t first, std::uint64_t last) {
-  for (std::uint64_t b = first; b <= last; ++b) bits_[b / 64].fetch_or(std::uint64_t{1} << (b % 64), std::memory_order_release);
+  for (std::uint64_t b = first; b <= last; ++b)
+    bits_[b / 64].fetch_or(std::uint64_t{1} << (b % 64), std::memory_order_release);
 }
 
 namespace {
@@ -112,7 +118,8 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
   if (length < kRemoteBlock) {
     window_ = first == next_block_ || first == next_block_ - 1 ? std::min(window_ * 2, kMaxWindow) : 1;
     if (runs.back().second == last)
-      while (runs.back().second + 1 < blocks_ && runs.back().second + 1 < first + window_ && !present(runs.back().second + 1))
+      while (runs.back().second + 1 < blocks_ && runs.back().second + 1 < first + window_ &&
+             !present(runs.back().second + 1))
         ++runs.back().second;
     next_block_ = runs.back().second + 1;
   }
@@ -191,7 +198,8 @@ RemoteBytes::Runs RemoteBytes::read_cached(const Runs& runs) {
 std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
   const RemoteOptions& options = remote_options();
   if (!options.timeout_error.empty()) throw Error(ErrorCode::Usage, options.timeout_error);
-  if (!options.cache_dir.empty() && !options.cache_size_error.empty()) throw Error(ErrorCode::Usage, options.cache_size_error);
+  if (!options.cache_dir.empty() && !options.cache_size_error.empty())
+    throw Error(ErrorCode::Usage, options.cache_size_error);
   const std::string name = display_url(url);
   std::string resolved;
   RequestAuth auth;
@@ -246,7 +254,8 @@ std::shared_ptr<MappedFile> MappedFile::open_url(const std::string& url) {
                                                             : probe.head.size() / kRemoteBlock;
     if (n > 0) cache->write(0, n - 1, base);
   }
-  file->remote_ = std::make_shared<RemoteBytes>(std::move(source), base, probe.size, probe.head.size(), std::move(cache), head_cached);
+  file->remote_ = std::make_shared<RemoteBytes>(std::move(source), base, probe.size, probe.head.size(),
+                                                std::move(cache), head_cached);
   return file;
 }
 

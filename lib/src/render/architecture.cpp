@@ -38,13 +38,16 @@ std::optional<Architecture> from_config(const std::filesystem::path& path) {
   ArchJson top = ArchJson::parse(text.str(), nullptr, false);
   if (top.is_discarded() || !top.is_object()) throw Error(ErrorCode::BadFile, path.string() + ": not a JSON object");
   // Multimodal configs hold the language model's keys in text_config.
-  const ArchJson& j = top.contains("text_config") && top["text_config"].is_object() && !top.contains("num_hidden_layers")
-                      ? top["text_config"] : top;
+  const ArchJson& j =
+      top.contains("text_config") && top["text_config"].is_object() && !top.contains("num_hidden_layers")
+          ? top["text_config"]
+          : top;
   Architecture a;
   a.source = "config.json";
   const ArchJson* const both[] = {&j, &top};
   for (const ArchJson* c : both)
-    if (!a.name && c->contains("model_type") && (*c)["model_type"].is_string()) a.name = (*c)["model_type"].get<std::string>();
+    if (!a.name && c->contains("model_type") && (*c)["model_type"].is_string())
+      a.name = (*c)["model_type"].get<std::string>();
   a.layers = count_at(j, "num_hidden_layers");
   a.hidden = count_at(j, "hidden_size");
   a.heads = count_at(j, "num_attention_heads");
@@ -115,7 +118,8 @@ std::optional<Architecture> architecture_of(const std::string& input, const Load
 
 std::optional<std::uint64_t> implied_parameters(const Architecture& a) {
   if (!a.name || (*a.name != "llama" && *a.name != "mistral" && *a.name != "qwen2")) return std::nullopt;
-  if (!a.layers || !a.hidden || !a.heads || !a.kv_heads || !a.intermediate || !a.vocab || *a.heads == 0) return std::nullopt;
+  if (!a.layers || !a.hidden || !a.heads || !a.kv_heads || !a.intermediate || !a.vocab || *a.heads == 0)
+    return std::nullopt;
   const std::uint64_t h = *a.hidden, hd = a.head_dim.value_or(h / *a.heads);
   const std::uint64_t q = *a.heads * hd, kv = *a.kv_heads * hd;
   std::uint64_t layer = h * q + 2 * h * kv + q * h  // q, k, v, o projections
@@ -127,9 +131,9 @@ std::optional<std::uint64_t> implied_parameters(const Architecture& a) {
 }
 
 std::string architecture_text(const Architecture& a) {
-  std::string s = (a.name ? escape_untrusted(*a.name, true) : "?") + " (" + a.source + "): " + fact(a.layers) + " layers, hidden " +
-                  fact(a.hidden) + ", " + fact(a.heads) + " heads (" + fact(a.kv_heads) + " kv), vocab " + fact(a.vocab) +
-                  ", context " + fact(a.context);
+  std::string s = (a.name ? escape_untrusted(*a.name, true) : "?") + " (" + a.source + "): " + fact(a.layers) +
+                  " layers, hidden " + fact(a.hidden) + ", " + fact(a.heads) + " heads (" + fact(a.kv_heads) +
+                  " kv), vocab " + fact(a.vocab) + ", context " + fact(a.context);
   if (a.intermediate) s += ", feed-forward " + std::to_string(*a.intermediate);
   if (a.quantization) s += ", quantization " + escape_untrusted(*a.quantization, true);
   return s;

@@ -49,7 +49,8 @@ inline std::uint64_t eight_digits_ascii(std::uint32_t v) {
   const std::uint64_t merged = static_cast<std::uint64_t>(v / 10000) | (static_cast<std::uint64_t>(v % 10000) << 32);
   const std::uint64_t hundreds_hi = ((merged * 10486) >> 20) & ((std::uint64_t{0x7f} << 32) | 0x7f);
   const std::uint64_t hundreds = ((merged - 100 * hundreds_hi) << 16) | hundreds_hi;  // 4 lanes of 2 digits
-  std::uint64_t tens = ((hundreds * 103) >> 10) & ((std::uint64_t{0xf} << 48) | (std::uint64_t{0xf} << 32) | (0xfu << 16) | 0xfu);
+  std::uint64_t tens =
+      ((hundreds * 103) >> 10) & ((std::uint64_t{0xf} << 48) | (std::uint64_t{0xf} << 32) | (0xfu << 16) | 0xfu);
   tens += (hundreds - 10 * tens) << 8;
   return tens | 0x3030303030303030ull;
 }

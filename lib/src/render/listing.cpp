@@ -34,7 +34,9 @@ std::uint64_t decoded_nbytes(const TensorEntry& e) {
   return n;
 }
 
-std::string dump(const ListingJson& j, int indent = -1) { return j.dump(indent, ' ', false, ListingJson::error_handler_t::replace); }
+std::string dump(const ListingJson& j, int indent = -1) {
+  return j.dump(indent, ' ', false, ListingJson::error_handler_t::replace);
+}
 
 // escape_text(s), or s itself when escaping would not change it (names, types and notes
 // are printable ASCII in nearly every file: then nothing is allocated for them).
@@ -206,7 +208,8 @@ class RowCells {
   /// whether its name and stored type are shown as they are (`plain`, kept for fill()).
   std::array<std::size_t, kColumns> widths(const TensorEntry& e, std::uint8_t& plain) {
     std::array<std::size_t, kColumns> w{};
-    plain = static_cast<std::uint8_t>((plain_text(e.name) ? kPlainName : 0) | (plain_text(e.stored_type) ? kPlainType : 0));
+    plain =
+        static_cast<std::uint8_t>((plain_text(e.name) ? kPlainName : 0) | (plain_text(e.stored_type) ? kPlainType : 0));
     w[0] = name_cell(e, plain).second;
     w[1] = e.dtype ? dtype_info(*e.dtype).name.size() : 1;
     w[5] = stored_cell(e, plain).size();
@@ -219,7 +222,8 @@ class RowCells {
     } else {
       w[2] = 2 + (e.shape.size() == 1 ? 1 : 0) + (e.shape.empty() ? 0 : 2 * (e.shape.size() - 1));
       for (const std::int64_t d : e.shape)
-        w[2] += d < 0 ? 1 + decimal_digits(0 - static_cast<std::uint64_t>(d)) : decimal_digits(static_cast<std::uint64_t>(d));
+        w[2] += d < 0 ? 1 + decimal_digits(0 - static_cast<std::uint64_t>(d))
+                      : decimal_digits(static_cast<std::uint64_t>(d));
     }
     w[3] = decimal_digits(e.nbytes);
     w[4] = decimal_digits(e.offset);
@@ -282,7 +286,8 @@ class RowCells {
 constexpr std::size_t kListingFlushBytes = 16 << 10;
 
 // "stored_nbytes": the bytes the file stores (quantized blocks as stored), not the decoded size.
-constexpr std::array<std::string_view, kColumns> kListingHeader = {"name", "dtype", "shape", "stored_nbytes", "offset", "stored"};
+constexpr std::array<std::string_view, kColumns> kListingHeader = {"name",          "dtype",  "shape",
+                                                                   "stored_nbytes", "offset", "stored"};
 
 }  // namespace
 

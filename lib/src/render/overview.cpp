@@ -52,7 +52,8 @@ struct Group {
 // "{0..31}" for a run, "{0,2,4}" for a few others, the value itself for one.
 std::string index_set_text(const std::set<std::uint64_t>& v) {
   if (v.size() == 1) return std::to_string(*v.begin());
-  if (*v.rbegin() - *v.begin() + 1 == v.size()) return "{" + std::to_string(*v.begin()) + ".." + std::to_string(*v.rbegin()) + "}";
+  if (*v.rbegin() - *v.begin() + 1 == v.size())
+    return "{" + std::to_string(*v.begin()) + ".." + std::to_string(*v.rbegin()) + "}";
   std::string s = "{";
   std::size_t i = 0;
   for (auto it = v.begin(); it != v.end(); ++it, ++i) {
@@ -115,7 +116,8 @@ std::vector<Group> group_tensors(const LoadedFile& file) {
       groups.push_back(std::move(g));
     }
     Group& g = groups[it->second];
-    for (std::size_t n = 0; n < s.numeric.size(); ++n) g.indices[n].insert(std::stoull(std::string(s.parts[s.numeric[n]])));
+    for (std::size_t n = 0; n < s.numeric.size(); ++n)
+      g.indices[n].insert(std::stoull(std::string(s.parts[s.numeric[n]])));
     ++g.count;
     g.nbytes += e.nbytes;
   }
@@ -127,11 +129,13 @@ std::vector<Group> group_tensors(const LoadedFile& file) {
       else g.name.append(g.parts[p]);
     }
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return natural_less(a.name, b.name); });
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return natural_less(a.name, b.name); });
   return groups;
 }
 
-std::string parameters_text(const Totals& t, const std::optional<Architecture>& a, const std::optional<std::uint64_t>& implied) {
+std::string parameters_text(const Totals& t, const std::optional<Architecture>& a,
+                            const std::optional<std::uint64_t>& implied) {
   std::string s = grouped(t.parameters) + " parameters";
   if (implied) {
     const std::uint64_t d = t.parameters > *implied ? t.parameters - *implied : *implied - t.parameters;
@@ -160,11 +164,12 @@ void render_overview(const std::string& input, const LoadedFile& file, bool json
     j["totals"] = totals_json(totals);
     j["groups"] = nlohmann::ordered_json::array();
     for (const Group& g : groups)
-      j["groups"].push_back({{"name", g.name},
-                             {"type", g.type},
-                             {"shape", g.unknown ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(g.shape)},
-                             {"count", g.count},
-                             {"nbytes", g.unknown ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(g.nbytes)}});
+      j["groups"].push_back(
+          {{"name", g.name},
+           {"type", g.type},
+           {"shape", g.unknown ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(g.shape)},
+           {"count", g.count},
+           {"nbytes", g.unknown ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(g.nbytes)}});
     j["warnings"] = file.warnings;
     out.write(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     return;
@@ -184,7 +189,8 @@ void render_overview(const std::string& input, const LoadedFile& file, bool json
     const std::string type = escape_untrusted(groups[i].type, true);
     std::string line = names[i] + std::string(wn - display_width(names[i]) + 2, ' ') + type;
     if (groups[i].count > 1 || !shapes[i].empty()) line += std::string(wt - display_width(type) + 2, ' ') + shapes[i];
-    if (groups[i].count > 1) line += std::string(ws - shapes[i].size() + 2, ' ') + "\xc3\x97" + std::to_string(groups[i].count);
+    if (groups[i].count > 1)
+      line += std::string(ws - shapes[i].size() + 2, ' ') + "\xc3\x97" + std::to_string(groups[i].count);
     out.write(line + "\n");
   }
 }

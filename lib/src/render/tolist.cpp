@@ -48,7 +48,8 @@ void write_empty(const MemoryView& mv, OutBuffer& out) {
 class PageRelease {
  public:
   explicit PageRelease(const Buffer& b) {
-    if (b.device() != Device::DISK || !b.file() || !b.file()->is_mapped() || b.nbytes() < (std::size_t{8} << 20)) return;
+    if (b.device() != Device::DISK || !b.file() || !b.file()->is_mapped() || b.nbytes() < (std::size_t{8} << 20))
+      return;
     page_ = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     next_ = reinterpret_cast<std::uintptr_t>(b.bytes().data()) & ~(page_ - 1);
     next_ += page_;  // the first page may hold file bytes before the buffer
@@ -108,7 +109,8 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
   const std::size_t capacity = render::tolist_block_capacity(src, block);
   const std::int64_t blocks = (src.numel + block - 1) / block;
   int threads = src.numel >= kParallelElements ? omp_get_max_threads() : 1;
-  threads = static_cast<int>(std::min<std::int64_t>({threads, blocks, static_cast<std::int64_t>(kBufferBudget / capacity)}));
+  threads =
+      static_cast<int>(std::min<std::int64_t>({threads, blocks, static_cast<std::int64_t>(kBufferBudget / capacity)}));
   threads = std::max(threads, 1);
 
   const auto itemsize = static_cast<std::size_t>(mv.itemsize);
@@ -138,7 +140,8 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
     for (std::int64_t b = omp_get_thread_num(); b < blocks; b += team) {
       const std::int64_t last = std::min(src.numel, (b + 1) * block);
       char* end = stop.load(std::memory_order_relaxed) ? buf : loop(src, b * block, last, buf);
-      for (std::int64_t now = turn.load(std::memory_order_acquire); now != b; now = turn.load(std::memory_order_acquire))
+      for (std::int64_t now = turn.load(std::memory_order_acquire); now != b;
+           now = turn.load(std::memory_order_acquire))
         turn.wait(now, std::memory_order_acquire);
       if (!stop.load(std::memory_order_relaxed)) {
         out.write({buf, static_cast<std::size_t>(end - buf)});

@@ -40,7 +40,9 @@ T load(const std::byte* p) {
   }
 }
 
-char* put_text(std::string_view s, char* o) { return static_cast<char*>(std::memcpy(o, s.data(), s.size())) + s.size(); }
+char* put_text(std::string_view s, char* o) {
+  return static_cast<char*>(std::memcpy(o, s.data(), s.size())) + s.size();
+}
 
 // ---------------------------------------------------------------- widening to double
 
@@ -92,7 +94,9 @@ template <DType D>
 struct WidenFP8 {
   static constexpr std::size_t size = 1;
   template <bool>
-  static double get(const TolistSource&, const std::byte* p) { return fp8_table<D>()[std::to_integer<std::uint8_t>(*p)]; }
+  static double get(const TolistSource&, const std::byte* p) {
+    return fp8_table<D>()[std::to_integer<std::uint8_t>(*p)];
+  }
 };
 
 // ---------------------------------------------------------------- value policies
@@ -289,7 +293,8 @@ const std::string& bytes_repr(std::uint8_t c, bool json) {
   static const auto tables = [] {
     std::array<std::array<std::string, 256>, 2> t;
     for (unsigned i = 0; i < 256; ++i)
-      for (int j = 0; j < 2; ++j) t[static_cast<std::size_t>(j)][i] = bytes_spelling(static_cast<std::uint8_t>(i), j == 1);
+      for (int j = 0; j < 2; ++j)
+        t[static_cast<std::size_t>(j)][i] = bytes_spelling(static_cast<std::uint8_t>(i), j == 1);
     return t;
   }();
   return tables[json ? 1 : 0][c];

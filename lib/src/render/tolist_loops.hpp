@@ -25,7 +25,8 @@ struct ReprEntry {
 
 /// What a loop needs to know about the tensor and the spelling.
 struct TolistSource {
-  const std::byte* data = nullptr;   ///< element 0, C-contiguous (elements byte-reversed when the view is stored_swapped)
+  const std::byte* data =
+      nullptr;  ///< element 0, C-contiguous (elements byte-reversed when the view is stored_swapped)
   std::int64_t numel = 0;            ///< elements in all (> 0)
   std::int64_t inner = 1;            ///< length of the last axis (> 0)
   int ndim = 1;                      ///< axes (>= 1; 0-d tensors do not come here)

@@ -18,8 +18,9 @@ const TensorEntry& SchemeInput::part(const std::string& logical, const std::stri
                                      std::string_view scheme) const {
   if (const TensorEntry* e = find(name)) return *e;
   if (const auto it = by_name.find(name); it != by_name.end())  // listed by an index, its shard unreadable
-    fail(logical, name, scheme, (it->second->note.empty() ? std::string("in a shard that cannot be read") : it->second->note) +
-                                    ": its values cannot be decoded (--stored lists the parts)");
+    fail(logical, name, scheme,
+         (it->second->note.empty() ? std::string("in a shard that cannot be read") : it->second->note) +
+             ": its values cannot be decoded (--stored lists the parts)");
   fail(logical, name, scheme, "missing");
 }
 
@@ -44,7 +45,8 @@ std::int64_t SchemeInput::scaled(const std::string& logical, const TensorEntry& 
   std::int64_t r = 0;
   if (__builtin_mul_overflow(dim, factor, &r))
     fail(logical, part.name, scheme,
-         "shape " + shape_repr(part.shape) + ": " + std::to_string(dim) + " x " + std::to_string(factor) + " values overflows");
+         "shape " + shape_repr(part.shape) + ": " + std::to_string(dim) + " x " + std::to_string(factor) +
+             " values overflows");
   return r;
 }
 

@@ -14,7 +14,9 @@ const CairoApi& cairo() {
   static const CairoApi api = [] {
     CairoApi a;
     void* lib = ::dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) throw Error(ErrorCode::Unsupported, "--plot needs the cairo library (Debian package libcairo2): " + std::string(::dlerror()));
+    if (!lib)
+      throw Error(ErrorCode::Unsupported,
+                  "--plot needs the cairo library (Debian package libcairo2): " + std::string(::dlerror()));
     auto load = [&](auto& fn, const char* name) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
       if (!fn) throw Error(ErrorCode::Unsupported, std::string("--plot: libcairo.so.2 has no ") + name);

@@ -146,7 +146,8 @@ void vector_loop_portable(const std::byte* p, std::int64_t vec_end, double shift
 constexpr std::uintptr_t kPrefetchBytes = 2048;
 
 template <Words W>
-__attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, std::int64_t vec_end, double shift, VectorPart& out) {
+__attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, std::int64_t vec_end, double shift,
+                                                           VectorPart& out) {
   const __m256d k = _mm256_set1_pd(shift);
   __m256 mn = _mm256_set1_ps(INFINITY), mx = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps();
   __m256i czero = _mm256_setzero_si256();
@@ -157,7 +158,8 @@ __attribute__((target("avx2,f16c"))) void vector_loop_avx2(const std::byte* p, s
   for (std::int64_t i = 0; i < vec_end; i += 16) {
     // The hardware prefetchers stop at each 4 KiB page; this one runs kPrefetchBytes ahead
     // (a prefetch never faults, so past the end or an unmapped page it is dropped).
-    _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(p) + word_bytes * static_cast<std::uintptr_t>(i) + kPrefetchBytes),
+    _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(p) +
+                                               word_bytes * static_cast<std::uintptr_t>(i) + kPrefetchBytes),
                  _MM_HINT_T0);
     __m256 v, w;
     __m256d d0, d1, d2, d3;

@@ -278,7 +278,8 @@ const char* plot_format_name(PlotFormat format) {
 }
 
 std::uint32_t heatmap_colour(double t) {
-  static const double anchors[5][3] = {{0x44, 0x01, 0x54}, {0x3b, 0x52, 0x8b}, {0x21, 0x91, 0x8c}, {0x5e, 0xc9, 0x62}, {0xfd, 0xe7, 0x25}};
+  static const double anchors[5][3] = {
+      {0x44, 0x01, 0x54}, {0x3b, 0x52, 0x8b}, {0x21, 0x91, 0x8c}, {0x5e, 0xc9, 0x62}, {0xfd, 0xe7, 0x25}};
   t = std::clamp(std::isnan(t) ? 0.0 : t, 0.0, 1.0) * 4;
   const int i = std::min(3, static_cast<int>(t));
   const double f = t - i;
@@ -345,8 +346,9 @@ PlotLayout draw_heatmap(const StoredElements& s, const std::string& title, PlotF
   l.neginf = cells.neginf;
   const ReleaseFontCaches release;
   auto [surface, cr] = canvas(format, out, l.width, l.height, title,
-                              shape_repr(s.shape) + (gr < rows || gc < cols ? ", block means in " + std::to_string(gr) + " x " +
-                                                                                  std::to_string(gc) + " cells" : ""));
+                              shape_repr(s.shape) + (gr < rows || gc < cols ? ", block means in " + std::to_string(gr) +
+                                                                                  " x " + std::to_string(gc) + " cells"
+                                                                            : ""));
   paint_cells(cr.get(), cells, l);
   axes(cr.get(), l, w, ht, "col 0", "col " + std::to_string(cols - 1), "row 0", "row " + std::to_string(rows - 1));
   legend(cr.get(), cells, l, ht);

@@ -40,7 +40,8 @@ std::uint64_t remote_window_bytes() {
 
 // Bytes [begin, end) of source.bytes for chunks [c0, c1).
 std::pair<std::uint64_t, std::uint64_t> chunk_bytes(const StoredElements& s, std::int64_t c0, std::int64_t c1) {
-  return {byte_offset_of(s, c0 * kStatsChunk), c1 == chunk_count(s) ? s.bytes.size() : byte_offset_of(s, c1 * kStatsChunk)};
+  return {byte_offset_of(s, c0 * kStatsChunk),
+          c1 == chunk_count(s) ? s.bytes.size() : byte_offset_of(s, c1 * kStatsChunk)};
 }
 
 // Scanned pages are released in runs of at least this many bytes: each release is a TLB
@@ -148,7 +149,8 @@ Moments chunk_moments(const StoredElements& s, Lane lane, std::int64_t chunk) {
     if (stored_kernel) {
       const std::byte* p = s.bytes.data() + byte_offset_of(s, b);
       part = stored_kernel(p, n);
-      note_zero_signs(part, p, n, dtype_info(s.stored).itemsize, s.stored == DType::Float16);  // float32, bfloat16, float16 as stored
+      note_zero_signs(part, p, n, dtype_info(s.stored).itemsize,
+                      s.stored == DType::Float16);  // float32, bfloat16, float16 as stored
       merge_moments(m, part, lane);
       continue;
     }
@@ -218,7 +220,8 @@ TensorStats stats_of_parts(std::vector<Moments>& parts, Lane lane, DType dtype, 
       // A zero extreme is the zero NumPy returns, by position (zero_sign.cpp).
       st.min = Scalar::from_float(m.fmin == 0 ? numpy_zero_extreme(m, dtype == DType::Float16) : m.fmin);
       st.max = Scalar::from_float(m.fmax == 0 ? numpy_zero_extreme(m, dtype == DType::Float16) : m.fmax);
-      st.absmax = Scalar::from_float(std::max(std::fabs(m.fmin), std::fabs(m.fmax)));  // |-0.0| is 0.0, as np.abs(x).max()
+      st.absmax =
+          Scalar::from_float(std::max(std::fabs(m.fmin), std::fabs(m.fmax)));  // |-0.0| is 0.0, as np.abs(x).max()
       st.mean = m.fsum / n;
       break;
     case Lane::I64:
@@ -258,7 +261,8 @@ double Histogram::edge(std::size_t i) const {
 Histogram compute_histogram(const StoredElements& s, std::size_t bins, double lo, double hi, const ScanOptions& o) {
   if (bins == 0) throw Error(ErrorCode::Usage, "--hist: the number of bins must be at least 1");
   if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
-    throw Error(ErrorCode::Usage, "histogram range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is not a finite interval");
+    throw Error(ErrorCode::Usage,
+                "histogram range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is not a finite interval");
   if (lo == hi) {
     lo -= 0.5;
     hi += 0.5;
@@ -272,7 +276,8 @@ Histogram compute_histogram(const StoredElements& s, std::size_t bins, double lo
   const Lane lane = lane_of(s);
   const int threads = omp_get_max_threads();
   // Integer counts add up the same in any order: each thread keeps its own.
-  std::vector<std::vector<std::uint64_t>> per_thread(static_cast<std::size_t>(threads), std::vector<std::uint64_t>(bins + 4, 0));
+  std::vector<std::vector<std::uint64_t>> per_thread(static_cast<std::size_t>(threads),
+                                                     std::vector<std::uint64_t>(bins + 4, 0));
   // Values are scaled by 1/2 when the range overflows a double, as the edges are (edge()).
   const double scale = std::isfinite(hi - lo) ? 1.0 : 0.5;
   const double lo_scaled = lo * scale, denom = hi * scale - lo * scale, numer = static_cast<double>(bins);

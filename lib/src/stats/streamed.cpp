@@ -48,8 +48,9 @@ void for_each_stats_chunk(const Tensor& t, Lane lane, Scan&& scan) {
     w.stored = lane_dtype(lane);
     w.numel = static_cast<std::int64_t>(c.size);
     w.shape = {w.numel};
-    const void* data = lane == Lane::F64 ? static_cast<const void*>(c.f) : lane == Lane::I64 ? static_cast<const void*>(c.i)
-                                                                                         : static_cast<const void*>(c.u);
+    const void* data = lane == Lane::F64   ? static_cast<const void*>(c.f)
+                       : lane == Lane::I64 ? static_cast<const void*>(c.i)
+                                           : static_cast<const void*>(c.u);
     if (lane == Lane::F32) {
       narrow.resize(c.size);
       for (std::size_t k = 0; k < c.size; ++k) narrow[k] = static_cast<float>(c.f[k]);

@@ -35,8 +35,8 @@ std::optional<Summary> summarize(const Shape& shape, const PrintOptions& options
 
 Tensor edge_elements(const Tensor& t, const Summary& s) {
   if (t.shape() != s.shape || s.elided.size() != s.shape.size())
-    throw Error(ErrorCode::Internal, "internal: edge_elements of a " + shape_repr(t.shape()) + " tensor with a summary of " +
-                                         shape_repr(s.shape));
+    throw Error(ErrorCode::Internal, "internal: edge_elements of a " + shape_repr(t.shape()) +
+                                         " tensor with a summary of " + shape_repr(s.shape));
   const std::int64_t e = s.edgeitems;
   Tensor out = t;
   // One axis at a time, so no intermediate shape has more than twice t's elements.

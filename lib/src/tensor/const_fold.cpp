@@ -49,8 +49,10 @@ std::optional<Scalar> to_const(const PyVal& v, DType dtype) {
   if (kind == DKind::Float) return cast_scalar(Scalar::from_float(as_double(v)), dtype);
   i128 n = v.i;
   if (v.kind == PyVal::Float) {  // Python's int(x): truncation, and errors for nan and inf
-    if (std::isnan(v.f)) throw Error(ErrorCode::BadExpression, "cannot convert float NaN to integer (tinygrad folds the constant)");
-    if (std::isinf(v.f)) throw Error(ErrorCode::BadExpression, "cannot convert float infinity to integer (tinygrad folds the constant)");
+    if (std::isnan(v.f))
+      throw Error(ErrorCode::BadExpression, "cannot convert float NaN to integer (tinygrad folds the constant)");
+    if (std::isinf(v.f))
+      throw Error(ErrorCode::BadExpression, "cannot convert float infinity to integer (tinygrad folds the constant)");
     if (std::fabs(v.f) >= 1.8446744073709552e19) return std::nullopt;
     n = static_cast<i128>(std::trunc(v.f));
   }
@@ -62,7 +64,8 @@ std::optional<Scalar> to_const(const PyVal& v, DType dtype) {
 // The constant below reshapes, expands, permutes, flips and shrinks (a uniform value), or nullopt.
 std::optional<Scalar> const_of(const Tensor& t) {
   const Node* n = t.node().get();
-  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Flip || n->op == Op::Shrink)
+  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Flip ||
+         n->op == Op::Shrink)
     n = n->src[0].get();
   if (n->op != Op::Const) return std::nullopt;
   return std::get<Scalar>(n->arg);
@@ -157,7 +160,9 @@ std::optional<PyVal> int_binary(Op op, i128 x, i128 y) {
   }
 }
 
-Tensor constant(const Shape& shape, DType dtype, const Scalar& v) { return Tensor(make_node(Op::Const, dtype, shape, {}, v)); }
+Tensor constant(const Shape& shape, DType dtype, const Scalar& v) {
+  return Tensor(make_node(Op::Const, dtype, shape, {}, v));
+}
 
 std::optional<Tensor> finish(const std::optional<PyVal>& r, DType dtype, const Shape& shape) {
   if (!r || (r->kind != PyVal::Float && !in_range(r->i))) return std::nullopt;
@@ -196,7 +201,8 @@ std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b) {
   if (!ca || !cb) return std::nullopt;
   const PyVal x = from_scalar(*ca), y = from_scalar(*cb);
   if (is_comparison(op)) return finish(compare(op, x, y), DType::Bool, a.shape());
-  if (x.kind == PyVal::Float || y.kind == PyVal::Float) return finish(float_binary(op, as_double(x), as_double(y)), a.dtype(), a.shape());
+  if (x.kind == PyVal::Float || y.kind == PyVal::Float)
+    return finish(float_binary(op, as_double(x), as_double(y)), a.dtype(), a.shape());
   return finish(int_binary(op, x.i, y.i), a.dtype(), a.shape());
 }
 

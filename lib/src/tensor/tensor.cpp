@@ -57,7 +57,8 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& order) const {
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i)
     if (sorted[i] != static_cast<std::int64_t>(i) || sorted.size() != ndim())
-      shape_error("permute order " + shape_repr(order) + " is not a permutation of " + std::to_string(ndim()) + " axes");
+      shape_error("permute order " + shape_repr(order) + " is not a permutation of " + std::to_string(ndim()) +
+                  " axes");
   bool identity = true;
   Shape s;
   for (std::size_t i = 0; i < order.size(); ++i) {
@@ -69,7 +70,8 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& order) const {
 }
 
 Tensor Tensor::expand(const Shape& new_shape) const {
-  if (new_shape.size() != ndim()) shape_error("expand " + shape_repr(shape()) + " to " + shape_repr(new_shape) + ": ndim differs");
+  if (new_shape.size() != ndim())
+    shape_error("expand " + shape_repr(shape()) + " to " + shape_repr(new_shape) + ": ndim differs");
   for (std::size_t i = 0; i < ndim(); ++i)
     if (shape()[i] != new_shape[i] && shape()[i] != 1)
       shape_error("cannot expand " + shape_repr(shape()) + " to " + shape_repr(new_shape));
@@ -121,7 +123,8 @@ Tensor Tensor::shrink(const Ranges& ranges) const {
 Tensor Tensor::flip(const std::vector<std::int64_t>& axes) const {
   std::vector<std::int64_t> a;
   for (auto ax : axes) {
-    if (ax < 0 || ax >= static_cast<std::int64_t>(ndim())) shape_error("flip axis " + std::to_string(ax) + " out of range");
+    if (ax < 0 || ax >= static_cast<std::int64_t>(ndim()))
+      shape_error("flip axis " + std::to_string(ax) + " out of range");
     if (std::find(a.begin(), a.end(), ax) != a.end()) shape_error("flip axis " + std::to_string(ax) + " repeated");
     if (shape()[static_cast<std::size_t>(ax)] > 1) a.push_back(ax);
   }
@@ -138,8 +141,9 @@ Tensor Tensor::cast(DType target) const {
 
 Tensor Tensor::bitcast(DType target) const {
   if (is_weak(dtype()) || is_weak(target))
-    throw Error(ErrorCode::Unsupported, "bitcast requires concrete dtypes, got dtypes." + std::string(dtype_info(dtype()).name) +
-                                            " -> dtypes." + std::string(dtype_info(target).name));
+    throw Error(ErrorCode::Unsupported, "bitcast requires concrete dtypes, got dtypes." +
+                                            std::string(dtype_info(dtype()).name) + " -> dtypes." +
+                                            std::string(dtype_info(target).name));
   if (target == dtype()) return *this;
   const auto from = dtype_info(dtype()).itemsize, to = dtype_info(target).itemsize;
   Shape s = shape();
@@ -159,14 +163,16 @@ Tensor Tensor::byteswap() const {
 }
 
 Tensor Tensor::unary(Op op) const {
-  if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast || op == Op::ByteSwap) throw Error(ErrorCode::Internal, "internal: not a unary op");
+  if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast || op == Op::ByteSwap)
+    throw Error(ErrorCode::Internal, "internal: not a unary op");
   if (auto folded = const_fold::unary(op, dtype(), *this)) return *folded;
   return Tensor(make_node(op, dtype(), shape(), {node_}));
 }
 
 Tensor Tensor::binary(Op op, const Tensor& a, const Tensor& b) {
   if (!is_binary(op)) throw Error(ErrorCode::Internal, "internal: not a binary op");
-  if (a.shape() != b.shape()) shape_error("shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
+  if (a.shape() != b.shape())
+    shape_error("shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
   if (auto folded = const_fold::binary(op, a, b)) return *folded;
   return Tensor(make_node(op, is_comparison(op) ? DType::Bool : a.dtype(), a.shape(), {a.node_, b.node_}));
 }
@@ -181,14 +187,16 @@ Tensor Tensor::reduce(Op op, const std::vector<std::int64_t>& axes) const {
   if (!is_reduce(op)) throw Error(ErrorCode::Internal, "internal: not a reduce op");
   Shape s = shape();
   for (auto ax : axes) {
-    if (ax < 0 || ax >= static_cast<std::int64_t>(ndim())) shape_error("reduce axis " + std::to_string(ax) + " out of range");
+    if (ax < 0 || ax >= static_cast<std::int64_t>(ndim()))
+      shape_error("reduce axis " + std::to_string(ax) + " out of range");
     s[static_cast<std::size_t>(ax)] = 1;
   }
   return Tensor(make_node(op, dtype(), s, {node_}, Shape(axes)));
 }
 
 Tensor Tensor::scan_sum(std::int64_t axis, DType out) const {
-  if (axis < 0 || axis >= static_cast<std::int64_t>(ndim())) shape_error("scan axis " + std::to_string(axis) + " out of range");
+  if (axis < 0 || axis >= static_cast<std::int64_t>(ndim()))
+    shape_error("scan axis " + std::to_string(axis) + " out of range");
   return Tensor(make_node(Op::ScanSum, out, shape(), {node_}, Shape{axis, shape()[static_cast<std::size_t>(axis)], 0}));
 }
 

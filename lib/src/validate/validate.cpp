@@ -30,7 +30,8 @@ std::string detect(const std::shared_ptr<const MappedFile>& file, const std::str
     if (info.sniff(head)) return std::string(info.name);
   for (const FormatInfo& info : formats())
     for (std::string_view ext : info.extensions)
-      if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return std::string(info.name);
+      if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+        return std::string(info.name);
   throw Error(ErrorCode::BadFile, path + ": not a recognised tensor file (validate knows npy, npz, safetensors, "
                                          "safetensors-index, gguf, pytorch, onnx, hdf5, keras, dcp)");
 }
@@ -48,7 +49,8 @@ std::string without_file(const std::string& what, const std::string& path) {
 
 ValidationReport validate_file(const std::string& path, const ValidateScope& scope) {
   // A pipe or device named by its path is read whole, unless its first bytes are no format's.
-  return validate_file(MappedFile::open(path, tensor_stream_check({path, std::nullopt, false, std::nullopt, true, false})), scope);
+  return validate_file(
+      MappedFile::open(path, tensor_stream_check({path, std::nullopt, false, std::nullopt, true, false})), scope);
 }
 
 ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, const ValidateScope& scope) {

@@ -77,7 +77,8 @@ MemberRead read_member(zip_t* za, const MappedFile& file, const zip_stat_t& st, 
     if (got == 0) break;
     const auto n = static_cast<std::size_t>(got);
     crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(n));
-    const std::size_t kept = static_cast<std::size_t>(std::min<std::uint64_t>(keep - std::min<std::uint64_t>(keep, m.head.size()), n));
+    const std::size_t kept =
+        static_cast<std::size_t>(std::min<std::uint64_t>(keep - std::min<std::uint64_t>(keep, m.head.size()), n));
     m.head.insert(m.head.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(kept));
     m.length += n;
     // NOTE: where libzip is in the file is not known here; dropping every page it may
@@ -90,8 +91,8 @@ MemberRead read_member(zip_t* za, const MappedFile& file, const zip_stat_t& st, 
   zip_fclose(zf);
   file.release_pages(0, file.size());
   if (m.fault.empty() && m.length != st.size)
-    m.fault = "it decompresses to " + std::string(m.length > st.size ? "more than " : "") + std::to_string(std::min(m.length, st.size)) +
-              " bytes, the archive declares " + std::to_string(st.size);
+    m.fault = "it decompresses to " + std::string(m.length > st.size ? "more than " : "") +
+              std::to_string(std::min(m.length, st.size)) + " bytes, the archive declares " + std::to_string(st.size);
   return m;
 }
 
@@ -100,8 +101,9 @@ MemberRead read_member(zip_t* za, const MappedFile& file, const zip_stat_t& st, 
 void check_npy_member(const MemberRead& m, const std::string& name, Findings& inner) {
   const std::uint64_t end = npy_header_end(m.head);
   if (end > m.head.size() && end <= m.length) {
-    inner.note("unsupported", "header", 8, "the header of " + std::to_string(end) + " bytes is over the limit of " +
-                                                  std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"));
+    inner.note("unsupported", "header", 8,
+               "the header of " + std::to_string(end) + " bytes is over the limit of " +
+                   std::to_string(limits().npy_header_bytes) + limit_hint("npy_header_bytes"));
     return;
   }
   const auto stand_in = MappedFile::sparse(m.head, m.length, name);
@@ -140,19 +142,22 @@ void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string&
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat_index(za, index, ZIP_FL_ENC_RAW, &st) != 0 || !st.name) {
-      f.error("zip", "member " + std::to_string(i), std::nullopt, std::string("cannot be read (") + zip_strerror(za) + ")");
+      f.error("zip", "member " + std::to_string(i), std::nullopt,
+              std::string("cannot be read (") + zip_strerror(za) + ")");
       continue;
     }
     const std::string name = st.name;
     const std::string place = "member '" + name + "'";
-    if (!names.insert(name).second) f.error("duplicate_member", place, std::nullopt, "the archive holds two members named '" + name + "'");
+    if (!names.insert(name).second)
+      f.error("duplicate_member", place, std::nullopt, "the archive holds two members named '" + name + "'");
     const bool is_npy = kind == "npz" && name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0;
     const bool is_pickle = kind == "pytorch" && name.size() >= 8 && name.compare(name.size() - 8, 8, "data.pkl") == 0;
     if (kind == "pytorch") {
       folders.insert(name.substr(0, name.find('/')));
       pickles += is_pickle;
     }
-    const std::string method = "compression method " + std::to_string(st.comp_method) + " (" + zip_method_name(st.comp_method) + ")";
+    const std::string method =
+        "compression method " + std::to_string(st.comp_method) + " (" + zip_method_name(st.comp_method) + ")";
     if (!format_reads(kind, st.comp_method)) {
       const std::string readers = kind == "npz"     ? "numpy reads STORED, DEFLATED, BZIP2 and LZMA members"
                                   : kind == "keras" ? "Keras writes STORED members"
@@ -170,8 +175,9 @@ void check_zip(const std::shared_ptr<const MappedFile>& file, const std::string&
     }
     // A pickle is read whole, as the loader reads it; the loader refuses a larger one.
     if (is_pickle && st.size > limits().pickle_bytes) {
-      f.note("unsupported", place, std::nullopt, "the pickle of " + std::to_string(st.size) + " bytes is over the limit of " +
-                                                        std::to_string(limits().pickle_bytes) + limit_hint("pickle_bytes"));
+      f.note("unsupported", place, std::nullopt,
+             "the pickle of " + std::to_string(st.size) + " bytes is over the limit of " +
+                 std::to_string(limits().pickle_bytes) + limit_hint("pickle_bytes"));
     }
     const bool whole_pickle = is_pickle && st.size <= limits().pickle_bytes;
     const std::uint64_t keep = whole_pickle ? st.size : is_npy ? limits().npy_header_bytes + 12 : kind == "npz" ? 6 : 0;
