@@ -13,7 +13,8 @@ bin=$(realpath "$1"); file=$2; pairs=${3:-3}
 rss() { local f; f=$(mktemp); /usr/bin/time -o "$f" -f "%M" "$@" >/dev/null 2>&1; cat "$f"; rm -f "$f"; }
 cat "$file" >/dev/null
 bytes=$(stat -c %s "$file")
-echo "peak RSS KiB: xxhsum -H2 $(rss xxhsum -H2 "$file"), hash $(rss "$bin" hash "$file"), sha256sum $(rss sha256sum "$file"), hash --algo sha256 $(rss "$bin" hash --algo sha256 "$file")"
+echo "peak RSS KiB: xxhsum -H2 $(rss xxhsum -H2 "$file"), hash $(rss "$bin" hash "$file"),"\
+  "sha256sum $(rss sha256sum "$file"), hash --algo sha256 $(rss "$bin" hash --algo sha256 "$file")"
 xs=(); hs=(); ss=(); h2=()
 now() { date +%s.%N; }
 for i in $(seq "$pairs"); do

@@ -40,7 +40,8 @@ print(m.format, m.shape, m.itemsize, m.nbytes, arr.tolist())
 """
 NPY_JSON = """import sys, json, numpy as np
 arr = np.load(sys.argv[1]); m = memoryview(arr)
-print(json.dumps({"format": m.format, "shape": list(m.shape), "itemsize": m.itemsize, "nbytes": m.nbytes, "tolist": arr.tolist()}))
+print(json.dumps({"format": m.format, "shape": list(m.shape), "itemsize": m.itemsize, "nbytes": m.nbytes,
+                  "tolist": arr.tolist()}))
 """
 ST_LIST = """import sys, os, json, struct
 def header(path):

@@ -13,7 +13,8 @@ one=(); [ -n "$name" ] && one=(--name "$name")
 here=$(dirname "$(realpath "$0")")
 py=/usr/bin/python3
 rss() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
-echo "peak RSS KiB: numpy $(rss $py "$here/stats_file_numpy.py" "$file" $name), tensor-inspect $(rss "$bin" "$file" "${one[@]}" --stats)"
+echo "peak RSS KiB: numpy $(rss $py "$here/stats_file_numpy.py" "$file" $name)," \
+  "tensor-inspect $(rss "$bin" "$file" "${one[@]}" --stats)"
 base=(); prod=()
 for i in $(seq "$pairs"); do
   t0=$(date +%s.%N); $py "$here/stats_file_numpy.py" "$file" $name >/dev/null; t1=$(date +%s.%N)
@@ -26,7 +27,8 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(
 mb=$(median "${base[@]}"); mp=$(median "${prod[@]}")
 echo "median numpy $mb s, tensor-inspect $mp s"
 if [ -n "$name" ]; then
-  bytes=$("$bin" "$file" --name "$name" --header --json | $py -c 'import json, sys; print(json.load(sys.stdin)["nbytes"])')
+  bytes=$("$bin" "$file" --name "$name" --header --json |
+    $py -c 'import json, sys; print(json.load(sys.stdin)["nbytes"])')
   echo "tensor-inspect: $(awk "BEGIN {printf \"%.2f\", $bytes / $mp / 1e9}") GB/s of tensor data ($bytes bytes)"
 fi
 echo "ratio=$(awk "BEGIN {printf \"%.3f\", $mb / $mp}")"

@@ -69,7 +69,8 @@ for line in sys.stdin:
     out = {"ok": True, "result": res}
   except BaseException as ex:
     if isinstance(ex, KeyboardInterrupt): raise
-    out = {"ok": False, "error": (type(ex).__name__ + ": " + str(ex)).splitlines()[0][:200] if str(ex) else type(ex).__name__}
+    name = type(ex).__name__
+    out = {"ok": False, "error": (name + ": " + str(ex)).splitlines()[0][:200] if str(ex) else name}
   finally:
     signal.alarm(0)
   sys.stdout.write(json.dumps(out) + "\n"); sys.stdout.flush()

@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 shift || true
-all=(literal expr expr_realize npy npz safetensors safetensors_index gguf ggml_blocks pytorch pytorch_legacy pickle raw view_as inspect validate schemes manifest onnx hdf5 dcp object_store)
+all=(literal expr expr_realize npy npz safetensors safetensors_index gguf ggml_blocks pytorch pytorch_legacy pickle
+     raw view_as inspect validate schemes manifest onnx hdf5 dcp object_store)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
@@ -74,7 +75,9 @@ for h in "${harnesses[@]}"; do
   # OMP_WAIT_POLICY=passive: OpenMP workers sleep at barriers instead of spinning, so a
   # niced fuzzer on a busy machine is not stalled by its own spinning threads (a 0.3 s input
   # once hit the 10 s timeout that way).
-  if OMP_WAIT_POLICY=passive ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  if OMP_WAIT_POLICY=passive ASAN_OPTIONS=detect_leaks=1 \
+      LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
+      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       nice -n 19 "$bin" "${args[@]}" "${dirs[@]}" >"$log" 2>&1; then
     status=ok
   else

@@ -28,7 +28,8 @@ def read_tables(text):
     tables = {}
     pattern = r"GGML_TABLE_BEGIN\((\w+), (\w+), (\w+)\)(.*?)GGML_TABLE_END\(\)"
     for ctype, name, size, body in re.findall(pattern, text, re.S):
-        if name == "name" or name in tables:  # the macro definitions; the first definition is the C one (iq1s_grid has a GPU variant later)
+        # the macro definitions; the first definition is the C one (iq1s_grid has a GPU variant later)
+        if name == "name" or name in tables:
             continue
         values = [int(v, 0) for v in re.findall(r"-?0x[0-9a-fA-F]+|-?\d+", body)]
         count = SIZES.get(size) or int(size)

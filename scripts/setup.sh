@@ -11,16 +11,16 @@ cd "$(dirname "$0")/.."
 # zipcmp, zipmerge and ziptool: libzip-dev's CMake config checks that they exist. lld: the
 # linker that orders start-up code (CMakeLists.txt; optional, but the tool starts faster).
 # libhdf5-dev: HDF5's headers (the run-time libhdf5-103-1 comes with it).
-build_packages=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libzip-dev zipcmp
-                zipmerge ziptool libopenblas-dev libcairo2-dev libcurl4-openssl-dev libxxhash-dev zlib1g-dev lld nettle-dev
-                libprotobuf-dev libhdf5-dev)
+build_packages=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
+                libzip-dev zipcmp zipmerge ziptool libopenblas-dev libcairo2-dev libcurl4-openssl-dev libxxhash-dev
+                zlib1g-dev lld nettle-dev libprotobuf-dev libhdf5-dev)
 # What the tests run or check against: doctest, NumPy and jsonschema cross-checks, GNU time
 # for peak RSS, jq in pipelines, the shells and man for completions and the man page, nginx
 # for remote inputs, PyTorch (torch.save writes the .pt/.bin files tests compare against),
 # onnx (onnx.helper writes the models tests compare against), h5py (writes the .h5 files and
 # .keras weights tests compare against).
-test_packages=(doctest-dev python3 python3-numpy python3-jsonschema time jq bash-completion zsh fish man-db nginx-light xxhash
-               python3-torch python3-onnx python3-h5py)
+test_packages=(doctest-dev python3 python3-numpy python3-jsonschema time jq bash-completion zsh fish man-db
+               nginx-light xxhash python3-torch python3-onnx python3-h5py)
 tests=${TI_TESTS:-0}
 packages=("${build_packages[@]}")
 [ "$tests" = 1 ] && packages+=("${test_packages[@]}")
@@ -44,5 +44,6 @@ if [ "$tests" = 1 ]; then test_flag=-DTI_BUILD_TESTS=ON
 elif [ ! -f "$build_dir/CMakeCache.txt" ]; then test_flag=-DTI_BUILD_TESTS=OFF
 fi
 # shellcheck disable=SC2086
-cmake -S . -B "$build_dir" -G Ninja $test_flag -DCMAKE_BUILD_TYPE="$build_type" $launcher $unity ${CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build_dir" -G Ninja $test_flag -DCMAKE_BUILD_TYPE="$build_type" $launcher $unity \
+  ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"

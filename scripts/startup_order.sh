@@ -11,8 +11,9 @@ cd "$(dirname "$0")/.."
 bin=${1:-build/tensor-inspect}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-runs=("5" "[[1.5,2],[3,4]] --json" "samples/float32.npy" "samples/mixed.safetensors" "--list samples/mixed.safetensors"
-      "--header samples/float32.npy" "--json samples/mixed.safetensors --name weight" "--stats samples/mixed.safetensors"
+runs=("5" "[[1.5,2],[3,4]] --json" "samples/float32.npy" "samples/mixed.safetensors"
+      "--list samples/mixed.safetensors" "--header samples/float32.npy"
+      "--json samples/mixed.safetensors --name weight" "--stats samples/mixed.safetensors"
       "samples/float32.npy -e x.sum()" "--list samples/quants.gguf" "--list --json samples/quants.gguf")
 i=0
 for args in "${runs[@]}"; do

@@ -203,7 +203,8 @@ DOCUMENTED = [
      lambda c, n, a, b: n == "value" and any(t in ("argmax", "argmin") for t in c["tags"]) and arg_over_nan(c)),
     ("int // or % by a Python int outside the dtype: tinygrad's divandmod reasons on the exact int",
      lambda c, n, a, b: n == "value" and divisor_out_of_range(c)),
-    ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph (fused reduce order, constants folded in double)",
+    ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph "
+     "(fused reduce order, constants folded in double)",
      last_bits),
 ]
 

@@ -205,7 +205,9 @@ FILES = {
     "pt_missing_storage.pt":
         zip_bytes([(
             "archive/data.pkl",
-            b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n(X\x07\x00\x00\x00storageq\x00ctorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpuK\x02tQK\x00K\x02\x85K\x01\x85\x89ccollections\nOrderedDict\n)Rtq\x01R.",
+            b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n(X\x07\x00\x00\x00storageq\x00ctorch\nFloatStorage\n"
+            b"X\x01\x00\x00\x000X\x03\x00\x00\x00cpuK\x02tQK\x00K\x02\x85K\x01\x85\x89ccollections\nOrderedDict\n"
+            b")Rtq\x01R.",
             False), ("archive/version", b"3\n", False)]),
     "pt_legacy.pt":
         b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.",

@@ -79,8 +79,8 @@ check("-v before diff: shared by both, accepted", r.returncode == 0, (r.returnco
 # A malformed variable used to fail every run, literals included.
 for var, bad in (("TI_CACHE_SIZE", "3"), ("TI_CACHE_SIZE", "12X"), ("TI_TIMEOUT", "abc")):
     r = run(["5", "--json"], {var: bad})
-    check(f"{var}={bad} and a literal: the run goes on", r.returncode == 0 and '"tolist": 5' in r.stdout and not r.stderr,
-          (r.returncode, r.stderr))
+    check(f"{var}={bad} and a literal: the run goes on",
+          r.returncode == 0 and '"tolist": 5' in r.stdout and not r.stderr, (r.returncode, r.stderr))
 # Port 9 of 127.0.0.1 (discard) is not asked: the variable is refused before any request.
 url = "http://127.0.0.1:9/x.npy"
 with_cache = {"TI_CACHE_DIR": os.path.join(os.environ.get("TMPDIR", "/tmp"), "ti-option-reach-cache-never-made")}

@@ -41,7 +41,8 @@ pid {tmp}/nginx.pid;
 error_log {tmp}/error.log;
 events {{ worker_connections 256; }}
 http {{
-  log_format ranges '$uri $status $body_bytes_sent $bytes_sent "$http_range" "$http_authorization" "$http_if_none_match"';
+  log_format ranges '$uri $status $body_bytes_sent $bytes_sent "$http_range" "$http_authorization"'
+                    ' "$http_if_none_match"';
   access_log {tmp}/access.log ranges;
   client_body_temp_path {tmp}/body;
   proxy_temp_path {tmp}/proxy;

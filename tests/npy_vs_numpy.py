@@ -9,8 +9,9 @@ must give what tinygrad's Tensor(np.load(FILE)).data() gives: the struct format 
 dtype, shape, itemsize, nbytes, ndim, C-contiguous strides and tolist() equal to
 np.load(FILE).tolist() (floats bit for bit, including -0.0; non-finite floats as the JSON
 strings "nan", "inf", "-inf"), and the text `tolist:` line of --full equal to Python's repr
-of that list; `--view-as B` must give the array's bytes in native order, whole and summarized. An empty tensor's data() is a zero-length view of shape
-(0,), whatever the tensor's shape (DESIGN.md). Exit status 0 when all agree, 1 otherwise.
+of that list; `--view-as B` must give the array's bytes in native order, whole and summarized.
+An empty tensor's data() is a zero-length view of shape (0,), whatever the tensor's shape
+(DESIGN.md). Exit status 0 when all agree, 1 otherwise.
 """
 import glob
 import json

@@ -282,7 +282,8 @@ if shutil.which("zsh"):
 if shutil.which("fish"):
   # fish offers one candidate a line: names with a newline or a tab cannot be, and are left out.
   for what, path, names in NAME_CASES:
-    script = f"source {shlex.quote(os.path.join(ROOT, 'completions', 'tensor-inspect.fish'))}; " f"complete -C {shlex.quote('tensor-inspect ' + shlex.quote(path) + ' --name ')}"
+    script = (f"source {shlex.quote(os.path.join(ROOT, 'completions', 'tensor-inspect.fish'))}; "
+              f"complete -C {shlex.quote('tensor-inspect ' + shlex.quote(path) + ' --name ')}")
     p = subprocess.run(["fish", "--no-config", "-c", script], capture_output=True, text=True, env=env, timeout=30)
     got = {line.split("\t")[0] for line in p.stdout.splitlines()}
     want = {n for n in names if "\n" not in n and "\t" not in n

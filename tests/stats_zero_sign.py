@@ -13,9 +13,9 @@ here element by element: a zero extreme is the last of the equal values for floa
 and bfloat16, the first for float16. That is what NumPy answers with its AVX2 loops; its
 AVX-512 loops (and its SIMD lanes in general, zero_sign.cpp) pick another zero in a few
 shapes, so against NumPy live at least 95% of these and of random orders of 0.0, -0.0 and
-other values (which follow the rule without exception) must agree (the short arrays of the finding, which NumPy reads with its
-scalar loop on any CPU, all of them). Every output is the same with OMP_NUM_THREADS=1 and 2.
-Text and JSON both. Closes with `N passed, M failed`.
+other values (which follow the rule without exception) must agree (the short arrays of the
+finding, which NumPy reads with its scalar loop on any CPU, all of them). Every output is the
+same with OMP_NUM_THREADS=1 and 2. Text and JSON both. Closes with `N passed, M failed`.
 """
 import json, math, os, subprocess, sys, tempfile
 

@@ -91,14 +91,19 @@ def flat(d, prefix=""):
 KEY_CASES = {  # name: the dict's SETITEMS body (key, value, ...), each value a tensor of storage i holding [i]
     "str twice": u("a") + tensor("0", [1]) + u("a") + tensor("1", [1]),
     "True then 1": b"\x88" + tensor("0", [1]) + b"K\x01" + tensor("1", [1]),
-    "1, 1.0, True": b"K\x01" + tensor("0", [1]) + b"G" + struct.pack(">d", 1.0) + tensor("1", [1]) + b"\x88" + tensor("2", [1]),
-    "0, -0.0, False": b"K\x00" + tensor("0", [1]) + b"G" + struct.pack(">d", -0.0) + tensor("1", [1]) + b"\x89" + tensor("2", [1]),
+    "1, 1.0, True":
+        b"K\x01" + tensor("0", [1]) + b"G" + struct.pack(">d", 1.0) + tensor("1", [1]) + b"\x88" + tensor("2", [1]),
+    "0, -0.0, False":
+        b"K\x00" + tensor("0", [1]) + b"G" + struct.pack(">d", -0.0) + tensor("1", [1]) + b"\x89" + tensor("2", [1]),
     "a, b, a": u("a") + tensor("0", [1]) + u("b") + tensor("1", [1]) + u("a") + tensor("2", [1]),
     "str and bytes": u("a") + tensor("0", [1]) + b"C\x01a" + tensor("1", [1]),
-    "tuples (1, 'x') and (True, 'x')": b"(K\x01" + u("x") + b"t" + tensor("0", [1]) + b"(\x88" + u("x") + b"t" + tensor("1", [1]),
-    "2**70 and 2.0**70": b"\x8a\x09" + bytes(8) + b"\x40" + tensor("0", [1]) + b"G" + struct.pack(">d", 2.0 ** 70) + tensor("1", [1]),
+    "tuples (1, 'x') and (True, 'x')":
+        b"(K\x01" + u("x") + b"t" + tensor("0", [1]) + b"(\x88" + u("x") + b"t" + tensor("1", [1]),
+    "2**70 and 2.0**70":
+        b"\x8a\x09" + bytes(8) + b"\x40" + tensor("0", [1]) + b"G" + struct.pack(">d", 2.0 ** 70) + tensor("1", [1]),
     "5 in ten bytes and 5": b"\x8a\x0a\x05" + bytes(9) + tensor("0", [1]) + b"K\x05" + tensor("1", [1]),
-    "one nan through the memo": b"G" + struct.pack(">d", float("nan")) + b"q\x00" + tensor("0", [1]) + b"h\x00" + tensor("1", [1]),
+    "one nan through the memo":
+        b"G" + struct.pack(">d", float("nan")) + b"q\x00" + tensor("0", [1]) + b"h\x00" + tensor("1", [1]),
     "None twice": b"N" + tensor("0", [1]) + b"N" + tensor("1", [1]),
     "nested dict": u("m") + b"}(" + u("w") + tensor("0", [1]) + u("w") + tensor("1", [1]) + b"u",
 }
@@ -238,7 +243,8 @@ def finding3_deflated_storage(tmp):
                               "--json"], lambda out: json.loads(out)["tolist"] == t[:3, ::2000].tolist(),
                              "a corner of the transposed view")):
     rc, out, err, kib = peak_rss_kib([path, *args])
-    budget = 24 if what != "a corner of the transposed view" else 24 + 48  # it goes back: the storage inflated once, no more
+    # the transposed view's corner goes back: the storage inflated once, no more
+    budget = 24 if what != "a corner of the transposed view" else 24 + 48
     tally.check(f"3: {what} of a {a.nbytes // MiB} MiB deflated storage: NumPy's values, in little memory", rc == 0 and
                 check(out) and small(kib, budget), f"{rc} {out[:160]!r} {err!r} peak "
                 f"{kib} KiB, floor {BASE_KIB} KiB")

@@ -16,7 +16,8 @@ import json, os, random, struct, subprocess, sys, tempfile, time, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
-from user_faults_common import BIN, ROOT, MIXED, QUANTS, run, trouble, trouble_stdin, npy_bytes, safetensors_header, safetensors_bytes
+from user_faults_common import (BIN, ROOT, MIXED, QUANTS, run, trouble, trouble_stdin, npy_bytes, safetensors_header,
+                                safetensors_bytes)
 
 
 def fault2_transpose_of_0d():

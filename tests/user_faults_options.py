@@ -140,7 +140,8 @@ def fault5_warnings_on_a_terminal():
   and diff of a file with itself said each of the file's warnings twice. Now the warning erases
   the progress line and stands alone, once; through a pipe stderr is plain lines as before."""
   gguf = os.path.join(ROOT, "samples", "quants.gguf")  # tensor 'q8_1': a type the tool cannot dequantize
-  skipped = "warning: samples/quants.gguf: tensor 'q8_1' is Q8_1, which this tool cannot " "dequantize: ggml and gguf-py have no dequantization for it (skipped)"
+  skipped = ("warning: samples/quants.gguf: tensor 'q8_1' is Q8_1, which this tool cannot "
+             "dequantize: ggml and gguf-py have no dequantization for it (skipped)")
   for mode in (["--stats"], ["--stats", "--json"], ["--stats", "--jsonl"], ["--all", "--stats"]):
     rc, data = run_on_terminal(["samples/quants.gguf", *mode])
     shown = [l for l in screen(data) if l.strip()]

@@ -150,7 +150,8 @@ with tempfile.TemporaryDirectory() as out:
         p = subprocess.run([BIN, path, "--list"], capture_output=True, text=True, timeout=60)
         if p.returncode != 2 or p.stdout or "appears twice" not in p.stderr:
             failures.append(f"index {text!r} opened: exit {p.returncode}, {p.stderr.strip()[:200]}")
-    text = b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, ' b'"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}'
+    text = (b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, '
+            b'"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}')
     text += b" " * (-(8 + len(text)) % 8)
     path = os.path.join(out, "dup.safetensors")
     with open(path, "wb") as f: f.write(struct.pack("<Q", len(text)) + text + struct.pack("<f", 1))

@@ -49,12 +49,12 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect '[1.0]' --view-as B --view-as i       memoryview.cast('B').cast('i'): the raw bits, [1065353216]
   tensor-inspect -vv x.npy -e 'x.sum()'                on stderr: format, bytes mapped, kernels, timings
   tensor-inspect dump.bin --raw float32 --shape 2,3    raw bytes, as numpy.frombuffer reads them
-  tensor-inspect big.npy                               above 1000 elements: [0.5, 1.0, 2.0, ..., 7.0, 8.0, 9.0] as NumPy prints
+  tensor-inspect big.npy                               above 1000 elements: the first and last 3, as NumPy prints
   tensor-inspect big.npy --edgeitems 1 --threshold 10  fewer items at each end; --full prints every element
   tensor-inspect big.npy --json --threshold 1000       JSON summarizes only when asked: "..." marks the elisions
   tensor-inspect big.npy --header                      format, shape, strides, nbytes: no data read
   cat x.npy | tensor-inspect -                         standard input (up to 1 GiB: --limit stream_bytes=4G for more)
-  tensor-inspect model.pt --list --strict              refuse a pickle naming globals torch.load(weights_only=True) refuses
+  tensor-inspect model.pt --list --strict              refuse globals torch.load(weights_only=True) refuses
   tensor-inspect big.npy --full | head -c 300          printed on all cores (OMP_NUM_THREADS=1: one); stops quietly
   tensor-inspect -- -5                                 a negative literal after --
   tensor-inspect model.safetensors --stats             min max mean std absmax nan/inf/zero per tensor, totals

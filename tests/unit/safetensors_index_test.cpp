@@ -120,7 +120,7 @@ TEST_CASE("safetensors index: the index and its shards must agree, and shard nam
   }
   SUBCASE("metadata: an object's keys in sorted order with their JSON types, null, or refused") {
     const ti::LoadedFile f = open_index(R"({"metadata": {"total_size": 4, "format": "pt", "nested": {"k": [1, 2]}},
-                                            "other": {"skipped": [true, null]}, "weight_map": {"a": "s1.safetensors"}})");
+      "other": {"skipped": [true, null]}, "weight_map": {"a": "s1.safetensors"}})");
     REQUIRE(f.metadata.size() == 3);
     CHECK(f.metadata[0].key == "format");
     CHECK(f.metadata[0].type == "string");

@@ -239,7 +239,8 @@ TEST_CASE("safetensors: hostile offsets, sizes and names are refused naming the 
                    "x.safetensors: key 'k' appears twice in header object '__metadata__'");
     // The same name spelled with and without an escape is one name held twice.
     CHECK_ST_ERROR(
-        st(R"({"ab":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a\u0062":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})",
+        st(R"({"ab":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
+           R"("a\u0062":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})",
            "12"),
         "x.safetensors: tensor 'ab' appears twice in the header");
   }
