@@ -12,6 +12,7 @@
 #include <deque>
 #include <thread>
 
+#include "remote/content_range.hpp"
 #include "remote/curl_api.hpp"
 #include "remote/object_store.hpp"
 #include "tensor_inspect/error.hpp"
@@ -40,37 +41,6 @@ bool transient_status(long s) { return s >= 500 || s == 429 || s == 408; }
 
 std::string range_text(std::uint64_t offset, std::uint64_t length) {
   return std::to_string(offset) + "-" + std::to_string(offset + length - 1);
-}
-
-/// Parses "bytes A-B/N" (N may be "*"), or "bytes */N"; false when malformed.
-struct ContentRange {
-  bool unsatisfied = false;  ///< "bytes */N"
-  std::uint64_t first = 0, last = 0;
-  bool size_known = false;
-  std::uint64_t size = 0;
-};
-bool parse_u64(std::string_view s, std::uint64_t& out) {
-  if (s.empty() || s.size() > 19) return false;
-  out = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    out = out * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return true;
-}
-bool parse_content_range(std::string_view v, ContentRange& out) {
-  if (v.substr(0, 6) != "bytes ") return false;
-  v.remove_prefix(6);
-  const std::size_t slash = v.find('/');
-  if (slash == std::string_view::npos) return false;
-  const std::string_view span = v.substr(0, slash), total = v.substr(slash + 1);
-  if (total == "*") out.size_known = false;
-  else if (parse_u64(total, out.size)) out.size_known = true;
-  else return false;
-  if (span == "*") return out.unsatisfied = true, out.size_known;
-  const std::size_t dash = span.find('-');
-  return dash != std::string_view::npos && parse_u64(span.substr(0, dash), out.first) &&
-         parse_u64(span.substr(dash + 1), out.last) && out.first <= out.last;
 }
 
 }  // namespace
