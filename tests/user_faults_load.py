@@ -12,7 +12,7 @@ unpickles the same bytes (torch's globals replaced by plain callables, as torch 
 installed), np.load reads the same archives, peak RSS is GNU time's. Trouble is exit status
 2, one line on stderr naming the input, nothing on stdout. Closes with `N passed, M failed`.
 """
-import collections, io, json, os, pickle, struct, sys, tempfile, zipfile
+import io, json, os, struct, sys, tempfile, zipfile
 
 import numpy as np
 
@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally
 from user_faults_common import BIN, run, trouble
 from peak_rss import run_measured
+from pickle_bytes import g, u, tensor, write_pt, StubUnpickler, flat
 
 tally.pass_details = True
 MiB = 1 << 20
@@ -28,62 +29,6 @@ def npy_bytes(a):
   b = io.BytesIO()
   np.save(b, a)
   return b.getvalue()
-
-
-# --- pickles written opcode by opcode (CPython Lib/pickletools.py) -----------------------
-
-
-def u(s):  # BINUNICODE
-  return b"X" + struct.pack("<I", len(s.encode())) + s.encode()
-
-
-def g(module, name):  # GLOBAL
-  return b"c" + module.encode() + b"\n" + name.encode() + b"\n"
-
-
-def tensor(key, size, numel=1):
-  """torch._utils._rebuild_tensor_v2(('storage', FloatStorage, key, 'cpu', numel), 0, size, (1,)...)."""
-  return (g("torch._utils", "_rebuild_tensor_v2") + b"((" + u("storage") + g("torch", "FloatStorage") + u(key) +
-          u("cpu") + b"J" + struct.pack("<i", numel) + b"tQK\x00(" +
-          b"".join(b"J" + struct.pack("<i", n) for n in size) + b"t(K\x01t\x89" + g("collections", "OrderedDict") +
-          b")RtR")
-
-
-def write_pt(path, pkl, storages):
-  """A torch.save archive of `pkl` and float32 storages {key: values}."""
-  with zipfile.ZipFile(path, "w") as z:
-    z.writestr("archive/data.pkl", pkl)
-    for key, values in storages.items():
-      z.writestr(f"archive/data/{key}", np.asarray(values, "<f4").tobytes())
-    z.writestr("archive/version", "3\n")
-
-
-class StubUnpickler(pickle.Unpickler):
-  """CPython's unpickler with torch's globals as plain callables: a tensor is ('tensor', storage key)."""
-
-  def find_class(self, module, name):
-    if (module, name) == ("collections", "OrderedDict"):
-      return collections.OrderedDict
-    if name == "_rebuild_tensor_v2":
-      return lambda storage, offset, size, *rest: ("tensor", storage)
-    return lambda *args: (module, name)
-
-  def persistent_load(self, pid):
-    return pid[2]
-
-
-def key_name(k):
-  """How the tool names a dict key (its text for str, int, bool, None)."""
-  return k if isinstance(k, str) else repr(k) if isinstance(k, (bool, int, type(None))) else f"<{type(k).__name__}>"
-
-
-def flat(d, prefix=""):
-  """CPython's dict as the tool's names: [(dotted name, storage key)] in dict order."""
-  out = []
-  for k, v in d.items():
-    name = prefix + key_name(k)
-    out += flat(v, name + ".") if isinstance(v, dict) else [(name, v[1])]
-  return out
 
 
 # --- finding 1 --------------------------------------------------------------------------
