@@ -147,7 +147,7 @@ std::unique_ptr<BlockCache> BlockCache::open(const std::string& dir, std::uint64
     std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);  // fetched bytes may be private
   c->dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (c->dir_fd_ < 0) {
-    lib_log().warn("{}: --cache {}: {}; going on without the cache", name, dir,
+    lib_log().info("{}: --cache {}: {}; going on without the cache", name, dir,
                    ec ? ec.message() : std::strerror(errno));
     return nullptr;
   }
@@ -175,7 +175,7 @@ BlockCache::~BlockCache() {
 }
 
 void BlockCache::off(const std::string& why) {
-  lib_log().warn("{}: --cache {}: {}; going on without the cache", name_, dir_, why);
+  lib_log().info("{}: --cache {}: {}; going on without the cache", name_, dir_, why);
   close_entry();
   full_ = true;
 }
