@@ -31,7 +31,7 @@ struct Plan {
   TensorHash result;
   std::span<const std::byte> bytes;           // in place: the elements in C order
   std::size_t swap_itemsize = 0;              // > 1: reverse each element's bytes first
-  bool bool_bytes = false;                    // bool: any nonzero byte is True, hashed as 1
+  bool bool_bytes = false;                    // bool: any nonzero byte is True, hashed as 1 (both paths)
   std::shared_ptr<const MappedFile> file;     // holds `bytes` (fetched and released by pieces)
   std::shared_ptr<Buffer> keep;               // a buffer holding `bytes`, kept alive
   std::function<void()> check_whole;          // a stored .npz member's CRC, checked on the way
@@ -63,12 +63,12 @@ Plan plan_of(const TensorEntry& e) {
     p.result.type = std::string(dtype_info(t.dtype()).name);
     p.result.shape = t.shape();
     const std::size_t itemsize = dtype_info(t.dtype()).itemsize;
+    // A bool's byte other than 0 and 1 reads as True (tolist, --stats, diff): its hash is that of 1.
+    p.bool_bytes = t.dtype() == DType::Bool;
     std::optional<StoredElements> s = stored_elements(t, false);
     if (s && s->c_order && !s->ggml_type) {
       p.bytes = s->bytes;
       p.swap_itemsize = s->swap_bytes ? itemsize : 0;
-      // A bool's byte other than 0 and 1 reads as True (tolist, --stats, diff): its hash is that of 1.
-      p.bool_bytes = t.dtype() == DType::Bool;
       p.file = s->file;
       p.keep = s->keep;
       p.check_whole = d.check_whole;
@@ -107,12 +107,11 @@ void hash_in_place(Plan& p, Hasher& h) {
 
 void hash_walk(Plan& p, Hasher& h) {
   const std::size_t k = dtype_info(p.walk->dtype()).itemsize;
-  const bool bools = p.result.type == dtype_info(DType::Bool).name;
   std::vector<std::byte> out;
   for_each_chunk(p.walk->node(), kWalkElements, [&](const ValueChunk& c) {
     out.resize(c.size * k);
     for (std::size_t i = 0; i < c.size; ++i) std::memcpy(out.data() + i * k, &c.u[i], k);  // the low k bytes
-    if (bools)
+    if (p.bool_bytes)
       for (std::byte& b : out) b = std::byte{b != std::byte{0}};
     h.update(out);
   });
