@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/command_line.hpp"
+#include "commands/inspect/fast_list.hpp"
 #include "term/report.hpp"
 #include "term/truncated_input.hpp"
 
@@ -16,7 +17,9 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_DFL);
   ti::app::report_truncated_inputs();  // a file cut short while mapped: one line, exit 2
   ti::app::CommandLine cl;
-  if (const std::optional<int> done = ti::app::parse_command_line(argc, argv, cl)) return *done;
+  // `FILE --list` without building CLI11's parser (fast_list.hpp); then the same run.
+  if (!ti::app::parse_plain_listing(argc, argv, cl.inspect))
+    if (const std::optional<int> done = ti::app::parse_command_line(argc, argv, cl)) return *done;
   ti::app::set_up_logging(cl.inspect.verbosity);
   return ti::app::run_reported([&] { return ti::app::run_command_line(cl); }, cl.json(), cl.input_label());
 }

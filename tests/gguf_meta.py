@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GGUF metadata arrays through the CLI: `--meta` prints an array of more than 8 items as
 its first and last 3 items and its count, `--meta --full` every item, `--meta --json` every
-item, and `--list` counts the entries. The file is written here with struct, field by
+item, and `--list` counts the entries; a 200,000-string vocabulary (read in pread windows)
+lists, and a cut one names its byte. The files are written here with struct, field by
 field as gguf.md lays it out; expected text comes from the values written, formatted in
 Python.
 
@@ -73,5 +74,33 @@ with tempfile.TemporaryDirectory() as tmp:
 
   rc, out, err = run(path, "--list", "--full")
   check("--list --full: still a usage error", rc == 2 and "--full" in err and not out, (rc, err, out))
+
+  # A vocabulary past 512 KiB: its walk reads the lengths with pread in 16 KiB windows
+  # (buffer/mapped_read.hpp), across window edges and over a string longer than a window.
+  # A file cut inside a length and inside a string names the bytes Python counts here.
+  big = [f"t{i}" * (1 + i % 4) for i in range(200000)]
+  big[150000] = "L" * 40000
+  head = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gstr("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, len(big))
+  body = b"".join(gstr(t) for t in big)
+  at = len(head) + sum(8 + len(t) for t in big[:190000])  # string 190000's length field
+  for name, data in (("big.gguf", head + body), ("cut_length.gguf", (head + body)[:at + 5]),
+                     ("cut_string.gguf", (head + body)[:at + 8 + 3])):
+    with open(os.path.join(tmp, name), "wb") as f:
+      f.write(data)
+  rc, out, err = run(os.path.join(tmp, "big.gguf"), "--meta")
+  want = ("tokenizer.ggml.tokens (array[string]): [" + ", ".join(quoted(t) for t in big[:3]) + ", ..., " +
+          ", ".join(quoted(t) for t in big[-3:]) + f"] ({len(big)} items)")
+  check("200,000 strings: --meta", rc == 0 and out.splitlines()[0] == want, (rc, err, out[:300]))
+  rc, out, err = run(os.path.join(tmp, "big.gguf"), "--list")
+  check("200,000 strings: --list", rc == 0 and "0 tensors, 1 metadata entry (gguf)" in out, (rc, err, out))
+  need = len(big[190000])
+  rc, out, err = run(os.path.join(tmp, "cut_length.gguf"), "--list")
+  check("cut inside a length: named", rc == 2 and not out and
+        err == f"tensor-inspect: cut_length.gguf: truncated string value length: needs 8 bytes, 5 left at byte {at}\n"
+        .replace("cut_length.gguf", os.path.join(tmp, "cut_length.gguf")), (rc, err))
+  rc, out, err = run(os.path.join(tmp, "cut_string.gguf"), "--list")
+  check("cut inside a string: named", rc == 2 and not out and
+        err == f"tensor-inspect: {os.path.join(tmp, 'cut_string.gguf')}: truncated string value: needs {need} bytes, "
+        f"3 left at byte {at + 8}\n", (rc, err))
 
 sys.exit(tally.summary())

@@ -3,6 +3,7 @@
 #include "log/log.hpp"
 
 #include "tensor_inspect/buffer.hpp"
+#include "buffer/mapped_read.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -146,6 +147,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const Stre
   lib_log().debug("{}: mapped {} bytes read-only", path, size);
   file->file_mapping_ = true;
   register_mapping(p, size, file->name_.c_str());
+  if (keep_mapping_fd(p, guard.fd)) guard.fd = -1;  // closed with the mapping (mapped_read.hpp)
   return file;
 }
 

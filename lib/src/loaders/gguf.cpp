@@ -39,7 +39,7 @@ std::function<Tensor()> make_loader(const std::shared_ptr<const MappedFile>& fil
                                     std::uint64_t abs_offset, const Shape& shape) {
   const GgmlType& type = *t.type();
   const std::string name(t.name());
-  const std::uint64_t nbytes = t.nbytes;
+  const std::uint64_t nbytes = t.nbytes();
   if (type.dtype) {
     const DType dtype = *type.dtype;
     return [file, abs_offset, nbytes, dtype, shape]() {
@@ -125,11 +125,12 @@ void fill_gguf_entry(const GgufTensor& t, std::uint64_t data_start, const std::s
   const GgmlType& type = *t.type();  // loading: an unknown id was a fault
   e.name.assign(t.name());
   if (e.stored_type != type.name) e.stored_type.assign(type.name);  // a reused entry: mostly the last row's
-  e.shape.resize(t.n_dims);
-  for (std::uint32_t k = 0; k < t.n_dims; ++k) e.shape[k] = t.dim(t.n_dims - 1 - k);  // row-major: outermost first
-  e.stored_reversed = t.n_dims > 1;  // innermost first, as GGUF stores it
-  e.offset = data_start + t.offset;
-  e.nbytes = t.nbytes;
+  const std::uint32_t n_dims = t.n_dims();
+  e.shape.resize(n_dims);
+  for (std::uint32_t k = 0; k < n_dims; ++k) e.shape[k] = t.dim(n_dims - 1 - k);  // row-major: outermost first
+  e.stored_reversed = n_dims > 1;  // innermost first, as GGUF stores it
+  e.offset = data_start + t.offset();
+  e.nbytes = t.nbytes();
   if (type.dtype) {
     e.dtype = type.dtype;
     e.note.clear();
@@ -168,7 +169,7 @@ LoadedFile read_gguf(const std::shared_ptr<const MappedFile>& file) {
   return out;
 }
 
-/// A listing's rows over the header's tensor infos (48 bytes each, names left in the file).
+/// A listing's rows over the header's tensor infos (16 bytes each, the rest left in the file).
 class GgufRows final : public TensorRows {
  public:
   GgufRows(std::vector<GgufTensor> infos, std::uint64_t data_start, std::shared_ptr<const MappedFile> file)

@@ -106,7 +106,7 @@ bool read_metadata(ByteReader& r, std::span<const std::byte> bytes, const GgufFa
 /// Reads one tensor info; false when a fault leaves the rest unreadable.
 bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t) {
   const bool loading = !fault.collecting();
-  t.info_at = r.offset();
+  const std::uint64_t info_at = r.offset();
   // gguf_read_string's checks and messages, the name left in the file's bytes (no copy).
   const std::uint64_t cap = loading ? limits().gguf_key_bytes : kValidateNameBytes;
   const std::uint64_t length = r.u64le("tensor name length");
@@ -116,12 +116,13 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
            loading ? "gguf_key_bytes" : "");
   const std::span<const std::byte> name = r.bytes(length, "tensor name");
   t.name_at = name.data();
-  t.name_size = name.size();
-  auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name()) + "'"; };  // only for a fault
-  check_utf8(t.name(), "tensor name", t.info_at, fault, place);
+  const std::string_view name_view(reinterpret_cast<const char*>(name.data()), name.size());
+  auto place = [&name_view] { return "tensor '" + gguf_utf8_or_escaped(name_view) + "'"; };  // only for a fault
+  check_utf8(name_view, "tensor name", info_at, fault, place);
+  const std::uint64_t dims_at = info_at + 8 + name.size();
   const std::uint32_t n_dims = r.u32le("n_dims");
   if (n_dims > kGgmlMaxDims) {
-    fault({"n_dims", place(), t.dims_at(),
+    fault({"n_dims", place(), dims_at,
            "n_dims " + std::to_string(n_dims) + " exceeds GGML_MAX_DIMS (" + std::to_string(kGgmlMaxDims) + ")",
            false, place()});
     return false;  // the dims cannot be skipped safely
@@ -144,13 +145,13 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
     if (dims_ok) numel *= d, span *= d > 1 ? d : 1;  // numel <= span: no overflow
     if (i == 0) row = std::min(d, kInt64Max);
   }
-  t.n_dims = static_cast<std::uint8_t>(n_dims);
+  const std::uint64_t type_at = r.offset();
   const std::uint32_t type_id = r.u32le("tensor type");
   const GgmlType* const type = ggml_type_from_id(type_id);
   if (!type) {
-    fault({"tensor_type", place(), t.type_at(), ggml_unknown_type_reason(type_id), false, place()});
+    fault({"tensor_type", place(), type_at, ggml_unknown_type_reason(type_id), false, place()});
   } else if (row % type->block_elems != 0) {
-    fault({"blocks", place(), t.type_at(),
+    fault({"blocks", place(), type_at,
            "row of " + std::to_string(row) + " elements is not a multiple of the " + std::string(type->name) +
                " block size " + std::to_string(type->block_elems),
            false, place()});
@@ -158,13 +159,12 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
     // The row is whole blocks, so numel is too. Checked: a hostile numel would wrap.
     const std::uint64_t blocks = numel / type->block_elems;
     if (blocks > kInt64Max / type->block_bytes) {
-      fault({"dims", place(), t.dims_at() + 4, "byte size overflows", false, place()});
+      fault({"dims", place(), dims_at + 4, "byte size overflows", false, place()});
     } else {
-      t.nbytes = blocks * type->block_bytes;
-      t.sized = true;
+      t.size = blocks * type->block_bytes;
     }
   }
-  t.offset = r.u64le("tensor offset");
+  static_cast<void>(r.u64le("tensor offset"));  // read again by offset()
   return true;
 }
 
@@ -172,7 +172,7 @@ bool read_tensor_info(ByteReader& r, const GgufFaults& fault, GgufTensorInfo& t)
 /// One open-addressing table of indices into `tensors`, probed with views of the file's
 /// bytes: no node per name, and no sort (sorting 2,000 names that share their "blk.N."
 /// prefixes took a quarter of a listing's instructions: 2.6 of 10.2 million, callgrind).
-void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const GgufFaults& fault) {
+void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const std::byte* base, const GgufFaults& fault) {
   const auto name_of = [&](std::size_t i) { return tensors[i].name(); };
   constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
   if (tensors.size() >= kEmpty / 2) {  // unreachable in memory (48 bytes an info), but never a wrong index
@@ -198,51 +198,59 @@ void check_unique_names(const std::vector<GgufTensorInfo>& tensors, const GgufFa
   }
   for (const auto& [k, first] : repeats) {
     const std::string shown = gguf_utf8_or_escaped(tensors[k].name());
-    fault({"duplicate_tensor", "tensor '" + shown + "'", tensors[k].info_at,
-           "duplicate tensor name '" + shown + "' (first at byte " + std::to_string(tensors[first].info_at) + ")",
+    fault({"duplicate_tensor", "tensor '" + shown + "'", tensors[k].info_at(base),
+           "duplicate tensor name '" + shown + "' (first at byte " + std::to_string(tensors[first].info_at(base)) + ")",
            false});
   }
 }
 
 /// Each sized tensor's data against the file: aligned, inside, and no two overlapping.
-void check_data(GgufHeader& h, std::uint64_t size, const GgufFaults& fault) {
+void check_data(GgufHeader& h, std::span<const std::byte> bytes, const GgufFaults& fault) {
+  const std::uint64_t size = bytes.size();
   std::vector<const GgufTensorInfo*> inside;
+  bool in_order = true;  // the offsets of `inside` do not decrease
   for (const GgufTensorInfo& t : h.tensors) {
     auto place = [&t] { return "tensor '" + gguf_utf8_or_escaped(t.name()) + "'"; };  // only for a fault
-    if (t.offset % h.alignment != 0)
-      fault({"offset_alignment", place(), t.info_at,
-             "data offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
+    const std::uint64_t offset = t.offset(), nbytes = t.nbytes();
+    if (offset % h.alignment != 0)
+      fault({"offset_alignment", place(), t.info_at(bytes.data()),
+             "data offset " + std::to_string(offset) + " is not a multiple of the alignment " +
                  std::to_string(h.alignment),
              false, place()});
-    if (!t.sized) continue;
-    if (h.data_start > size || t.offset > size - h.data_start || t.nbytes > size - h.data_start - t.offset) {
-      const bool addable = t.offset <= std::numeric_limits<std::uint64_t>::max() - h.data_start;
-      fault({"bounds", place(), t.info_at,
+    if (!t.sized()) continue;
+    if (h.data_start > size || offset > size - h.data_start || nbytes > size - h.data_start - offset) {
+      const bool addable = offset <= std::numeric_limits<std::uint64_t>::max() - h.data_start;
+      fault({"bounds", place(), t.info_at(bytes.data()),
              "data [" +
-                 (addable ? std::to_string(h.data_start + t.offset)
-                          : std::to_string(h.data_start) + " + " + std::to_string(t.offset)) +
-                 ", +" + std::to_string(t.nbytes) + ") runs past the end of the file (" + std::to_string(size) +
+                 (addable ? std::to_string(h.data_start + offset)
+                          : std::to_string(h.data_start) + " + " + std::to_string(offset)) +
+                 ", +" + std::to_string(nbytes) + ") runs past the end of the file (" + std::to_string(size) +
                  " bytes)",
              false, place()});
       continue;
     }
+    in_order = in_order && (inside.empty() || inside.back()->offset() <= offset);
     inside.push_back(&t);
   }
-  std::stable_sort(inside.begin(), inside.end(),
-                   [](const GgufTensorInfo* a, const GgufTensorInfo* b) { return a->offset < b->offset; });
+  // Writers lay the data out in the infos' order, so the sort is mostly not needed (each
+  // offset() reads the info's fields again).
+  if (!in_order)
+    std::stable_sort(inside.begin(), inside.end(),
+                     [](const GgufTensorInfo* a, const GgufTensorInfo* b) { return a->offset() < b->offset(); });
   const GgufTensorInfo* covered_by = nullptr;
   std::uint64_t covered = 0;
   for (const GgufTensorInfo* t : inside) {
-    if (covered_by && t->offset < covered) {
+    const std::uint64_t offset = t->offset(), nbytes = t->nbytes();
+    if (covered_by && offset < covered) {
       const std::string place = "tensor '" + gguf_utf8_or_escaped(t->name()) + "'";
-      fault({"overlap", place, t->info_at,
-             "data at offset " + std::to_string(t->offset) + " overlaps tensor '" +
-                 gguf_utf8_or_escaped(covered_by->name()) + "' (" + std::to_string(covered_by->offset) + " + " +
-                 std::to_string(covered_by->nbytes) + " bytes)",
+      fault({"overlap", place, t->info_at(bytes.data()),
+             "data at offset " + std::to_string(offset) + " overlaps tensor '" +
+                 gguf_utf8_or_escaped(covered_by->name()) + "' (" + std::to_string(covered_by->offset()) + " + " +
+                 std::to_string(covered_by->nbytes()) + " bytes)",
              false, place});
     }
-    if (!covered_by || t->offset + t->nbytes > covered) {
-      covered = t->offset + t->nbytes;
+    if (!covered_by || offset + nbytes > covered) {
+      covered = offset + nbytes;
       covered_by = t;
     }
   }
@@ -295,7 +303,7 @@ void parse(std::span<const std::byte> bytes, const GgufFaults& fault, GgufHeader
     GgufTensorInfo t;
     const bool more = read_tensor_info(r, fault, t);
     if (more) h.tensors.push_back(std::move(t));
-    if (!more || i + 1 == h.tensor_count) check_unique_names(h.tensors, fault);
+    if (!more || i + 1 == h.tensor_count) check_unique_names(h.tensors, bytes.data(), fault);
     if (!more) return;
   }
   // The data section starts at the next multiple of the alignment (maybe past the end of
@@ -303,7 +311,7 @@ void parse(std::span<const std::byte> bytes, const GgufFaults& fault, GgufHeader
   h.infos_end = r.offset();
   h.data_start = (h.infos_end + h.alignment - 1) / h.alignment * h.alignment;
   h.complete = true;
-  check_data(h, bytes.size(), fault);
+  check_data(h, bytes, fault);
 }
 
 }  // namespace

@@ -86,44 +86,58 @@ struct GgufKeyValue {
   std::uint32_t element = 0;   ///< element type id, for an array
 };
 
-/// One tensor info as read, before its data is checked. Nothing of it is on the heap (a
-/// header of 2,000 tensors is 2,000 of these, 48 bytes each: 96 KB, 24 fresh pages a
-/// listing touches, where a copy of the dims and type took 80 or 96 bytes): the name,
-/// the dims and the type id are read again from the parsed bytes, which the caller keeps
-/// while it uses the header.
+/// One tensor info as read, before its data is checked: 16 bytes, nothing on the heap. A
+/// header of 2,000 tensors is 32 KB of these, 8 fresh pages a listing touches (48 bytes
+/// each took 24, 96 bytes 47): every field but the byte size is read again from the parsed
+/// bytes when asked (the name's length, n_dims, the dims, the type id and the offset lie
+/// side by side after the name), which the caller keeps while it uses the header. File
+/// bytes (`info_at` and the later fields') are counted from `base`, the first byte of the
+/// span the parser read.
 struct GgufTensorInfo {
   const std::byte* name_at = nullptr;  ///< the name's first byte in the parsed span
-  std::uint64_t name_size = 0;
-  std::uint64_t offset = 0;          ///< relative to the data section
-  std::uint64_t nbytes = 0;
-  std::uint64_t info_at = 0;         ///< file byte of the info (its name's length)
-  std::uint8_t n_dims = 0;           ///< <= 4 (GGML_MAX_DIMS)
-  bool sized = false;                ///< type known, dims and byte size in range: nbytes holds
+  /// The data's byte size; kUnsized when the type is unknown, a row is not whole blocks or
+  /// the dims or the byte size overflow (each a fault the parser reported).
+  std::uint64_t size = kUnsized;
+  static constexpr std::uint64_t kUnsized = ~std::uint64_t{0};
+
+  /// Type known, dims and byte size in range: nbytes() holds.
+  bool sized() const { return size != kUnsized; }
+  /// The data's byte size (0 when not sized()).
+  std::uint64_t nbytes() const { return sized() ? size : 0; }
+  std::uint64_t name_size() const { return le(name_at - 8, 8); }
   /// The name's bytes, as stored.
-  std::string_view name() const { return {reinterpret_cast<const char*>(name_at), name_size}; }
+  std::string_view name() const { return {reinterpret_cast<const char*>(name_at), name_size()}; }
+  /// <= 4 (GGML_MAX_DIMS: the parser keeps no info of more).
+  std::uint32_t n_dims() const { return static_cast<std::uint32_t>(le(name_at + name_size(), 4)); }
   /// Dimension `k` < n_dims, innermost first, as stored (above 2**63 - 1: that, which the
   /// parser reported as a fault).
   std::int64_t dim(std::size_t k) const {
-    const std::uint64_t d = le(name_at + name_size + 4 + 8 * k, 8);
+    const std::uint64_t d = le(name_at + name_size() + 4 + 8 * k, 8);
     return static_cast<std::int64_t>(d > kMaxDim ? kMaxDim : d);
   }
   /// The ggml type id, as stored.
-  std::uint32_t type_id() const { return static_cast<std::uint32_t>(le(name_at + name_size + 4 + 8 * n_dims, 4)); }
+  std::uint32_t type_id() const { return static_cast<std::uint32_t>(le(type_field(), 4)); }
   /// The ggml type of type_id(); nullptr for an id ggml does not define.
   const GgmlType* type() const { return ggml_type_from_id(type_id()); }
-  /// File bytes of the later fields, which follow the name and the dims.
-  std::uint64_t dims_at() const { return info_at + 8 + name_size; }
-  std::uint64_t type_at() const { return dims_at() + 4 + 8 * std::uint64_t{n_dims}; }
-  std::uint64_t offset_at() const { return type_at() + 4; }
+  /// The data's offset, relative to the data section.
+  std::uint64_t offset() const { return le(type_field() + 4, 8); }
+  /// File bytes of the info (its name's length) and of its later fields.
+  std::uint64_t info_at(const std::byte* base) const { return static_cast<std::uint64_t>(name_at - base) - 8; }
+  std::uint64_t dims_at(const std::byte* base) const { return info_at(base) + 8 + name_size(); }
+  std::uint64_t type_at(const std::byte* base) const { return static_cast<std::uint64_t>(type_field() - base); }
   /// The dims as stored, innermost first.
   Shape stored() const {
-    Shape s(n_dims);
-    for (std::size_t k = 0; k < n_dims; ++k) s[k] = dim(k);
+    Shape s(n_dims());
+    for (std::size_t k = 0; k < s.size(); ++k) s[k] = dim(k);
     return s;
   }
 
  private:
   static constexpr std::uint64_t kMaxDim = 0x7FFFFFFFFFFFFFFFull;
+  const std::byte* type_field() const {
+    const std::uint64_t n = name_size();
+    return name_at + n + 4 + 8 * le(name_at + n, 4);
+  }
   /// The little-endian unsigned integer of `n` (4 or 8) bytes at `p` (GGUF's byte order).
   static std::uint64_t le(const std::byte* p, int n) {
     if constexpr (std::endian::native == std::endian::little) {

@@ -39,15 +39,15 @@ void check_metadata(std::span<const std::byte> bytes, const GgufHeader& h, Findi
   }
 }
 
-void check_tensors(const GgufHeader& h, Findings& f) {
+void check_tensors(std::span<const std::byte> bytes, const GgufHeader& h, Findings& f) {
   for (const GgufTensorInfo& t : h.tensors) {
     const std::string place = "tensor '" + gguf_utf8_or_escaped(t.name()) + "'";
-    if (t.name_size >= kGgmlMaxName)
-      f.error("name_length", place, t.info_at,
-              "the name is " + std::to_string(t.name_size) + " bytes; GGML_MAX_NAME allows 63");
+    if (t.name_size() >= kGgmlMaxName)
+      f.error("name_length", place, t.info_at(bytes.data()),
+              "the name is " + std::to_string(t.name_size()) + " bytes; GGML_MAX_NAME allows 63");
     const GgmlType* const type = t.type();
     if (type && !type->dtype && !type->dequantizable)  // the loader refuses it as unsupported
-      f.warning("unsupported", place, t.type_at(),
+      f.warning("unsupported", place, t.type_at(bytes.data()),
                 "ggml type " + std::string(type->name) + " (" + std::to_string(t.type_id()) +
                     ") is one this tool cannot dequantize: the tool cannot open this tensor");
   }
@@ -66,15 +66,15 @@ void check_trailing(std::uint64_t size, const GgufHeader& h, Findings& f) {
   const std::uint64_t data_len = size - h.data_start;
   std::vector<const GgufTensorInfo*> by_offset;
   for (const GgufTensorInfo& t : h.tensors) {
-    if (!t.sized || t.offset > data_len || t.nbytes > data_len - t.offset) return;  // a fault already said so
+    if (!t.sized() || t.offset() > data_len || t.nbytes() > data_len - t.offset()) return;  // a fault already said so
     by_offset.push_back(&t);
   }
   std::stable_sort(by_offset.begin(), by_offset.end(),
-                   [](const GgufTensorInfo* a, const GgufTensorInfo* b) { return a->offset < b->offset; });
+                   [](const GgufTensorInfo* a, const GgufTensorInfo* b) { return a->offset() < b->offset(); });
   std::uint64_t covered = 0;
   std::string covered_by;
   for (const GgufTensorInfo* t : by_offset)
-    if (t->offset + t->nbytes > covered) covered = t->offset + t->nbytes, covered_by = t->name();
+    if (t->offset() + t->nbytes() > covered) covered = t->offset() + t->nbytes(), covered_by = t->name();
   const std::uint64_t padded_end = covered + (h.alignment - covered % h.alignment) % h.alignment;
   if (padded_end < data_len)
     f.warning("trailing", "data", h.data_start + padded_end,
@@ -94,7 +94,7 @@ void check_gguf(std::span<const std::byte> bytes, Findings& f) {
   });
   const GgufHeader h = parse_gguf_header(bytes, collect);
   check_metadata(bytes, h, f);
-  check_tensors(h, f);
+  check_tensors(bytes, h, f);
   if (!h.stopped.empty()) {
     f.error("structure", "", std::nullopt, h.stopped);
     return;
