@@ -229,7 +229,8 @@ Tensor bitwise(Op op, const char* name, const Operand& a, const Operand& b) {
     // tinygrad raises only when a kernel runs (its verifier rejects the op): a result with
     // no elements runs none, and is an empty tensor of the promoted dtype until a kernel
     // with elements reads it (a reduction, a pad, a cat: realize/schedule.cpp).
-    const std::string why = std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name);
+    const std::string why =
+        std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name);
     Pair p = broadcasted(a, b);
     if (p.a.numel() != 0) expr_error(why);
     auto unrunnable = std::make_shared<Producer>();

@@ -79,10 +79,10 @@ Scalar int_pow(DType d, Scalar a, Scalar b) {
 // (x86 gives INT_MIN); the README's conformance section says why the tool follows DEV=PYTHON.
 Scalar py_float_to_int(double x, DType d) {
   if (!std::isfinite(x))
-    throw Error(ErrorCode::BadExpression,
-                std::string("cannot convert float ") + (std::isnan(x) ? "NaN" : "infinity") + " to integer: a cast to " +
-                    std::string(dtype_info(d).name) +
-                    " raises in tinygrad's reference backend (DEV=PYTHON); compiled backends leave it undefined");
+    throw Error(ErrorCode::BadExpression, std::string("cannot convert float ") + (std::isnan(x) ? "NaN" : "infinity") +
+                                              " to integer: a cast to " + std::string(dtype_info(d).name) +
+                                              " raises in tinygrad's reference backend (DEV=PYTHON); compiled "
+                                              "backends leave it undefined");
   const double t = std::trunc(x), two63 = 9223372036854775808.0, two64 = 18446744073709551616.0;
   std::uint64_t bits;
   if (t >= -two63 && t < two63) {
