@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tensor_inspect/error.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/tensor.hpp"
@@ -127,19 +128,30 @@ TEST_CASE("arange-like producers are computed inside the loop: a slice makes onl
   CHECK(mv.element(1).i == (std::int64_t{1} << 40) - 1);
 }
 
-TEST_CASE("float to int casts in kernels behave as compiled C on x86-64, as NumPy's astype does") {
-  // NumPy: np.array([nan, inf, -3e9, 300.7, -1.9], np.float32).astype(np.int32 / np.int8 / np.int64)
-  const double in[] = {std::nan(""), INFINITY, -3e9, 300.7, -1.9};
-  auto buf = ti::Buffer::cpu(5 * 8);
+TEST_CASE("float to int casts in kernels are Python's int() wrapped by ctypes, as in tinygrad's DEV=PYTHON") {
+  // CPython: [ctypes.c_int32(int(v)).value for v in (-3e9, 300.7, -1.9, 1e10)], and the same
+  // through c_int8, c_int64 and c_uint16.
+  const double in[] = {-3e9, 300.7, -1.9, 1e10};
+  auto buf = ti::Buffer::cpu(4 * 8);
   std::memcpy(buf->mutable_bytes().data(), in, sizeof in);
-  Tensor x = Tensor::from_buffer(buf, DType::Float64, {5});
+  Tensor x = Tensor::from_buffer(buf, DType::Float64, {4});
   auto i32 = ti::data(x.cast(DType::Int32));
-  const std::int64_t want32[] = {-2147483648LL, -2147483648LL, -2147483648LL, 300, -1};
-  for (int i = 0; i < 5; ++i) CHECK(i32.element(i).i == want32[i]);
+  const std::int64_t want32[] = {1294967296, 300, -1, 1410065408};
+  for (int i = 0; i < 4; ++i) CHECK(i32.element(i).i == want32[i]);
   auto i8 = ti::data(x.cast(DType::Int8));
-  const std::int64_t want8[] = {0, 0, 0, 44, -1};
-  for (int i = 0; i < 5; ++i) CHECK(i8.element(i).i == want8[i]);
+  const std::int64_t want8[] = {0, 44, -1, 0};
+  for (int i = 0; i < 4; ++i) CHECK(i8.element(i).i == want8[i]);
   auto i64 = ti::data(x.cast(DType::Int64));
-  CHECK(i64.element(0).i == INT64_MIN);
-  CHECK(i64.element(2).i == -3000000000LL);
+  const std::int64_t want64[] = {-3000000000LL, 300, -1, 10000000000LL};
+  for (int i = 0; i < 4; ++i) CHECK(i64.element(i).i == want64[i]);
+  auto u16 = ti::data(x.cast(DType::UInt16));
+  const std::uint64_t want16[] = {41472, 300, 65535, 58368};
+  for (int i = 0; i < 4; ++i) CHECK(u16.element(i).u == want16[i]);
+  // int(nan) and int(inf) raise in Python: the cast is refused, naming the value.
+  for (double bad : {std::nan(""), static_cast<double>(INFINITY), -static_cast<double>(INFINITY)}) {
+    auto b = ti::Buffer::cpu(8);
+    std::memcpy(b->mutable_bytes().data(), &bad, 8);
+    Tensor y = Tensor::from_buffer(b, DType::Float64, {1});
+    CHECK_THROWS_WITH_AS(ti::data(y.cast(DType::Int32)), doctest::Contains("cannot convert float"), ti::Error);
+  }
 }

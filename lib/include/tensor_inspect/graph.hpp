@@ -48,6 +48,11 @@ struct Producer {
   /// elements may still be read meanwhile). A scan calls it with runs it finished, and
   /// once with [0, numel) at its end. Safe to call from any thread.
   std::function<void(std::int64_t first, std::int64_t last)> release_scanned;
+  /// Set on a producer of no elements standing for an op tinygrad builds but cannot run (a
+  /// bitwise op on floats): tinygrad raises only once a kernel with elements reads it, so
+  /// schedule() throws Error(BadExpression) with this message for such a kernel, and an
+  /// empty result stays an answer.
+  std::string unrunnable;
 };
 
 struct Node;

@@ -2,6 +2,8 @@
 // tensors produced element by element.
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <unordered_set>
 
 #include "internal.hpp"
 #include "realize/scalar_ops.hpp"
@@ -39,14 +41,31 @@ std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std:
   return out;
 }
 
+namespace {
+// The message of an op tinygrad cannot run (Producer::unrunnable) below `n`, or nullptr.
+const std::string* unrunnable_below(const NodePtr& n, std::unordered_set<const Node*>& seen) {
+  if (!seen.insert(n.get()).second) return nullptr;
+  if (n->op == Op::Producer) {
+    const auto& p = std::get<std::shared_ptr<const Producer>>(n->arg);
+    return p->unrunnable.empty() ? nullptr : &p->unrunnable;
+  }
+  for (const NodePtr& s : n->src)
+    if (const std::string* why = unrunnable_below(s, seen)) return why;
+  return nullptr;
+}
+}  // namespace
+
 Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
   if (axes.empty()) return t;
   Tensor r = t.reduce(op, axes);
   // A reduction of no elements into a non-empty output is a constant: tinygrad/schedule/rangeify.py
   // rewrites REDUCE(x) with 0 in x.shape and not in its own shape to reduce.const_like(identity_element),
   // so what consumes it folds as constants do (argmax of nothing is 0 - INT_MIN, unwrapped until stored).
-  if (t.numel() == 0 && std::none_of(r.shape().begin(), r.shape().end(), [](std::int64_t d) { return d == 0; }))
+  if (t.numel() == 0 && std::none_of(r.shape().begin(), r.shape().end(), [](std::int64_t d) { return d == 0; })) {
+    std::unordered_set<const Node*> seen;  // the reduce kernel runs, so tinygrad's verifier sees its ops
+    if (const std::string* why = unrunnable_below(t.node(), seen)) expr_error(*why);
     r = Tensor::full(r.shape(), realize_detail::reduce_identity(op, t.dtype()), t.dtype());
+  }
   if (keepdim) return r;
   Shape s;
   for (std::size_t i = 0; i < t.ndim(); ++i)

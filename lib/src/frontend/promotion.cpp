@@ -226,11 +226,18 @@ namespace {
 Tensor bitwise(Op op, const char* name, const Operand& a, const Operand& b) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
   if (is_float(d)) {
-    // tinygrad raises only when a kernel runs: a result with no elements runs none, and is
-    // an empty tensor of the promoted dtype.
+    // tinygrad raises only when a kernel runs (its verifier rejects the op): a result with
+    // no elements runs none, and is an empty tensor of the promoted dtype until a kernel
+    // with elements reads it (a reduction, a pad, a cat: realize/schedule.cpp).
+    const std::string why =
+        std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name);
     Pair p = broadcasted(a, b);
-    if (p.a.numel() == 0) return Tensor::full(p.a.shape(), Scalar::from_float(0.0), d);
-    expr_error(std::string("unsupported operand dtype for ") + name + ": " + std::string(dtype_info(d).name));
+    if (p.a.numel() != 0) expr_error(why);
+    auto unrunnable = std::make_shared<Producer>();
+    unrunnable->label = "unrunnable " + std::string(name);
+    unrunnable->fill = [](std::span<std::byte>) {};  // no elements
+    unrunnable->unrunnable = why + " (tinygrad raises once a kernel with elements reads it)";
+    return Tensor::from_producer(std::move(unrunnable), d, p.a.shape());
   }
   return binop(op, a, b);
 }

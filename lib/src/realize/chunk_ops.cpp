@@ -136,7 +136,8 @@ double f_cos(double x) { return std::cos(x); }
 double f_tan(double x) { return std::tan(x); }
 double f_sqrt(double x) { return std::sqrt(x); }
 double f_recip(double x) { return 1.0 / x; }
-double f_trunc(double x) { return std::trunc(x); }
+// DEV=PYTHON's TRUNC is math.trunc, a Python int: a zero result has no sign (uop/ops.py).
+double f_trunc(double x) { return std::trunc(x) + 0.0; }
 double f_tanh(double x) { return std::tanh(x); }
 
 bool float_unary(Op op, DType d, const Word* a, std::size_t n, Word* out) {
@@ -188,8 +189,8 @@ bool int_unary(Op op, DType d, bool sgn, const Word* a, std::size_t n, Word* out
   return true;
 }
 
-// Casts with a plain rule; float -> int (x86's truncation and "integer indefinite") goes
-// through the reference.
+// Casts with a plain rule; float -> int (Python's int() and a wrap, raising on nan and inf)
+// goes through the reference.
 bool cast_chunk(DType from, DType to, const Word* a, std::size_t n, Word* out) {
   const DKind fk = dtype_info(from).kind, tk = dtype_info(to).kind;
   if (tk == DKind::Bool) {

@@ -33,9 +33,6 @@ bool compare(Op op, const Scalar& a, const Scalar& b) {
   return false;
 }
 
-// A float to int cast as compiled C does it on x86-64 (cvttsd2si): truncate toward zero;
-// a value outside the converting instruction's range, or nan, gives its "integer
-// indefinite" (INT_MIN of 32 or 64 bits), which narrower targets then wrap. NumPy does
 }  // namespace
 
 // Division by zero: C leaves it undefined (x86's idiv traps); tinygrad's DEV=PYTHON, its only
@@ -75,27 +72,34 @@ Scalar int_pow(DType d, Scalar a, Scalar b) {
   return make_int(d, result);
 }
 
-// the same. (Python literals instead wrap exactly: int(3e9) -> c_int32 -> -1294967296.)
-Scalar c_float_to_int(double x, DType d) {
-  const DTypeInfo& info = dtype_info(d);
-  const bool via64 = info.bits == 64 || (info.kind == DKind::Unsigned && info.bits == 32);
-  const double lim = via64 ? 9223372036854775808.0 : 2147483648.0;
-  std::int64_t t;
-  if (info.kind == DKind::Unsigned && info.bits == 64 && x >= lim && x < 2 * lim) {
-    return Scalar::from_uint(static_cast<std::uint64_t>(x));
-  } else if (std::isnan(x) || x >= lim || x <= -lim - 1) {
-    t = via64 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int32_t>::min();
-  } else {
-    t = static_cast<std::int64_t>(x);
+// A float to int cast as tinygrad's reference backend (DEV=PYTHON, runtime/ops_python.py)
+// makes it: `dtype.const(x)` is Python's int(x), which truncates toward zero and raises on
+// nan and +-inf, and `truncate` (dtype.py) then wraps the exact integer into the dtype
+// through ctypes, modulo 2**bits. C leaves the out-of-range and non-finite cases undefined
+// (x86 gives INT_MIN); the README's conformance section says why the tool follows DEV=PYTHON.
+Scalar py_float_to_int(double x, DType d) {
+  if (!std::isfinite(x))
+    throw Error(ErrorCode::BadExpression, std::string("cannot convert float ") + (std::isnan(x) ? "NaN" : "infinity") +
+                                              " to integer: a cast to " + std::string(dtype_info(d).name) +
+                                              " raises in tinygrad's reference backend (DEV=PYTHON); compiled "
+                                              "backends leave it undefined");
+  const double t = std::trunc(x), two63 = 9223372036854775808.0, two64 = 18446744073709551616.0;
+  std::uint64_t bits;
+  if (t >= -two63 && t < two63) {
+    bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(t));
+  } else {  // |t| >= 2**63 is a multiple of 2**11: fmod and the sum below are exact
+    double m = std::fmod(t, two64);
+    if (m < 0) m += two64;
+    bits = static_cast<std::uint64_t>(m);
   }
-  return cast_scalar(Scalar::from_int(t), d);
+  return make_int(d, bits);
 }
 
 Scalar apply_unary(Op op, DType d, const Scalar& a) {
   const DKind kind = dtype_info(d).kind;
   if (op == Op::Cast)
     return a.kind == DKind::Float && (kind == DKind::Signed || kind == DKind::Unsigned)
-               ? c_float_to_int(a.f, d)
+               ? py_float_to_int(a.f, d)
                : cast_scalar(a, compute_dtype(d));
   if (op == Op::ByteSwap) {
     std::uint64_t x = a.as_bits(), r = 0;
@@ -116,7 +120,7 @@ Scalar apply_unary(Op op, DType d, const Scalar& a) {
       case Op::Tan: r = std::tan(x); break;
       case Op::Sqrt: r = std::sqrt(x); break;
       case Op::Recip: r = 1.0 / x; break;
-      case Op::Trunc: r = std::trunc(x); break;
+      case Op::Trunc: r = std::trunc(x) + 0.0; break;  // math.trunc: an int, a zero unsigned
       case Op::Tanh: r = std::tanh(x); break;
       case Op::Not: return Scalar::from_float(x == 0.0 ? 1.0 : 0.0);
       default: throw Error(ErrorCode::Unsupported, std::string(op_name(op)) + " is not defined for float dtypes");

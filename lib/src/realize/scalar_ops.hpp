@@ -19,8 +19,10 @@ std::int64_t py_mod(std::int64_t a, std::int64_t b);
 /// a ** b in an int dtype, wrapping like repeated multiplication; negative exponents give
 /// 0 except for bases 1 and -1.
 Scalar int_pow(DType d, Scalar a, Scalar b);
-/// A float to int cast as compiled C does it on x86-64 (see scalar_ops.cpp).
-Scalar c_float_to_int(double x, DType d);
+/// A float to int cast of dtype `d` as Python's int() and ctypes make it in tinygrad's
+/// DEV=PYTHON: truncated toward zero, then wrapped modulo 2**bits. Throws
+/// Error(BadExpression) for nan and +-inf, as Python's int() raises.
+Scalar py_float_to_int(double x, DType d);
 /// One unary op (Cast and ByteSwap included) producing a value of dtype `d`. Throws
 /// Error(Unsupported) for ops a dtype does not define.
 Scalar apply_unary(Op op, DType d, const Scalar& a);

@@ -2,9 +2,11 @@
 // boundaries. Element-wise ops and the movement ops between them fuse into one loop per
 // output buffer; the result is a plain list that can be printed (`--graph`) or tested.
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "realize/fusion.hpp"
+#include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
 
 namespace tensor_inspect {
@@ -71,6 +73,24 @@ struct Scheduler {
   }
 };
 
+// tinygrad verifies a kernel's ops when it runs one: an op it cannot run (Producer::unrunnable)
+// raises once a kernel with elements reads it, directly or through kernels of no elements.
+void check_runnable(const std::vector<Kernel>& kernels) {
+  std::unordered_map<const Node*, const std::string*> tainted;  // kernel output -> the message
+  for (const Kernel& k : kernels) {
+    const std::string* why = nullptr;
+    if (k.output->op == Op::Producer) {
+      const auto& p = std::get<std::shared_ptr<const Producer>>(k.output->arg);
+      if (!p->unrunnable.empty()) why = &p->unrunnable;
+    }
+    for (const NodePtr& in : k.inputs)
+      if (auto it = tainted.find(in.get()); why == nullptr && it != tainted.end()) why = it->second;
+    if (why == nullptr) continue;
+    if (prod(k.output->shape) > 0) throw Error(ErrorCode::BadExpression, *why);
+    tainted.emplace(k.output.get(), why);
+  }
+}
+
 }  // namespace
 
 std::string Kernel::to_string(std::size_t index) const {
@@ -89,6 +109,7 @@ std::string Kernel::to_string(std::size_t index) const {
 std::vector<Kernel> schedule(const NodePtr& root) {
   Scheduler s;
   s.need_buffer(root);
+  check_runnable(s.kernels);
   return std::move(s.kernels);
 }
 
