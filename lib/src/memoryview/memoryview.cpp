@@ -10,7 +10,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
-#include "tensor_inspect/stats.hpp"
+#include "tensor_inspect/stored_elements.hpp"
 
 namespace tensor_inspect {
 namespace {
