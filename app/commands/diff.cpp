@@ -12,7 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands/inspect/inspect.hpp"
-#include "commands/inspect/open_logged.hpp"
+#include "tensor_inspect/input.hpp"
 #include "term/progress.hpp"
 #include "tensor_inspect/diff.hpp"
 #include "tensor_inspect/error.hpp"
