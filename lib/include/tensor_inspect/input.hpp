@@ -76,4 +76,8 @@ ResolvedInput resolve_input(const InputRequest& request, const Defaults& default
 LoadedFile open_file_logged(const std::string& path, const std::optional<std::string>& format,
                             const std::string& role = "", bool listing = false);
 
+/// What `files` warn of (a missing shard, pickle globals), in order, each warning once: a file
+/// compared with itself, or two shards of one index, say it once. Null entries are skipped.
+std::vector<std::string> warnings_once(const std::vector<const LoadedFile*>& files);
+
 }  // namespace tensor_inspect
