@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tensor_inspect/loader.hpp"
