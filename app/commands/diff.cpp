@@ -5,24 +5,20 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
-#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "commands/inspect/inspect.hpp"
-#include "commands/inspect/open_logged.hpp"
+#include "tensor_inspect/input.hpp"
 #include "term/progress.hpp"
 #include "tensor_inspect/diff.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/json_shape.hpp"
 #include "tensor_inspect/limits.hpp"
-#include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/render.hpp"
-#include "tensor_inspect/schemes.hpp"
 
 namespace tensor_inspect::app {
 namespace {
@@ -53,29 +49,6 @@ sum((a-b)^2)) dB, A the reference (put the original first); the counts line ends
 model's, from the totals of both sums over all pairs (weighted by parameters).
 Exit status: 0 every tensor the same; 1 a tensor differs, has another shape or dtype, is
 on one side only or is not comparable; 2 trouble.)";
-
-DiffInput open_input(const std::string& arg, bool stored, const std::string& role) {
-  DiffInput in;
-  in.label = arg;
-  if (arg != "-" && is_literal_input(arg)) {
-    Tensor t = tensor_from_literal(arg, std::nullopt);
-    TensorEntry e;
-    e.dtype = commit_dtype(t.dtype());
-    e.shape = t.shape();
-    e.details_for_write().loader = [t] { return t; };
-    in.format = "literal";
-    spdlog::info("{}: literal, {} {}", role, dtype_info(*e.dtype).name, shape_repr(e.shape));
-    in.entries.push_back(std::move(e));
-    return in;
-  }
-  in.file = open_file_logged(arg, std::nullopt, role);
-  if (!stored) apply_schemes(*in.file);
-  in.file->path = arg == "-" ? "<stdin>" : input_name(arg);  // a URL without its password or query
-  in.label = in.file->path;
-  in.format = in.file->format;
-  in.entries = in.file->tensors;
-  return in;
-}
 
 }  // namespace
 
@@ -121,24 +94,14 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
 }
 
 int run_diff(const DiffOptions& o) {
-  if (!(o.settings.rtol >= 0) || !(o.settings.atol >= 0))  // NaN fails both tests too
-    throw Error(ErrorCode::Usage, "diff: --rtol and --atol must be numbers >= 0 (got --rtol " +
-                                      fmt::format("{}", o.settings.rtol) + ", --atol " +
-                                      fmt::format("{}", o.settings.atol) + ")");
   if (o.json && o.jsonl)
     throw Error(
         ErrorCode::Usage,
         "diff: --json and --jsonl contradict (--json writes one object, --jsonl one object per line): choose one");
-  if (o.settings.exact && !o.tolerance_given.empty())
-    throw Error(ErrorCode::Usage, "diff: --exact and " + o.tolerance_given + " contradict (--exact compares bits, " +
-                                      o.tolerance_given + " is a tolerance of values): choose one");
-  if (!o.settings.tolerance.empty() && (o.settings.exact || !o.tolerance_given.empty()))
-    throw Error(ErrorCode::Usage, "diff: --tolerance torch and " +
-                                      (o.settings.exact ? std::string("--exact") : o.tolerance_given) +
-                                      " contradict (--tolerance torch sets each pair's rtol and atol): choose one");
+  check_diff_options(o.settings, o.tolerance_given);
   set_limits_from(o.limits);
   if (o.a == "-" && o.b == "-") throw Error(ErrorCode::Usage, "diff: standard input can be only one of A and B");
-  const DiffInput a = open_input(o.a, o.stored, "A"), b = open_input(o.b, o.stored, "B");
+  const DiffInput a = open_diff_input(o.a, o.stored, "A"), b = open_diff_input(o.b, o.stored, "B");
   if (!o.settings.names_map.empty() && (!b.file || b.format != "gguf"))
     throw Error(ErrorCode::Usage, "diff --names hf-gguf: B (" + b.label +
                                       ") must be the GGUF and A the Hugging Face model (got " + b.format + ")");
@@ -172,14 +135,8 @@ int run_diff(const DiffOptions& o) {
   // out, as for every other mode: tensors of a missing shard left out by --name, or on one
   // side only, are still heard of. A run that needed one has failed naming it instead. Each
   // is said once: a file compared with itself (or a copy under the same name) warns once.
-  std::vector<std::string> said;
-  for (const DiffInput* in : {&a, &b})
-    if (in->file)
-      for (const std::string& w : in->file->warnings)
-        if (std::find(said.begin(), said.end(), w) == said.end()) {
-          said.push_back(w);
-          spdlog::warn("{}", escape_untrusted(w, false));
-        }
+  for (const std::string& w : warnings_once({a.file ? &*a.file : nullptr, b.file ? &*b.file : nullptr}))
+    spdlog::warn("{}", escape_untrusted(w, false));
   return diff_found_difference(rows) ? 1 : 0;
 }
 

@@ -88,6 +88,32 @@ TEST_CASE("render_checks: each failure and a summary (text), one object (JSON), 
                    "\"actual\": \"1\"}\n") != std::string::npos);
 }
 
+TEST_CASE("write_stats_with_checks: the statistics object carries the checks as its last key") {
+  const std::vector<ti::SelectedTensor> items{literal_item("[1, 2]", "x.npy")};
+  const std::vector<ti::CheckResult> pass = ti::evaluate_checks(items, {"ndim=1"}, {}, {});
+  auto stats = [](int status) {
+    return [status](std::FILE* to) {
+      std::fputs("{\"kind\": \"stats\", \"mean\": 1.5}\n", to);
+      return status;
+    };
+  };
+  int status = -1;
+  const std::string one = test_util::rendered(
+      [&](ti::OutBuffer& out) { status = ti::write_stats_with_checks(pass, items, stats(0), out); });
+  CHECK(status == 0);
+  CHECK(one == "{\"kind\": \"stats\", \"mean\": 1.5, \"checks\": " + ti::checks_json(pass, items) + "}\n");
+  test_util::rendered([&](ti::OutBuffer& out) { status = ti::write_stats_with_checks(pass, items, stats(1), out); });
+  CHECK(status == 1);  // --fail-on found something
+  const std::vector<ti::CheckResult> fail = ti::evaluate_checks(items, {"ndim=2"}, {}, {});
+  test_util::rendered([&](ti::OutBuffer& out) { status = ti::write_stats_with_checks(fail, items, stats(0), out); });
+  CHECK(status == 1);
+  auto corrupt = [](std::FILE*) -> int { throw ti::Error(ti::ErrorCode::BadFile, "x.npy: corrupt"); };
+  const std::string none = test_util::rendered([&](ti::OutBuffer& out) {
+    CHECK_THROWS_AS(ti::write_stats_with_checks(pass, items, corrupt, out), ti::Error);
+  });
+  CHECK(none.empty());  // trouble writes nothing
+}
+
 TEST_CASE("parse_shape: shapes as users write them") {
   CHECK(ti::parse_shape("2,3", "--shape") == ti::Shape{2, 3});
   CHECK(ti::parse_shape("(2, 3)", "--shape") == ti::Shape{2, 3});

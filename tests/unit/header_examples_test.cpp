@@ -16,12 +16,15 @@
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/graph.hpp"
+#include "tensor_inspect/input.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/literal.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/ops.hpp"
 #include "tensor_inspect/render.hpp"
+#include "tensor_inspect/show_selected.hpp"
+#include "tensor_inspect/stored_elements.hpp"
 #include "tensor_inspect/summary.hpp"
 #include "tensor_inspect/tensor.hpp"
 #include "tensor_inspect/validate.hpp"
@@ -160,4 +163,24 @@ TEST_CASE("header example: loader.hpp, validate.hpp, compare.hpp") {
   CHECK(c.mismatched == 0);
   CHECK_FALSE(c.first_mismatch.has_value());
   CHECK(c.max_abs == 0.0);
+}
+
+TEST_CASE("header example: input.hpp, show_selected.hpp, stored_elements.hpp") {
+  ti::InputRequest req;
+  req.input = test_util::kSamples + "mixed.safetensors";
+  req.names = {"*a*"};  // a glob: several tensors, each under its name
+  ti::ResolvedInput in = ti::resolve_input(req, {});
+  std::vector<std::string> names;
+  for (const ti::SelectedTensor& t : in.items) names.push_back(*t.name);
+  CHECK(names == std::vector<std::string>{"half", "mask", "scalar"});
+  const std::string printed =
+      test_util::rendered([&](ti::OutBuffer& out) { ti::print_selected(in.items[2], {}, {}, false, {}, out); });
+  CHECK(printed == "dtype: float32\nformat: f\nshape: ()\nstrides: ()\nitemsize: 4\nnbytes: 4\nreadonly: False\n"
+                   "tolist: 7.0\n");  // scalar: F32 () 7.0 (samples/README.md)
+  ti::Tensor t = ti::open_file(test_util::kSamples + "big_endian_i2.npy").tensors[0].load();
+  std::optional<ti::StoredElements> s = ti::stored_elements(t);
+  REQUIRE(s.has_value());
+  CHECK(s->numel == 5);
+  CHECK(s->swap_bytes);
+  CHECK(ti::dtype_info(s->stored).name == std::string("int16"));
 }

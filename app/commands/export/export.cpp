@@ -8,7 +8,6 @@
 #include <filesystem>
 
 #include "term/removed_on_signal.hpp"
-#include "tensor_inspect/selection.hpp"
 #include "tensor_inspect/dtype.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
@@ -36,27 +35,6 @@ renamed into place when complete; an existing OUT is replaced only with --force,
 Exit status: 0 written; 2 trouble (nothing written).)";
 
 namespace fs = std::filesystem;
-
-// The format OUT is written in: --format, else OUT's extension; both must agree.
-std::string export_format(const ExportOptions& o) {
-  const std::string ext = fs::path(o.output).extension().string();
-  const bool known = ext == ".npy" || ext == ".npz" || ext == ".safetensors";
-  if (o.format) {
-    if (*o.format != "npy" && *o.format != "npz" && *o.format != "safetensors")
-      throw Error(ErrorCode::Usage, "export: --format " + *o.format + ": npy, npz or safetensors");
-    if (known && ext.substr(1) != *o.format)
-      throw Error(ErrorCode::Usage, "export: --format " + *o.format + " contradicts the extension of " + o.output +
-                                        ": drop one, or make them agree");
-    return *o.format;
-  }
-  if (o.output == "-")
-    throw Error(ErrorCode::Usage, "export: -o - (standard output) has no extension to choose the format: "
-                                  "add --format npy, npz or safetensors");
-  if (!known)
-    throw Error(ErrorCode::Usage, "export: " + o.output + ": the output's extension chooses its format: .npy, .npz or "
-                                  ".safetensors (or --format)");
-  return ext.substr(1);
-}
 
 // The size from which .npz members are zip64: TI_ZIP64_FROM (bytes) lets tests force zip64
 // records on a small archive, which readers take as they take a 4 GiB one's.
@@ -92,7 +70,7 @@ int run_export(const ExportOptions& o) {
   if (o.all && !o.names.empty())
     throw Error(ErrorCode::Usage,
                 "export: --all and --name contradict (--all takes every tensor, --name those it matches): choose one");
-  const std::string format = export_format(o);
+  const std::string format = export_format(o.output, o.format);
   const std::uint64_t zip64_at = export_zip64_from();
   std::optional<DType> cast;  // the one table of dtype names every option reads (bf16, torch.float16, F8_E4M3, ...)
   if (o.dtype) cast = parse_dtype_name(*o.dtype, "export: --dtype");
@@ -115,15 +93,7 @@ int run_export(const ExportOptions& o) {
   LoadedFile lf = open_file(o.input);
   apply_schemes(lf);  // quantized weights as the logical tensors the listing shows, dequantized
   const std::string label = o.input == "-" ? "<stdin>" : input_name(o.input);
-  std::vector<std::size_t> chosen;
-  if (o.all || !o.names.empty()) chosen = select_entries(lf, o.names, o.all);
-  else if (lf.tensors.size() == 1) chosen = {0};
-  else
-    throw Error(ErrorCode::Usage, "export: " + label + " holds " + std::to_string(lf.tensors.size()) +
-                                      " tensors: choose them with --name or --all");
-  if (format == "npy" && chosen.size() != 1)
-    throw Error(ErrorCode::Usage, "export: a .npy holds one tensor, and " + std::to_string(chosen.size()) +
-                                      " are chosen: write a .safetensors, or choose one with --name");
+  const std::vector<std::size_t> chosen = export_choice(lf, label, o.names, o.all, format);
   const NamedTensors tensors = export_tensors(lf, chosen, o.expr, cast);
   // NumPy has no bfloat16 or fp8: refused before anything is written, naming the output the user
   // gave (not the temporary file the writer would fill).

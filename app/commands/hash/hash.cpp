@@ -4,11 +4,11 @@
 #include "commands/hash/hash.hpp"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <spdlog/spdlog.h>
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/hash_check.hpp"
+#include "tensor_inspect/input.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/render.hpp"
 
@@ -56,13 +56,9 @@ namespace {
 
 // What the files warn of (a missing shard, pickle globals), once each, on stderr.
 void warn_of_inputs(const HashInputs& in) {
-  std::vector<std::string> said;
-  for (const LoadedFile& f : in.files)
-    for (const std::string& w : f.warnings)
-      if (std::find(said.begin(), said.end(), w) == said.end()) {
-        said.push_back(w);
-        spdlog::warn("{}", escape_untrusted(w, false));
-      }
+  std::vector<const LoadedFile*> files;
+  for (const LoadedFile& f : in.files) files.push_back(&f);
+  for (const std::string& w : warnings_once(files)) spdlog::warn("{}", escape_untrusted(w, false));
 }
 
 // `hash --check MANIFEST INPUT...`: the inputs' tensors hashed with the manifest's algorithm

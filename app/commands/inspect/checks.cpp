@@ -3,13 +3,10 @@
 #include "commands/inspect/checks.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
-#include <new>
 #include <string>
 
 #include "tensor_inspect/checks.hpp"
-#include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::app {
 namespace {
@@ -35,29 +32,8 @@ int with_checks(const std::vector<Item>& items, const Options& o, const Defaults
   if (o.expects.empty() && o.asserts.empty()) return run_stats(stdout);
   const std::vector<CheckResult> results = evaluate_checks(items, o.expects, o.asserts, defaults);
   if (o.json && !o.jsonl) {
-    char* text = nullptr;
-    std::size_t size = 0;
-    std::FILE* mem = ::open_memstream(&text, &size);
-    if (!mem) throw std::bad_alloc();
-    int status = 0;
-    try {
-      status = run_stats(mem);
-    } catch (...) {
-      std::fclose(mem);
-      std::free(text);
-      throw;
-    }
-    std::fclose(mem);
-    std::string object(text, size);
-    std::free(text);
-    const std::size_t close = object.find_last_of('}');
-    if (close == std::string::npos) throw Error(ErrorCode::Internal, "statistics JSON without an object");
-    object.erase(close);
     OutBuffer out(stdout);
-    out.write(object + ", \"checks\": " + checks_json(results, items) + "}\n");
-    bool failed = false;
-    for (const CheckResult& r : results) failed |= !r.passed;
-    return status || failed ? 1 : 0;
+    return write_stats_with_checks(results, items, run_stats, out);
   }
   const int status = run_stats(stdout);
   std::fflush(stdout);

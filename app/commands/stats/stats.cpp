@@ -33,23 +33,6 @@
 #include "tensor_inspect/tensor_stats.hpp"
 
 namespace tensor_inspect::app {
-namespace {
-
-constexpr std::size_t kDefaultBins = 20;
-
-std::size_t parse_bins(const std::string& text) {
-  std::size_t bins = 0;
-  bool ok = !text.empty() && text.size() <= 6;
-  for (char c : text) ok = ok && c >= '0' && c <= '9';
-  if (ok) bins = std::stoul(text);
-  if (!ok || bins < 1 || bins > 100000)
-    throw Error(ErrorCode::Usage,
-                "--hist: '" + text + "' is not a number of bins from 1 to 100000 (write --hist=BINS before INPUT)");
-  return bins;
-}
-
-}  // namespace
-
 void log_stats_time(std::chrono::steady_clock::time_point start, std::size_t tensors, std::uint64_t bytes) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("statistics: {}, {} scanned in {:.3f} ms ({:.2f} GB/s)", count_of(tensors, "tensor"),
@@ -89,7 +72,7 @@ void adopt_input_from_hist(StatsOptions& o, std::string& input) {
   for (char c : *o.hist)
     if (c < '0' || c > '9') {
       input = *o.hist;
-      o.hist = std::to_string(kDefaultBins);
+      o.hist = std::to_string(kDefaultHistBins);
       return;
     }
 }
@@ -102,7 +85,7 @@ void setup_stats(CLI::App& cli, StatsOptions& o) {
   cli.add_option("--hist", o.hist,
                  "a histogram of the finite values in BINS bins (default 20): bars in text, bins in JSON")
       ->expected(0, 1)
-      ->default_str(std::to_string(kDefaultBins))
+      ->default_str(std::to_string(kDefaultHistBins))
       ->group(g);
   cli.add_option(
          "--plot", o.plot,
@@ -125,7 +108,7 @@ TensorStatsRequest stats_request(const Options& o, const std::optional<std::stri
   TensorStatsRequest req;
   if (so.fail_on) req.fail_on = parse_fail_on(*so.fail_on);
   req.hist = so.hist.has_value();
-  req.bins = so.hist ? parse_bins(*so.hist) : kDefaultBins;
+  req.bins = so.hist ? parse_hist_bins(*so.hist) : kDefaultHistBins;
   req.plot_path = plot_path;
   req.heatmap = so.kind() == "heatmap";
   req.computed = o.expr.has_value();

@@ -9,6 +9,8 @@
 //   ti::render_checks(r, items, ti::ChecksOutput::Text, out);   // each failure, then "all 2 checks passed on 1 tensor"
 #pragma once
 
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,5 +59,13 @@ std::string checks_json(const std::vector<CheckResult>& results, const std::vect
 /// Writes the results onto `out` as `how` says. Returns the number of failed checks.
 std::size_t render_checks(const std::vector<CheckResult>& results, const std::vector<SelectedTensor>& items,
                           ChecksOutput how, OutBuffer& out);
+
+/// The one JSON object of a statistics run (--json) with the checks in it: `write_stats`
+/// writes the statistics' object onto the FILE it is given (a buffer in memory) and returns
+/// its exit status; that object is written to `out` with a "checks" member (checks_json)
+/// added as its last key. Returns 1 when the statistics or a check failed, else 0. Throws
+/// what write_stats throws (nothing written then), Error(Internal) when it wrote no object.
+int write_stats_with_checks(const std::vector<CheckResult>& results, const std::vector<SelectedTensor>& items,
+                            const std::function<int(std::FILE*)>& write_stats, OutBuffer& out);
 
 }  // namespace tensor_inspect

@@ -72,6 +72,18 @@ struct DiffOptions {
   std::string names_map;                  ///< "hf-gguf": llama.cpp converter's names and q/k permutation (B the GGUF)
 };
 
+/// Throws Error(Usage) for options that cannot hold together: an rtol or atol below 0 or NaN,
+/// --exact with a tolerance, --tolerance torch with --exact or a tolerance. `tolerance_given`
+/// names the tolerance option the command line gave ("--rtol", "--atol"; "" for none).
+void check_diff_options(const DiffOptions& options, const std::string& tolerance_given);
+
+/// One side of a diff from its argument: a literal (is_literal_input; not "-") as one unnamed
+/// tensor of format "literal", else the file, folder, URL or standard input ("-") it names,
+/// opened with open_file_logged (`role`, "A" or "B", names the side at -v) and with its
+/// quantization schemes applied unless `stored`; labelled "<stdin>" or the input without a
+/// URL's credentials. Throws what parsing the literal or opening the file throws.
+DiffInput open_diff_input(const std::string& arg, bool stored, const std::string& role);
+
 /// Progress of one pair on the calling thread: pair `index` of `count`, `done` of `total`
 /// units, `unit` "elements" (values compared) or "stored bytes" (bytes compared).
 using DiffProgress = std::function<void(std::size_t index, std::size_t count, std::uint64_t done, std::uint64_t total,

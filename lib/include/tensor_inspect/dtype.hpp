@@ -76,6 +76,10 @@ struct Defaults {
   DType int_dtype = DType::Int32;
   DType float_dtype = DType::Float32;
 };
+/// The Defaults --default-float and --default-int name (user names, as parse_dtype_name reads
+/// them; float32 and int32 when not given). Throws Error(BadDType) for an unknown name,
+/// Error(Usage) for a float default that is not a float dtype or an int default not an int one.
+Defaults parse_defaults(const std::optional<std::string>& float_dtype, const std::optional<std::string>& int_dtype);
 /// The concrete dtype of `d`: weak dtypes become their default, others stay.
 DType commit_dtype(DType d, const Defaults& defaults = {});
 

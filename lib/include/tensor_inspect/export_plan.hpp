@@ -22,6 +22,18 @@ namespace tensor_inspect {
 /// Tensors named as they are written.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
+/// The format `output` is written in: `format` (--format: "npy", "npz" or "safetensors"), else
+/// the output's extension (.npy, .npz, .safetensors); both given must agree. Throws
+/// Error(Usage) for another format or extension, a contradiction, or "-" without `format`.
+std::string export_format(const std::string& output, const std::optional<std::string>& format);
+
+/// The entries of `file` (named `label` in messages) to write: those `names` (exact or globs)
+/// or `all` select (select_entries), else a file's one tensor. Throws Error(Usage) for a file
+/// of several tensors and no choice, and for "npy" `format` with other than one chosen; and
+/// what select_entries throws.
+std::vector<std::size_t> export_choice(const LoadedFile& file, const std::string& label,
+                                       const std::vector<std::string>& names, bool all, const std::string& format);
+
 /// The entries `chosen` (indices into file.tensors) as written: loaded (lazy, nothing read),
 /// `expr` applied over each (named x), weak dtypes committed (float32, int32), then cast to
 /// `cast` when given; an unnamed tensor (a lone .npy) is named "x". Throws what loading and

@@ -103,4 +103,9 @@ std::optional<Tensor> cast_of_swapped(const Tensor& t, const MemoryView& view, c
 /// character format prefixed with an optional '@'".
 MemoryView cast_view(const MemoryView& view, std::string_view format, const std::optional<Shape>& shape = std::nullopt);
 
+/// cast_view for each --view-as spec, in order: "FMT" or "FMT:SHAPE" ("B", "@i", "f:2,2"), as
+/// memoryview.cast(FMT[, SHAPE]) chained. Throws Error(Usage) for a format that is not one struct
+/// character (optionally after '@') or a malformed shape, and what cast_view throws.
+MemoryView cast_view_as(MemoryView view, const std::vector<std::string>& view_as);
+
 }  // namespace tensor_inspect

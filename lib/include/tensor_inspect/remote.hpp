@@ -51,6 +51,27 @@ struct RemoteOptions {
   bool no_sign_request = false;
 };
 
+/// Checks a --cache-size value: N bytes, or N with a K, M or G suffix (KiB, MiB, GiB, any
+/// case), at least 1 MiB (below it no cache entry fits). On success replaces `text` by the
+/// byte count in decimal ("500M" -> "524288000") and returns ""; else returns what is wrong
+/// ("at least 1M, not '4K'"), leaving `text` as it was.
+std::string parse_cache_size(std::string& text);
+
+/// Checks a --timeout value: whole seconds from 1 to 86400. Returns "" when it is one, else
+/// what is wrong ("expected whole seconds from 1 to 86400, not '0'").
+std::string check_timeout_seconds(const std::string& text);
+
+/// `options` with the environment standing in for the settings the command line did not give
+/// (`*_given` false): TI_CACHE_DIR, TI_CACHE_SIZE (as parse_cache_size reads it) and
+/// TI_TIMEOUT (as check_timeout_seconds); unset or empty variables change nothing. A malformed
+/// one sets cache_size_error or timeout_error instead, for the run that uses it.
+RemoteOptions with_remote_environment(RemoteOptions options, bool cache_dir_given, bool cache_size_given,
+                                      bool timeout_given);
+
+/// The bearer token of a --token-file: its first line without surrounding blanks. Throws
+/// Error(Io) naming the file (never its content) when it cannot be read or that line is empty.
+std::string read_token_file(const std::string& path);
+
 /// Sets the options of the process default Context (none until set). Not thread-safe: call
 /// before opening files; a thread that needs options of its own installs a Context
 /// (context.hpp) instead.

@@ -13,22 +13,31 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tensor_inspect/file_stats.hpp"
 #include "tensor_inspect/plot_outputs.hpp"
+#include "tensor_inspect/selection.hpp"
 #include "tensor_inspect/stats.hpp"
 
 namespace tensor_inspect {
+
+/// The bins of a histogram when --hist gives none.
+inline constexpr std::size_t kDefaultHistBins = 20;
 
 /// What one tensor's statistics include.
 struct TensorStatsRequest {
   FailOn fail_on;                        ///< --fail-on's checks, applied to the row
   bool hist = false;                     ///< return a histogram of the finite values (--hist)
-  std::size_t bins = 20;                 ///< its bins, also those of a --plot histogram
+  std::size_t bins = kDefaultHistBins;   ///< its bins, also those of a --plot histogram
   std::optional<std::string> plot_path;  ///< draw a picture there (--plot; into `plots`)
   bool heatmap = false;                  ///< the picture is a heatmap of a 2-D tensor, else a histogram
   bool computed = false;                 ///< the tensor is an expression's result: its entry describes the input
 };
+
+/// The bins --hist BINS asks for: a whole number from 1 to 100000, written in digits (at most
+/// six). Throws Error(Usage) quoting `text` for anything else.
+std::size_t parse_hist_bins(const std::string& text);
 
 /// One tensor's statistics row and, when asked, its histogram.
 struct TensorStatsResult {
@@ -46,5 +55,25 @@ struct TensorStatsResult {
 /// trouble (a corrupt tensor, a picture that cannot be drawn).
 TensorStatsResult tensor_stats(const Tensor& t, const TensorEntry* entry, const std::string& label,
                                const TensorStatsRequest& request, const Defaults& defaults, PlotOutputs* plots);
+
+/// The --plot path of each of `items` (plot_path_for of its name; "" when unnamed), in order.
+/// Over several tensors `pattern` must hold `{name}`, and no two may give one path (names
+/// that differ only where plot_path_for spells '_'): each is Error(Usage), the second naming
+/// both tensors. Throws before anything is drawn.
+std::vector<std::string> plot_paths_for(const std::string& pattern, const std::vector<SelectedTensor>& items);
+
+/// With --fail-on (`fail_on` enabled) over stored tensors (not `computed` by -e): throws
+/// Error(Unsupported) (fail_on_unchecked) for the first of `items` whose values cannot be
+/// decoded (its load_error), before any is scanned, for a check must not pass what it could
+/// not look at. No-op otherwise.
+void refuse_unchecked(const std::vector<SelectedTensor>& items, const FailOn& fail_on, bool computed);
+
+/// tensor_stats of `item` (its entry scanned in place unless `request.computed`), as one row
+/// of several, named after the item. A file's tensor whose values cannot be shown (its
+/// load_error, or cannot_show from the scan) is a row of its header facts with `skipped`
+/// saying why, unless --fail-on is enabled: then the Error is thrown as fail_on_unchecked
+/// says it. Any other Error (a corrupt tensor) is thrown naming the tensor.
+TensorStatsResult selected_tensor_stats(const SelectedTensor& item, const TensorStatsRequest& request,
+                                        const Defaults& defaults, PlotOutputs* plots);
 
 }  // namespace tensor_inspect

@@ -1,7 +1,8 @@
 // dtype/dtype_names.cpp — the names users write for a dtype, one table for every option that
 // takes one (--dtype, --raw, --default-float/-int, --expect dtype=): tinygrad's names and
 // aliases, NumPy's and torch's, the short names of ggml and Rust (bf16, f16, i8, u64) and the
-// file formats' tags (safetensors' BF16 and F8_E4M3, GGUF's F16, I8), in any case.
+// file formats' tags (safetensors' BF16 and F8_E4M3, GGUF's F16, I8), in any case; and the
+// Defaults --default-float and --default-int name.
 #include <cctype>
 #include <string>
 
@@ -81,6 +82,17 @@ DType parse_dtype_name(std::string_view name, std::string_view what) {
   if (const std::optional<DType> d = dtype_from_user_name(name)) return *d;
   throw Error(ErrorCode::BadDType,
               std::string(what) + ": unknown dtype '" + std::string(name) + "' (known: " + dtype_user_names() + ")");
+}
+
+Defaults parse_defaults(const std::optional<std::string>& float_dtype, const std::optional<std::string>& int_dtype) {
+  Defaults d;
+  const std::string float_name = float_dtype.value_or("float32"), int_name = int_dtype.value_or("int32");
+  d.float_dtype = parse_dtype_name(float_name, "--default-float");
+  d.int_dtype = parse_dtype_name(int_name, "--default-int");
+  if (!is_float(d.float_dtype))
+    throw Error(ErrorCode::Usage, "--default-float: " + float_name + " is not a float dtype");
+  if (!is_int(d.int_dtype)) throw Error(ErrorCode::Usage, "--default-int: " + int_name + " is not an int dtype");
+  return d;
 }
 
 }  // namespace tensor_inspect

@@ -10,7 +10,8 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
-#include "tensor_inspect/stats.hpp"
+#include "tensor_inspect/stored_elements.hpp"
+#include "tensor_inspect/view.hpp"
 
 namespace tensor_inspect {
 namespace {
@@ -203,6 +204,19 @@ MemoryView cast_view(const MemoryView& view, std::string_view format, const std:
         "memoryview: destination format must be a native single character format prefixed with an optional '@'");
   MemoryView mv = cast_view(view, format.back(), shape);
   mv.native_prefix = prefixed;
+  return mv;
+}
+
+MemoryView cast_view_as(MemoryView mv, const std::vector<std::string>& view_as) {
+  for (const std::string& spec : view_as) {
+    auto colon = spec.find(':');
+    std::string fmt = spec.substr(0, colon);
+    if (fmt.size() != 1 && !(fmt.size() == 2 && fmt[0] == '@'))
+      throw Error(ErrorCode::Usage, "--view-as '" + spec + "': a format is one struct character (B, b, c, i, f, ...)");
+    std::optional<Shape> shape;
+    if (colon != std::string::npos) shape = parse_shape(spec.substr(colon + 1), "--view-as");
+    mv = cast_view(mv, std::string_view(fmt), shape);
+  }
   return mv;
 }
 

@@ -1,6 +1,10 @@
 // render/checks_report.cpp — --expect and --assert results as text, one "checks" object or
 // "check" lines (checks.hpp; schemas/checks.schema.json, check.schema.json).
+#include <cstdlib>
+#include <new>
+
 #include "tensor_inspect/checks.hpp"
+#include "tensor_inspect/error.hpp"
 #include "tensor_inspect/counts.hpp"
 #include "tensor_inspect/json_shape.hpp"
 
@@ -60,6 +64,30 @@ std::size_t render_checks(const std::vector<CheckResult>& results, const std::ve
   else
     out.write("all " + std::to_string(results.size()) + " checks passed on " + tensors + "\n");
   return failed;
+}
+
+int write_stats_with_checks(const std::vector<CheckResult>& results, const std::vector<SelectedTensor>& items,
+                            const std::function<int(std::FILE*)>& write_stats, OutBuffer& out) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* mem = ::open_memstream(&text, &size);
+  if (!mem) throw std::bad_alloc();
+  int status = 0;
+  try {
+    status = write_stats(mem);
+  } catch (...) {
+    std::fclose(mem);
+    std::free(text);
+    throw;
+  }
+  std::fclose(mem);
+  std::string object(text, size);
+  std::free(text);
+  const std::size_t close = object.find_last_of('}');
+  if (close == std::string::npos) throw Error(ErrorCode::Internal, "statistics JSON without an object");
+  object.erase(close);
+  out.write(object + ", \"checks\": " + checks_json(results, items) + "}\n");
+  return status || failed_checks(results) ? 1 : 0;
 }
 
 }  // namespace tensor_inspect

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "tensor_inspect/error.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/plot.hpp"
 #include "tensor_inspect/realize.hpp"
@@ -13,6 +14,17 @@ namespace {
 constexpr std::uint64_t kRealizeOnceBytes = std::uint64_t{32} << 20;
 
 }  // namespace
+
+std::size_t parse_hist_bins(const std::string& text) {
+  std::size_t bins = 0;
+  bool ok = !text.empty() && text.size() <= 6;
+  for (char c : text) ok = ok && c >= '0' && c <= '9';
+  if (ok) bins = std::stoul(text);
+  if (!ok || bins < 1 || bins > 100000)
+    throw Error(ErrorCode::Usage,
+                "--hist: '" + text + "' is not a number of bins from 1 to 100000 (write --hist=BINS before INPUT)");
+  return bins;
+}
 
 TensorStatsResult tensor_stats(const Tensor& t, const TensorEntry* entry, const std::string& label,
                                const TensorStatsRequest& req, const Defaults& defaults, PlotOutputs* plots) {
