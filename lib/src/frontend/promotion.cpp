@@ -171,10 +171,8 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(to_tensor(b, f), p.b.shape()) : cast_to(p.b, f);
   const Node* base = p.a.node().get();
   while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
-  // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan), and for bfloat16,
-  // whose ops tinygrad computes through float32 casts the pattern does not see through.
-  if (p.a.node() == p.b.node() && base->op != Op::Const && f != DType::BFloat16 &&
-      (f == p.a.dtype() || int_self_division_folds(base)))
+  // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)
+  if (p.a.node() == p.b.node() && base->op != Op::Const && (f == p.a.dtype() || int_self_division_folds(base)))
     return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);
   return folded_binary(Op::Mul, num, dv.unary(Op::Recip));
 }
