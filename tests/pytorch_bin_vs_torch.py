@@ -312,6 +312,12 @@ for label, path in (("sharded .bin folder", sharded), ("pytorch_model.bin.index.
     findings = repr(e)
   tally.check(f"validate {label}: clean (shards checked "
               f"as torch.save files, total_size agrees)", rc == 0 and findings == [], f"rc={rc} {findings} {err[:300]}")
+  try:
+    formats = sorted({f["format"] for f in json.loads(out)["files"] if f["file"].endswith(".json")})
+  except Exception as e:  # noqa: BLE001
+    formats = repr(e)
+  tally.check(f"validate {label}: the index is labelled pytorch-index, as its listing is", formats == ["pytorch-index"],
+              f"{formats}")
 rc, out, err = run(["diff", sharded, single])
 tally.check("diff sharded .bin folder against "
             "pytorch_model.bin: equal (exit 0)", rc == 0, f"rc={rc} {out[-300:]} {err[:300]}")

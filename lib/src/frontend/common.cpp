@@ -2,6 +2,8 @@
 // tensors produced element by element.
 #include <algorithm>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <string>
 #include <unordered_set>
 
@@ -13,16 +15,39 @@ namespace tensor_inspect::tg {
 
 namespace detail {
 
-Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value) {
+namespace {
+// Producers by key, so that building the same arange, eye or triangle twice gives one node,
+// as tinygrad's UOp graph of it is one: `x.argmax() / x.argmax()` is then x / x. Entries die
+// with their producer; dead ones are swept as the table grows.
+std::shared_ptr<const Producer> interned_producer(const std::string& key,
+                                                  const std::function<std::shared_ptr<Producer>()>& make) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::weak_ptr<const Producer>> table;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = table.find(key); it != table.end())
+    if (std::shared_ptr<const Producer> alive = it->second.lock()) return alive;
+  if (table.size() >= 256) std::erase_if(table, [](const auto& entry) { return entry.second.expired(); });
+  std::shared_ptr<const Producer> made = make();
+  table[key] = made;
+  return made;
+}
+}  // namespace
+
+Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value,
+                const std::string& key) {
   check_shape(shape, label);
-  auto producer = std::make_shared<Producer>();
-  producer->label = std::move(label);
-  producer->element = [dtype, value](std::int64_t i) { return cast_scalar(value(i), dtype); };
-  producer->fill = [dtype, element = producer->element](std::span<std::byte> out) {
-    std::size_t item = dtype_info(dtype).itemsize;
-    for (std::size_t i = 0; i * item < out.size(); ++i) store_scalar(dtype, element(sz(i)), out.data() + i * item);
+  auto make = [&] {
+    auto producer = std::make_shared<Producer>();
+    producer->label = std::move(label);
+    producer->element = [dtype, value](std::int64_t i) { return cast_scalar(value(i), dtype); };
+    producer->fill = [dtype, element = producer->element](std::span<std::byte> out) {
+      std::size_t item = dtype_info(dtype).itemsize;
+      for (std::size_t i = 0; i * item < out.size(); ++i) store_scalar(dtype, element(sz(i)), out.data() + i * item);
+    };
+    return producer;
   };
-  return Tensor::from_producer(producer, dtype, shape);
+  if (key.empty()) return Tensor::from_producer(make(), dtype, shape);
+  return Tensor::from_producer(interned_producer(key + " " + std::string(dtype_info(dtype).name), make), dtype, shape);
 }
 
 std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes) {

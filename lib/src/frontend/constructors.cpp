@@ -2,6 +2,8 @@
 // are produced inside the loop that reads them, so nothing is allocated up front.
 #include <cmath>
 #include <limits>
+#include <cstdio>
+#include <string>
 
 #include "internal.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -37,6 +39,15 @@ std::string int_text(Int v) {
 
 }  // namespace
 
+namespace {
+// A float's exact value as text (a producer's key).
+std::string hex_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+}  // namespace
+
 // -------------------------------------------------------------------------- constructors
 
 Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype, const Defaults& defaults) {
@@ -53,11 +64,14 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
     Int count = c > 0 ? (b > a ? (b - a - 1) / c + 1 : 0) : (a > b ? (a - b - 1) / (-c) + 1 : 0);
     if (count > max_elements()) too_many_elements(int_text(count));
     n = static_cast<std::int64_t>(count);
-    return produced({n}, d, "arange", [a, c](std::int64_t i) {
-      Int v = a + static_cast<Int>(i) * c;  // between start and stop
-      return v <= std::numeric_limits<std::int64_t>::max() ? Scalar::from_int(static_cast<std::int64_t>(v))
-                                                           : Scalar::from_uint(static_cast<std::uint64_t>(v));
-    });
+    return produced(
+        {n}, d, "arange",
+        [a, c](std::int64_t i) {
+          Int v = a + static_cast<Int>(i) * c;  // between start and stop
+          return v <= std::numeric_limits<std::int64_t>::max() ? Scalar::from_int(static_cast<std::int64_t>(v))
+                                                               : Scalar::from_uint(static_cast<std::uint64_t>(v));
+        },
+        "arange int " + int_text(a) + " " + int_text(c) + " " + std::to_string(n));
   }
   double len = std::ceil((s1 - s0) / st);
   if (len > static_cast<double>(max_elements()))
@@ -67,13 +81,17 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   if (is_float(d) && dtype_info(d).itemsize <= 4) {
     // tinygrad computes start + i*step in the float32 dtype, each step rounded.
     float f0 = static_cast<float>(s0), fs = static_cast<float>(st);
-    return produced({n}, d, "arange", [f0, fs](std::int64_t i) {
-      float v = f0 + static_cast<float>(i) * fs;
-      return Scalar::from_float(static_cast<double>(v));
-    });
+    return produced(
+        {n}, d, "arange",
+        [f0, fs](std::int64_t i) {
+          float v = f0 + static_cast<float>(i) * fs;
+          return Scalar::from_float(static_cast<double>(v));
+        },
+        "arange f32 " + hex_text(f0) + " " + hex_text(fs) + " " + std::to_string(n));
   }
-  return produced({n}, d, "arange",
-                  [s0, st](std::int64_t i) { return Scalar::from_float(s0 + static_cast<double>(i) * st); });
+  return produced(
+      {n}, d, "arange", [s0, st](std::int64_t i) { return Scalar::from_float(s0 + static_cast<double>(i) * st); },
+      "arange f64 " + hex_text(s0) + " " + hex_text(st) + " " + std::to_string(n));
 }
 
 Tensor full(const Shape& shape, const Scalar& value, std::optional<DType> dtype) {
@@ -96,8 +114,9 @@ Tensor eye(std::int64_t n, std::optional<std::int64_t> m, std::optional<DType> d
   std::int64_t cols = m ? *m : n;
   if (n < 0 || cols < 0) shape_error("eye: negative size " + std::to_string(n < 0 ? n : cols));
   DType d = dtype ? *dtype : defaults.float_dtype;
-  return produced({n, cols}, d, "eye",
-                  [cols](std::int64_t i) { return Scalar::from_int(i / cols == i % cols ? 1 : 0); });
+  return produced(
+      {n, cols}, d, "eye", [cols](std::int64_t i) { return Scalar::from_int(i / cols == i % cols ? 1 : 0); },
+      "eye " + std::to_string(n) + " " + std::to_string(cols));
 }
 
 Tensor linspace(Scalar start, Scalar stop, std::int64_t steps, std::optional<DType> dtype, const Defaults& defaults) {
@@ -105,8 +124,10 @@ Tensor linspace(Scalar start, Scalar stop, std::int64_t steps, std::optional<DTy
   DType d = dtype ? *dtype : defaults.float_dtype;
   double a = start.as_double(), b = stop.as_double();
   double delta = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
-  return produced({steps}, d, "linspace",
-                  [a, delta](std::int64_t i) { return Scalar::from_float(a + static_cast<double>(i) * delta); });
+  return produced(
+      {steps}, d, "linspace",
+      [a, delta](std::int64_t i) { return Scalar::from_float(a + static_cast<double>(i) * delta); },
+      "linspace " + hex_text(a) + " " + hex_text(delta) + " " + std::to_string(steps));
 }
 
 Tensor from_values(const std::vector<Scalar>& values, const Shape& shape, std::optional<DType> dtype,

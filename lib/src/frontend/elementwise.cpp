@@ -187,10 +187,14 @@ Tensor tril(const Tensor& t, std::int64_t diagonal, bool upper) {
   if (t.ndim() < 2)
     shape_error(std::string(upper ? "triu" : "tril") + " needs at least 2 dimensions, got " + shape_repr(t.shape()));
   const std::int64_t rows = t.shape()[t.ndim() - 2], cols = t.shape()[t.ndim() - 1];
-  Tensor keep = produced({rows, cols}, DType::Bool, upper ? "triu" : "tril", [cols, diagonal, upper](std::int64_t k) {
-    const std::int64_t i = k / cols, j = k % cols;
-    return Scalar::from_bool(upper ? j - i >= diagonal : j - i <= diagonal);
-  });
+  Tensor keep = produced(
+      {rows, cols}, DType::Bool, upper ? "triu" : "tril",
+      [cols, diagonal, upper](std::int64_t k) {
+        const std::int64_t i = k / cols, j = k % cols;
+        return Scalar::from_bool(upper ? j - i >= diagonal : j - i <= diagonal);
+      },
+      std::string(upper ? "triu " : "tril ") + std::to_string(rows) + " " + std::to_string(cols) + " " +
+          std::to_string(diagonal));
   // tinygrad/mixin/op.py triu/tril: _tri(...).where(self, self.const_like(0)), a zero of t's own dtype (False for
   // bool).
   return where(keep, t, t.dtype() == DType::Bool ? Scalar::from_bool(false) : Scalar::from_int(0));

@@ -41,8 +41,10 @@ inline Tensor cast_to(const Tensor& t, DType d) {
 inline Tensor scalar_tensor(const Scalar& v, DType d) { return Tensor::full({}, v, d); }
 
 /// A tensor whose element i (C order) is `value(i)`: computed inside whatever loop reads it,
-/// so only the elements used are ever made.
-Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value);
+/// so only the elements used are ever made. A non-empty `key` (the arguments that decide every
+/// value) makes the same producer, hence the same graph node, for the same key and dtype.
+Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value,
+                const std::string& key = {});
 
 /// Axes (all when nullopt) resolved against t's ndim, sorted and without repeats.
 std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes);

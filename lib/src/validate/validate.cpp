@@ -90,6 +90,8 @@ ValidationReport validate_file(const std::shared_ptr<const MappedFile>& file, co
       flagged = flagged || (x.rule.size() >= 12 && x.rule.compare(x.rule.size() - 12, 12, ".unsupported") == 0);
     try {
       std::optional<LoadedFile> loaded = open_detected(file, report.format);
+      // An index whose shards are all torch.save files is labelled as its listing labels it.
+      if (loaded && loaded->format == "pytorch-index") report.format = loaded->format;
       if (loaded)
         for (const TensorEntry& e : loaded->tensors) {
           if (left_to_shards.count(e.name)) continue;  // its shard's own report says why
