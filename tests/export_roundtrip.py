@@ -5,7 +5,7 @@ an existing output refused without --force, an input never written.
 
 Run: python3 tests/export_roundtrip.py build/tensor-inspect
 """
-import json, os, shutil, struct, subprocess, sys, tempfile
+import ctypes, json, os, shutil, struct, subprocess, sys, tempfile
 
 import numpy as np
 
@@ -159,6 +159,19 @@ tally.check("the input as output, even with "
             "--force: exit 2, the input untouched", rc == 2 and same_bits(np.load(path("a.npy")), a), err)
 rc, out, err = run(["export", path("src.safetensors"), "--all", "-o", path("two.npy")])
 tally.check("several tensors to .npy: exit 2, nothing written", rc == 2 and not os.path.exists(path("two.npy")), err)
+# A float -> int cast is Python's int() wrapped to the dtype, as tinygrad's DEV=PYTHON casts (the
+# expected values computed by ctypes here); a nan cannot be converted: exit 2 naming the input, nothing written.
+np.save(path("wide.npy"), np.array([1e10, -3e9, 300.7, -1.9], np.float64))
+rc, out, err = run(["export", path("wide.npy"), "--dtype", "int32", "-o", path("wide_i32.npy")])
+want = [ctypes.c_int32(int(v)).value for v in (1e10, -3e9, 300.7, -1.9)]
+got = np.load(path("wide_i32.npy")).tolist() if rc == 0 else None
+tally.check("--dtype int32 of out-of-range floats: Python's int() wrapped by ctypes", got == want,
+            f"{got} {want} {err}")
+np.save(path("nan.npy"), np.array([1.0, np.nan], np.float32))
+rc, out, err = run(["export", path("nan.npy"), "--dtype", "int32", "-o", path("nan_i32.npy")])
+tally.check("--dtype int32 of a nan: exit 2 naming the input and int(), nothing written", rc == 2 and
+            path("nan.npy") in err and "cannot convert float NaN to integer" in err and
+            not os.path.exists(path("nan_i32.npy")), f"rc={rc} {err}")
 leftovers = [n for n in os.listdir(tmp) if ".tmp-" in n]
 tally.check("no temporary file is left behind", not leftovers, repr(leftovers))
 

@@ -52,7 +52,8 @@ void refuse_input_as_output(const std::string& input, const std::string& output)
 
 /// Writes `tensors` to `path` as `format` says: "npy" (the first tensor), "npz" (zip64 from
 /// `zip64_from` bytes) or "safetensors" (with `metadata` as its __metadata__). Throws what
-/// the writers throw.
+/// the writers throw; an Error(BadExpression), a value a cast or the expression cannot
+/// convert (a nan cast to an int), names the input, `metadata`'s "source".
 void write_export(const std::string& format, const NamedTensors& tensors,
                   const std::vector<std::pair<std::string, std::string>>& metadata, const std::string& path,
                   std::uint64_t zip64_from = kZip64From);

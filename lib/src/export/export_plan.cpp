@@ -1,11 +1,13 @@
 // export/export_plan.cpp — export's tensors built, checked and written (export_plan.hpp).
 #include "tensor_inspect/export_plan.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
 #include "tensor_inspect/remote.hpp"
+#include "tensor_inspect/tensor_errors.hpp"
 
 namespace tensor_inspect {
 
@@ -48,9 +50,18 @@ void refuse_input_as_output(const std::string& input, const std::string& output)
 void write_export(const std::string& format, const NamedTensors& tensors,
                   const std::vector<std::pair<std::string, std::string>>& metadata, const std::string& path,
                   std::uint64_t zip64_from) {
-  if (format == "npy") write_npy(tensors.at(0).second, path);
-  else if (format == "npz") write_npz(tensors, path, zip64_from);
-  else write_safetensors(tensors, metadata, path);
+  try {
+    if (format == "npy") write_npy(tensors.at(0).second, path);
+    else if (format == "npz") write_npz(tensors, path, zip64_from);
+    else write_safetensors(tensors, metadata, path);
+  } catch (const Error& e) {
+    // A value the cast or the expression cannot convert (a nan to an int) is met only as the
+    // values stream: the error names the input they come from, not the output being written.
+    const auto source =
+        std::find_if(metadata.begin(), metadata.end(), [](const auto& m) { return m.first == "source"; });
+    if (e.code() != ErrorCode::BadExpression || source == metadata.end()) throw;
+    throw naming_tensor(source->second, e);
+  }
 }
 
 }  // namespace tensor_inspect
