@@ -92,22 +92,16 @@ Int floor_mod(Int x, Int y) {
 }
 
 bool compare(const std::string& op, const Num& a, const Num& b) {
-  if (a.is_int && b.is_int) {
-    Int x = a.i, y = b.i;
+  // Exact on two ints (Python compares ints exactly), else on the values as doubles.
+  auto cmp = [&op](auto x, auto y) {
     return op == "<"    ? x < y
            : op == "<=" ? x <= y
            : op == ">"  ? x > y
            : op == ">=" ? x >= y
            : op == "==" ? x == y
                         : x != y;
-  }
-  double x = a.as_double(), y = b.as_double();
-  return op == "<"    ? x < y
-         : op == "<=" ? x <= y
-         : op == ">"  ? x > y
-         : op == ">=" ? x >= y
-         : op == "==" ? x == y
-                      : x != y;
+  };
+  return a.is_int && b.is_int ? cmp(a.i, b.i) : cmp(a.as_double(), b.as_double());
 }
 
 Value bitwise(const std::string& op, const Num& a, const Num& b, int col) {
