@@ -63,4 +63,20 @@ void fetch_bytes(std::span<const std::byte> bytes) {
     }
 }
 
+bool stream_bytes(std::span<const StreamedRange> ranges) {
+  ByteSourceRegistry& r = byte_source_registry();
+  if (ranges.empty() || r.count.load(std::memory_order_acquire) == 0) return false;
+  std::shared_lock lock(r.mutex);
+  for (ByteSource* s : r.sources) {
+    const auto inside = [&](const StreamedRange& g) {
+      return g.begin >= s->base() && g.begin < s->base() + s->size() &&
+             g.length <= static_cast<std::uint64_t>(s->base() + s->size() - g.begin);
+    };
+    if (!inside(ranges.front())) continue;
+    if (!std::all_of(ranges.begin(), ranges.end(), inside)) return false;
+    return s->stream(ranges);
+  }
+  return false;
+}
+
 }  // namespace tensor_inspect

@@ -141,6 +141,24 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
   }
 }
 
+bool RemoteBytes::stream(std::span<const StreamedRange> ranges) {
+  if (cache_) return false;
+  bool all = true;
+  for (const StreamedRange& g : ranges) {
+    const auto offset = static_cast<std::uint64_t>(g.begin - base_);
+    if (g.length == 0) continue;
+    for (std::uint64_t b = offset / kRemoteBlock; b <= (offset + g.length - 1) / kRemoteBlock && all; ++b)
+      all = present(b);
+  }
+  if (all) return false;
+  std::vector<HttpSource::Range> requests;
+  for (const StreamedRange& g : ranges)
+    if (g.length > 0) requests.push_back({static_cast<std::uint64_t>(g.begin - base_), g.length, nullptr, g.sink});
+  std::lock_guard lock(mutex_);  // the source's transfers are one thread's
+  source_->fetch(requests);
+  return true;
+}
+
 void RemoteBytes::release(std::uint64_t offset, std::uint64_t length) {
   if (offset >= size_ || length == 0) return;
   const std::uint64_t end = length >= size_ - offset ? size_ : offset + length;
