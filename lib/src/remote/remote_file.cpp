@@ -25,7 +25,7 @@ namespace tensor_inspect {
 namespace {
 
 constexpr std::uint64_t kMaxWindow = 64;                            // read-ahead up to 4 MiB
-constexpr std::uint64_t kMaxRequest = std::uint64_t{4} << 20;  // bytes per request: a scan's windows go in parallel
+constexpr std::uint64_t kMaxRequest = std::uint64_t{16} << 20;  // bytes per request: a scan's windows go in parallel
 
 }  // namespace
 

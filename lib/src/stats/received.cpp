@@ -97,7 +97,8 @@ bool receive_chunk_moments(const StoredElements& source, Lane lane, const ScanOp
                            std::vector<Moments>& parts) {
   if (source.bytes.empty() || source.decode || !remote_files_open()) return false;
   const auto chunks = static_cast<std::int64_t>(parts.size());
-  const std::uint64_t chunk_bytes = std::max<std::uint64_t>(1, byte_offset_of(source, std::min(source.numel, kStatsChunk)));
+  const std::uint64_t chunk_bytes =
+      std::max<std::uint64_t>(1, byte_offset_of(source, std::min(source.numel, kStatsChunk)));
   const std::uint64_t request = std::clamp(source.bytes.size() / 8, kMinRequest, kMaxRequest);
   const std::int64_t per_request = std::max<std::int64_t>(1, static_cast<std::int64_t>(request / chunk_bytes));
   std::uint64_t done = 0;

@@ -14,7 +14,7 @@
 #include "stats/parts.hpp"
 #include "stats/moments.hpp"
 #include "tensor_inspect/context.hpp"
-#include "stats/window_fetcher.hpp"
+#include "buffer/window_fetcher.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/stats.hpp"
