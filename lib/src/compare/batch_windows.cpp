@@ -30,12 +30,14 @@ BatchWindows::BatchWindows(const std::optional<StoredElements>& a, const std::op
   numel_ = a->numel;
   active_ = true;
   // Four windows a file (the one compared, three ahead) in a quarter of the bound each.
-  const std::uint64_t itemsize = std::max(a->bytes.size() / static_cast<std::uint64_t>(std::max<std::int64_t>(1, a->numel)),
-                                          b->bytes.size() / static_cast<std::uint64_t>(std::max<std::int64_t>(1, b->numel)));
-  const std::uint64_t fit = limits().remote_memory_bytes / 16 / std::max<std::uint64_t>(1, itemsize);
+  const auto per_element = [](const StoredElements& s) {
+    return s.bytes.size() / static_cast<std::uint64_t>(std::max<std::int64_t>(1, s.numel));
+  };
+  const std::uint64_t itemsize = std::max<std::uint64_t>({1, per_element(*a), per_element(*b)});
+  const auto fit = static_cast<std::int64_t>(std::min<std::uint64_t>(limits().remote_memory_bytes / 16 / itemsize,
+                                                                      std::uint64_t{1} << 40));
   granule = std::max<std::int64_t>(1, granule);
-  batch_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min<std::uint64_t>(fit, INT64_MAX)) / granule * granule,
-                                    granule, batch_);
+  batch_ = std::clamp<std::int64_t>(fit / granule * granule, granule, std::max(granule, batch_));
   const auto start = [&](const StoredElements& s, std::optional<WindowFetcher>& f) {
     if (!plain_remote(s)) return;
     const std::uint64_t size = s.bytes.size() / static_cast<std::uint64_t>(s.numel);
