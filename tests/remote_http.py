@@ -343,6 +343,9 @@ def checks(binary, nginx, fault_url, www, small, mid):
     same_as_local(binary, big, fault_url("drop_once",
                                          "big.safetensors"), ["--name", "mid", "-e", "x[::7, 3:5]", "--json"],
                   "a dropped connection while fetching a tensor's values is retried")
+    # --stats takes a tensor's moments as its bytes arrive: a retried request starts its chunks over.
+    same_as_local(binary, big, fault_url("drop_once", "big.safetensors"), ["--name", "mid", "--stats", "--json"],
+                  "a connection dropped while --stats reads a tensor as it arrives is retried from the range's start")
     cases = [("data404", "big.safetensors", ["--name", "mid"]), ("data200", "big.safetensors", ["--name", "mid"]),
              ("dropdata", "big.safetensors", ["--name", "mid", "--stats"]),
              ("dropdata", "big.safetensors", ["--name", "mid", "-e", "x[::2].sum()", "--json"]),

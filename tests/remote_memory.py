@@ -11,7 +11,8 @@ read as the path), and its peak RSS must stay under the tool's own idle peak (th
 over the tiny file: under ASan it holds the sanitizer's own memory) plus the 16 MiB bound
 plus a 40 MiB margin, far under the file's size: a scan keeping every fetched block would
 hold the whole file. The same with `--cache DIR` (its bound is on disk) and for the second
-run served from that cache. Prints one line per check and `N passed, M failed`.
+run served from that cache, and for `diff` of the file against a copy with 1,000 values
+changed (output equal to the local diff's). Prints one line per check and `N passed, M failed`.
 """
 import json
 import os
@@ -60,6 +61,13 @@ def make_files(www):
         ("e.weight", "F32", normal(1013, 7919)),
     ])
     write_safetensors(os.path.join(www, "tiny.safetensors"), [("x", "F32", normal(4))])
+    # The other side of a diff: the same file with 1,000 values of a.weight scaled by 1.5.
+    data = bytearray(open(os.path.join(www, "big.safetensors"), "rb").read())
+    start = 8 + struct.unpack("<Q", data[:8])[0] + 4 * 12345
+    vals = np.frombuffer(bytes(data[start:start + 4000]), dtype=np.float32) * np.float32(1.5)
+    data[start:start + 4000] = vals.tobytes()
+    with open(os.path.join(www, "big2.safetensors"), "wb") as f:
+        f.write(data)
     return os.path.getsize(os.path.join(www, "big.safetensors"))
 
 
@@ -83,6 +91,15 @@ def main():
                   out.replace(url, path) == want.stdout, f"status {status}: {err[-300:]!r}")
             check(f"remote {name} peaks under idle + {BOUND // MiB} MiB + {MARGIN // MiB} MiB", peak < bound,
                   f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, file {size / MiB:.0f} MiB")
+        # diff of two remote files: each tensor's windows fetched ahead and given back behind.
+        path2, url2 = os.path.join(www, "big2.safetensors"), nginx.url("files", "big2.safetensors")
+        want = subprocess.run([binary, "diff", path, path2], capture_output=True, text=True, timeout=300)
+        status, out, err, peak = run_measured(binary, ["diff", url, url2] + limit, 300)
+        check("remote diff prints what the local files' diff does (a.weight differs)",
+              status == 1 and want.returncode == 1 and out.replace(url2, path2).replace(url, path) == want.stdout
+              and "1 of 5 compared tensors differ" in want.stdout, f"status {status}: {err[-300:]!r} {out[-300:]!r}")
+        check(f"remote diff peaks under idle + {BOUND // MiB} MiB + {MARGIN // MiB} MiB", peak < bound,
+              f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, files {2 * size / MiB:.0f} MiB")
     return tally.summary()
 
 

@@ -58,9 +58,20 @@ TEST_CASE("a malformed spec among good ones sets none of them") {
   const ti::Limits before = ti::limits();
   CHECK_THROWS_WITH_AS(
       ti::set_limits_from(std::vector<std::string>{"json_depth=100", "stream_bytes=0"}),
-      "--limit 'stream_bytes=0': expected stream_bytes=N with N a positive count (K, M, G suffixes allowed)",
+      "--limit 'stream_bytes=0': expected stream_bytes=N with N a positive count "
+      "(K, M, G or KiB, MiB, GiB suffixes allowed)",
       ti::Error);
   CHECK(ti::limits().json_depth == before.json_depth);
+}
+
+TEST_CASE("--limit takes 64M and 64MiB alike, and refuses a suffix that is not one") {
+  SavedLimits guard;
+  ti::set_limit("remote_memory_bytes=64MiB");
+  CHECK(ti::limits().remote_memory_bytes == 67108864);  // 64 * 2**20
+  ti::set_limit("remote_memory_bytes=2G");
+  CHECK(ti::limits().remote_memory_bytes == 2147483648);
+  CHECK_THROWS_AS(ti::set_limit("remote_memory_bytes=64iB"), ti::Error);
+  CHECK_THROWS_AS(ti::set_limit("remote_memory_bytes=64MB"), ti::Error);  // MB could mean 10**6: not guessed
 }
 
 // The literal's depth cap was a constant of literal.cpp, outside the header documented as

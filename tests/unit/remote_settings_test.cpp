@@ -26,8 +26,14 @@ TEST_CASE("parse_cache_size: byte counts with K, M, G suffixes, at least 1 MiB")
   t = "1023K";  // 1047552 bytes: one KiB short of the least
   CHECK(ti::parse_cache_size(t) == "at least 1M, not '1023K'");
   CHECK(t == "1023K");
+  t = "20GiB";  // the binary suffixes as people write them
+  CHECK(ti::parse_cache_size(t).empty());
+  CHECK(t == "21474836480");  // 20 * 2**30
+  t = "3iB";
+  CHECK_FALSE(ti::parse_cache_size(t).empty());
   t = "20T";
-  CHECK(ti::parse_cache_size(t) == "expected a byte count such as 500M or 20G (K, M, G suffixes), not '20T'");
+  CHECK(ti::parse_cache_size(t) ==
+        "expected a byte count such as 500M or 20GiB (K, M, G suffixes, or KiB, MiB, GiB), not '20T'");
   t = "18446744073709551615G";  // overflows 64 bits once scaled
   CHECK_FALSE(ti::parse_cache_size(t).empty());
 }
@@ -60,7 +66,7 @@ TEST_CASE("with_remote_environment: TI_* stand in for options not given, malform
   ::setenv("TI_TIMEOUT", "", 1);  // empty: unset
   r = ti::with_remote_environment(given, false, false, false);
   CHECK(r.cache_size_error ==
-        "TI_CACHE_SIZE: expected a byte count such as 500M or 20G (K, M, G suffixes), not 'lots' "
+        "TI_CACHE_SIZE: expected a byte count such as 500M or 20GiB (K, M, G suffixes, or KiB, MiB, GiB), not 'lots' "
         "(the environment's --cache-size)");
   CHECK(r.timeout_error.empty());
   ::unsetenv("TI_CACHE_DIR");

@@ -50,6 +50,14 @@ void visit_byte_sources(const std::function<void(ByteSource&)>& visit) {
   for (ByteSource* s : r.sources) visit(*s);
 }
 
+namespace {
+thread_local int deferred_fetches = 0;
+}  // namespace
+
+DeferredFetches::DeferredFetches() { ++deferred_fetches; }
+DeferredFetches::~DeferredFetches() { --deferred_fetches; }
+bool fetches_deferred() { return deferred_fetches > 0; }
+
 bool remote_files_open() { return byte_source_registry().count.load(std::memory_order_acquire) > 0; }
 
 void fetch_bytes(std::span<const std::byte> bytes) {
@@ -61,6 +69,22 @@ void fetch_bytes(std::span<const std::byte> bytes) {
       s->fetch(static_cast<std::uint64_t>(bytes.data() - s->base()), bytes.size());
       return;
     }
+}
+
+bool stream_bytes(std::span<const StreamedRange> ranges) {
+  ByteSourceRegistry& r = byte_source_registry();
+  if (ranges.empty() || r.count.load(std::memory_order_acquire) == 0) return false;
+  std::shared_lock lock(r.mutex);
+  for (ByteSource* s : r.sources) {
+    const auto inside = [&](const StreamedRange& g) {
+      return g.begin >= s->base() && g.begin < s->base() + s->size() &&
+             g.length <= static_cast<std::uint64_t>(s->base() + s->size() - g.begin);
+    };
+    if (!inside(ranges.front())) continue;
+    if (!std::all_of(ranges.begin(), ranges.end(), inside)) return false;
+    return s->stream(ranges);
+  }
+  return false;
 }
 
 }  // namespace tensor_inspect

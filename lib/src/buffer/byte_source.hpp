@@ -8,12 +8,32 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 
 namespace tensor_inspect {
 
 /// Fetch granularity of on-demand sources: bytes arrive in aligned blocks of this many, so
 /// a reader gathering scattered reads coalesces those closer than this.
 inline constexpr std::uint64_t kFetchBlock = std::uint64_t{1} << 16;
+
+/// Takes the bytes of one range in order as they arrive, without their being kept
+/// (stream_bytes): a scan that decodes while it receives.
+class RangeSink {
+ public:
+  virtual ~RangeSink() = default;
+  /// The range starts over from its first byte (its request is retried): what consume()
+  /// was given before is void. Also called once before the first bytes.
+  virtual void restart() = 0;
+  /// The next bytes of the range, in order; all of them arrive before stream_bytes returns.
+  virtual void consume(std::span<const std::byte> bytes) = 0;
+};
+
+/// Bytes [begin, begin + length) of a source's bytes, handed to `sink` as they arrive.
+struct StreamedRange {
+  const std::byte* begin = nullptr;
+  std::uint64_t length = 0;
+  RangeSink* sink = nullptr;
+};
 
 /// Bytes [base(), base() + size()) that are readable only after fetch() of them.
 class ByteSource {
@@ -25,6 +45,14 @@ class ByteSource {
   /// Gives back the memory of the whole fetch blocks inside [offset, offset + length): a
   /// later read must fetch() them again. Thread-safe against fetches of other ranges.
   virtual void release(std::uint64_t offset, std::uint64_t length) = 0;
+  /// Hands each range's bytes (offsets from base()) to its sink as they arrive, several
+  /// ranges at once, and keeps none of them: nothing becomes readable. False, with nothing
+  /// delivered, when this source does not stream these ranges (then fetch and read them).
+  /// Throws as fetch() does.
+  virtual bool stream(std::span<const StreamedRange> ranges) {
+    (void)ranges;
+    return false;
+  }
   virtual const std::byte* base() const = 0;
   virtual std::uint64_t size() const = 0;
 };
@@ -34,6 +62,24 @@ void register_byte_source(ByteSource* source);
 void unregister_byte_source(ByteSource* source);
 /// Calls `visit` for every registered source, under the registry's shared lock.
 void visit_byte_sources(const std::function<void(ByteSource&)>& visit);
+
+/// ByteSource::stream() of the source whose bytes hold every range (all in one source);
+/// false, with nothing delivered, for bytes of no on-demand source or one that does not
+/// stream them. Throws as fetch_bytes() does.
+bool stream_bytes(std::span<const StreamedRange> ranges);
+
+/// While one lives on a thread, the programs built on that thread (realize/program.cpp) do
+/// not fetch the on-demand bytes their loads can reach: the caller makes each part readable
+/// before the executor reads it (compare_tensors fetches windows ahead of its batches).
+class DeferredFetches {
+ public:
+  DeferredFetches();
+  ~DeferredFetches();
+  DeferredFetches(const DeferredFetches&) = delete;
+  DeferredFetches& operator=(const DeferredFetches&) = delete;
+};
+/// True while a DeferredFetches lives on this thread.
+bool fetches_deferred();
 
 /// True while any on-demand source is open (DISK buffers then fetch their bytes at first use).
 bool remote_files_open();

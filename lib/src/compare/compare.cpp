@@ -14,6 +14,8 @@
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
+#include "buffer/byte_source.hpp"
+#include "compare/batch_windows.hpp"
 #include "tensor/broadcast.hpp"
 
 namespace tensor_inspect {
@@ -240,9 +242,13 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
   std::vector<Partial> parts(static_cast<std::size_t>(kBatchChunks));
   std::int64_t batch_first = 0;  // index of the batch's first chunk
   constexpr auto kChunkElements = static_cast<std::int64_t>(1) << 11;
+  BatchWindows windows(run_a.s, run_b.s, kBatchChunks * kChunkElements, kChunkElements);
+  std::optional<DeferredFetches> deferred;  // the windows fetch what the batches read
+  if (windows.active()) deferred.emplace();
+  windows.before(0);
   auto chunk_slot = [&](std::int64_t start) { return static_cast<std::size_t>(start / kChunkElements - batch_first); };
   for_each_chunk_zipped(
-      roots, kBatchChunks,
+      roots, windows.batch() / kChunkElements,
       [&](const ValueChunk* v) {
         Partial& p = parts[chunk_slot(v[0].start)];
         p = Partial{};
@@ -260,6 +266,7 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
         const std::int64_t chunks = (done + kChunkElements - 1) / kChunkElements - batch_first;
         for (std::int64_t i = 0; i < chunks; ++i) total.fold(parts[static_cast<std::size_t>(i)]);
         batch_first += chunks;
+        windows.after(done);
         run_a.behind(done);
         run_b.behind(done);
         if (progress) progress(done);

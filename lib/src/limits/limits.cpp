@@ -76,6 +76,9 @@ std::pair<const LimitInfo*, std::uint64_t> parse_limit(std::string_view spec) {
   }
   std::string_view text = eq == std::string_view::npos ? std::string_view() : spec.substr(eq + 1);
   std::uint64_t scale = 1;
+  const bool binary = text.size() > 3 && text.substr(text.size() - 2) == "iB";  // 64MiB as 64M
+  if (binary && std::string_view("KMG").find(text[text.size() - 3]) != std::string_view::npos)
+    text.remove_suffix(2);  // 64MiB as 64M
   if (!text.empty() && (text.back() == 'K' || text.back() == 'M' || text.back() == 'G')) {
     scale = text.back() == 'K' ? 1u << 10 : text.back() == 'M' ? 1u << 20 : 1u << 30;
     text.remove_suffix(1);
@@ -85,7 +88,7 @@ std::pair<const LimitInfo*, std::uint64_t> parse_limit(std::string_view spec) {
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value == 0 ||
       value > UINT64_MAX / scale)
     throw Error(ErrorCode::Usage, "--limit '" + std::string(spec) + "': expected " + std::string(name) +
-                                      "=N with N a positive count (K, M, G suffixes allowed)");
+                                      "=N with N a positive count (K, M, G or KiB, MiB, GiB suffixes allowed)");
   return {info, value * scale};
 }
 

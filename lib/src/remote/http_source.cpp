@@ -113,7 +113,8 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
     // A whole file where a range was asked for is stopped at once; an error page is dropped.
     if (t.status != 206) return t.status == 200 ? 0 : bytes;
     if (t.got + bytes > t.range.length) return t.refused = true, 0;
-    std::memcpy(t.range.dest + t.got, data, bytes);
+    if (t.range.sink) t.range.sink->consume({reinterpret_cast<const std::byte*>(data), bytes});
+    else std::memcpy(t.range.dest + t.got, data, bytes);
   }
   t.got += bytes;
   return bytes;
@@ -161,6 +162,7 @@ void HttpSource::setup(Transfer& t) {
   t.stall_after = timeout_;
   t.last_byte = std::chrono::steady_clock::now();
   t.error[0] = '\0';
+  if (t.range.sink) t.range.sink->restart();  // a retry's bytes start from the range's first again
   CURL* e = t.easy;
   c.easy_setopt(e, CURLOPT_URL, url_.c_str());
   c.easy_setopt(e, CURLOPT_RANGE, range_text(t.range.offset, t.range.length).c_str());

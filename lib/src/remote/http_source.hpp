@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer/byte_source.hpp"
 #include "remote/request_auth.hpp"
 
 namespace tensor_inspect {
@@ -55,11 +56,13 @@ class HttpSource {
   /// Error(Io) otherwise.
   Probe probe(std::uint64_t first_bytes, const Condition& condition);
 
-  /// One range to read: bytes [offset, offset + length) of the file into dest.
+  /// One range to read: bytes [offset, offset + length) of the file into dest, or, with a
+  /// sink, handed to it as they arrive (restart() at each attempt) and not kept.
   struct Range {
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
     std::byte* dest = nullptr;
+    RangeSink* sink = nullptr;
   };
   /// Reads every range (at most 8 transfers at once), checking each answer against the
   /// size and the ETag (else Last-Modified) learnt by probe(). Throws Error(Io) naming the

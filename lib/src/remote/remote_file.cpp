@@ -25,7 +25,7 @@ namespace tensor_inspect {
 namespace {
 
 constexpr std::uint64_t kMaxWindow = 64;                            // read-ahead up to 4 MiB
-constexpr std::uint64_t kMaxRequest = std::uint64_t{4} << 20;  // bytes per request: a scan's windows go in parallel
+constexpr std::uint64_t kMaxRequest = std::uint64_t{16} << 20;  // bytes per request: a scan's windows go in parallel
 
 }  // namespace
 
@@ -139,6 +139,24 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
     mark(b0, b1);
     if (cache_) cache_->write(b0, b1, base_);
   }
+}
+
+bool RemoteBytes::stream(std::span<const StreamedRange> ranges) {
+  if (cache_) return false;
+  bool all = true;
+  for (const StreamedRange& g : ranges) {
+    const auto offset = static_cast<std::uint64_t>(g.begin - base_);
+    if (g.length == 0) continue;
+    for (std::uint64_t b = offset / kRemoteBlock; b <= (offset + g.length - 1) / kRemoteBlock && all; ++b)
+      all = present(b);
+  }
+  if (all) return false;
+  std::vector<HttpSource::Range> requests;
+  for (const StreamedRange& g : ranges)
+    if (g.length > 0) requests.push_back({static_cast<std::uint64_t>(g.begin - base_), g.length, nullptr, g.sink});
+  std::lock_guard lock(mutex_);  // the source's transfers are one thread's
+  source_->fetch(requests);
+  return true;
 }
 
 void RemoteBytes::release(std::uint64_t offset, std::uint64_t length) {

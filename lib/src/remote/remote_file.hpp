@@ -34,6 +34,10 @@ class RemoteBytes final : public ByteSource {
 
   /// Fetches the missing blocks of [offset, offset + length) (see MappedFile::fetch).
   void fetch(std::uint64_t offset, std::uint64_t length) override;
+  /// Streams the ranges from the server to their sinks (several requests at once), unless a
+  /// block cache is open (its runs keep what they fetch: the ranges are fetched and read
+  /// instead) or every block of the ranges is here already (read where they are).
+  bool stream(std::span<const StreamedRange> ranges) override;
   /// Gives back the fetched blocks wholly inside [offset, offset + length) (madvise
   /// MADV_DONTNEED on the anonymous reservation, which then reads as zeros until fetched
   /// again, so their bits are cleared first). The file's last, partial block counts as whole.

@@ -27,6 +27,9 @@ std::optional<std::string> remote_env_value(const char* name) {
 std::string parse_cache_size(std::string& text) {
   std::string_view digits = text;
   std::uint64_t scale = 1;
+  const bool binary = digits.size() > 3 && digits.substr(digits.size() - 2) == "iB";  // 64MiB as 64M
+  if (binary && std::string_view("KMG").find(digits[digits.size() - 3]) != std::string_view::npos)
+    digits.remove_suffix(2);  // 20GiB as 20G
   if (!digits.empty()) {
     switch (digits.back()) {
       case 'K': case 'k': scale = std::uint64_t{1} << 10; break;
@@ -39,7 +42,7 @@ std::string parse_cache_size(std::string& text) {
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value > UINT64_MAX / scale)
-    return "expected a byte count such as 500M or 20G (K, M, G suffixes), not '" + text + "'";
+    return "expected a byte count such as 500M or 20GiB (K, M, G suffixes, or KiB, MiB, GiB), not '" + text + "'";
   if (value * scale < kMinCacheSize) return "at least 1M, not '" + text + "'";
   text = std::to_string(value * scale);
   return {};

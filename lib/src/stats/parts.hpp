@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "decode/lanes.hpp"
 #include "stats/moments.hpp"
 #include "tensor_inspect/stats.hpp"
 
@@ -18,6 +19,14 @@ namespace tensor_inspect {
 /// The moments of chunk `chunk` (elements [chunk, chunk + 1) × kStatsChunk) of `source`:
 /// its blocks decoded and folded in index order.
 Moments chunk_moments(const StoredElements& source, Lane lane, std::int64_t chunk);
+
+/// The moments of every chunk of a remote `source` into `parts` (one per chunk), each
+/// taken as its bytes arrive (stats/received.cpp), equal to chunk_moments' of them; progress
+/// reported with the bytes of each finished request. False, with `parts` untouched, when
+/// the source's bytes are not streamed (local, decoded, under --cache, or already fetched):
+/// scan them in place. Throws Error(Io) as a fetch does.
+bool receive_chunk_moments(const StoredElements& source, Lane lane, const ScanOptions& options,
+                           std::vector<Moments>& parts);
 
 /// Combines `parts` (one per chunk, in chunk order; merged in place) in the fixed pairwise
 /// tree and gives the statistics of `count` elements of `dtype` (bool/signed/unsigned

@@ -14,7 +14,7 @@
 #include "stats/parts.hpp"
 #include "stats/moments.hpp"
 #include "tensor_inspect/context.hpp"
-#include "stats/window_fetcher.hpp"
+#include "buffer/window_fetcher.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/stats.hpp"
@@ -194,7 +194,8 @@ std::optional<double> TensorStats::max_value() const {
 TensorStats compute_stats(const StoredElements& s, const ScanOptions& o) {
   const Lane lane = lane_of(s);
   std::vector<Moments> parts(static_cast<std::size_t>(chunk_count(s)));
-  for_each_chunk(s, o, [&](std::int64_t c) { parts[static_cast<std::size_t>(c)] = chunk_moments(s, lane, c); });
+  if (!receive_chunk_moments(s, lane, o, parts))
+    for_each_chunk(s, o, [&](std::int64_t c) { parts[static_cast<std::size_t>(c)] = chunk_moments(s, lane, c); });
   return stats_of_parts(parts, lane, s.ggml_type ? DType::Float32 : s.stored, s.numel);
 }
 

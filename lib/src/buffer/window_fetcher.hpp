@@ -1,4 +1,4 @@
-// stats/window_fetcher.hpp — a remote source's windows fetched ahead of the scan, on a
+// buffer/window_fetcher.hpp — a remote source's windows fetched ahead of the scan, on a
 // thread of its own, so decoding runs while the next bytes arrive and the scan waits on
 // the network only when it is the slower of the two. At most `ahead` windows past the one
 // being scanned are fetched (Limits::remote_memory_bytes bounds them); the scan gives

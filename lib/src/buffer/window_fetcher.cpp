@@ -1,5 +1,5 @@
-// stats/window_fetcher.cpp — see window_fetcher.hpp.
-#include "stats/window_fetcher.hpp"
+// buffer/window_fetcher.cpp — see window_fetcher.hpp.
+#include "buffer/window_fetcher.hpp"
 
 #include <algorithm>
 
