@@ -11,8 +11,9 @@ read as the path), and its peak RSS must stay under the tool's own idle peak (th
 over the tiny file: under ASan it holds the sanitizer's own memory) plus the 16 MiB bound
 plus a 40 MiB margin, far under the file's size: a scan keeping every fetched block would
 hold the whole file. The same with `--cache DIR` (its bound is on disk) and for the second
-run served from that cache, and for `diff` of the file against a copy with 1,000 values
-changed (output equal to the local diff's). Prints one line per check and `N passed, M failed`.
+run served from that cache, for `-e` reductions over its largest tensor, and for `diff` of
+the file against a copy with 1,000 values changed (output equal to the local diff's).
+Prints one line per check and `N passed, M failed`.
 """
 import json
 import os
@@ -91,6 +92,15 @@ def main():
                   out.replace(url, path) == want.stdout, f"status {status}: {err[-300:]!r}")
             check(f"remote {name} peaks under idle + {BOUND // MiB} MiB + {MARGIN // MiB} MiB", peak < bound,
                   f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, file {size / MiB:.0f} MiB")
+        # -e reductions over a remote tensor: its windows fetched ahead of the kernel, given back behind.
+        for expr in ["x.sum()", "(x * x).mean()"]:
+            args = ["--name", "a.weight", "-e", expr, "--json"]
+            want = subprocess.run([binary, path] + args, capture_output=True, text=True, timeout=120)
+            status, out, err, peak = run_measured(binary, [url] + args + limit, 300)
+            check(f"remote -e '{expr}' prints what the local file's does", status == 0 and want.returncode == 0 and
+                  out.replace(url, path) == want.stdout, f"status {status}: {err[-300:]!r}")
+            check(f"remote -e '{expr}' peaks under idle + {BOUND // MiB} MiB + {MARGIN // MiB} MiB", peak < bound,
+                  f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, tensor a.weight")
         # diff of two remote files: each tensor's windows fetched ahead and given back behind.
         path2, url2 = os.path.join(www, "big2.safetensors"), nginx.url("files", "big2.safetensors")
         want = subprocess.run([binary, "diff", path, path2], capture_output=True, text=True, timeout=300)

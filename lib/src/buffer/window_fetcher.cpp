@@ -33,7 +33,13 @@ void WindowFetcher::run() {
     if (stop_) return;
     // Every window allowed now goes in one fetch: its ranges run in parallel, and the
     // connections stay busy until the last of them.
-    const std::size_t from = fetched_, to = std::min(windows_.size(), scanned_ + ahead_);
+    // Windows the reader is past are skipped: it read them without waiting (its own reads
+    // fetch what is missing) and may have given them back.
+    const std::size_t from = std::max(fetched_, scanned_), to = std::min(windows_.size(), scanned_ + ahead_);
+    if (from >= to) {
+      fetched_ = std::max(fetched_, from);
+      continue;
+    }
     lock.unlock();
     try {
       const std::uint64_t begin = windows_[from].first, end = windows_[to - 1].second;

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <exception>
 #include <numeric>
+#include <optional>
 
+#include "buffer/byte_source.hpp"
 #include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/hash.hpp"
@@ -80,29 +82,80 @@ Plan plan_of(const TensorEntry& e) {
   return p;
 }
 
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+// The bytes of `piece` (whole elements) as the canonical stream has them: a bool's nonzero
+// byte as 1, a big-endian element's bytes reversed.
+std::span<const std::byte> canonical_piece(const Plan& p, std::span<const std::byte> piece,
+                                           std::vector<std::byte>& scratch) {
+  const std::size_t k = p.swap_itemsize;
+  if (!p.bool_bytes && k <= 1) return piece;
+  scratch.resize(piece.size());
+  if (p.bool_bytes)
+    for (std::size_t i = 0; i < piece.size(); ++i) scratch[i] = std::byte{piece[i] != std::byte{0}};
+  else
+    for (std::size_t i = 0; i + k <= piece.size(); i += k)
+      for (std::size_t j = 0; j < k; ++j) scratch[i + j] = piece[i + k - 1 - j];
+  return scratch;
+}
+
 void hash_in_place(Plan& p, Hasher& h) {
   if (p.check_whole) p.check_whole();
-  thread_local std::vector<std::byte> swapped;
-  const std::size_t k = p.swap_itemsize;
-  const bool release = p.file && p.file->is_mapped();
+  thread_local std::vector<std::byte> scratch;
+  // A mapping's pages and a remote file's blocks are given back behind the hash.
+  const bool release = p.file && (p.file->is_mapped() || p.file->is_remote());
   const std::uint64_t base = release ? static_cast<std::uint64_t>(p.bytes.data() - p.file->bytes().data()) : 0;
   for (std::size_t at = 0; at < p.bytes.size(); at += kPieceBytes) {
     std::span<const std::byte> piece = p.bytes.subspan(at, std::min(kPieceBytes, p.bytes.size() - at));
     fetch_bytes(piece);
-    if (p.bool_bytes) {
-      swapped.resize(piece.size());
-      for (std::size_t i = 0; i < piece.size(); ++i) swapped[i] = std::byte{piece[i] != std::byte{0}};
-      h.update(swapped);
-    } else if (k > 1) {
-      swapped.resize(piece.size());
-      for (std::size_t i = 0; i + k <= piece.size(); i += k)
-        for (std::size_t j = 0; j < k; ++j) swapped[i + j] = piece[i + k - 1 - j];
-      h.update(swapped);
-    } else {
-      h.update(piece);
-    }
+    h.update(canonical_piece(p, piece, scratch));
     if (release) p.file->release_pages(base + at, piece.size());
   }
+}
+
+// A remote tensor's bytes hashed as they arrive, none of them kept. One request: a hash takes
+// its bytes in order (the tensors of a file are still hashed side by side).
+class HashOnArrival final : public RangeSink {
+ public:
+  HashOnArrival(const Plan& p, HashAlgorithm a) : plan_(p), algorithm_(a) {}
+  void restart() override {
+    hasher_.emplace(algorithm_);
+    hasher_->update(as_bytes(plan_.header));
+    carry_.clear();
+  }
+  void consume(std::span<const std::byte> bytes) override {
+    const std::size_t k = std::max<std::size_t>(1, plan_.swap_itemsize);
+    if (!carry_.empty()) {  // an element split between two pieces
+      const std::size_t take = std::min(k - carry_.size(), bytes.size());
+      carry_.insert(carry_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(take));
+      bytes = bytes.subspan(take);
+      if (carry_.size() < k) return;
+      hasher_->update(canonical_piece(plan_, carry_, scratch_));
+      carry_.clear();
+    }
+    const std::size_t whole = bytes.size() / k * k;
+    hasher_->update(canonical_piece(plan_, bytes.first(whole), scratch_));
+    carry_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(whole), bytes.end());
+  }
+  std::string digest() { return hasher_->hex_digest(); }
+
+ private:
+  const Plan& plan_;
+  HashAlgorithm algorithm_;
+  std::optional<Hasher> hasher_;
+  std::vector<std::byte> carry_, scratch_;
+};
+
+// The digest of a remote tensor read in place, streamed (stream_bytes); nullopt when its bytes
+// are not streamed (a local file, a block cache, bytes already here, a member whose CRC is checked).
+std::optional<std::string> hash_on_arrival(const Plan& p, HashAlgorithm a) {
+  if (!p.file || !p.file->is_remote() || p.check_whole || p.bytes.empty()) return std::nullopt;
+  HashOnArrival sink(p, a);
+  const StreamedRange range{p.bytes.data(), p.bytes.size(), &sink};
+  if (!stream_bytes(std::span(&range, 1))) return std::nullopt;
+  return sink.digest();
 }
 
 void hash_walk(Plan& p, Hasher& h) {
@@ -115,10 +168,6 @@ void hash_walk(Plan& p, Hasher& h) {
       for (std::byte& b : out) b = std::byte{b != std::byte{0}};
     h.update(out);
   });
-}
-
-std::span<const std::byte> as_bytes(const std::string& s) {
-  return std::as_bytes(std::span<const char>(s.data(), s.size()));
 }
 
 }  // namespace
@@ -156,6 +205,10 @@ std::vector<TensorHash> hash_tensors(std::span<const TensorEntry> entries, HashA
     for (std::int64_t n = 0; n < count; ++n) {
       Plan& p = plans[in_place[static_cast<std::size_t>(n)]];
       try {
+        if (std::optional<std::string> streamed = hash_on_arrival(p, a)) {
+          p.result.digest = std::move(*streamed);
+          continue;
+        }
         Hasher h(a);
         h.update(as_bytes(p.header));
         hash_in_place(p, h);

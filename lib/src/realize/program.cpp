@@ -63,9 +63,12 @@ class Lowering {
       // shape: the shape of the topmost movement above the load, or the load's own.
       const Shape& loop = steps_.empty() ? n->shape : steps_.front().shape;
       const Buffer& buffer = *std::get<std::shared_ptr<Buffer>>(buf->arg);
-      inst.data = fetch_reachable(buffer, views, loop, n->dtype);
-      // A remote file's blocks are fetched once, here: they must stay, so only local maps.
-      if (views.empty() && buffer.device() == Device::DISK && buffer.file() && !buffer.file()->is_remote()) {
+      // A remote file read with no views is fetched chunk by chunk as the kernel reads it;
+      // under views (a slice, a permute) the elements they reach are fetched once, here.
+      inst.fetch_on_read = views.empty() && buffer.device() == Device::DISK && buffer.file() &&
+                           buffer.file()->is_remote() && buffer.nbytes() > 0;
+      inst.data = inst.fetch_on_read ? buffer.bytes_unfetched().data() : fetch_reachable(buffer, views, loop, n->dtype);
+      if (views.empty() && buffer.device() == Device::DISK && buffer.file()) {
         inst.file = buffer.file().get();
         inst.file_offset = static_cast<std::uint64_t>(inst.data - inst.file->bytes().data());
         inst.file_bytes = buffer.nbytes();
@@ -307,6 +310,8 @@ void ChunkEvaluator::gather(std::size_t k, std::int64_t start, std::size_t n, st
   const Instance& inst = program_.nodes[k];
   const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
   if (inst.views.empty()) {
+    if (inst.fetch_on_read)
+      inst.file->fetch(inst.file_offset + static_cast<std::uint64_t>(start) * itemsize, n * itemsize);
     std::memcpy(out, inst.data + static_cast<std::size_t>(start) * itemsize, n * itemsize);
     return;
   }
@@ -333,10 +338,12 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
     Word* out = values_[k].data();
     switch (inst.kind) {
       case Instance::Load:
-        if (inst.views.empty())
-          decode(inst.dtype, inst.data + static_cast<std::size_t>(start) * dtype_info(inst.dtype).itemsize, nullptr, n,
-                 out);
-        else
+        if (inst.views.empty()) {
+          const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
+          if (inst.fetch_on_read)
+            inst.file->fetch(inst.file_offset + static_cast<std::uint64_t>(start) * itemsize, n * itemsize);
+          decode(inst.dtype, inst.data + static_cast<std::size_t>(start) * itemsize, nullptr, n, out);
+        } else
           decode(inst.dtype, inst.data, indices(inst, start, n), n, out);
         continue;
       case Instance::Const:

@@ -8,11 +8,19 @@
 // which reads the same bytes again from the page cache if they are touched). An -e 'x.sum()'
 // of a 1 GiB file then holds one batch of pages, not the file. Loads under views (a
 // permute, a flip, a broadcast) read out of order and keep their pages.
+//
+// A remote file's Load (Instance::fetch_on_read) that the kernel reads whole is fetched
+// ahead of the kernel in windows, on a thread of their own (WindowFetcher), and given back
+// behind it the same way: an -e 'x.sum()' of a remote tensor holds a few windows, not the
+// tensor (four windows of min(16 MiB, Limits::remote_memory_bytes / 8) a Load). The kernel's
+// own reads fetch whatever the windows have not brought yet.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "buffer/window_fetcher.hpp"
 #include "realize/program.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -35,6 +43,8 @@ class ReleaseBehind {
     const MappedFile* file;
     std::uint64_t offset, bytes, itemsize;
     std::uint64_t released = 0;  ///< bytes from `offset` given back so far
+    std::shared_ptr<WindowFetcher> ahead;  ///< a remote Load read whole: its windows, fetched ahead,
+    std::uint64_t window = 0;              ///< of this many bytes each from `offset`
   };
   std::vector<Load> loads_;
 };
