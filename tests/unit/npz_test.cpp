@@ -110,6 +110,21 @@ TEST_CASE("npz: hand-built archives: stored and deflated members, skipped non-.n
         std::string::npos);
 }
 
+// np.load(path)['a'] of an archive holding members 'a' and 'a.npy' reads member 'a' (an exact
+// name wins in NpzFile.__getitem__); the .npy member is np.load(path)['a.npy'] (checked with NumPy 1.24).
+TEST_CASE("npz: beside a member named 'a', member 'a.npy' is listed as 'a.npy', not as the 'a' np.load gives") {
+  const ti::LoadedFile f =
+      open_zip({zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data)), zip_test::stored("a", "hello"),
+                zip_test::stored("b.npy", npy("<i2", "(3,)", kI2Data))});
+  REQUIRE(f.tensors.size() == 2);
+  CHECK(f.tensors[0].name == "a.npy");
+  CHECK(f.tensors[1].name == "b");
+  CHECK(tolist(f.tensors[0].load()) == "[1, -2, 3]");
+  REQUIRE(f.warnings.size() == 1);
+  CHECK(f.warnings[0].find("member 'a' is not named <key>.npy: skipped (np.load lists it as 'a')") !=
+        std::string::npos);
+}
+
 TEST_CASE("npz: zip64 members: sizes from the central zip64 extra field, data after the local one") {
   zip_test::Member a = zip_test::stored("a.npy", npy("<i2", "(3,)", kI2Data));
   zip_test::Member b = zip_test::deflated("b.npy", npy("<i2", "(3,)", kI2Data));

@@ -6,7 +6,8 @@
 //      (np.savez_compressed), or BZIP2 or LZMA (zipfile's other methods, which np.load
 //      reads: as far as the system's libzip does), zip64 extra fields when sizes need them;
 //   2. each member "<key>.npy" is a whole .npy file (see npy.cpp); np.load lists it as
-//      <key>, in archive order. Other members are not arrays and are skipped.
+//      <key> (<key>.npy when another member is named <key> exactly), in archive order.
+//      Other members are not arrays and are skipped.
 //
 // A STORED member is read in place: its .npy is opened over a slice of the mapping, so
 // tensors are DISK views of the .npz itself. Of a DEFLATED member only the .npy header is
@@ -174,6 +175,12 @@ LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
   loaded.path = name;
   loaded.format = "npz";
   loaded.file = file;
+  // np.load's key for a member is its name less ".npy", but a member named exactly the key
+  // wins the lookup (numpy/lib/npyio.py NpzFile.__getitem__): beside a member 'a',
+  // 'a.npy' is reached only as np.load(...)['a.npy'], and is listed under that name.
+  std::vector<std::string_view> exact;
+  for (const ZipMember& m : zip->members())
+    if (!m.name.ends_with(".npy")) exact.push_back(m.name);
   for (const ZipMember& m : zip->members()) {
     if (!m.name.ends_with(".npy")) {
       loaded.metadata.push_back({m.name, "skipped", "not a .npy member"});
@@ -183,7 +190,8 @@ LoadedFile open_npz(std::shared_ptr<const MappedFile> file) {
       continue;
     }
     TensorEntry entry = m.stored ? stored_entry(file, m) : deflated_entry(zip, m);
-    entry.name = npz_key(m.name);
+    const std::string key = npz_key(m.name);
+    entry.name = std::find(exact.begin(), exact.end(), key) == exact.end() ? key : m.name;
     loaded.tensors.push_back(std::move(entry));
   }
   return loaded;
