@@ -75,18 +75,22 @@ void RemoteBytes::mark(std::uint64_t first, std::uint64_t last) {
 
 namespace {
 
-/// Asks for 2 MiB pages (transparent huge pages, "madvise" mode) over the whole 2 MiB
-/// spans of bytes [begin, end) of the reservation at `base`.
+/// Asks for 2 MiB pages (transparent huge pages, "madvise" mode) over the 2 MiB spans that
+/// bytes [begin, end) of the `size`-byte reservation at `base` touch, when they are 2 MiB or more.
 // NOTE: received bytes fill fresh pages, which a scan gives back and fills again: one fault
 // per 2 MiB instead of per 4 KiB. Measured on a 1 GiB --stats through a local nginx: 2.6 s
 // instead of 8.8 s (curl: 2.5 s). Only large fetches ask: small scattered reads (a listing,
-// a summary's edges) would each commit 2 MiB.
-void remote_huge_pages([[maybe_unused]] std::byte* base, [[maybe_unused]] std::uint64_t begin,
-                       [[maybe_unused]] std::uint64_t end) {
+// a summary's edges) would each commit 2 MiB. The spans at both ends count: a window that
+// starts or ends inside one (a tensor's windows start where its data does) faulted it in
+// 4 KiB pages, 512 faults each (measured: 46,000 faults in a remote diff of 1 GiB files).
+void remote_huge_pages([[maybe_unused]] std::byte* base, [[maybe_unused]] std::uint64_t size,
+                       [[maybe_unused]] std::uint64_t begin, [[maybe_unused]] std::uint64_t end) {
 #ifdef MADV_HUGEPAGE
   constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  const auto first = (reinterpret_cast<std::uintptr_t>(base) + begin + kHuge - 1) / kHuge * kHuge;
-  const auto last = (reinterpret_cast<std::uintptr_t>(base) + end) / kHuge * kHuge;
+  if (end - begin < kHuge) return;
+  const auto at = reinterpret_cast<std::uintptr_t>(base);
+  const std::uintptr_t first = std::max((at + begin) / kHuge * kHuge, (at + kHuge - 1) / kHuge * kHuge);
+  const std::uintptr_t last = std::min((at + end + kHuge - 1) / kHuge * kHuge, (at + size) / kHuge * kHuge);
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 #endif
 }
@@ -128,7 +132,7 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
   std::vector<HttpSource::Range> ranges;
   for (const auto& [b0, b1] : runs) {
     const std::uint64_t begin = b0 * kRemoteBlock, end = std::min(size_, (b1 + 1) * kRemoteBlock);
-    remote_huge_pages(base_, begin, end);
+    remote_huge_pages(base_, size_, begin, end);
     for (std::uint64_t at = begin; at < end; at += kMaxRequest) {
       const std::uint64_t n = std::min(kMaxRequest, end - at);
       ranges.push_back({at, n, base_ + at});
