@@ -71,16 +71,7 @@ ComputeHook graph_hook(const Options& o, const Item* heading) {
   const std::string head =
       heading ? "== " + (heading->name ? escape_untrusted(*heading->name, true) : std::string("(unnamed)")) + " ==\n"
               : "";
-  return [mode = *o.graph, head](const Tensor& t) {
-    std::cerr << head;
-    if (mode == "dot") {
-      std::cerr << graph_to_dot(t.node());
-      return;
-    }
-    std::cerr << "graph:\n" << graph_to_string(t.node()) << "schedule:\n";
-    auto kernels = schedule(t.contiguous().node());
-    for (std::size_t i = 0; i < kernels.size(); ++i) std::cerr << kernels[i].to_string(i) << "\n";
-  };
+  return [dot = *o.graph == "dot", head](const Tensor& t) { std::cerr << head << graph_report(t.node(), dot); };
 }
 
 int run(const Options& o) {
