@@ -13,10 +13,10 @@
 
 #include "cli/options.hpp"
 #include "cli/remote_options.hpp"
-#include "commands/diff.hpp"
+#include "commands/diff/diff.hpp"
 #include "commands/export/export.hpp"
 #include "commands/hash/hash.hpp"
-#include "commands/validate.hpp"
+#include "commands/validate/validate.hpp"
 
 namespace CLI {
 class App;

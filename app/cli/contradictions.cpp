@@ -1,107 +1,90 @@
-// app/cli/contradictions.cpp — the table of options that cannot be given together, each with
-// the reason the error line gives, and of options that change nothing without another.
+// app/cli/contradictions.cpp — the run's mode, resolved once from what each option declares:
+// the activity it asks for (a listing, the header, statistics, checks), or, for an option that
+// shapes an output, the activities it shapes and the question it answers. The refusals follow.
 #include "cli/contradictions.hpp"
 
 #include <string>
+#include <vector>
 
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::app {
+namespace {
 
-void refuse_contradictions(const Options& o) {
-  // The statistics option given, for messages (--stats, --hist, --plot, --fail-on).
+// Activities that run together: checks beside statistics or beside the header.
+constexpr unsigned kTogether[] = {kStats | kChecks, kHeader | kChecks};
+// What options that pick tensors or compute from them shape: everything but a listing.
+constexpr unsigned kPerTensor = kValues | kHeader | kStats | kChecks;
+
+bool run_together(unsigned a, unsigned b) {
+  for (const unsigned t : kTogether)
+    if ((t & a) && (t & b)) return true;
+  return a == b;
+}
+
+// An option as the rules see it (--stats/--hist/--plot/--fail-on: one, named as given).
+struct Declared {
+  bool given;
+  std::string name, does;  ///< "--name", "takes the tensors it matches"
+  unsigned activity = 0, shapes = 0;  ///< the activity it asks for, else (0) those it shapes
+  int question = 0;        ///< two options answering the same question (not 0) are a choice of one
+};
+
+}  // namespace
+
+Mode resolve_mode(const Options& o) {
   const char* stats = o.stats.stats ? "--stats" : o.stats.hist ? "--hist" : o.stats.plot ? "--plot" : "--fail-on";
-  const char* view = o.overview ? "--overview" : o.list ? "--list" : o.meta ? "--meta" : "--list0";
-  const char* selection = o.all ? "--all" : "--name";
-  const char* check = o.expects.empty() ? "--assert" : "--expect";
-  // How a tensor's values are printed (--full, --threshold, --edgeitems): modes that print
-  // no values would drop them.
-  // --meta --full prints every item of long metadata arrays.
-  const bool printing = (o.print.full && !o.meta) || o.print.threshold || o.print.edgeitems;
-  const char* print = o.print.full ? "--full" : o.print.threshold ? "--threshold" : "--edgeitems";
-  const bool listing = o.list || o.meta || o.list0 || o.overview;
   const bool checks = !o.expects.empty() || !o.asserts.empty();
-  const bool view_as = !o.view_as.empty();
-  struct Rule {
-    bool both;
-    std::string first, second, why;
+  const std::string printed = "says how values are printed";
+  enum Question { kNone, kWhichTensors, kWhichJson, kInputDtype };
+  const std::vector<Declared> options = {
+      {o.list, "--list", "lists every tensor from the header", kList},
+      {o.meta, "--meta", "shows the file's metadata", kMeta},
+      {o.list0, "--list0", "writes every tensor's name alone, NUL-ended", kList0},
+      {o.overview, "--overview", "groups every tensor from the header", kOverview},
+      {o.print.header, "--header", "shows one tensor's fields and reads no data", kHeader},
+      {o.stats.active(), stats, "scans every value and prints statistics, no values", kStats},
+      {checks, o.expects.empty() ? "--assert" : "--expect", "checks tensors and prints no values", kChecks},
+      {o.all, "--all", "takes every tensor", 0, kPerTensor, kWhichTensors},
+      {!o.names.empty(), "--name", "takes the tensors it matches", 0, kPerTensor, kWhichTensors},
+      {o.json, "--json", "writes one JSON object", 0, ~kList0, kWhichJson},
+      {o.jsonl, "--jsonl", "writes one JSON object per tensor and line", 0, kPerTensor, kWhichJson},
+      {o.expr.has_value(), "-e", "computes a tensor", 0, kPerTensor},
+      {!o.view_as.empty(), "--view-as", "recasts the printed memoryview", 0, kValues | kHeader},
+      // --meta --full prints every item of long metadata arrays.
+      {o.print.full, "--full", printed, 0, kValues | kMeta},
+      {o.print.threshold.has_value(), "--threshold", printed, 0, kValues},
+      {o.print.edgeitems.has_value(), "--edgeitems", printed, 0, kValues},
+      {o.graph.has_value(), "--graph", "shows what printing a tensor computes", 0, kValues},
+      {o.json_nonfinite.has_value(), "--json-nonfinite", "spells nan and inf among printed values", 0, kValues},
+      {o.dtype.has_value(), "--dtype", "types a literal", 0, ~0U, kInputDtype},
+      {o.raw.has_value(), "--raw", "types the bytes of a file", 0, ~0U, kInputDtype},
   };
-  const Rule rules[] = {
-      {o.all && !o.names.empty(), "--all", "--name", "--all takes every tensor, --name only those it matches"},
-      {o.json && o.jsonl, "--json", "--jsonl", "--json writes one object, --jsonl one object per line"},
-      {o.list && o.meta, "--list", "--meta", "--list shows the tensors, --meta the metadata"},
-      {o.overview && (o.list || o.meta || o.list0), "--overview",
-       o.list   ? "--list"
-       : o.meta ? "--meta"
-                : "--list0",
-       "--overview groups the tensors, the other a view of its own"},
-      {o.list0 && (o.list || o.meta), "--list0", view,
-       std::string("--list0 writes the names alone, ") + view + " a view for people or JSON"},
-      {o.list0 && o.json, "--list0", "--json",
-       "--list0 writes NUL-ended names, --json one object (--list --json lists the tensors)"},
-      {listing && (o.all || !o.names.empty()), view, selection,
-       std::string(view) + " shows the whole file, " + selection + " chooses tensors to show"},
-      {listing && o.jsonl, view, "--jsonl",
-       o.list0 ? std::string("--list0 writes NUL-ended names, --jsonl JSON lines")
-               : std::string("a listing is one JSON object (") + view + " --json)"},
-      {listing && o.expr.has_value(), view, "-e", std::string(view) + " reads headers only, -e computes a tensor"},
-      {listing && o.stats.active(), view, stats,
-       std::string(view) + " reads headers only, " + stats + " reads every value"},
-      {listing && o.print.header, view, "--header",
-       std::string(view) + " shows the whole file, --header one tensor's fields"},
-      {o.print.header && o.stats.active(), "--header", stats,
-       std::string("--header reads no data, ") + stats + " reads every value"},
-      {checks && listing, check, view, std::string(check) + " checks tensors, " + view + " shows the file"},
-      // --view-as recasts the memoryview that is printed; these print none.
-      {view_as && o.stats.active(), "--view-as", stats,
-       std::string(stats) + " reads the tensor's values, --view-as recasts the printed memoryview"},
-      {view_as && listing, "--view-as", view,
-       std::string(view) + " reads headers only, --view-as recasts a printed memoryview"},
-      {view_as && checks, "--view-as", check,
-       std::string(check) + " checks the tensor itself, --view-as recasts the printed memoryview"},
-      // --full, --threshold and --edgeitems say how values are printed; these print none.
-      {printing && o.stats.active(), print, stats,
-       std::string(print) + " says how values are printed, " + stats + " prints none"},
-      {printing && listing, print, view, std::string(print) + " says how values are printed, " + view + " prints none"},
-      {printing && checks, print, check,
-       std::string(print) + " says how values are printed, " + check + " prints none"},
-      {printing && o.print.header, print, "--header",
-       std::string(print) + " says how values are printed, --header prints none"},
-      // --graph shows the lazy graph and kernels of what printing a tensor computes; these
-      // print no tensor's values, so it would be silently ignored.
-      {o.graph && o.print.header, "--graph", "--header",
-       "--header reads and computes no data, --graph shows what printing computes"},
-      {o.graph && o.stats.active(), "--graph", stats,
-       std::string(stats) + " scans the values in a pass of its own, --graph shows what printing a tensor computes"},
-      {o.graph && listing, "--graph", view,
-       std::string(view) + " reads headers only, --graph shows what printing a tensor computes"},
-      {o.graph && checks, "--graph", check,
-       std::string(check) + " checks a tensor, --graph shows what printing it computes: one run does one"},
-      // --json-nonfinite spells nan and inf among a tensor's values in JSON; these write none.
-      {o.json_nonfinite && o.stats.active(), "--json-nonfinite", stats,
-       std::string(stats) + " JSON holds no tensor values (an overflowing std is always \"inf\")"},
-      {o.json_nonfinite && listing, "--json-nonfinite", view, std::string(view) + " JSON holds no tensor values"},
-      {o.json_nonfinite && checks, "--json-nonfinite", check, std::string(check) + " JSON holds no tensor values"},
-      {o.json_nonfinite && o.print.header, "--json-nonfinite", "--header", "--header JSON holds no tensor values"},
-      {o.dtype && o.raw, "--dtype", "--raw", "--dtype types a literal, --raw the bytes of a file"},
-  };
-  for (const Rule& r : rules)
-    if (r.both) throw Error(ErrorCode::Usage, r.first + " and " + r.second + " contradict (" + r.why + "): choose one");
+  Mode mode;
+  for (const Declared& d : options)
+    if (d.given) mode.activities |= d.activity;
+  if (mode.activities == 0) mode.activities = kValues;
+  for (std::size_t i = 0; i < options.size(); ++i)
+    for (std::size_t j = i + 1; j < options.size(); ++j) {
+      const Declared &a = options[i], &b = options[j];
+      if (!a.given || !b.given) continue;
+      const bool contradict = a.activity && b.activity   ? !run_together(a.activity, b.activity)
+                              : a.activity || b.activity ? !((a.activity | b.activity) & (a.shapes | b.shapes))
+                                                         : a.question != kNone && a.question == b.question;
+      if (contradict)
+        throw Error(ErrorCode::Usage, a.name + " and " + b.name + " contradict (" + a.name + " " + a.does + "; " +
+                                          b.name + " " + b.does + "): choose one");
+    }
 
   // Options that only shape what another asks for: alone they would change nothing.
-  struct Needs {
-    bool alone;
-    std::string option, needs, why;
+  const auto needs = [](const std::string& option, const std::string& other, const std::string& why) {
+    return Error(ErrorCode::Usage, option + " without " + other + " changes nothing (" + why + "): give " + other +
+                                       " too, or drop " + option);
   };
-  const Needs needs[] = {
-      {o.stats.plot_kind && !o.stats.plot, "--plot-kind", "--plot", "it says what --plot draws"},
-      {o.json_nonfinite && !o.json && !o.jsonl, "--json-nonfinite", "--json or --jsonl",
-       "it says how JSON spells nan and inf"},
-  };
-  for (const Needs& n : needs)
-    if (n.alone)
-      throw Error(ErrorCode::Usage, n.option + " without " + n.needs + " changes nothing (" + n.why + "): give " +
-                                        n.needs + " too, or drop " + n.option);
+  if (o.stats.plot_kind && !o.stats.plot) throw needs("--plot-kind", "--plot", "it says what --plot draws");
+  if (o.json_nonfinite && !o.json && !o.jsonl)
+    throw needs("--json-nonfinite", "--json or --jsonl", "it says how JSON spells nan and inf");
+  return mode;
 }
 
 }  // namespace tensor_inspect::app

@@ -71,20 +71,11 @@ ComputeHook graph_hook(const Options& o, const Item* heading) {
   const std::string head =
       heading ? "== " + (heading->name ? escape_untrusted(*heading->name, true) : std::string("(unnamed)")) + " ==\n"
               : "";
-  return [mode = *o.graph, head](const Tensor& t) {
-    std::cerr << head;
-    if (mode == "dot") {
-      std::cerr << graph_to_dot(t.node());
-      return;
-    }
-    std::cerr << "graph:\n" << graph_to_string(t.node()) << "schedule:\n";
-    auto kernels = schedule(t.contiguous().node());
-    for (std::size_t i = 0; i < kernels.size(); ++i) std::cerr << kernels[i].to_string(i) << "\n";
-  };
+  return [dot = *o.graph == "dot", head](const Tensor& t) { std::cerr << head << graph_report(t.node(), dot); };
 }
 
 int run(const Options& o) {
-  refuse_contradictions(o);
+  const Mode mode = resolve_mode(o);
   if (o.graph && *o.graph != "text" && *o.graph != "dot")
     throw Error(ErrorCode::Usage, "--graph takes text or dot, not '" + *o.graph + "'");
   set_limits_from(o.limits);
@@ -105,18 +96,18 @@ int run(const Options& o) {
   if (in.file) {
     const std::string holds = in.file->path + " holds " + count_of(ListedTensors(*in.file).size(), "tensor");
     if (o.expr) throw Error(ErrorCode::Usage, holds + ": choose one with --name before -e");
-    if (!o.expects.empty() || !o.asserts.empty())
+    if (mode.has(kChecks))
       throw Error(ErrorCode::Usage, holds + ": choose them with --name or --all before --expect/--assert");
-    if (o.stats.active()) return run_stats_file(*in.file, o, defaults);
-    if (o.print.header)
+    if (mode.has(kStats)) return run_stats_file(*in.file, o, defaults);
+    if (mode.has(kHeader))
       throw Error(ErrorCode::Usage, holds + ": choose one with --name for --header (--list shows them all)");
     if (o.graph)
       throw Error(ErrorCode::Usage, holds + ": choose one with --name for --graph (--list shows them all)");
     {
       OutBuffer out(stdout);
-      if (o.meta) render_meta(*in.file, o.json, o.print.full, out);
-      else if (o.list0) render_names0(*in.file, out);
-      else if (o.overview) render_overview(o.input, *in.file, o.json, out);
+      if (mode.has(kMeta)) render_meta(*in.file, o.json, o.print.full, out);
+      else if (mode.has(kList0)) render_names0(*in.file, out);
+      else if (mode.has(kOverview)) render_overview(o.input, *in.file, o.json, out);
       else render_listing(*in.file, o.json, out);
     }
     keep_until_exit(std::move(*in.file));  // freed with the process, not entry by entry
@@ -133,7 +124,7 @@ int run(const Options& o) {
     for (Item& it : in.items)
       it.tensor = for_tensor(it.label, [&] { return evaluate_expression(*o.expr, it.tensor, defaults); });
   }
-  if (o.stats.active()) {
+  if (mode.has(kStats)) {
     return with_checks(in.items, o, defaults, [&](std::FILE* to) {
       if (many || in.items.size() > 1) return run_stats_many(in.items, in.format, o, defaults, to);
       const Item& item = in.items[0];
@@ -144,7 +135,7 @@ int run(const Options& o) {
       return for_tensor(item.label, [&] { return run_stats_tensor(item, o, defaults, to); });
     });
   }
-  if (!o.expects.empty() || !o.asserts.empty()) return run_checks(in.items, o, defaults);
+  if (mode.has(kChecks)) return run_checks(in.items, o, defaults);
   const ShowOptions show{defaults, o.strict, o.view_as, o.expr.has_value()};
   JsonOptions jo;
   jo.nonfinite = o.json_nonfinite == "python" ? NonFinite::Python : NonFinite::String;

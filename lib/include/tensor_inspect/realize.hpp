@@ -52,6 +52,11 @@ struct Kernel {
 /// buffer. Allocates nothing.
 std::vector<Kernel> schedule(const NodePtr& root);
 
+/// What `--graph` shows for `t`: with `dot`, graph_to_dot of its graph; else "graph:\n", its
+/// graph_to_string, "schedule:\n" and one line per kernel of realizing it (Kernel::to_string).
+/// Runs nothing; throws as schedule() does.
+std::string graph_report(const NodePtr& root, bool dot);
+
 /// Runs the schedule of `root` on the CPU and returns a Buffer node (C-contiguous, same
 /// dtype and shape). Output buffers are the only allocations. Throws what producers throw.
 NodePtr realize(const NodePtr& root);

@@ -114,4 +114,15 @@ std::vector<Kernel> schedule(const NodePtr& root) {
 }
 
 
+std::string graph_report(const NodePtr& root, bool dot) {
+  if (dot) return graph_to_dot(root);
+  std::string out = "graph:\n" + graph_to_string(root) + "schedule:\n";
+  // The kernels of Tensor::contiguous(): what realizing it for printing runs.
+  const bool whole = root->op == Op::Buffer || root->op == Op::Contiguous;
+  const NodePtr printed = whole ? root : make_node(Op::Contiguous, root->dtype, root->shape, {root});
+  const std::vector<Kernel> kernels = schedule(printed);
+  for (std::size_t i = 0; i < kernels.size(); ++i) out += kernels[i].to_string(i) + "\n";
+  return out;
+}
+
 }  // namespace tensor_inspect

@@ -1,6 +1,6 @@
-// app/commands/validate.cpp — the `validate` subcommand: runs tensor_inspect::validate_file on each
+// app/commands/validate/validate.cpp — the `validate` subcommand: runs tensor_inspect::validate_file on each
 // file and prints every finding through the library's report (tensor_inspect/validate_report.hpp).
-#include "commands/validate.hpp"
+#include "commands/validate/validate.hpp"
 #include "tensor_inspect/counts.hpp"
 
 #include <CLI/CLI.hpp>

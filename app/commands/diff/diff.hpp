@@ -1,4 +1,4 @@
-// app/commands/diff.hpp — `tensor-inspect diff A B`: two inputs of any formats compared tensor by
+// app/commands/diff/diff.hpp — `tensor-inspect diff A B`: two inputs of any formats compared tensor by
 // tensor (matched by name, or by position when each holds one), with numpy.allclose's
 // tolerance and h5diff's exit status: 0 all same, 1 any difference, 2 trouble.
 #pragma once

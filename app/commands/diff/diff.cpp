@@ -1,6 +1,6 @@
-// app/commands/diff.cpp — the diff subcommand: its options, both inputs opened, the library's diff
+// app/commands/diff/diff.cpp — the diff subcommand: its options, both inputs opened, the library's diff
 // (tensor_inspect/diff.hpp) run with progress on a terminal, its report printed.
-#include "commands/diff.hpp"
+#include "commands/diff/diff.hpp"
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// app/commands/validate.hpp — `tensor-inspect validate FILE...`: every rule of each file's format,
+// app/commands/validate/validate.hpp — `tensor-inspect validate FILE...`: every rule of each file's format,
 // every finding, exit 0 without errors, 1 errors (or warnings with --strict), 2 unreadable.
 #pragma once
 
