@@ -146,7 +146,8 @@ RewriteBounds rb_compute(const Node* n, RbMemo& memo) {
       break;
     }
     default:
-      if (is_binary(n->op)) return rb_binary(n->op, n->dtype, rb_node(n->src[0].get(), memo), rb_node(n->src[1].get(), memo));
+      if (is_binary(n->op))
+        return rb_binary(n->op, n->dtype, rb_node(n->src[0].get(), memo), rb_node(n->src[1].get(), memo));
       break;
   }
   return rb_dtype_range(n->dtype);
@@ -165,7 +166,8 @@ void refuse_weak_divmod_by_zero(Op op, const Tensor& a, const Tensor& b) {
   const RewriteBounds x = rewrite_bounds(a), y = rewrite_bounds(b);
   if (y.lo == 0 && y.hi == 0) expr_error(what + " by zero (tinygrad raises where a divisor folds to 0)");
   if (x.is_const && x.lo == 0 && x.hi == 0 && !(y.lo * y.hi > 0))
-    expr_error(what + " of a constant 0 by a divisor that may be 0 (tinygrad's rewrite raises: integer modulo by zero)");
+    expr_error(what + " of a constant 0 by a divisor that may be 0 (tinygrad's rewrite raises: "
+               "integer modulo by zero)");
 }
 
 }  // namespace tensor_inspect::tg::detail
