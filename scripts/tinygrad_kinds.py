@@ -182,8 +182,8 @@ DOCUMENTED = [
          ("RuntimeError: UOp verification failed", "AssertionError", "TimeoutError", "IndexError: shape mismatch"))),
     ("int ** int: tinygrad lowers POW through log2/exp2 in the int dtype itself, each step truncated ('TODO: int pow')",
      lambda c, n, a, b: n in ("value", "tinygrad-raises") and b["ok"] and int_pow(c)),
-    ("a divisor tinygrad's rewrite folds to a constant 0 (a pad "
-     "region, a comparison or reduction of constants): it raises",
+    ("a divisor tinygrad's optimizer makes 0 in a small kernel it upcasts (a pad region): "
+     "its rewrite raises",
      lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and a["error"].startswith("ZeroDivisionError")),
     ("a Python int beyond 64 bits in the expression: tinygrad wraps it, the tool refuses",
      lambda c, n, a, b: n == "tool-refuses" and

@@ -47,13 +47,6 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   const std::optional<Scalar> ca = const_value(a), cb = const_value(b);
   const DType d = a.dtype();
   auto is = [](const std::optional<Scalar>& c, double v) { return c && is_value(*c, v); };
-  // A weak int divided by a constant 0 raises in tinygrad's rewrite (uop/divandmod.py); two 0-d
-  // constants fold first (Tensor(5) // 0 is 0).
-  // Over no elements there is no kernel and nothing to rewrite: tinygrad answers.
-  if ((op == Op::FloorDiv || op == Op::Mod) && d == DType::WeakInt && is(cb, 0) && !(ca && a.shape().empty()) &&
-      a.numel() != 0)
-    expr_error(std::string(op == Op::Mod ? "modulo" : "division") +
-               " by zero (tinygrad raises where a divisor folds to 0)");
   const bool same = a.node() == b.node();
   if (op == Op::FloorDiv && same) return filled(a, d, 1);  // x//x -> 1 even for a constant 0 (tinygrad's order)
   if (ca && cb) return std::nullopt;  // both constant: folded by Tensor::binary (tensor/const_fold.hpp)

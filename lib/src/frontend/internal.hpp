@@ -59,6 +59,23 @@ std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axe
 /// dtype (x*0, x+0, x-x, x//x, x%x, ...; folding.cpp), or nullopt when none applies.
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b);
 
+/// The bounds [lo, hi] tinygrad's symbolic rewrite gives every element of a value (UOp._min_max,
+/// tinygrad/uop/ops.py), ints and bools as numbers, and whether the rewrite sees the value as a
+/// CONST (folded from constants, or a comparison whose bounds are one value).
+struct RewriteBounds {
+  long double lo = 0, hi = 0;
+  bool is_const = false;
+};
+
+/// `t`'s bounds as tinygrad's rewrite computes them (rewrite_bounds.cpp); a dtype's range where
+/// it knows no better (a weakint's and a float's are unbounded).
+RewriteBounds rewrite_bounds(const Tensor& t);
+
+/// Throws Error(BadExpression) where tinygrad's rewrite of a weakint `a // b` or `a % b` (op FloorDiv
+/// or Mod, a and b broadcast) raises ZeroDivisionError in a kernel (uop/divandmod.py): b's bounds are
+/// [0, 0], or a is a CONST 0 and b's bounds hold 0. Nothing for other dtypes or no elements.
+void refuse_weak_divmod_by_zero(Op op, const Tensor& a, const Tensor& b);
+
 /// `Tensor::binary(op, a, b)` after tinygrad's folds.
 inline Tensor folded_binary(Op op, const Tensor& a, const Tensor& b) {
   if (auto f = fold_binary(op, a, b)) return *f;

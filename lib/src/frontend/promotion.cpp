@@ -177,12 +177,35 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   return folded_binary(Op::Mul, num, dv.unary(Op::Recip));
 }
 
+namespace {
+
+// A weakint constant tinygrad's Tensor holds as a CONST: a Python int, or a weakint 0-d tensor of
+// constants. An op over two of them folds when the Tensor is made (Python's arithmetic, cdiv: Tensor(5) // 0
+// is 0); a bool constant is cast to weakint first, and that CAST reaches the kernel's rewrite.
+bool is_weak_const_operand(const Operand& v) {
+  if (is_python_int(v)) return true;
+  const Tensor* t = std::get_if<Tensor>(&v);
+  if (t == nullptr || t->dtype() != DType::WeakInt) return false;
+  const Node* n = t->node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
+  return n->op == Op::Const;
+}
+
+// An int `a // b` or `a % b`, refused where tinygrad's rewrite raises on it.
+Tensor int_divmod(Op op, const Operand& a, const Operand& b) {
+  Pair p = broadcasted(a, b);
+  if (!(is_weak_const_operand(a) && is_weak_const_operand(b))) refuse_weak_divmod_by_zero(op, p.a, p.b);
+  return folded_binary(op, p.a, p.b);
+}
+
+}  // namespace
+
 Tensor floordiv(const Operand& a, const Operand& b, const Defaults& defaults) {
   DType d = least_upper_dtype(operand_dtype(a), operand_dtype(b));
   // tinygrad's div(rounding_mode="floor"): ints use FLOORDIV; floats and bools (bool is no int)
   // divide as floats and floor.
   if (is_float(d) || d == DType::Bool) return floor(div(a, b, defaults));
-  return binop(Op::FloorDiv, a, b);
+  return int_divmod(Op::FloorDiv, a, b);
 }
 
 Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults) {
@@ -197,7 +220,7 @@ Tensor mod(const Operand& a, const Operand& b, const Defaults& defaults) {
       return Tensor::full(p.a.shape(), Scalar::from_float(0.0), d == DType::Bool ? defaults.float_dtype : p.a.dtype());
     return sub(p.a, mul(floor(div(a, b, defaults)), p.b));
   }
-  return binop(Op::Mod, a, b);
+  return int_divmod(Op::Mod, a, b);
 }
 
 namespace {
