@@ -10,7 +10,7 @@
         fault_url("drop", "x.npy")     # the fault-injecting server of http_faults.py
 
 Locations: /files/ (ranges), /redirect/ (302 to /files/), /norange/ (max_ranges 0: ranges
-ignored) and /hf/org/repo/resolve/REV/ (302 to /files/, for hf:// through TI_HF_ENDPOINT).
+ignored) and /hf/ORG/REPO/resolve/REV/ (302 to /files/, for hf:// through TI_HF_ENDPOINT).
 Each access-log line is `URI STATUS BODY_BYTES BYTES "RANGE" "AUTHORIZATION" "IF-NONE-MATCH"`.
 """
 import contextlib
@@ -55,7 +55,7 @@ http {{
     location /files/ {{ alias {www}/; }}
     location /norange/ {{ alias {www}/; max_ranges 0; }}
     location /redirect/ {{ rewrite ^/redirect/(.*)$ /files/$1 redirect; }}
-    location /hf/ {{ rewrite ^/hf/org/repo/resolve/[^/]+/(.*)$ /files/$1 redirect; return 404; }}
+    location /hf/ {{ rewrite ^/hf/[^/]+/[^/]+/resolve/[^/]+/(.*)$ /files/$1 redirect; return 404; }}
   }}
 }}
 """

@@ -32,14 +32,16 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect '[1.5, True]' --json | jq .tolist     one JSON object, for scripts
   tensor-inspect weights.npy                           a NumPy file (any dtype, big-endian, Fortran order)
   tensor-inspect model.safetensors                     several tensors: a listing from the header alone
-  tensor-inspect model.safetensors --name norm.weight  one tensor's values
-  tensor-inspect model.safetensors --name 'layers.*.mlp.*' --header --jsonl | jq -c '{name, shape}'
+  tensor-inspect model.safetensors --name model.norm.weight   one tensor's values
+  tensor-inspect model.safetensors --name 'model.layers.*.mlp.*' --header --jsonl | jq -c '{name, shape}'
                                                        globs (repeatable) or --all: one JSON line per tensor;
                                                        --header: no values read or written (JSON keeps them all)
   tensor-inspect ./hf-model/ --list                    a model folder (shards and index) as one checkpoint
   tensor-inspect m.safetensors --name lm_head.weight --expect dtype=bfloat16 --expect shape=32000,4096
   tensor-inspect x.npy --assert '(x.abs() < 100).all()'   checks: exit 1 and each failure with its value
-  tensor-inspect diff a.safetensors b.gguf --rtol 1e-3   compare two inputs (see: tensor-inspect diff --help)
+  tensor-inspect diff a.safetensors b.gguf --names hf-gguf --rtol 1e-3
+                                                       a checkpoint and its GGUF, paired by llama.cpp's names
+                                                       (see: tensor-inspect diff --help)
   tensor-inspect model.gguf --meta                     GGUF key/values
   tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'           a tinygrad expression over the input, named x
   tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'   an expression alone
@@ -61,7 +63,7 @@ constexpr const char* kExamples = R"(Examples:
   tensor-inspect model.gguf --name blk.0.attn_q.weight --stats --hist=40   dequantized values, a histogram
   tensor-inspect x.npy --plot h.png                    a histogram PNG (--plot-kind heatmap: a 2-D tensor)
   tensor-inspect model.safetensors --fail-on nan,inf   exit 1 naming the tensors that hold nan or inf
-  tensor-inspect m.safetensors --name 'layers.*.mlp.*' --stats --jsonl | jq -c '{name, mean}'
+  tensor-inspect m.safetensors --name 'model.layers.*.mlp.*' --stats --jsonl | jq -c '{name, mean}'
                                                        statistics of a selection, one JSON line per tensor
   tensor-inspect m.safetensors --all --plot 'h-{name}.png'   one histogram PNG per tensor
   tensor-inspect validate model.safetensors x.npz      every rule of each file's format (see: validate --help)
