@@ -69,7 +69,11 @@ def make_files(d):
             header[n] = {"dtype": "BF16", "shape": list(a.shape), "data_offsets": [offset, offset + len(blob)]}
             offset += len(blob)
             blobs.append(blob)
-    header["lm_head.weight"] = {"dtype": "BF16", "shape": [32000, 4096], "data_offsets": [offset, offset + 2 * 32000 * 4096]}
+    header["lm_head.weight"] = {
+        "dtype": "BF16",
+        "shape": [32000, 4096],
+        "data_offsets": [offset, offset + 2 * 32000 * 4096]
+    }
     text = json.dumps(header).encode()
     with open(os.path.join(d, "m.safetensors"), "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
@@ -115,21 +119,26 @@ def checks(x, tensors):
     mlp = sorted(n for n in tensors if re.fullmatch(r"model\.layers\.\d+\.mlp\..*", n))
     xx = x @ x.T
     return {
-        "tensor-inspect '[[1, 2], [3, 4]]'": (0, lambda r, d: "format: i\n" in r.stdout and "shape: (2, 2)\n" in r.stdout),
-        "tensor-inspect --dtype float16 '[0.1, 65520, -0.0]'": (0, tolist_is([0.0999755859375, float("inf"), -0.0])),
+        "tensor-inspect '[[1, 2], [3, 4]]'":
+            (0, lambda r, d: "format: i\n" in r.stdout and "shape: (2, 2)\n" in r.stdout),
+        "tensor-inspect --dtype float16 '[0.1, 65520, -0.0]'": (0, tolist_is([0.0999755859375,
+                                                                              float("inf"), -0.0])),
         "tensor-inspect '[1.5, True]' --json | jq .tolist": (0, lambda r, d: json.loads(r.stdout) == [1.5, 1.0]),
         "tensor-inspect weights.npy": (0, lambda r, d: "format: f\n" in r.stdout and "shape: (3, 4)\n" in r.stdout),
-        "tensor-inspect model.safetensors": (0, lambda r, d: "model.norm.weight" in r.stdout and "tolist" not in r.stdout),
+        "tensor-inspect model.safetensors":
+            (0, lambda r, d: "model.norm.weight" in r.stdout and "tolist" not in r.stdout),
         "tensor-inspect model.safetensors --name model.norm.weight": (0, lambda r, d: "shape: (16,)\n" in r.stdout),
         "tensor-inspect model.safetensors --name 'model.layers.*.mlp.*' --header --jsonl | jq -c '{name, shape}'":
-            (0, lambda r, d: [o["name"] for o in jsonl(r)] == mlp and all(list(o) == ["name", "shape"] for o in jsonl(r))),
+            (0,
+             lambda r, d: [o["name"] for o in jsonl(r)] == mlp and all(list(o) == ["name", "shape"] for o in jsonl(r))),
         "tensor-inspect ./hf-model/ --list": (0, lambda r, d: all(n in r.stdout for n in tensors)),
         "tensor-inspect m.safetensors --name lm_head.weight --expect dtype=bfloat16 --expect shape=32000,4096":
             (0, lambda r, d: True),
         "tensor-inspect x.npy --assert '(x.abs() < 100).all()'": (0, lambda r, d: True),
         "tensor-inspect diff a.safetensors b.gguf --names hf-gguf --rtol 1e-3":
             (0, lambda r, d: "0 of 2 compared tensors differ" in r.stdout),
-        "tensor-inspect model.gguf --meta": (0, lambda r, d: "general.architecture" in r.stdout and "llama" in r.stdout),
+        "tensor-inspect model.gguf --meta":
+            (0, lambda r, d: "general.architecture" in r.stdout and "llama" in r.stdout),
         "tensor-inspect x.npy -e 'x.T[0, ::-1] * 2'": (0, tolist_is((x.T[0, ::-1] * 2).tolist())),
         "tensor-inspect -e 'Tensor.arange(6).reshape(2, 3)'": (0, tolist_is(np.arange(6).reshape(2, 3).tolist())),
         "tensor-inspect x.npy -e 'x.isfinite().all(axis=1)'": (0, tolist_is(np.isfinite(x).all(axis=1).tolist())),
@@ -138,8 +147,10 @@ def checks(x, tensors):
         "tensor-inspect '[1.0]' --view-as B --view-as i": (0, tolist_is([1065353216])),
         "tensor-inspect -vv x.npy -e 'x.sum()'": (0, lambda r, d: "info:" in r.stderr and "debug:" in r.stderr),
         "tensor-inspect dump.bin --raw float32 --shape 2,3": (0, tolist_is(np.arange(6.0).reshape(2, 3).tolist())),
-        "tensor-inspect big.npy": (0, lambda r, d: "tolist: [0.0, 1.0, 2.0, ..., 4997.0, 4998.0, 4999.0]\n" in r.stdout),
-        "tensor-inspect big.npy --edgeitems 1 --threshold 10": (0, lambda r, d: "tolist: [0.0, ..., 4999.0]\n" in r.stdout),
+        "tensor-inspect big.npy": (0, lambda r, d: "tolist: [0.0, 1.0, 2.0, ..., "
+                                   "4997.0, 4998.0, 4999.0]\n" in r.stdout),
+        "tensor-inspect big.npy "
+        "--edgeitems 1 --threshold 10": (0, lambda r, d: "tolist: [0.0, ..., 4999.0]\n" in r.stdout),
         "tensor-inspect big.npy --json --threshold 1000":
             (0, lambda r, d: json.loads(r.stdout)["tolist"] == [0.0, 1.0, 2.0, "...", 4997.0, 4998.0, 4999.0]),
         "tensor-inspect big.npy --header": (0, lambda r, d: "nbytes: 20000\n" in r.stdout and "tolist" not in r.stdout),
@@ -150,8 +161,10 @@ def checks(x, tensors):
         "tensor-inspect big.npy --full | head -c 300": ((0, 141), lambda r, d: len(r.stdout) == 300 and r.stderr == ""),
         "tensor-inspect -- -5": (0, tolist_is(-5)),
         "tensor-inspect model.safetensors --stats":
-            (0, lambda r, d: all(k in r.stdout.splitlines()[0] for k in ("min", "max", "mean", "std", "absmax", "nan"))),
-        "tensor-inspect model.gguf --name blk.0.attn_q.weight --stats --hist=40": (0, lambda r, d: "histogram" in r.stdout),
+            (0, lambda r, d: all(k in r.stdout.splitlines()[0] for k in ("min", "max", "mean", "std", "absmax", "nan"))
+            ),
+        "tensor-inspect model.gguf --name "
+        "blk.0.attn_q.weight --stats --hist=40": (0, lambda r, d: "histogram" in r.stdout),
         "tensor-inspect x.npy --plot h.png": (0, lambda r, d: png(os.path.join(d, "h.png"))),
         "tensor-inspect model.safetensors --fail-on nan,inf": (0, lambda r, d: True),
         "tensor-inspect m.safetensors --name 'model.layers.*.mlp.*' --stats --jsonl | jq -c '{name, mean}'":
