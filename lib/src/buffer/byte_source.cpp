@@ -50,14 +50,6 @@ void visit_byte_sources(const std::function<void(ByteSource&)>& visit) {
   for (ByteSource* s : r.sources) visit(*s);
 }
 
-namespace {
-thread_local int deferred_fetches = 0;
-}  // namespace
-
-DeferredFetches::DeferredFetches() { ++deferred_fetches; }
-DeferredFetches::~DeferredFetches() { --deferred_fetches; }
-bool fetches_deferred() { return deferred_fetches > 0; }
-
 bool remote_files_open() { return byte_source_registry().count.load(std::memory_order_acquire) > 0; }
 
 void fetch_bytes(std::span<const std::byte> bytes) {

@@ -68,19 +68,6 @@ void visit_byte_sources(const std::function<void(ByteSource&)>& visit);
 /// stream them. Throws as fetch_bytes() does.
 bool stream_bytes(std::span<const StreamedRange> ranges);
 
-/// While one lives on a thread, the programs built on that thread (realize/program.cpp) do
-/// not fetch the on-demand bytes their loads can reach: the caller makes each part readable
-/// before the executor reads it (compare_tensors fetches windows ahead of its batches).
-class DeferredFetches {
- public:
-  DeferredFetches();
-  ~DeferredFetches();
-  DeferredFetches(const DeferredFetches&) = delete;
-  DeferredFetches& operator=(const DeferredFetches&) = delete;
-};
-/// True while a DeferredFetches lives on this thread.
-bool fetches_deferred();
-
 /// True while any on-demand source is open (DISK buffers then fetch their bytes at first use).
 bool remote_files_open();
 

@@ -2,9 +2,9 @@
 // remote file, fetched ahead of the batches on a thread of their own (WindowFetcher) and
 // given back behind them, instead of the whole tensor fetched before its first batch: a
 // diff of two remote checkpoints holds a few windows of each, however large the tensors.
+// (The kernels' own reads of a remote tensor fetch only what is missing: Instance::fetch_on_read.)
 //
 //   BatchWindows w(stored_elements(a, false), stored_elements(b, false), batch_elements, chunk);
-//   std::optional<DeferredFetches> d; if (w.active()) d.emplace();   // programs fetch nothing
 //   w.before(0); ... for each batch: compare it, then w.after(elements_done);
 #pragma once
 
@@ -19,16 +19,14 @@ namespace tensor_inspect {
 class BatchWindows {
  public:
   /// Windows of batch() elements over each of `a` and `b` that is a remote file's tensor in
-  /// stored C order of a whole-byte dtype. active() only when both are stored tensors (the
-  /// batches then read nothing else) and at least one is remote; otherwise nothing is done.
+  /// stored C order of a whole-byte dtype, when both are stored tensors (the batches then read
+  /// nothing else) and at least one is remote; otherwise nothing is done.
   /// A batch is at most `batch` elements, a multiple of `granule`, and small enough that
   /// each file's window and those ahead of it take at most a quarter of
   /// Limits::remote_memory_bytes.
   BatchWindows(const std::optional<StoredElements>& a, const std::optional<StoredElements>& b, std::int64_t batch,
                std::int64_t granule);
-  /// True when the batches' remote bytes come from these windows (use DeferredFetches).
-  bool active() const { return active_; }
-  /// Elements per batch (the `batch` given when not active()).
+  /// Elements per batch (the `batch` given when nothing is done).
   std::int64_t batch() const { return batch_; }
   /// Blocks until batch `k`'s bytes are readable; rethrows the Error of their fetch.
   void before(std::int64_t k);

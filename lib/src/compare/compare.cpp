@@ -14,7 +14,6 @@
 #include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
-#include "buffer/byte_source.hpp"
 #include "compare/batch_windows.hpp"
 #include "tensor/broadcast.hpp"
 
@@ -243,8 +242,6 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
   std::int64_t batch_first = 0;  // index of the batch's first chunk
   constexpr auto kChunkElements = static_cast<std::int64_t>(1) << 11;
   BatchWindows windows(run_a.s, run_b.s, kBatchChunks * kChunkElements, kChunkElements);
-  std::optional<DeferredFetches> deferred;  // the windows fetch what the batches read
-  if (windows.active()) deferred.emplace();
   windows.before(0);
   auto chunk_slot = [&](std::int64_t start) { return static_cast<std::size_t>(start / kChunkElements - batch_first); };
   for_each_chunk_zipped(

@@ -99,7 +99,6 @@ class Lowering {
   static const std::byte* fetch_reachable(const Buffer& buffer, const std::vector<View>& views, const Shape& loop,
                                           DType dtype) {
     if (buffer.device() != Device::DISK || !remote_files_open()) return buffer.bytes().data();
-    if (fetches_deferred()) return buffer.bytes_unfetched().data();  // the caller fetches each part
     const std::span<const std::byte> all = buffer.bytes_unfetched();
     const auto itemsize = static_cast<std::int64_t>(dtype_info(dtype).itemsize);
     const auto total = static_cast<std::int64_t>(all.size());
