@@ -29,8 +29,12 @@ constexpr std::uint64_t kMaxRequest = std::uint64_t{32} << 20;
 class ReceivedChunks final : public RangeSink {
  public:
   ReceivedChunks(const StoredElements& source, Lane lane, std::vector<Moments>& parts, std::int64_t first,
-            std::int64_t last, std::uint64_t& done, const ScanOptions& options)
-      : source_(source), lane_(lane), parts_(parts), first_(first), last_(last), done_(done), options_(options) {}
+                 std::int64_t last, std::uint64_t& done, const ScanOptions& options)
+      : source_(source), lane_(lane), parts_(parts), first_(first), last_(last), done_(done), options_(options),
+        one_(source) {
+    one_.file = nullptr;  // one chunk's bytes in a buffer of ours, described as the source's
+    one_.keep = nullptr;
+  }
 
   void restart() override {
     chunk_ = first_;
@@ -68,13 +72,10 @@ class ReceivedChunks final : public RangeSink {
 
   // Chunk chunk_'s bytes are whole at `at`: its moments, exactly as the in-place scan takes them.
   void finish(const std::byte* at) {
-    StoredElements one = source_;
-    one.file = nullptr;
-    one.keep = nullptr;
-    one.numel = std::min(kStatsChunk, source_.numel - chunk_ * kStatsChunk);
-    one.shape = {one.numel};
-    one.bytes = {at, static_cast<std::size_t>(chunk_size(chunk_))};
-    parts_[static_cast<std::size_t>(chunk_)] = chunk_moments(one, lane_, 0);
+    one_.numel = std::min(kStatsChunk, source_.numel - chunk_ * kStatsChunk);
+    one_.shape.assign(1, one_.numel);
+    one_.bytes = {at, static_cast<std::size_t>(chunk_size(chunk_))};
+    parts_[static_cast<std::size_t>(chunk_)] = chunk_moments(one_, lane_, 0);
     ++chunk_;
     filled_ = 0;
   }
@@ -85,6 +86,7 @@ class ReceivedChunks final : public RangeSink {
   std::int64_t first_, last_;
   std::uint64_t& done_;
   const ScanOptions& options_;
+  StoredElements one_;  ///< the chunk being scanned, as a source of its own
   std::int64_t chunk_ = 0;
   std::uint64_t filled_ = 0;
   std::vector<std::byte> staging_;
