@@ -175,9 +175,12 @@ struct LimitInfo {
 };
 /// Every cap, in the order of the struct.
 std::span<const LimitInfo> limit_table();
-/// Sets one cap from "NAME=VALUE" (VALUE a decimal count, or with a K, M or G suffix for
-/// KiB, MiB, GiB). Throws Error(Usage) naming the spec for an unknown name, a malformed
-/// or zero value.
+/// A byte count as people write it: decimal digits, optionally followed by K, M or G (either
+/// case; 2**10, 2**20, 2**30) or by KiB, MiB, GiB ("64M" and "64MiB" alike). nullopt for
+/// anything else or a count past 2**64 - 1. Zero is a count (the caller says what it allows).
+std::optional<std::uint64_t> parse_byte_count(std::string_view text);
+/// Sets one cap from "NAME=VALUE" (VALUE a parse_byte_count count). Throws Error(Usage)
+/// naming the spec for an unknown name, a malformed or zero value.
 void set_limit(std::string_view spec);
 /// Sets the caps of every spec (the CLI's --limit, in order) as set_limit does, or none of
 /// them: throws Error(Usage) for the first spec set_limit would refuse, and for a cap named

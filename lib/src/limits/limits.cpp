@@ -60,6 +60,26 @@ const Limits& limits() { return current_context().limits; }
 void set_limits(const Limits& l) { current() = l; }
 std::span<const LimitInfo> limit_table() { return kTable; }
 
+std::optional<std::uint64_t> parse_byte_count(std::string_view text) {
+  if (text.size() > 3 && text.ends_with("iB") && std::string_view("KMG").find(text[text.size() - 3]) != text.npos)
+    text.remove_suffix(2);  // 64MiB as 64M
+  std::uint64_t scale = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': scale = std::uint64_t{1} << 10; break;
+      case 'M': case 'm': scale = std::uint64_t{1} << 20; break;
+      case 'G': case 'g': scale = std::uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (scale != 1) text.remove_suffix(1);
+  }
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value > UINT64_MAX / scale)
+    return std::nullopt;
+  return value * scale;
+}
+
 namespace {
 
 // The cap "NAME=VALUE" names and its value. Throws Error(Usage) naming the spec.
@@ -74,22 +94,12 @@ std::pair<const LimitInfo*, std::uint64_t> parse_limit(std::string_view spec) {
     for (const LimitInfo& i : kTable) known += (known.empty() ? "" : ", ") + std::string(i.name);
     throw Error(ErrorCode::Usage, "--limit '" + std::string(spec) + "': unknown limit (known: " + known + ")");
   }
-  std::string_view text = eq == std::string_view::npos ? std::string_view() : spec.substr(eq + 1);
-  std::uint64_t scale = 1;
-  const bool binary = text.size() > 3 && text.substr(text.size() - 2) == "iB";  // 64MiB as 64M
-  if (binary && std::string_view("KMG").find(text[text.size() - 3]) != std::string_view::npos)
-    text.remove_suffix(2);  // 64MiB as 64M
-  if (!text.empty() && (text.back() == 'K' || text.back() == 'M' || text.back() == 'G')) {
-    scale = text.back() == 'K' ? 1u << 10 : text.back() == 'M' ? 1u << 20 : 1u << 30;
-    text.remove_suffix(1);
-  }
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value == 0 ||
-      value > UINT64_MAX / scale)
+  const std::optional<std::uint64_t> value =
+      parse_byte_count(eq == std::string_view::npos ? std::string_view() : spec.substr(eq + 1));
+  if (!value || *value == 0)
     throw Error(ErrorCode::Usage, "--limit '" + std::string(spec) + "': expected " + std::string(name) +
                                       "=N with N a positive count (K, M, G or KiB, MiB, GiB suffixes allowed)");
-  return {info, value * scale};
+  return {info, *value};
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/remote.hpp"
 
 namespace tensor_inspect {
@@ -25,26 +26,11 @@ std::optional<std::string> remote_env_value(const char* name) {
 }  // namespace
 
 std::string parse_cache_size(std::string& text) {
-  std::string_view digits = text;
-  std::uint64_t scale = 1;
-  const bool binary = digits.size() > 3 && digits.substr(digits.size() - 2) == "iB";  // 64MiB as 64M
-  if (binary && std::string_view("KMG").find(digits[digits.size() - 3]) != std::string_view::npos)
-    digits.remove_suffix(2);  // 20GiB as 20G
-  if (!digits.empty()) {
-    switch (digits.back()) {
-      case 'K': case 'k': scale = std::uint64_t{1} << 10; break;
-      case 'M': case 'm': scale = std::uint64_t{1} << 20; break;
-      case 'G': case 'g': scale = std::uint64_t{1} << 30; break;
-      default: break;
-    }
-    if (scale != 1) digits.remove_suffix(1);
-  }
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value > UINT64_MAX / scale)
+  const std::optional<std::uint64_t> value = parse_byte_count(text);
+  if (!value)
     return "expected a byte count such as 500M or 20GiB (K, M, G suffixes, or KiB, MiB, GiB), not '" + text + "'";
-  if (value * scale < kMinCacheSize) return "at least 1M, not '" + text + "'";
-  text = std::to_string(value * scale);
+  if (*value < kMinCacheSize) return "at least 1M, not '" + text + "'";
+  text = std::to_string(*value);
   return {};
 }
 
