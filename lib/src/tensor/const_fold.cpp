@@ -102,6 +102,10 @@ std::optional<PyVal> int_unary(Op op, i128 x) {
 std::optional<PyVal> compare(Op op, const PyVal& a, const PyVal& b) {
   if (a.kind == PyVal::Float || b.kind == PyVal::Float) {
     const double x = as_double(a), y = as_double(b);
+    // A float CONST's arg is a ConstFloat (dtype.py), whose == holds for two nans: a nan
+    // constant compared with a nan constant is equal, so a 0-d nan's isnan() folds to False.
+    const bool both_nan = a.kind == PyVal::Float && b.kind == PyVal::Float && std::isnan(x) && std::isnan(y);
+    if (both_nan && (op == Op::CmpEq || op == Op::CmpNe)) return py_bool(op == Op::CmpEq);
     switch (op) {
       case Op::CmpLt: return py_bool(x < y);
       case Op::CmpLe: return py_bool(x <= y);
