@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "internal.hpp"
+#include "tensor/const_fold.hpp"
 
 namespace tensor_inspect::tg {
 
@@ -81,6 +82,19 @@ Tensor pow(const Operand& a, const Operand& b) {
   }
   Tensor base = to_tensor(a, d), exponent = to_tensor(b, d);
   Shape s = broadcast_shape(base.shape(), exponent.shape());
+  // Two constants: tinygrad folds Ops.POW with Python's pow before any rewrite lowers it
+  // (uop/symbolic.py fold_const_alu, uop/ops.py safe_pow), so 127.0 ** 127.0 is C's pow and
+  // 1.0 ** inf is 1.0. Not an int or bool tensor promoted to a weak float: its CAST to the weak
+  // dtype is no value conversion tinygrad folds (only a concrete dtype's is), so simplify_pow
+  // meets the POW first (uint8 125 ** inf raises there).
+  const auto strong_non_float = [](const Operand& o) {
+    const DType t = operand_dtype(o);
+    return std::holds_alternative<Tensor>(o) && !is_weak(t) && !is_float(t);
+  };
+  const bool folds = !(d == DType::WeakFloat && (strong_non_float(a) || strong_non_float(b)));
+  if (folds) {
+    if (auto folded = const_fold::binary(Op::Pow, broadcast_to(base, s), broadcast_to(exponent, s))) return *folded;
+  }
   if (!is_float(d)) return Tensor::binary(Op::Pow, broadcast_to(base, s), broadcast_to(exponent, s));
   if (const Scalar* c = std::get_if<Scalar>(&b); c != nullptr && !std::holds_alternative<Scalar>(a))
     return pow_const(broadcast_to(base, s), as_double(*c));

@@ -123,8 +123,21 @@ std::optional<PyVal> compare(Op op, const PyVal& a, const PyVal& b) {
   }
 }
 
+// tinygrad's safe_pow (uop/ops.py) over Python's float pow: a complex result (a negative base
+// to a non-integer power) is nan, 0 to a negative power (ZeroDivisionError) is +inf, and a
+// finite overflow raises Python's OverflowError, which tinygrad does not catch.
+PyVal python_pow(double x, double y) {
+  if (x == 0 && y < 0) return py_float(std::numeric_limits<double>::infinity());
+  const double r = std::pow(x, y);
+  if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
+    throw Error(ErrorCode::BadExpression, "OverflowError: (34, 'Numerical result out of range') (tinygrad folds "
+                                          "the power of two constants with Python's pow)");
+  return py_float(r);
+}
+
 std::optional<PyVal> float_binary(Op op, double x, double y) {
   switch (op) {
+    case Op::Pow: return python_pow(x, y);
     case Op::Add: return py_float(x + y);
     case Op::Sub: return py_float(x - y);
     case Op::Mul: return py_float(x * y);
@@ -157,6 +170,17 @@ std::optional<PyVal> int_binary(Op op, i128 x, i128 y) {
     }
     case Op::Max: return py_int(y > x ? y : x);
     case Op::Min: return py_int(y < x ? y : x);
+    case Op::Pow: {  // Python's int pow: exact, a float for a negative exponent
+      if (y < 0) return python_pow(static_cast<double>(x), static_cast<double>(y));
+      if (x == 0 || x == 1) return py_int(y == 0 ? 1 : x);
+      if (x == -1) return py_int(y % 2 == 0 ? 1 : -1);
+      i128 r = 1, b = x;  // |x| >= 2: square and multiply, at most 127 steps before leaving 128 bits
+      for (i128 e = y; e > 0; e /= 2) {
+        if (e % 2 == 1 && __builtin_mul_overflow(r, b, &r)) return std::nullopt;
+        if (e > 1 && __builtin_mul_overflow(b, b, &b)) return std::nullopt;
+      }
+      return py_int(r);
+    }
     case Op::And: return py_int(x & y);
     case Op::Or: return py_int(x | y);
     case Op::Xor: return py_int(x ^ y);
