@@ -1,11 +1,13 @@
 // tinygrad's movement ops with its argument conventions (negative axes, -1 sizes, None
 // ranges), and the compositions of them: repeat, cat, stack.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 
 #include "internal.hpp"
+#include "tensor/const_fold.hpp"
 #include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::tg {
@@ -259,6 +261,25 @@ Tensor repeat(const Tensor& t, const Shape& repeats) {
 }
 
 
+namespace {
+
+// The constant all pieces are, of one dtype, length along `axis` and value bits, or nullopt.
+std::optional<Scalar> uniform_pieces(const std::vector<Tensor>& ts, std::size_t axis) {
+  const std::optional<Scalar> c = const_fold::constant_of(ts[0]);
+  if (!c) return std::nullopt;
+  for (const Tensor& t : ts) {
+    const std::optional<Scalar> v = const_fold::constant_of(t);
+    const auto bits = [](const Scalar& x) { return x.kind == DKind::Float ? std::bit_cast<std::uint64_t>(x.f)
+                                                                           : x.as_bits(); };
+    if (!v || t.dtype() != ts[0].dtype() || t.shape()[axis] != ts[0].shape()[axis] || v->kind != c->kind ||
+        bits(*v) != bits(*c))
+      return std::nullopt;
+  }
+  return c;
+}
+
+}  // namespace
+
 Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim) {
   if (ts.empty()) shape_error("cat needs at least one tensor");
   const Tensor& first = ts[0];
@@ -276,6 +297,14 @@ Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim) {
                   std::to_string(ax));
     d = least_upper_dtype(d, t.dtype());
     total += t.shape()[uax];
+  }
+  // A stack, and a cat of pieces of one length, is an Ops.STACK in tinygrad, which its
+  // constant folding reads as constants (uop/symbolic.py const_folding_pat): pieces that are
+  // one constant give that constant, unwrapped (int8 255 stacked is still 255 to a cast).
+  if (auto c = uniform_pieces(ts, uax)) {
+    Shape out_shape = first.shape();
+    out_shape[uax] = total;
+    return Tensor::full(out_shape, *c, d);
   }
   // tinygrad's cat: pad each piece to the full length along the axis and add them up.
   // Floats are added as their bits (x + 0 would turn -0.0 into 0.0), so every value,

@@ -207,6 +207,8 @@ std::optional<Tensor> finish(const std::optional<PyVal>& r, DType dtype, const S
 
 }  // namespace
 
+std::optional<Scalar> constant_of(const Tensor& t) { return const_of(t); }
+
 Scalar const_value(Scalar v, DType dtype) {
   if ((dtype_info(dtype).kind == DKind::Signed || dtype_info(dtype).kind == DKind::Unsigned) &&
       (v.kind == DKind::Signed || v.kind == DKind::Unsigned))

@@ -24,6 +24,8 @@ std::optional<Tensor> unary(Op op, DType out, const Tensor& a);
 std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b);
 /// The folded constant of where(cond, a, b), or nullopt.
 std::optional<Tensor> where(const Tensor& cond, const Tensor& a, const Tensor& b);
+/// The value of a constant seen through movement ops (a uniform tensor), or nullopt.
+std::optional<Scalar> constant_of(const Tensor& t);
 /// `v` as tinygrad's `dtype.const(v)` keeps it: a float rounded to `dtype`, an int exact
 /// (unwrapped) when it is an int dtype, a bool as Python's bool().
 Scalar const_value(Scalar v, DType dtype);
