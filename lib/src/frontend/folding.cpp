@@ -10,14 +10,16 @@ namespace tensor_inspect::tg::detail {
 
 namespace {
 
-// The value of a constant tensor (a CONST under reshapes, expands and casts, which tinygrad
+// The value of a constant tensor (a CONST under movement ops and casts, which tinygrad
 // folds into the constant), or nullopt.
 std::optional<Scalar> const_value(const Tensor& t) {
   const Node* n = t.node().get();
   std::vector<DType> casts;
   for (;; n = n->src[0].get()) {
     if (n->op == Op::Cast) casts.push_back(n->dtype);
-    else if (n->op != Op::Reshape && n->op != Op::Expand) break;
+    else if (n->op != Op::Reshape && n->op != Op::Expand && n->op != Op::Permute && n->op != Op::Shrink &&
+             n->op != Op::Flip)
+      break;
   }
   if (n->op != Op::Const) return std::nullopt;
   Scalar v = std::get<Scalar>(n->arg);

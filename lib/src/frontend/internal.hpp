@@ -52,6 +52,11 @@ std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std:
 /// t reduced by `op` over sorted `axes`, the reduced axes dropped unless keepdim.
 Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim);
 
+/// tinygrad's reduce_unparented (codegen/simplify.py): t reduced by `op` over sorted `axes`
+/// (keepdim) when t does not vary along any of them of size > 1 — the value itself for max and
+/// min, times each axis' size for a sum, to its power for a product — else nullopt.
+std::optional<Tensor> reduce_unparented(const Tensor& t, Op op, const std::vector<std::int64_t>& axes);
+
 /// Number of elements a reduction over `axes` combines.
 std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axes);
 

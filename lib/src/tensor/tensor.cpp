@@ -192,7 +192,8 @@ Tensor Tensor::reduce(Op op, const std::vector<std::int64_t>& axes) const {
     s[static_cast<std::size_t>(ax)] = 1;
   }
   // tinygrad reduces no axis of size 1 (uop/ops.py `_rop`): a reduce over such axes alone is a
-  // reshape, so a constant stays a constant (`x == x.max()` of a 0-d nan folds to True).
+  // reshape, so a constant stays a constant (`x == x.max()` of a 0-d nan folds to True), and
+  // the kernel sees the same x on both sides of `x - x.max()`, which folds to 0.
   if (s == shape()) return *this;
   return Tensor(make_node(op, dtype(), s, {node_}, Shape(axes)));
 }

@@ -1,0 +1,108 @@
+// frontend/reduce_unparented.cpp — a reduction over axes its source does not vary along, as
+// tinygrad's codegen drops it (codegen/simplify.py reduce_unparented: "remove any ranges from
+// a REDUCE that aren't referenced in the reduce source"): MAX and MIN are the value itself, ADD
+// multiplies it by each dropped range's size in turn, MUL raises it to that size. So the sum of
+// an expanded x over the expanded axis is x * n, one rounding, not n - 1 additions; a sum of an
+// expanded constant folds as constants do; `x.expand((2,)).max()` of a nan constant is that
+// constant, equal to itself (ConstFloat).
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "internal.hpp"
+#include "tensor/const_fold.hpp"
+
+namespace tensor_inspect::tg::detail {
+namespace {
+
+using AxisFlags = std::vector<bool>;
+
+class Uniformity {
+ public:
+  /// Whether n's value is the same at every index of each flagged axis.
+  bool along(const Node* n, const AxisFlags& flags, int depth = 0) {
+    bool any = false;
+    for (std::size_t a = 0; a < flags.size(); ++a) any |= flags[a] && n->shape[a] > 1;
+    if (!any) return true;
+    if (depth > 64) return false;
+    const auto key = std::make_pair(n, flags);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    const bool r = decide(n, flags, depth);
+    memo_.emplace(key, r);
+    return r;
+  }
+
+ private:
+  bool decide(const Node* n, const AxisFlags& flags, int depth) {
+    switch (n->op) {
+      case Op::Const: return true;
+      case Op::Expand: {  // an axis grown from size 1 repeats one value
+        AxisFlags rest = flags;
+        for (std::size_t a = 0; a < rest.size(); ++a) rest[a] = rest[a] && n->src[0]->shape[a] != 1;
+        return along(n->src[0].get(), rest, depth + 1);
+      }
+      case Op::Permute: {
+        const Shape& order = std::get<Shape>(n->arg);
+        AxisFlags inner(flags.size(), false);
+        for (std::size_t i = 0; i < order.size(); ++i) inner[static_cast<std::size_t>(order[i])] = flags[i];
+        return along(n->src[0].get(), inner, depth + 1);
+      }
+      case Op::Pad: {  // padding along a flagged axis adds other values
+        const Ranges& pads = std::get<Ranges>(n->arg);
+        for (std::size_t a = 0; a < flags.size(); ++a)
+          if (flags[a] && (pads[a].first != 0 || pads[a].second != 0)) return false;
+        return along(n->src[0].get(), flags, depth + 1);
+      }
+      case Op::ScanSum:
+        if (flags[static_cast<std::size_t>(std::get<Shape>(n->arg)[0])]) return false;
+        return along(n->src[0].get(), flags, depth + 1);
+      case Op::Shrink: case Op::Flip: case Op::Contiguous:
+      case Op::ReduceSum: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin:
+        return along(n->src[0].get(), flags, depth + 1);
+      default: break;
+    }
+    if (!is_elementwise(n->op)) return false;  // a buffer, a producer, a reshape
+    for (const NodePtr& s : n->src)
+      if (s->shape != n->shape || !along(s.get(), flags, depth + 1)) return false;  // a bitcast of other width
+    return true;
+  }
+
+  std::map<std::pair<const Node*, AxisFlags>, bool> memo_;
+};
+
+}  // namespace
+
+std::optional<Tensor> reduce_unparented(const Tensor& t, Op op, const std::vector<std::int64_t>& axes) {
+  if (t.numel() == 0) return std::nullopt;
+  AxisFlags flags(t.ndim(), false);
+  for (std::int64_t a : axes) flags[uz(a)] = t.shape()[uz(a)] > 1;
+  if (std::find(flags.begin(), flags.end(), true) == flags.end()) return std::nullopt;  // Tensor::reduce's reshape
+  Uniformity u;
+  if (!u.along(t.node().get(), flags)) return std::nullopt;
+  Ranges first(t.ndim());
+  for (std::size_t a = 0; a < t.ndim(); ++a) first[a] = {0, flags[a] ? 1 : t.shape()[a]};
+  Shape kept = t.shape();  // the reduce's own shape: 1 on every reduced axis
+  for (std::int64_t a : axes) kept[uz(a)] = 1;
+  Tensor r = t.shrink(first).reshape(kept);
+  // A bool product is an AND: the value itself, as True ** n folds to True in a bool CONST.
+  if (op == Op::ReduceMax || op == Op::ReduceMin || (op == Op::ReduceProd && r.dtype() == DType::Bool)) return r;
+  for (std::int64_t a : axes) {
+    const std::int64_t n = t.shape()[uz(a)];
+    if (n == 1) continue;
+    if (op == Op::ReduceSum) {
+      if (t.dtype() == DType::Bool) return std::nullopt;
+      r = Tensor::binary(Op::Mul, r, Tensor::full(r.shape(), Scalar::from_int(n), r.dtype()));
+    } else if (op == Op::ReduceProd) {
+      // x ** n lowers through simplify_pow in a float kernel; an int power only folds exactly
+      // over constants (tinygrad's int lowering of POW is not the exact power).
+      if (!is_float(r.dtype()) && !const_fold::constant_of(r)) return std::nullopt;
+      r = pow(r, Scalar::from_int(n));
+    } else {
+      return std::nullopt;
+    }
+  }
+  return r;
+}
+
+}  // namespace tensor_inspect::tg::detail
