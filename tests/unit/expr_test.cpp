@@ -195,7 +195,8 @@ TEST_CASE("malformed expressions are refused with the column and the problem") {
   bad("'abc", "expression: column 1: unterminated string literal");
   bad("1__0", "expression: column 3: invalid number literal");
   bad("0777", "expression: column 1: leading zeros in decimal integer literals are not permitted");
-  bad("99999999999999999999", "expression: column 1: integer literal 99999999999999999999 is too large");
+  bad("9999999999999999999999999999999999999999",
+      "expression: column 1: integer literal 9999999999999999999999999999999999999999 is too large (beyond 2**120)");
   bad("x.shape", "expression: column 1: the expression gives a tuple, not a Tensor");
   bad("Tensor([[1, 2], [3]])", "expression: column 1: Tensor(): ragged nested sequence");
   bad("x.T.T.foo", "expression: column 7: unknown attribute 'foo' of Tensor");

@@ -93,8 +93,14 @@ DType sum_acc_dtype(DType d);
 
 /// One value in the widest form of its kind: bool, int64 (signed and weak int),
 /// uint64 (unsigned), or double (every float dtype, already rounded to that dtype).
+/// A Python int beyond 64 bits (a constant tinygrad keeps unwrapped until a store) is a
+/// wide Signed value: `i` holds its low 64 bits, what a store or an int cast keeps, and
+/// `hi` the bits above; as_double() and as_bool() read the whole value.
 struct Scalar {
+  __extension__ using Wide = __int128;
   DKind kind = DKind::Float;
+  bool wide = false;     ///< a Signed value outside [-2**63, 2**64): the value is `hi` * 2**64 + `u`
+  std::int64_t hi = 0;   ///< the bits above the low 64 of a wide value
   union {
     bool b;
     std::int64_t i;
@@ -106,6 +112,22 @@ struct Scalar {
   static Scalar from_int(std::int64_t v) { Scalar s; s.kind = DKind::Signed; s.i = v; return s; }
   static Scalar from_uint(std::uint64_t v) { Scalar s; s.kind = DKind::Unsigned; s.u = v; return s; }
   static Scalar from_float(double v) { Scalar s; s.kind = DKind::Float; s.f = v; return s; }
+  /// An exact int: Signed within int64, Unsigned up to 2**64 - 1, a wide Signed beyond.
+  static Scalar from_wide(Wide v) {
+    if (v >= INT64_MIN && v <= INT64_MAX) return from_int(static_cast<std::int64_t>(v));
+    if (v >= 0 && v <= static_cast<Wide>(UINT64_MAX)) return from_uint(static_cast<std::uint64_t>(v));
+    Scalar s;
+    s.kind = DKind::Signed;
+    s.wide = true;
+    s.u = static_cast<std::uint64_t>(v);
+    s.hi = static_cast<std::int64_t>(v >> 64);
+    return s;
+  }
+  /// The exact value of an int or bool (a float gives 0).
+  Wide as_wide() const {
+    if (wide) return static_cast<Wide>(static_cast<unsigned __int128>(static_cast<Wide>(hi)) << 64 | u);
+    return kind == DKind::Signed ? i : kind == DKind::Unsigned ? static_cast<Wide>(u) : kind == DKind::Bool ? b : 0;
+  }
   /// The value as a double (ints convert with round-to-nearest).
   double as_double() const;
   /// The value as two's-complement 64 bits (floats truncate toward zero like a C cast;

@@ -162,7 +162,7 @@ DType sum_acc_dtype(DType d) {
 double Scalar::as_double() const {
   switch (kind) {
     case DKind::Bool: return b ? 1.0 : 0.0;
-    case DKind::Signed: return static_cast<double>(i);
+    case DKind::Signed: return wide ? static_cast<double>(as_wide()) : static_cast<double>(i);
     case DKind::Unsigned: return static_cast<double>(u);
     case DKind::Float: return f;
   }
@@ -192,7 +192,7 @@ std::uint64_t Scalar::as_bits() const {
 bool Scalar::as_bool() const {
   switch (kind) {
     case DKind::Bool: return b;
-    case DKind::Signed: return i != 0;
+    case DKind::Signed: return wide || i != 0;
     case DKind::Unsigned: return u != 0;
     case DKind::Float: return f != 0.0 || std::isnan(f);
   }

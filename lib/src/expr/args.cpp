@@ -57,7 +57,9 @@ std::optional<std::vector<std::int64_t>> to_axes(const std::optional<Value>& v, 
 tg::Operand to_operand(const Value& v, int col, const std::string& op) {
   if (v.kind == Value::Kind::Tensor) return *v.tensor;
   if (v.kind == Value::Kind::Scalar) return v.num;
-  if (v.kind == Value::Kind::BigInt) fail_big(v, col);
+  // A Python int beyond 64 bits meets a tensor as tinygrad's weak CONST: exact until a store
+  // wraps it (uint8 `x < 2**64` compares with 2**64, `x + 2**64` stores x).
+  if (v.kind == Value::Kind::BigInt) return Scalar::from_wide(v.big);
   fail(col, "unsupported operand type for " + op + ": '" + type_name(v) + "'");
 }
 

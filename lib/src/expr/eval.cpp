@@ -36,7 +36,7 @@ class Evaluator {
  private:
   Value eval_node(const Node& n) {
     switch (n.kind) {
-      case Node::Kind::Number: return Value::scalar(n.value);
+      case Node::Kind::Number: return n.value.wide ? exact_int(n.value.as_wide(), n.col) : Value::scalar(n.value);
       case Node::Kind::String: return Value::named(Value::Kind::String, n.text);
       case Node::Kind::Constant:
         if (n.text == "None") return Value::none();
@@ -188,8 +188,6 @@ class Evaluator {
     if (is_number(a) && is_number(b)) return fold_binary(op, a, b, n.col);
     // Python's comparisons of tuples, dtypes, None, ...: `x.shape == (3, 4)` is a bool.
     if (is_value_comparison(op, a, b)) return compare_values(op, a, b, n.col);
-    if (a.kind == Value::Kind::BigInt) fail_big(a, n.col);
-    if (b.kind == Value::Kind::BigInt) fail_big(b, n.col);
     if (a.kind != Value::Kind::Tensor && b.kind != Value::Kind::Tensor)
       fail(n.col, "unsupported operand type(s) for " + op + ": '" + type_name(a) + "' and '" + type_name(b) + "'");
     if (op == "@")

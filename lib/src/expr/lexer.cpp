@@ -17,6 +17,20 @@ bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// An int literal's exact value (Python's ints are unbounded; the expression language holds
+// them up to 2**120, beyond 64 bits as a wide Scalar). Throws at `col` past that.
+Scalar int_literal(const std::string& digits, int base, int col) {
+  __extension__ using U = unsigned __int128;
+  constexpr U kMax = U{1} << 120;
+  U v = 0;
+  for (char ch : digits) {
+    const int d = is_digit(ch) ? ch - '0' : std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10;
+    v = v * static_cast<U>(base) + static_cast<U>(d);
+    if (v > kMax) fail(col, "integer literal " + digits + " is too large (beyond 2**120)");
+  }
+  return Scalar::from_wide(static_cast<Scalar::Wide>(v));
+}
+
 class Lexer {
  public:
   explicit Lexer(std::string_view src) : src_(src) {}
@@ -108,13 +122,7 @@ class Lexer {
           },
           true);
       if (digits.empty()) fail(t.col, "invalid number literal");
-      std::uint64_t v = 0;
-      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
-      if (ec != std::errc() || p != digits.data() + digits.size())
-        fail(t.col, "integer literal " + digits + " is too large");
-      t.value = v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-                    ? Scalar::from_uint(v)
-                    : Scalar::from_int(static_cast<std::int64_t>(v));
+      t.value = int_literal(digits, base, t.col);
     } else {
       bool is_float = false;
       take_digits(is_digit, false);
@@ -137,13 +145,7 @@ class Lexer {
       } else {
         if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of('0') != std::string::npos)
           fail(t.col, "leading zeros in decimal integer literals are not permitted");
-        std::uint64_t v = 0;
-        auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-        if (ec != std::errc() || p != digits.data() + digits.size())
-          fail(t.col, "integer literal " + digits + " is too large");
-        t.value = v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-                      ? Scalar::from_uint(v)
-                      : Scalar::from_int(static_cast<std::int64_t>(v));
+        t.value = int_literal(digits, 10, t.col);
       }
     }
     if (pos_ < src_.size() && is_name_char(src_[pos_])) fail(t.col, "invalid number literal");

@@ -29,11 +29,7 @@ std::string decimal(Int v) {
   return v < 0 ? "-" + out : out;
 }
 
-Int wide(const Scalar& s) {
-  if (s.kind == DKind::Bool) return s.b ? 1 : 0;
-  if (s.kind == DKind::Unsigned) return static_cast<Int>(s.u);
-  return static_cast<Int>(s.i);
-}
+Int wide(const Scalar& s) { return s.as_wide(); }
 
 // An exact int result: a Signed Scalar within int64, Unsigned above it up to 2**64 - 1,
 // a BigInt beyond.
@@ -206,5 +202,7 @@ Value fold_unary(const std::string& op, const Value& v, int col) {
 }
 
 void fail_big(const Value& v, int col) { fail(col, "integer " + v.text + " is out of the 64-bit range"); }
+
+Value exact_int(Scalar::Wide v, int col) { return narrow(v, col); }
 
 }  // namespace tensor_inspect::expr

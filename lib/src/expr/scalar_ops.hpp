@@ -27,6 +27,10 @@ Value fold_binary(const std::string& op, const Value& a, const Value& b, int col
 /// `op a` for op in - + ~, as Python computes it. Throws like fold_binary.
 Value fold_unary(const std::string& op, const Value& a, int col);
 
+/// A Python int: a Scalar within [-2**63, 2**64), a BigInt beyond. Throws Error(BadExpression)
+/// at `col` past 2**120 in magnitude.
+Value exact_int(Scalar::Wide v, int col);
+
 /// Error(BadExpression) at `col` for a BigInt used where a 64-bit value is needed.
 [[noreturn]] void fail_big(const Value& v, int col);
 

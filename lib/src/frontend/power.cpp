@@ -26,7 +26,7 @@ Tensor constant(const Tensor& like, double v) {
 double as_double(const Scalar& s) {
   switch (s.kind) {
     case DKind::Bool: return s.b ? 1.0 : 0.0;
-    case DKind::Signed: return static_cast<double>(s.i);
+    case DKind::Signed: return s.as_double();
     case DKind::Unsigned: return static_cast<double>(s.u);
     case DKind::Float: return s.f;
   }
@@ -76,7 +76,7 @@ Tensor pow(const Operand& a, const Operand& b) {
   const Operand& scalar_side = std::holds_alternative<Scalar>(b) ? b : a;
   if (const Scalar* s = std::get_if<Scalar>(&scalar_side); s != nullptr && !is_float(d)) {
     bool non_negative_int =
-        s->kind == DKind::Bool || s->kind == DKind::Unsigned || (s->kind == DKind::Signed && s->i >= 0);
+        s->kind == DKind::Bool || s->kind == DKind::Unsigned || (s->kind == DKind::Signed && s->as_wide() >= 0);
     if (!non_negative_int)
       expr_error("base needs to be float (an int tensor to the power of a negative or float scalar)");
   }

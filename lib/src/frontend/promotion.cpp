@@ -14,6 +14,7 @@ namespace {
 // Whether a Python int is representable in an int dtype (exact comparison needs a wider one).
 bool int_fits(const Scalar& v, DType d) {
   if (is_weak(d) || !is_int(d)) return true;
+  if (v.wide) return false;  // beyond 64 bits
   const DTypeInfo& info = dtype_info(d);
   if (info.kind == DKind::Unsigned) {
     if (v.kind == DKind::Unsigned) return info.bits == 64 || v.u < (std::uint64_t{1} << info.bits);
@@ -57,8 +58,8 @@ DType compare_dtype(const Operand& a, const Operand& b) {
     if (!is_python_int(*side)) continue;
     const Scalar& v = std::get<Scalar>(*side);
     if (int_fits(v, out)) continue;
-    bool fits_i64 =
-        v.kind == DKind::Signed || v.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    const bool fits_i64 = !v.wide && (v.kind == DKind::Signed ||
+                                      v.u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
     return (fits_i64 && out != DType::UInt64) ? DType::Int64 : DType::Float64;
   }
   return out;

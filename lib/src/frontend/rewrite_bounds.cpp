@@ -37,7 +37,7 @@ RewriteBounds rb_dtype_range(DType d) {
 LD rb_scalar(const Scalar& s) {
   switch (s.kind) {
     case DKind::Bool: return s.b ? 1 : 0;
-    case DKind::Signed: return static_cast<LD>(s.i);
+    case DKind::Signed: return s.wide ? static_cast<LD>(s.as_wide()) : static_cast<LD>(s.i);
     case DKind::Unsigned: return static_cast<LD>(s.u);
     case DKind::Float: return static_cast<LD>(s.f);
   }

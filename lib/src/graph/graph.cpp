@@ -25,7 +25,7 @@ bool scalar_equal(const Scalar& a, const Scalar& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case DKind::Bool: return a.b == b.b;
-    case DKind::Signed: return a.i == b.i;
+    case DKind::Signed: return a.i == b.i && a.wide == b.wide && a.hi == b.hi;
     case DKind::Unsigned: return a.u == b.u;
     case DKind::Float: return std::memcmp(&a.f, &b.f, sizeof(double)) == 0;  // -0.0 != 0.0, nan == nan
   }
@@ -59,7 +59,8 @@ std::size_t arg_hash(const NodeArg& a) {
         } else if constexpr (std::is_same_v<T, Scalar>) {
           std::uint64_t bits;
           std::memcpy(&bits, &v.u, sizeof bits);
-          h = mix(mix(h, static_cast<std::size_t>(v.kind)), std::hash<std::uint64_t>{}(bits));
+          h = mix(mix(mix(h, static_cast<std::size_t>(v.kind)), std::hash<std::uint64_t>{}(bits)),
+                  static_cast<std::size_t>(v.hi));
         } else if constexpr (!std::is_same_v<T, std::monostate>) {
           h = mix(h, std::hash<const void*>{}(v.get()));
         }
@@ -206,7 +207,10 @@ std::string arg_text(const Node& n) {
         } else if constexpr (std::is_same_v<T, Scalar>) {
           switch (v.kind) {
             case DKind::Bool: o << (v.b ? "True" : "False"); break;
-            case DKind::Signed: o << v.i; break;
+            case DKind::Signed:
+              if (v.wide) o << static_cast<double>(v.as_wide()) << " (beyond 64 bits)";
+              else o << v.i;
+              break;
             case DKind::Unsigned: o << v.u; break;
             case DKind::Float: o << v.f; break;
           }

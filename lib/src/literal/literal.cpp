@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,35 @@ Scalar convert(const LitValue& v, DType dtype, const Parser& p, std::size_t colu
     case LitValue::None: return cast_scalar(Scalar::from_float(0.0), dtype);
   }
   return Scalar{};
+}
+
+// The exact value of a 0-d int literal beyond 64 bits (Python keeps it; a CONST holds it up
+// to 2**120, tensor/const_fold.hpp): signs, then decimal digits with '_' separators. Nullopt
+// for any other spelling, which keeps the value modulo 2**64.
+std::optional<Scalar::Wide> wide_int_text(std::string_view text) {
+  __extension__ using U = unsigned __int128;
+  std::size_t at = 0;
+  bool negative = false;
+  const auto blank = [&] {
+    while (at < text.size() && std::string_view(" \t\n\r").find(text[at]) != std::string_view::npos) ++at;
+  };
+  blank();
+  while (at < text.size() && (text[at] == '-' || text[at] == '+')) {
+    negative ^= text[at++] == '-';
+    blank();
+  }
+  U v = 0;
+  bool any = false;
+  for (; at < text.size() && (std::isdigit(static_cast<unsigned char>(text[at])) || text[at] == '_'); ++at) {
+    if (text[at] == '_') continue;
+    v = v * 10 + static_cast<U>(text[at] - '0');
+    if (v > (U{1} << 120)) return std::nullopt;
+    any = true;
+  }
+  blank();
+  if (!any || at != text.size()) return std::nullopt;
+  const auto w = static_cast<Scalar::Wide>(v);
+  return negative ? -w : w;
 }
 
 }  // namespace
@@ -98,6 +128,7 @@ Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, co
       if (static_cast<double>(static_cast<std::int64_t>(l.bits)) == l.f)
         v = Scalar::from_int(static_cast<std::int64_t>(l.bits));
       else if (static_cast<double>(l.bits) == l.f) v = Scalar::from_uint(l.bits);
+      else if (const std::optional<Scalar::Wide> w = wide_int_text(text)) v = Scalar::from_wide(*w);
     } else if ((kind == DKind::Signed || kind == DKind::Unsigned) && l.kind == LitValue::Float &&
                std::fabs(l.f) < 9.2e18) {
       v = Scalar::from_int(static_cast<std::int64_t>(l.f));  // int(x): truncation, unwrapped

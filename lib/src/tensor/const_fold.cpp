@@ -29,7 +29,7 @@ PyVal py_bool(bool v) { PyVal p; p.kind = PyVal::Bool; p.i = v ? 1 : 0; return p
 PyVal from_scalar(const Scalar& s) {
   switch (s.kind) {
     case DKind::Bool: return py_bool(s.b);
-    case DKind::Signed: return py_int(s.i);
+    case DKind::Signed: return py_int(s.as_wide());
     case DKind::Unsigned: return py_int(static_cast<i128>(s.u));
     case DKind::Float: return py_float(s.f);
   }
@@ -39,10 +39,11 @@ PyVal from_scalar(const Scalar& s) {
 double as_double(const PyVal& v) { return v.kind == PyVal::Float ? v.f : static_cast<double>(v.i); }
 bool truthy(const PyVal& v) { return v.kind == PyVal::Float ? v.f != 0.0 : v.i != 0; }
 
-constexpr i128 kMinInt = -(static_cast<i128>(1) << 63);
-constexpr i128 kMaxUInt = (static_cast<i128>(1) << 64) - 1;
+// Python's ints as far as a Scalar holds them (a wide one beyond 64 bits): sums and
+// differences of two stay within 128 bits.
+constexpr i128 kMaxFold = static_cast<i128>(1) << 120;
 
-// `dtype.const(v)` as a Scalar of dtype's kind, or nullopt when the exact int leaves 64 bits.
+// `dtype.const(v)` as a Scalar of dtype's kind (an int beyond 64 bits wide), or nullopt beyond 2**120.
 std::optional<Scalar> to_const(const PyVal& v, DType dtype) {
   const DKind kind = dtype_info(dtype).kind;
   if (kind == DKind::Bool) return Scalar::from_bool(truthy(v));
@@ -53,12 +54,11 @@ std::optional<Scalar> to_const(const PyVal& v, DType dtype) {
       throw Error(ErrorCode::BadExpression, "cannot convert float NaN to integer (tinygrad folds the constant)");
     if (std::isinf(v.f))
       throw Error(ErrorCode::BadExpression, "cannot convert float infinity to integer (tinygrad folds the constant)");
-    if (std::fabs(v.f) >= 1.8446744073709552e19) return std::nullopt;
+    if (std::fabs(v.f) >= 1.329227995784916e36) return std::nullopt;  // 2**120
     n = static_cast<i128>(std::trunc(v.f));
   }
-  if (n < kMinInt || n > kMaxUInt) return std::nullopt;
-  if (n <= std::numeric_limits<std::int64_t>::max()) return Scalar::from_int(static_cast<std::int64_t>(n));
-  return Scalar::from_uint(static_cast<std::uint64_t>(n));
+  if (n < -kMaxFold || n > kMaxFold) return std::nullopt;
+  return Scalar::from_wide(n);
 }
 
 // The constant below reshapes, expands, permutes, flips and shrinks (a uniform value), or nullopt.
@@ -71,7 +71,7 @@ std::optional<Scalar> const_of(const Tensor& t) {
   return std::get<Scalar>(n->arg);
 }
 
-bool in_range(i128 v) { return v >= kMinInt && v <= kMaxUInt; }
+bool in_range(i128 v) { return v >= -kMaxFold && v <= kMaxFold; }
 
 std::optional<PyVal> float_unary(Op op, double x) {
   switch (op) {
