@@ -97,9 +97,12 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
 Tensor full(const Shape& shape, const Scalar& value, std::optional<DType> dtype) {
   check_shape(shape, "full");
   DType d = dtype ? *dtype : python_dtype(value);
-  // tinygrad's Tensor.full stores its value in a buffer (mixin/creation.py, buffer=True): an
-  // int wraps there, unlike a 0-d Tensor's CONST.
-  return Tensor::full(shape, cast_scalar(value, d), d);
+  // tinygrad's Tensor.full stores its value in a buffer of its own (mixin/creation.py,
+  // buffer=True): an int wraps there, unlike a 0-d Tensor's CONST, and no rewrite sees a
+  // constant in it (Tensor.zeros(2) * inf is nan, not 0; its sum is a loop, not 0 * n).
+  // A producer without a key is that: made where it is read, one node per call.
+  const Scalar stored = cast_scalar(value, d);
+  return produced(shape, d, "full", [stored](std::int64_t) { return stored; });
 }
 
 Tensor ones(const Shape& shape, std::optional<DType> dtype, const Defaults& defaults) {
