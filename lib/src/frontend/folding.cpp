@@ -51,6 +51,14 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   auto is = [](const std::optional<Scalar>& c, double v) { return c && is_value(*c, v); };
   const bool same = a.node() == b.node();
   if (op == Op::FloorDiv && same) return filled(a, d, 1);  // x//x -> 1 even for a constant 0 (tinygrad's order)
+  // x + 0 -> x comes before constant folding in tinygrad's list (symbolic_simple), and its 0
+  // matches -0.0 (Python's ==): over two constants it keeps a -0.0 that IEEE addition would
+  // make +0.0 (sub is a + (-b): -0.0 - 0.0 is -0.0, 0 - c is -c).
+  if (ca && cb && is_float(d)) {
+    if ((op == Op::Add || op == Op::Sub) && is(cb, 0)) return a;
+    if (op == Op::Add && is(ca, 0)) return b;
+    if (op == Op::Sub && is(ca, 0)) return b.unary(Op::Neg);
+  }
   if (ca && cb) return std::nullopt;  // both constant: folded by Tensor::binary (tensor/const_fold.hpp)
   switch (op) {
     case Op::Add:  // x+0 -> x
