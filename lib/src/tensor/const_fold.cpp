@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "tensor/late_fold.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::const_fold {
@@ -193,6 +194,7 @@ Scalar const_value(Scalar v, DType dtype) {
 std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {
   const std::optional<Scalar> c = const_of(a);
   if (!c) return std::nullopt;
+  if (op == Op::Cast && late_fold::keeps_weak_cast(*c, a.dtype(), out)) return std::nullopt;  // see late_fold.hpp
   const PyVal x = from_scalar(*c);
   if (op == Op::Cast) return finish(x, out, a.shape());
   if (x.kind == PyVal::Float) return finish(float_unary(op, x.f), out, a.shape());
@@ -202,7 +204,7 @@ std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {
 
 std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b) {
   const std::optional<Scalar> ca = const_of(a), cb = const_of(b);
-  if (!ca || !cb) return std::nullopt;
+  if (!ca || !cb) return late_fold::nan_compare(op, a, b);
   const PyVal x = from_scalar(*ca), y = from_scalar(*cb);
   if (is_comparison(op)) return finish(compare(op, x, y), DType::Bool, a.shape());
   if (x.kind == PyVal::Float || y.kind == PyVal::Float)

@@ -1,0 +1,86 @@
+// late_fold.cpp — tinygrad's fold inside a kernel of constants (see late_fold.hpp).
+#include "tensor/late_fold.hpp"
+
+#include <cmath>
+#include <unordered_set>
+
+#include "tensor_inspect/error.hpp"
+#include "tensor_inspect/realize.hpp"
+
+namespace tensor_inspect::late_fold {
+namespace {
+
+// Above this many elements a graph of constants is not evaluated twice: its compare is left to
+// the executor (the random expressions this follows are small; a large one is rarely all nan).
+constexpr std::int64_t kLateFoldMaxElements = 4096;
+// Nodes walked per side before giving up.
+constexpr std::size_t kLateFoldMaxNodes = 512;
+
+__extension__ using LateFoldInt = __int128;
+
+// The value of an int or bool Scalar, whichever kind holds it (a constant of an unsigned dtype
+// may hold a signed Scalar: tinygrad keeps the Python int).
+LateFoldInt int_value(const Scalar& s) {
+  switch (s.kind) {
+    case DKind::Bool: return s.b ? 1 : 0;
+    case DKind::Signed: return s.i;
+    case DKind::Unsigned: return static_cast<LateFoldInt>(s.u);
+    case DKind::Float: break;
+  }
+  return 0;
+}
+
+bool same_scalar(const Scalar& a, const Scalar& b) {
+  if ((a.kind == DKind::Float) != (b.kind == DKind::Float)) return false;
+  if (a.kind == DKind::Float) return std::isnan(a.f) ? std::isnan(b.f) : a.f == b.f;
+  return int_value(a) == int_value(b);
+}
+
+// Whether `n` is a graph of CONSTs under element-wise ops, reshapes and expands alone: one value
+// everywhere, which tinygrad's kernel folds to a CONST before it emits code.
+bool is_constant_graph(const Node* n, std::unordered_set<const Node*>& seen) {
+  if (!seen.insert(n).second) return true;
+  if (seen.size() > kLateFoldMaxNodes) return false;
+  if (n->op == Op::Const) return true;
+  const bool allowed = n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute ||
+                       (is_elementwise(n->op) && n->op != Op::Bitcast);
+  if (!allowed) return false;
+  for (const NodePtr& s : n->src)
+    if (!is_constant_graph(s.get(), seen)) return false;
+  return true;
+}
+
+// The one value of a graph of constants as the executor computes it, or nullopt.
+std::optional<double> constant_graph_value(const Tensor& t) {
+  if (!is_float(t.dtype()) || t.numel() == 0 || t.numel() > kLateFoldMaxElements) return std::nullopt;
+  std::unordered_set<const Node*> seen;
+  if (!is_constant_graph(t.node().get(), seen)) return std::nullopt;
+  std::optional<double> v;
+  try {
+    for_each_chunk(t.node(), 1, [&](const ValueChunk& c) {
+      if (!v && c.size > 0) v = c.f[0];
+    });
+  } catch (const Error&) {
+    return std::nullopt;  // the kernel itself raises: leave that to realization
+  }
+  return v;
+}
+
+}  // namespace
+
+bool keeps_weak_cast(const Scalar& v, DType from, DType to) {
+  if (!is_weak(to) || is_weak(from)) return false;
+  return same_scalar(cast_scalar(v, from), v);
+}
+
+std::optional<Tensor> nan_compare(Op op, const Tensor& a, const Tensor& b) {
+  if (op != Op::CmpEq && op != Op::CmpNe) return std::nullopt;
+  if (!is_float(a.dtype()) || !is_float(b.dtype())) return std::nullopt;
+  const std::optional<double> x = constant_graph_value(a);
+  if (!x || !std::isnan(*x)) return std::nullopt;
+  const std::optional<double> y = a.node() == b.node() ? x : constant_graph_value(b);
+  if (!y || !std::isnan(*y)) return std::nullopt;
+  return Tensor(make_node(Op::Const, DType::Bool, a.shape(), {}, Scalar::from_bool(op == Op::CmpEq)));
+}
+
+}  // namespace tensor_inspect::late_fold

@@ -1,0 +1,40 @@
+// late_fold.hpp — what tinygrad folds only inside the kernel of a graph of constants (internal).
+//
+// tinygrad folds constants twice. The scheduler's `symbolic` pass (schedule/rangeify.py,
+// get_kernel_graph) folds every ALU op over CONSTs at the op's dtype (uop/symbolic.py,
+// fold_const_alu: a weak float stays a Python double, a float32 is rounded), and a CAST over a
+// CONST only to a concrete dtype (`UPat(Ops.CAST, dtypes.all, ...)`: dtypes.all holds no weak
+// dtype). A weak cast of a concrete constant — `Tensor(-1, dtype=dtypes.int16).tanh()` starts
+// with `2.0 * x`, `Tensor(0.1).cos()` ends with `.cast(weakfloat)` — stays, and so does every
+// weak op over it. The kernel then commits that weak graph to a width (uop/weak.py,
+// cast_weak_srcs and lower_weak_node: the default float32 unless a float64 consumer asks
+// for more) and folds it again, op by op at that width, before any transcendental is
+// decomposed (codegen/__init__.py: "lower all index dtypes" and "final symbolic" run before
+// "late decompositions"). So `Tensor(0.1).tan()` is float32(float32(sin 0.1) * float32(1 /
+// cos)), not the double quotient rounded once.
+//
+// Our executor computes a weak graph the same way (float32 ops, DEV=PYTHON's per-op rounding),
+// so the tensor-level fold leaves such a cast alone and the kernel computes it. What the
+// kernel's fold does beyond IEEE arithmetic is redone here: its CONSTs compare as ConstFloat
+// does (dtype.py), two nans equal.
+#pragma once
+
+#include <optional>
+
+#include "tensor_inspect/tensor.hpp"
+
+namespace tensor_inspect::late_fold {
+
+/// Whether tinygrad's scheduler leaves `CAST(to)` of the constant `v` (held at dtype `from`)
+/// unfolded: `to` is weak and `from` is not. An int constant outside `from`'s range (a 0-d
+/// literal keeps its unwrapped Python int) is still folded here, as the executor would wrap it.
+bool keeps_weak_cast(const Scalar& v, DType from, DType to);
+
+/// CMPEQ/CMPNE of two graphs of constants alone (casts, element-wise ops and reshapes or
+/// expands over CONSTs, so one value each) that are both nan: tinygrad's kernel folds each
+/// to a CONST first, and ConstFloat's == holds for two nans, so == is True and != is False
+/// (`(x - nan).isfinite()` of an int16 0-d is True). Nullopt for anything else, including
+/// graphs of more than a few thousand elements. Evaluates both sides with the executor.
+std::optional<Tensor> nan_compare(Op op, const Tensor& a, const Tensor& b);
+
+}  // namespace tensor_inspect::late_fold
