@@ -46,6 +46,7 @@ Pair broadcasted(const Operand& a, const Operand& b, std::optional<DType> dtype 
 
 Tensor binop(Op op, const Operand& a, const Operand& b) {
   Pair p = broadcasted(a, b);
+  if (auto f = fold_weak_const(op, a, b, p.a, p.b)) return *f;
   return folded_binary(op, p.a, p.b);
 }
 
@@ -66,7 +67,10 @@ DType compare_dtype(const Operand& a, const Operand& b) {
 
 Tensor compare(Op op, const Operand& a, const Operand& b) {
   Pair p = broadcasted(a, b, compare_dtype(a, b));
-  return folded_binary(op, p.a, p.b);
+  if (auto f = fold_weak_const(op, a, b, p.a, p.b)) return *f;
+  Tensor r = folded_binary(op, p.a, p.b);
+  if (auto f = fold_compare_bounds(r)) return *f;
+  return r;
 }
 
 }  // namespace

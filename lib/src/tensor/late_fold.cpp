@@ -68,6 +68,11 @@ std::optional<double> constant_graph_value(const Tensor& t) {
 
 }  // namespace
 
+bool is_constant_graph(const Tensor& t) {
+  std::unordered_set<const Node*> seen;
+  return is_constant_graph(t.node().get(), seen);
+}
+
 bool keeps_weak_cast(const Scalar& v, DType from, DType to) {
   if (!is_weak(to) || is_weak(from)) return false;
   return same_scalar(cast_scalar(v, from), v);

@@ -30,6 +30,11 @@ namespace tensor_inspect::late_fold {
 /// literal keeps its unwrapped Python int) is still folded here, as the executor would wrap it.
 bool keeps_weak_cast(const Scalar& v, DType from, DType to);
 
+/// Whether `t` is a graph of CONSTs under casts, element-wise ops, reshapes, expands and
+/// permutes alone (no buffer, pad, shrink, reduction or bitcast; a few hundred nodes at most):
+/// one value everywhere, which tinygrad's kernel folds to a CONST.
+bool is_constant_graph(const Tensor& t);
+
 /// CMPEQ/CMPNE of two graphs of constants alone (casts, element-wise ops and reshapes or
 /// expands over CONSTs, so one value each) that are both nan: tinygrad's kernel folds each
 /// to a CONST first, and ConstFloat's == holds for two nans, so == is True and != is False

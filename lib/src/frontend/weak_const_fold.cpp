@@ -1,0 +1,94 @@
+// A constant of a concrete float dtype combined with a Python scalar, folded as tinygrad's
+// scheduler folds it. tinygrad's _broadcasted keeps a weak CONST operand weak under the
+// promoted op (mixin/elementwise.py, `promote`: "keep weak CONST weak"), so
+// `Tensor(-5, dtype=dtypes.float16) * (-1/ln 2)` is MUL(half)(CONST half -5, CONST weakfloat
+// -1.4426950408889634), and uop/symbolic.py's fold_const_alu computes exec_alu on the two
+// Python values, rounding only the result to half (dtype.const). Casting the scalar to half
+// first, as a kernel's commit of the weak constant does, rounds twice. The same holds for a
+// comparison: float16 0.1 < 0.1 compares the half value with the exact double.
+#include <cmath>
+
+#include "internal.hpp"
+#include "tensor/late_fold.hpp"
+
+namespace tensor_inspect::tg::detail {
+
+namespace {
+
+// The Scalar of a CONST under reshapes and expands (tinygrad's CONST has no view), or nullopt.
+std::optional<Scalar> bare_const(const Tensor& t) {
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
+  if (n->op != Op::Const) return std::nullopt;
+  return std::get<Scalar>(n->arg);
+}
+
+// The exact value of a weak operand: a Python int or float, or a weak 0-d constant tensor.
+std::optional<double> weak_value(const Operand& v) {
+  if (const Scalar* s = std::get_if<Scalar>(&v)) {
+    if (s->kind == DKind::Bool) return std::nullopt;
+    return s->as_double();
+  }
+  const Tensor& t = std::get<Tensor>(v);
+  if (!is_weak(t.dtype())) return std::nullopt;
+  const std::optional<Scalar> c = bare_const(t);
+  if (!c || c->kind == DKind::Bool) return std::nullopt;
+  return c->as_double();
+}
+
+// The value of a constant of a concrete float dtype `d`.
+std::optional<double> strong_float_value(const Operand& v, DType d) {
+  const Tensor* t = std::get_if<Tensor>(&v);
+  if (t == nullptr || t->dtype() != d) return std::nullopt;
+  const std::optional<Scalar> c = bare_const(*t);
+  if (!c || c->kind != DKind::Float) return std::nullopt;
+  return c->f;
+}
+
+}  // namespace
+
+std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b, const Tensor& ta, const Tensor& tb) {
+  const DType d = ta.dtype();
+  if (!is_float(d) || is_weak(d) || tb.dtype() != d) return std::nullopt;
+  std::optional<double> x = strong_float_value(a, d), y = weak_value(b);
+  if (!x || !y) {
+    x = weak_value(a);
+    y = strong_float_value(b, d);
+  }
+  if (!x || !y) return std::nullopt;
+  const double u = *x, v = *y;
+  auto value = [&](double r) { return Tensor::full(ta.shape(), Scalar::from_float(r), d); };
+  auto truth = [&](bool r) { return Tensor::full(ta.shape(), Scalar::from_bool(r), DType::Bool); };
+  // symbolic_simple's "x+0 -> x" and "x*1 -> x" come before the fold and match either source
+  // (src[1] first): a zero of either sign is dropped, so -0.0 + 0 stays -0.0. tinygrad's
+  // a - b is a + (-b), the negation exact.
+  auto add = [&](double p, double q) { return value(q == 0 ? p : p == 0 ? q : p + q); };
+  switch (op) {
+    case Op::Add: return add(u, v);
+    case Op::Sub: return add(u, -v);
+    case Op::Mul: return value(u * v);
+    case Op::Max: return value(v > u ? v : u);  // Python's max(u, v)
+    case Op::Min: return value(v < u ? v : u);  // tinygrad's -max(-u, -v)
+    case Op::CmpLt: return truth(u < v);
+    // ConstFloat's == (dtype.py) holds for two nans
+    case Op::CmpEq: return truth(std::isnan(u) && std::isnan(v) ? true : u == v);
+    case Op::CmpNe: return truth(std::isnan(u) && std::isnan(v) ? false : u != v);
+    default: return std::nullopt;
+  }
+}
+
+// A comparison over a graph of constants that tinygrad's scheduler left unfolded (a weak cast of a
+// concrete constant, late_fold.hpp) still folds there when its bounds are one value
+// (uop/symbolic.py, "ALU/variable min==max -> CONST" for CMPLT and CMPNE): `(x == -1) < 100` of a
+// uint16 0-d is the CONST True that cos then sees.
+std::optional<Tensor> fold_compare_bounds(const Tensor& r) {
+  const Node* n = r.node().get();
+  // tinygrad bounds a float cast by its dtype's range (UOp._min_max): only int and bool compares fold
+  if (!is_comparison(n->op) || is_float(n->src[0]->dtype)) return std::nullopt;
+  if (!late_fold::is_constant_graph(r)) return std::nullopt;
+  const RewriteBounds b = rewrite_bounds(r);
+  if (b.lo != b.hi) return std::nullopt;
+  return Tensor::full(r.shape(), Scalar::from_bool(b.lo != 0), DType::Bool);
+}
+
+}  // namespace tensor_inspect::tg::detail
