@@ -194,7 +194,8 @@ Scalar const_value(Scalar v, DType dtype) {
 std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {
   const std::optional<Scalar> c = const_of(a);
   if (!c) return std::nullopt;
-  if (op == Op::Cast && late_fold::keeps_weak_cast(*c, a.dtype(), out)) return std::nullopt;  // see late_fold.hpp
+  if (op == Op::Cast)
+    if (std::optional<Tensor> kept = late_fold::weak_cast(*c, a, out)) return kept;  // see late_fold.hpp
   const PyVal x = from_scalar(*c);
   if (op == Op::Cast) return finish(x, out, a.shape());
   if (x.kind == PyVal::Float) return finish(float_unary(op, x.f), out, a.shape());

@@ -2,6 +2,7 @@
 #include "tensor/late_fold.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <unordered_set>
 
 #include "tensor_inspect/error.hpp"
@@ -73,9 +74,22 @@ bool is_constant_graph(const Tensor& t) {
   return is_constant_graph(t.node().get(), seen);
 }
 
-bool keeps_weak_cast(const Scalar& v, DType from, DType to) {
-  if (!is_weak(to) || is_weak(from)) return false;
-  return same_scalar(cast_scalar(v, from), v);
+std::optional<Tensor> weak_cast(const Scalar& v, const Tensor& a, DType to) {
+  if (!is_weak(to) || is_weak(a.dtype())) return std::nullopt;
+  NodePtr src = a.node();
+  if (!same_scalar(cast_scalar(v, a.dtype()), v)) {
+    // A 0-d literal out of its int dtype's range keeps the Python int, which the kernel's commit
+    // converts as it is: hold it in a 64-bit int, whose commit width is the same default float.
+    const LateFoldInt n = int_value(v);
+    if (v.kind == DKind::Float || v.kind == DKind::Bool) return std::nullopt;
+    if (n >= INT64_MIN && n <= INT64_MAX)
+      src = make_node(Op::Const, DType::Int64, a.shape(), {}, Scalar::from_int(static_cast<std::int64_t>(n)));
+    else if (n >= 0 && n <= static_cast<LateFoldInt>(UINT64_MAX))
+      src = make_node(Op::Const, DType::UInt64, a.shape(), {}, Scalar::from_uint(static_cast<std::uint64_t>(n)));
+    else
+      return std::nullopt;
+  }
+  return Tensor(make_node(Op::Cast, to, a.shape(), {src}));
 }
 
 std::optional<Tensor> nan_compare(Op op, const Tensor& a, const Tensor& b) {

@@ -25,10 +25,11 @@
 
 namespace tensor_inspect::late_fold {
 
-/// Whether tinygrad's scheduler leaves `CAST(to)` of the constant `v` (held at dtype `from`)
-/// unfolded: `to` is weak and `from` is not. An int constant outside `from`'s range (a 0-d
-/// literal keeps its unwrapped Python int) is still folded here, as the executor would wrap it.
-bool keeps_weak_cast(const Scalar& v, DType from, DType to);
+/// `CAST(to)` of `a`, a constant of value `v`, left unfolded as tinygrad's scheduler leaves it
+/// when `to` is weak and a's dtype is not; nullopt otherwise (fold it). An int constant outside
+/// its dtype's range (a 0-d literal keeps its unwrapped Python int) is cast from a 64-bit int
+/// constant of the same value instead, so the kernel does not wrap it.
+std::optional<Tensor> weak_cast(const Scalar& v, const Tensor& a, DType to);
 
 /// Whether `t` is a graph of CONSTs under casts, element-wise ops, reshapes, expands and
 /// permutes alone (no buffer, pad, shrink, reduction or bitcast; a few hundred nodes at most):
