@@ -23,17 +23,18 @@ std::optional<Scalar> bare_const(const Tensor& t) {
   return std::get<Scalar>(n->arg);
 }
 
-// The exact value of a weak operand: a Python int or float, or a weak 0-d constant tensor.
+// The exact value of a Python int or float operand, or of a 0-d weak literal tensor. Another weak
+// tensor is not one: tinygrad keeps a weak operand weak only when its Tensor is a bare CONST, and
+// its Tensor ops are not folded when made (a clip of a 0-d literal is a WHERE there, which
+// _broadcasted casts), while ours are.
 std::optional<double> weak_value(const Operand& v) {
   if (const Scalar* s = std::get_if<Scalar>(&v)) {
     if (s->kind == DKind::Bool) return std::nullopt;
     return s->as_double();
   }
   const Tensor& t = std::get<Tensor>(v);
-  if (!is_weak(t.dtype())) return std::nullopt;
-  const std::optional<Scalar> c = bare_const(t);
-  if (!c || c->kind == DKind::Bool) return std::nullopt;
-  return c->as_double();
+  if (!is_weak(t.dtype()) || !late_fold::is_weak_literal(t)) return std::nullopt;
+  return std::get<Scalar>(t.node()->arg).as_double();
 }
 
 // The value of a constant of a concrete float dtype `d`.
@@ -51,22 +52,38 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
   const DType d = ta.dtype();
   if (!is_float(d) || is_weak(d) || tb.dtype() != d) return std::nullopt;
   std::optional<double> x = strong_float_value(a, d), y = weak_value(b);
+  bool a_weak = false;
   if (!x || !y) {
     x = weak_value(a);
     y = strong_float_value(b, d);
+    a_weak = true;
   }
   if (!x || !y) return std::nullopt;
   const double u = *x, v = *y;
   auto value = [&](double r) { return Tensor::full(ta.shape(), Scalar::from_float(r), d); };
   auto truth = [&](bool r) { return Tensor::full(ta.shape(), Scalar::from_bool(r), DType::Bool); };
   // symbolic_simple's "x+0 -> x" and "x*1 -> x" come before the fold and match either source
-  // (src[1] first): a zero of either sign is dropped, so -0.0 + 0 stays -0.0. tinygrad's
-  // a - b is a + (-b), the negation exact.
-  auto add = [&](double p, double q) { return value(q == 0 ? p : p == 0 ? q : p + q); };
+  // (src[1] first): a zero of either sign is dropped, so -0.0 + 0 stays -0.0. What they return
+  // may be the weak CONST, and the ops above it then re-derive a weak dtype (uop/ops.py,
+  // _rebuild_dtype) and fold in double until a cast or the store rounds them: kept here as a
+  // weak float where the tensor is the default float32, which a weak float is at data().
+  auto pick = [&](double r, bool weak) {
+    return weak && d == DType::Float32 ? Tensor::full(ta.shape(), Scalar::from_float(r), DType::WeakFloat) : value(r);
+  };
+  // tinygrad's a - b is a + (-b): -b of a weak CONST is weak, of a concrete 1 it is the weak -1
+  // (b * -1 is "x*1 -> x" on the weak -1), of another concrete constant it is concrete.
+  auto add = [&](double p, bool p_weak, double q, bool q_weak) {
+    if (q == 0) return pick(p, p_weak);
+    if (p == 0) return pick(q, q_weak);
+    return pick(p + q, p_weak && q_weak);
+  };
   switch (op) {
-    case Op::Add: return add(u, v);
-    case Op::Sub: return add(u, -v);
-    case Op::Mul: return value(u * v);
+    case Op::Add: return add(u, a_weak, v, !a_weak);
+    case Op::Sub: return add(u, a_weak, -v, !a_weak || v == 1);
+    case Op::Mul:
+      if (v == 1) return pick(u, a_weak);
+      if (u == 1) return pick(v, !a_weak);
+      return value(u * v);
     case Op::Max: return value(v > u ? v : u);  // Python's max(u, v)
     case Op::Min: return value(v < u ? v : u);  // tinygrad's -max(-u, -v)
     case Op::CmpLt: return truth(u < v);

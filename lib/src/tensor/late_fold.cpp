@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <unordered_set>
+#include <vector>
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
@@ -100,6 +102,34 @@ std::optional<Tensor> nan_compare(Op op, const Tensor& a, const Tensor& b) {
   const std::optional<double> y = a.node() == b.node() ? x : constant_graph_value(b);
   if (!y || !std::isnan(*y)) return std::nullopt;
   return Tensor(make_node(Op::Const, DType::Bool, a.shape(), {}, Scalar::from_bool(op == Op::CmpEq)));
+}
+
+namespace {
+struct WeakLiterals {
+  std::mutex mutex;
+  std::vector<NodePtr> nodes;  // held, so a node's address is never reused while listed
+};
+WeakLiterals& weak_literals() {
+  static WeakLiterals w;
+  return w;
+}
+// Literals recorded at most: a process parses a handful; beyond this the oldest are forgotten.
+constexpr std::size_t kLateFoldMaxLiterals = 256;
+}  // namespace
+
+void note_weak_literal(const Tensor& t) {
+  WeakLiterals& w = weak_literals();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (w.nodes.size() >= kLateFoldMaxLiterals) w.nodes.erase(w.nodes.begin());
+  w.nodes.push_back(t.node());
+}
+
+bool is_weak_literal(const Tensor& t) {
+  WeakLiterals& w = weak_literals();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  for (const NodePtr& n : w.nodes)
+    if (n == t.node()) return true;
+  return false;
 }
 
 }  // namespace tensor_inspect::late_fold

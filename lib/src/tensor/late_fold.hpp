@@ -43,4 +43,11 @@ bool is_constant_graph(const Tensor& t);
 /// graphs of more than a few thousand elements. Evaluates both sides with the executor.
 std::optional<Tensor> nan_compare(Op op, const Tensor& a, const Tensor& b);
 
+/// Records `t`, a 0-d literal of a weak dtype (`Tensor(0.1)`), as the bare weak CONST tinygrad's
+/// Tensor holds: unlike a weak constant our Tensor ops folded (tinygrad folds none when a Tensor
+/// is made), _broadcasted keeps it weak under a concrete op (weak_const_fold.cpp).
+void note_weak_literal(const Tensor& t);
+/// Whether `t` is a tensor note_weak_literal recorded (the same interned CONST node).
+bool is_weak_literal(const Tensor& t);
+
 }  // namespace tensor_inspect::late_fold
