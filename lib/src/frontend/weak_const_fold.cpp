@@ -37,13 +37,26 @@ std::optional<double> weak_value(const Operand& v) {
   return std::get<Scalar>(t.node()->arg).as_double();
 }
 
-// The value of a constant of a concrete float dtype `d`.
-std::optional<double> strong_float_value(const Operand& v, DType d) {
+struct StrongValue {
+  double v;
+  bool late;  // a graph of constants the scheduler leaves, folded only in the kernel
+};
+
+// The value of a constant of a concrete float dtype `d`: a CONST, or a graph of constants the
+// scheduler leaves (late_fold.hpp), which the kernel folds to a CONST before it folds this op
+// with the weak one (symbolic_simple's fold_const_alu comes before pm_lower_index_dtype commits
+// a weak CONST to the op's dtype).
+std::optional<StrongValue> strong_float_value(const Operand& v, DType d) {
   const Tensor* t = std::get_if<Tensor>(&v);
   if (t == nullptr || t->dtype() != d) return std::nullopt;
   const std::optional<Scalar> c = bare_const(*t);
-  if (!c || c->kind != DKind::Float) return std::nullopt;
-  return c->f;
+  if (!c) {
+    const std::optional<double> late = late_fold::constant_graph_value(*t);
+    if (!late) return std::nullopt;
+    return StrongValue{*late, true};
+  }
+  if (c->kind != DKind::Float) return std::nullopt;
+  return StrongValue{c->f, false};
 }
 
 }  // namespace
@@ -51,16 +64,26 @@ std::optional<double> strong_float_value(const Operand& v, DType d) {
 std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b, const Tensor& ta, const Tensor& tb) {
   const DType d = ta.dtype();
   if (!is_float(d) || is_weak(d) || tb.dtype() != d) return std::nullopt;
-  std::optional<double> x = strong_float_value(a, d), y = weak_value(b);
+  std::optional<StrongValue> sa = strong_float_value(a, d);
+  std::optional<double> wb = weak_value(b);
   bool a_weak = false;
-  if (!x || !y) {
-    x = weak_value(a);
-    y = strong_float_value(b, d);
-    a_weak = true;
+  double u = 0, v = 0;
+  bool late = false;
+  if (sa && wb) {
+    u = sa->v, v = *wb, late = sa->late;
+  } else {
+    const std::optional<double> wa = weak_value(a);
+    const std::optional<StrongValue> sb = wa ? strong_float_value(b, d) : std::nullopt;
+    if (!sb) return std::nullopt;
+    u = *wa, v = sb->v, late = sb->late, a_weak = true;
   }
-  if (!x || !y) return std::nullopt;
-  const double u = *x, v = *y;
-  auto value = [&](double r) { return Tensor::full(ta.shape(), Scalar::from_float(r), d); };
+  // Over a graph the scheduler left, the result is not a CONST to the scheduler either (its
+  // value-blind folds, x/x -> 1, still see through it): the exact double, cast in the kernel.
+  auto value = [&](double r) {
+    if (!late || d == DType::Float64) return Tensor::full(ta.shape(), Scalar::from_float(r), d);
+    NodePtr exact = make_node(Op::Const, DType::Float64, ta.shape(), {}, Scalar::from_float(r));
+    return Tensor(make_node(Op::Cast, d, ta.shape(), {exact}));
+  };
   auto truth = [&](bool r) { return Tensor::full(ta.shape(), Scalar::from_bool(r), DType::Bool); };
   // symbolic_simple's "x+0 -> x" and "x*1 -> x" come before the fold and match either source
   // (src[1] first): a zero of either sign is dropped, so -0.0 + 0 stays -0.0. What they return
@@ -68,7 +91,8 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
   // _rebuild_dtype) and fold in double until a cast or the store rounds them: kept here as a
   // weak float where the tensor is the default float32, which a weak float is at data().
   auto pick = [&](double r, bool weak) {
-    return weak && d == DType::Float32 ? Tensor::full(ta.shape(), Scalar::from_float(r), DType::WeakFloat) : value(r);
+    if (weak && !late && d == DType::Float32) return Tensor::full(ta.shape(), Scalar::from_float(r), DType::WeakFloat);
+    return value(r);
   };
   // tinygrad's a - b is a + (-b): -b of a weak CONST is weak, of a concrete 1 it is the weak -1
   // (b * -1 is "x*1 -> x" on the weak -1), of another concrete constant it is concrete.

@@ -53,7 +53,8 @@ bool is_constant_graph(const Node* n, std::unordered_set<const Node*>& seen) {
   return true;
 }
 
-// The one value of a graph of constants as the executor computes it, or nullopt.
+}  // namespace
+
 std::optional<double> constant_graph_value(const Tensor& t) {
   if (!is_float(t.dtype()) || t.numel() == 0 || t.numel() > kLateFoldMaxElements) return std::nullopt;
   std::unordered_set<const Node*> seen;
@@ -68,8 +69,6 @@ std::optional<double> constant_graph_value(const Tensor& t) {
   }
   return v;
 }
-
-}  // namespace
 
 bool is_constant_graph(const Tensor& t) {
   std::unordered_set<const Node*> seen;

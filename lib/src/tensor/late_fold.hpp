@@ -36,6 +36,11 @@ std::optional<Tensor> weak_cast(const Scalar& v, const Tensor& a, DType to);
 /// one value everywhere, which tinygrad's kernel folds to a CONST.
 bool is_constant_graph(const Tensor& t);
 
+/// The one value of `t`, a float graph of constants (is_constant_graph) of at most a few
+/// thousand elements, as the executor computes it, which is the CONST tinygrad's kernel folds it
+/// to; nullopt for anything else or where the kernel raises.
+std::optional<double> constant_graph_value(const Tensor& t);
+
 /// CMPEQ/CMPNE of two graphs of constants alone (casts, element-wise ops and reshapes or
 /// expands over CONSTs, so one value each) that are both nan: tinygrad's kernel folds each
 /// to a CONST first, and ConstFloat's == holds for two nans, so == is True and != is False
