@@ -97,30 +97,12 @@ Tensor rsqrt(const Tensor& t, const Defaults& defaults) {
 Tensor sin(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sin); });
 }
-namespace {
-// Whether `x` is a constant 1 of a concrete dtype: tinygrad's pi/2 - x is pi/2 + x * -1, and
-// uop/symbolic.py's "x*1 -> x" (tried before the fold, on either source) turns MUL(x, -1) into
-// the weak CONST -1; the ADD and SIN over it re-derive a weak dtype (uop/ops.py,
-// _rebuild_dtype), so cos(1) is sin(pi/2 - 1) in double, rounded once by the cast back.
-bool is_strong_const_one(const Tensor& x) {
-  const Node* n = x.node().get();
-  while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
-  if (n->op != Op::Const || is_weak(n->dtype)) return false;
-  const Scalar& v = std::get<Scalar>(n->arg);
-  return v.kind == DKind::Float && v.f == 1.0;
-}
-}  // namespace
-
 Tensor cos(const Tensor& t, const Defaults& defaults) {
-  // tinygrad: cos(x) = sin(pi/2 - x)
+  // tinygrad: cos(x) = sin(pi/2 - x). Of a concrete constant 1, pi/2 - x is pi/2 + x * -1, whose
+  // x * -1 symbolic's "x*1 -> x" turns into the weak -1, so cos(1) folds in double
+  // (weak_const_fold.cpp).
   return float_unary(
-      t, defaults,
-      [](const Tensor& x) {
-        const Scalar half_pi = Scalar::from_float(std::numbers::pi / 2);
-        if (is_strong_const_one(x))
-          return broadcast_to(sub(half_pi, Scalar::from_float(1.0)), x.shape()).unary(Op::Sin);
-        return sub(half_pi, x).unary(Op::Sin);
-      },
+      t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); },
       true);
 }
 Tensor tan(const Tensor& t, const Defaults& defaults) {

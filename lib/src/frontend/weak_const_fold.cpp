@@ -64,19 +64,28 @@ std::optional<StrongValue> strong_float_value(const Operand& v, DType d) {
 std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b, const Tensor& ta, const Tensor& tb) {
   const DType d = ta.dtype();
   if (!is_float(d) || is_weak(d) || tb.dtype() != d) return std::nullopt;
-  std::optional<StrongValue> sa = strong_float_value(a, d);
-  std::optional<double> wb = weak_value(b);
-  bool a_weak = false;
-  double u = 0, v = 0;
-  bool late = false;
-  if (sa && wb) {
-    u = sa->v, v = *wb, late = sa->late;
-  } else {
-    const std::optional<double> wa = weak_value(a);
-    const std::optional<StrongValue> sb = wa ? strong_float_value(b, d) : std::nullopt;
-    if (!sb) return std::nullopt;
-    u = *wa, v = sb->v, late = sb->late, a_weak = true;
-  }
+  // Each side: its value and whether it is weak (a Python scalar, the 0-d literal, or a float32
+  // the rewrite made weak again, late_fold::weak_valued); a weak one meets a concrete one or a
+  // weak_valued one.
+  struct Side {
+    double v;
+    bool weak;
+    bool late = false;
+  };
+  auto side = [&](const Operand& o) -> std::optional<Side> {
+    if (std::optional<double> w = weak_value(o)) return Side{*w, true};
+    const Tensor* t = std::get_if<Tensor>(&o);
+    if (t != nullptr && t->dtype() == d)
+      if (std::optional<double> w = late_fold::weak_valued_of(*t)) return Side{*w, true};
+    if (std::optional<StrongValue> s = strong_float_value(o, d)) return Side{s->v, false, s->late};
+    return std::nullopt;
+  };
+  const std::optional<Side> sa = side(a), sb = side(b);
+  if (!sa || !sb || (!sa->weak && !sb->weak)) return std::nullopt;
+  if (sa->weak && sb->weak && std::holds_alternative<Scalar>(a) == std::holds_alternative<Scalar>(b))
+    return std::nullopt;  // two Python scalars, or two weak_valued tensors: folded elsewhere
+  const bool late = sa->late || sb->late;
+  const double u = sa->v, v = sb->v;
   // Over a graph the scheduler left, the result is not a CONST to the scheduler either (its
   // value-blind folds, x/x -> 1, still see through it): the exact double, cast in the kernel.
   auto value = [&](double r) {
@@ -88,10 +97,10 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
   // symbolic_simple's "x+0 -> x" and "x*1 -> x" come before the fold and match either source
   // (src[1] first): a zero of either sign is dropped, so -0.0 + 0 stays -0.0. What they return
   // may be the weak CONST, and the ops above it then re-derive a weak dtype (uop/ops.py,
-  // _rebuild_dtype) and fold in double until a cast or the store rounds them: kept here as a
-  // weak float where the tensor is the default float32, which a weak float is at data().
+  // _rebuild_dtype) and fold in double until a cast or a concrete operand rounds them: a
+  // weak_valued tensor of the op's dtype.
   auto pick = [&](double r, bool weak) {
-    if (weak && !late && d == DType::Float32) return Tensor::full(ta.shape(), Scalar::from_float(r), DType::WeakFloat);
+    if (weak && !late) return late_fold::weak_valued(ta.shape(), r, d);
     return value(r);
   };
   // tinygrad's a - b is a + (-b): -b of a weak CONST is weak, of a concrete 1 it is the weak -1
@@ -101,15 +110,16 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
     if (p == 0) return pick(q, q_weak);
     return pick(p + q, p_weak && q_weak);
   };
+  const bool both = sa->weak && sb->weak;
   switch (op) {
-    case Op::Add: return add(u, a_weak, v, !a_weak);
-    case Op::Sub: return add(u, a_weak, -v, !a_weak || v == 1);
+    case Op::Add: return add(u, sa->weak, v, sb->weak);
+    case Op::Sub: return add(u, sa->weak, -v, sb->weak || v == 1);
     case Op::Mul:
-      if (v == 1) return pick(u, a_weak);
-      if (u == 1) return pick(v, !a_weak);
-      return value(u * v);
-    case Op::Max: return value(v > u ? v : u);  // Python's max(u, v)
-    case Op::Min: return value(v < u ? v : u);  // tinygrad's -max(-u, -v)
+      if (v == 1) return pick(u, sa->weak);
+      if (u == 1) return pick(v, sb->weak);
+      return pick(u * v, both);
+    case Op::Max: return pick(v > u ? v : u, both);  // Python's max(u, v)
+    case Op::Min: return pick(v < u ? v : u, both);  // tinygrad's -max(-u, -v)
     case Op::CmpLt: return truth(u < v);
     // ConstFloat's == (dtype.py) holds for two nans
     case Op::CmpEq: return truth(std::isnan(u) && std::isnan(v) ? true : u == v);

@@ -192,6 +192,9 @@ Scalar const_value(Scalar v, DType dtype) {
 }
 
 std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {
+  if (std::optional<Tensor> w = late_fold::weak_valued_unary(op, out, a)) return w;  // see late_fold.hpp
+  if (op == Op::Cast)
+    if (std::optional<Tensor> c = late_fold::collapse_kept_cast(a, out)) return c;
   const std::optional<Scalar> c = const_of(a);
   if (!c) return std::nullopt;
   if (op == Op::Cast)
@@ -204,6 +207,7 @@ std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {
 }
 
 std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b) {
+  if (std::optional<Tensor> w = late_fold::weak_valued_binary(op, a, b)) return w;
   const std::optional<Scalar> ca = const_of(a), cb = const_of(b);
   if (!ca || !cb) return late_fold::nan_compare(op, a, b);
   const PyVal x = from_scalar(*ca), y = from_scalar(*cb);

@@ -75,6 +75,16 @@ bool is_constant_graph(const Tensor& t) {
   return is_constant_graph(t.node().get(), seen);
 }
 
+std::optional<Tensor> collapse_kept_cast(const Tensor& a, DType to) {
+  const Node* n = a.node().get();
+  if (n->op != Op::Cast || !is_weak(n->dtype) || n->src[0]->op != Op::Const || is_weak(n->src[0]->dtype))
+    return std::nullopt;
+  const DType from = n->src[0]->dtype;
+  const bool lossless = from == DType::Bool || (n->dtype == DType::WeakInt && is_int(from));
+  if (!lossless) return std::nullopt;
+  return Tensor(n->src[0]).cast(to);
+}
+
 std::optional<Tensor> weak_cast(const Scalar& v, const Tensor& a, DType to) {
   if (!is_weak(to) || is_weak(a.dtype())) return std::nullopt;
   NodePtr src = a.node();

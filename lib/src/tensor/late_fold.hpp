@@ -31,6 +31,11 @@ namespace tensor_inspect::late_fold {
 /// constant of the same value instead, so the kernel does not wrap it.
 std::optional<Tensor> weak_cast(const Scalar& v, const Tensor& a, DType to);
 
+/// `CAST(to)` of `a`, a weak cast weak_cast kept, as tinygrad's symbolic collapses two casts
+/// (`x.cast(a).cast(b) -> x.cast(b)` when can_lossless_cast(x.dtype, a), dtype.py: a bool, or an
+/// int to the weak int): the cast of the constant itself, folded; nullopt for anything else.
+std::optional<Tensor> collapse_kept_cast(const Tensor& a, DType to);
+
 /// Whether `t` is a graph of CONSTs under casts, element-wise ops, reshapes, expands and
 /// permutes alone (no buffer, pad, shrink, reduction or bitcast; a few hundred nodes at most):
 /// one value everywhere, which tinygrad's kernel folds to a CONST.
@@ -54,5 +59,22 @@ std::optional<Tensor> nan_compare(Op op, const Tensor& a, const Tensor& b);
 void note_weak_literal(const Tensor& t);
 /// Whether `t` is a tensor note_weak_literal recorded (the same interned CONST node).
 bool is_weak_literal(const Tensor& t);
+
+/// A tensor of dtype `d` whose one value `v` is still tinygrad's weak double: what symbolic's
+/// "x*1 -> x" and "x+0 -> x" leave when they hand back a weak CONST in place of an op of dtype d,
+/// after which the ops above re-derive a weak dtype (uop/ops.py, _rebuild_dtype) and fold in
+/// double until a cast or a concrete operand rounds them. The tensor's dtype stays `d`, as
+/// tinygrad's Tensor's does: the node is CAST(d) of a weak float CONST, which a kernel computes
+/// through float32. For float64 (exact already) and fp8 it is the constant rounded to `d`.
+Tensor weak_valued(const Shape& shape, double v, DType d = DType::Float32);
+/// `v` when `t` (under reshapes and expands) is a weak_valued tensor, else nullopt.
+std::optional<double> weak_valued_of(const Tensor& t);
+/// A unary op (Cast included, giving `out`) over a weak_valued tensor: weak_valued again (Python's
+/// math on the double), or the cast rounded once; nullopt when `a` is not weak_valued.
+std::optional<Tensor> weak_valued_unary(Op op, DType out, const Tensor& a);
+/// A binary op over a weak_valued tensor and a constant of the same shape and dtype: weak_valued
+/// where both are weak or "x*1", "x+0" hand the weak one back, else the exact result rounded to
+/// the dtype (a bool for a comparison); nullopt otherwise.
+std::optional<Tensor> weak_valued_binary(Op op, const Tensor& a, const Tensor& b);
 
 }  // namespace tensor_inspect::late_fold
