@@ -16,7 +16,7 @@ namespace tensor_inspect::tg::detail {
 namespace {
 
 // The Scalar of a CONST under reshapes and expands (tinygrad's CONST has no view), or nullopt.
-std::optional<Scalar> bare_const(const Tensor& t) {
+std::optional<Scalar> wcf_bare_const(const Tensor& t) {
   const Node* n = t.node().get();
   while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
   if (n->op != Op::Const) return std::nullopt;
@@ -27,7 +27,7 @@ std::optional<Scalar> bare_const(const Tensor& t) {
 // tensor is not one: tinygrad keeps a weak operand weak only when its Tensor is a bare CONST, and
 // its Tensor ops are not folded when made (a clip of a 0-d literal is a WHERE there, which
 // _broadcasted casts), while ours are.
-std::optional<double> weak_value(const Operand& v) {
+std::optional<double> wcf_weak_value(const Operand& v) {
   if (const Scalar* s = std::get_if<Scalar>(&v)) {
     if (s->kind == DKind::Bool) return std::nullopt;
     return s->as_double();
@@ -37,7 +37,7 @@ std::optional<double> weak_value(const Operand& v) {
   return std::get<Scalar>(t.node()->arg).as_double();
 }
 
-struct StrongValue {
+struct WcfStrongValue {
   double v;
   bool late;  // a graph of constants the scheduler leaves, folded only in the kernel
 };
@@ -46,17 +46,17 @@ struct StrongValue {
 // scheduler leaves (late_fold.hpp), which the kernel folds to a CONST before it folds this op
 // with the weak one (symbolic_simple's fold_const_alu comes before pm_lower_index_dtype commits
 // a weak CONST to the op's dtype).
-std::optional<StrongValue> strong_float_value(const Operand& v, DType d) {
+std::optional<WcfStrongValue> wcf_strong_float_value(const Operand& v, DType d) {
   const Tensor* t = std::get_if<Tensor>(&v);
   if (t == nullptr || t->dtype() != d) return std::nullopt;
-  const std::optional<Scalar> c = bare_const(*t);
+  const std::optional<Scalar> c = wcf_bare_const(*t);
   if (!c) {
     const std::optional<double> late = late_fold::constant_graph_value(*t);
     if (!late) return std::nullopt;
-    return StrongValue{*late, true};
+    return WcfStrongValue{*late, true};
   }
   if (c->kind != DKind::Float) return std::nullopt;
-  return StrongValue{c->f, false};
+  return WcfStrongValue{c->f, false};
 }
 
 }  // namespace
@@ -73,11 +73,11 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
     bool late = false;
   };
   auto side = [&](const Operand& o) -> std::optional<Side> {
-    if (std::optional<double> w = weak_value(o)) return Side{*w, true};
+    if (std::optional<double> w = wcf_weak_value(o)) return Side{*w, true};
     const Tensor* t = std::get_if<Tensor>(&o);
     if (t != nullptr && t->dtype() == d)
       if (std::optional<double> w = late_fold::weak_valued_of(*t)) return Side{*w, true};
-    if (std::optional<StrongValue> s = strong_float_value(o, d)) return Side{s->v, false, s->late};
+    if (std::optional<WcfStrongValue> s = wcf_strong_float_value(o, d)) return Side{s->v, false, s->late};
     return std::nullopt;
   };
   const std::optional<Side> sa = side(a), sb = side(b);

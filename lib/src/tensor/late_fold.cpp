@@ -23,7 +23,7 @@ __extension__ using LateFoldInt = __int128;
 
 // The value of an int or bool Scalar, whichever kind holds it (a constant of an unsigned dtype
 // may hold a signed Scalar: tinygrad keeps the Python int).
-LateFoldInt int_value(const Scalar& s) {
+LateFoldInt late_fold_int_value(const Scalar& s) {
   switch (s.kind) {
     case DKind::Bool: return s.b ? 1 : 0;
     case DKind::Signed: return s.i;
@@ -33,10 +33,10 @@ LateFoldInt int_value(const Scalar& s) {
   return 0;
 }
 
-bool same_scalar(const Scalar& a, const Scalar& b) {
+bool late_fold_same_scalar(const Scalar& a, const Scalar& b) {
   if ((a.kind == DKind::Float) != (b.kind == DKind::Float)) return false;
   if (a.kind == DKind::Float) return std::isnan(a.f) ? std::isnan(b.f) : a.f == b.f;
-  return int_value(a) == int_value(b);
+  return late_fold_int_value(a) == late_fold_int_value(b);
 }
 
 // Whether `n` is a graph of CONSTs under element-wise ops, reshapes and expands alone: one value
@@ -88,10 +88,10 @@ std::optional<Tensor> collapse_kept_cast(const Tensor& a, DType to) {
 std::optional<Tensor> weak_cast(const Scalar& v, const Tensor& a, DType to) {
   if (!is_weak(to) || is_weak(a.dtype())) return std::nullopt;
   NodePtr src = a.node();
-  if (!same_scalar(cast_scalar(v, a.dtype()), v)) {
+  if (!late_fold_same_scalar(cast_scalar(v, a.dtype()), v)) {
     // A 0-d literal out of its int dtype's range keeps the Python int, which the kernel's commit
     // converts as it is: hold it in a 64-bit int, whose commit width is the same default float.
-    const LateFoldInt n = int_value(v);
+    const LateFoldInt n = late_fold_int_value(v);
     if (v.kind == DKind::Float || v.kind == DKind::Bool) return std::nullopt;
     if (n >= INT64_MIN && n <= INT64_MAX)
       src = make_node(Op::Const, DType::Int64, a.shape(), {}, Scalar::from_int(static_cast<std::int64_t>(n)));
