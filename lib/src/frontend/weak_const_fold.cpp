@@ -100,7 +100,7 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
   // _rebuild_dtype) and fold in double until a cast or a concrete operand rounds them: a
   // weak_valued tensor of the op's dtype.
   auto pick = [&](double r, bool weak) {
-    if (weak && !late) return late_fold::weak_valued(ta.shape(), r, d);
+    if (weak) return late_fold::weak_valued(ta.shape(), r, d);
     return value(r);
   };
   // tinygrad's a - b is a + (-b): -b of a weak CONST is weak, of a concrete 1 it is the weak -1
@@ -134,9 +134,18 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
 // uint16 0-d is the CONST True that cos then sees.
 std::optional<Tensor> fold_compare_bounds(const Tensor& r) {
   const Node* n = r.node().get();
-  // tinygrad bounds a float cast by its dtype's range (UOp._min_max): only int and bool compares fold
-  if (!is_comparison(n->op) || is_float(n->src[0]->dtype)) return std::nullopt;
-  if (!late_fold::is_constant_graph(r)) return std::nullopt;
+  if (!is_comparison(n->op) || !late_fold::is_constant_graph(r)) return std::nullopt;
+  // tinygrad bounds a float cast by its dtype's range (UOp._min_max): of float compares only
+  // CMPLT with a nan CONST side folds (its bounds (vmax < vmin, vmin < vmax) are both False)
+  if (is_float(n->src[0]->dtype)) {
+    auto nan_const = [](const Node* s) {
+      while (s->op == Op::Reshape || s->op == Op::Expand) s = s->src[0].get();
+      return s->op == Op::Const && std::isnan(std::get<Scalar>(s->arg).as_double());
+    };
+    if (n->op == Op::CmpLt && (nan_const(n->src[0].get()) || nan_const(n->src[1].get())))
+      return Tensor::full(r.shape(), Scalar::from_bool(false), DType::Bool);
+    return std::nullopt;
+  }
   const RewriteBounds b = rewrite_bounds(r);
   if (b.lo != b.hi) return std::nullopt;
   return Tensor::full(r.shape(), Scalar::from_bool(b.lo != 0), DType::Bool);

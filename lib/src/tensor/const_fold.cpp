@@ -218,6 +218,7 @@ std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b) {
 }
 
 std::optional<Tensor> where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (std::optional<Tensor> w = late_fold::weak_valued_where(cond, a, b)) return w;
   const std::optional<Scalar> cc = const_of(cond), ca = const_of(a), cb = const_of(b);
   if (!cc || !ca || !cb) return std::nullopt;
   return constant(a.shape(), a.dtype(), truthy(from_scalar(*cc)) ? *ca : *cb);

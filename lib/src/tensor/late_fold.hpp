@@ -76,5 +76,8 @@ std::optional<Tensor> weak_valued_unary(Op op, DType out, const Tensor& a);
 /// where both are weak or "x*1", "x+0" hand the weak one back, else the exact result rounded to
 /// the dtype (a bool for a comparison); nullopt otherwise.
 std::optional<Tensor> weak_valued_binary(Op op, const Tensor& a, const Tensor& b);
+/// where(cond, a, b) with a constant cond and a weak_valued branch: the branch it takes, a
+/// weak_valued one rounded to the dtype (fold_const_where commits it); nullopt otherwise.
+std::optional<Tensor> weak_valued_where(const Tensor& cond, const Tensor& a, const Tensor& b);
 
 }  // namespace tensor_inspect::late_fold

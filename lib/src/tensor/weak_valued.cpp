@@ -68,12 +68,24 @@ std::optional<Tensor> weak_valued_unary(Op op, DType out, const Tensor& a) {
 std::optional<Tensor> weak_valued_binary(Op op, const Tensor& a, const Tensor& b) {
   const std::optional<double> wa = weak_valued_of(a), wb = weak_valued_of(b);
   if (!wa && !wb) return std::nullopt;
-  const std::optional<double> x = wa ? wa : weak_valued_const(a), y = wb ? wb : weak_valued_const(b);
+  // The other side: a CONST, or a graph of constants the scheduler left, which the kernel folds
+  // to a CONST first; a result over one stays a cast the kernel makes (late_fold.hpp).
+  bool late = false;
+  auto other = [&](const Tensor& t) -> std::optional<double> {
+    if (std::optional<double> c = weak_valued_const(t)) return c;
+    std::optional<double> g = constant_graph_value(t);
+    late = g.has_value();
+    return g;
+  };
+  const std::optional<double> x = wa ? wa : other(a), y = wb ? wb : other(b);
   const DType d = a.dtype();
   if (!x || !y || d != b.dtype()) return std::nullopt;
   const double u = *x, v = *y;
   auto pick = [&](double r, bool weak) {
-    return weak ? weak_valued(a.shape(), r, d) : Tensor::full(a.shape(), Scalar::from_float(r), d);
+    if (weak) return weak_valued(a.shape(), r, d);
+    if (!late || d == DType::Float64) return Tensor::full(a.shape(), Scalar::from_float(r), d);
+    NodePtr exact = make_node(Op::Const, DType::Float64, a.shape(), {}, Scalar::from_float(r));
+    return Tensor(make_node(Op::Cast, d, a.shape(), {exact}));
   };
   auto truth = [&](bool r) { return Tensor::full(a.shape(), Scalar::from_bool(r), DType::Bool); };
   // "x+0 -> x" and "x*1 -> x" come before the fold and may hand back either source (src[1] first);
@@ -98,6 +110,19 @@ std::optional<Tensor> weak_valued_binary(Op op, const Tensor& a, const Tensor& b
     case Op::CmpNe: return truth(std::isnan(u) && std::isnan(v) ? false : u != v);
     default: return std::nullopt;
   }
+}
+
+std::optional<Tensor> weak_valued_where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const std::optional<double> wa = weak_valued_of(a), wb = weak_valued_of(b);
+  if (!wa && !wb) return std::nullopt;
+  const Node* n = cond.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
+  if (n->op != Op::Const) return std::nullopt;
+  const bool take_a = std::get<Scalar>(n->arg).as_bool();
+  const std::optional<double> w = take_a ? wa : wb;
+  // fold_const_where (uop/symbolic.py) commits a weak branch to the WHERE's concrete dtype
+  if (w) return Tensor::full(a.shape(), Scalar::from_float(*w), a.dtype());
+  return take_a ? a : b;
 }
 
 }  // namespace tensor_inspect::late_fold
