@@ -98,7 +98,9 @@ Tensor sin(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sin); });
 }
 Tensor cos(const Tensor& t, const Defaults& defaults) {
-  // tinygrad: cos(x) = sin(pi/2 - x)
+  // tinygrad: cos(x) = sin(pi/2 - x). Of a concrete constant 1, pi/2 - x is pi/2 + x * -1, whose
+  // x * -1 symbolic's "x*1 -> x" turns into the weak -1, so cos(1) folds in double
+  // (weak_const_fold.cpp).
   return float_unary(
       t, defaults, [](const Tensor& x) { return sub(Scalar::from_float(std::numbers::pi / 2), x).unary(Op::Sin); },
       true);

@@ -64,6 +64,16 @@ std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axe
 /// dtype (x*0, x+0, x-x, x//x, x%x, ...; folding.cpp), or nullopt when none applies.
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b);
 
+/// `a op b` (op Add, Sub, Mul, Max, Min, CmpLt, CmpEq or CmpNe) when one of them is a constant of
+/// a concrete float dtype and the other a Python scalar or weak constant: the op on the exact
+/// values, rounded once to the dtype, as tinygrad's scheduler folds them (weak_const_fold.cpp).
+/// `ta`, `tb`: a and b promoted and broadcast. Nullopt otherwise.
+std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b, const Tensor& ta, const Tensor& tb);
+
+/// `r`, a comparison over a graph of constants alone, as the CONST its one-valued rewrite bounds
+/// fold it to (weak_const_fold.cpp), or nullopt.
+std::optional<Tensor> fold_compare_bounds(const Tensor& r);
+
 /// The bounds [lo, hi] tinygrad's symbolic rewrite gives every element of a value (UOp._min_max,
 /// tinygrad/uop/ops.py), ints and bools as numbers, and whether the rewrite sees the value as a
 /// CONST (folded from constants, or a comparison whose bounds are one value).

@@ -1,6 +1,7 @@
 // tinygrad's promotion and broadcasting (_broadcasted, least_upper_dtype with weak Python
 // scalars) and the binary ops, comparisons and where built on them.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "internal.hpp"
@@ -47,6 +48,7 @@ Pair broadcasted(const Operand& a, const Operand& b, std::optional<DType> dtype 
 
 Tensor binop(Op op, const Operand& a, const Operand& b) {
   Pair p = broadcasted(a, b);
+  if (auto f = fold_weak_const(op, a, b, p.a, p.b)) return *f;
   return folded_binary(op, p.a, p.b);
 }
 
@@ -67,7 +69,10 @@ DType compare_dtype(const Operand& a, const Operand& b) {
 
 Tensor compare(Op op, const Operand& a, const Operand& b) {
   Pair p = broadcasted(a, b, compare_dtype(a, b));
-  return folded_binary(op, p.a, p.b);
+  if (auto f = fold_weak_const(op, a, b, p.a, p.b)) return *f;
+  Tensor r = folded_binary(op, p.a, p.b);
+  if (auto f = fold_compare_bounds(r)) return *f;
+  return r;
 }
 
 }  // namespace
@@ -175,7 +180,19 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)
   if (p.a.node() == p.b.node() && base->op != Op::Const && (f == p.a.dtype() || int_self_division_folds(base)))
     return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);
-  return folded_binary(Op::Mul, num, dv.unary(Op::Recip));
+  // a * b.reciprocal() with a Python scalar kept weak (weak_const_fold.cpp): 1/b of a Python b is
+  // Python's (the weak RECIPROCAL folds exactly, 1/0 is inf with b's sign); a Python float a
+  // stays weak, while a Python int a was cast to the default float above.
+  if (const Scalar* sb = std::get_if<Scalar>(&b); sb != nullptr && sb->kind != DKind::Bool) {
+    const double bv = sb->as_double();
+    const double inf = std::numeric_limits<double>::infinity();
+    const Operand r = Scalar::from_float(bv != 0 ? 1.0 / bv : std::copysign(inf, bv));
+    if (auto folded = fold_weak_const(Op::Mul, num, r, num, num)) return *folded;
+  }
+  Tensor recip = dv.unary(Op::Recip);
+  if (const Scalar* sa = std::get_if<Scalar>(&a); sa != nullptr && sa->kind == DKind::Float)
+    if (auto folded = fold_weak_const(Op::Mul, *sa, recip, recip, recip)) return *folded;
+  return folded_binary(Op::Mul, num, recip);
 }
 
 namespace {

@@ -34,16 +34,26 @@ Tensor cumsum(const Tensor& t, std::int64_t axis) {
 }
 
 
+namespace {
+// tinygrad's _reduce (mixin/reduce.py) starts with `self.cast(strong_dtype(self.dtype))`: a weak
+// (Python scalar) tensor is reduced, even over no axis, as the default int or float.
+Tensor reduce_input_strong(const Tensor& t) {
+  if (t.dtype() == DType::WeakInt) return cast_to(t, DType::Int32);
+  if (t.dtype() == DType::WeakFloat) return cast_to(t, DType::Float32);
+  return t;
+}
+}  // namespace
+
 Tensor prod(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
-  return reduce_axes(t, Op::ReduceProd, resolve_axes(t, axes), keepdim);
+  return reduce_axes(reduce_input_strong(t), Op::ReduceProd, resolve_axes(t, axes), keepdim);
 }
 
 Tensor max(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
-  return reduce_axes(t, Op::ReduceMax, resolve_axes(t, axes), keepdim);
+  return reduce_axes(reduce_input_strong(t), Op::ReduceMax, resolve_axes(t, axes), keepdim);
 }
 
 Tensor min(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {
-  return reduce_axes(t, Op::ReduceMin, resolve_axes(t, axes), keepdim);
+  return reduce_axes(reduce_input_strong(t), Op::ReduceMin, resolve_axes(t, axes), keepdim);
 }
 
 Tensor any(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes, bool keepdim) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "literal/literal_parser.hpp"
+#include "tensor/late_fold.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
 
@@ -133,7 +134,9 @@ Tensor tensor_from_literal(std::string_view text, std::optional<DType> dtype, co
                std::fabs(l.f) < 9.2e18) {
       v = Scalar::from_int(static_cast<std::int64_t>(l.f));  // int(x): truncation, unwrapped
     }
-    return Tensor::full({}, v, d);
+    Tensor t = Tensor::full({}, v, d);
+    if (is_weak(d)) late_fold::note_weak_literal(t);
+    return t;
   }
   const std::size_t isz = dtype_info(d).itemsize;
   auto buf = Buffer::cpu(leaves.size() * isz);

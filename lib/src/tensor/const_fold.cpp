@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "tensor/late_fold.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::const_fold {
@@ -217,8 +218,13 @@ Scalar const_value(Scalar v, DType dtype) {
 }
 
 std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {
+  if (std::optional<Tensor> w = late_fold::weak_valued_unary(op, out, a)) return w;  // see late_fold.hpp
+  if (op == Op::Cast)
+    if (std::optional<Tensor> c = late_fold::collapse_kept_cast(a, out)) return c;
   const std::optional<Scalar> c = const_of(a);
   if (!c) return std::nullopt;
+  if (op == Op::Cast)
+    if (std::optional<Tensor> kept = late_fold::weak_cast(*c, a, out)) return kept;  // see late_fold.hpp
   const PyVal x = from_scalar(*c);
   if (op == Op::Cast) return finish(x, out, a.shape());
   if (x.kind == PyVal::Float) return finish(float_unary(op, x.f), out, a.shape());
@@ -227,8 +233,9 @@ std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {
 }
 
 std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b) {
+  if (std::optional<Tensor> w = late_fold::weak_valued_binary(op, a, b)) return w;
   const std::optional<Scalar> ca = const_of(a), cb = const_of(b);
-  if (!ca || !cb) return std::nullopt;
+  if (!ca || !cb) return late_fold::nan_compare(op, a, b);
   const PyVal x = from_scalar(*ca), y = from_scalar(*cb);
   if (is_comparison(op)) return finish(compare(op, x, y), DType::Bool, a.shape());
   if (x.kind == PyVal::Float || y.kind == PyVal::Float)
@@ -237,6 +244,7 @@ std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b) {
 }
 
 std::optional<Tensor> where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (std::optional<Tensor> w = late_fold::weak_valued_where(cond, a, b)) return w;
   const std::optional<Scalar> cc = const_of(cond), ca = const_of(a), cb = const_of(b);
   if (!cc || !ca || !cb) return std::nullopt;
   return constant(a.shape(), a.dtype(), truthy(from_scalar(*cc)) ? *ca : *cb);
