@@ -26,7 +26,7 @@ __extension__ using LateFoldInt = __int128;
 LateFoldInt late_fold_int_value(const Scalar& s) {
   switch (s.kind) {
     case DKind::Bool: return s.b ? 1 : 0;
-    case DKind::Signed: return s.i;
+    case DKind::Signed: return s.as_wide();  // a Python int beyond 64 bits too
     case DKind::Unsigned: return static_cast<LateFoldInt>(s.u);
     case DKind::Float: break;
   }
