@@ -87,6 +87,11 @@ DType commit_dtype(DType d, const Defaults& defaults = {});
 /// bool < weakint < (u)int8 < ... < (u)int64 < weakfloat < fp8 < float16|bfloat16 < float32 < float64.
 DType least_upper_dtype(DType a, DType b);
 
+/// tinygrad's can_lossless_cast (dtype.py): whether `to` holds every value of `from` (the same
+/// dtype and bool always; a wider int of a compatible sign, a float whose mantissa holds the int,
+/// a wider float; a weak int every concrete int; a weak float only bool).
+bool can_lossless_cast(DType from, DType to);
+
 /// tinygrad's sum_acc_dtype: unsigned sums in >= uint32, ints and bool in >= int32,
 /// floats in >= float32.
 DType sum_acc_dtype(DType d);

@@ -267,12 +267,14 @@ namespace {
 std::optional<Scalar> uniform_pieces(const std::vector<Tensor>& ts, std::size_t axis) {
   const std::optional<Scalar> c = const_fold::constant_of(ts[0]);
   if (!c) return std::nullopt;
+  const auto same = [](const Scalar& x, const Scalar& y) {  // a float's bits; an int's whole value
+    if (x.kind != y.kind) return false;
+    return x.kind == DKind::Float ? std::bit_cast<std::uint64_t>(x.f) == std::bit_cast<std::uint64_t>(y.f)
+                                  : x.as_wide() == y.as_wide();
+  };
   for (const Tensor& t : ts) {
     const std::optional<Scalar> v = const_fold::constant_of(t);
-    const auto bits = [](const Scalar& x) { return x.kind == DKind::Float ? std::bit_cast<std::uint64_t>(x.f)
-                                                                           : x.as_bits(); };
-    if (!v || t.dtype() != ts[0].dtype() || t.shape()[axis] != ts[0].shape()[axis] || v->kind != c->kind ||
-        bits(*v) != bits(*c))
+    if (!v || t.dtype() != ts[0].dtype() || t.shape()[axis] != ts[0].shape()[axis] || !same(*v, *c))
       return std::nullopt;
   }
   return c;

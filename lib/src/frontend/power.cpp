@@ -23,16 +23,6 @@ Tensor constant(const Tensor& like, double v) {
   return Tensor::full(like.shape(), Scalar::from_float(v), like.dtype());
 }
 
-double as_double(const Scalar& s) {
-  switch (s.kind) {
-    case DKind::Bool: return s.b ? 1.0 : 0.0;
-    case DKind::Signed: return s.as_double();
-    case DKind::Unsigned: return static_cast<double>(s.u);
-    case DKind::Float: return s.f;
-  }
-  return 0.0;
-}
-
 Tensor times(const Tensor& a, const Tensor& b) { return folded_binary(Op::Mul, a, b); }
 
 Tensor xpow(const Tensor& base, const Tensor& exponent) {
@@ -97,12 +87,12 @@ Tensor pow(const Operand& a, const Operand& b) {
   }
   if (!is_float(d)) return Tensor::binary(Op::Pow, broadcast_to(base, s), broadcast_to(exponent, s));
   if (const Scalar* c = std::get_if<Scalar>(&b); c != nullptr && !std::holds_alternative<Scalar>(a))
-    return pow_const(broadcast_to(base, s), as_double(*c));
+    return pow_const(broadcast_to(base, s), c->as_double());
   const Scalar* c = std::get_if<Scalar>(&a);
-  if (c != nullptr && !std::holds_alternative<Scalar>(b) && as_double(*c) > 0) {
+  if (c != nullptr && !std::holds_alternative<Scalar>(b) && c->as_double() > 0) {
     Tensor e = broadcast_to(exponent, s);
-    if (as_double(*c) == 1.0) return constant(e, 1.0);
-    return times(e, constant(e, std::log2(as_double(*c)))).unary(Op::Exp2);
+    if (c->as_double() == 1.0) return constant(e, 1.0);
+    return times(e, constant(e, std::log2(c->as_double()))).unary(Op::Exp2);
   }
   return xpow(broadcast_to(base, s), broadcast_to(exponent, s));
 }

@@ -159,10 +159,7 @@ bool int_self_division_folds(const Node* n) {
   const DType from = n->src[0]->dtype;
   if (from == DType::Bool || is_float(from)) return false;
   if (!is_int(from) || is_weak(from) || is_weak(n->dtype)) return true;
-  const DTypeInfo &s = dtype_info(from), &a = dtype_info(n->dtype);
-  const bool s_signed = s.kind == DKind::Signed, a_signed = a.kind == DKind::Signed;
-  const bool holds = s_signed == a_signed ? a.bits >= s.bits : !s_signed && a_signed && a.bits > s.bits;
-  return !holds;
+  return !can_lossless_cast(from, n->dtype);
 }
 }  // namespace
 

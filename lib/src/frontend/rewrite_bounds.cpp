@@ -34,15 +34,7 @@ RewriteBounds rb_dtype_range(DType d) {
   return info.kind == DKind::Signed ? rb_of(-top, top - 1) : rb_of(0, top - 1);
 }
 
-LD rb_scalar(const Scalar& s) {
-  switch (s.kind) {
-    case DKind::Bool: return s.b ? 1 : 0;
-    case DKind::Signed: return s.wide ? static_cast<LD>(s.as_wide()) : static_cast<LD>(s.i);
-    case DKind::Unsigned: return static_cast<LD>(s.u);
-    case DKind::Float: return static_cast<LD>(s.f);
-  }
-  return 0;
-}
+LD rb_scalar(const Scalar& s) { return s.kind == DKind::Float ? static_cast<LD>(s.f) : static_cast<LD>(s.as_wide()); }
 
 bool rb_one(const RewriteBounds& b) { return b.lo == b.hi; }
 bool rb_finite(const RewriteBounds& b) { return std::isfinite(b.lo) && std::isfinite(b.hi); }

@@ -19,24 +19,10 @@ constexpr std::int64_t kLateFoldMaxElements = 4096;
 // Nodes walked per side before giving up.
 constexpr std::size_t kLateFoldMaxNodes = 512;
 
-__extension__ using LateFoldInt = __int128;
-
-// The value of an int or bool Scalar, whichever kind holds it (a constant of an unsigned dtype
-// may hold a signed Scalar: tinygrad keeps the Python int).
-LateFoldInt late_fold_int_value(const Scalar& s) {
-  switch (s.kind) {
-    case DKind::Bool: return s.b ? 1 : 0;
-    case DKind::Signed: return s.as_wide();  // a Python int beyond 64 bits too
-    case DKind::Unsigned: return static_cast<LateFoldInt>(s.u);
-    case DKind::Float: break;
-  }
-  return 0;
-}
-
 bool late_fold_same_scalar(const Scalar& a, const Scalar& b) {
   if ((a.kind == DKind::Float) != (b.kind == DKind::Float)) return false;
   if (a.kind == DKind::Float) return std::isnan(a.f) ? std::isnan(b.f) : a.f == b.f;
-  return late_fold_int_value(a) == late_fold_int_value(b);
+  return a.as_wide() == b.as_wide();
 }
 
 // Whether `n` is a graph of CONSTs under element-wise ops, reshapes and expands alone: one value
@@ -80,8 +66,7 @@ std::optional<Tensor> collapse_kept_cast(const Tensor& a, DType to) {
   if (n->op != Op::Cast || !is_weak(n->dtype) || n->src[0]->op != Op::Const || is_weak(n->src[0]->dtype))
     return std::nullopt;
   const DType from = n->src[0]->dtype;
-  const bool lossless = from == DType::Bool || (n->dtype == DType::WeakInt && is_int(from));
-  if (!lossless) return std::nullopt;
+  if (!can_lossless_cast(from, n->dtype)) return std::nullopt;
   return Tensor(n->src[0]).cast(to);
 }
 
@@ -91,11 +76,11 @@ std::optional<Tensor> weak_cast(const Scalar& v, const Tensor& a, DType to) {
   if (!late_fold_same_scalar(cast_scalar(v, a.dtype()), v)) {
     // A 0-d literal out of its int dtype's range keeps the Python int, which the kernel's commit
     // converts as it is: hold it in a 64-bit int, whose commit width is the same default float.
-    const LateFoldInt n = late_fold_int_value(v);
+    const Scalar::Wide n = v.as_wide();
     if (v.kind == DKind::Float || v.kind == DKind::Bool) return std::nullopt;
     if (n >= INT64_MIN && n <= INT64_MAX)
       src = make_node(Op::Const, DType::Int64, a.shape(), {}, Scalar::from_int(static_cast<std::int64_t>(n)));
-    else if (n >= 0 && n <= static_cast<LateFoldInt>(UINT64_MAX))
+    else if (n >= 0 && n <= static_cast<Scalar::Wide>(UINT64_MAX))
       src = make_node(Op::Const, DType::UInt64, a.shape(), {}, Scalar::from_uint(static_cast<std::uint64_t>(n)));
     else
       return std::nullopt;

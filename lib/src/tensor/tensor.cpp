@@ -133,30 +133,6 @@ Tensor Tensor::flip(const std::vector<std::int64_t>& axes) const {
   return Tensor(make_node(Op::Flip, dtype(), shape(), {node_}, a));
 }
 
-namespace {
-// tinygrad's can_lossless_cast(from, to) (dtype.py): whether `to` holds every value of `from`.
-bool lossless_cast(DType from, DType to) {
-  using D = DType;
-  if (from == to || from == D::Bool) return true;
-  const auto in = [from](std::initializer_list<D> l) { return std::find(l.begin(), l.end(), from) != l.end(); };
-  switch (to) {
-    case D::WeakInt: return is_int(from) && !is_weak(from);
-    case D::Float64: return in({D::Float32, D::Float16, D::BFloat16, D::FP8E4M3, D::FP8E5M2, D::UInt32, D::UInt16,
-                                D::UInt8, D::Int32, D::Int16, D::Int8});
-    case D::Float32:
-      return in({D::Float16, D::BFloat16, D::FP8E4M3, D::FP8E5M2, D::UInt16, D::UInt8, D::Int16, D::Int8});
-    case D::Float16: return in({D::FP8E4M3, D::FP8E5M2, D::UInt8, D::Int8});
-    case D::UInt64: return in({D::UInt32, D::UInt16, D::UInt8});
-    case D::UInt32: return in({D::UInt16, D::UInt8});
-    case D::UInt16: return in({D::UInt8});
-    case D::Int64: return in({D::UInt32, D::UInt16, D::UInt8, D::Int32, D::Int16, D::Int8});
-    case D::Int32: return in({D::UInt16, D::UInt8, D::Int16, D::Int8});
-    case D::Int16: return in({D::UInt8, D::Int8});
-    default: return false;
-  }
-}
-}  // namespace
-
 Tensor Tensor::cast(DType target) const {
   if (target == dtype()) return *this;
   if (auto folded = const_fold::unary(Op::Cast, target, *this)) return *folded;
@@ -164,7 +140,7 @@ Tensor Tensor::cast(DType target) const {
   // value of x, so the sum's widening cast in mean does not hide that x - x.mean() of one
   // element is x - x.
   if (node_->op == Op::Cast && !is_weak(target) && !is_weak(dtype()) && !is_weak(node_->src[0]->dtype) &&
-      lossless_cast(node_->src[0]->dtype, dtype()))
+      can_lossless_cast(node_->src[0]->dtype, dtype()))
     return Tensor(node_->src[0]).cast(target);
   return Tensor(make_node(Op::Cast, target, shape(), {node_}));
 }
