@@ -103,6 +103,7 @@ DType sum_acc_dtype(DType d);
 /// `hi` the bits above; as_double() and as_bool() read the whole value.
 struct Scalar {
   __extension__ using Wide = __int128;
+  __extension__ using UWide = unsigned __int128;
   DKind kind = DKind::Float;
   bool wide = false;     ///< a Signed value outside [-2**63, 2**64): the value is `hi` * 2**64 + `u`
   std::int64_t hi = 0;   ///< the bits above the low 64 of a wide value
@@ -130,7 +131,7 @@ struct Scalar {
   }
   /// The exact value of an int or bool (a float gives 0).
   Wide as_wide() const {
-    if (wide) return static_cast<Wide>(static_cast<unsigned __int128>(static_cast<Wide>(hi)) << 64 | u);
+    if (wide) return static_cast<Wide>(static_cast<UWide>(static_cast<Wide>(hi)) << 64 | u);
     return kind == DKind::Signed ? i : kind == DKind::Unsigned ? static_cast<Wide>(u) : kind == DKind::Bool ? b : 0;
   }
   /// The value as a double (ints convert with round-to-nearest).
