@@ -69,7 +69,11 @@ struct Program {
 Program lower(const NodePtr& body, const BufferMap& buffers,
               const std::optional<std::vector<std::int64_t>>& permute = {});
 
-/// Per-thread scratch for evaluating chunks of one program.
+/// A linear index of `v.shape` mapped through the view to a linear index of the space under
+/// it, or -1 where the view's mask hides it.
+std::int64_t map_index(const View& v, std::int64_t idx);
+
+/// Per-thread scratch for evaluating chunks of one program (chunk_evaluator.cpp).
 class ChunkEvaluator {
  public:
   explicit ChunkEvaluator(const Program& program);
