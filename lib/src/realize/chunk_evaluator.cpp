@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "realize/program.hpp"
+#include "realize/mulacc.hpp"
 
 namespace tensor_inspect::realize_detail {
 namespace {
@@ -157,6 +158,10 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
         decode(inst.dtype, bytes_.data(), nullptr, n, out);
         break;
       }
+      case Instance::MulAcc:
+        apply_mulacc_chunk(inst, values_[inst.src[0]].data(), values_[inst.src[1]].data(),
+                           values_[inst.src[2]].data(), n, out);
+        break;
       case Instance::Elem: {
         const Word* a = values_[inst.src[0]].data();
         if (inst.op == Op::Where) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "realize/fusion.hpp"
+#include "realize/mulacc.hpp"
 #include "buffer/byte_source.hpp"
 #include "tensor_inspect/error.hpp"
 
@@ -51,7 +52,10 @@ class Lowering {
     inst.dtype = n->dtype;
     inst.masked = std::any_of(views.begin(), views.end(), [](const View& v) { return v.mask.has_value(); });
     inst.views = views;
+    inst.node_numel = prod(n->shape);
+    inst.node_rank = n->shape.size();
     if (is_load) {
+      inst.after_reduce = n->op != Op::Buffer && (is_reduce(n->op) || is_scan(n->op));
       const NodePtr& buf = n->op == Op::Buffer ? n : buffers_.at(n.get());
       inst.kind = Instance::Load;
       // With no views left (all contiguous), the loop reads elements [0, numel) of its own
@@ -76,7 +80,11 @@ class Lowering {
       inst.formula = std::get<std::shared_ptr<const Producer>>(n->arg).get();
     } else if (is_elementwise(n->op)) {
       inst.kind = n->op == Op::Bitcast ? Instance::Bitcast : Instance::Elem;
-      for (const auto& s : n->src) inst.src.push_back(visit(s));
+      for (const auto& s : n->src) {
+        inst.src.push_back(visit(s));
+        inst.after_reduce = inst.after_reduce || program_.nodes[inst.src.back()].after_reduce;
+      }
+      fuse_mulacc(program_, inst);
     } else {
       throw Error(ErrorCode::Internal,
                   std::string("internal: ") + std::string(op_name(n->op)) + " inside a fused loop");

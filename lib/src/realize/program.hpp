@@ -24,7 +24,7 @@ using BufferMap = std::unordered_map<const Node*, NodePtr>;
 
 /// One node of a lowered kernel.
 struct Instance {
-  enum Kind { Load, Const, Formula, Elem, Bitcast } kind = Const;
+  enum Kind { Load, Const, Formula, Elem, Bitcast, MulAcc } kind = Const;
   Op op = Op::Const;
   DType dtype = DType::Float32;
   std::vector<std::size_t> src;       ///< earlier instances (program order)
@@ -41,6 +41,13 @@ struct Instance {
   bool fetch_on_read = false;
   Word value{};                       ///< Const: the value as a word of its dtype
   const Producer* formula = nullptr;  ///< Formula: element(i)
+  /// MulAcc (realize/mulacc.hpp): src {a, b, c}, the value (±a*b) + (±c) in one rounding.
+  bool neg_product = false, neg_addend = false;
+  /// The graph node's element count and rank, and whether its value depends on a realized
+  /// reduction (a load of one, or an op over such a value): where tinygrad cuts kernels.
+  std::int64_t node_numel = 0;
+  std::size_t node_rank = 0;
+  bool after_reduce = false;
 };
 
 /// A lowered kernel body: instances in topological order, the last one is the root.
