@@ -8,10 +8,6 @@
 
 namespace tensor_inspect::tg::detail {
 
-namespace {
-
-// The value of a constant tensor (a CONST under movement ops and casts, which tinygrad
-// folds into the constant), or nullopt.
 std::optional<Scalar> const_value(const Tensor& t) {
   const Node* n = t.node().get();
   std::vector<DType> casts;
@@ -27,6 +23,8 @@ std::optional<Scalar> const_value(const Tensor& t) {
   return v;
 }
 
+namespace {
+
 bool is_value(const Scalar& v, double want) {
   switch (v.kind) {
     case DKind::Bool: return (v.b ? 1.0 : 0.0) == want;
@@ -41,6 +39,14 @@ Tensor filled(const Tensor& like, DType d, double v) {
   Scalar s = is_float(d) ? Scalar::from_float(v) : d == DType::Bool ? Scalar::from_bool(v != 0) : Scalar::from_int(
       static_cast<std::int64_t>(v));
   return Tensor::full(like.shape(), s, d);
+}
+
+// Whether `n` is `x.logical_not()` as tinygrad and our frontend make it: x != True.
+bool is_negation_of(const Tensor& n, const Tensor& x) {
+  const Node* p = n.node().get();
+  if (p->op != Op::CmpNe || p->src.size() != 2 || p->src[0] != x.node()) return false;
+  const std::optional<Scalar> c = const_value(Tensor(p->src[1]));
+  return c && c->kind == DKind::Bool && c->b;
 }
 
 }  // namespace
@@ -83,6 +89,9 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
     case Op::Mod:  // x%x -> 0
       if (same) return filled(a, d, 0);
       break;
+    case Op::Or:  // x|!x -> True (symbolic's boolean algebra), either order
+      if (d == DType::Bool && (is_negation_of(b, a) || is_negation_of(a, b))) return filled(a, d, 1);
+      break;
     case Op::Xor:  // x^x -> 0
       if (same) return filled(a, d, 0);
       break;
@@ -98,7 +107,7 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
       break;
     default: break;
   }
-  return std::nullopt;
+  return reassociate(op, a, b, ca.has_value(), cb.has_value());
 }
 
 }  // namespace tensor_inspect::tg::detail

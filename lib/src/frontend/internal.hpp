@@ -60,6 +60,15 @@ std::optional<Tensor> reduce_unparented(const Tensor& t, Op op, const std::vecto
 /// Number of elements a reduction over `axes` combines.
 std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axes);
 
+/// The value of a constant tensor (a CONST under movement ops and casts, which tinygrad folds
+/// into the constant), or nullopt (folding.cpp).
+std::optional<Scalar> const_value(const Tensor& t);
+
+/// tinygrad's regrouping of float adds, subtractions and products around constants (`(x + 0.1) +
+/// 0.2` is x + 0.3; reassociate.cpp): op is a binary op over broadcast operands of one dtype,
+/// `a_const`/`b_const` whether each is a constant. Nullopt when no rule applies.
+std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const);
+
 /// tinygrad's value-blind algebraic folds of a binary op over broadcast operands of one
 /// dtype (x*0, x+0, x-x, x//x, x%x, ...; folding.cpp), or nullopt when none applies.
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b);

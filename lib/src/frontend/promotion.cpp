@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "internal.hpp"
+#include "tensor/late_fold.hpp"
 
 namespace tensor_inspect::tg {
 
@@ -39,15 +40,26 @@ struct Pair {
 
 // tinygrad's _broadcasted: promote both sides to their least upper dtype (or `dtype`),
 // then broadcast to a common shape.
-Pair broadcasted(const Operand& a, const Operand& b, std::optional<DType> dtype = std::nullopt) {
+// A Python float in an add, a subtraction, a product or a quotient of a narrow float: tinygrad's
+// weak CONST, its exact double kept until the kernel commits it, so folds over two of them run
+// on the doubles (`(x * 0.3) / -5` is x * -0.06 rounded once; reassociate.cpp).
+Tensor exact_float(const Operand& v, DType dtype) {
+  const Scalar* s = std::get_if<Scalar>(&v);
+  if (s == nullptr || s->kind != DKind::Float ||
+      (dtype != DType::Float32 && dtype != DType::Float16 && dtype != DType::BFloat16))
+    return to_tensor(v, dtype);
+  return late_fold::weak_valued({}, s->f, dtype);
+}
+
+Pair broadcasted(const Operand& a, const Operand& b, std::optional<DType> dtype = std::nullopt, bool exact = false) {
   DType out = dtype ? *dtype : least_upper_dtype(operand_dtype(a), operand_dtype(b));
-  Tensor ta = to_tensor(a, out), tb = to_tensor(b, out);
+  Tensor ta = exact ? exact_float(a, out) : to_tensor(a, out), tb = exact ? exact_float(b, out) : to_tensor(b, out);
   Shape s = broadcast_shape(ta.shape(), tb.shape());
   return {broadcast_to(ta, s), broadcast_to(tb, s)};
 }
 
 Tensor binop(Op op, const Operand& a, const Operand& b) {
-  Pair p = broadcasted(a, b);
+  Pair p = broadcasted(a, b, std::nullopt, op == Op::Add || op == Op::Sub || op == Op::Mul);
   if (auto f = fold_weak_const(op, a, b, p.a, p.b)) return *f;
   return folded_binary(op, p.a, p.b);
 }
@@ -170,8 +182,8 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   // so an int or bool quotient is the (strong) default float even by a Python int.
   Pair p = broadcasted(a, b);
   DType f = is_int(p.a.dtype()) || p.a.dtype() == DType::Bool ? defaults.float_dtype : p.a.dtype();
-  Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(to_tensor(a, f), p.a.shape()) : cast_to(p.a, f);
-  Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(to_tensor(b, f), p.b.shape()) : cast_to(p.b, f);
+  Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(exact_float(a, f), p.a.shape()) : cast_to(p.a, f);
+  Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(exact_float(b, f), p.b.shape()) : cast_to(p.b, f);
   const Node* base = p.a.node().get();
   while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
   // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)

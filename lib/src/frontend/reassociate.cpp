@@ -1,0 +1,116 @@
+// tinygrad's symbolic (uop/symbolic.py) regroups float adds and products around constants,
+// which changes how the result rounds:
+//   - "two stage ALU folding": (x op c1) op c2 -> x op (c1 op c2), so `(x + 0.1) + 0.2` is
+//     x + 0.3 in one rounding and `(x * 2) / 2` is x * 1, which is x;
+//   - "move add/mul consts to end": (x op c1) op y -> (x op y) op c1 for a y that is no constant.
+// The patterns match either order of a commutative op's operands. tinygrad has no subtraction
+// in its graph: `a - b` is `a + b*-1` (mixin/elementwise.py, sub), a constant b negated at once,
+// and `-(x + c)` is `-x + -c` ("-(x+c) -> -x + -c"), so subtractions regroup as the sums they
+// are: `(x - 3) + 0.1` is x + -2.9 and `x - (x - -2.0)` is -2.0. Ints give the same value
+// either way (their wrap is exact); only float dtypes are regrouped.
+#include <unordered_set>
+
+#include "internal.hpp"
+
+namespace tensor_inspect::tg::detail {
+
+namespace {
+
+// Whether `t` is computed from a reduction (its value comes out of another kernel in
+// tinygrad's schedule); true as well past a few thousand nodes, where the walk gives up.
+bool after_reduce(const Tensor& t) {
+  std::vector<const Node*> todo{t.node().get()};
+  std::unordered_set<const Node*> seen;
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (is_reduce(n->op) || is_scan(n->op) || seen.size() > 4096) return true;
+    for (const auto& s : n->src) todo.push_back(s.get());
+  }
+  return false;
+}
+
+Tensor make(Op op, const Tensor& a, const Tensor& b) {
+  return fold_binary(op, a, b).value_or(Tensor::binary(op, a, b));
+}
+
+// `t` as `sign * x + c` (c a constant) when it is an add or a subtraction of a constant and a
+// value, under reshapes (tinygrad's kernel indexes through them: the mean's `sum * (1/n)` sits
+// over a reshape of the sum); x and c are reshaped to t's shape. For a product, `x * c`.
+struct Split {
+  Tensor x, c;
+  bool negative = false;
+};
+std::optional<Split> split(const Tensor& t, bool sums) {
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape) n = n->src[0].get();
+  if (n->src.size() != 2 || (sums ? n->op != Op::Add && n->op != Op::Sub : n->op != Op::Mul)) return std::nullopt;
+  Tensor l = Tensor(n->src[0]).reshape(t.shape()), r = Tensor(n->src[1]).reshape(t.shape());
+  // What follows a reduction is computed in its kernel and loaded by the consumer's, where
+  // symbolic sees a load, not the op: `1.7 * x.mean(axis=-1, keepdim=True)` stays (s/3)*1.7.
+  // A whole reduction to a 0-d value stays in its consumer's kernel (as in realize/mulacc.cpp).
+  if (t.ndim() > 0 && (after_reduce(l) || after_reduce(r))) return std::nullopt;
+  const bool lc = const_value(l).has_value(), rc = const_value(r).has_value();
+  if (lc == rc) return std::nullopt;
+  if (n->op == Op::Sub) {
+    if (rc) return Split{l, r.unary(Op::Neg), false};  // x - c = x + (-c)
+    return Split{r, l, true};                          // c - x = -x + c
+  }
+  return rc ? Split{l, r, false} : Split{r, l, false};
+}
+
+// sign * x + c rebuilt: x + c, or c - x.
+Tensor rebuild(const Tensor& x, bool negative, const Tensor& c) {
+  return negative ? make(Op::Sub, c, x) : make(Op::Add, x, c);
+}
+
+std::optional<Tensor> regroup_products(const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
+  if (a_const != b_const) {  // (x * c1) * c2 -> x * (c1 * c2)
+    const Tensor& other = a_const ? b : a;
+    const Tensor& c2 = a_const ? a : b;
+    if (auto s = split(other, false)) return make(Op::Mul, s->x, Tensor::binary(Op::Mul, s->c, c2));
+    return std::nullopt;
+  }
+  if (a_const) return std::nullopt;
+  for (int side = 0; side < 2; ++side)  // (x * c1) * y -> (x * y) * c1
+    if (auto s = split(side == 0 ? a : b, false)) return make(Op::Mul, make(Op::Mul, s->x, side == 0 ? b : a), s->c);
+  return std::nullopt;
+}
+
+std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
+  const bool sub = op == Op::Sub;
+  if (a_const != b_const) {
+    const Tensor& k = a_const ? a : b;
+    auto s = split(a_const ? b : a, true);
+    if (!s) return std::nullopt;
+    if (!sub) return rebuild(s->x, s->negative, Tensor::binary(Op::Add, s->c, k));   // (±x + c) + k
+    if (b_const) return rebuild(s->x, s->negative, Tensor::binary(Op::Sub, s->c, k)); // (±x + c) - k
+    return rebuild(s->x, !s->negative, Tensor::binary(Op::Sub, k, s->c));            // k - (±x + c)
+  }
+  if (a_const) return std::nullopt;
+  // y not a constant: the constant moves to the end
+  if (auto s = split(a, true)) {
+    // (±x + c) + y -> (±x + y) + c; (±x + c) - y -> (±x - y) + c, -x - y being -(x + y)
+    Tensor xy = !sub ? (s->negative ? make(Op::Sub, b, s->x) : make(Op::Add, s->x, b))
+                     : (s->negative ? make(Op::Add, s->x, b).unary(Op::Neg) : make(Op::Sub, s->x, b));
+    return make(Op::Add, xy, s->c);
+  }
+  if (auto s = split(b, true)) {
+    // y + (±x + c) -> (y ± x) + c; y - (±x + c) -> (y ∓ x) - c
+    Tensor yx = make((s->negative != sub) ? Op::Sub : Op::Add, a, s->x);
+    return sub ? make(Op::Sub, yx, s->c) : make(Op::Add, yx, s->c);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
+  if (!is_float(a.dtype())) return std::nullopt;
+  if (op == Op::Mul) return regroup_products(a, b, a_const, b_const);
+  if (op == Op::Add || op == Op::Sub) return regroup_sums(op, a, b, a_const, b_const);
+  return std::nullopt;
+}
+
+}  // namespace tensor_inspect::tg::detail
