@@ -43,12 +43,16 @@ struct Pair {
 // A Python float in an add, a subtraction, a product or a quotient of a narrow float: tinygrad's
 // weak CONST, its exact double kept until the kernel commits it, so folds over two of them run
 // on the doubles (`(x * 0.3) / -5` is x * -0.06 rounded once; reassociate.cpp).
-Tensor exact_float(const Operand& v, DType dtype) {
+// A Python int there is a weak int CONST, folded with the others exactly as well (`x * 0.3 * 3` is
+// x * 0.8999999999999999); the reciprocal of an int divisor is not (div casts it to the float first).
+Tensor exact_float(const Operand& v, DType dtype, bool ints = true) {
   const Scalar* s = std::get_if<Scalar>(&v);
-  if (s == nullptr || s->kind != DKind::Float ||
+  const bool exact_int = ints && (s != nullptr) && !s->wide && s->kind != DKind::Bool && s->kind != DKind::Float &&
+                         std::abs(s->as_double()) <= 9007199254740992.0;
+  if (s == nullptr || (s->kind != DKind::Float && !exact_int) ||
       (dtype != DType::Float32 && dtype != DType::Float16 && dtype != DType::BFloat16))
     return to_tensor(v, dtype);
-  return late_fold::weak_valued({}, s->f, dtype);
+  return late_fold::weak_valued({}, s->as_double(), dtype);
 }
 
 Pair broadcasted(const Operand& a, const Operand& b, std::optional<DType> dtype = std::nullopt, bool exact = false) {
@@ -182,8 +186,9 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   // so an int or bool quotient is the (strong) default float even by a Python int.
   Pair p = broadcasted(a, b);
   DType f = is_int(p.a.dtype()) || p.a.dtype() == DType::Bool ? defaults.float_dtype : p.a.dtype();
-  Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(exact_float(a, f), p.a.shape()) : cast_to(p.a, f);
-  Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(exact_float(b, f), p.b.shape()) : cast_to(p.b, f);
+  const bool ints = false;  // a Python int is cast to the float first
+  Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(exact_float(a, f, ints), p.a.shape()) : cast_to(p.a, f);
+  Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(exact_float(b, f, ints), p.b.shape()) : cast_to(p.b, f);
   const Node* base = p.a.node().get();
   while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
   // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)

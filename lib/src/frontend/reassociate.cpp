@@ -2,7 +2,8 @@
 // which changes how the result rounds:
 //   - "two stage ALU folding": (x op c1) op c2 -> x op (c1 op c2), so `(x + 0.1) + 0.2` is
 //     x + 0.3 in one rounding and `(x * 2) / 2` is x * 1, which is x;
-//   - "move add/mul consts to end": (x op c1) op y -> (x op y) op c1 for a y that is no constant.
+//   - "move add/mul consts to end": (x op c1) op y -> (x op y) op c1 for a y that is no constant;
+//   - "combine terms": x*c0 + x*c1 -> x*(c0 + c1), x + x*c -> x*(c + 1), x + x -> x*2.
 // The patterns match either order of a commutative op's operands. tinygrad has no subtraction
 // in its graph: `a - b` is `a + b*-1` (mixin/elementwise.py, sub), a constant b negated at once,
 // and `-(x + c)` is `-x + -c` ("-(x+c) -> -x + -c"), so subtractions regroup as the sums they
@@ -78,8 +79,27 @@ std::optional<Tensor> regroup_products(const Tensor& a, const Tensor& b, bool a_
   return std::nullopt;
 }
 
+// `t` as x * c (c a constant; 1 when t is no product by a constant), under reshapes.
+std::pair<Tensor, std::optional<Tensor>> term(const Tensor& t) {
+  if (auto s = split(t, false)) return {s->x, s->c};
+  return {t, std::nullopt};
+}
+
+// "combine terms": x*c0 + x*c1 -> x*(c0 + c1), x + x*c -> x*(c + 1), x + x -> x*2; a subtraction
+// is the sum with the second term negated (x*c0 - x*c1 is x*(c0 - c1)), so its rounding is the
+// product's alone: bfloat16 `(x * 0.9) - x` is x * -0.1.
+std::optional<Tensor> combine_terms(Op op, const Tensor& a, const Tensor& b) {
+  const auto [xa, ca] = term(a);
+  const auto [xb, cb] = term(b);
+  if (xa.node() != xb.node() || (!ca && !cb && op == Op::Sub)) return std::nullopt;
+  const Tensor one = Tensor::full(a.shape(), Scalar::from_float(1.0), a.dtype());
+  return make(Op::Mul, xa, Tensor::binary(op, ca.value_or(one), cb.value_or(one)));
+}
+
 std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
   const bool sub = op == Op::Sub;
+  if (!a_const && !b_const)
+    if (auto t = combine_terms(op, a, b)) return t;
   if (a_const != b_const) {
     const Tensor& k = a_const ? a : b;
     auto s = split(a_const ? b : a, true);
