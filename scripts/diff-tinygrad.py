@@ -17,7 +17,7 @@ cases the test `parity_cases` runs through tests/conformance.py.
 import argparse, collections, concurrent.futures, json, math, os, queue, random, subprocess, sys, threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tinygrad_cases import Gen  # noqa: E402
+from tinygrad_cases import ArithmeticGen, Gen  # noqa: E402
 from tinygrad_kinds import TOOL, compare, describe, kind_of, run_tool, DOCUMENTED  # noqa: E402
 
 
@@ -174,6 +174,9 @@ def main():
   ap.add_argument("--tinygrad", default=os.environ.get("TINYGRAD_SRC"), help="tinygrad source tree (TINYGRAD_SRC)")
   ap.add_argument("--cases", type=int, default=1000)
   ap.add_argument("--seed", type=int, default=1)
+  ap.add_argument("--grammar", choices=["ops", "arithmetic"], default="ops",
+                  help="ops: one to four documented operations on a literal (the measured one); arithmetic: chains of"
+                  " + - * / with Python scalars and products added to reductions, on float tensors")
   ap.add_argument("--jobs", type=int, default=2, help="tool processes at once")
   ap.add_argument("--workers", type=int, default=2, help="tinygrad worker processes")
   ap.add_argument("--no-cpu-check", dest="cpu_check", action="store_false",
@@ -196,7 +199,7 @@ def main():
   if not args.tinygrad: sys.exit("diff-tinygrad: give tinygrad's source tree in TINYGRAD_SRC or --tinygrad")
   if sys.version_info < (3, 12): sys.exit("diff-tinygrad: needs Python >= 3.12 (tinygrad's float16 memoryview)")
   if args.record: return record(Tinygrad(args.tinygrad), Tinygrad(args.tinygrad, "CPU"), *args.record)
-  gen = Gen(random.Random(args.seed))
+  gen = (ArithmeticGen if args.grammar == "arithmetic" else Gen)(random.Random(args.seed))
   cases = [gen.case() for _ in range(args.offset + args.cases)][args.offset:]
   cache = Cache(args.cache) if args.cache else None
   if args.only: cases = [c for c in cases if args.only in c["expr"]]

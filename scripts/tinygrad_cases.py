@@ -150,3 +150,40 @@ class Gen:
           self.r.choice(["", " * x.sum()", ".sum()", ".cast(dtypes.float16)", " / 3"])
       tags = ["constructor"]
     return {"input": lit, "dtype": dt, "expr": e, "tags": tags}
+
+
+# ------------------------------------------------------------------------------------------------ arithmetic
+
+SCALARS = ["0.1", "0.2", "0.3", "1.7", "3.3", "-0.7", "1e-3", "7.0", "2.5", "0.5", "1e10", "-2.0", "3", "-5", "100"]
+ARITH_INPUTS = ["[1.0, 0.7, 2.3]", "[1e-3, 3.7, 1e8, -0.3]", "[[0.1, -2.5], [7.7, 1e-5]]", "[3.14159, -1.5, 65504.0]",
+                "[0.3333, 12.1, -7.9]"]
+ARITH_DTYPES = ["float32", "float16", "bfloat16", "float64", None]
+REDUCED = ["x.sum()", "x.sum(keepdim=True)", "x.max()", "x.mean()", "x.mean(axis=-1, keepdim=True)", "x.sum(axis=0)",
+           "x.exp().sum().log()", "x.std()", "x.flip(0)", "x.T.T", "x.square()", "x.sqrt()", "x"]
+
+
+class ArithmeticGen:
+  """`--grammar arithmetic`: chains of + - * / with Python scalars and the tensor itself, and products
+  added to reductions, on float tensors: where tinygrad's rewrites regroup constants (uop/symbolic.py)
+  and fuse a multiply and an add (MULACC), which the ops grammar seldom reaches."""
+
+  def __init__(self, rng): self.r = rng
+
+  def chain(self):
+    e = "x"
+    for _ in range(self.r.randint(2, 4)):
+      op, c = self.r.choice("+*-/"), self.r.choice(SCALARS + ["x", "x"])
+      e = f"({e} {op} {c})" if self.r.random() < 0.7 else f"({c} {op} {e})"
+    return e
+
+  def muladd(self):
+    a, b, c = self.r.choice(REDUCED + SCALARS), self.r.choice(REDUCED + ["x"]), self.r.choice(REDUCED + SCALARS + ["x"])
+    form = self.r.choice(["({a} * {b}) + {c}", "{c} + ({a} * {b})", "({a} * {b}) - {c}", "{c} - ({a} * {b})",
+                          "(({a} * {b}) + {c}).sum()", "({a} * {b} + {c}) * {a} + {b}", "(x * {a}).mean()"])
+    return form.format(a=a, b=b, c=c)
+
+  def case(self):
+    kind = self.r.choice(["chain", "muladd"])
+    e = self.chain() if kind == "chain" else self.muladd()
+    return {"input": self.r.choice(ARITH_INPUTS), "dtype": self.r.choice(ARITH_DTYPES), "expr": e,
+            "tags": ["arithmetic_" + kind]}
