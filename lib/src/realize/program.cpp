@@ -75,6 +75,14 @@ class Lowering {
     } else if (n->op == Op::Const) {
       inst.kind = Instance::Const;
       inst.value = word_of(cast_scalar(std::get<Scalar>(n->arg), compute_dtype(n->dtype)));
+    } else if (n->op == Op::Cast && n->src[0]->op == Op::Const && is_float(n->dtype) &&
+               is_float(n->src[0]->dtype)) {
+      // A float constant's cast (a Python float the kernel commits, late_fold::weak_valued) is
+      // a constant: computed once here, not per chunk.
+      const Node& c = *n->src[0];
+      inst.kind = Instance::Const;
+      inst.value = word_of(cast_scalar(cast_scalar(std::get<Scalar>(c.arg), compute_dtype(c.dtype)),
+                                       compute_dtype(n->dtype)));
     } else if (is_formula(*n)) {
       inst.kind = Instance::Formula;
       inst.formula = std::get<std::shared_ptr<const Producer>>(n->arg).get();
