@@ -16,6 +16,7 @@
 #include "tensor_inspect/stats.hpp"
 #include "compare/batch_windows.hpp"
 #include "compare/pair_fold.hpp"
+#include "compare/received_pairs.hpp"
 #include "tensor/broadcast.hpp"
 
 namespace tensor_inspect {
@@ -95,6 +96,12 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b, const CompareOption
     }
   };
   StoredRun run_a{stored_elements(ta, false)}, run_b{stored_elements(tb, false)};
+  // Two remote tensors read as stored: compared as their bytes arrive, both transfers at once.
+  if (!bits && run_a.s && run_b.s && run_a.s->stored == da && run_b.s->stored == db)
+    if (std::optional<Partial> t = fold_received_pairs(*run_a.s, *run_b.s, rule, floats, progress)) {
+      finish_comparison(c, *t);
+      return c;
+    }
   Partial total;
   std::vector<Partial> parts(static_cast<std::size_t>(kBatchChunks));
   std::int64_t batch_first = 0;  // index of the batch's first chunk

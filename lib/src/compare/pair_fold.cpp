@@ -11,17 +11,19 @@ namespace {
 constexpr std::size_t kLanes = 8;
 }  // namespace
 
-void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueChunk& b) {
-  const double* x = a.f;
-  const double* y = b.f;
-  const std::size_t n = a.size, whole = n / kLanes * kLanes;
+namespace {
+// T is double (a ValueChunk) or float (stored float32 read where it lies): each value becomes
+// a double before any arithmetic, so both give the same figures bit for bit.
+template <class T>
+void fold_float_values(Partial& p, const Rule& rule, const T* x, const T* y, std::size_t n, std::int64_t start) {
+  const std::size_t whole = n / kLanes * kLanes;
   const double atol = rule.atol, rtol = rule.rtol;
   // Doubles only (the mismatch count too: exact far beyond a chunk), so the lanes vectorize.
   double bad[kLanes] = {}, max_abs[kLanes] = {}, max_rel[kLanes] = {}, sumsq[kLanes] = {}, dot[kLanes] = {},
          na[kLanes] = {}, nb[kLanes] = {};
   for (std::size_t k = 0; k < whole; k += kLanes) {
     for (std::size_t l = 0; l < kLanes; ++l) {
-      const double xv = x[k + l], yv = y[k + l];
+      const double xv = static_cast<double>(x[k + l]), yv = static_cast<double>(y[k + l]);
       const double d = std::fabs(xv - yv), ay = std::fabs(yv);
       bad[l] += d <= atol + rtol * ay ? 0.0 : 1.0;
       max_abs[l] = d > max_abs[l] ? d : max_abs[l];
@@ -35,7 +37,7 @@ void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueC
   }
   for (std::size_t k = whole; k < n; ++k) {
     const std::size_t l = k - whole;
-    const double xv = x[k], yv = y[k];
+    const double xv = static_cast<double>(x[k]), yv = static_cast<double>(y[k]);
     const double d = std::fabs(xv - yv), ay = std::fabs(yv);
     bad[l] += d <= atol + rtol * ay ? 0.0 : 1.0;
     max_abs[l] = d > max_abs[l] ? d : max_abs[l];
@@ -61,19 +63,31 @@ void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueC
   // chunk goes pair by pair through add_pair, the reference rules.
   if (!std::isfinite(q.norm_a) || !std::isfinite(q.norm_b) || !std::isfinite(q.sumsq)) {
     for (std::size_t k = 0; k < n; ++k)
-      add_pair<double>(p, rule, x[k], y[k], a.start + static_cast<std::int64_t>(k), -1);
+      add_pair<double>(p, rule, static_cast<double>(x[k]), static_cast<double>(y[k]),
+                       start + static_cast<std::int64_t>(k), -1);
     return;
   }
   q.mismatched = static_cast<std::int64_t>(mismatched);
   if (q.mismatched)
     for (std::size_t k = 0; k < n; ++k)
-      if (!(std::fabs(x[k] - y[k]) <= atol + rtol * std::fabs(y[k]))) {
-        q.first_mismatch = a.start + static_cast<std::int64_t>(k);
+      if (!(std::fabs(static_cast<double>(x[k]) - static_cast<double>(y[k])) <=
+            atol + rtol * std::fabs(static_cast<double>(y[k])))) {
+        q.first_mismatch = start + static_cast<std::int64_t>(k);
         break;
       }
   q.counted = static_cast<std::int64_t>(n);
   q.all_equal_finite = q.max_abs == 0;
   p.fold(q);
+}
+
+}  // namespace
+
+void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueChunk& b) {
+  fold_float_values(p, rule, a.f, b.f, a.size, a.start);
+}
+
+void fold_float32(Partial& p, const Rule& rule, const float* x, const float* y, std::size_t n, std::int64_t start) {
+  fold_float_values(p, rule, x, y, n, start);
 }
 
 long double exact_value(const ValueChunk& c, std::size_t k) {

@@ -87,6 +87,9 @@ inline void add_pair(Partial& p, const Rule& rule, T x, T y, std::int64_t index,
 /// on threads); a chunk holding a NaN or an infinity goes pair by pair through add_pair.
 void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueChunk& b);
 
+/// fold_floats over stored native float32 values (the same figures as their ValueChunks give).
+void fold_float32(Partial& p, const Rule& rule, const float* x, const float* y, std::size_t n, std::int64_t start);
+
 /// Value k of a chunk exactly (long double holds every int64, uint64 and double).
 long double exact_value(const ValueChunk& c, std::size_t k);
 
