@@ -37,6 +37,14 @@ bool streamable(const StoredElements& s) {
 // The values of one chunk of stored bytes, as a ValueChunk of the dtype's kind.
 class ChunkValues {
  public:
+  // `one`'s values decoded into `lane`.
+  template <class T>
+  static const T* decoded(std::vector<T>& lane, const StoredElements& one) {
+    lane.resize(static_cast<std::size_t>(one.numel));
+    decode_block(one, 0, one.numel, lane.data());
+    return lane.data();
+  }
+
   ValueChunk read(const StoredElements& like, const std::byte* at, std::int64_t start, std::int64_t n) {
     StoredElements one;
     one.bytes = {at, static_cast<std::size_t>(n) * dtype_info(like.stored).itemsize};
@@ -48,27 +56,13 @@ class ChunkValues {
     const auto count = static_cast<std::size_t>(n);
     switch (lane_of(one)) {
       case Lane::F32:
-        f32_.resize(count);
         f64_.resize(count);
-        decode_block(one, 0, n, f32_.data());
-        std::copy(f32_.begin(), f32_.end(), f64_.begin());
         v.f = f64_.data();
+        std::copy_n(decoded(f32_, one), count, f64_.begin());
         break;
-      case Lane::F64:
-        f64_.resize(count);
-        decode_block(one, 0, n, f64_.data());
-        v.f = f64_.data();
-        break;
-      case Lane::I64:
-        i64_.resize(count);
-        decode_block(one, 0, n, i64_.data());
-        v.i = i64_.data();
-        break;
-      case Lane::U64:
-        u64_.resize(count);
-        decode_block(one, 0, n, u64_.data());
-        v.u = u64_.data();
-        break;
+      case Lane::F64: v.f = decoded(f64_, one); break;
+      case Lane::I64: v.i = decoded(i64_, one); break;
+      case Lane::U64: v.u = decoded(u64_, one); break;
     }
     return v;
   }
@@ -84,7 +78,11 @@ class Pairing {
  public:
   Pairing(const StoredElements& a, const StoredElements& b, const Rule& rule, bool floats,
           const std::function<void(std::int64_t)>& progress)
-      : sides_{Side{&a, 1, {nullptr, nullptr}, {0, 0}}, Side{&b, 1, {nullptr, nullptr}, {0, 0}}}, rule_(rule), floats_(floats), progress_(progress), numel_(a.numel) {
+      : sides_{Side{&a, 1, {nullptr, nullptr}, {0, 0}}, Side{&b, 1, {nullptr, nullptr}, {0, 0}}},
+        rule_(rule),
+        floats_(floats),
+        progress_(progress),
+        numel_(a.numel) {
     const std::size_t widest = std::max(dtype_info(a.stored).itemsize, dtype_info(b.stored).itemsize);
     // Four slots (two per side) take at most half of Limits::remote_memory_bytes.
     const std::uint64_t cap = std::max<std::uint64_t>(limits().remote_memory_bytes / 8, std::uint64_t{1} << 20);
