@@ -3,9 +3,6 @@
 // of 2048 elements folds into its own partial on whichever thread runs it, and a batch's
 // partials fold in chunk order on the calling thread, so every figure is the same on any
 // number of threads and memory stays flat.
-#include <algorithm>
-#include <cfloat>
-#include <cmath>
 #include <optional>
 #include <vector>
 

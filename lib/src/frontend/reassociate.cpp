@@ -32,10 +32,6 @@ bool after_reduce(const Tensor& t) {
   return false;
 }
 
-Tensor make(Op op, const Tensor& a, const Tensor& b) {
-  return fold_binary(op, a, b).value_or(Tensor::binary(op, a, b));
-}
-
 // `t` as `sign * x + c` (c a constant) when it is an add or a subtraction of a constant and a
 // value, under reshapes (tinygrad's kernel indexes through them: the mean's `sum * (1/n)` sits
 // over a reshape of the sum); x and c are reshaped to t's shape. For a product, `x * c`.
@@ -48,12 +44,13 @@ std::optional<Split> split(const Tensor& t, bool sums) {
   while (n->op == Op::Reshape) n = n->src[0].get();
   if (n->src.size() != 2 || (sums ? n->op != Op::Add && n->op != Op::Sub : n->op != Op::Mul)) return std::nullopt;
   Tensor l = Tensor(n->src[0]).reshape(t.shape()), r = Tensor(n->src[1]).reshape(t.shape());
+  const bool lc = const_value(l).has_value(), rc = const_value(r).has_value();
+  if (lc == rc) return std::nullopt;
   // What follows a reduction is computed in its kernel and loaded by the consumer's, where
   // symbolic sees a load, not the op: `1.7 * x.mean(axis=-1, keepdim=True)` stays (s/3)*1.7.
   // A whole reduction to a 0-d value stays in its consumer's kernel (as in realize/mulacc.cpp).
-  if (t.ndim() > 0 && (after_reduce(l) || after_reduce(r))) return std::nullopt;
-  const bool lc = const_value(l).has_value(), rc = const_value(r).has_value();
-  if (lc == rc) return std::nullopt;
+  // Only the value side can hold one; the walk comes after the cheap test above.
+  if (t.ndim() > 0 && after_reduce(rc ? l : r)) return std::nullopt;
   if (n->op == Op::Sub) {
     if (rc) return Split{l, r.unary(Op::Neg), false};  // x - c = x + (-c)
     return Split{r, l, true};                          // c - x = -x + c
@@ -63,19 +60,20 @@ std::optional<Split> split(const Tensor& t, bool sums) {
 
 // sign * x + c rebuilt: x + c, or c - x.
 Tensor rebuild(const Tensor& x, bool negative, const Tensor& c) {
-  return negative ? make(Op::Sub, c, x) : make(Op::Add, x, c);
+  return negative ? folded_binary(Op::Sub, c, x) : folded_binary(Op::Add, x, c);
 }
 
 std::optional<Tensor> regroup_products(const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
   if (a_const != b_const) {  // (x * c1) * c2 -> x * (c1 * c2)
     const Tensor& other = a_const ? b : a;
     const Tensor& c2 = a_const ? a : b;
-    if (auto s = split(other, false)) return make(Op::Mul, s->x, Tensor::binary(Op::Mul, s->c, c2));
+    if (auto s = split(other, false)) return folded_binary(Op::Mul, s->x, Tensor::binary(Op::Mul, s->c, c2));
     return std::nullopt;
   }
   if (a_const) return std::nullopt;
   for (int side = 0; side < 2; ++side)  // (x * c1) * y -> (x * y) * c1
-    if (auto s = split(side == 0 ? a : b, false)) return make(Op::Mul, make(Op::Mul, s->x, side == 0 ? b : a), s->c);
+    if (auto s = split(side == 0 ? a : b, false))
+      return folded_binary(Op::Mul, folded_binary(Op::Mul, s->x, side == 0 ? b : a), s->c);
   return std::nullopt;
 }
 
@@ -93,7 +91,7 @@ std::optional<Tensor> combine_terms(Op op, const Tensor& a, const Tensor& b) {
   const auto [xb, cb] = term(b);
   if (xa.node() != xb.node() || (!ca && !cb && op == Op::Sub)) return std::nullopt;
   const Tensor one = Tensor::full(a.shape(), Scalar::from_float(1.0), a.dtype());
-  return make(Op::Mul, xa, Tensor::binary(op, ca.value_or(one), cb.value_or(one)));
+  return folded_binary(Op::Mul, xa, Tensor::binary(op, ca.value_or(one), cb.value_or(one)));
 }
 
 std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
@@ -112,14 +110,15 @@ std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool
   // y not a constant: the constant moves to the end
   if (auto s = split(a, true)) {
     // (±x + c) + y -> (±x + y) + c; (±x + c) - y -> (±x - y) + c, -x - y being -(x + y)
-    Tensor xy = !sub ? (s->negative ? make(Op::Sub, b, s->x) : make(Op::Add, s->x, b))
-                     : (s->negative ? make(Op::Add, s->x, b).unary(Op::Neg) : make(Op::Sub, s->x, b));
-    return make(Op::Add, xy, s->c);
+    Tensor xy = !sub          ? (s->negative ? folded_binary(Op::Sub, b, s->x) : folded_binary(Op::Add, s->x, b))
+                : s->negative ? folded_binary(Op::Add, s->x, b).unary(Op::Neg)
+                              : folded_binary(Op::Sub, s->x, b);
+    return folded_binary(Op::Add, xy, s->c);
   }
   if (auto s = split(b, true)) {
     // y + (±x + c) -> (y ± x) + c; y - (±x + c) -> (y ∓ x) - c
-    Tensor yx = make((s->negative != sub) ? Op::Sub : Op::Add, a, s->x);
-    return sub ? make(Op::Sub, yx, s->c) : make(Op::Add, yx, s->c);
+    Tensor yx = folded_binary((s->negative != sub) ? Op::Sub : Op::Add, a, s->x);
+    return sub ? folded_binary(Op::Sub, yx, s->c) : folded_binary(Op::Add, yx, s->c);
   }
   return std::nullopt;
 }
