@@ -83,6 +83,8 @@ const std::string* unrunnable_below(const NodePtr& n, std::unordered_set<const N
 Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
   if (axes.empty()) return t;
   std::optional<Tensor> unparented = reduce_unparented(t, op, axes);
+  if (!unparented)
+    if (std::optional<Tensor> moved = reduce_mul_chain(t, op, axes, keepdim)) return *moved;
   Tensor r = unparented ? *unparented : t.reduce(op, axes);
   // A reduction of no elements into a non-empty output is a constant: tinygrad/schedule/rangeify.py
   // rewrites REDUCE(x) with 0 in x.shape and not in its own shape to reduce.const_like(identity_element),

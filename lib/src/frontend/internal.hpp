@@ -57,6 +57,18 @@ Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes
 /// min, times each axis' size for a sum, to its power for a product — else nullopt.
 std::optional<Tensor> reduce_unparented(const Tensor& t, Op op, const std::vector<std::int64_t>& axes);
 
+/// Whether every element of `t` is the same along each of `axes` (sorted, within t's ndim): the
+/// value's index holds none of those axes' ranges in tinygrad's kernel (a constant, an expand
+/// along them, elementwise ops of such; reduce_unparented.cpp).
+bool uniform_along(const Tensor& t, const std::vector<std::int64_t>& axes);
+
+/// tinygrad's moves of products out of a sum (uop/symbolic.py, sym: "move const multiply after
+/// REDUCE", reduce_mul_chain): the sum over sorted `axes` (keepdim) of a float product whose
+/// factors include some that do not vary along those axes is the sum of the other factors times
+/// those (reduce_mul_chain.cpp), the reduced axes dropped unless keepdim, or nullopt.
+/// `(x * 1.7).sum()` is `x.sum() * 1.7`, one rounding of the product instead of one per element.
+std::optional<Tensor> reduce_mul_chain(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim);
+
 /// Number of elements a reduction over `axes` combines.
 std::int64_t reduced_count(const Tensor& t, const std::vector<std::int64_t>& axes);
 

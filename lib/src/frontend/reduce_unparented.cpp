@@ -73,6 +73,13 @@ class Uniformity {
 
 }  // namespace
 
+bool uniform_along(const Tensor& t, const std::vector<std::int64_t>& axes) {
+  AxisFlags flags(t.ndim(), false);
+  for (std::int64_t a : axes) flags[uz(a)] = true;
+  Uniformity u;
+  return u.along(t.node().get(), flags);
+}
+
 std::optional<Tensor> reduce_unparented(const Tensor& t, Op op, const std::vector<std::int64_t>& axes) {
   if (t.numel() == 0) return std::nullopt;
   AxisFlags flags(t.ndim(), false);
