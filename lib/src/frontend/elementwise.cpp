@@ -89,7 +89,7 @@ Tensor sqrt(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt); });
 }
 Tensor reciprocal(const Tensor& t, const Defaults& defaults) {
-  return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Recip); });
+  return float_unary(t, defaults, [](const Tensor& x) { return rewritten_reciprocal(x); });
 }
 Tensor rsqrt(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt).unary(Op::Recip); });

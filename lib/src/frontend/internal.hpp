@@ -81,6 +81,11 @@ std::optional<Scalar> const_value(const Tensor& t);
 /// `a_const`/`b_const` whether each is a constant. Nullopt when no rule applies.
 std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const);
 
+/// 1/d as tinygrad's symbolic rewrites the reciprocal of a product in a kernel (reassociate.cpp):
+/// 1/(x*x) is (1/x)*(1/x), 1/(x*x*x) is (1/x)**3 as products, 1/(x*c) is (1/x)*(1/c) with 1/c
+/// folded; anything else is RECIPROCAL(d). `depth` bounds the recursion into x.
+Tensor rewritten_reciprocal(const Tensor& d, int depth = 0);
+
 /// tinygrad's value-blind algebraic folds of a binary op over broadcast operands of one
 /// dtype (x*0, x+0, x-x, x//x, x%x, ...; folding.cpp), or nullopt when none applies.
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b);

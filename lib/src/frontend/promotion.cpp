@@ -203,7 +203,7 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
     const Operand r = Scalar::from_float(bv != 0 ? 1.0 / bv : std::copysign(inf, bv));
     if (auto folded = fold_weak_const(Op::Mul, num, r, num, num)) return *folded;
   }
-  Tensor recip = dv.unary(Op::Recip);
+  Tensor recip = rewritten_reciprocal(dv);
   if (const Scalar* sa = std::get_if<Scalar>(&a); sa != nullptr && sa->kind == DKind::Float)
     if (auto folded = fold_weak_const(Op::Mul, *sa, recip, recip, recip)) return *folded;
   return folded_binary(Op::Mul, num, recip);

@@ -125,6 +125,25 @@ std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool
 
 }  // namespace
 
+// tinygrad's symbolic (`sym`, uop/symbolic.py) rewrites the reciprocal of a product within a kernel:
+// 1/(x*x) -> (1/x)*(1/x), 1/(x*x*x) -> (1/x)*(1/x)*(1/x), 1/(x*c) -> (1/x)*(1/c), each 1/x again so.
+Tensor rewritten_reciprocal(const Tensor& d, int depth) {
+  const Node* n = d.node().get();
+  while (n->op == Op::Reshape) n = n->src[0].get();
+  if (!is_float(d.dtype()) || depth > 16 || n->op != Op::Mul || n->src.size() != 2) return d.unary(Op::Recip);
+  const Tensor l = Tensor(n->src[0]).reshape(d.shape()), r = Tensor(n->src[1]).reshape(d.shape());
+  const Node* ln = n->src[0].get();
+  const bool cube = ln->op == Op::Mul && ln->src.size() == 2 && ln->src[0] == ln->src[1] && ln->src[1] == n->src[1];
+  if ((n->src[0] == n->src[1] || cube) && !(d.ndim() > 0 && after_reduce(r))) {
+    const Tensor q = rewritten_reciprocal(r, depth + 1);
+    const Tensor qq = folded_binary(Op::Mul, q, q);
+    return cube ? folded_binary(Op::Mul, qq, q) : qq;
+  }
+  if (auto s = split(d, false))
+    return folded_binary(Op::Mul, rewritten_reciprocal(s->x, depth + 1), s->c.unary(Op::Recip));
+  return d.unary(Op::Recip);
+}
+
 std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
   if (!is_float(a.dtype())) return std::nullopt;
   if (op == Op::Mul) return regroup_products(a, b, a_const, b_const);
