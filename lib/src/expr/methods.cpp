@@ -138,7 +138,7 @@ Value cat_or_stack(const MethodCall& c) {
 
 // ---- realization and sizes
 
-Value contiguous(const MethodCall& c) { c.args.bind({}); return Value::of(c.t.contiguous()); }
+Value contiguous(const MethodCall& c) { c.args.bind({}); return Value::of(tg::contiguous(c.t)); }
 Value realize(const MethodCall& c) { c.args.bind({}); return Value::of(c.t.realize()); }
 Value numel(const MethodCall& c) { c.args.bind({}); return Value::scalar(Scalar::from_int(c.t.numel())); }
 Value dim(const MethodCall& c) {

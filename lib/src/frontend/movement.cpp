@@ -339,4 +339,10 @@ Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim) {
   return cat(lifted, dim);
 }
 
+Tensor contiguous(const Tensor& t) {
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
+  return n->op == Op::Const ? t : t.contiguous();
+}
+
 }  // namespace tensor_inspect::tg
