@@ -110,4 +110,18 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   return reassociate(op, a, b, ca.has_value(), cb.has_value());
 }
 
+std::optional<Tensor> float32_under_half(const Tensor& t) {
+  std::vector<const Node*> moves;  // reshapes and expands above the cast, outermost first
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand) {
+    moves.push_back(n);
+    n = n->src[0].get();
+  }
+  if (n->op != Op::Cast || n->dtype != DType::Float16 || n->src[0]->dtype != DType::Float32) return std::nullopt;
+  Tensor x(n->src[0]);
+  for (auto it = moves.rbegin(); it != moves.rend(); ++it)
+    x = (*it)->op == Op::Reshape ? x.reshape((*it)->shape) : x.expand((*it)->shape);
+  return x;
+}
+
 }  // namespace tensor_inspect::tg::detail

@@ -30,9 +30,17 @@ inline std::string ints_repr(const std::vector<std::int64_t>& v) { return shape_
 /// default float (weak_commit.cpp).
 Tensor commit_weak_float(const Tensor& t, DType d);
 
+/// The float32 value `t` holds when `t` is a float16 cast of one (under reshapes and expands), or
+/// nullopt: tinygrad's kernels drop that round trip (codegen/late/coalesce.py,
+/// pm_simplify_add_image: `x.cast(half).cast(float) -> x` for a float32 x, run on every kernel),
+/// so float32 `x + x.half()` is 2 * x, unrounded (folding.cpp).
+std::optional<Tensor> float32_under_half(const Tensor& t);
+
 /// `t` cast to `d`, or `t` itself when it already has that dtype.
 inline Tensor cast_to(const Tensor& t, DType d) {
   if (t.dtype() == d) return t;
+  if (d == DType::Float32 && t.dtype() == DType::Float16)
+    if (std::optional<Tensor> x = float32_under_half(t)) return *x;
   if (t.dtype() == DType::WeakFloat && d == DType::Float64) return commit_weak_float(t, d);
   return t.cast(d);
 }
