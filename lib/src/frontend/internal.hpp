@@ -36,9 +36,17 @@ Tensor commit_weak_float(const Tensor& t, DType d);
 /// so float32 `x + x.half()` is 2 * x, unrounded (folding.cpp).
 std::optional<Tensor> float32_under_half(const Tensor& t);
 
+/// What tinygrad computes for `t` when t is an int or bool power of two tensors (under movement
+/// ops): xpow (codegen/decomp/transcendental.py) of the base and exponent as float32, the value
+/// a cast or a comparison takes (Tensor([3]) ** Tensor([3]) cast to float is 27.000001907348633
+/// there, and cast to an int 27), or nullopt (power.cpp). Stored as an int it raises
+/// (realize/schedule.cpp).
+std::optional<Tensor> int_power_as_float(const Tensor& t);
+
 /// `t` cast to `d`, or `t` itself when it already has that dtype.
 inline Tensor cast_to(const Tensor& t, DType d) {
   if (t.dtype() == d) return t;
+  if (std::optional<Tensor> f = int_power_as_float(t)) return cast_to(*f, d);  // an int cast truncates it
   if (d == DType::Float32 && t.dtype() == DType::Float16)
     if (std::optional<Tensor> x = float32_under_half(t)) return *x;
   if (t.dtype() == DType::WeakFloat && d == DType::Float64) return commit_weak_float(t, d);

@@ -57,7 +57,38 @@ Tensor pow_const(const Tensor& x, double c) {
   return xpow(x, constant(x, c));
 }
 
+// Movement ops rebuilt over another source of the same shape (their args hold no dtype).
+Tensor moved_like(const std::vector<const Node*>& moves, Tensor x) {
+  for (auto it = moves.rbegin(); it != moves.rend(); ++it)
+    x = Tensor(make_node((*it)->op, x.dtype(), (*it)->shape, {x.node()}, (*it)->arg));
+  return x;
+}
+
+bool is_const_node(const NodePtr& n) {
+  const Node* m = n.get();
+  while (m->op == Op::Reshape || m->op == Op::Expand) m = m->src[0].get();
+  return m->op == Op::Const;
+}
+
 }  // namespace
+
+namespace detail {
+
+std::optional<Tensor> int_power_as_float(const Tensor& t) {
+  std::vector<const Node*> moves;  // outermost first
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Shrink ||
+         n->op == Op::Flip) {
+    moves.push_back(n);
+    n = n->src[0].get();
+  }
+  if (n->op != Op::Pow || is_float(n->dtype) || is_const_node(n->src[0]) || is_const_node(n->src[1]))
+    return std::nullopt;
+  const Tensor base = Tensor(n->src[0]).cast(DType::Float32), exponent = Tensor(n->src[1]).cast(DType::Float32);
+  return moved_like(moves, xpow(base, exponent));
+}
+
+}  // namespace detail
 
 Tensor pow(const Operand& a, const Operand& b) {
   // tinygrad's pow raises for a non-float result unless a Python exponent is an int >= 0

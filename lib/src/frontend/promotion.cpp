@@ -83,7 +83,15 @@ DType compare_dtype(const Operand& a, const Operand& b) {
   return out;
 }
 
-Tensor compare(Op op, const Operand& a, const Operand& b) {
+// An int power of two tensors compares as the float tinygrad computes for it.
+Operand compared_value(const Operand& v) {
+  if (const Tensor* t = std::get_if<Tensor>(&v))
+    if (std::optional<Tensor> f = int_power_as_float(*t)) return *f;
+  return v;
+}
+
+Tensor compare(Op op, const Operand& a_in, const Operand& b_in) {
+  const Operand a = compared_value(a_in), b = compared_value(b_in);
   Pair p = broadcasted(a, b, compare_dtype(a, b));
   if (auto f = fold_weak_const(op, a, b, p.a, p.b)) return *f;
   Tensor r = folded_binary(op, p.a, p.b);

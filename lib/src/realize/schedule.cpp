@@ -1,7 +1,9 @@
 // schedule.cpp — the scheduler: cuts the lazy graph into kernels at realization
 // boundaries. Element-wise ops and the movement ops between them fuse into one loop per
 // output buffer; the result is a plain list that can be printed (`--graph`) or tested.
+#include <set>
 #include <sstream>
+#include <utility>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -91,6 +93,52 @@ void check_runnable(const std::vector<Kernel>& kernels) {
   }
 }
 
+// tinygrad has no int power of two tensors ("TODO: int pow"): its rewrite lowers an int or bool
+// POW through log2 and exp2 in floats (codegen/decomp/transcendental.py xpow), so the value is a
+// float in the kernel. Compared or cast to a float, it answers (as the exact power here, which
+// it equals where the float is exact); stored as an int, cast to one or taken by an int op,
+// DEV=PYTHON raises (a float stored into an int buffer, inf cast to an int) and the compiled CPU
+// backend fails or differs. Those are refused, once a kernel with elements runs them. A bool
+// power is the same (DEV=PYTHON fails to store the float as a bool).
+class IntPowerCheck {
+ public:
+  void kernel(const Kernel& k) {
+    if (prod(k.output->shape) == 0 || k.kind == KernelKind::Produce || k.kind == KernelKind::Alias) return;
+    const NodePtr& body = k.output->op == Op::Contiguous ? k.output->src[0] : k.output;
+    visit(body, true, true);
+  }
+
+ private:
+  static bool constant(const NodePtr& n) {
+    const Node* m = n.get();
+    while (m->op == Op::Reshape || m->op == Op::Expand) m = m->src[0].get();
+    return m->op == Op::Const;
+  }
+
+  // `as_int`: whether n's value is stored or taken by an int op rather than compared or cast.
+  // `root`: the kernel's own output (a reduce's or a scan's among them), read from no buffer.
+  void visit(const NodePtr& n, bool as_int, bool root) {
+    if (!seen_.insert({n.get(), as_int}).second) return;
+    if (!root && is_boundary(*n)) return;
+    if (n->op == Op::Pow && !is_float(n->dtype) && as_int && !constant(n->src[0]) && !constant(n->src[1]))
+      throw Error(ErrorCode::BadExpression,
+                  "x ** y of two int or bool tensors, stored or used as ints: tinygrad has no integer power (its float "
+                  "result raises when stored); cast the base to a float dtype first");
+    const bool movement = n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute ||
+                          n->op == Op::Shrink || n->op == Op::Flip || n->op == Op::Pad;
+    // A cast to a float or a bool, or a comparison, takes the float; a cast to an int converts
+    // it as an int, raising for the inf an int power overflows to (a bool's 0 and 1 convert).
+    const bool takes_float = n->op == Op::Cast && (is_float(n->dtype) || n->dtype == DType::Bool ||
+                                                   n->src[0]->dtype == DType::Bool);
+    bool keeps = true;
+    if (takes_float || is_comparison(n->op)) keeps = false;
+    else if (movement) keeps = as_int;
+    for (const NodePtr& s : n->src) visit(s, keeps, false);
+  }
+
+  std::set<std::pair<const Node*, bool>> seen_;
+};
+
 }  // namespace
 
 std::string Kernel::to_string(std::size_t index) const {
@@ -110,6 +158,8 @@ std::vector<Kernel> schedule(const NodePtr& root) {
   Scheduler s;
   s.need_buffer(root);
   check_runnable(s.kernels);
+  IntPowerCheck pow_check;
+  for (const Kernel& k : s.kernels) pow_check.kernel(k);
   return std::move(s.kernels);
 }
 
