@@ -173,9 +173,9 @@ Tensor pad(const Tensor& t, const std::vector<std::optional<std::pair<std::int64
 Tensor pad_flat(const Tensor& t, const std::vector<std::int64_t>& flat, const Scalar& value = Scalar::from_int(0));
 /// Reverses the listed axes (negative allowed). Throws Error(BadShape) on repeats.
 Tensor flip(const Tensor& t, const std::vector<std::int64_t>& axes);
-/// tinygrad's contiguous(): t realized into a buffer of its own, except a constant, which stays
-/// the CONST it is (its value, a 0-d literal's unwrapped one among them, reaches what follows in
-/// the same kernel: uint16 -5 `.contiguous().cast(dtypes.int32)` is -5 in tinygrad).
+/// tinygrad's contiguous(): t realized into a buffer of its own, except a literal int beyond its
+/// dtype, which stays the CONST it is in tinygrad's Tensor, its value unwrapped until a store:
+/// uint16 -5 `.contiguous().cast(dtypes.int32)` is -5 in tinygrad.
 Tensor contiguous(const Tensor& t);
 /// Axes start_dim..end_dim merged into one; a 0-d tensor becomes (1,).
 Tensor flatten(const Tensor& t, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
