@@ -194,6 +194,12 @@ def against_own_cast(expr):
 DOCUMENTED = [
     ("DEV=PYTHON fails or differs where tinygrad's compiled CPU backend gives the tool's answer (int ** int, matmul)",
      lambda c, n, a, b: n == "python-backend"),
+    ("DEV=PYTHON raises on a float16 kernel whose value folds to a constant (its fold meets a vectorized CONST: "
+     "'float() argument must be ... not list'); the compiled CPU backend answers as the tool",
+     lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and "not 'list'" in a["error"] and c["dtype"] == "float16"),
+    ("int ** int of two tensors taken by an int op (clip, where, a max) and not stored as an int: DEV=PYTHON "
+     "computes the op on its float; the tool refuses the power as soon as an int op takes it",
+     lambda c, n, a, b: n == "tool-refuses" and "no integer power" in b["error"]),
     ("nan or inf reaching an int cast only tinygrad's graph has (its int ** int lowering): DEV=PYTHON raises",
      lambda c, n, a, b: not a["ok"] and "cannot convert float" in a["error"]),
     ("DEV=PYTHON fails on an int result it computed as a Python float (int ** int tensor)",
