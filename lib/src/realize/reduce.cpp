@@ -20,129 +20,11 @@
 #include <limits>
 
 #include "realize/kernels.hpp"
+#include "realize/reduce_fold.hpp"
 #include "realize/scalar_ops.hpp"
 
 namespace tensor_inspect::realize_detail {
 namespace {
-
-// How one reduction folds words of its dtype.
-struct Fold {
-  Op op;
-  DKind kind;
-  DType dtype;
-
-  // v rounded to the reduction's float dtype (a no-op for float64).
-  double round(double v) const {
-    if (dtype == DType::Float64) return v;
-    if (dtype == DType::Float32) return static_cast<double>(static_cast<float>(v));
-    Word w{};
-    w.f = v;
-    round_floats(dtype, &w, 1);
-    return w.f;
-  }
-
-  Word identity() const {
-    Word w{};
-    switch (kind) {
-      case DKind::Float:
-        if (op == Op::ReduceSum) w.f = -0.0;
-        else if (op == Op::ReduceProd) w.f = 1.0;
-        else if (op == Op::ReduceMax) w.f = -std::numeric_limits<double>::infinity();
-        else w.f = std::numeric_limits<double>::infinity();
-        return w;
-      case DKind::Signed:
-        if (op == Op::ReduceProd) w.i = 1;
-        else if (op == Op::ReduceMax) w.i = std::numeric_limits<std::int64_t>::min();
-        else if (op == Op::ReduceMin) w.i = std::numeric_limits<std::int64_t>::max();
-        return w;
-      case DKind::Unsigned:
-        if (op == Op::ReduceProd) w.u = 1;
-        else if (op == Op::ReduceMin) w.u = ~std::uint64_t{0};
-        return w;
-      case DKind::Bool:
-        w.u = op == Op::ReduceProd || op == Op::ReduceMin ? 1 : 0;
-        return w;
-    }
-    return w;
-  }
-
-  Word combine(Word a, Word b) const {
-    switch (kind) {
-      case DKind::Float:
-        switch (op) {
-          case Op::ReduceSum: a.f = round(a.f + b.f); return a;
-          case Op::ReduceProd: a.f = round(a.f * b.f); return a;
-          case Op::ReduceMax: return a.f < b.f ? b : a;
-          default: return b.f < a.f ? b : a;
-        }
-      case DKind::Signed:
-      case DKind::Unsigned: {
-        const bool sgn = kind == DKind::Signed;
-        switch (op) {
-          case Op::ReduceSum: a.u += b.u; return a;
-          case Op::ReduceProd: a.u *= b.u; return a;
-          case Op::ReduceMax: return (sgn ? a.i < b.i : a.u < b.u) ? b : a;
-          default: return (sgn ? b.i < a.i : b.u < a.u) ? b : a;
-        }
-      }
-      case DKind::Bool:
-        if (op == Op::ReduceProd || op == Op::ReduceMin) a.u &= b.u;
-        else a.u |= b.u;
-        return a;
-    }
-    return a;
-  }
-
-  // Folds v[0..n) left to right. The first block of an output starts from its first
-  // element, as the sequential max/min does (a leading nan stays); later blocks start
-  // from the identity, which a nan never replaces.
-  Word block(const Word* v, std::size_t n, bool first) const {
-    Word a = identity();
-    std::size_t i = 0;
-    if (first && kind == DKind::Float && (op == Op::ReduceMax || op == Op::ReduceMin) && n > 0) a = v[i++];
-    switch (kind) {
-      case DKind::Float:
-        if (op == Op::ReduceSum && dtype == DType::Float64) {
-          double s = a.f;
-          for (; i < n; ++i) s += v[i].f;
-          a.f = s;
-          return a;
-        }
-        if (op == Op::ReduceSum && dtype == DType::Float32) {
-          float s = static_cast<float>(a.f);
-          for (; i < n; ++i) s += static_cast<float>(v[i].f);
-          a.f = s;
-          return a;
-        }
-        if (op == Op::ReduceMax) {
-          double m = a.f;
-          for (; i < n; ++i) m = m < v[i].f ? v[i].f : m;
-          a.f = m;
-          return a;
-        }
-        if (op == Op::ReduceMin) {
-          double m = a.f;
-          for (; i < n; ++i) m = v[i].f < m ? v[i].f : m;
-          a.f = m;
-          return a;
-        }
-        break;
-      case DKind::Signed:
-      case DKind::Unsigned:
-        if (op == Op::ReduceSum) {
-          std::uint64_t s = a.u;
-          for (; i < n; ++i) s += v[i].u;
-          a.u = s;
-          return a;
-        }
-        break;
-      default: break;
-    }
-    for (; i < n; ++i) a = combine(a, v[i]);
-    return a;
-  }
-
-};
 
 // A constant input reduces in closed form: `count` copies of v (the reference's rule).
 Word closed_form(Op op, DType d, Word value, std::int64_t count) {
@@ -156,6 +38,13 @@ Word closed_form(Op op, DType d, Word value, std::int64_t count) {
     return word_of(wide ? Scalar::from_float(std::pow(v.f, static_cast<double>(count)))
                         : int_pow(d, v, cast_scalar(Scalar::from_int(count), d)));
   return value;
+}
+
+// The reduction's outputs `acc` stored in a buffer of its dtype and shape.
+NodePtr encoded(const NodePtr& red, const std::vector<Word>& acc) {
+  auto buf = Buffer::cpu(acc.size() * dtype_info(red->dtype).itemsize);
+  encode(red->dtype, acc.data(), acc.size(), buf->mutable_bytes().data());
+  return make_node(Op::Buffer, red->dtype, red->shape, {}, buf);
 }
 
 }  // namespace
@@ -246,10 +135,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
   }
 
   release.finish();
-  const DTypeInfo& info = dtype_info(d);
-  auto buf = Buffer::cpu(static_cast<std::size_t>(n_out) * info.itemsize);
-  encode(d, acc.data(), acc.size(), buf->mutable_bytes().data());
-  return make_node(Op::Buffer, d, red->shape, {}, buf);
+  return encoded(red, acc);
 }
 
 }  // namespace tensor_inspect::realize_detail
