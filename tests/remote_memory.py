@@ -11,7 +11,8 @@ read as the path), and its peak RSS must stay under the tool's own idle peak (th
 over the tiny file: under ASan it holds the sanitizer's own memory) plus the 16 MiB bound
 plus a 40 MiB margin, far under the file's size: a scan keeping every fetched block would
 hold the whole file. The same with `--cache DIR` (its bound is on disk) and for the second
-run served from that cache, for `-e` reductions over its largest tensor, and for `diff` of
+run served from that cache, for `-e` reductions over its largest tensor (whole, and over its
+rows: `x.mean(axis=0)`, read row after row), and for `diff` of
 the file against a copy with 1,000 values changed (output equal to the local diff's).
 Prints one line per check and `N passed, M failed`.
 """
@@ -90,7 +91,8 @@ def main():
                            (["--stats", "--cache", cache], "--stats --cache (filling it)"),
                            (["--stats", "--cache", cache], "--stats --cache (from it)"),
                            (["--name", "a.weight", "-e", "x.sum()", "--json"], "-e 'x.sum()'"),
-                           (["--name", "a.weight", "-e", "(x * x).mean()", "--json"], "-e '(x * x).mean()'")]:
+                           (["--name", "a.weight", "-e", "(x * x).mean()", "--json"], "-e '(x * x).mean()'"),
+                           (["--name", "a.weight", "-e", "x.mean(axis=0)", "--json"], "-e 'x.mean(axis=0)'")]:
             local_args = [a for a in args if a not in ("--cache", cache)]
             want = subprocess.run([binary, path] + local_args, capture_output=True, text=True, timeout=120)
             status, out, err, peak = run_measured(binary, [url] + args + limit, 300)

@@ -21,6 +21,7 @@
 
 #include "realize/kernels.hpp"
 #include "realize/reduce_fold.hpp"
+#include "realize/reduce_leading.hpp"
 #include "realize/scalar_ops.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -66,6 +67,16 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
   bool identity_order = true;
   for (std::size_t a = 0; a < order.size(); ++a)
     identity_order = identity_order && order[a] == static_cast<std::int64_t>(a);
+  // A reduction over the leading axes of a file reads it in order (reduce_leading.cpp).
+  if (!identity_order && per > 0 && reduces_leading_axes(in->shape, red->shape)) {
+    const Program flat = lower(in, buffers, std::nullopt);
+    if (reads_a_file(flat) && !flat.is_constant()) {
+      ReleaseBehind release(flat);
+      std::vector<Word> acc = fold_leading_axes(flat, fold, per, n_out, release);
+      release.finish();
+      return encoded(red, acc);
+    }
+  }
   const Program prog = lower(in, buffers, identity_order ? std::nullopt : std::optional(order));
 
   std::vector<Word> acc(static_cast<std::size_t>(n_out));
