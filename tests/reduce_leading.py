@@ -71,7 +71,8 @@ def memory(binary, tmp):
         status, out, err, peak = run_measured(binary, [path, "-e", "x.sum(axis=0)", "--json"], 300)
         got = np.array(json.loads(out)["tolist"], dtype=np.float64) if status == 0 else np.zeros(0)
         check(f"{name} {shape}: x.sum(axis=0) matches NumPy's float64 sum",
-              got.shape == want.shape and np.allclose(got, want, rtol=1e-3, atol=1e-2), f"status {status}: {err[-300:]!r}")
+              got.shape == want.shape and np.allclose(got, want, rtol=1e-3, atol=1e-2),
+              f"status {status}: {err[-300:]!r}")
         check(f"{name} {shape}: peaks under idle + 64 MiB", peak < idle + 64 * MiB,
               f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, file {os.path.getsize(path) / MiB:.0f} MiB")
         os.remove(path)

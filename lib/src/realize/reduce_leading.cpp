@@ -33,7 +33,9 @@ bool reduces_leading_axes(const Shape& in, const Shape& out) {
 
 bool reads_a_file(const Program& prog) {
   return std::any_of(prog.nodes.begin(), prog.nodes.end(),
-                     [](const Instance& i) { return i.kind == Instance::Load && (i.file != nullptr || i.fetch_on_read); });
+                     [](const Instance& i) {
+                       return i.kind == Instance::Load && (i.file != nullptr || i.fetch_on_read);
+                     });
 }
 
 std::vector<Word> fold_leading_axes(const Program& prog, const Fold& fold, std::int64_t rows, std::int64_t cols,
@@ -73,7 +75,8 @@ std::vector<Word> fold_leading_axes(const Program& prog, const Fold& fold, std::
   };
   // A remote file is fetched as it is read, its windows bounded by remote_memory_bytes: read in
   // order on one thread. A local one runs whole blocks on all threads when two fit the window.
-  const bool remote = std::any_of(prog.nodes.begin(), prog.nodes.end(), [](const Instance& i) { return i.fetch_on_read; });
+  const bool remote =
+      std::any_of(prog.nodes.begin(), prog.nodes.end(), [](const Instance& i) { return i.fetch_on_read; });
   const std::int64_t block_elements = chunk * cols;
   if (!remote && 2 * block_elements <= kWindowElements) {
     // Whole blocks on all threads, a window of them at a time, given back behind.
@@ -98,7 +101,8 @@ std::vector<Word> fold_leading_axes(const Program& prog, const Fold& fold, std::
   std::vector<Word> out(static_cast<std::size_t>(cols)), leaves(static_cast<std::size_t>(blocks));
   auto combine = [&fold](Word a, Word c) { return fold.combine(a, c); };
   for (std::int64_t k = 0; k < cols; ++k) {
-    for (std::int64_t b = 0; b < blocks; ++b) leaves[static_cast<std::size_t>(b)] = partial[static_cast<std::size_t>(b * cols + k)];
+    for (std::int64_t b = 0; b < blocks; ++b)
+      leaves[static_cast<std::size_t>(b)] = partial[static_cast<std::size_t>(b * cols + k)];
     out[static_cast<std::size_t>(k)] = tree_fold(leaves.data(), blocks, combine);
   }
   return out;
