@@ -3,8 +3,9 @@
 
     /usr/bin/python3 bench/executor.py build/tensor-inspect [PAIRS]
 
-Cases (issue 7, part 5): `-e 'x.sum()'` and `-e 'x.max()'` over 10**7 float32 values, and
-a 512x512 float32 `x @ x.T` printed in full, each against `python3 -c "import numpy as np;
+Cases (issue 7, part 5): `-e 'x.sum()'` and `-e 'x.max()'` over 10**7 float32 values,
+`-e 'x.sum(axis=0)'` of a 10000x1000 float32 matrix (its 1000 column sums printed), and a
+512x512 float32 `x @ x.T` printed in full, each against `python3 -c "import numpy as np;
 x = np.load(F); print(...)"`. The input is /tmp/tibench/f32_1e7.npy when the shared bench
 kit made it (TIBENCH_DATA), else a file of the same shape made here from a fixed seed; the
 512x512 matrix is always made here. Each case first runs both once with stdout captured
@@ -84,6 +85,13 @@ def main():
              np.array(x.sum(dtype=np.float64)))
         case("max_1e7", [TOOL, f, "-e", "x.max()"], [PY, "-c", f"import numpy as np; print(np.load({f!r}).max())"],
              np.array(x.max(), dtype=np.float64))
+        # A reduction over the leading axis: read row after row (realize/reduce_leading.cpp).
+        r = os.path.join(tmp, "f32_10000x1000.npy")
+        xr = rng.standard_normal((10000, 1000)).astype(np.float32)
+        np.save(r, xr)
+        case("sum_axis0", [TOOL, r, "-e", "x.sum(axis=0)"],
+             [PY, "-c", f"import numpy as np; print(np.load({r!r}).sum(axis=0).tolist())"],
+             xr.sum(axis=0, dtype=np.float64))
         case("matmul_512", [TOOL, m, "-e", "x @ x.T"],
              [PY, "-c", f"import numpy as np; x = np.load({m!r}); print((x @ x.T).tolist())"],
              (mx @ mx.T).astype(np.float64))
