@@ -6,7 +6,9 @@
 //   c ** x, c > 0 a constant: c == 1 -> 1, else exp2(x * log2(c));
 //   otherwise (codegen/decomp/transcendental.py xpow): exp2(log2(|b|) * e), nan for a negative
 //     base and a non-integer exponent (but -inf), negated for an odd integer one, 1 for e == 0.
-// Int results keep the exact integer power, wrapped (Op::Pow).
+// Int results of a constant exponent keep the exact integer power, wrapped (Op::Pow); a constant
+// base is exp2(x * log2(c)) in float32, cast to the int; an int power of two tensors is xpow in
+// float32 where a cast or comparison takes it, refused where stored (realize/schedule.cpp).
 #include <cmath>
 #include <limits>
 
@@ -116,7 +118,22 @@ Tensor pow(const Operand& a, const Operand& b) {
   if (folds) {
     if (auto folded = const_fold::binary(Op::Pow, broadcast_to(base, s), broadcast_to(exponent, s))) return *folded;
   }
-  if (!is_float(d)) return Tensor::binary(Op::Pow, broadcast_to(base, s), broadcast_to(exponent, s));
+  if (!is_float(d)) {
+    const Tensor e = broadcast_to(exponent, s);
+    // A constant base c (a Python int, a 0-d constant) to a tensor exponent: symbolic rewrites
+    // c ** x to exp2(x * log2(c)) for c > 0 (c itself for c == 1) and xpow lowers the others,
+    // in float32, the float then cast to the int: 3 ** 5 is 242 in tinygrad (2 ** 7.9248... in
+    // float32, truncated; DEV=PYTHON and DEV=CPU alike), 10 ** 7 is 9999997, 2 ** x exact.
+    if (std::optional<Scalar> c = const_value(broadcast_to(base, s)); c && !const_value(e) && e.numel() > 0) {
+      const double cv = c->as_double();
+      if (cv == 1.0) return Tensor::full(s, Scalar::from_int(1), d);
+      const Tensor ef = e.cast(DType::Float32);
+      const Tensor f = cv > 0 ? exp2(mul(ef, Scalar::from_float(std::log2(cv))))
+                              : xpow(Tensor::full(s, Scalar::from_float(cv), DType::Float32), ef);
+      return cast_to(f, d);
+    }
+    return Tensor::binary(Op::Pow, broadcast_to(base, s), e);
+  }
   if (const Scalar* c = std::get_if<Scalar>(&b); c != nullptr && !std::holds_alternative<Scalar>(a))
     return pow_const(broadcast_to(base, s), c->as_double());
   const Scalar* c = std::get_if<Scalar>(&a);
