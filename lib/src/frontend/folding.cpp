@@ -49,6 +49,16 @@ bool is_negation_of(const Tensor& n, const Tensor& x) {
   return c && c->kind == DKind::Bool && c->b;
 }
 
+// Whether `r` is RECIPROCAL(x), both under the same reshapes.
+bool reciprocal_of(const Tensor& r, const Tensor& x) {
+  const Node* p = r.node().get();
+  const Node* q = x.node().get();
+  while (p->op == Op::Reshape && q->op == Op::Reshape && p->shape == q->shape) p = p->src[0].get(), q = q->src[0].get();
+  // Not a reduction's output: tinygrad's kernel loads it from a buffer, or (a sum the tool rebuilt
+  // after moving factors out, reduce_mul_chain.cpp) reduces it anew as another UOp.
+  return p->op == Op::Recip && p->src[0].get() == q && !is_reduce(q->op);
+}
+
 }  // namespace
 
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
@@ -57,6 +67,9 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   auto is = [](const std::optional<Scalar>& c, double v) { return c && is_value(*c, v); };
   const bool same = a.node() == b.node();
   if (op == Op::FloorDiv && same) return filled(a, d, 1);  // x//x -> 1 even for a constant 0 (tinygrad's order)
+  // x * (1/x) -> 1: symbolic's `x / x` (its division is a product by the reciprocal), whatever x is
+  if (op == Op::Mul && is_float(d) && !ca && !cb && (reciprocal_of(b, a) || reciprocal_of(a, b)))
+    return filled(a, d, 1);
   // x + 0 -> x comes before constant folding in tinygrad's list (symbolic_simple), and its 0
   // matches -0.0 (Python's ==): over two constants it keeps a -0.0 that IEEE addition would
   // make +0.0 (sub is a + (-b): -0.0 - 0.0 is -0.0, 0 - c is -c).

@@ -200,7 +200,8 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   const Node* base = p.a.node().get();
   while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
   // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)
-  if (p.a.node() == p.b.node() && base->op != Op::Const && (f == p.a.dtype() || int_self_division_folds(base)))
+  const bool self_division = p.a.node() == p.b.node() && base->op != Op::Const;
+  if (self_division && (f == p.a.dtype() || int_self_division_folds(base)))
     return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);
   // a * b.reciprocal() with a Python scalar kept weak (weak_const_fold.cpp): 1/b of a Python b is
   // Python's (the weak RECIPROCAL folds exactly, 1/0 is inf with b's sign); a Python float a
@@ -214,6 +215,8 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   Tensor recip = rewritten_reciprocal(dv);
   if (const Scalar* sa = std::get_if<Scalar>(&a); sa != nullptr && sa->kind == DKind::Float)
     if (auto folded = fold_weak_const(Op::Mul, *sa, recip, recip, recip)) return *folded;
+  // Where the casts collapsed on one side only, no later fold sees x * (1/x) either.
+  if (self_division) return Tensor::binary(Op::Mul, num, recip);
   return folded_binary(Op::Mul, num, recip);
 }
 
