@@ -53,6 +53,10 @@ inline Tensor cast_to(const Tensor& t, DType d) {
   return t.cast(d);
 }
 
+/// Whether a Python int `v` is representable in `d` (always for a float or weak dtype); exact,
+/// beyond 64 bits too (promotion.cpp).
+bool int_fits(const Scalar& v, DType d);
+
 /// A 0-d constant.
 inline Tensor scalar_tensor(const Scalar& v, DType d) { return Tensor::full({}, v, d); }
 

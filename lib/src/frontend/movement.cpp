@@ -342,15 +342,10 @@ Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim) {
 Tensor contiguous(const Tensor& t) {
   const Node* n = t.node().get();
   while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
-  if (n->op != Op::Const || !is_int(n->dtype) || is_weak(n->dtype)) return t.contiguous();
   // Only a literal's value beyond its int dtype is told apart: a constant the tool folded from
   // ops (x - x) is no CONST in tinygrad's Tensor, whose contiguous() realizes it.
-  const Scalar& v = std::get<Scalar>(n->arg);
-  const DTypeInfo& info = dtype_info(n->dtype);
-  const Scalar::Wide lo = info.kind == DKind::Signed ? -(Scalar::Wide{1} << (info.bits - 1)) : 0;
-  const Scalar::Wide hi = (Scalar::Wide{1} << (info.kind == DKind::Signed ? info.bits - 1 : info.bits)) - 1;
-  const Scalar::Wide w = v.as_wide();
-  return w < lo || w > hi ? t : t.contiguous();
+  if (n->op == Op::Const && !int_fits(std::get<Scalar>(n->arg), n->dtype)) return t;
+  return t.contiguous();
 }
 
 }  // namespace tensor_inspect::tg

@@ -8,7 +8,8 @@
 //     base and a non-integer exponent (but -inf), negated for an odd integer one, 1 for e == 0.
 // Int results of a constant exponent keep the exact integer power, wrapped (Op::Pow); a constant
 // base is exp2(x * log2(c)) in float32, cast to the int; an int power of two tensors is xpow in
-// float32 where a cast or comparison takes it, refused where stored (realize/schedule.cpp).
+// float32 where a cast or comparison takes it (cast_to, compare), refused where a kernel stores it
+// (realize/schedule.cpp).
 #include <cmath>
 #include <limits>
 
@@ -66,12 +67,6 @@ Tensor moved_like(const std::vector<const Node*>& moves, Tensor x) {
   return x;
 }
 
-bool is_const_node(const NodePtr& n) {
-  const Node* m = n.get();
-  while (m->op == Op::Reshape || m->op == Op::Expand) m = m->src[0].get();
-  return m->op == Op::Const;
-}
-
 }  // namespace
 
 namespace detail {
@@ -79,13 +74,13 @@ namespace detail {
 std::optional<Tensor> int_power_as_float(const Tensor& t) {
   std::vector<const Node*> moves;  // outermost first
   const Node* n = t.node().get();
+  // Movement ops, a pad's zeros among them: the region it adds is the float's zeros as well.
   while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Shrink ||
-         n->op == Op::Flip) {
+         n->op == Op::Flip || n->op == Op::Pad) {
     moves.push_back(n);
     n = n->src[0].get();
   }
-  if (n->op != Op::Pow || is_float(n->dtype) || is_const_node(n->src[0]) || is_const_node(n->src[1]))
-    return std::nullopt;
+  if (!const_fold::is_int_power_of_tensors(*n)) return std::nullopt;
   const Tensor base = Tensor(n->src[0]).cast(DType::Float32), exponent = Tensor(n->src[1]).cast(DType::Float32);
   return moved_like(moves, xpow(base, exponent));
 }

@@ -11,10 +11,7 @@ namespace tensor_inspect::tg {
 
 using namespace detail;
 
-namespace {
-
-// Whether a Python int is representable in an int dtype (exact comparison needs a wider one).
-bool int_fits(const Scalar& v, DType d) {
+bool detail::int_fits(const Scalar& v, DType d) {
   if (is_weak(d) || !is_int(d)) return true;
   if (v.wide) return false;  // beyond 64 bits
   const DTypeInfo& info = dtype_info(d);
@@ -28,6 +25,8 @@ bool int_fits(const Scalar& v, DType d) {
   std::int64_t hi = (std::int64_t{1} << (info.bits - 1)) - 1;
   return v.i >= -hi - 1 && v.i <= hi;
 }
+
+namespace {
 
 bool is_python_int(const Operand& v) {
   const Scalar* s = std::get_if<Scalar>(&v);

@@ -53,11 +53,9 @@ Tensor product(const std::vector<Tensor>& factors) {
 
 std::optional<Tensor> reduce_mul_chain(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
   if (op != Op::ReduceSum || !is_float(t.dtype()) || is_weak(t.dtype()) || t.numel() == 0) return std::nullopt;
-  const Node* n = t.node().get();
-  while (n->op == Op::Reshape) n = n->src[0].get();
-  if (n->op != Op::Mul) return std::nullopt;
   std::vector<Tensor> factors, inside, outside;
   chain_factors(t, t.shape(), factors, 0);
+  if (factors.size() < 2) return std::nullopt;  // no product
   for (const Tensor& f : factors) (uniform_along(f, axes) ? outside : inside).push_back(f);
   if (outside.empty()) return std::nullopt;
   // The moved factors hold one value along the reduced axes: their first, at the sum's shape.

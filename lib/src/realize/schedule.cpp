@@ -1,13 +1,12 @@
 // schedule.cpp — the scheduler: cuts the lazy graph into kernels at realization
 // boundaries. Element-wise ops and the movement ops between them fuse into one loop per
 // output buffer; the result is a plain list that can be printed (`--graph`) or tested.
-#include <set>
 #include <sstream>
-#include <utility>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "realize/fusion.hpp"
+#include "tensor/const_fold.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
 
@@ -18,9 +17,19 @@ using realize_detail::is_boundary;
 using realize_detail::is_formula;
 using realize_detail::is_fused_bitcast;
 
+// tinygrad has no int power of two tensors ("TODO: int pow"): xpow computes it in float32
+// (codegen/decomp/transcendental.py), which the frontend gives to the casts and comparisons that
+// take it (frontend/power.cpp); a kernel that computes it otherwise stores the float as an int,
+// where DEV=PYTHON raises (and the compiled CPU backend fails or differs).
+const std::string kIntPower =
+    "x ** y of two int or bool tensors, stored or used as ints: tinygrad has no integer power (its float "
+    "result raises when stored); cast the base to a float dtype first";
+
 struct Scheduler {
   std::vector<Kernel> kernels;
   std::unordered_set<const Node*> done;
+  /// Kernel outputs whose loop computes an int power of two tensors.
+  std::unordered_set<const Node*> int_powers;
 
   void need_buffer(const NodePtr& n) {
     if (n->op == Op::Buffer || done.count(n.get())) return;
@@ -71,13 +80,15 @@ struct Scheduler {
       return;
     }
     for (const auto& s : n->src) collect(s, k, seen);
+    if (const_fold::is_int_power_of_tensors(*n)) int_powers.insert(k.output.get());
     k.fused.push_back(n->op);
   }
 };
 
-// tinygrad verifies a kernel's ops when it runs one: an op it cannot run (Producer::unrunnable)
-// raises once a kernel with elements reads it, directly or through kernels of no elements.
-void check_runnable(const std::vector<Kernel>& kernels) {
+// tinygrad verifies a kernel's ops when it runs one: an op it cannot run (Producer::unrunnable,
+// an int power of two tensors: `int_powers`) raises once a kernel with elements runs or reads it,
+// directly or through kernels of no elements.
+void check_runnable(const std::vector<Kernel>& kernels, const std::unordered_set<const Node*>& int_powers) {
   std::unordered_map<const Node*, const std::string*> tainted;  // kernel output -> the message
   for (const Kernel& k : kernels) {
     const std::string* why = nullptr;
@@ -85,6 +96,7 @@ void check_runnable(const std::vector<Kernel>& kernels) {
       const auto& p = std::get<std::shared_ptr<const Producer>>(k.output->arg);
       if (!p->unrunnable.empty()) why = &p->unrunnable;
     }
+    if (int_powers.count(k.output.get())) why = &kIntPower;
     for (const NodePtr& in : k.inputs)
       if (auto it = tainted.find(in.get()); why == nullptr && it != tainted.end()) why = it->second;
     if (why == nullptr) continue;
@@ -92,52 +104,6 @@ void check_runnable(const std::vector<Kernel>& kernels) {
     tainted.emplace(k.output.get(), why);
   }
 }
-
-// tinygrad has no int power of two tensors ("TODO: int pow"): its rewrite lowers an int or bool
-// POW through log2 and exp2 in floats (codegen/decomp/transcendental.py xpow), so the value is a
-// float in the kernel. Compared or cast to a float, it answers (as the exact power here, which
-// it equals where the float is exact); stored as an int, cast to one or taken by an int op,
-// DEV=PYTHON raises (a float stored into an int buffer, inf cast to an int) and the compiled CPU
-// backend fails or differs. Those are refused, once a kernel with elements runs them. A bool
-// power is the same (DEV=PYTHON fails to store the float as a bool).
-class IntPowerCheck {
- public:
-  void kernel(const Kernel& k) {
-    if (prod(k.output->shape) == 0 || k.kind == KernelKind::Produce || k.kind == KernelKind::Alias) return;
-    const NodePtr& body = k.output->op == Op::Contiguous ? k.output->src[0] : k.output;
-    visit(body, true, true);
-  }
-
- private:
-  static bool constant(const NodePtr& n) {
-    const Node* m = n.get();
-    while (m->op == Op::Reshape || m->op == Op::Expand) m = m->src[0].get();
-    return m->op == Op::Const;
-  }
-
-  // `as_int`: whether n's value is stored or taken by an int op rather than compared or cast.
-  // `root`: the kernel's own output (a reduce's or a scan's among them), read from no buffer.
-  void visit(const NodePtr& n, bool as_int, bool root) {
-    if (!seen_.insert({n.get(), as_int}).second) return;
-    if (!root && is_boundary(*n)) return;
-    if (n->op == Op::Pow && !is_float(n->dtype) && as_int && !constant(n->src[0]) && !constant(n->src[1]))
-      throw Error(ErrorCode::BadExpression,
-                  "x ** y of two int or bool tensors, stored or used as ints: tinygrad has no integer power (its float "
-                  "result raises when stored); cast the base to a float dtype first");
-    const bool movement = n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute ||
-                          n->op == Op::Shrink || n->op == Op::Flip || n->op == Op::Pad;
-    // A cast to a float or a bool, or a comparison, takes the float; a cast to an int converts
-    // it as an int, raising for the inf an int power overflows to (a bool's 0 and 1 convert).
-    const bool takes_float = n->op == Op::Cast && (is_float(n->dtype) || n->dtype == DType::Bool ||
-                                                   n->src[0]->dtype == DType::Bool);
-    bool keeps = true;
-    if (takes_float || is_comparison(n->op)) keeps = false;
-    else if (movement) keeps = as_int;
-    for (const NodePtr& s : n->src) visit(s, keeps, false);
-  }
-
-  std::set<std::pair<const Node*, bool>> seen_;
-};
 
 }  // namespace
 
@@ -157,9 +123,7 @@ std::string Kernel::to_string(std::size_t index) const {
 std::vector<Kernel> schedule(const NodePtr& root) {
   Scheduler s;
   s.need_buffer(root);
-  check_runnable(s.kernels);
-  IntPowerCheck pow_check;
-  for (const Kernel& k : s.kernels) pow_check.kernel(k);
+  check_runnable(s.kernels, s.int_powers);
   return std::move(s.kernels);
 }
 

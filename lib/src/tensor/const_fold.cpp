@@ -210,6 +210,10 @@ std::optional<Tensor> finish(const std::optional<PyVal>& r, DType dtype, const S
 
 std::optional<Scalar> constant_of(const Tensor& t) { return const_of(t); }
 
+bool is_int_power_of_tensors(const Node& n) {
+  return n.op == Op::Pow && !is_float(n.dtype) && !const_of(Tensor(n.src[0])) && !const_of(Tensor(n.src[1]));
+}
+
 Scalar const_value(Scalar v, DType dtype) {
   if ((dtype_info(dtype).kind == DKind::Signed || dtype_info(dtype).kind == DKind::Unsigned) &&
       (v.kind == DKind::Signed || v.kind == DKind::Unsigned))

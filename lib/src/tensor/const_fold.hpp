@@ -26,6 +26,10 @@ std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b);
 std::optional<Tensor> where(const Tensor& cond, const Tensor& a, const Tensor& b);
 /// The value of a constant seen through movement ops (a uniform tensor), or nullopt.
 std::optional<Scalar> constant_of(const Tensor& t);
+/// Whether `n` is an int or bool POW of two operands neither of which is a constant: tinygrad has
+/// no int power and computes xpow in float32 for it, which frontend/power.cpp gives to casts and
+/// comparisons and realize/schedule.cpp refuses where a kernel with elements stores it.
+bool is_int_power_of_tensors(const Node& n);
 /// `v` as tinygrad's `dtype.const(v)` keeps it: a float rounded to `dtype`, an int exact
 /// (unwrapped) when it is an int dtype, a bool as Python's bool().
 Scalar const_value(Scalar v, DType dtype);
