@@ -65,7 +65,7 @@ bool is_weak_literal(const Tensor& t);
 /// after which the ops above re-derive a weak dtype (uop/ops.py, _rebuild_dtype) and fold in
 /// double until a cast or a concrete operand rounds them. The tensor's dtype stays `d`, as
 /// tinygrad's Tensor's does: the node is CAST(d) of a weak float CONST, which a kernel computes
-/// through float32. For float64 (exact already) and fp8 it is the constant rounded to `d`.
+/// through float32. For float64 (exact already) it is the constant rounded to `d`.
 Tensor weak_valued(const Shape& shape, double v, DType d = DType::Float32);
 /// `v` when `t` (under reshapes and expands) is a weak_valued tensor, else nullopt.
 std::optional<double> weak_valued_of(const Tensor& t);

@@ -33,7 +33,10 @@ std::optional<double> weak_valued_const(const Tensor& t) {
   return std::get<Scalar>(n->arg).as_double();
 }
 
-bool holds_weak_value(DType d) { return d == DType::Float32 || d == DType::Float16 || d == DType::BFloat16; }
+bool holds_weak_value(DType d) {
+  return d == DType::Float32 || d == DType::Float16 || d == DType::BFloat16 || d == DType::FP8E4M3 ||
+         d == DType::FP8E5M2;
+}
 
 }  // namespace
 
