@@ -131,6 +131,10 @@ struct RewriteBounds {
 /// `t`'s bounds as tinygrad's rewrite computes them (rewrite_bounds.cpp); a dtype's range where
 /// it knows no better (a weakint's and a float's are unbounded).
 RewriteBounds rewrite_bounds(const Tensor& t);
+/// Whether `t`, of a concrete int dtype, has rewrite bounds outside its dtype's range: tinygrad's
+/// UOp._min_max does not wrap an unsigned negation, a difference or a product, so its folds over
+/// such a value (min == max, max(x, y)) differ from computing it. False for other dtypes.
+bool unsound_rewrite_bounds(const Tensor& t);
 
 /// Throws Error(BadExpression) where tinygrad's rewrite of a weakint `a // b` or `a % b` (op FloorDiv
 /// or Mod, a and b broadcast) raises ZeroDivisionError in a kernel (uop/divandmod.py): b's bounds are

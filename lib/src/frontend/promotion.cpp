@@ -281,7 +281,20 @@ bool int_out_of_range(const Operand& a, const Operand& b) {
 // maximum(-1) keeps x, maximum(300) gives 300 wrapped to 44 everywhere.
 Tensor maximum(const Operand& a, const Operand& b) {
   if (int_out_of_range(a, b)) return where(cmp_lt(a, b), b, a);
-  return binop(Op::Max, a, b);
+  Tensor r = binop(Op::Max, a, b);
+  const Node* n = r.node().get();
+  if (n->op == Op::Max && is_int(n->dtype) && !is_weak(n->dtype)) {
+    // symbolic.py: max(x, y) is x when x.vmin >= y.vmax, y when x.vmax <= y.vmin; it differs
+    // from computing the max only where a side's bounds leave its dtype's range (uint32
+    // `x.neg().maximum(0)` is 0 for every x: tinygrad bounds the negation without its wrap)
+    const Tensor x(n->src[0]), y(n->src[1]);
+    if (unsound_rewrite_bounds(x) || unsound_rewrite_bounds(y)) {
+      const RewriteBounds bx = rewrite_bounds(x), by = rewrite_bounds(y);
+      if (bx.lo >= by.hi) return x;
+      if (bx.hi <= by.lo) return y;
+    }
+  }
+  return r;
 }
 Tensor minimum(const Operand& a, const Operand& b) {
   if (int_out_of_range(a, b)) return where(cmp_lt(b, a), b, a);

@@ -152,6 +152,12 @@ RewriteBounds rewrite_bounds(const Tensor& t) {
   return rb_node(t.node().get(), memo);
 }
 
+bool unsound_rewrite_bounds(const Tensor& t) {
+  if (!is_int(t.dtype()) || is_weak(t.dtype())) return false;
+  const RewriteBounds b = rewrite_bounds(t), r = rb_dtype_range(t.dtype());
+  return b.lo < r.lo || b.hi > r.hi;
+}
+
 void refuse_weak_divmod_by_zero(Op op, const Tensor& a, const Tensor& b) {
   if ((op != Op::FloorDiv && op != Op::Mod) || a.dtype() != DType::WeakInt || a.numel() == 0) return;
   const std::string what = op == Op::Mod ? "modulo" : "division";

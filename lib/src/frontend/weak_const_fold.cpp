@@ -134,7 +134,13 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
 // uint16 0-d is the CONST True that cos then sees.
 std::optional<Tensor> fold_compare_bounds(const Tensor& r) {
   const Node* n = r.node().get();
-  if (!is_comparison(n->op) || !late_fold::is_constant_graph(r)) return std::nullopt;
+  if (!is_comparison(n->op)) return std::nullopt;
+  // Over values that are not all constants it folds too, and differs from computing them only
+  // where a side's bounds leave its dtype's range: tinygrad bounds an unsigned negation or a
+  // product by a negative without its wrap (uint32 `x.neg() < 3` is True for every x).
+  if (!late_fold::is_constant_graph(r) && !unsound_rewrite_bounds(Tensor(n->src[0])) &&
+      !unsound_rewrite_bounds(Tensor(n->src[1])))
+    return std::nullopt;
   // tinygrad bounds a float cast by its dtype's range (UOp._min_max): of float compares only
   // CMPLT with a nan CONST side folds (its bounds (vmax < vmin, vmin < vmax) are both False)
   if (is_float(n->src[0]->dtype)) {
