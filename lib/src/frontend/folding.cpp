@@ -4,7 +4,10 @@
 // `x * 0` is 0 even where x is nan or inf, `x - x` is 0 and `x / x` is 1 for every x, and
 // `x + 0.0` keeps a -0.0 that IEEE addition would turn into +0.0. Our graph interns its
 // nodes as tinygrad's UOps are, so "the same x" is the same node here too.
+#include <limits>
+
 #include "internal.hpp"
+#include "tensor/late_fold.hpp"
 
 namespace tensor_inspect::tg::detail {
 
@@ -61,6 +64,15 @@ bool reciprocal_of(const Tensor& r, const Tensor& x) {
 
 }  // namespace
 
+namespace {
+// A CONST under reshapes and expands: what tinygrad's scheduler already sees as one.
+bool is_bare_const(const Tensor& t) {
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
+  return n->op == Op::Const;
+}
+}  // namespace
+
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   const std::optional<Scalar> ca = const_value(a), cb = const_value(b);
   const DType d = a.dtype();
@@ -87,7 +99,18 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
     case Op::Mul:  // x*1 -> x, x*0 -> 0
       if (is(cb, 1)) return a;
       if (is(ca, 1)) return b;
-      if (is(ca, 0) || is(cb, 0)) return filled(a, d, 0);
+      if (is(ca, 0) || is(cb, 0)) {
+        // symbolic.py renders nan where x is a CONST inf or nan (a weak one our graph holds as a
+        // cast, late_fold::weak_valued, is one). A 0 the scheduler leaves to the kernel (a weak
+        // cast of a constant) is met there after x, folded bottom-up, is a CONST too: 2.5 % False
+        // is 2.5 - floor(2.5 / 0) * 0, nan. A bare 0 is met first, and x*0 is 0 whatever x folds to.
+        const Tensor& x = is(cb, 0) ? a : b;
+        const Tensor& zero = is(cb, 0) ? b : a;
+        std::optional<double> v = late_fold::weak_valued_of(x);
+        if (!v && !is_bare_const(zero) && late_fold::is_constant_graph(x)) v = late_fold::constant_graph_value(x);
+        if (v && is_float(d) && !std::isfinite(*v)) return filled(a, d, std::numeric_limits<double>::quiet_NaN());
+        return filled(a, d, 0);
+      }
       break;
     case Op::Sub:  // tinygrad's sub is a + (-b): x-0 -> x, 0-x -> -x, x-x -> 0
       if (d == DType::Bool) break;
