@@ -250,6 +250,10 @@ std::optional<Tensor> binary(Op op, const Tensor& a, const Tensor& b) {
 std::optional<Tensor> where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (std::optional<Tensor> w = late_fold::weak_valued_where(cond, a, b)) return w;
   const std::optional<Scalar> cc = const_of(cond), ca = const_of(a), cb = const_of(b);
+  // a CONST gate picks its branch whatever the branches are (uop/symbolic.py, fold_const_where),
+  // so the other is never computed: `0.0 ** x` of a nan x drops xpow's int32 cast of x, which
+  // DEV=PYTHON would raise on
+  if (cc && (!ca || !cb)) return truthy(from_scalar(*cc)) ? a : b;
   if (!cc || !ca || !cb) return std::nullopt;
   return constant(a.shape(), a.dtype(), truthy(from_scalar(*cc)) ? *ca : *cb);
 }
