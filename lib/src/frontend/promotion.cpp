@@ -144,6 +144,31 @@ Shape broadcast_shape(const Shape& a, const Shape& b) {
   return out;
 }
 
+namespace {
+// `r` expanded to `shape` where r is the first slice (a shrink) of a value of that shape along
+// the axes it is expanded on, and that value does not vary along them: the value itself, which
+// is what tinygrad's kernel loads at every index of those axes (the same UOp, so x - x folds).
+// The mean of an expanded x over the expanded axis is such a slice once its reduction has
+// been dropped (reduce_unparented): x.expand((2, 3)).exp().var(axis=0) is 0 at inf too.
+std::optional<Tensor> unshrunk(const Tensor& r, const Shape& shape) {
+  const Node* n = r.node().get();
+  std::vector<DType> casts;  // casts over the slice (a half's mean), outermost first
+  while (n->op == Op::Cast) casts.push_back(n->dtype), n = n->src[0].get();
+  if (n->op != Op::Shrink || n->src[0]->shape != shape) return std::nullopt;
+  const Ranges& ranges = std::get<Ranges>(n->arg);
+  std::vector<std::int64_t> axes;
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    if (ranges[a] == std::make_pair(std::int64_t{0}, shape[a])) continue;
+    if (ranges[a] != std::make_pair(std::int64_t{0}, std::int64_t{1})) return std::nullopt;
+    axes.push_back(static_cast<std::int64_t>(a));
+  }
+  Tensor whole(n->src[0]);
+  if (!uniform_along(whole, axes)) return std::nullopt;
+  for (auto it = casts.rbegin(); it != casts.rend(); ++it) whole = cast_to(whole, *it);
+  return whole;
+}
+}  // namespace
+
 Tensor broadcast_to(const Tensor& t, const Shape& shape) {
   if (t.shape() == shape) return t;
   if (t.ndim() > shape.size()) shape_error("cannot broadcast " + shape_repr(t.shape()) + " to " + shape_repr(shape));
@@ -154,7 +179,9 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape) {
       shape_error("cannot broadcast " + shape_repr(t.shape()) + " to " + shape_repr(shape));
   check_shape(shape, "broadcast");
   Tensor r = padded == t.shape() ? t : t.reshape(padded);
-  return padded == shape ? r : r.expand(shape);
+  if (padded == shape) return r;
+  if (std::optional<Tensor> s = unshrunk(r, shape)) return *s;
+  return r.expand(shape);
 }
 
 
