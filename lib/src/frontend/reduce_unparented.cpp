@@ -7,6 +7,7 @@
 // constant, equal to itself (ConstFloat).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,9 @@ class Uniformity {
       case Op::ScanSum:
         if (flags[static_cast<std::size_t>(std::get<Shape>(n->arg)[0])]) return false;
         return along(n->src[0].get(), flags, depth + 1);
+      case Op::Add:
+        if (std::optional<const Node*> copy = stacked_copy(n, flags)) return along(*copy, flags, depth + 1);
+        break;
       case Op::Shrink: case Op::Flip: case Op::Contiguous:
       case Op::ReduceSum: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin:
         return along(n->src[0].get(), flags, depth + 1);
@@ -66,6 +70,46 @@ class Uniformity {
     for (const NodePtr& s : n->src)
       if (s->shape != n->shape || !along(s.get(), flags, depth + 1)) return false;  // a bitcast of other width
     return true;
+  }
+
+  // A cat or stack of copies of one value (Tensor.stack(x, x), x.cat(x) of a size-1 axis): an int
+  // add of pads of the same node along one flagged axis, each a size-1 slice at its own place,
+  // together covering it (frontend/movement.cpp adds the pads of a float through its bits). Its
+  // value repeats along that axis, as tinygrad's unrolled reduce finds: each lane's gates fold
+  // and the lanes are one UOp. The node repeated, or nullopt.
+  static std::optional<const Node*> stacked_copy(const Node* n, const AxisFlags& flags) {
+    if (is_float(n->dtype)) return std::nullopt;
+    std::vector<const Node*> leaves, todo{n};
+    while (!todo.empty()) {
+      const Node* t = todo.back();
+      todo.pop_back();
+      if (t->op == Op::Add && t->shape == n->shape) {
+        for (const NodePtr& s : t->src) todo.push_back(s.get());
+      } else {
+        leaves.push_back(t);
+      }
+      if (leaves.size() > 64) return std::nullopt;
+    }
+    const Node* source = leaves.front()->op == Op::Pad ? leaves.front()->src[0].get() : nullptr;
+    if (source == nullptr) return std::nullopt;
+    std::optional<std::size_t> axis;
+    std::vector<bool> placed;
+    for (const Node* leaf : leaves) {
+      if (leaf->op != Op::Pad || leaf->src[0].get() != source) return std::nullopt;
+      const Ranges& pads = std::get<Ranges>(leaf->arg);
+      for (std::size_t a = 0; a < pads.size(); ++a) {
+        if (pads[a].first == 0 && pads[a].second == 0) continue;
+        if (!flags[a] || source->shape[a] != 1 || (axis && *axis != a)) return std::nullopt;
+        axis = a;
+      }
+      if (!axis) return std::nullopt;
+      if (placed.empty()) placed.assign(static_cast<std::size_t>(n->shape[*axis]), false);
+      const auto at = static_cast<std::size_t>(pads[*axis].first);
+      if (at >= placed.size() || placed[at]) return std::nullopt;
+      placed[at] = true;
+    }
+    if (std::find(placed.begin(), placed.end(), false) != placed.end()) return std::nullopt;
+    return source;
   }
 
   std::map<std::pair<const Node*, AxisFlags>, bool> memo_;
