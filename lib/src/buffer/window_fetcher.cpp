@@ -42,7 +42,9 @@ void WindowFetcher::run() {
     }
     lock.unlock();
     try {
-      const std::uint64_t begin = windows_[from].first, end = windows_[to - 1].second;
+      // Windows in order down the bytes (a scan that reads them backwards) span the other way.
+      const std::uint64_t begin = std::min(windows_[from].first, windows_[to - 1].first);
+      const std::uint64_t end = std::max(windows_[from].second, windows_[to - 1].second);
       fetch_bytes(bytes_.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
     } catch (...) {
       lock.lock();

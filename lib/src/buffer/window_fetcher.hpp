@@ -27,6 +27,7 @@ class WindowFetcher {
  public:
   /// Starts fetching (fetch_bytes) `windows`, byte ranges [first, second) of `bytes`, in
   /// order, at most `ahead` (>= 1) past the last done(). Bytes of no remote file cost nothing.
+  /// The windows follow each other up the bytes, or down them (a scan that reads backwards).
   WindowFetcher(std::span<const std::byte> bytes, std::vector<std::pair<std::uint64_t, std::uint64_t>> windows,
                 std::size_t ahead);
   WindowFetcher(const WindowFetcher&) = delete;

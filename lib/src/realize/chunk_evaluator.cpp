@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "buffer/byte_source.hpp"
 #include "realize/program.hpp"
 #include "realize/mulacc.hpp"
 
@@ -64,6 +65,33 @@ std::size_t chunk_capacity(const Shape& space) {
   return n;
 }
 
+// A remote Load under views read in order (fetch_on_read): the elements `idx` reads (sorted one
+// way or the other, -1 aside) fetched before they are read, in runs of nearby ones, so a large
+// step fetches the blocks it reads, not the ones between (those the windows ahead have brought
+// are here already: nothing to fetch).
+void fetch_reads(const Instance& inst, const std::int64_t* idx, std::size_t n) {
+  const auto itemsize = static_cast<std::int64_t>(dtype_info(inst.dtype).itemsize);
+  const std::int64_t gap = static_cast<std::int64_t>(kFetchBlock) / itemsize;
+  std::int64_t lo = -1, hi = -1, prev = -1;
+  auto flush = [&] {
+    if (lo >= 0)
+      inst.file->fetch(inst.file_offset + static_cast<std::uint64_t>(lo * itemsize),
+                       static_cast<std::uint64_t>((hi - lo + 1) * itemsize));
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t at = idx[i];
+    if (at < 0) continue;
+    if (lo >= 0 && (at > prev ? at - prev : prev - at) < gap) {
+      lo = std::min(lo, at), hi = std::max(hi, at);
+    } else {
+      flush();
+      lo = hi = at;
+    }
+    prev = at;
+  }
+  flush();
+}
+
 }  // namespace
 
 ChunkEvaluator::ChunkEvaluator(const Program& program)
@@ -99,6 +127,7 @@ void ChunkEvaluator::gather(std::size_t k, std::int64_t start, std::size_t n, st
     return;
   }
   const std::int64_t* idx = indices(inst, start, n);
+  if (inst.fetch_on_read) fetch_reads(inst, idx, n);
   const auto copy = [&](auto size) {  // a fixed size per dtype: each copy is one move
     for (std::size_t i = 0; i < n; ++i, out += size) {
       if (idx[i] < 0) std::memset(out, 0, size);
@@ -126,8 +155,11 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
           if (inst.fetch_on_read)
             inst.file->fetch(inst.file_offset + static_cast<std::uint64_t>(start) * itemsize, n * itemsize);
           decode(inst.dtype, inst.data + static_cast<std::size_t>(start) * itemsize, nullptr, n, out);
-        } else
-          decode(inst.dtype, inst.data, indices(inst, start, n), n, out);
+        } else {
+          const std::int64_t* idx = indices(inst, start, n);
+          if (inst.fetch_on_read) fetch_reads(inst, idx, n);
+          decode(inst.dtype, inst.data, idx, n, out);
+        }
         continue;
       case Instance::Const:
         if (!inst.masked) {

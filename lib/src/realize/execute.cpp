@@ -46,7 +46,8 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
         if (copy) ev.gather(prog.root(), start, m, at);
         else encode(out->dtype, ev.run(start, m), m, at);
       },
-      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(kChunk)); });
+      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(kChunk)); },
+      release.batch_items(static_cast<std::int64_t>(kChunk)));
   release.finish();
   return make_node(Op::Buffer, out->dtype, out->shape, {}, buf);
 }
@@ -180,7 +181,8 @@ void for_each_chunk_parallel(const NodePtr& root, const ChunkSink& sink) {
         const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
         sink(chunk_of(root->dtype, start, m, ev.run(start, m)));
       },
-      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(kChunk)); });
+      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(kChunk)); },
+      release.batch_items(static_cast<std::int64_t>(kChunk)));
   release.finish();
 }
 
@@ -211,7 +213,8 @@ void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const 
         }
         sink(chunk_of(root->dtype, start, m, st.words.data()));
       },
-      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(run)); });
+      prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(run)); },
+      release.batch_items(static_cast<std::int64_t>(run)));
   release.finish();
 }
 

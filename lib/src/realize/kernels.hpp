@@ -36,27 +36,29 @@ struct NoBatchHook {
 
 /// Runs body(evaluator_state, i) for i in [0, count) on all threads (statically
 /// scheduled), or on the calling thread alone when `serial`; `make_state()` builds one
-/// state per thread (scratch buffers). Over kBatchItems items, they run in batches of
-/// kBatchItems with report_progress after each (a state per thread and batch). After each
-/// batch, items [0, end) all done, the calling thread calls after_batch(end) (a kernel
-/// gives back the pages it has read: release_behind.hpp). The first exception thrown by
-/// any item is rethrown once all threads stop.
+/// state per thread (scratch buffers). Over `batch` items (kBatchItems, or fewer when each
+/// reads far apart in a file: ReleaseBehind::batch_items), they run in batches of `batch`
+/// with report_progress after each (a state per thread and batch). After each batch, items
+/// [0, end) all done, the calling thread calls after_batch(end) (a kernel gives back the
+/// pages it has read: release_behind.hpp). The first exception thrown by any item is
+/// rethrown once all threads stop.
 template <typename MakeState, typename Body, typename AfterBatch = NoBatchHook>
 void parallel_for(std::int64_t count, MakeState make_state, Body body, bool serial = false,
-                  AfterBatch after_batch = {}) {
+                  AfterBatch after_batch = {}, std::int64_t batch = kBatchItems) {
+  batch = std::max<std::int64_t>(1, batch);
   const bool report = count > kBatchItems;
   if (count <= 1 || serial) {  // no team at all: starting one costs more than a small kernel
     auto state = make_state();
     for (std::int64_t i = 0; i < count; ++i) {
       body(state, i);
-      if ((i + 1) % kBatchItems != 0 && i + 1 != count) continue;
+      if ((i + 1) % batch != 0 && i + 1 != count) continue;
       after_batch(i + 1);
       if (report) report_progress(i + 1, count);
     }
     return;
   }
-  for (std::int64_t first = 0; first < count; first += kBatchItems) {
-    const std::int64_t end = std::min(count, first + kBatchItems);
+  for (std::int64_t first = 0; first < count; first += batch) {
+    const std::int64_t end = std::min(count, first + batch);
     std::exception_ptr error;
     std::atomic<bool> failed{false};
     std::mutex m;

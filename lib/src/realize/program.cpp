@@ -5,6 +5,7 @@
 
 #include "realize/fusion.hpp"
 #include "realize/mulacc.hpp"
+#include "realize/view_order.hpp"
 #include "buffer/byte_source.hpp"
 #include "tensor_inspect/error.hpp"
 
@@ -62,12 +63,16 @@ class Lowering {
       // shape: the shape of the topmost movement above the load, or the load's own.
       const Shape& loop = steps_.empty() ? n->shape : steps_.front().shape;
       const Buffer& buffer = *std::get<std::shared_ptr<Buffer>>(buf->arg);
-      // A remote file read with no views is fetched chunk by chunk as the kernel reads it;
-      // under views (a slice, a permute) the elements they reach are fetched once, here.
-      inst.fetch_on_read = views.empty() && buffer.device() == Device::DISK && buffer.file() &&
-                           buffer.file()->is_remote() && buffer.nbytes() > 0;
+      // A file read in order (no views, or views of a scan order: view_order.hpp) is given back
+      // behind the kernel's scan; a remote one is fetched chunk by chunk as the kernel reads it
+      // (in windows ahead), unless its views reach few elements. Under other views (a permute, a
+      // broadcast) the elements they reach are fetched once, here.
+      const bool in_file = buffer.device() == Device::DISK && buffer.file() && buffer.nbytes() > 0;
+      inst.order = views.empty() ? 1 : scan_order(views);
+      inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 &&
+                           (views.empty() || prod(views.back().shape) > kEnumerateReads);
       inst.data = inst.fetch_on_read ? buffer.bytes_unfetched().data() : fetch_reachable(buffer, views, loop, n->dtype);
-      if (views.empty() && buffer.device() == Device::DISK && buffer.file()) {
+      if (in_file && inst.order != 0) {
         inst.file = buffer.file().get();
         inst.file_offset = static_cast<std::uint64_t>(inst.data - inst.file->bytes().data());
         inst.file_bytes = buffer.nbytes();

@@ -31,13 +31,17 @@ struct Instance {
   std::vector<View> views;            ///< index map, top (kernel space) view last; empty: identity
   bool masked = false;                ///< some view has a mask: hidden elements read as 0
   const std::byte* data = nullptr;    ///< Load: the buffer's bytes
-  /// Load with no views, of a file's mapping or of a remote file: that file, and where `data`
-  /// lies in it (kernel index i reads element i, so a kernel's finished indices are finished bytes).
+  /// Load of a file's mapping or of a remote file that reads it in order: with no views (kernel
+  /// index i reads element i), or under views of scan order `order` (view_order.hpp: a stepped
+  /// slice, a shrink, a pad, a flip), so a kernel's finished indices are finished bytes. That
+  /// file, and where `data` (the buffer's element 0) lies in it; null for other Loads.
   const MappedFile* file = nullptr;
   std::uint64_t file_offset = 0, file_bytes = 0;
+  int order = 1;  ///< +1: the buffer index read never decreases with the kernel index; -1: never increases
   /// Load of a remote file's bytes, not fetched when the program was built: each chunk's
   /// elements are fetched (MappedFile::fetch) before they are read, so a scan holds only the
   /// windows it reads (release_behind.hpp fetches them ahead and gives them back behind).
+  /// With no views, or under views read in order that reach more than a few elements.
   bool fetch_on_read = false;
   Word value{};                       ///< Const: the value as a word of its dtype
   const Producer* formula = nullptr;  ///< Formula: element(i)

@@ -16,6 +16,7 @@
 // in their own dtype as C would; a float sum starts from -0.0, IEEE's additive identity,
 // so a sum of negative zeros is -0.0 as tinygrad gives; max/min keep tinygrad's select
 // (`a < b ? b : a`), so a nan wins only where it comes first.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -97,7 +98,8 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
           for (std::int64_t o = 0; o < outs; ++o)
             acc[static_cast<std::size_t>(o0 + o)] = fold.block(v + o * per, static_cast<std::size_t>(per), true);
         },
-        prog.serial(), [&](std::int64_t done) { release(std::min(n_out, done * group) * per); });
+        prog.serial(), [&](std::int64_t done) { release(std::min(n_out, done * group) * per); },
+        release.batch_items(group * per));
   } else {
     const std::int64_t blocks = (per + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk);
     auto block = [&](ChunkEvaluator& ev, std::int64_t o, std::int64_t b) {
@@ -112,9 +114,11 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
       if (n_out * blocks > kBatchItems) report_progress(done += made, n_out * blocks);
     };
     std::vector<Word> partial;
-    if (blocks <= kBatchItems) {
+    // Blocks a batch makes: kBatchItems, fewer when they read far apart in a file (a step).
+    const std::int64_t batch = release.batch_items(static_cast<std::int64_t>(kChunk));
+    if (blocks <= batch) {
       // Whole trees of `group` outputs per batch.
-      const std::int64_t group = kBatchItems / blocks;
+      const std::int64_t group = batch / blocks;
       partial.resize(static_cast<std::size_t>(std::min(group, n_out) * blocks));
       for (std::int64_t o0 = 0; o0 < n_out; o0 += group) {
         const std::int64_t outs = std::min(group, n_out - o0);
@@ -130,7 +134,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
         progress(outs * blocks);
       }
     } else {
-      // One output's tree at a time, a subtree of up to kBatchItems blocks per batch.
+      // One output's tree at a time, a subtree of up to `batch` blocks per batch (the same tree).
       for (std::int64_t o = 0; o < n_out; ++o) {
         auto make = [&](std::int64_t first, std::int64_t count, Word* made) {
           parallel_for(
@@ -140,7 +144,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
           release(o * per + std::min(per, (first + count) * static_cast<std::int64_t>(kChunk)));
         };
         acc[static_cast<std::size_t>(o)] =
-            tree_fold_batched<Word>(0, blocks, kBatchItems, partial, make, combine, progress);
+            tree_fold_batched<Word>(0, blocks, batch, partial, make, combine, progress);
       }
     }
   }

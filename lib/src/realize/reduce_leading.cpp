@@ -14,10 +14,6 @@
 #include "realize/kernels.hpp"
 
 namespace tensor_inspect::realize_detail {
-namespace {
-// Elements read between two releases when whole blocks run on all threads: 32 MiB of float32.
-constexpr std::int64_t kWindowElements = kBatchItems * static_cast<std::int64_t>(kChunk);
-}  // namespace
 
 bool reduces_leading_axes(const Shape& in, const Shape& out) {
   bool kept_seen = false, reduced_after_kept = false, reduced_any = false;
@@ -78,9 +74,12 @@ std::vector<Word> fold_leading_axes(const Program& prog, const Fold& fold, std::
   const bool remote =
       std::any_of(prog.nodes.begin(), prog.nodes.end(), [](const Instance& i) { return i.fetch_on_read; });
   const std::int64_t block_elements = chunk * cols;
-  if (!remote && 2 * block_elements <= kWindowElements) {
+  // Elements read between two releases when whole blocks run on all threads: 32 MiB of float32
+  // read in order, fewer elements under a step.
+  const std::int64_t window_elements = release.batch_items(chunk) * chunk;
+  if (!remote && 2 * block_elements <= window_elements) {
     // Whole blocks on all threads, a window of them at a time, given back behind.
-    const std::int64_t per_batch = kWindowElements / block_elements;
+    const std::int64_t per_batch = window_elements / block_elements;
     for (std::int64_t b0 = 0; b0 < blocks; b0 += per_batch) {
       const std::int64_t n = std::min(per_batch, blocks - b0);
       parallel_for(
