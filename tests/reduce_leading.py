@@ -9,9 +9,15 @@ with the values of the column-by-column fold bit for bit.
    `x.OP(axis=0)` (sum, max, min, mean, prod) must print exactly what the same reduction prints over
    `x.permute(1, .., 0).contiguous()` along its last axis (a buffer in memory: the column-by-column
    path), and the float sums must match NumPy's float64 sums to 1e-3.
+   The same under a permute whose reduced axes are the file's leading ones (`x.T.OP(axis=-1)`, read
+   row after row of the file) against the same reduction of `x.T.contiguous()`, and full reductions
+   of views read in order (`x[::2]`, `x[:, ::3]`, `x[1:]`, `x.flip(0)`, a pad) against the same over
+   their `.contiguous()` copy.
 2. Memory: `x.sum(axis=0)` of a 256 MiB float32 file (wide: 1024 x 65536, and tall: 131072 x 512)
    must print what NumPy's float64 sum rounds to within 1e-3 and peak under the tool's idle peak
-   (a tiny file) plus 64 MiB; reading the columns one by one kept the whole file resident.
+   (a tiny file) plus 64 MiB; reading the columns one by one kept the whole file resident. The
+   same for reductions under views of the wide file that read it in order (a step, a shrink, a
+   flip, a pad, a permute whose reduced axis is the file's first): they kept every page they touched.
 Prints one line per check and `N passed, M failed`.
 """
 import json
@@ -40,6 +46,7 @@ def values(binary, tmp):
     rng = np.random.default_rng(2)
     for shape in SHAPES:
         perm = ", ".join(str(i) for i in list(range(1, len(shape))) + [0])
+        tperm = perm  # x.permute(1, .., 0): the file's first axis last
         for dt in ("float32", "float64", "float16", "int32", "bool"):
             a = rng.standard_normal(shape) > 0 if dt == "bool" else (rng.standard_normal(shape) * 100).astype(dt)
             if dt == "float32":
@@ -50,6 +57,18 @@ def values(binary, tmp):
             differ = [op for op in ops if json.dumps(tool(binary, path, f"x.{op}(axis=0)")) !=
                       json.dumps(tool(binary, path, f"x.permute({perm}).contiguous().{op}(axis=-1)"))]
             check(f"{dt} {shape}: {', '.join(ops)} over axis 0 equal the column-by-column fold", not differ,
+                  f"differ: {differ}")
+            differ = [op for op in ops if json.dumps(tool(binary, path, f"x.permute({tperm}).{op}(axis=-1)")) !=
+                      json.dumps(tool(binary, path, f"x.permute({tperm}).contiguous().{op}(axis=-1)"))]
+            check(f"{dt} {shape}: {', '.join(ops)} under a permute over the file's axis 0 equal the in-memory fold",
+                  not differ, f"differ: {differ}")
+            views = ["x[::2]", "x[1:]", "x.flip(0)", f"x.pad((({'(1, 2), ' * (len(shape) - 1)}(0, 3))))"]
+            if len(shape) > 1:
+                views.append("x[:, ::3]")
+            red = "sum" if dt == "bool" else "prod" if dt == "int32" else "sum"
+            differ = [v for v in views if json.dumps(tool(binary, path, f"{v}.{red}()")) !=
+                      json.dumps(tool(binary, path, f"{v}.contiguous().{red}()"))]
+            check(f"{dt} {shape}: {red} of views read in order equal the in-memory fold", not differ,
                   f"differ: {differ}")
             if dt in ("float64", "int32"):
                 got = np.array(tool(binary, path, "x.sum(axis=0)"), dtype=np.float64)
@@ -67,14 +86,24 @@ def memory(binary, tmp):
         path = os.path.join(tmp, name + ".npy")
         np.save(path, a)
         want = a.astype(np.float64).sum(axis=0)
+        exprs = [("x.sum(axis=0)", want)]
+        if name == "wide":  # views read in order: values from NumPy's float64 copy, read before it goes
+            w = a.astype(np.float64)
+            exprs += [("x[::2].sum()", w[::2].sum()), ("x[:, ::3].sum()", w[:, ::3].sum()),
+                      ("x[10:].sum()", w[10:].sum()), ("x.flip(0).sum()", w.sum()),
+                      ("x[::-3, ::5].max()", w[::-3, ::5].max()), ("x.pad(((1, 1), (2, 2))).sum()", w.sum()),
+                      ("x.T.sum(axis=1)", w.sum(axis=0)), ("x.permute(1, 0).mean(axis=-1)", w.mean(axis=0)),
+                      ("x[:, ::16].sum()", w[:, ::16].sum())]
+            del w
         del a
-        status, out, err, peak = run_measured(binary, [path, "-e", "x.sum(axis=0)", "--json"], 300)
-        got = np.array(json.loads(out)["tolist"], dtype=np.float64) if status == 0 else np.zeros(0)
-        check(f"{name} {shape}: x.sum(axis=0) matches NumPy's float64 sum",
-              got.shape == want.shape and np.allclose(got, want, rtol=1e-3, atol=1e-2),
-              f"status {status}: {err[-300:]!r}")
-        check(f"{name} {shape}: peaks under idle + 64 MiB", peak < idle + 64 * MiB,
-              f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, file {os.path.getsize(path) / MiB:.0f} MiB")
+        for expr, value in exprs:
+            status, out, err, peak = run_measured(binary, [path, "-e", expr, "--json"], 300)
+            got = np.array(json.loads(out)["tolist"], dtype=np.float64) if status == 0 else np.zeros(0)
+            check(f"{name} {shape}: {expr} matches NumPy's float64 value",
+                  got.shape == np.shape(value) and np.allclose(got, value, rtol=1e-3, atol=1e-2),
+                  f"status {status}: {err[-300:]!r}")
+            check(f"{name} {shape}: {expr} peaks under idle + 64 MiB", peak < idle + 64 * MiB,
+                  f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, file {os.path.getsize(path) / MiB:.0f} MiB")
         os.remove(path)
 
 

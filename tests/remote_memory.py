@@ -12,7 +12,8 @@ over the tiny file: under ASan it holds the sanitizer's own memory) plus the 16 
 plus a 40 MiB margin, far under the file's size: a scan keeping every fetched block would
 hold the whole file. The same with `--cache DIR` (its bound is on disk) and for the second
 run served from that cache, for `-e` reductions over its largest tensor (whole, and over its
-rows: `x.mean(axis=0)`, read row after row), and for `diff` of
+rows: `x.mean(axis=0)`, read row after row; under views that read it in order: a step, a flip,
+a shrink, `x.T.sum(axis=1)` read row after row of the file), and for `diff` of
 the file against a copy with 1,000 values changed (output equal to the local diff's).
 Prints one line per check and `N passed, M failed`.
 """
@@ -92,7 +93,11 @@ def main():
                            (["--stats", "--cache", cache], "--stats --cache (from it)"),
                            (["--name", "a.weight", "-e", "x.sum()", "--json"], "-e 'x.sum()'"),
                            (["--name", "a.weight", "-e", "(x * x).mean()", "--json"], "-e '(x * x).mean()'"),
-                           (["--name", "a.weight", "-e", "x.mean(axis=0)", "--json"], "-e 'x.mean(axis=0)'")]:
+                           (["--name", "a.weight", "-e", "x.mean(axis=0)", "--json"], "-e 'x.mean(axis=0)'")] + [
+                               # Views read in order: windows over the bytes they reach, in their order.
+                               (["--name", "a.weight", "-e", e, "--json"], f"-e '{e}'")
+                               for e in ("x[::2].sum()", "x.flip(0).sum()", "x[:, ::3].mean(axis=0)",
+                                         "x.T.sum(axis=1)", "x[::-1, 5:].max()")]:
             local_args = [a for a in args if a not in ("--cache", cache)]
             want = subprocess.run([binary, path] + local_args, capture_output=True, text=True, timeout=120)
             status, out, err, peak = run_measured(binary, [url] + args + limit, 300)

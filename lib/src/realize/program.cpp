@@ -32,7 +32,8 @@ constexpr std::int64_t kEnumerateReads = std::int64_t{1} << 16;
 
 class Lowering {
  public:
-  Lowering(const BufferMap& buffers, Program& program) : buffers_(buffers), program_(program) {}
+  Lowering(const BufferMap& buffers, Program& program, bool fetch)
+      : buffers_(buffers), program_(program), fetch_(fetch) {}
 
   // `steps_` holds the movement ops above the current node, top first.
   std::size_t visit(const NodePtr& n) {
@@ -71,7 +72,9 @@ class Lowering {
       inst.order = views.empty() ? 1 : scan_order(views);
       inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 &&
                            (views.empty() || prod(views.back().shape) > kEnumerateReads);
-      inst.data = inst.fetch_on_read ? buffer.bytes_unfetched().data() : fetch_reachable(buffer, views, loop, n->dtype);
+      inst.data = inst.fetch_on_read || (!fetch_ && buffer.device() == Device::DISK)
+                      ? buffer.bytes_unfetched().data()
+                      : fetch_reachable(buffer, views, loop, n->dtype);
       if (in_file && inst.order != 0) {
         inst.file = buffer.file().get();
         inst.file_offset = static_cast<std::uint64_t>(inst.data - inst.file->bytes().data());
@@ -210,6 +213,7 @@ class Lowering {
 
   const BufferMap& buffers_;
   Program& program_;
+  bool fetch_;  ///< false: a program only looked at, nothing fetched
   std::unordered_map<const Node*, std::vector<std::pair<std::vector<View>, std::size_t>>> memo_;
 };
 
@@ -228,9 +232,10 @@ std::int64_t map_index(const View& v, std::int64_t idx) {
 }
 
 
-Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional<std::vector<std::int64_t>>& permute) {
+Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional<std::vector<std::int64_t>>& permute,
+              bool fetch) {
   Program p;
-  Lowering l(buffers, p);
+  Lowering l(buffers, p, fetch);
   p.space = body->shape;
   if (permute) {
     Shape s;

@@ -77,8 +77,9 @@ struct Program {
 /// Lowers `body` over the index space `body->shape`, or, with `permute`, over that shape
 /// with its axes reordered (a reduction puts its reduced axes last). Nodes found in
 /// `buffers` (and BUFFER nodes) are loads.
+/// With `fetch` false, nothing of a remote file is fetched: a program only looked at, never run.
 Program lower(const NodePtr& body, const BufferMap& buffers,
-              const std::optional<std::vector<std::int64_t>>& permute = {});
+              const std::optional<std::vector<std::int64_t>>& permute = {}, bool fetch = true);
 
 /// A linear index of `v.shape` mapped through the view to a linear index of the space under
 /// it, or -1 where the view's mask hides it.

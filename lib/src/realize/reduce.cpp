@@ -68,9 +68,25 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
   bool identity_order = true;
   for (std::size_t a = 0; a < order.size(); ++a)
     identity_order = identity_order && order[a] == static_cast<std::int64_t>(a);
-  // A reduction over the leading axes of a file reads it in order (reduce_leading.cpp).
+  const std::optional<std::vector<std::int64_t>> standard = identity_order ? std::nullopt : std::optional(order);
+  // A reduction over the leading axes of a file reads it in order (reduce_leading.cpp): the
+  // leading axes of its input (x.mean(axis=0)), or the file's under a permute
+  // (x.T.sum(axis=1)): the input's index space with its reduced axes first.
+  std::optional<std::optional<std::vector<std::int64_t>>> leading;
   if (!identity_order && per > 0 && reduces_leading_axes(in->shape, red->shape)) {
-    const Program flat = lower(in, buffers, std::nullopt);
+    leading.emplace(std::nullopt);
+  } else if (per > 0 && n_out > 1 && !reduced.empty()) {
+    std::vector<std::int64_t> lead = reduced;
+    for (std::size_t a = 0; a < in->shape.size(); ++a)
+      if (std::find(reduced.begin(), reduced.end(), static_cast<std::int64_t>(a)) == reduced.end())
+        lead.push_back(static_cast<std::int64_t>(a));
+    // Looked at before it runs (nothing fetched): taken when it reads a file in order and the
+    // kept-axes-first order does not.
+    if (reads_a_file(lower(in, buffers, lead, false)) && !reads_a_file(lower(in, buffers, standard, false)))
+      leading.emplace(lead);
+  }
+  if (leading) {
+    const Program flat = lower(in, buffers, *leading);
     if (reads_a_file(flat) && !flat.is_constant()) {
       ReleaseBehind release(flat);
       std::vector<Word> acc = fold_leading_axes(flat, fold, per, n_out, release);
@@ -78,7 +94,7 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
       return encoded(red, acc);
     }
   }
-  const Program prog = lower(in, buffers, identity_order ? std::nullopt : std::optional(order));
+  const Program prog = lower(in, buffers, standard);
 
   std::vector<Word> acc(static_cast<std::size_t>(n_out));
   // Outputs fold in order, so the input's indices finish in order: a file read in place
