@@ -141,6 +141,11 @@ bool unsound_rewrite_bounds(const Tensor& t);
 /// [0, 0], or a is a CONST 0 and b's bounds hold 0. Nothing for other dtypes or no elements.
 void refuse_weak_divmod_by_zero(Op op, const Tensor& a, const Tensor& b);
 
+/// tinygrad's int `a // b` or `a % b` (op FloorDiv or Mod, a and b broadcast to one concrete int
+/// dtype) where one side is a constant int the dtype cannot hold (uint8 `x // 300`): the exact
+/// constant decides the rewrite, the kernel divides by it wrapped (divmod_exact.cpp); nullopt otherwise.
+std::optional<Tensor> divmod_exact_int(Op op, const Tensor& a, const Tensor& b);
+
 /// `Tensor::binary(op, a, b)` after tinygrad's folds.
 inline Tensor folded_binary(Op op, const Tensor& a, const Tensor& b) {
   if (auto f = fold_binary(op, a, b)) return *f;

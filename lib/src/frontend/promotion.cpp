@@ -265,6 +265,7 @@ bool is_weak_const_operand(const Operand& v) {
 Tensor int_divmod(Op op, const Operand& a, const Operand& b) {
   Pair p = broadcasted(a, b);
   if (!(is_weak_const_operand(a) && is_weak_const_operand(b))) refuse_weak_divmod_by_zero(op, p.a, p.b);
+  if (std::optional<Tensor> r = divmod_exact_int(op, p.a, p.b)) return *r;
   return folded_binary(op, p.a, p.b);
 }
 

@@ -80,6 +80,11 @@ RewriteBounds rb_binary(Op op, DType out, const RewriteBounds& a, const RewriteB
       }
       break;
     case Op::Mod:
+      if (b.lo == b.hi && b.lo != 0) {  // a constant divisor: the numerator's bounds modulo it, if one period
+        const LD c = b.lo, qlo = std::floor(a.lo / c), qhi = std::floor(a.hi / c);
+        if (qlo == qhi) return rb_folding(a.lo - qlo * c, a.hi - qhi * c);
+        return c > 0 ? rb_folding(0, c - 1) : rb_folding(c + 1, 0);
+      }
       if (b.lo > 0) return rb_folding(0, b.hi - 1);
       if (b.hi < 0) return rb_folding(b.lo + 1, 0);
       break;
@@ -130,6 +135,14 @@ RewriteBounds rb_compute(const Node* n, RbMemo& memo) {
       if (c.is_const) return rb_node(n->src[c.lo != 0 ? 1 : 2].get(), memo);
       if (!is_int(n->dtype)) break;
       const RewriteBounds a = rb_node(n->src[1].get(), memo), b = rb_node(n->src[2].get(), memo);
+      // symbolic's "max folding": (c < x).where(x, c) and (x < c).where(c, x) are MAX(x, c) (relu)
+      if (const Node* cmp = n->src[0].get(); cmp->op == Op::CmpLt) {
+        const RewriteBounds l = rb_node(cmp->src[0].get(), memo), r = rb_node(cmp->src[1].get(), memo);
+        if (cmp->src[1] == n->src[1] && l.is_const && b.is_const && l.lo == b.lo)
+          return rb_of(std::max(l.lo, a.lo), std::max(l.hi, a.hi));
+        if (cmp->src[0] == n->src[2] && r.is_const && a.is_const && r.lo == a.lo)
+          return rb_of(std::max(r.lo, b.lo), std::max(r.hi, b.hi));
+      }
       return rb_of(std::min(a.lo, b.lo), std::max(a.hi, b.hi));
     }
     case Op::ReduceMax: case Op::ReduceMin: {
