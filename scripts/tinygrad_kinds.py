@@ -229,7 +229,8 @@ DOCUMENTED = [
      lambda c, n, a, b: not c["input"].startswith("[") and "constructor" not in c["tags"]),
     ("argmax/argmin over a nan: which max tinygrad's optimized reduce kernel compares against",
      lambda c, n, a, b: n == "value" and any(t in ("argmax", "argmin") for t in c["tags"]) and arg_over_nan(c)),
-    ("int // or % by a Python int outside the dtype: tinygrad's divandmod reasons on the exact int",
+    ("int // or % by a Python int outside the dtype: a comparison tinygrad folds from the exact bounds "
+     "(uint32 (x % -5) < 1 is True, bounds [-4, 0])",
      lambda c, n, a, b: n == "value" and divisor_out_of_range(c)),
     ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph "
      "(fused reduce order, constants folded in double)",
