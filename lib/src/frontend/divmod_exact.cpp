@@ -54,11 +54,11 @@ Side side_of(const Tensor& t, DType d, std::optional<Wide> c) {
   return {t, b.lo, b.hi, std::nullopt};
 }
 
-Tensor filled(const Tensor& like, DType d, Wide v) { return Tensor::full(like.shape(), Scalar::from_wide(v), d); }
+Tensor filled_int(const Tensor& like, DType d, Wide v) { return Tensor::full(like.shape(), Scalar::from_wide(v), d); }
 
 Tensor negative_of(const Side& s, DType d) {
   if (s.negative) return Tensor::full(s.t.shape(), Scalar::from_bool(*s.negative), DType::Bool);
-  return Tensor::binary(Op::CmpLt, s.t, filled(s.t, d, 0));
+  return Tensor::binary(Op::CmpLt, s.t, filled_int(s.t, d, 0));
 }
 
 bool is_power_of_two(Wide c) { return c > 0 && (c & (c - 1)) == 0 && c <= (Wide{1} << 63); }
@@ -74,13 +74,13 @@ std::optional<Tensor> divmod_exact_int(Op op, const Tensor& a, const Tensor& b) 
   if (int_fits(Scalar::from_wide(c), d)) return std::nullopt;
   // symbolic: bounds of one value fold, on the exact constant
   const RewriteBounds whole = rewrite_bounds(Tensor::binary(op, a, b));
-  if (whole.lo == whole.hi && std::isfinite(whole.lo)) return filled(a, d, static_cast<Wide>(whole.lo));
+  if (whole.lo == whole.hi && std::isfinite(whole.lo)) return filled_int(a, d, static_cast<Wide>(whole.lo));
   if (cb && op == Op::FloorDiv && c == -1) return neg(a);
   if (cb && is_power_of_two(c)) {  // x >> k, x & (2**k - 1), both exact: the dtype's width is below k here
     if (op == Op::Mod)
       return Tensor::binary(Op::And, a, Tensor::full(a.shape(), cast_scalar(Scalar::from_wide(c - 1), d), d));
-    if (dtype_info(d).kind == DKind::Unsigned) return filled(a, d, 0);
-    return Tensor::where(Tensor::binary(Op::CmpLt, a, filled(a, d, 0)), filled(a, d, -1), filled(a, d, 0));
+    if (dtype_info(d).kind == DKind::Unsigned) return filled_int(a, d, 0);
+    return Tensor::where(Tensor::binary(Op::CmpLt, a, filled_int(a, d, 0)), filled_int(a, d, -1), filled_int(a, d, 0));
   }
   const Side x = side_of(a, d, ca), y = side_of(b, d, cb);
   const Tensor q = Tensor::binary(Op::Div, x.t, y.t);  // an int Div truncates: tinygrad's CDIV (0 by 0)
@@ -88,9 +88,9 @@ std::optional<Tensor> divmod_exact_int(Op op, const Tensor& a, const Tensor& b) 
   const bool fast = (x.lo >= 0 && y.lo > 0) || (x.hi <= 0 && y.hi < 0);
   if (fast) return op == Op::FloorDiv ? q : r;
   const Tensor signs = Tensor::binary(Op::CmpNe, negative_of(x, d), negative_of(y, d));  // one is a CONST
-  const Tensor fix = Tensor::binary(Op::And, Tensor::binary(Op::CmpNe, r, filled(r, d, 0)), signs);
+  const Tensor fix = Tensor::binary(Op::And, Tensor::binary(Op::CmpNe, r, filled_int(r, d, 0)), signs);
   if (op == Op::FloorDiv) return Tensor::binary(Op::Sub, q, fix.cast(d));
-  return Tensor::binary(Op::Add, r, Tensor::where(fix, y.t, filled(r, d, 0)));
+  return Tensor::binary(Op::Add, r, Tensor::where(fix, y.t, filled_int(r, d, 0)));
 }
 
 }  // namespace tensor_inspect::tg::detail
