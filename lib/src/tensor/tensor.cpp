@@ -5,7 +5,6 @@
 #include <string>
 
 #include "tensor/const_fold.hpp"
-#include "tensor/pad_region.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
 
@@ -137,7 +136,6 @@ Tensor Tensor::flip(const std::vector<std::int64_t>& axes) const {
 Tensor Tensor::cast(DType target) const {
   if (target == dtype()) return *this;
   if (auto folded = const_fold::unary(Op::Cast, target, *this)) return *folded;
-  if (auto pushed = pad_region::map(*this, [target](const Tensor& x) { return x.cast(target); })) return *pushed;
   // "cast/long folding" (uop/symbolic.py): x.cast(a).cast(b) is x.cast(b) when a holds every
   // value of x, so the sum's widening cast in mean does not hide that x - x.mean() of one
   // element is x - x.
@@ -174,7 +172,6 @@ Tensor Tensor::unary(Op op) const {
   if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast || op == Op::ByteSwap)
     throw Error(ErrorCode::Internal, "internal: not a unary op");
   if (auto folded = const_fold::unary(op, dtype(), *this)) return *folded;
-  if (auto pushed = pad_region::map(*this, [op](const Tensor& x) { return x.unary(op); })) return *pushed;
   return Tensor(make_node(op, dtype(), shape(), {node_}));
 }
 
@@ -183,15 +180,12 @@ Tensor Tensor::binary(Op op, const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape())
     shape_error("shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
   if (auto folded = const_fold::binary(op, a, b)) return *folded;
-  auto f = [op](const Tensor& x, const Tensor& y) { return binary(op, x, y); };
-  if (auto pushed = pad_region::binary(a, b, f)) return *pushed;
   return Tensor(make_node(op, is_comparison(op) ? DType::Bool : a.dtype(), a.shape(), {a.node_, b.node_}));
 }
 
 Tensor Tensor::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (cond.shape() != a.shape() || a.shape() != b.shape()) shape_error("where: shapes differ");
   if (auto folded = const_fold::where(cond, a, b)) return *folded;
-  if (auto pushed = pad_region::where(cond, a, b)) return *pushed;
   return Tensor(make_node(Op::Where, a.dtype(), a.shape(), {cond.node_, a.node_, b.node_}));
 }
 
