@@ -4,7 +4,6 @@
 // `x * 0` is 0 even where x is nan or inf, `x - x` is 0 and `x / x` is 1 for every x, and
 // `x + 0.0` keeps a -0.0 that IEEE addition would turn into +0.0. Our graph interns its
 // nodes as tinygrad's UOps are, so "the same x" is the same node here too.
-#include <limits>
 
 #include "internal.hpp"
 #include "tensor/late_fold.hpp"
@@ -104,11 +103,13 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
         // cast, late_fold::weak_valued, is one). A 0 the scheduler leaves to the kernel (a weak
         // cast of a constant) is met there after x, folded bottom-up, is a CONST too: 2.5 % False
         // is 2.5 - floor(2.5 / 0) * 0, nan. A bare 0 is met first, and x*0 is 0 whatever x folds to.
+        // The product is left for the kernel to compute (inf * 0): the scheduler's folds above it
+        // see no CONST, so (2.5 % (x < x)) * 0 is still 0, as in tinygrad.
         const Tensor& x = is(cb, 0) ? a : b;
         const Tensor& zero = is(cb, 0) ? b : a;
         std::optional<double> v = late_fold::weak_valued_of(x);
         if (!v && !is_bare_const(zero) && late_fold::is_constant_graph(x)) v = late_fold::constant_graph_value(x);
-        if (v && is_float(d) && !std::isfinite(*v)) return filled(a, d, std::numeric_limits<double>::quiet_NaN());
+        if (v && is_float(d) && !std::isfinite(*v)) return Tensor(make_node(Op::Mul, d, a.shape(), {a.node(), b.node()}));
         return filled(a, d, 0);
       }
       break;
