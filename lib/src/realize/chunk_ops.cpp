@@ -130,7 +130,10 @@ void float_math(DType d, const Word* a, std::size_t n, Word* out) {
 double f_exp(double x) { return std::exp(x); }
 double f_exp2(double x) { return std::exp2(x); }
 double f_log(double x) { return std::log(x); }
-double f_log2(double x) { return std::log2(x); }
+// log2 of a negative or a nan is a positive nan in tinygrad: DEV=PYTHON's python_alu returns math.nan
+// (uop/ops.py), and xlog2 (codegen/decomp/transcendental.py) selects the nan CONST, where C's log2
+// gives x86's default nan, whose sign bit is set.
+double f_log2(double x) { return x > 0 ? std::log2(x) : x == 0 ? -HUGE_VAL : std::numeric_limits<double>::quiet_NaN(); }
 double f_sin(double x) { return std::sin(x); }
 double f_cos(double x) { return std::cos(x); }
 double f_tan(double x) { return std::tan(x); }

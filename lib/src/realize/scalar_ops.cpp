@@ -114,7 +114,7 @@ Scalar apply_unary(Op op, DType d, const Scalar& a) {
       case Op::Exp: r = std::exp(x); break;
       case Op::Exp2: r = std::exp2(x); break;
       case Op::Log: r = std::log(x); break;
-      case Op::Log2: r = std::log2(x); break;
+      case Op::Log2: r = x > 0 ? std::log2(x) : x == 0 ? -HUGE_VAL : std::numeric_limits<double>::quiet_NaN(); break;
       case Op::Sin: r = std::sin(x); break;
       case Op::Cos: r = std::cos(x); break;
       case Op::Tan: r = std::tan(x); break;
