@@ -109,7 +109,8 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
         const Tensor& zero = is(cb, 0) ? b : a;
         std::optional<double> v = late_fold::weak_valued_of(x);
         if (!v && !is_bare_const(zero) && late_fold::is_constant_graph(x)) v = late_fold::constant_graph_value(x);
-        if (v && is_float(d) && !std::isfinite(*v)) return Tensor(make_node(Op::Mul, d, a.shape(), {a.node(), b.node()}));
+        if (v && is_float(d) && !std::isfinite(*v))
+          return Tensor(make_node(Op::Mul, d, a.shape(), {a.node(), b.node()}));
         return filled(a, d, 0);
       }
       break;
