@@ -49,8 +49,7 @@ Tensor exact_float(const Operand& v, DType dtype, bool ints = true) {
   const bool exact_int = ints && (s != nullptr) && !s->wide && s->kind != DKind::Bool && s->kind != DKind::Float &&
                          std::abs(s->as_double()) <= 9007199254740992.0;
   if (s == nullptr || (s->kind != DKind::Float && !exact_int) ||
-      (dtype != DType::Float32 && dtype != DType::Float16 && dtype != DType::BFloat16 && dtype != DType::FP8E4M3 &&
-       dtype != DType::FP8E5M2))
+      !late_fold::holds_weak_value(dtype))
     return to_tensor(v, dtype);
   return late_fold::weak_valued({}, s->as_double(), dtype);
 }

@@ -60,6 +60,10 @@ void note_weak_literal(const Tensor& t);
 /// Whether `t` is a tensor note_weak_literal recorded (the same interned CONST node).
 bool is_weak_literal(const Tensor& t);
 
+/// Whether a weak double can stay weak under an op of dtype `d`: the floats narrower than float64
+/// (float32, float16, bfloat16, the fp8s), which a kernel commits it to only at the end.
+bool holds_weak_value(DType d);
+
 /// A tensor of dtype `d` whose one value `v` is still tinygrad's weak double: what symbolic's
 /// "x*1 -> x" and "x+0 -> x" leave when they hand back a weak CONST in place of an op of dtype d,
 /// after which the ops above re-derive a weak dtype (uop/ops.py, _rebuild_dtype) and fold in

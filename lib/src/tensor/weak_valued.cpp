@@ -33,12 +33,12 @@ std::optional<double> weak_valued_const(const Tensor& t) {
   return std::get<Scalar>(n->arg).as_double();
 }
 
+}  // namespace
+
 bool holds_weak_value(DType d) {
   return d == DType::Float32 || d == DType::Float16 || d == DType::BFloat16 || d == DType::FP8E4M3 ||
          d == DType::FP8E5M2;
 }
-
-}  // namespace
 
 Tensor weak_valued(const Shape& shape, double v, DType d) {
   if (!holds_weak_value(d)) return Tensor::full(shape, Scalar::from_float(v), d);
