@@ -5,6 +5,8 @@
 // `x + 0.0` keeps a -0.0 that IEEE addition would turn into +0.0. Our graph interns its
 // nodes as tinygrad's UOps are, so "the same x" is the same node here too.
 
+#include <cmath>
+
 #include "internal.hpp"
 #include "tensor/late_fold.hpp"
 
