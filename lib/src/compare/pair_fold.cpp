@@ -1,6 +1,8 @@
 // compare/pair_fold.cpp — the chunk folds of pair_fold.hpp.
 #include "compare/pair_fold.hpp"
 
+#include "decode/cpu_features.hpp"
+
 namespace tensor_inspect::compare_detail {
 
 // The hot path: two float chunks, no --exact. A chunk of finite pairs folds in a
@@ -15,7 +17,8 @@ namespace {
 // T is double (a ValueChunk) or float (stored float32 read where it lies): each value becomes
 // a double before any arithmetic, so both give the same figures bit for bit.
 template <class T>
-void fold_float_values(Partial& p, const Rule& rule, const T* x, const T* y, std::size_t n, std::int64_t start) {
+[[gnu::always_inline]] inline void fold_float_values(Partial& p, const Rule& rule, const T* x, const T* y,
+                                                     std::size_t n, std::int64_t start) {
   const std::size_t whole = n / kLanes * kLanes;
   const double atol = rule.atol, rtol = rule.rtol;
   // Doubles only (the mismatch count too: exact far beyond a chunk), so the lanes vectorize.
@@ -80,14 +83,34 @@ void fold_float_values(Partial& p, const Rule& rule, const T* x, const T* y, std
   p.fold(q);
 }
 
+// The same loop compiled for AVX2 where the CPU has it: twice the lanes per instruction, the
+// same operations in the same order (no FMA: the products round as in the portable loop), so
+// the figures are the same bits (half the time of a local float32 diff).
+template <class T>
+void fold_float_values_portable(Partial& p, const Rule& rule, const T* x, const T* y, std::size_t n,
+                                std::int64_t start) {
+  fold_float_values(p, rule, x, y, n, start);
+}
+template <class T>
+__attribute__((target("avx2"))) void fold_float_values_avx2(Partial& p, const Rule& rule, const T* x, const T* y,
+                                                            std::size_t n, std::int64_t start) {
+  fold_float_values(p, rule, x, y, n, start);
+}
+template <class T>
+void fold_float_values_dispatch(Partial& p, const Rule& rule, const T* x, const T* y, std::size_t n,
+                                std::int64_t start) {
+  if (cpu_has_avx2_f16c()) fold_float_values_avx2(p, rule, x, y, n, start);
+  else fold_float_values_portable(p, rule, x, y, n, start);
+}
+
 }  // namespace
 
 void fold_floats(Partial& p, const Rule& rule, const ValueChunk& a, const ValueChunk& b) {
-  fold_float_values(p, rule, a.f, b.f, a.size, a.start);
+  fold_float_values_dispatch(p, rule, a.f, b.f, a.size, a.start);
 }
 
 void fold_float32(Partial& p, const Rule& rule, const float* x, const float* y, std::size_t n, std::int64_t start) {
-  fold_float_values(p, rule, x, y, n, start);
+  fold_float_values_dispatch(p, rule, x, y, n, start);
 }
 
 long double exact_value(const ValueChunk& c, std::size_t k) {
