@@ -8,7 +8,7 @@ and counts the body bytes served.
 
 Checks: the samples and a sharded checkpoint give the same stdout and exit status through
 s3:// as through their paths (listings, --all values, --stats, JSON; shards found beside
-the index); gs:// with HMAC keys (TI_GS_ENDPOINT) and AWS_PROFILE with ~/.aws files do
+the index; a key prefix ending in / as the local folder, listed and diffed); gs:// with HMAC keys (TI_GS_ENDPOINT) and AWS_PROFILE with ~/.aws files do
 too; --no-sign-request goes unsigned; listing a 16 MiB file transfers < 1 MiB, --stats of
 it about its size; a wrong access key, a wrong secret (a refused signature), a wrong session
 token and a missing object each exit 2 with one stderr line naming the s3:// URL and
@@ -145,6 +145,17 @@ def checks(binary, tmp, www, names, proxy):
                            ["diff", os.path.join(www, "state_dict.pt"), "s3://ckpt/state_dict.pt", "--json"], env())
     check("diff of a local file and its s3:// copy: nothing differs", status == 0 and
           json.loads(out)["summary"].get("differs", 1) == 0, repr(err[:300]))
+    # A folder (a key prefix ending in /) opens as the local folder does: its index, its shards.
+    local_dir = os.path.join(www, "sharded")
+    want = run(binary, [local_dir, "--list"], {})
+    got = run(binary, ["s3://ckpt/sharded/", "--list"], env())
+    check("s3://ckpt/sharded/ --list equals the local folder's", got[0] == 0 and want[0] == 0 and
+          got[1].replace(b"s3://ckpt/sharded/", (local_dir + "/").encode()).replace(
+              b"s3://ckpt/sharded", local_dir.encode()) == want[1], f"{got[1][:300]!r} {got[2][:300]!r}")
+    status, out, err = run(binary, ["diff", "s3://ckpt/sharded/", local_dir, "--json"], env())
+    check("diff of an s3:// folder and the local folder: every tensor compared, none differs", status == 0 and
+          json.loads(out)["summary"].get("differs", 1) == 0 and json.loads(out)["summary"].get("compared", 0) > 0,
+          repr(err[:300]) + repr(out[:300]))
     scopes = {tuple(e["scope"][1:]) for e in proxy.log if e["scope"]}
     check("every request was signed for the "
           "region AWS_REGION names, service s3", scopes == {("eu-west-3", "s3")}, repr(scopes))
