@@ -8,7 +8,8 @@ and counts the body bytes served.
 
 Checks: the samples and a sharded checkpoint give the same stdout and exit status through
 s3:// as through their paths (listings, --all values, --stats, JSON; shards found beside
-the index; a key prefix ending in / as the local folder, listed and diffed); gs:// with HMAC keys (TI_GS_ENDPOINT) and AWS_PROFILE with ~/.aws files do
+the index; a key prefix ending in / as the local folder, listed and diffed);
+gs:// with HMAC keys (TI_GS_ENDPOINT) and AWS_PROFILE with ~/.aws files do
 too; --no-sign-request goes unsigned; listing a 16 MiB file transfers < 1 MiB, --stats of
 it about its size; a wrong access key, a wrong secret (a refused signature), a wrong session
 token and a missing object each exit 2 with one stderr line naming the s3:// URL and
@@ -229,6 +230,7 @@ def checks(binary, tmp, www, names, proxy):
                env(AWS_ACCESS_KEY_ID="ASIATEMP", AWS_SECRET_ACCESS_KEY="tempsecret",
                    AWS_SESSION_TOKEN=TOKEN + "x"), "HTTP status 403 (InvalidToken)"),
               ("a missing object", "s3://ckpt/nothing/here.safetensors", env(), "HTTP status 404 (NoSuchKey)"),
+              ("a folder with no checkpoint", "s3://ckpt/nothing/", env(), "model.safetensors.index.json"),
               ("no credentials at all", "s3://ckpt/mixed.safetensors", {
                   "AWS_ENDPOINT_URL": endpoint
               }, "no AWS credentials")]
