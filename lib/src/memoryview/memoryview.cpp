@@ -97,7 +97,8 @@ MemoryView data(const Tensor& input, const DataOptions& options) {
       // NOTE: a byte swap over the stored elements is left to the reader of the values
       // (the printing loops swap as they load), so a big-endian file is printed from its
       // mapping like a native one instead of through a realized, swapped copy.
-      if (auto s = stored_elements(input.cast(mv.dtype)); s && s->swap_bytes && s->c_order) {
+      // Unfetched: this only asks how the bytes are stored (a remote tensor is fetched as printed).
+      if (auto s = stored_elements(input.cast(mv.dtype), false); s && s->swap_bytes && s->c_order) {
         mv.buffer = s->keep;
         mv.stored_swapped = true;
         lib_log().info("data(): {} {}, {} bytes, read in place, byte-swapped as printed", std::string(info.name),

@@ -8,11 +8,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <vector>
 
+#include "buffer/window_fetcher.hpp"
 #include "render/tolist_loops.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/render.hpp"
 
 namespace tensor_inspect {
@@ -68,6 +73,44 @@ class PageRelease {
   std::uintptr_t page_ = 0, begin_ = 0, next_ = 0;
 };
 
+// A remote file's bytes, fetched window by window ahead of the printing (WindowFetcher, on a
+// thread of its own) and given back behind it, so `--full` of a remote tensor holds at most
+// Limits::remote_memory_bytes / 2 of it, as --stats does: it fetched the whole tensor first.
+class RemoteWindows {
+ public:
+  explicit RemoteWindows(const Buffer& b) {
+    if (b.device() != Device::DISK || !b.file() || !b.file()->is_remote() || b.nbytes() < (std::size_t{8} << 20))
+      return;
+    window_ = std::clamp<std::size_t>(limits().remote_memory_bytes / 8, std::size_t{1} << 20, std::size_t{32} << 20);
+    const std::span<const std::byte> bytes = b.bytes_unfetched();
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
+    for (std::size_t at = 0; at < bytes.size(); at += window_)
+      windows.emplace_back(at, std::min(bytes.size(), at + window_));
+    file_ = b.file().get();
+    offset_ = static_cast<std::uint64_t>(bytes.data() - file_->bytes().data());
+    fetcher_.emplace(bytes, std::move(windows), std::max<std::size_t>(2, limits().remote_memory_bytes / 2 / window_));
+  }
+  bool active() const { return fetcher_.has_value(); }
+  /// Blocks until bytes [0, end) have arrived; throws the Error a fetch threw.
+  void need(std::size_t end) {
+    if (fetcher_ && end > 0) fetcher_->wait((end - 1) / window_);
+  }
+  /// Bytes [0, end) are printed: the windows wholly inside are given back, the fetcher moves on.
+  void done(std::size_t end) {
+    if (!fetcher_) return;
+    for (; (released_ + 1) * window_ <= end; ++released_) {
+      file_->release_pages(offset_ + released_ * window_, window_);
+      fetcher_->done(released_);
+    }
+  }
+
+ private:
+  std::optional<WindowFetcher> fetcher_;
+  const MappedFile* file_ = nullptr;
+  std::uint64_t offset_ = 0;
+  std::size_t window_ = 1, released_ = 0;
+};
+
 }  // namespace
 
 void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffer& out) {
@@ -79,8 +122,9 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
     write_empty(mv, out);
     return;
   }
+  RemoteWindows remote(*mv.buffer);
   render::TolistSource src;
-  src.data = mv.buffer->bytes().data();
+  src.data = remote.active() ? mv.buffer->bytes_unfetched().data() : mv.buffer->bytes().data();
   src.numel = mv.numel();
   src.inner = mv.shape.back();
   src.ndim = static_cast<int>(mv.shape.size());
@@ -120,9 +164,12 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
   if (threads == 1) {
     char* buf = buffers[0].get();
     for (std::int64_t b = 0; b < blocks && !out.failed(); ++b) {
+      const auto done = static_cast<std::size_t>(std::min(src.numel, (b + 1) * block)) * itemsize;
+      remote.need(done);
       char* end = loop(src, b * block, std::min(src.numel, (b + 1) * block), buf);
       out.write({buf, static_cast<std::size_t>(end - buf)});
-      pages.release(static_cast<std::size_t>(std::min(src.numel, (b + 1) * block)) * itemsize);
+      pages.release(done);
+      remote.done(done);
     }
     return;
   }
@@ -133,12 +180,21 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
   out.flush();
   std::atomic<std::int64_t> turn{0};  // the next block to write
   std::atomic<bool> stop{out.failed()};
+  std::exception_ptr error;  // a remote fetch's, set once: nothing more is printed
+  std::mutex error_mutex;
 #pragma omp parallel num_threads(threads)
   {
     const int team = omp_get_num_threads();
     char* buf = buffers[static_cast<std::size_t>(omp_get_thread_num())].get();
     for (std::int64_t b = omp_get_thread_num(); b < blocks; b += team) {
       const std::int64_t last = std::min(src.numel, (b + 1) * block);
+      if (remote.active() && !stop.load(std::memory_order_relaxed)) try {
+          remote.need(static_cast<std::size_t>(last) * itemsize);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!error) error = std::current_exception();
+          stop.store(true, std::memory_order_relaxed);
+        }
       char* end = stop.load(std::memory_order_relaxed) ? buf : loop(src, b * block, last, buf);
       for (std::int64_t now = turn.load(std::memory_order_acquire); now != b;
            now = turn.load(std::memory_order_acquire))
@@ -147,11 +203,13 @@ void write_tolist(const MemoryView& mv, bool json, NonFinite nonfinite, OutBuffe
         out.write({buf, static_cast<std::size_t>(end - buf)});
         if (out.failed()) stop.store(true, std::memory_order_relaxed);
         pages.release(static_cast<std::size_t>(last) * itemsize);
+        remote.done(static_cast<std::size_t>(last) * itemsize);  // in block order: one writer at a time
       }
       turn.store(b + 1, std::memory_order_release);
       turn.notify_all();
     }
   }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace tensor_inspect
