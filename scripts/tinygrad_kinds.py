@@ -225,7 +225,7 @@ DOCUMENTED = [
     ("sign of a zero: trunc/floor of -0.0 and -0.5 (Python's math.trunc), -0.0 constants",
      lambda c, n, a, b: n == "value" and same_but_zero_sign(a["result"]["tolist"], b["result"]["tolist"])),
     ("a 0-d constant: tinygrad's own folds the tool does not make "
-     "(x == x of nan, transcendentals, bitcasts, >64-bit ints)",
+     "(x == x of nan, transcendentals, >64-bit ints, contiguous() of a constant)",
      lambda c, n, a, b: not c["input"].startswith("[") and "constructor" not in c["tags"]),
     ("argmax/argmin over a nan: which max tinygrad's optimized reduce kernel compares against",
      lambda c, n, a, b: n == "value" and any(t in ("argmax", "argmin") for t in c["tags"]) and arg_over_nan(c)),
@@ -243,7 +243,7 @@ DOCUMENTED = [
      "fold on it (uint16 pad -1 clipped to [-1, 1] stores 65535)",
      lambda c, n, a, b: n in ("value", "tool-refuses") and ".pad(" in c["expr"] and "value=" in c["expr"]),
     ("a small kernel tinygrad's optimizer upcasts: each element's index is a constant, so x.flip(0) at the middle "
-     "of an odd axis is x itself and x // x, x / x, x - x fold there",
+     "of an odd axis is x itself and x // x, x / x, x - x fold there (followed, but not past a reduce or a flatten)",
      lambda c, n, a, b: n == "value" and ".flip(" in c["expr"] and a["ok"] and result_size(a) <= 8),
     ("a tensor against its own cast (A op A.cast(d)): tinygrad's rewrites see one value on both sides "
      "(cast folding, bounds) and fold A op A (x/x -> 1, x//x -> 1, x%x -> 0, x-x -> 0)",

@@ -135,14 +135,10 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
 std::optional<Tensor> fold_compare_bounds(const Tensor& r) {
   const Node* n = r.node().get();
   if (!is_comparison(n->op)) return std::nullopt;
-  // Over values that are not all constants it folds too, and differs from computing them only
-  // where a side's bounds leave its dtype's range: tinygrad bounds an unsigned negation or a
-  // product by a negative without its wrap (uint32 `x.neg() < 3` is True for every x).
-  if (!late_fold::is_constant_graph(r) && !unsound_rewrite_bounds(Tensor(n->src[0])) &&
-      !unsound_rewrite_bounds(Tensor(n->src[1])))
-    return std::nullopt;
-  // tinygrad bounds a float cast by its dtype's range (UOp._min_max): of float compares only
-  // CMPLT with a nan CONST side folds (its bounds (vmax < vmin, vmin < vmax) are both False)
+  // tinygrad bounds a float cast by its dtype's range (UOp._min_max, uop/ops.py): of float compares
+  // only CMPLT with a nan CONST side folds (its bounds (vmax < vmin, vmin < vmax) are both False),
+  // whatever the other side is: `nan > x.tanh()` is the CONST False, and `A % A.float()` of it
+  // the constant 0 % 0, nan, not x % x.
   if (is_float(n->src[0]->dtype)) {
     auto nan_const = [](const Node* s) {
       while (s->op == Op::Reshape || s->op == Op::Expand) s = s->src[0].get();
@@ -152,6 +148,12 @@ std::optional<Tensor> fold_compare_bounds(const Tensor& r) {
       return Tensor::full(r.shape(), Scalar::from_bool(false), DType::Bool);
     return std::nullopt;
   }
+  // Over values that are not all constants it folds too, and differs from computing them only
+  // where a side's bounds leave its dtype's range: tinygrad bounds an unsigned negation or a
+  // product by a negative without its wrap (uint32 `x.neg() < 3` is True for every x).
+  if (!late_fold::is_constant_graph(r) && !unsound_rewrite_bounds(Tensor(n->src[0])) &&
+      !unsound_rewrite_bounds(Tensor(n->src[1])))
+    return std::nullopt;
   const RewriteBounds b = rewrite_bounds(r);
   if (b.lo != b.hi) return std::nullopt;
   return Tensor::full(r.shape(), Scalar::from_bool(b.lo != 0), DType::Bool);

@@ -48,7 +48,7 @@ constexpr i128 kMaxFold = static_cast<i128>(1) << 120;
 std::optional<Scalar> to_const(const PyVal& v, DType dtype) {
   const DKind kind = dtype_info(dtype).kind;
   if (kind == DKind::Bool) return Scalar::from_bool(truthy(v));
-  if (kind == DKind::Float) return cast_scalar(Scalar::from_float(as_double(v)), dtype);
+  if (kind == DKind::Float) return const_value(Scalar::from_float(as_double(v)), dtype);
   i128 n = v.i;
   if (v.kind == PyVal::Float) {  // Python's int(x): truncation, and errors for nan and inf
     if (std::isnan(v.f))
@@ -218,7 +218,11 @@ Scalar const_value(Scalar v, DType dtype) {
   if ((dtype_info(dtype).kind == DKind::Signed || dtype_info(dtype).kind == DKind::Unsigned) &&
       (v.kind == DKind::Signed || v.kind == DKind::Unsigned))
     return v;
-  return cast_scalar(v, dtype);
+  Scalar r = cast_scalar(v, dtype);
+  // dtype.py, DType.const: "float('nan') != float('nan'), so we canonicalize here" to math.nan,
+  // whose sign bit is clear: a folded 0 * inf is +nan, where x86 computes -nan.
+  if (r.kind == DKind::Float && std::isnan(r.f)) r.f = std::numeric_limits<double>::quiet_NaN();
+  return r;
 }
 
 std::optional<Tensor> unary(Op op, DType out, const Tensor& a) {

@@ -2,6 +2,7 @@
 #include "tensor_inspect/tensor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "tensor/const_fold.hpp"
@@ -152,6 +153,16 @@ Tensor Tensor::bitcast(DType target) const {
                                             std::string(dtype_info(target).name));
   if (target == dtype()) return *this;
   const auto from = dtype_info(dtype()).itemsize, to = dtype_info(target).itemsize;
+  // uop/symbolic.py, fold_bitcast: a BITCAST of a CONST between dtypes of one itemsize that struct
+  // packs (not bfloat16 or an fp8) is the CONST of `bitcast(truncate[c.dtype](c.val))`, so what
+  // follows folds on it (float64 0.5 bitcast to uint64, times -5, stays the exact negative int).
+  auto packs = [](DType d) { return d != DType::BFloat16 && d != DType::FP8E4M3 && d != DType::FP8E5M2; };
+  if (from == to && packs(dtype()) && packs(target))
+    if (std::optional<Scalar> c = const_fold::constant_of(*this)) {
+      std::array<std::byte, 8> bytes{};
+      store_scalar(dtype(), cast_scalar(*c, dtype()), bytes.data());
+      return Tensor::full(shape(), load_scalar(target, bytes.data()), target);
+    }
   Shape s = shape();
   if (from != to) {
     if (s.empty()) throw Error(ErrorCode::Unsupported, "bitcast of a 0-d tensor needs equal itemsizes");
