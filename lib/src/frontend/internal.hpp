@@ -135,6 +135,9 @@ RewriteBounds rewrite_bounds(const Tensor& t);
 /// UOp._min_max does not wrap an unsigned negation, a difference or a product, so its folds over
 /// such a value (min == max, max(x, y)) differ from computing it. False for other dtypes.
 bool unsound_rewrite_bounds(const Tensor& t);
+/// unsound_rewrite_bounds, or for a float `t` a cast (under movement ops) of such an int: tinygrad
+/// bounds a CAST by its source's bounds (UOp._min_max), so its comparisons fold from them as well.
+bool unsound_bounds(const Tensor& t);
 
 /// Throws Error(BadExpression) where tinygrad's rewrite of a weakint `a // b` or `a % b` (op FloorDiv
 /// or Mod, a and b broadcast) raises ZeroDivisionError in a kernel (uop/divandmod.py): b's bounds are
