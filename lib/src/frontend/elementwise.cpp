@@ -89,7 +89,11 @@ Tensor sqrt(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt); });
 }
 Tensor reciprocal(const Tensor& t, const Defaults& defaults) {
-  return float_unary(t, defaults, [](const Tensor& x) { return rewritten_reciprocal(x); });
+  // an int's RECIPROCAL takes the int op itself (reassociate.cpp), not a CAST of it
+  const bool int_op = is_int(t.dtype()) && !is_weak(t.dtype());
+  return float_unary(t, defaults, [&t, int_op](const Tensor& x) {
+    return int_op ? int_reciprocal(t, x.dtype()) : rewritten_reciprocal(x);
+  });
 }
 Tensor rsqrt(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt).unary(Op::Recip); });

@@ -105,6 +105,9 @@ std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool 
 /// 1/(x*x) is (1/x)*(1/x), 1/(x*x*x) is (1/x)**3 as products, 1/(x*c) is (1/x)*(1/c) with 1/c
 /// folded; anything else is RECIPROCAL(d). `depth` bounds the recursion into x.
 Tensor rewritten_reciprocal(const Tensor& d, int depth = 0);
+/// 1/b of an int tensor `b` in float dtype `f`, as tinygrad's RECIPROCAL of the int op itself is
+/// rewritten (reassociate.cpp): 1/(x*c), 1/(x*x), 1/(-x) in the float, past the int's wrap.
+Tensor int_reciprocal(const Tensor& b, DType f, int depth = 0);
 
 /// tinygrad's value-blind algebraic folds of a binary op over broadcast operands of one
 /// dtype (x*0, x+0, x-x, x//x, x%x, ...; folding.cpp), or nullopt when none applies.

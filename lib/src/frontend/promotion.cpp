@@ -238,7 +238,9 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
     const Operand r = Scalar::from_float(bv != 0 ? 1.0 / bv : std::copysign(inf, bv));
     if (auto folded = fold_weak_const(Op::Mul, num, r, num, num)) return *folded;
   }
-  Tensor recip = rewritten_reciprocal(dv);
+  // an int divisor's RECIPROCAL takes the int op itself (mixin/elementwise.py div; reassociate.cpp)
+  const bool int_divisor = !std::holds_alternative<Scalar>(b) && is_int(p.b.dtype()) && !is_weak(p.b.dtype());
+  Tensor recip = int_divisor ? int_reciprocal(p.b, f) : rewritten_reciprocal(dv);
   if (const Scalar* sa = std::get_if<Scalar>(&a); sa != nullptr && sa->kind == DKind::Float)
     if (auto folded = fold_weak_const(Op::Mul, *sa, recip, recip, recip)) return *folded;
   // Where the casts collapsed on one side only, no later fold sees x * (1/x) either.
