@@ -29,6 +29,9 @@ inline std::string ints_repr(const std::vector<std::int64_t>& v) { return shape_
 /// `t`, a weak float, with its weak subgraph computed at `d` (float64) rather than at the
 /// default float (weak_commit.cpp).
 Tensor commit_weak_float(const Tensor& t, DType d);
+/// `t`, a weak int ALU (bool tensors with Python ints), re-typed at float32 as a uint64 cast commits
+/// it (weak_commit.cpp); nullopt for anything else. Throws Error(BadExpression) over a bitwise op.
+std::optional<Tensor> commit_weak_int_at_float(const Tensor& t);
 
 /// The float32 value `t` holds when `t` is a float16 cast of one (under reshapes and expands), or
 /// nullopt: tinygrad's kernels drop that round trip (codegen/late/coalesce.py,
@@ -50,6 +53,8 @@ inline Tensor cast_to(const Tensor& t, DType d) {
   if (d == DType::Float32 && t.dtype() == DType::Float16)
     if (std::optional<Tensor> x = float32_under_half(t)) return *x;
   if (t.dtype() == DType::WeakFloat && d == DType::Float64) return commit_weak_float(t, d);
+  if (d == DType::UInt64)
+    if (std::optional<Tensor> f = commit_weak_int_at_float(t)) return f->cast(d);
   return t.cast(d);
 }
 
