@@ -68,7 +68,12 @@ Tensor abs(const Tensor& t) {
   return where(cmp_lt(t, Scalar::from_int(0)), neg(t), t);
 }
 
-Tensor relu(const Tensor& t) { return where(cmp_gt(t, Scalar::from_int(0)), t, Scalar::from_int(0)); }
+Tensor relu(const Tensor& t) {
+  // symbolic's "max folding" makes (0 < x).where(x, 0) MAX(x, 0), which folds to x from bounds that
+  // ignore a wrap (maximum, promotion.cpp): int8 -1 cast from a uint16 65535 stays -1
+  if (unsound_bounds(t)) return maximum(t, Scalar::from_int(0));
+  return where(cmp_gt(t, Scalar::from_int(0)), t, Scalar::from_int(0));
+}
 
 Tensor exp2(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Exp2); });
