@@ -68,7 +68,12 @@ Tensor abs(const Tensor& t) {
   return where(cmp_lt(t, Scalar::from_int(0)), neg(t), t);
 }
 
-Tensor relu(const Tensor& t) { return where(cmp_gt(t, Scalar::from_int(0)), t, Scalar::from_int(0)); }
+Tensor relu(const Tensor& t) {
+  // symbolic's "max folding" makes (0 < x).where(x, 0) MAX(x, 0), which folds to x from bounds that
+  // ignore a wrap (maximum, promotion.cpp): int8 -1 cast from a uint16 65535 stays -1
+  if (unsound_bounds(t)) return maximum(t, Scalar::from_int(0));
+  return where(cmp_gt(t, Scalar::from_int(0)), t, Scalar::from_int(0));
+}
 
 Tensor exp2(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Exp2); });
@@ -89,7 +94,11 @@ Tensor sqrt(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt); });
 }
 Tensor reciprocal(const Tensor& t, const Defaults& defaults) {
-  return float_unary(t, defaults, [](const Tensor& x) { return rewritten_reciprocal(x); });
+  // an int's RECIPROCAL takes the int op itself (reassociate.cpp), not a CAST of it
+  const bool int_op = is_int(t.dtype()) && !is_weak(t.dtype());
+  return float_unary(t, defaults, [&t, int_op](const Tensor& x) {
+    return int_op ? int_reciprocal(t, x.dtype()) : rewritten_reciprocal(x);
+  });
 }
 Tensor rsqrt(const Tensor& t, const Defaults& defaults) {
   return float_unary(t, defaults, [](const Tensor& x) { return x.unary(Op::Sqrt).unary(Op::Recip); });

@@ -72,6 +72,13 @@ bool is_bare_const(const Tensor& t) {
   while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
   return n->op == Op::Const;
 }
+// A weak cast of a concrete CONST under reshapes and expands (late_fold::weak_cast keeps it): a
+// constant to us, not yet one to tinygrad's scheduler, whose CAST fold takes only dtypes.all.
+bool is_kept_weak_cast(const Tensor& t) {
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
+  return n->op == Op::Cast && is_weak(n->dtype) && !is_weak(n->src[0]->dtype) && is_bare_const(Tensor(n->src[0]));
+}
 }  // namespace
 
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
@@ -90,6 +97,13 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
     if ((op == Op::Add || op == Op::Sub) && is(cb, 0)) return a;
     if (op == Op::Add && is(ca, 0)) return b;
     if (op == Op::Sub && is(ca, 0)) return b.unary(Op::Neg);
+  }
+  // x*0 -> 0 (uop/symbolic.py) meets x before any fold where x is a weak cast of a concrete
+  // constant: its fresh 0 is +0.0 whatever the signs (`-0.0 * x` of an int 0-d, `x / inf` of a
+  // negative one, a product by the folded reciprocal 0.0), where IEEE's product is -0.0.
+  if (op == Op::Mul && ca && cb && is_float(d)) {
+    if (is(cb, 0) && is_bare_const(b) && is_kept_weak_cast(a)) return filled(a, d, 0);
+    if (is(ca, 0) && is_bare_const(a) && is_kept_weak_cast(b)) return filled(a, d, 0);
   }
   if (ca && cb) return std::nullopt;  // both constant: folded by Tensor::binary (tensor/const_fold.hpp)
   switch (op) {
@@ -129,10 +143,17 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
     case Op::Mod:  // x%x -> 0
       if (same) return filled(a, d, 0);
       break;
-    case Op::Or:  // x|!x -> True (symbolic's boolean algebra), either order
+    case Op::And:  // x&0 -> 0: a Python int over it then folds exactly (int8 `256 | (x & 0)` is 256)
+      if (is(ca, 0) || is(cb, 0)) return filled(a, d, 0);
+      break;
+    case Op::Or:  // x|0 -> x; x|!x -> True (symbolic's boolean algebra), either order
+      if (is(cb, 0)) return a;
+      if (is(ca, 0)) return b;
       if (d == DType::Bool && (is_negation_of(b, a) || is_negation_of(a, b))) return filled(a, d, 1);
       break;
-    case Op::Xor:  // x^x -> 0
+    case Op::Xor:  // x^0 -> x, x^x -> 0
+      if (is(cb, 0)) return a;
+      if (is(ca, 0)) return b;
       if (same) return filled(a, d, 0);
       break;
     case Op::Max:

@@ -29,6 +29,9 @@ inline std::string ints_repr(const std::vector<std::int64_t>& v) { return shape_
 /// `t`, a weak float, with its weak subgraph computed at `d` (float64) rather than at the
 /// default float (weak_commit.cpp).
 Tensor commit_weak_float(const Tensor& t, DType d);
+/// `t`, a weak int ALU (bool tensors with Python ints), re-typed at float32 as a uint64 cast commits
+/// it (weak_commit.cpp); nullopt for anything else. Throws Error(BadExpression) over a bitwise op.
+std::optional<Tensor> commit_weak_int_at_float(const Tensor& t);
 
 /// The float32 value `t` holds when `t` is a float16 cast of one (under reshapes and expands), or
 /// nullopt: tinygrad's kernels drop that round trip (codegen/late/coalesce.py,
@@ -50,6 +53,8 @@ inline Tensor cast_to(const Tensor& t, DType d) {
   if (d == DType::Float32 && t.dtype() == DType::Float16)
     if (std::optional<Tensor> x = float32_under_half(t)) return *x;
   if (t.dtype() == DType::WeakFloat && d == DType::Float64) return commit_weak_float(t, d);
+  if (d == DType::UInt64)
+    if (std::optional<Tensor> f = commit_weak_int_at_float(t)) return f->cast(d);
   return t.cast(d);
 }
 
@@ -105,6 +110,9 @@ std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool 
 /// 1/(x*x) is (1/x)*(1/x), 1/(x*x*x) is (1/x)**3 as products, 1/(x*c) is (1/x)*(1/c) with 1/c
 /// folded; anything else is RECIPROCAL(d). `depth` bounds the recursion into x.
 Tensor rewritten_reciprocal(const Tensor& d, int depth = 0);
+/// 1/b of an int tensor `b` in float dtype `f`, as tinygrad's RECIPROCAL of the int op itself is
+/// rewritten (reassociate.cpp): 1/(x*c), 1/(x*x), 1/(-x) in the float, past the int's wrap.
+Tensor int_reciprocal(const Tensor& b, DType f, int depth = 0);
 
 /// tinygrad's value-blind algebraic folds of a binary op over broadcast operands of one
 /// dtype (x*0, x+0, x-x, x//x, x%x, ...; folding.cpp), or nullopt when none applies.
@@ -135,6 +143,9 @@ RewriteBounds rewrite_bounds(const Tensor& t);
 /// UOp._min_max does not wrap an unsigned negation, a difference or a product, so its folds over
 /// such a value (min == max, max(x, y)) differ from computing it. False for other dtypes.
 bool unsound_rewrite_bounds(const Tensor& t);
+/// unsound_rewrite_bounds, or for a float `t` a cast (under movement ops) of such an int: tinygrad
+/// bounds a CAST by its source's bounds (UOp._min_max), so its comparisons fold from them as well.
+bool unsound_bounds(const Tensor& t);
 
 /// Throws Error(BadExpression) where tinygrad's rewrite of a weakint `a // b` or `a % b` (op FloorDiv
 /// or Mod, a and b broadcast) raises ZeroDivisionError in a kernel (uop/divandmod.py): b's bounds are

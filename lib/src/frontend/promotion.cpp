@@ -238,7 +238,9 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
     const Operand r = Scalar::from_float(bv != 0 ? 1.0 / bv : std::copysign(inf, bv));
     if (auto folded = fold_weak_const(Op::Mul, num, r, num, num)) return *folded;
   }
-  Tensor recip = rewritten_reciprocal(dv);
+  // an int divisor's RECIPROCAL takes the int op itself (mixin/elementwise.py div; reassociate.cpp)
+  const bool int_divisor = !std::holds_alternative<Scalar>(b) && is_int(p.b.dtype()) && !is_weak(p.b.dtype());
+  Tensor recip = int_divisor ? int_reciprocal(p.b, f) : rewritten_reciprocal(dv);
   if (const Scalar* sa = std::get_if<Scalar>(&a); sa != nullptr && sa->kind == DKind::Float)
     if (auto folded = fold_weak_const(Op::Mul, *sa, recip, recip, recip)) return *folded;
   // Where the casts collapsed on one side only, no later fold sees x * (1/x) either.
@@ -310,22 +312,30 @@ Tensor maximum(const Operand& a, const Operand& b) {
   if (int_out_of_range(a, b)) return where(cmp_lt(a, b), b, a);
   Tensor r = binop(Op::Max, a, b);
   const Node* n = r.node().get();
-  if (n->op == Op::Max && is_int(n->dtype) && !is_weak(n->dtype)) {
+  if (n->op == Op::Max && n->dtype != DType::WeakInt) {
     // symbolic.py: max(x, y) is x when x.vmin >= y.vmax, y when x.vmax <= y.vmin; it differs
     // from computing the max only where a side's bounds leave its dtype's range (uint32
     // `x.neg().maximum(0)` is 0 for every x: tinygrad bounds the negation without its wrap)
     const Tensor x(n->src[0]), y(n->src[1]);
-    if (unsound_rewrite_bounds(x) || unsound_rewrite_bounds(y)) {
+    if (unsound_bounds(x) || unsound_bounds(y)) {
       const RewriteBounds bx = rewrite_bounds(x), by = rewrite_bounds(y);
       if (bx.lo >= by.hi) return x;
-      if (bx.hi <= by.lo) return y;
+      if (bx.hi < by.lo || (bx.hi == by.lo && is_int(n->dtype))) return y;  // a float's is clip's strict x < y
     }
   }
   return r;
 }
 Tensor minimum(const Operand& a, const Operand& b) {
   if (int_out_of_range(a, b)) return where(cmp_lt(b, a), b, a);
-  return binop(Op::Min, a, b);
+  Tensor r = binop(Op::Min, a, b);
+  const Node* n = r.node().get();
+  const Tensor x(n->src.empty() ? r.node() : n->src[0]), y(n->src.empty() ? r.node() : n->src.back());
+  if (n->op == Op::Min && n->dtype != DType::WeakInt && (unsound_bounds(x) || unsound_bounds(y))) {
+    const RewriteBounds bx = rewrite_bounds(x), by = rewrite_bounds(y);
+    if (bx.hi <= by.lo) return x;  // as above, mirrored
+    if (bx.lo > by.hi || (bx.lo == by.hi && is_int(n->dtype))) return y;
+  }
+  return r;
 }
 
 namespace {

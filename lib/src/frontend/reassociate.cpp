@@ -127,6 +127,42 @@ std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool
 
 // tinygrad's symbolic (`sym`, uop/symbolic.py) rewrites the reciprocal of a product within a kernel:
 // 1/(x*x) -> (1/x)*(1/x), 1/(x*x*x) -> (1/x)*(1/x)*(1/x), 1/(x*c) -> (1/x)*(1/c), each 1/x again so.
+namespace {
+// 1/b of an int product b as tinygrad rewrites it: its RECIPROCAL takes the int op itself, of the
+// float's dtype (uop/ops.py), so "1/(x*x)" and "1/(x*c)" (uop/symbolic.py) match it and compute in
+// the float, past the int's wrap: uint8 `x.neg().reciprocal()` (x * -1) of 255 is -1/255, not 1/1.
+// An explicit `.float()` first is a CAST those rules do not see through. Nullopt where none matches.
+std::optional<Tensor> int_product_reciprocal(const Tensor& b, DType f, int depth) {
+  const Node* m = b.node().get();
+  while (m->op == Op::Reshape) m = m->src[0].get();
+  auto as_int = [&](const NodePtr& p) { return Tensor(p).reshape(b.shape()); };
+  auto as_float = [&](const NodePtr& p) { return cast_to(as_int(p), f); };
+  // an int negation is x * -1 in tinygrad (mixin/elementwise.py, neg): (1/x) * (1/-1)
+  if (m->op == Op::Neg) return int_reciprocal(as_int(m->src[0]), f, depth + 1).unary(Op::Neg);
+  if (m->op != Op::Mul || m->src.size() != 2) return std::nullopt;
+  const Node* ln = m->src[0].get();
+  const bool cube = ln->op == Op::Mul && ln->src.size() == 2 && ln->src[0] == ln->src[1] && ln->src[1] == m->src[1];
+  if (m->src[0] == m->src[1] || cube) {
+    if (b.ndim() > 0 && after_reduce(Tensor(m->src[1]))) return std::nullopt;
+    const Tensor q = int_reciprocal(as_int(m->src[1]), f, depth + 1);
+    const Tensor qq = folded_binary(Op::Mul, q, q);
+    return cube ? folded_binary(Op::Mul, qq, q) : qq;
+  }
+  const bool lc = const_value(Tensor(m->src[0])).has_value(), rc = const_value(Tensor(m->src[1])).has_value();
+  if (lc == rc) return std::nullopt;
+  const NodePtr& x = rc ? m->src[0] : m->src[1];
+  if (b.ndim() > 0 && after_reduce(Tensor(x))) return std::nullopt;
+  return folded_binary(Op::Mul, int_reciprocal(as_int(x), f, depth + 1),
+                       as_float(rc ? m->src[1] : m->src[0]).unary(Op::Recip));
+}
+}  // namespace
+
+Tensor int_reciprocal(const Tensor& b, DType f, int depth) {
+  if (depth <= 16 && is_int(b.dtype()) && !is_weak(b.dtype()))
+    if (auto r = int_product_reciprocal(b, f, depth)) return *r;
+  return rewritten_reciprocal(cast_to(b, f), depth);
+}
+
 Tensor rewritten_reciprocal(const Tensor& d, int depth) {
   const Node* n = d.node().get();
   while (n->op == Op::Reshape) n = n->src[0].get();

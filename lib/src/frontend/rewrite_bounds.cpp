@@ -165,10 +165,48 @@ RewriteBounds rewrite_bounds(const Tensor& t) {
   return rb_node(t.node().get(), memo);
 }
 
+namespace {
+// Whether n's bounds rest on a cast to a signed int that wraps where tinygrad's bounds clamp
+// (UOp._min_max: max(dtype.min, smin), min(smax, dtype.max)): uint8 200 cast to int8 is -56, bounded
+// [0, 127], so `x.cast(dtypes.int8) < 0` folds to False and clip(0, ...) keeps -56. Followed up
+// through the nodes whose bounds say more than their dtype's range.
+using WrapMemo = std::unordered_map<const Node*, bool>;
+bool rb_wrap_ignored(const Node* n, RbMemo& memo, WrapMemo& seen) {
+  if (auto it = seen.find(n); it != seen.end()) return it->second;
+  const RewriteBounds b = rb_node(n, memo), r = rb_dtype_range(n->dtype);
+  bool wraps = false;
+  if (b.lo > r.lo || b.hi < r.hi) {
+    if (n->op == Op::Cast && is_int(n->dtype) && !is_weak(n->dtype) && dtype_info(n->dtype).kind == DKind::Signed) {
+      const RewriteBounds s = rb_node(n->src[0].get(), memo);
+      wraps = s.lo < r.lo || s.hi > r.hi;
+    }
+    for (std::size_t i = 0; !wraps && i < n->src.size(); ++i) wraps = rb_wrap_ignored(n->src[i].get(), memo, seen);
+  }
+  seen.emplace(n, wraps);
+  return wraps;
+}
+}  // namespace
+
 bool unsound_rewrite_bounds(const Tensor& t) {
   if (!is_int(t.dtype()) || is_weak(t.dtype())) return false;
-  const RewriteBounds b = rewrite_bounds(t), r = rb_dtype_range(t.dtype());
-  return b.lo < r.lo || b.hi > r.hi;
+  RbMemo memo;
+  const RewriteBounds b = rb_node(t.node().get(), memo), r = rb_dtype_range(t.dtype());
+  if (b.lo < r.lo || b.hi > r.hi) return true;
+  WrapMemo seen;
+  return rb_wrap_ignored(t.node().get(), memo, seen);
+}
+
+bool unsound_bounds(const Tensor& t) {
+  const Node* n = t.node().get();
+  while (is_movement(n->op) && n->op != Op::Pad) n = n->src[0].get();
+  // not over a where (our min and max are tinygrad's clip wheres): its kernel pushes the cast into the
+  // branches (symbolic.py sym, "push cast to branches"), and a float WHERE has no bounds
+  if (is_float(t.dtype())) {
+    if (n->op != Op::Cast) return false;
+    const Op s = n->src[0]->op;
+    return s != Op::Where && s != Op::Min && s != Op::Max && unsound_rewrite_bounds(Tensor(n->src[0]));
+  }
+  return unsound_rewrite_bounds(t);
 }
 
 void refuse_weak_divmod_by_zero(Op op, const Tensor& a, const Tensor& b) {

@@ -135,6 +135,12 @@ std::optional<Tensor> fold_weak_const(Op op, const Operand& a, const Operand& b,
 std::optional<Tensor> fold_compare_bounds(const Tensor& r) {
   const Node* n = r.node().get();
   if (!is_comparison(n->op)) return std::nullopt;
+  // The same over a float cast of such an int (UOp._min_max bounds a CAST by its source's bounds):
+  // int8 200 of a uint8, bounded [0, 127], is not `< -0.0` for tinygrad, so clip(-0.0, 0.0) keeps -56.0.
+  if (is_float(n->src[0]->dtype) && (unsound_bounds(Tensor(n->src[0])) || unsound_bounds(Tensor(n->src[1])))) {
+    const RewriteBounds b = rewrite_bounds(r);
+    if (b.lo == b.hi) return Tensor::full(r.shape(), Scalar::from_bool(b.lo != 0), DType::Bool);
+  }
   // tinygrad bounds a float cast by its dtype's range (UOp._min_max, uop/ops.py): of float compares
   // only CMPLT with a nan CONST side folds (its bounds (vmax < vmin, vmin < vmax) are both False),
   // whatever the other side is: `nan > x.tanh()` is the CONST False, and `A % A.float()` of it
