@@ -63,6 +63,20 @@ bool reciprocal_of(const Tensor& r, const Tensor& x) {
   return p->op == Op::Recip && p->src[0].get() == q && !is_reduce(q->op);
 }
 
+// symbolic_simple's "(x*x2)/x2 -> x" ("can be wrong if x or x2 is 0"), its division a product
+// by the reciprocal: x when `m` is x*x2 (either order) and `r` is RECIPROCAL(x2), else nullopt.
+// float64 `3.3 / ((x * x) / x)` is 3.3 * (1/x); `((x / y) * 0.5) / x`, its constant moved to
+// the end first (reassociate.cpp), is (1/y) * 0.5.
+std::optional<Tensor> product_over(const Tensor& m, const Tensor& r) {
+  const Node* p = m.node().get();
+  if (p->op != Op::Mul || p->src.size() != 2) return std::nullopt;
+  for (std::size_t k = 0; k < 2; ++k) {
+    const Tensor x2(p->src[k]);
+    if (!const_value(x2) && reciprocal_of(r, x2)) return Tensor(p->src[1 - k]);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 namespace {
@@ -90,6 +104,10 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
   // x * (1/x) -> 1: symbolic's `x / x` (its division is a product by the reciprocal), whatever x is
   if (op == Op::Mul && is_float(d) && !ca && !cb && (reciprocal_of(b, a) || reciprocal_of(a, b)))
     return filled(a, d, 1);
+  if (op == Op::Mul && is_float(d) && !ca && !cb) {
+    if (std::optional<Tensor> x = product_over(a, b)) return *x;
+    if (std::optional<Tensor> x = product_over(b, a)) return *x;
+  }
   // x + 0 -> x comes before constant folding in tinygrad's list (symbolic_simple), and its 0
   // matches -0.0 (Python's ==): over two constants it keeps a -0.0 that IEEE addition would
   // make +0.0 (sub is a + (-b): -0.0 - 0.0 is -0.0, 0 - c is -c).

@@ -220,9 +220,12 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   // so an int or bool quotient is the (strong) default float even by a Python int.
   Pair p = broadcasted(a, b);
   DType f = is_int(p.a.dtype()) || p.a.dtype() == DType::Bool ? defaults.float_dtype : p.a.dtype();
-  const bool ints = false;  // a Python int is cast to the float first
+  const bool ints = false;  // a Python int numerator is cast to the float first
   Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(exact_float(a, f, ints), p.a.shape()) : cast_to(p.a, f);
-  Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(exact_float(b, f, ints), p.b.shape()) : cast_to(p.b, f);
+  // A Python int divisor stays a weak CONST (_broadcasted keeps it weak, and div casts only the
+  // numerator), so its RECIPROCAL folds in double: float32 `(x * 0.1) / -5` is x * (0.1 * -0.2),
+  // not x * (0.1 * float32(-0.2)).
+  Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(exact_float(b, f), p.b.shape()) : cast_to(p.b, f);
   const Node* base = p.a.node().get();
   while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
   // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)

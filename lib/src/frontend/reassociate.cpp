@@ -9,9 +9,16 @@
 // and `-(x + c)` is `-x + -c` ("-(x+c) -> -x + -c"), so subtractions regroup as the sums they
 // are: `(x - 3) + 0.1` is x + -2.9 and `x - (x - -2.0)` is -2.0. Ints give the same value
 // either way (their wrap is exact); only float dtypes are regrouped.
+// A constant these rules make from a weak one and an op ("-(x+c) -> -x + -c", "x*c0 + x*c1 ->
+// x*(c0+c1)", "x + x*c -> x*(c+1)", "1/(x*c) -> (1/x)*(1/c)") is built with UOp's arithmetic
+// (mixin/elementwise.py, _broadcasted), which keeps a weak operand weak only when it is a bare
+// CONST: -c, c0+c1, 1/c are still ops of CONSTs there, so they are cast to the op's dtype and
+// fold rounded to it, and every later fold with them rounds to it too: bfloat16
+// `2.5 - (x + 3.4)` is -x + (2.5 - 3.40625), not -x + bfloat16(-0.9) (committed()).
 #include <unordered_set>
 
 #include "internal.hpp"
+#include "tensor/late_fold.hpp"
 
 namespace tensor_inspect::tg::detail {
 
@@ -32,6 +39,13 @@ bool after_reduce(const Tensor& t) {
   return false;
 }
 
+// `c`, a constant, as the concrete CONST of its dtype tinygrad casts it to: a weak double rounded.
+Tensor committed(const Tensor& c) {
+  if (std::optional<double> v = late_fold::weak_valued_of(c))
+    return Tensor::full(c.shape(), cast_scalar(Scalar::from_float(*v), c.dtype()), c.dtype());
+  return c;
+}
+
 // `t` as `sign * x + c` (c a constant) when it is an add or a subtraction of a constant and a
 // value, under reshapes (tinygrad's kernel indexes through them: the mean's `sum * (1/n)` sits
 // over a reshape of the sum); x and c are reshaped to t's shape. For a product, `x * c`.
@@ -42,6 +56,11 @@ struct Split {
 std::optional<Split> split(const Tensor& t, bool sums) {
   const Node* n = t.node().get();
   while (n->op == Op::Reshape) n = n->src[0].get();
+  if (sums && n->op == Op::Neg && n->src.size() == 1) {  // -(±x + c) -> ∓x + -c, -c committed
+    std::optional<Split> s = split(Tensor(n->src[0]).reshape(t.shape()), true);
+    if (!s) return std::nullopt;
+    return Split{s->x, committed(s->c).unary(Op::Neg), !s->negative};
+  }
   if (n->src.size() != 2 || (sums ? n->op != Op::Add && n->op != Op::Sub : n->op != Op::Mul)) return std::nullopt;
   Tensor l = Tensor(n->src[0]).reshape(t.shape()), r = Tensor(n->src[1]).reshape(t.shape());
   const bool lc = const_value(l).has_value(), rc = const_value(r).has_value();
@@ -91,7 +110,7 @@ std::optional<Tensor> combine_terms(Op op, const Tensor& a, const Tensor& b) {
   const auto [xb, cb] = term(b);
   if (xa.node() != xb.node() || (!ca && !cb && op == Op::Sub)) return std::nullopt;
   const Tensor one = Tensor::full(a.shape(), Scalar::from_float(1.0), a.dtype());
-  return folded_binary(Op::Mul, xa, Tensor::binary(op, ca.value_or(one), cb.value_or(one)));
+  return folded_binary(Op::Mul, xa, committed(Tensor::binary(op, ca.value_or(one), cb.value_or(one))));
 }
 
 std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
@@ -104,7 +123,7 @@ std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool
     if (!s) return std::nullopt;
     if (!sub) return rebuild(s->x, s->negative, Tensor::binary(Op::Add, s->c, k));   // (±x + c) + k
     if (b_const) return rebuild(s->x, s->negative, Tensor::binary(Op::Sub, s->c, k)); // (±x + c) - k
-    return rebuild(s->x, !s->negative, Tensor::binary(Op::Sub, k, s->c));            // k - (±x + c)
+    return rebuild(s->x, !s->negative, Tensor::binary(Op::Sub, k, committed(s->c)));  // k - (±x + c)
   }
   if (a_const) return std::nullopt;
   // y not a constant: the constant moves to the end
@@ -118,7 +137,7 @@ std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool
   if (auto s = split(b, true)) {
     // y + (±x + c) -> (y ± x) + c; y - (±x + c) -> (y ∓ x) - c
     Tensor yx = folded_binary((s->negative != sub) ? Op::Sub : Op::Add, a, s->x);
-    return sub ? folded_binary(Op::Sub, yx, s->c) : folded_binary(Op::Add, yx, s->c);
+    return sub ? folded_binary(Op::Sub, yx, committed(s->c)) : folded_binary(Op::Add, yx, s->c);
   }
   return std::nullopt;
 }
@@ -176,7 +195,7 @@ Tensor rewritten_reciprocal(const Tensor& d, int depth) {
     return cube ? folded_binary(Op::Mul, qq, q) : qq;
   }
   if (auto s = split(d, false))
-    return folded_binary(Op::Mul, rewritten_reciprocal(s->x, depth + 1), s->c.unary(Op::Recip));
+    return folded_binary(Op::Mul, rewritten_reciprocal(s->x, depth + 1), committed(s->c.unary(Op::Recip)));
   return d.unary(Op::Recip);
 }
 

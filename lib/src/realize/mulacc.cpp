@@ -47,12 +47,15 @@ bool fuse_mulacc(const Program& program, Instance& inst) {
     return false;
   }
   if (inst.op != Op::Sub) return false;
+  const Instance* pl = product(program, l, inst.dtype);
   // x*y - c: x*y + (-c), the constant negated when it is made
-  if (const Instance* p = product(program, l, inst.dtype); p && is_const(program, r)) return make(*p, r, false, true);
-  // c - x*k: c + x*(-k), the constant factor taking the sign (two-stage folding)
+  if (pl && is_const(program, r)) return make(*pl, r, false, true);
+  // a - x*k: a + x*(-k), the constant factor taking the sign (two-stage folding), so the sum is
+  // an ADD of two products when a is one: the left one is fused, as in `a*b + c` (float32
+  // `x.square() - 0.3 * x` is MULACC(x, x, x*-0.3)).
   if (const Instance* p = product(program, r, inst.dtype);
       p && (is_const(program, p->src[0]) || is_const(program, p->src[1])))
-    return make(*p, l, true, false);
+    return pl ? make(*pl, r, false, true) : make(*p, l, true, false);
   return false;
 }
 
