@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "realize/kernels.hpp"
+#include "realize/reduce_file_order.hpp"
 #include "realize/reduce_fold.hpp"
 #include "realize/reduce_leading.hpp"
 #include "realize/scalar_ops.hpp"
@@ -92,6 +93,14 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
       std::vector<Word> acc = fold_leading_axes(flat, fold, per, n_out, release);
       release.finish();
       return encoded(red, acc);
+    }
+  }
+  // One whose own order reads a file out of order (x.T.sum()) folds in the file's order, in a
+  // few scans of it (reduce_file_order.cpp).
+  if (!leading && per > 0) {
+    if (const auto plan = plan_file_order(in, buffers, red->shape, standard)) {
+      const Program flat = lower(in, buffers, plan->order);
+      if (!flat.is_constant()) return encoded(red, fold_in_file_order(flat, fold, *plan));
     }
   }
   const Program prog = lower(in, buffers, standard);
