@@ -20,7 +20,6 @@ Prints one line per check and `N passed, M failed`.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -29,18 +28,13 @@ import numpy as np
 import tally
 from tally import check
 from peak_rss import run_measured
+from reduce_leading import tool  # one element-by-element tolist runner for both tests
 
 MiB = 1 << 20
 ASAN = "ASAN_OPTIONS" in os.environ
 # (rows, cols) of the file: x.T's blocks hold whole file columns in order (4096), turn back once
 # (1024, 3000: a block over two columns), twice (700), or too often to take (3: the old fold).
 SHAPES = [(4096, 5), (1024, 9), (3000, 7), (700, 30), (3, 5000), (40, 30, 60)]
-
-
-def tool(binary, path, expr):
-    p = subprocess.run([binary, path, "-e", expr, "--json", "--json-nonfinite", "python"], capture_output=True,
-                       text=True, timeout=120)
-    return json.loads(p.stdout)["tolist"] if p.returncode == 0 else "exit %d: %s" % (p.returncode, p.stderr[-200:])
 
 
 def values(binary, tmp):
