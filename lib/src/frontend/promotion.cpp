@@ -311,34 +311,36 @@ bool int_out_of_range(const Operand& a, const Operand& b) {
 // With a Python int out of the dtype's range, the comparison under max/min is made on the
 // exact values (cmp_lt widens), and the winner is then cast as where() casts it: uint8
 // maximum(-1) keeps x, maximum(300) gives 300 wrapped to 44 everywhere.
-Tensor maximum(const Operand& a, const Operand& b) {
-  if (int_out_of_range(a, b)) return where(cmp_lt(a, b), b, a);
-  Tensor r = binop(Op::Max, a, b);
+namespace {
+// symbolic.py: max(x, y) is x when x.vmin >= y.vmax, y when x.vmax <= y.vmin (min mirrored); it
+// differs from computing `r` (a MAX or MIN node) only where a side's bounds leave its dtype's range
+// (uint32 `x.neg().maximum(0)` is 0 for every x: tinygrad bounds the negation without its wrap).
+// A float's tie goes to the other side: its max and min are clip's strict x < y.
+Tensor extreme_from_bounds(const Tensor& r) {
   const Node* n = r.node().get();
-  if (n->op == Op::Max && n->dtype != DType::WeakInt) {
-    // symbolic.py: max(x, y) is x when x.vmin >= y.vmax, y when x.vmax <= y.vmin; it differs
-    // from computing the max only where a side's bounds leave its dtype's range (uint32
-    // `x.neg().maximum(0)` is 0 for every x: tinygrad bounds the negation without its wrap)
-    const Tensor x(n->src[0]), y(n->src[1]);
-    if (unsound_bounds(x) || unsound_bounds(y)) {
-      const RewriteBounds bx = rewrite_bounds(x), by = rewrite_bounds(y);
-      if (bx.lo >= by.hi) return x;
-      if (bx.hi < by.lo || (bx.hi == by.lo && is_int(n->dtype))) return y;  // a float's is clip's strict x < y
-    }
+  if ((n->op != Op::Max && n->op != Op::Min) || n->dtype == DType::WeakInt) return r;
+  const Tensor x(n->src[0]), y(n->src[1]);
+  if (!unsound_bounds(x) && !unsound_bounds(y)) return r;
+  const RewriteBounds bx = rewrite_bounds(x), by = rewrite_bounds(y);
+  const bool ints = is_int(n->dtype);
+  if (n->op == Op::Max) {
+    if (bx.lo >= by.hi) return x;
+    if (bx.hi < by.lo || (bx.hi == by.lo && ints)) return y;
+  } else {
+    if (bx.hi <= by.lo) return x;
+    if (bx.lo > by.hi || (bx.lo == by.hi && ints)) return y;
   }
   return r;
 }
+}  // namespace
+
+Tensor maximum(const Operand& a, const Operand& b) {
+  if (int_out_of_range(a, b)) return where(cmp_lt(a, b), b, a);
+  return extreme_from_bounds(binop(Op::Max, a, b));
+}
 Tensor minimum(const Operand& a, const Operand& b) {
   if (int_out_of_range(a, b)) return where(cmp_lt(b, a), b, a);
-  Tensor r = binop(Op::Min, a, b);
-  const Node* n = r.node().get();
-  const Tensor x(n->src.empty() ? r.node() : n->src[0]), y(n->src.empty() ? r.node() : n->src.back());
-  if (n->op == Op::Min && n->dtype != DType::WeakInt && (unsound_bounds(x) || unsound_bounds(y))) {
-    const RewriteBounds bx = rewrite_bounds(x), by = rewrite_bounds(y);
-    if (bx.hi <= by.lo) return x;  // as above, mirrored
-    if (bx.lo > by.hi || (bx.lo == by.hi && is_int(n->dtype))) return y;
-  }
-  return r;
+  return extreme_from_bounds(binop(Op::Min, a, b));
 }
 
 namespace {

@@ -147,6 +147,21 @@ std::optional<Tensor> regroup_sums(Op op, const Tensor& a, const Tensor& b, bool
 // tinygrad's symbolic (`sym`, uop/symbolic.py) rewrites the reciprocal of a product within a kernel:
 // 1/(x*x) -> (1/x)*(1/x), 1/(x*x*x) -> (1/x)*(1/x)*(1/x), 1/(x*c) -> (1/x)*(1/c), each 1/x again so.
 namespace {
+// Of a MUL m of two sources: false when it is x*x, true when (x*x)*x, nullopt otherwise; x is its
+// second source. "1/(x*x)" and "1/(x*x*x)" make its reciprocal a product of 1/x (reciprocal_power).
+std::optional<bool> repeated_factor(const Node* m) {
+  const Node* ln = m->src[0].get();
+  if (ln->op == Op::Mul && ln->src.size() == 2 && ln->src[0] == ln->src[1] && ln->src[1] == m->src[1]) return true;
+  if (m->src[0] == m->src[1]) return false;
+  return std::nullopt;
+}
+
+// (1/x)*(1/x), and *(1/x) again for a cube, of q = 1/x.
+Tensor reciprocal_power(const Tensor& q, bool cube) {
+  const Tensor qq = folded_binary(Op::Mul, q, q);
+  return cube ? folded_binary(Op::Mul, qq, q) : qq;
+}
+
 // 1/b of an int product b as tinygrad rewrites it: its RECIPROCAL takes the int op itself, of the
 // float's dtype (uop/ops.py), so "1/(x*x)" and "1/(x*c)" (uop/symbolic.py) match it and compute in
 // the float, past the int's wrap: uint8 `x.neg().reciprocal()` (x * -1) of 255 is -1/255, not 1/1.
@@ -159,13 +174,9 @@ std::optional<Tensor> int_product_reciprocal(const Tensor& b, DType f, int depth
   // an int negation is x * -1 in tinygrad (mixin/elementwise.py, neg): (1/x) * (1/-1)
   if (m->op == Op::Neg) return int_reciprocal(as_int(m->src[0]), f, depth + 1).unary(Op::Neg);
   if (m->op != Op::Mul || m->src.size() != 2) return std::nullopt;
-  const Node* ln = m->src[0].get();
-  const bool cube = ln->op == Op::Mul && ln->src.size() == 2 && ln->src[0] == ln->src[1] && ln->src[1] == m->src[1];
-  if (m->src[0] == m->src[1] || cube) {
+  if (const std::optional<bool> cube = repeated_factor(m)) {
     if (b.ndim() > 0 && after_reduce(Tensor(m->src[1]))) return std::nullopt;
-    const Tensor q = int_reciprocal(as_int(m->src[1]), f, depth + 1);
-    const Tensor qq = folded_binary(Op::Mul, q, q);
-    return cube ? folded_binary(Op::Mul, qq, q) : qq;
+    return reciprocal_power(int_reciprocal(as_int(m->src[1]), f, depth + 1), *cube);
   }
   const bool lc = const_value(Tensor(m->src[0])).has_value(), rc = const_value(Tensor(m->src[1])).has_value();
   if (lc == rc) return std::nullopt;
@@ -186,14 +197,9 @@ Tensor rewritten_reciprocal(const Tensor& d, int depth) {
   const Node* n = d.node().get();
   while (n->op == Op::Reshape) n = n->src[0].get();
   if (!is_float(d.dtype()) || depth > 16 || n->op != Op::Mul || n->src.size() != 2) return d.unary(Op::Recip);
-  const Tensor l = Tensor(n->src[0]).reshape(d.shape()), r = Tensor(n->src[1]).reshape(d.shape());
-  const Node* ln = n->src[0].get();
-  const bool cube = ln->op == Op::Mul && ln->src.size() == 2 && ln->src[0] == ln->src[1] && ln->src[1] == n->src[1];
-  if ((n->src[0] == n->src[1] || cube) && !(d.ndim() > 0 && after_reduce(r))) {
-    const Tensor q = rewritten_reciprocal(r, depth + 1);
-    const Tensor qq = folded_binary(Op::Mul, q, q);
-    return cube ? folded_binary(Op::Mul, qq, q) : qq;
-  }
+  const Tensor r = Tensor(n->src[1]).reshape(d.shape());
+  if (const std::optional<bool> cube = repeated_factor(n); cube && !(d.ndim() > 0 && after_reduce(r)))
+    return reciprocal_power(rewritten_reciprocal(r, depth + 1), *cube);
   if (auto s = split(d, false))
     return folded_binary(Op::Mul, rewritten_reciprocal(s->x, depth + 1), committed(s->c.unary(Op::Recip)));
   return d.unary(Op::Recip);

@@ -34,6 +34,7 @@ std::int64_t file_loads(const Program& p) {
                        [](const Instance& i) { return i.kind == Instance::Load && i.file != nullptr; });
 }
 
+// C-order strides, size-1 axes included (strides_for_shape gives those 0: passes_of divides by them).
 std::vector<std::int64_t> c_strides(const Shape& s) {
   std::vector<std::int64_t> st(s.size(), 1);
   for (std::size_t d = s.size(); d-- > 1;) st[d - 1] = st[d] * s[d];
