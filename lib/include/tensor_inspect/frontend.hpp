@@ -271,6 +271,12 @@ Tensor linspace(Scalar start, Scalar stop, std::int64_t steps, std::optional<DTy
 Tensor from_values(const std::vector<Scalar>& values, const Shape& shape, std::optional<DType> dtype,
                    const Defaults& defaults = {});
 
+/// The expression's result as tinygrad's kernel of lanes computes it: in a kernel whose one dim is
+/// upcast whole (4, or at most 7 gated by a WHERE: codegen/opt/heuristic.py), each float32 +, -, *
+/// of an index-only value (arange, linspace) and a weak float CONST folds per lane in double
+/// (frontend/lane_fold.cpp).
+Tensor fold_upcast_lanes(const Tensor& t);
+
 /// Checks that `shape` has no negative dims and at most max_elements() elements; `what`
 /// names the operation in the Error(BadShape).
 void check_shape(const Shape& shape, const std::string& what);
