@@ -240,8 +240,8 @@ DOCUMENTED = [
      "(uint32 (x % -5) < 1 is True, bounds [-4, 0])",
      lambda c, n, a, b: n == "value" and divisor_out_of_range(c)),
     ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph "
-     "(fused or unrolled reduce order, where kernels split after a reduction, constants folded in double; "
-     "lanes of a small upcast kernel are followed for one dim)",
+     "(unrolled reduce order past 32 elements, a sum over a cat of copies, where kernels split after a "
+     "reduction, constants folded in double; lanes of a small upcast kernel are followed for one dim)",
      last_bits),
     ("argmax/argmin of an fp8 tensor: in its fused kernel tinygrad finds no element equal to the max "
      "(it answers the length), though x == x.max() alone finds one",

@@ -8,7 +8,9 @@ bound of a length-K dot product, K * eps * (|A| @ |B|), of the float64 NumPy pro
 (and of NumPy's own float32 product, within twice that); batched and broadcast shapes
 included. float16 and 1-d products take the generic reduction and must equal, bit for
 bit, tinygrad's definition computed with NumPy: products rounded to the operand dtype,
-summed in float32 (sum_acc_dtype) in order as tinygrad's loop does, then cast back. Every result must be
+summed in float32 (sum_acc_dtype) in order as tinygrad's loop does, then cast back; a float32
+product over K <= 32 is tinygrad's unrolled MULACC chain instead (a0*b0 + f32(a1*b1), then
+ak*bk + partial, each in double rounded once to float32: DEV=PYTHON). Every result must be
 byte-identical on 1, 2 and 7 threads (OMP_NUM_THREADS). Exit status 0 when all agree.
 """
 import json
@@ -70,6 +72,11 @@ def exact_case(tmp, name, x, expr, a, b):
     prods = a2[..., :, None, :] * np.swapaxes(b, -1, -2)[..., None, :, :]  # rounded to the dtype
     # summed in float32 (sum_acc_dtype) in order, as tinygrad's loop adds: NumPy's cumsum is sequential
     ref = np.cumsum(prods.astype(np.float32), axis=-1, dtype=np.float32)[..., -1].astype(x.dtype)
+    if x.dtype == np.float32 and a.shape[-1] <= 32:  # the MULACC chain (realize/mulacc.hpp)
+        exact = a2.astype(np.float64)[..., :, None, :] * np.swapaxes(b, -1, -2).astype(np.float64)[..., None, :, :]
+        ref = (exact[..., 0] + exact[..., 1].astype(np.float32)).astype(np.float32)
+        for k in range(2, a.shape[-1]):
+            ref = (exact[..., k] + ref.astype(np.float64)).astype(np.float32)
     if a.ndim == 1:
         ref = ref[0]
     check(f"{name}: equals tinygrad's definition", got.shape == ref.shape and bool(

@@ -148,6 +148,10 @@ NodePtr try_run_matmul(const Kernel& kernel, const BufferMap& buffers) {
   // BLAS takes int dimensions; a product beyond them (or of nothing) takes the generic path.
   constexpr std::int64_t kIntMax = 2147483647;
   if (m <= 0 || n <= 0 || k <= 0 || m > kIntMax || n > kIntMax || k > kIntMax || n * k > kIntMax) return nullptr;
+  // A float32 product over k <= 32 is the MULACC chain (mulacc.hpp) on every tinygrad backend: the
+  // unrolled reduce fused into `fma(a0, b0, a1*b1)`, then `fma(ak, bk, partial)` (DEV=PYTHON's
+  // double `(x*y)+z` rounded once), which the generic reduction computes and sgemm does not.
+  if (d == DType::Float32 && k <= 32) return nullptr;
   if (blas() == nullptr) return nullptr;
   return d == DType::Float32 ? run<float>(red, a->src[0], b->src[0], buffers)
                              : run<double>(red, a->src[0], b->src[0], buffers);

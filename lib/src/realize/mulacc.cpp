@@ -67,4 +67,37 @@ void apply_mulacc_chunk(const Instance& inst, const Word* a, const Word* b, cons
   round_floats(compute_dtype(inst.dtype), out, n);
 }
 
+const Instance* mulacc_chain_product(const Program& program, Op op, DType dtype, std::int64_t per) {
+  // codegen/opt/heuristic.py unrolls a last reduce dim of <= 32 whole
+  if (op != Op::ReduceSum || !fuses(dtype) || per < 2 || per > 32 || program.nodes.empty()) return nullptr;
+  std::size_t k = program.root();
+  DType d = dtype;
+  // a weak float's product committed to float32 by a cast: the same values, the same kernel
+  if (const Instance& c = program.nodes[k]; c.kind == Instance::Elem && c.op == Op::Cast && !c.masked &&
+                                             program.nodes[c.src[0]].dtype == DType::WeakFloat &&
+                                             compute_dtype(c.dtype) == DType::Float32)
+    k = c.src[0], d = DType::WeakFloat;
+  return product(program, k, d);
+}
+
+Word mulacc_chain_step(Word partial, double a, double b, std::int64_t t, DType dtype) {
+  const DType d = compute_dtype(dtype);
+  auto rounded = [d](double v) {
+    Word w = wf(v);
+    round_floats(d, &w, 1);
+    return w;
+  };
+  if (t == 0) return wf(a * b);
+  // e0 + e1: the left product fused, the right one rounded by its own MUL
+  if (t == 1) return rounded(partial.f + rounded(a * b).f);
+  return rounded(a * b + partial.f);
+}
+
+Word mulacc_chain(const Word* a, const Word* b, std::size_t n, DType dtype) {
+  Word s = mulacc_chain_step(Word{}, a[0].f, b[0].f, 0, dtype);
+  for (std::size_t i = 1; i < n; ++i) s = mulacc_chain_step(s, a[i].f, b[i].f, static_cast<std::int64_t>(i), dtype);
+  if (n == 1) round_floats(compute_dtype(dtype), &s, 1);
+  return s;
+}
+
 }  // namespace tensor_inspect::realize_detail

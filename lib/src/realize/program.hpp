@@ -93,6 +93,8 @@ class ChunkEvaluator {
   /// start + n <= the space's element count) at every
   /// instance; returns the root's words, valid until the next call.
   const Word* run(std::int64_t start, std::size_t n);
+  /// The words instance `k` took in the last run (valid until the next call).
+  const Word* values(std::size_t k) const { return values_[k].data(); }
   /// Copies the stored bytes of elements [start, start + n) of Load instance `k` to `out`
   /// (itemsize bytes each; an element a mask hides is zero bytes, the 0 of every dtype).
   /// Moving elements this way keeps every bit, NaN payloads included, where decoding

@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "realize/kernels.hpp"
+#include "realize/mulacc.hpp"
 #include "realize/reduce_file_order.hpp"
 #include "realize/reduce_fold.hpp"
 #include "realize/reduce_leading.hpp"
@@ -115,13 +116,19 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
     // Several whole outputs per chunk: each folds its range in one block.
     const std::int64_t group = static_cast<std::int64_t>(kChunk) / per;
     const std::int64_t chunks = (n_out + group - 1) / group;
+    // A short sum of products is tinygrad's MULACC chain (mulacc.hpp).
+    const Instance* product = mulacc_chain_product(prog, red->op, d, per);
+    const auto n = static_cast<std::size_t>(per);
     parallel_for(
         chunks, [&] { return ChunkEvaluator(prog); },
         [&](ChunkEvaluator& ev, std::int64_t c) {
           const std::int64_t o0 = c * group, outs = std::min(group, n_out - o0);
           const Word* v = ev.run(o0 * per, static_cast<std::size_t>(outs * per));
+          const Word* a = product ? ev.values(product->src[0]) : nullptr;
+          const Word* b = product ? ev.values(product->src[1]) : nullptr;
           for (std::int64_t o = 0; o < outs; ++o)
-            acc[static_cast<std::size_t>(o0 + o)] = fold.block(v + o * per, static_cast<std::size_t>(per), true);
+            acc[static_cast<std::size_t>(o0 + o)] =
+                product ? mulacc_chain(a + o * per, b + o * per, n, d) : fold.block(v + o * per, n, true);
         },
         prog.serial(), [&](std::int64_t done) { release(std::min(n_out, done * group) * per); },
         release.batch_items(group * per));

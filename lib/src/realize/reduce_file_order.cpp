@@ -19,6 +19,7 @@
 
 #include "realize/chunk.hpp"
 #include "realize/kernels.hpp"
+#include "realize/mulacc.hpp"
 #include "realize/release_behind.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -155,6 +156,8 @@ std::vector<Word> fold_in_file_order(const Program& prog, const Fold& fold, cons
   std::vector<std::uint16_t> next(partial.size(), 0);  // each block's elements folded so far
   std::int64_t folded = 0;
   ChunkEvaluator ev(prog);
+  // A short sum of products is tinygrad's MULACC chain (mulacc.hpp), as in reduce.cpp.
+  const Instance* product = mulacc_chain_product(prog, fold.op, fold.dtype, per);
   // Scans until every block is done: each one folds, in every block left, at least its next
   // element (the first scan: plan.passes of them).
   while (folded < total) {
@@ -171,7 +174,11 @@ std::vector<Word> fold_in_file_order(const Program& prog, const Fold& fold, cons
         auto& at = next[static_cast<std::size_t>(g)];
         if (at == t) {
           Word& acc = partial[static_cast<std::size_t>(g)];
-          acc = t == 0 ? fold.block(v + i, 1, b == 0) : fold.step(acc, v[i]);
+          if (product)
+            acc = mulacc_chain_step(acc, ev.values(product->src[0])[i].f, ev.values(product->src[1])[i].f, t,
+                                    fold.dtype);
+          else
+            acc = t == 0 ? fold.block(v + i, 1, b == 0) : fold.step(acc, v[i]);
           ++at, ++folded;
         }
         for (std::size_t k = nd; k-- > 0;) {  // the next kernel index

@@ -12,6 +12,7 @@
 
 #include "realize/chunk.hpp"
 #include "realize/kernels.hpp"
+#include "realize/mulacc.hpp"
 
 namespace tensor_inspect::realize_detail {
 
@@ -40,8 +41,17 @@ std::vector<Word> fold_leading_axes(const Program& prog, const Fold& fold, std::
   const std::int64_t blocks = (rows + chunk - 1) / chunk;
   // partial[b * cols + k]: output k's fold over the rows of block b.
   std::vector<Word> partial(static_cast<std::size_t>(blocks * cols));
-  auto fold_rows = [&](Word* acc, const Word* v, std::int64_t n, bool first_row, bool first_block) {
-    if (first_row) {
+  // A short sum of products is tinygrad's MULACC chain (mulacc.hpp), as in reduce.cpp: one block.
+  const Instance* product = mulacc_chain_product(prog, fold.op, fold.dtype, rows);
+  // Row r's values of columns [k0, k0 + n), at `offset` in the evaluator's last run, folded in.
+  auto fold_rows = [&](ChunkEvaluator& ev, Word* acc, std::size_t offset, std::int64_t n, std::int64_t r,
+                       bool first_row, bool first_block) {
+    const Word* v = ev.values(prog.root()) + offset;
+    if (product) {
+      const Word* a = ev.values(product->src[0]) + offset;
+      const Word* b = ev.values(product->src[1]) + offset;
+      for (std::int64_t j = 0; j < n; ++j) acc[j] = mulacc_chain_step(acc[j], a[j].f, b[j].f, r, fold.dtype);
+    } else if (first_row) {
       for (std::int64_t j = 0; j < n; ++j) acc[j] = fold.block(v + j, 1, first_block);
     } else {
       for (std::int64_t j = 0; j < n; ++j) acc[j] = fold.step(acc[j], v[j]);
@@ -55,8 +65,9 @@ std::vector<Word> fold_leading_axes(const Program& prog, const Fold& fold, std::
       const std::int64_t per_run = chunk / cols;
       for (std::int64_t r = r0; r < r1;) {
         const std::int64_t n = std::min(per_run, r1 - r);
-        const Word* v = ev.run(r * cols, static_cast<std::size_t>(n * cols));
-        for (std::int64_t i = 0; i < n; ++i) fold_rows(acc, v + i * cols, cols, r + i == block_r0, b == 0);
+        ev.run(r * cols, static_cast<std::size_t>(n * cols));
+        for (std::int64_t i = 0; i < n; ++i)
+          fold_rows(ev, acc, static_cast<std::size_t>(i * cols), cols, r + i, r + i == block_r0, b == 0);
         after_rows(r += n);
       }
       return;
@@ -64,7 +75,8 @@ std::vector<Word> fold_leading_axes(const Program& prog, const Fold& fold, std::
     for (std::int64_t r = r0; r < r1; ++r) {  // a row in pieces
       for (std::int64_t k0 = 0; k0 < cols; k0 += chunk) {
         const std::int64_t n = std::min(chunk, cols - k0);
-        fold_rows(acc + k0, ev.run(r * cols + k0, static_cast<std::size_t>(n)), n, r == block_r0, b == 0);
+        ev.run(r * cols + k0, static_cast<std::size_t>(n));
+        fold_rows(ev, acc + k0, 0, n, r, r == block_r0, b == 0);
       }
       after_rows(r + 1);
     }
