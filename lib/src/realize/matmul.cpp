@@ -1,4 +1,5 @@
-// matmul.cpp — matrix products through BLAS (OpenBLAS), where the dtype allows.
+// matmul.cpp — matrix products through BLAS (OpenBLAS), where the dtype allows, and float32
+// products over k <= 32 as tinygrad's unrolled MULACC chain (chain_gemm).
 //
 // tinygrad's matmul is sum(x.reshape(..., M, 1, K) * w.T.reshape(..., 1, N, K), axis=-1),
 // accumulating in sum_acc_dtype: float32 products accumulate in float32 and float64 in
@@ -28,6 +29,8 @@ namespace tensor_inspect::realize_detail {
 namespace {
 
 constexpr std::int64_t kRows = 64;
+// codegen/opt/heuristic.py unrolls a reduce of at most 32 whole (mulacc_chain_product).
+constexpr std::int64_t kChainMax = 32;
 
 struct Blas {
   decltype(&cblas_sgemm) sgemm;
@@ -79,7 +82,29 @@ std::vector<T> pack(const NodePtr& operand, const BufferMap& buffers) {
   return out;
 }
 
+// A float32 product over k <= 32 is tinygrad's unrolled MULACC chain (mulacc.hpp has the rule
+// and its sources): s = a0*b0 exact in a double, s = f32(s + f32(a1*b1)), then s = f32(ak*bk + s).
+// The products of two floats are exact in a double, so the loop needs no fma; the same bits as
+// mulacc_chain, at a loop's speed rather than the generic reduction's.
+void chain_gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    const float* ai = a + i * k;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float* bj = b + j * k;
+      double s = static_cast<double>(ai[0]) * static_cast<double>(bj[0]);
+      if (k > 1) {
+        const float p1 = static_cast<float>(static_cast<double>(ai[1]) * static_cast<double>(bj[1]));
+        s = static_cast<double>(static_cast<float>(s + static_cast<double>(p1)));
+      }
+      for (std::int64_t t = 2; t < k; ++t)
+        s = static_cast<double>(static_cast<float>(static_cast<double>(ai[t]) * static_cast<double>(bj[t]) + s));
+      c[i * n + j] = static_cast<float>(s);
+    }
+  }
+}
+
 void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (k <= kChainMax) return chain_gemm(a, b, c, m, n, k);
   blas()->sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
                 1.0f, a, static_cast<int>(k), b, static_cast<int>(k), 0.0f, c, static_cast<int>(n));
 }
@@ -96,7 +121,7 @@ NodePtr run(const NodePtr& red, const NodePtr& a_node, const NodePtr& b_node, co
   const Shape batch(s.begin(), s.end() - 3);
   const std::int64_t batches = prod(batch);
   lib_log().debug("matmul: {} batches of ({}, {}) x ({}, {}) through {}", batches, m, k, k, n,
-                sizeof(T) == 4 ? "sgemm" : "dgemm");
+                  sizeof(T) == 8 ? "dgemm" : k <= kChainMax ? "the MULACC chain" : "sgemm");
   const std::vector<T> a = pack<T>(a_node, buffers), b = pack<T>(b_node, buffers);
   // Batch strides of each panel set: 0 along axes the operand broadcasts.
   std::vector<std::int64_t> a_stride(batch.size()), b_stride(batch.size());
@@ -150,9 +175,8 @@ NodePtr try_run_matmul(const Kernel& kernel, const BufferMap& buffers) {
   if (m <= 0 || n <= 0 || k <= 0 || m > kIntMax || n > kIntMax || k > kIntMax || n * k > kIntMax) return nullptr;
   // A float32 product over k <= 32 is the MULACC chain (mulacc.hpp) on every tinygrad backend: the
   // unrolled reduce fused into `fma(a0, b0, a1*b1)`, then `fma(ak, bk, partial)` (DEV=PYTHON's
-  // double `(x*y)+z` rounded once), which the generic reduction computes and sgemm does not.
-  if (d == DType::Float32 && k <= 32) return nullptr;
-  if (blas() == nullptr) return nullptr;
+  // double `(x*y)+z` rounded once), which chain_gemm computes and sgemm does not; it needs no BLAS.
+  if (!(d == DType::Float32 && k <= kChainMax) && blas() == nullptr) return nullptr;
   return d == DType::Float32 ? run<float>(red, a->src[0], b->src[0], buffers)
                              : run<double>(red, a->src[0], b->src[0], buffers);
 }
