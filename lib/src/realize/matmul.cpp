@@ -104,7 +104,7 @@ void chain_gemm(const float* a, const float* b, float* c, std::int64_t m, std::i
 }
 
 void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-  if (k <= kChainMax) return chain_gemm(a, b, c, m, n, k);
+  if (k <= kChainMax && k % 8 != 0) return chain_gemm(a, b, c, m, n, k);
   blas()->sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
                 1.0f, a, static_cast<int>(k), b, static_cast<int>(k), 0.0f, c, static_cast<int>(n));
 }
@@ -121,7 +121,7 @@ NodePtr run(const NodePtr& red, const NodePtr& a_node, const NodePtr& b_node, co
   const Shape batch(s.begin(), s.end() - 3);
   const std::int64_t batches = prod(batch);
   lib_log().debug("matmul: {} batches of ({}, {}) x ({}, {}) through {}", batches, m, k, k, n,
-                  sizeof(T) == 8 ? "dgemm" : k <= kChainMax ? "the MULACC chain" : "sgemm");
+                  sizeof(T) == 8 ? "dgemm" : k <= kChainMax && k % 8 != 0 ? "the MULACC chain" : "sgemm");
   const std::vector<T> a = pack<T>(a_node, buffers), b = pack<T>(b_node, buffers);
   // Batch strides of each panel set: 0 along axes the operand broadcasts.
   std::vector<std::int64_t> a_stride(batch.size()), b_stride(batch.size());
@@ -176,7 +176,8 @@ NodePtr try_run_matmul(const Kernel& kernel, const BufferMap& buffers) {
   // A float32 product over k <= 32 is the MULACC chain (mulacc.hpp) on every tinygrad backend: the
   // unrolled reduce fused into `fma(a0, b0, a1*b1)`, then `fma(ak, bk, partial)` (DEV=PYTHON's
   // double `(x*y)+z` rounded once), which chain_gemm computes and sgemm does not; it needs no BLAS.
-  if (!(d == DType::Float32 && k <= kChainMax) && blas() == nullptr) return nullptr;
+  // k % 8 == 0 is grouped by tinygrad (GROUPTOP, matvec; mulacc_chain_product) and stays on sgemm.
+  if (!(d == DType::Float32 && k <= kChainMax && k % 8 != 0) && blas() == nullptr) return nullptr;
   return d == DType::Float32 ? run<float>(red, a->src[0], b->src[0], buffers)
                              : run<double>(red, a->src[0], b->src[0], buffers);
 }

@@ -68,8 +68,12 @@ void apply_mulacc_chunk(const Instance& inst, const Word* a, const Word* b, cons
 }
 
 const Instance* mulacc_chain_product(const Program& program, Op op, DType dtype, std::int64_t per) {
-  // codegen/opt/heuristic.py unrolls a last reduce dim of <= 32 whole
-  if (op != Op::ReduceSum || !fuses(dtype) || per < 2 || per > 32 || program.nodes.empty()) return nullptr;
+  // codegen/opt/heuristic.py unrolls a last reduce dim of <= 32 whole, unless an earlier rule takes
+  // the reduce: GROUPTOP 16 where the outputs are few (a dim % 16 == 0) and the matvec GROUP 8 (a dim
+  // % 8 == 0), each summing in its own order. Those lengths keep the sequential fold, which a review
+  // found to be tinygrad's answer where the chain was not (16 and 32 products of one output).
+  if (op != Op::ReduceSum || !fuses(dtype) || per < 2 || per > 32 || per % 8 == 0 || program.nodes.empty())
+    return nullptr;
   std::size_t k = program.root();
   DType d = dtype;
   // a weak float's product committed to float32 by a cast: the same values, the same kernel
