@@ -239,7 +239,7 @@ DOCUMENTED = [
      "(uint32 (x % -5) < 1 is True, bounds [-4, 0])",
      lambda c, n, a, b: n == "value" and divisor_out_of_range(c)),
     ("the last bits of a float (<= 4 ulp): rewrites of tinygrad's graph "
-     "(unrolled reduce order past 32 elements, a sum over a cat of copies, where kernels split after a "
+     "(unrolled reduce order past 32 elements, a sum over a cat of different pieces, where kernels split after a "
      "reduction, constants folded in double; lanes of a small upcast kernel are followed for one dim)",
      last_bits),
     ("argmax/argmin of an fp8 tensor: in its fused kernel tinygrad finds no element equal to the max "

@@ -84,6 +84,8 @@ Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes
   if (axes.empty()) return t;
   std::optional<Tensor> unparented = reduce_unparented(t, op, axes);
   if (!unparented)
+    if (std::optional<Tensor> copies = reduce_stacked_copies(t, op, axes, keepdim)) return *copies;
+  if (!unparented)
     if (std::optional<Tensor> moved = reduce_mul_chain(t, op, axes, keepdim)) return *moved;
   Tensor r = unparented ? *unparented : t.reduce(op, axes);
   // A reduction of no elements into a non-empty output is a constant: tinygrad/schedule/rangeify.py

@@ -81,6 +81,10 @@ Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes
 /// (keepdim) when t does not vary along any of them of size > 1 — the value itself for max and
 /// min, times each axis' size for a sum, to its power for a product — else nullopt.
 std::optional<Tensor> reduce_unparented(const Tensor& t, Op op, const std::vector<std::int64_t>& axes);
+/// A reduce over a cat of k copies of one node along a reduced axis, as tinygrad's stacked cat
+/// drops the copies' range: the reduce of one copy (times k for a sum); nullopt otherwise.
+std::optional<Tensor> reduce_stacked_copies(const Tensor& t, Op op, const std::vector<std::int64_t>& axes,
+                                            bool keepdim);
 
 /// Whether every element of `t` is the same along each of `axes` (sorted, within t's ndim): the
 /// value's index holds none of those axes' ranges in tinygrad's kernel (a constant, an expand
