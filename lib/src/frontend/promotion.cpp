@@ -387,10 +387,11 @@ Tensor where(const Operand& cond, const Operand& a, const Operand& b) {
 
 Tensor clip(const Tensor& t, const std::optional<Operand>& lo, const std::optional<Operand>& hi) {
   Tensor r = t;
-  if (!is_float(t.dtype()) && int_power_as_float(t)) {  // tinygrad's clamp: two wheres (mixin/elementwise.py),
-    if (lo) r = where(cmp_lt(r, *lo), *lo, r);          // which take xpow's float over an int power of two
-    return hi ? where(cmp_gt(r, *hi), *hi, r) : r;      // tensors (power.cpp); an int min's XOR fails to
-  }                                                     // tinygrad's verifier
+  // tinygrad's clamp: two wheres (mixin/elementwise.py), over xpow's float and a pad's exact int (pad_region.hpp)
+  if (!is_float(t.dtype()) && (int_power_as_float(t) || pad_region::splits(t))) {
+    if (lo) r = where(cmp_lt(r, *lo), *lo, r);
+    return hi ? where(cmp_gt(r, *hi), *hi, r) : r;
+  }
   if (lo) r = maximum(r, *lo);
   if (hi) r = minimum(r, *hi);
   return r;
