@@ -247,7 +247,7 @@ DOCUMENTED = [
      lambda c, n, a, b: n == "value" and (c["dtype"] or "").startswith("fp8") and
      any(t in ("argmax", "argmin") for t in c["tags"])),
     ("a pad value: tinygrad keeps the exact Python scalar in the pad region, and the ops on the padded tensor "
-     "fold on it (uint16 pad -1 clipped to [-1, 1] stores 65535)",
+     "fold on it; the tool follows it over 7 elements or fewer; left: larger kernels, reductions, fp8",
      lambda c, n, a, b: n in ("value", "tool-refuses") and ".pad(" in c["expr"] and "value=" in c["expr"]),
     ("a small kernel tinygrad's optimizer upcasts: each element's index is a constant, so x.flip(0) at the middle "
      "of an odd axis is x itself and x // x, x / x, x - x fold there",

@@ -80,6 +80,11 @@ const std::string* unrunnable_below(const NodePtr& n, std::unordered_set<const N
 }
 }  // namespace
 
+bool runnable(const Tensor& t) {
+  std::unordered_set<const Node*> seen;
+  return unrunnable_below(t.node(), seen) == nullptr;
+}
+
 Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
   if (axes.empty()) return t;
   std::optional<Tensor> unparented = reduce_unparented(t, op, axes);

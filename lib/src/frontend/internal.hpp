@@ -12,6 +12,7 @@
 
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/frontend.hpp"
+#include "tensor/pad_region.hpp"
 
 namespace tensor_inspect::tg::detail {
 
@@ -73,6 +74,9 @@ Tensor produced(const Shape& shape, DType dtype, std::string label, std::functio
 
 /// Axes (all when nullopt) resolved against t's ndim, sorted and without repeats.
 std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes);
+
+/// Whether no op tinygrad cannot run (Producer::unrunnable) is below `t` (common.cpp).
+bool runnable(const Tensor& t);
 
 /// t reduced by `op` over sorted `axes`, the reduced axes dropped unless keepdim.
 Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim);
@@ -161,9 +165,16 @@ void refuse_weak_divmod_by_zero(Op op, const Tensor& a, const Tensor& b);
 /// constant decides the rewrite, the kernel divides by it wrapped (divmod_exact.cpp); nullopt otherwise.
 std::optional<Tensor> divmod_exact_int(Op op, const Tensor& a, const Tensor& b);
 
-/// `Tensor::binary(op, a, b)` after tinygrad's folds.
+/// `Tensor::binary(op, a, b)` after tinygrad's folds. Over a pad's where, the value-blind folds see
+/// the where whole (`x.pad(((1, 0),), value=nan) - x.pad(((1, 0),), value=nan)` is 0 everywhere),
+/// then each branch folds on its own (tensor/pad_region.hpp: the pad region's exact constant).
 inline Tensor folded_binary(Op op, const Tensor& a, const Tensor& b) {
   if (auto f = fold_binary(op, a, b)) return *f;
+  auto branch = [op](const Tensor& x, const Tensor& y) { return folded_binary(op, x, y); };
+  if (auto pushed = pad_region::pushes(op, a.dtype()) ? pad_region::binary(a, b, branch) : std::nullopt) {
+    pad_region::remember(*pushed, pad_region::plain_binary(op, a, b));
+    return *pushed;
+  }
   return Tensor::binary(op, a, b);
 }
 

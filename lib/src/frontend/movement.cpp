@@ -162,6 +162,12 @@ Tensor pad(const Tensor& t, const std::vector<OptRange>& arg, const Scalar& valu
   // tinygrad's _pad_constant (mixin/op.py) tests `value == 0`, which -0.0 passes: it pads with +0.0.
   bool zero = value.kind == DKind::Float ? value.f == 0.0 : value.as_bits() == 0;
   if (zero) return p;
+  // A pad of an empty tensor is all pad region: tinygrad's scheduler makes every node with a 0 in its
+  // shape a CONST 0 (schedule/rangeify.py, "handle size 0"), the mask's expand of True among them, so
+  // the where folds to its value and the padded tensor is that constant (`x / x` of it is nan/nan).
+  // An op it cannot run below still reaches its verifier (realize/schedule.cpp refuses it).
+  if (c.numel() == 0 && runnable(c))
+    return broadcast_to(scalar_tensor(value, least_upper_dtype(p.dtype(), python_dtype(value))), out);
   Tensor inside = scalar_tensor(Scalar::from_bool(true), DType::Bool);
   inside = broadcast_to(inside, c.shape()).pad(grow);
   return where(inside, p, value);

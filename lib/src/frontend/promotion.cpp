@@ -387,6 +387,11 @@ Tensor where(const Operand& cond, const Operand& a, const Operand& b) {
 
 Tensor clip(const Tensor& t, const std::optional<Operand>& lo, const std::optional<Operand>& hi) {
   Tensor r = t;
+  // tinygrad's clamp: two wheres (mixin/elementwise.py), over a pad's exact int (pad_region.hpp)
+  if (!is_float(t.dtype()) && pad_region::splits(t)) {
+    if (lo) r = where(cmp_lt(r, *lo), *lo, r);
+    return hi ? where(cmp_gt(r, *hi), *hi, r) : r;
+  }
   if (lo) r = maximum(r, *lo);
   if (hi) r = minimum(r, *hi);
   return r;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tensor/const_fold.hpp"
+#include "tensor/pad_region.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/realize.hpp"
 
@@ -137,6 +138,10 @@ Tensor Tensor::flip(const std::vector<std::int64_t>& axes) const {
 Tensor Tensor::cast(DType target) const {
   if (target == dtype()) return *this;
   if (auto folded = const_fold::unary(Op::Cast, target, *this)) return *folded;
+  if (auto pushed = pad_region::map(*this, [target](const Tensor& x) { return x.cast(target); })) {
+    pad_region::remember(*pushed, make_node(Op::Cast, target, shape(), {node_}));
+    return *pushed;
+  }
   // "cast/long folding" (uop/symbolic.py): x.cast(a).cast(b) is x.cast(b) when a holds every
   // value of x, so the sum's widening cast in mean does not hide that x - x.mean() of one
   // element is x - x.
@@ -183,6 +188,10 @@ Tensor Tensor::unary(Op op) const {
   if (!is_unary(op) || op == Op::Cast || op == Op::Bitcast || op == Op::ByteSwap)
     throw Error(ErrorCode::Internal, "internal: not a unary op");
   if (auto folded = const_fold::unary(op, dtype(), *this)) return *folded;
+  if (auto pushed = pad_region::map(*this, [op](const Tensor& x) { return x.unary(op); })) {
+    pad_region::remember(*pushed, make_node(op, dtype(), shape(), {node_}));
+    return *pushed;
+  }
   return Tensor(make_node(op, dtype(), shape(), {node_}));
 }
 
@@ -191,12 +200,22 @@ Tensor Tensor::binary(Op op, const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape())
     shape_error("shapes " + shape_repr(a.shape()) + " and " + shape_repr(b.shape()) + " differ");
   if (auto folded = const_fold::binary(op, a, b)) return *folded;
-  return Tensor(make_node(op, is_comparison(op) ? DType::Bool : a.dtype(), a.shape(), {a.node_, b.node_}));
+  auto f = [op](const Tensor& x, const Tensor& y) { return binary(op, x, y); };
+  const DType out = is_comparison(op) ? DType::Bool : a.dtype();
+  if (auto pushed = pad_region::pushes(op, a.dtype()) ? pad_region::binary(a, b, f) : std::nullopt) {
+    pad_region::remember(*pushed, make_node(op, out, a.shape(), {a.node_, b.node_}));
+    return *pushed;
+  }
+  return Tensor(make_node(op, out, a.shape(), {a.node_, b.node_}));
 }
 
 Tensor Tensor::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (cond.shape() != a.shape() || a.shape() != b.shape()) shape_error("where: shapes differ");
   if (auto folded = const_fold::where(cond, a, b)) return *folded;
+  if (auto pushed = pad_region::where(cond, a, b)) {
+    pad_region::remember(*pushed, make_node(Op::Where, a.dtype(), a.shape(), {cond.node_, a.node_, b.node_}));
+    return *pushed;
+  }
   return Tensor(make_node(Op::Where, a.dtype(), a.shape(), {cond.node_, a.node_, b.node_}));
 }
 
@@ -212,13 +231,14 @@ Tensor Tensor::reduce(Op op, const std::vector<std::int64_t>& axes) const {
   // reshape, so a constant stays a constant (`x == x.max()` of a 0-d nan folds to True), and
   // the kernel sees the same x on both sides of `x - x.max()`, which folds to 0.
   if (s == shape()) return *this;
-  return Tensor(make_node(op, dtype(), s, {node_}, Shape(axes)));
+  return Tensor(make_node(op, dtype(), s, {pad_region::unpushed(*this).node_}, Shape(axes)));
 }
 
 Tensor Tensor::scan_sum(std::int64_t axis, DType out) const {
   if (axis < 0 || axis >= static_cast<std::int64_t>(ndim()))
     shape_error("scan axis " + std::to_string(axis) + " out of range");
-  return Tensor(make_node(Op::ScanSum, out, shape(), {node_}, Shape{axis, shape()[static_cast<std::size_t>(axis)], 0}));
+  const NodePtr src = pad_region::unpushed(*this).node_;  // as for reduce
+  return Tensor(make_node(Op::ScanSum, out, shape(), {src}, Shape{axis, shape()[static_cast<std::size_t>(axis)], 0}));
 }
 
 Tensor Tensor::contiguous() const {
