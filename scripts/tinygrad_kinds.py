@@ -203,10 +203,11 @@ DOCUMENTED = [
      "'float() argument must be ... not list'); the compiled CPU backend answers as the tool",
      lambda c, n, a, b: n == "tinygrad-raises" and b["ok"] and "not 'list'" in a["error"] and
      (c["dtype"] == "float16" or "float16" in c["expr"])),
-    ("int ** int of two tensors taken by an int op (clip, where, a max) and not stored as an int: DEV=PYTHON "
-     "computes the op on its float; the tool refuses the power as soon as an int op takes it",
+    ("int ** int of two tensors taken by an int op the tool does not follow (a reduction, tinygrad's folds over "
+     "constants, a bool power stored): DEV=PYTHON answers, the tool refuses",
      lambda c, n, a, b: n == "tool-refuses" and "no integer power" in b["error"]),
-    ("nan or inf reaching an int cast only tinygrad's graph has (its int ** int lowering): DEV=PYTHON raises",
+    ("nan or inf reaching an int cast only tinygrad's graph has (a cast pushed into a float power's wheres): "
+     "DEV=PYTHON raises",
      lambda c, n, a, b: not a["ok"] and "cannot convert float" in a["error"]),
     ("DEV=PYTHON fails on an int result it computed as a Python float (int ** int tensor)",
      lambda c, n, a, b: not a["ok"] and ("invalid type for format" in a["error"] or "struct.error" in a["error"] or

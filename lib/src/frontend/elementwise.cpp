@@ -64,6 +64,9 @@ Tensor abs(const Tensor& t) {
   // A constant keeps its unwrapped int (tensor/const_fold.hpp): uint64 -5 folds through
   // tinygrad's x * x.sign() to 5.
   if (base->op == Op::Const) return mul(t, sign(t));
+  // tinygrad's abs is x * x.sign() (mixin/elementwise.py): over an int power of two tensors the
+  // sign stays an int, whose product with xpow's float fails tinygrad's verifier (power.cpp).
+  if (!is_float(t.dtype()) && int_power_as_float(t)) return mul(t, sign(t));
   if (is_unsigned(t.dtype())) return t;
   return where(cmp_lt(t, Scalar::from_int(0)), neg(t), t);
 }
@@ -163,6 +166,12 @@ Tensor isnan(const Tensor& t) { return cmp_ne(t, t); }
 
 Tensor isinf(const Tensor& t, bool detect_positive, bool detect_negative) {
   // tinygrad: (x == inf) * detect_positive + (x == -inf) * detect_negative, in bool.
+  // An int or bool is never inf: tinygrad's kernel rewrite folds both comparisons to False by
+  // the int's bounds (uop/symbolic.py), so nothing under them runs (a cast of a nan to the int
+  // raises no more). Its Tensor graph holds no constant: no tensor-level fold sees one here.
+  if (!is_float(t.dtype()) && !const_value(t))  // a constant's comparisons fold as they are
+    return produced(t.shape(), DType::Bool, "isinf of an int", [](std::int64_t) { return Scalar::from_bool(false); },
+                    "isinf-of-int");
   const double inf = std::numeric_limits<double>::infinity();
   Tensor pos = cmp_eq(t, Scalar::from_float(inf)), neg_inf = cmp_eq(t, Scalar::from_float(-inf));
   if (detect_positive && detect_negative) return bitwise_or(pos, neg_inf);

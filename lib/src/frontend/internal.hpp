@@ -46,10 +46,16 @@ std::optional<Tensor> float32_under_half(const Tensor& t);
 /// there, and cast to an int 27), or nullopt (power.cpp). Stored as an int it raises
 /// (realize/schedule.cpp).
 std::optional<Tensor> int_power_as_float(const Tensor& t);
+/// `t`, an int power of two tensors or an int op over one (as int_power_as_float), cast to `d`, a
+/// non-bool int, as tinygrad casts it: the cast pushed into every WHERE branch down to xpow's, each
+/// cast for every element, so a nan or inf there refuses as DEV=PYTHON raises (power.cpp); or nullopt.
+std::optional<Tensor> int_power_as_int(const Tensor& t, DType d);
 
 /// `t` cast to `d`, or `t` itself when it already has that dtype.
 inline Tensor cast_to(const Tensor& t, DType d) {
   if (t.dtype() == d) return t;
+  if (is_int(d) && d != DType::Bool)
+    if (std::optional<Tensor> i = int_power_as_int(t, d)) return *i;
   if (std::optional<Tensor> f = int_power_as_float(t)) return cast_to(*f, d);  // an int cast truncates it
   if (d == DType::Float32 && t.dtype() == DType::Float16)
     if (std::optional<Tensor> x = float32_under_half(t)) return *x;

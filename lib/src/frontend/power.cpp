@@ -8,10 +8,13 @@
 //     base and a non-integer exponent (but -inf), negated for an odd integer one, 1 for e == 0.
 // Int results of a constant exponent keep the exact integer power, wrapped (Op::Pow); a constant
 // base is exp2(x * log2(c)) in float32, cast to the int; an int power of two tensors is xpow in
-// float32 where a cast or comparison takes it (cast_to, compare), refused where a kernel stores it
-// (realize/schedule.cpp).
+// float32 where a cast or comparison takes it (cast_to, compare), directly or through elementwise int
+// ops tinygrad retypes to that float (int_power_as_float), an int cast pushed into its wheres
+// (int_power_as_int); refused where a kernel stores it (realize/schedule.cpp).
 #include <cmath>
 #include <limits>
+#include <unordered_map>
+#include <vector>
 
 #include "internal.hpp"
 #include "tensor/const_fold.hpp"
@@ -71,7 +74,33 @@ Tensor moved_like(const std::vector<const Node*>& moves, Tensor x) {
 
 namespace detail {
 
-std::optional<Tensor> int_power_as_float(const Tensor& t) {
+namespace {
+
+using FloatMemo = std::unordered_map<const Node*, std::optional<Tensor>>;
+
+std::optional<Tensor> as_float(const Tensor& t, FloatMemo& memo);
+
+// An operand of an int op over the power: its float, or a constant as float32 (the CONST takes
+// the op's new dtype), or nullopt (an int tensor: tinygrad's verifier rejects a float op of it).
+std::optional<Tensor> float_operand(const NodePtr& src, FloatMemo& memo, bool& has_power) {
+  const Tensor s(src);
+  if (std::optional<Tensor> f = as_float(s, memo)) {
+    has_power = true;
+    return f;
+  }
+  if (const_fold::constant_of(s)) return s.cast(DType::Float32);
+  return std::nullopt;
+}
+
+// The float32 an int op holds once tinygrad's rewrite replaces the int POW under it by xpow's
+// float: UOp rebuilds re-derive each parent's dtype from its sources (uop/ops.py _rebuild_dtype,
+// dtype_from_uop: a binary op promotes, WHERE takes its branches', NEG its source's), so NEG,
+// ADD, SUB, MUL, MAX and WHERE over the power compute in float32 on DEV=PYTHON
+// (runtime/ops_python.py exec_alu truncates to the float dtype) up to the cast or comparison
+// that takes them. Others are not followed: an int min is `(t ^ k).max(x ^ k) ^ k` (mixin/
+// elementwise.py minimum), whose XOR of a float, like a float op with an int tensor operand,
+// fails tinygrad's verifier; abs, `//`, `%` likewise.
+std::optional<Tensor> as_float_uncached(const Tensor& t, FloatMemo& memo) {
   std::vector<const Node*> moves;  // outermost first
   const Node* n = t.node().get();
   // Movement ops, a pad's zeros among them: the region it adds is the float's zeros as well.
@@ -80,10 +109,106 @@ std::optional<Tensor> int_power_as_float(const Tensor& t) {
     moves.push_back(n);
     n = n->src[0].get();
   }
-  if (!const_fold::is_int_power_of_tensors(*n)) return std::nullopt;
-  const Tensor base = Tensor(n->src[0]).cast(DType::Float32), exponent = Tensor(n->src[1]).cast(DType::Float32);
-  return moved_like(moves, xpow(base, exponent));
+  if (const_fold::is_int_power_of_tensors(*n)) {
+    const Tensor base = Tensor(n->src[0]).cast(DType::Float32), exponent = Tensor(n->src[1]).cast(DType::Float32);
+    return moved_like(moves, xpow(base, exponent));
+  }
+  // A bool's + * max are OR and AND in tinygrad's kernel, which its verifier rejects on a float.
+  if (is_float(n->dtype) || (n->dtype == DType::Bool && n->op != Op::Where)) return std::nullopt;
+  bool has_power = false;
+  std::optional<Tensor> r;
+  switch (n->op) {
+    case Op::Neg:
+      if (std::optional<Tensor> a = as_float(Tensor(n->src[0]), memo)) r = a->unary(Op::Neg);
+      break;
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Max: {
+      std::optional<Tensor> a = float_operand(n->src[0], memo, has_power);
+      if (!a) return std::nullopt;
+      std::optional<Tensor> b = float_operand(n->src[1], memo, has_power);
+      if (b && has_power) r = folded_binary(n->op, *a, *b);
+      break;
+    }
+    case Op::Where: {
+      std::optional<Tensor> a = float_operand(n->src[1], memo, has_power);
+      if (!a) return std::nullopt;
+      std::optional<Tensor> b = float_operand(n->src[2], memo, has_power);
+      if (b && has_power) r = Tensor::where(Tensor(n->src[0]), *a, *b);
+      break;
+    }
+    default: break;
+  }
+  if (!r) return std::nullopt;
+  return moved_like(moves, *r);
 }
+
+std::optional<Tensor> as_float(const Tensor& t, FloatMemo& memo) {
+  // A DAG can share a subgraph many times over: each node is walked once.
+  if (auto it = memo.find(t.node().get()); it != memo.end()) return it->second;
+  std::optional<Tensor> r = as_float_uncached(t, memo);
+  memo.emplace(t.node().get(), r);
+  return r;
+}
+
+}  // namespace
+
+std::optional<Tensor> int_power_as_float(const Tensor& t) {
+  FloatMemo memo;
+  return as_float(t, memo);
+}
+
+namespace {
+
+// xpow of the int base and exponent cast to `d`, an int, as tinygrad casts it: symbolic.py's
+// "push cast to branches" moves the cast into both branches of each WHERE xpow builds, so each
+// branch it reaches is cast for every element, selected or not (runtime/ops_python.py: int() of a
+// nan or inf raises). Reached: 1 (x ** 0), the power exp2(log2|b| * e), nan for 0 ** 0 and inf
+// where it overflows or for 0 ** -n; for a base that may be negative also its negation, and the
+// nan of a non-integer exponent unless `e != e.cast(int32).cast(d)` folds, as it does when the
+// exponent's bounds fit an int32 (symbolic.py's int cast-cast folding); a base of bounds >= 0 folds
+// `base < 0` (transcendental.py xpow).
+Tensor xpow_cast(const Tensor& base, const Tensor& exponent, DType d) {
+  const Tensor b = base.cast(DType::Float32), e = exponent.cast(DType::Float32);
+  Tensor negative = cmp_lt(b, constant(b, 0.0));
+  Tensor ret = times(where(negative, b.unary(Op::Neg), b).unary(Op::Log2), e).unary(Op::Exp2);
+  Tensor value = ret.cast(d);
+  if (rewrite_bounds(base).lo < 0) {
+    const RewriteBounds eb = rewrite_bounds(exponent);
+    if ((eb.lo < std::numeric_limits<std::int32_t>::min() || eb.hi > std::numeric_limits<std::int32_t>::max()) &&
+        b.numel() > 0)
+      expr_error("cannot convert float NaN to integer: tinygrad pushes the int cast of x ** y into xpow's nan "
+                 "branch (a non-integer exponent), which DEV=PYTHON casts for every element");
+    Tensor magnitude = where(cmp_lt(e, constant(e, 0.0)), e.unary(Op::Neg), e);
+    Tensor two = Tensor::full(b.shape(), Scalar::from_int(2), DType::Int32);
+    Tensor is_odd = folded_binary(Op::Mod, magnitude.cast(DType::Int32), two).cast(DType::Bool);
+    value = where(negative, where(is_odd, ret.unary(Op::Neg).cast(d), value), value);
+  }
+  return where(cmp_eq(e, constant(e, 0.0)), Tensor::full(b.shape(), Scalar::from_int(1), d), value);
+}
+
+// The cast pushed through the WHEREs over the power (the same rewrite), down to xpow's.
+std::optional<Tensor> pushed_cast(const Tensor& t, DType d) {
+  std::optional<Tensor> f = int_power_as_float(t);
+  if (!f) return std::nullopt;
+  std::vector<const Node*> moves;  // outermost first
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Shrink ||
+         n->op == Op::Flip || n->op == Op::Pad) {
+    moves.push_back(n);
+    n = n->src[0].get();
+  }
+  if (const_fold::is_int_power_of_tensors(*n))
+    return moved_like(moves, xpow_cast(Tensor(n->src[0]), Tensor(n->src[1]), d));
+  if (n->op != Op::Where) return f->cast(d);
+  const auto branch = [d](const NodePtr& src) {
+    std::optional<Tensor> p = pushed_cast(Tensor(src), d);
+    return p ? *p : Tensor(src).cast(d);  // a constant
+  };
+  return moved_like(moves, Tensor::where(Tensor(n->src[0]), branch(n->src[1]), branch(n->src[2])));
+}
+
+}  // namespace
+
+std::optional<Tensor> int_power_as_int(const Tensor& t, DType d) { return pushed_cast(t, d); }
 
 }  // namespace detail
 
