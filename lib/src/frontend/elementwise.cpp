@@ -169,7 +169,9 @@ Tensor isinf(const Tensor& t, bool detect_positive, bool detect_negative) {
   // An int or bool is never inf: tinygrad's kernel rewrite folds both comparisons to False by
   // the int's bounds (uop/symbolic.py), so nothing under them runs (a cast of a nan to the int
   // raises no more). Its Tensor graph holds no constant: no tensor-level fold sees one here.
-  if (!is_float(t.dtype()) && !const_value(t))  // a constant's comparisons fold as they are
+  // Over an int power of two tensors (and the int ops above it) the value is xpow's float, which
+  // may be inf: compared as it is.
+  if (!is_float(t.dtype()) && !const_value(t) && !int_power_as_float(t))  // a constant's fold as they are
     return produced(t.shape(), DType::Bool, "isinf of an int", [](std::int64_t) { return Scalar::from_bool(false); },
                     "isinf-of-int");
   const double inf = std::numeric_limits<double>::infinity();

@@ -54,7 +54,9 @@ std::optional<Tensor> int_power_as_int(const Tensor& t, DType d);
 /// `t` cast to `d`, or `t` itself when it already has that dtype.
 inline Tensor cast_to(const Tensor& t, DType d) {
   if (t.dtype() == d) return t;
-  if (is_int(d) && d != DType::Bool)
+  // A weak int is a promotion's cast (a bool power's `.maximum(2)`), whose op tinygrad folds from the
+  // cast's bounds before any branch is evaluated: only a cast the user wrote is pushed.
+  if (is_int(d) && d != DType::Bool && !is_weak(d))
     if (std::optional<Tensor> i = int_power_as_int(t, d)) return *i;
   if (std::optional<Tensor> f = int_power_as_float(t)) return cast_to(*f, d);  // an int cast truncates it
   if (d == DType::Float32 && t.dtype() == DType::Float16)
