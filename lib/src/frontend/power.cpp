@@ -92,6 +92,17 @@ std::optional<Tensor> float_operand(const NodePtr& src, FloatMemo& memo, bool& h
   return std::nullopt;
 }
 
+// The node under t's movement ops (a pad among them), which `moves` collects outermost first.
+const Node* peel_moves(const Tensor& t, std::vector<const Node*>& moves) {
+  const Node* n = t.node().get();
+  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Shrink ||
+         n->op == Op::Flip || n->op == Op::Pad) {
+    moves.push_back(n);
+    n = n->src[0].get();
+  }
+  return n;
+}
+
 // The float32 an int op holds once tinygrad's rewrite replaces the int POW under it by xpow's
 // float: UOp rebuilds re-derive each parent's dtype from its sources (uop/ops.py _rebuild_dtype,
 // dtype_from_uop: a binary op promotes, WHERE takes its branches', NEG its source's), so NEG,
@@ -101,14 +112,9 @@ std::optional<Tensor> float_operand(const NodePtr& src, FloatMemo& memo, bool& h
 // elementwise.py minimum), whose XOR of a float, like a float op with an int tensor operand,
 // fails tinygrad's verifier; abs, `//`, `%` likewise.
 std::optional<Tensor> as_float_uncached(const Tensor& t, FloatMemo& memo) {
-  std::vector<const Node*> moves;  // outermost first
-  const Node* n = t.node().get();
   // Movement ops, a pad's zeros among them: the region it adds is the float's zeros as well.
-  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Shrink ||
-         n->op == Op::Flip || n->op == Op::Pad) {
-    moves.push_back(n);
-    n = n->src[0].get();
-  }
+  std::vector<const Node*> moves;  // outermost first
+  const Node* n = peel_moves(t, moves);
   if (const_fold::is_int_power_of_tensors(*n)) {
     const Tensor base = Tensor(n->src[0]).cast(DType::Float32), exponent = Tensor(n->src[1]).cast(DType::Float32);
     return moved_like(moves, xpow(base, exponent));
@@ -190,12 +196,7 @@ std::optional<Tensor> pushed_cast(const Tensor& t, DType d) {
   std::optional<Tensor> f = int_power_as_float(t);
   if (!f) return std::nullopt;
   std::vector<const Node*> moves;  // outermost first
-  const Node* n = t.node().get();
-  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Shrink ||
-         n->op == Op::Flip || n->op == Op::Pad) {
-    moves.push_back(n);
-    n = n->src[0].get();
-  }
+  const Node* n = peel_moves(t, moves);
   if (const_fold::is_int_power_of_tensors(*n))
     return moved_like(moves, xpow_cast(Tensor(n->src[0]), Tensor(n->src[1]), d));
   if (n->op != Op::Where) return f->cast(d);
