@@ -387,8 +387,7 @@ Tensor where(const Operand& cond, const Operand& a, const Operand& b) {
 
 Tensor clip(const Tensor& t, const std::optional<Operand>& lo, const std::optional<Operand>& hi) {
   Tensor r = t;
-  // tinygrad's clamp: two wheres (mixin/elementwise.py), over xpow's float of an int power of two tensors
-  // (power.cpp; an int min's XOR fails tinygrad's verifier) and over a pad's exact int (pad_region.hpp)
+  // tinygrad's clamp: two wheres (mixin/elementwise.py), over xpow's float (power.cpp) and a pad's exact int
   if (!is_float(t.dtype()) && (int_power_as_float(t) || pad_region::splits(t))) {
     if (lo) r = where(cmp_lt(r, *lo), *lo, r);
     return hi ? where(cmp_gt(r, *hi), *hi, r) : r;
