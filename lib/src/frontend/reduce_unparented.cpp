@@ -17,6 +17,27 @@
 #include "tensor/const_fold.hpp"
 
 namespace tensor_inspect::tg::detail {
+
+namespace {
+
+// The operands of the tree of ADDs of top's shape at top (movement.cpp builds a cat or stack as
+// one), or none past 64 of them.
+std::vector<const Node*> add_leaves(const Node* top) {
+  std::vector<const Node*> leaves, todo{top};
+  while (!todo.empty()) {
+    const Node* t = todo.back();
+    todo.pop_back();
+    if (t->op == Op::Add && t->shape == top->shape) {
+      for (const NodePtr& s : t->src) todo.push_back(s.get());
+    } else {
+      leaves.push_back(t);
+    }
+    if (leaves.size() > 64) return {};
+  }
+  return leaves;
+}
+
+}  // namespace
 namespace {
 
 using AxisFlags = std::vector<bool>;
@@ -81,17 +102,8 @@ class Uniformity {
   // and the lanes are one UOp. The node repeated, or nullopt.
   static std::optional<const Node*> stacked_copy(const Node* n, const AxisFlags& flags) {
     if (is_float(n->dtype)) return std::nullopt;
-    std::vector<const Node*> leaves, todo{n};
-    while (!todo.empty()) {
-      const Node* t = todo.back();
-      todo.pop_back();
-      if (t->op == Op::Add && t->shape == n->shape) {
-        for (const NodePtr& s : t->src) todo.push_back(s.get());
-      } else {
-        leaves.push_back(t);
-      }
-      if (leaves.size() > 64) return std::nullopt;
-    }
+    const std::vector<const Node*> leaves = add_leaves(n);
+    if (leaves.empty()) return std::nullopt;
     const Node* source = leaves.front()->op == Op::Pad ? leaves.front()->src[0].get() : nullptr;
     if (source == nullptr) return std::nullopt;
     std::optional<std::size_t> axis;
@@ -187,17 +199,8 @@ class FirstCopy {
     const bool bits = n->op == Op::Bitcast;
     if (bits) top = n->src[0].get();
     else if (is_float(n->dtype)) return nullptr;  // a float's pads added by hand, not a cat
-    std::vector<const Node*> leaves, todo{top};
-    while (!todo.empty()) {
-      const Node* t = todo.back();
-      todo.pop_back();
-      if (t->op == Op::Add && t->shape == top->shape) {
-        for (const NodePtr& s : t->src) todo.push_back(s.get());
-      } else {
-        leaves.push_back(t);
-      }
-      if (leaves.size() > 64) return nullptr;
-    }
+    const std::vector<const Node*> leaves = add_leaves(top);
+    if (leaves.empty()) return nullptr;
     if (leaves.size() < 2 || leaves.front()->op != Op::Pad) return nullptr;
     const NodePtr& source = leaves.front()->src[0];
     if (source->shape[axis] != len_ || top->shape[axis] % len_ != 0) return nullptr;
