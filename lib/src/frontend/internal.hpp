@@ -121,6 +121,10 @@ std::optional<Scalar> const_value(const Tensor& t);
 /// 0.2` is x + 0.3; reassociate.cpp): op is a binary op over broadcast operands of one dtype,
 /// `a_const`/`b_const` whether each is a constant. Nullopt when no rule applies.
 std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const);
+/// x - x of a float product by a constant, x = y * c, as tinygrad folds it: its sub is x + x*-1,
+/// the -1 folds into c first, and "combine terms" makes y * (c + -c), nan for an inf or nan c
+/// (reassociate.cpp). Nullopt when x is no such product (x - x is then 0).
+std::optional<Tensor> self_difference(const Tensor& x);
 
 /// 1/d as tinygrad's symbolic rewrites the reciprocal of a product in a kernel (reassociate.cpp):
 /// 1/(x*x) is (1/x)*(1/x), 1/(x*x*x) is (1/x)**3 as products, 1/(x*c) is (1/x)*(1/c) with 1/c

@@ -205,6 +205,11 @@ Tensor rewritten_reciprocal(const Tensor& d, int depth) {
   return d.unary(Op::Recip);
 }
 
+std::optional<Tensor> self_difference(const Tensor& x) {
+  if (!is_float(x.dtype()) || !split(x, false)) return std::nullopt;
+  return combine_terms(Op::Sub, x, x);
+}
+
 std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {
   if (!is_float(a.dtype())) return std::nullopt;
   if (op == Op::Mul) return regroup_products(a, b, a_const, b_const);
