@@ -80,6 +80,10 @@ inline Tensor scalar_tensor(const Scalar& v, DType d) { return Tensor::full({}, 
 Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value,
                 const std::string& key = {});
 
+/// Whether `n` is the isinf of an int (elementwise.cpp): False, which tinygrad's kernel folds from
+/// the int's bounds before any rewrite above it sees the comparison, as it folds a CONST.
+bool is_int_isinf(const Node* n);
+
 /// Axes (all when nullopt) resolved against t's ndim, sorted and without repeats.
 std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes);
 
