@@ -229,6 +229,35 @@ Tensor isfinite(const Tensor& t) { return logical_not(bitwise_or(isinf(t), isnan
 
 // ------------------------------------------------------------------------------- dtype
 
+namespace {
+// The CONST branch of a WHERE cast to d as tinygrad's "push cast to branches" (uop/symbolic.py
+// sym) and commit_weak (uop/weak.py: "a CONST commits directly at dt (the value stays mathematical,
+// emission truncates)") make it, when that differs from the wrapped cast: a float truncated past
+// an int d's range (float32 -5.0 to uint32 stays -5, cast back to float32 -5.0), or an unwrapped
+// int const cast to a float; nullopt otherwise.
+std::optional<Scalar> exact_branch(const Tensor& s, DType from, DType d) {
+  const std::optional<Scalar> v = const_value(s);
+  if (!v) return std::nullopt;
+  if (is_int(d) && v->kind == DKind::Float && std::isfinite(v->f) && std::fabs(v->f) < 9.0e18) {
+    const Scalar i = Scalar::from_int(static_cast<std::int64_t>(std::trunc(v->f)));
+    if (!int_fits(i, d)) return i;
+  }
+  if (is_float(d) && is_int(from) && v->kind != DKind::Float && v->kind != DKind::Bool && !int_fits(*v, from))
+    return Scalar::from_float(v->as_double());
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Tensor> detail::cast_into_where(const Tensor& t, DType d) {
+  if (is_weak(d) || d == DType::Bool || is_weak(t.dtype()) || t.node()->op != Op::Where) return std::nullopt;
+  const Node* n = t.node().get();
+  const Tensor a(n->src[1]), b(n->src[2]);
+  const std::optional<Scalar> ea = exact_branch(a, t.dtype(), d), eb = exact_branch(b, t.dtype(), d);
+  if (!ea && !eb) return std::nullopt;
+  return Tensor::where(Tensor(n->src[0]), ea ? Tensor::full(t.shape(), *ea, d) : cast_to(a, d),
+                       eb ? Tensor::full(t.shape(), *eb, d) : cast_to(b, d));
+}
+
 Tensor cast(const Tensor& t, DType dtype) {
   if (is_weak(dtype))
     expr_error("cast target must be a concrete dtype, got dtypes." + std::string(dtype_info(dtype).name));

@@ -51,9 +51,14 @@ std::optional<Tensor> int_power_as_float(const Tensor& t);
 /// cast for every element, so a nan or inf there refuses as DEV=PYTHON raises (power.cpp); or nullopt.
 std::optional<Tensor> int_power_as_int(const Tensor& t, DType d);
 
+/// `t`, a WHERE with a CONST branch, cast to `d` as tinygrad pushes the cast into its branches, when
+/// the CONST then keeps a value the cast would wrap (elementwise.cpp); nullopt otherwise.
+std::optional<Tensor> cast_into_where(const Tensor& t, DType d);
+
 /// `t` cast to `d`, or `t` itself when it already has that dtype.
 inline Tensor cast_to(const Tensor& t, DType d) {
   if (t.dtype() == d) return t;
+  if (std::optional<Tensor> w = cast_into_where(t, d)) return *w;
   // A weak int is a promotion's cast (a bool power's `.maximum(2)`), whose op tinygrad folds from the
   // cast's bounds before any branch is evaluated: only a cast the user wrote is pushed.
   if (is_int(d) && d != DType::Bool && !is_weak(d))
