@@ -71,10 +71,45 @@ Tensor abs(const Tensor& t) {
   return where(cmp_lt(t, Scalar::from_int(0)), neg(t), t);
 }
 
+namespace {
+// The x of a float relu's (0 < x).where(x, 0), or of a MAX(x, 0), under reshapes, expands, flips
+// and permutes (moved as t is); nullopt for anything else.
+std::optional<Tensor> float_relu_source(const Tensor& t) {
+  if (!is_float(t.dtype())) return std::nullopt;
+  std::vector<const Node*> moves;  // outermost first
+  const Node* n = t.node().get();
+  for (; n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Flip || n->op == Op::Permute; n = n->src[0].get())
+    moves.push_back(n);
+  auto moved = [&moves](Tensor x) {
+    for (auto it = moves.rbegin(); it != moves.rend(); ++it) {
+      const Node* m = *it;
+      x = m->op == Op::Reshape ? x.reshape(m->shape)
+          : m->op == Op::Expand ? x.expand(m->shape)
+          : m->op == Op::Flip   ? x.flip(std::get<Shape>(m->arg))
+                                : x.permute(std::get<Shape>(m->arg));
+    }
+    return x;
+  };
+  auto zero = [](const NodePtr& c) {
+    const std::optional<Scalar> v = const_value(Tensor(c));
+    return v && v->as_double() == 0;
+  };
+  if (n->op == Op::Max && zero(n->src[1])) return moved(Tensor(n->src[0]));
+  if (n->op != Op::Where || n->src[0]->op != Op::CmpLt) return std::nullopt;
+  const Node* cmp = n->src[0].get();
+  if (cmp->src[1] != n->src[1] || !zero(cmp->src[0]) || !zero(n->src[2])) return std::nullopt;
+  return moved(Tensor(n->src[1]));
+}
+}  // namespace
+
 Tensor relu(const Tensor& t) {
-  // symbolic's "max folding" makes (0 < x).where(x, 0) MAX(x, 0), which folds to x from bounds that
+  // symbolic's "max folding" makes (0 < x).where(x, 0) MAX(0, x), which folds to x from bounds that
   // ignore a wrap (maximum, promotion.cpp): int8 -1 cast from a uint16 65535 stays -1
   if (unsound_bounds(t)) return maximum(t, Scalar::from_int(0));
+  // A relu of a float relu is MAX(0, MAX(0, x)), which "two stage ALU folding" (uop/symbolic.py,
+  // MAX associative) regroups as MAX(x, MAX(0, 0)): DEV=PYTHON's max(x, 0) keeps a nan x, where
+  // one relu's max(0, nan) is 0.
+  if (std::optional<Tensor> x = float_relu_source(t)) return maximum(*x, Scalar::from_int(0));
   return where(cmp_gt(t, Scalar::from_int(0)), t, Scalar::from_int(0));
 }
 
@@ -164,6 +199,14 @@ Tensor square(const Tensor& t) { return mul(t, t); }
 
 Tensor isnan(const Tensor& t) { return cmp_ne(t, t); }
 
+namespace {
+constexpr const char* kIntIsinf = "isinf of an int";
+}  // namespace
+
+bool detail::is_int_isinf(const Node* n) {
+  return n->op == Op::Producer && std::get<std::shared_ptr<const Producer>>(n->arg)->label == kIntIsinf;
+}
+
 Tensor isinf(const Tensor& t, bool detect_positive, bool detect_negative) {
   // tinygrad: (x == inf) * detect_positive + (x == -inf) * detect_negative, in bool.
   // An int or bool is never inf: tinygrad's kernel rewrite folds both comparisons to False by
@@ -172,7 +215,7 @@ Tensor isinf(const Tensor& t, bool detect_positive, bool detect_negative) {
   // Over an int power of two tensors (and the int ops above it) the value is xpow's float, which
   // may be inf: compared as it is.
   if (!is_float(t.dtype()) && !const_value(t) && !int_power_as_float(t))  // a constant's fold as they are
-    return produced(t.shape(), DType::Bool, "isinf of an int", [](std::int64_t) { return Scalar::from_bool(false); },
+    return produced(t.shape(), DType::Bool, kIntIsinf, [](std::int64_t) { return Scalar::from_bool(false); },
                     "isinf-of-int");
   const double inf = std::numeric_limits<double>::infinity();
   Tensor pos = cmp_eq(t, Scalar::from_float(inf)), neg_inf = cmp_eq(t, Scalar::from_float(-inf));
@@ -185,6 +228,35 @@ Tensor isinf(const Tensor& t, bool detect_positive, bool detect_negative) {
 Tensor isfinite(const Tensor& t) { return logical_not(bitwise_or(isinf(t), isnan(t))); }
 
 // ------------------------------------------------------------------------------- dtype
+
+namespace {
+// The CONST branch of a WHERE cast to d as tinygrad's "push cast to branches" (uop/symbolic.py
+// sym) and commit_weak (uop/weak.py: "a CONST commits directly at dt (the value stays mathematical,
+// emission truncates)") make it, when that differs from the wrapped cast: a float truncated past
+// an int d's range (float32 -5.0 to uint32 stays -5, cast back to float32 -5.0), or an unwrapped
+// int const cast to a float; nullopt otherwise.
+std::optional<Scalar> exact_branch(const Tensor& s, DType from, DType d) {
+  const std::optional<Scalar> v = const_value(s);
+  if (!v) return std::nullopt;
+  if (is_int(d) && v->kind == DKind::Float && std::isfinite(v->f) && std::fabs(v->f) < 9.0e18) {
+    const Scalar i = Scalar::from_int(static_cast<std::int64_t>(std::trunc(v->f)));
+    if (!int_fits(i, d)) return i;
+  }
+  if (is_float(d) && is_int(from) && v->kind != DKind::Float && v->kind != DKind::Bool && !int_fits(*v, from))
+    return Scalar::from_float(v->as_double());
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Tensor> detail::cast_into_where(const Tensor& t, DType d) {
+  if (is_weak(d) || d == DType::Bool || is_weak(t.dtype()) || t.node()->op != Op::Where) return std::nullopt;
+  const Node* n = t.node().get();
+  const Tensor a(n->src[1]), b(n->src[2]);
+  const std::optional<Scalar> ea = exact_branch(a, t.dtype(), d), eb = exact_branch(b, t.dtype(), d);
+  if (!ea && !eb) return std::nullopt;
+  return Tensor::where(Tensor(n->src[0]), ea ? Tensor::full(t.shape(), *ea, d) : cast_to(a, d),
+                       eb ? Tensor::full(t.shape(), *eb, d) : cast_to(b, d));
+}
 
 Tensor cast(const Tensor& t, DType dtype) {
   if (is_weak(dtype))

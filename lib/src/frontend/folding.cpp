@@ -93,6 +93,19 @@ bool is_kept_weak_cast(const Tensor& t) {
   while (n->op == Op::Reshape || n->op == Op::Expand) n = n->src[0].get();
   return n->op == Op::Cast && is_weak(n->dtype) && !is_weak(n->src[0]->dtype) && is_bare_const(Tensor(n->src[0]));
 }
+// Whether `r` is `x` cast to the dtype a weak x commits to and back to weak (a reduction of a weak
+// tensor: mixin/reduce.py _reduce casts it to strong_dtype, mean casts the result back), under
+// reshapes and expands that keep the shape: tinygrad's weak lowering computes x at that dtype and
+// drops the consumer's weak cast (uop/weak.py lower_weak_node), so both are one UOp there and
+// `x - x.mean()` of a cat of copies of x folds to 0.
+bool weak_round_trip_of(const Tensor& r, const Tensor& x) {
+  const Node* p = r.node().get();
+  while ((p->op == Op::Reshape || p->op == Op::Expand) && p->shape == p->src[0]->shape) p = p->src[0].get();
+  if (p->op != Op::Cast || !is_weak(p->dtype) || p->dtype != x.dtype()) return false;
+  const Node* c = p->src[0].get();
+  const DType strong = x.dtype() == DType::WeakFloat ? DType::Float32 : DType::Int32;
+  return c->op == Op::Cast && c->dtype == strong && c->src[0] == x.node();
+}
 }  // namespace
 
 std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
@@ -124,6 +137,7 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
     if (is(ca, 0) && is_bare_const(a) && is_kept_weak_cast(b)) return filled(a, d, 0);
   }
   if (ca && cb) return std::nullopt;  // both constant: folded by Tensor::binary (tensor/const_fold.hpp)
+  const bool lowered_same = same || weak_round_trip_of(a, b) || weak_round_trip_of(b, a);
   switch (op) {
     case Op::Add:  // x+0 -> x
       if (is(cb, 0)) return a;
@@ -152,7 +166,9 @@ std::optional<Tensor> fold_binary(Op op, const Tensor& a, const Tensor& b) {
       if (d == DType::Bool) break;
       if (is(cb, 0)) return a;
       if (is(ca, 0)) return b.unary(Op::Neg);
-      if (same) return filled(a, d, 0);
+      if (same)
+        if (std::optional<Tensor> t = self_difference(a)) return t;
+      if (lowered_same) return filled(a, d, 0);
       break;
     case Op::FloorDiv:  // x//x -> 1, x//1 -> x
       if (same) return filled(a, d, 1);

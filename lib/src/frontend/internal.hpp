@@ -51,9 +51,14 @@ std::optional<Tensor> int_power_as_float(const Tensor& t);
 /// cast for every element, so a nan or inf there refuses as DEV=PYTHON raises (power.cpp); or nullopt.
 std::optional<Tensor> int_power_as_int(const Tensor& t, DType d);
 
+/// `t`, a WHERE with a CONST branch, cast to `d` as tinygrad pushes the cast into its branches, when
+/// the CONST then keeps a value the cast would wrap (elementwise.cpp); nullopt otherwise.
+std::optional<Tensor> cast_into_where(const Tensor& t, DType d);
+
 /// `t` cast to `d`, or `t` itself when it already has that dtype.
 inline Tensor cast_to(const Tensor& t, DType d) {
   if (t.dtype() == d) return t;
+  if (std::optional<Tensor> w = cast_into_where(t, d)) return *w;
   // A weak int is a promotion's cast (a bool power's `.maximum(2)`), whose op tinygrad folds from the
   // cast's bounds before any branch is evaluated: only a cast the user wrote is pushed.
   if (is_int(d) && d != DType::Bool && !is_weak(d))
@@ -79,6 +84,10 @@ inline Tensor scalar_tensor(const Scalar& v, DType d) { return Tensor::full({}, 
 /// value) makes the same producer, hence the same graph node, for the same key and dtype.
 Tensor produced(const Shape& shape, DType dtype, std::string label, std::function<Scalar(std::int64_t)> value,
                 const std::string& key = {});
+
+/// Whether `n` is the isinf of an int (elementwise.cpp): False, which tinygrad's kernel folds from
+/// the int's bounds before any rewrite above it sees the comparison, as it folds a CONST.
+bool is_int_isinf(const Node* n);
 
 /// Axes (all when nullopt) resolved against t's ndim, sorted and without repeats.
 std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes);
@@ -121,6 +130,10 @@ std::optional<Scalar> const_value(const Tensor& t);
 /// 0.2` is x + 0.3; reassociate.cpp): op is a binary op over broadcast operands of one dtype,
 /// `a_const`/`b_const` whether each is a constant. Nullopt when no rule applies.
 std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const);
+/// x - x of a float product by a constant, x = y * c, as tinygrad folds it: its sub is x + x*-1,
+/// the -1 folds into c first, and "combine terms" makes y * (c + -c), nan for an inf or nan c
+/// (reassociate.cpp). Nullopt when x is no such product (x - x is then 0).
+std::optional<Tensor> self_difference(const Tensor& x);
 
 /// 1/d as tinygrad's symbolic rewrites the reciprocal of a product in a kernel (reassociate.cpp):
 /// 1/(x*x) is (1/x)*(1/x), 1/(x*x*x) is (1/x)**3 as products, 1/(x*c) is (1/x)*(1/c) with 1/c

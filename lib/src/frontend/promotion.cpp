@@ -223,13 +223,13 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   const bool ints = false;  // a Python int numerator is cast to the float first
   Tensor num = std::holds_alternative<Scalar>(a) ? broadcast_to(exact_float(a, f, ints), p.a.shape()) : cast_to(p.a, f);
   // A Python int divisor stays a weak CONST (_broadcasted keeps it weak, and div casts only the
-  // numerator), so its RECIPROCAL folds in double: float32 `(x * 0.1) / -5` is x * (0.1 * -0.2),
-  // not x * (0.1 * float32(-0.2)).
+  // numerator), so its RECIPROCAL folds in double: float32 `(x * 0.1) / -5` is x * (0.1 * -0.2).
   Tensor dv = std::holds_alternative<Scalar>(b) ? broadcast_to(exact_float(b, f), p.b.shape()) : cast_to(p.b, f);
   const Node* base = p.a.node().get();
   while (base->op == Op::Reshape || base->op == Op::Expand) base = base->src[0].get();
-  // x/x -> 1, except for a constant x, which tinygrad folds first (0/0 is nan)
-  const bool self_division = p.a.node() == p.b.node() && base->op != Op::Const;
+  // x/x -> 1, but a constant x and an int's isinf (False by its bounds) fold first: 0/0 is nan
+  const bool int_isinf = p.a.node() == p.b.node() && is_int_isinf(base);
+  const bool self_division = p.a.node() == p.b.node() && base->op != Op::Const && !int_isinf;
   if (self_division && (f == p.a.dtype() || int_self_division_folds(base)))
     return Tensor::full(p.a.shape(), Scalar::from_float(1.0), f);
   // a * b.reciprocal() with a Python scalar kept weak (weak_const_fold.cpp): 1/b of a Python b is
@@ -247,7 +247,7 @@ Tensor div(const Operand& a, const Operand& b, const Defaults& defaults) {
   if (const Scalar* sa = std::get_if<Scalar>(&a); sa != nullptr && sa->kind == DKind::Float)
     if (auto folded = fold_weak_const(Op::Mul, *sa, recip, recip, recip)) return *folded;
   // Where the casts collapsed on one side only, no later fold sees x * (1/x) either.
-  if (self_division) return Tensor::binary(Op::Mul, num, recip);
+  if (self_division || int_isinf) return Tensor::binary(Op::Mul, num, recip);
   return folded_binary(Op::Mul, num, recip);
 }
 

@@ -34,6 +34,7 @@ bool after_reduce(const Tensor& t) {
     todo.pop_back();
     if (!seen.insert(n).second) continue;
     if (is_reduce(n->op) || is_scan(n->op) || seen.size() > 4096) return true;
+    if (n->op == Op::Pad) continue;  // a cat's piece: a reduction under it is realized and loaded
     for (const auto& s : n->src) todo.push_back(s.get());
   }
   return false;
@@ -203,6 +204,11 @@ Tensor rewritten_reciprocal(const Tensor& d, int depth) {
   if (auto s = split(d, false))
     return folded_binary(Op::Mul, rewritten_reciprocal(s->x, depth + 1), committed(s->c.unary(Op::Recip)));
   return d.unary(Op::Recip);
+}
+
+std::optional<Tensor> self_difference(const Tensor& x) {
+  if (!is_float(x.dtype()) || !split(x, false)) return std::nullopt;
+  return combine_terms(Op::Sub, x, x);
 }
 
 std::optional<Tensor> reassociate(Op op, const Tensor& a, const Tensor& b, bool a_const, bool b_const) {

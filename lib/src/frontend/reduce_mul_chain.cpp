@@ -4,6 +4,7 @@
 //   - reduce_mul_chain: of a MUL chain under an ADD reduce of the same dtype, every factor whose
 //     value holds none of the reduce's ranges moves after it: sum(x * m) -> sum(x) * m for an m
 //     broadcast along the reduced axes (a mean, a keepdim sum, a constant).
+//   - the same for a MAX reduce, with the factors never negative (int_max_chain below).
 // So float32 `(x * 1.7).mean()` is sum(x) * (1.7 * (1/n)), rounded three times, not n products
 // and a sum of them. A float16 or bfloat16 sum reduces a cast to float32, not the product, and
 // is left alone, as are ints, whose wrap gives the same value either way.
@@ -51,7 +52,32 @@ Tensor product(const std::vector<Tensor>& factors) {
 
 }  // namespace
 
+namespace {
+// reduce_mul_chain of a MAX: a factor moves out only where its bounds say it is never negative
+// (`m.vmin >= 0`), so max(x * c) is max(x) * c for a constant c >= 0. Over floats that is the
+// same value; over ints it is not where x * c wraps: int64 `(x * 256).max()` of 2**63 - 1 is
+// (2**63 - 1) * 256, -256, not the largest wrapped product. Only constant factors are moved here.
+std::optional<Tensor> int_max_chain(const Tensor& t, const std::vector<std::int64_t>& axes, bool keepdim) {
+  std::vector<Tensor> factors, inside, outside;
+  chain_factors(t, t.shape(), factors, 0);
+  if (factors.size() < 2) return std::nullopt;
+  for (const Tensor& f : factors) {
+    const std::optional<Scalar> c = const_value(f);
+    (c && c->kind != DKind::Float && c->as_double() >= 0 ? outside : inside).push_back(f);
+  }
+  if (outside.empty()) return std::nullopt;
+  const Tensor rest = inside.empty() ? Tensor::full(t.shape(), Scalar::from_int(1), t.dtype()) : product(inside);
+  const Tensor r = reduce_axes(rest, Op::ReduceMax, axes, keepdim);
+  Tensor c = Tensor::full(r.shape(), *const_value(outside.front()), t.dtype());
+  for (std::size_t i = 1; i < outside.size(); ++i)
+    c = Tensor::binary(Op::Mul, c, Tensor::full(r.shape(), *const_value(outside[i]), t.dtype()));
+  return Tensor::binary(Op::Mul, r, c);
+}
+}  // namespace
+
 std::optional<Tensor> reduce_mul_chain(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
+  if (op == Op::ReduceMax && is_int(t.dtype()) && !is_weak(t.dtype()) && t.numel() > 0)
+    return int_max_chain(t, axes, keepdim);
   if (op != Op::ReduceSum || !is_float(t.dtype()) || is_weak(t.dtype()) || t.numel() == 0) return std::nullopt;
   std::vector<Tensor> factors, inside, outside;
   chain_factors(t, t.shape(), factors, 0);

@@ -97,11 +97,12 @@ class Uniformity {
 
   // A cat or stack of copies of one value (Tensor.stack(x, x), x.cat(x) of a size-1 axis): an int
   // add of pads of the same node along one flagged axis, each a size-1 slice at its own place,
-  // together covering it (frontend/movement.cpp adds the pads of a float through its bits). Its
+  // together covering it (frontend/movement.cpp adds the pads of a float through its bits, of a
+  // weak float as they are). Its
   // value repeats along that axis, as tinygrad's unrolled reduce finds: each lane's gates fold
   // and the lanes are one UOp. The node repeated, or nullopt.
   static std::optional<const Node*> stacked_copy(const Node* n, const AxisFlags& flags) {
-    if (is_float(n->dtype)) return std::nullopt;
+    if (is_float(n->dtype) && !is_weak(n->dtype)) return std::nullopt;
     const std::vector<const Node*> leaves = add_leaves(n);
     if (leaves.empty()) return std::nullopt;
     const Node* source = leaves.front()->op == Op::Pad ? leaves.front()->src[0].get() : nullptr;
