@@ -244,7 +244,7 @@ int LaneKeys::elementwise(const NodePtr& np, const LaneIndex& idx) {
           foldable = true;
           const int x = ch[1 - side], y = key(rcp->src[0], idx);
           const Node* leaf = x >= 0 ? leaf_[static_cast<std::size_t>(x)] : nullptr;
-          same = x >= 0 && x == y && !(leaf && is_reduce(leaf->op));
+          same = x >= 0 && x == y && !(leaf && is_reduce(leaf->op)) && !const_value_[static_cast<std::size_t>(x)];
           break;
         }
       }
@@ -256,6 +256,8 @@ int LaneKeys::elementwise(const NodePtr& np, const LaneIndex& idx) {
     case Op::CmpNe: foldable = !is_float(d) && n->src[0] != n->src[1]; break;
     default: break;
   }
+  // Two CONSTs fold as constants first (0 * (1/0) is nan); only x // x comes before (folding.cpp).
+  if (n->op != Op::Mul && n->op != Op::FloorDiv && same && const_value_[static_cast<std::size_t>(ch[0])]) same = false;
   if (foldable) reaches.push_back(Reach{n, idx, same});
   std::vector<std::int64_t> k{kElt, static_cast<std::int64_t>(n->op), static_cast<std::int64_t>(n->dtype)};
   std::uint64_t ranges = 0;
