@@ -25,7 +25,7 @@ std::uint64_t Aff::axes() const {
 
 namespace lane_keys_impl {
 
-enum Tag : std::int64_t { kConst, kLeaf, kElt, kPad };
+enum Tag : std::int64_t { kConst, kLeaf, kElt, kPad, kPadRead };
 
 Aff scaled(const Aff& a, std::int64_t s) {
   Aff r = a;
@@ -92,11 +92,21 @@ Aff flat_of(const LaneIndex& idx, const Shape& shape) {
   return f;
 }
 
+bool LaneKeys::always_within(const Aff& a, std::int64_t n) const {
+  std::int64_t lo = a.c, hi = a.c;
+  for (std::size_t i = 0; i < a.k.size(); ++i) {
+    const std::int64_t span = a.k[i] * (extent_[i] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return lo >= 0 && hi < n;
+}
+
 int LaneKeys::intern(std::vector<std::int64_t> k, std::uint64_t ranges, const Node* leaf) {
   auto [it, fresh] = ids_.emplace(std::move(k), static_cast<int>(ranges_.size()));
   if (fresh) {
     ranges_.push_back(ranges);
     const_value_.emplace_back();
+    const_scalar_.emplace_back();
     leaf_.push_back(leaf);
   }
   return it->second;
@@ -111,6 +121,7 @@ int LaneKeys::const_key(DType dtype, const Scalar& s) {
   const double v = s.kind == DKind::Float ? s.f : s.kind == DKind::Bool ? (s.b ? 1.0 : 0.0)
                    : s.kind == DKind::Signed ? static_cast<double>(s.as_wide()) : static_cast<double>(s.u);
   const_value_[static_cast<std::size_t>(id)] = v;
+  const_scalar_[static_cast<std::size_t>(id)] = s;
   return id;
 }
 
@@ -180,8 +191,11 @@ int LaneKeys::key(const NodePtr& np, const LaneIndex& idx) {
           for (std::size_t a = 0; a < rg.size(); ++a) {
             if (rg[a].first == 0 && rg[a].second == 0) continue;
             s[a].c -= rg[a].first;
+            // the valid folds to True where the index stays inside over the loop (symbolic's
+            // vmin/vmax of `idx >= 0 & idx < n`): a pad a shrink cuts away masks nothing
+            if (always_within(s[a], in[a])) continue;
             if (!s[a].constant()) pad_axes |= s[a].axes();
-            else if (s[a].c < 0 || s[a].c >= in[a]) in_pad = true;
+            else in_pad = true;
           }
           break;
         }
@@ -192,7 +206,21 @@ int LaneKeys::key(const NodePtr& np, const LaneIndex& idx) {
                       ? Scalar::from_bool(false) : Scalar::from_int(0);
         r = const_key(n->dtype, zero);
       } else if (!failed) {
-        const int child = key(n->src[0], LaneIndex{s, std::nullopt});
+        int child = key(n->src[0], LaneIndex{s, std::nullopt});
+        bool varies = false;  // the source index along a padded axis changes from lane to lane
+        if (n->op == Op::Pad)
+          for (std::size_t a = 0; a < in.size(); ++a)
+            varies = varies || (in[a] > 1 && std::get<Ranges>(n->arg)[a] != std::pair<std::int64_t, std::int64_t>{0, 0});
+        if (varies && child >= 0 && !const_value_[static_cast<std::size_t>(child)]) {
+          // A load read through a pad is that pad's: cat pieces of one tensor (two pads) stay two
+          // loads in tinygrad (x.cat(x) / x.cat(x).flip(0) of zeros is all nan), one pad twice
+          // is one UOp (tinygrad hash-conses UOps); a source of one element along the padded axis
+          // is one load at every lane (x.cat(x) // x.cat(x).flip(0) of [0.0] is [1.0, 1.0]).
+          std::vector<std::int64_t> k{kPadRead, child};
+          for (const auto& [lo, hi] : std::get<Ranges>(n->arg)) k.insert(k.end(), {lo, hi});
+          child = intern(std::move(k), ranges_[static_cast<std::size_t>(child)],
+                         leaf_[static_cast<std::size_t>(child)]);
+        }
         if (pad_axes == 0 || child < 0) {
           r = child;
         } else {  // a valid that depends on loop variables: the pad stays in the UOp
@@ -222,6 +250,10 @@ int LaneKeys::elementwise(const NodePtr& np, const LaneIndex& idx) {
     const std::optional<double>& cv = const_value_[static_cast<std::size_t>(c)];
     return cv && *cv == v;
   };
+  if (n->op == Op::Cast && ch.size() == 1 && const_scalar_[static_cast<std::size_t>(ch[0])]) {
+    // a CAST of a CONST is a CONST (uop/symbolic.py): int pad zeros made float are 0.0
+    return const_key(n->dtype, cast_scalar(*const_scalar_[static_cast<std::size_t>(ch[0])], n->dtype));
+  }
   if (n->op == Op::Where) {
     masked |= ranges_[static_cast<std::size_t>(ch[0])];
     if (const_value_[static_cast<std::size_t>(ch[0])]) return is_const(ch[0], 0) ? ch[2] : ch[1];

@@ -46,7 +46,8 @@ struct Reach {
 /// need: masked axes, the leaves' flat indices, the foldable ops reached.
 class LaneKeys {
  public:
-  explicit LaneKeys(std::size_t ndim) : ndim_(ndim) {}
+  /// Keys over a kernel whose output has `shape` (its axes' extents bound the loop variables).
+  explicit LaneKeys(const Shape& shape) : ndim_(shape.size()), extent_(shape) {}
   /// The key of `n` read at `idx` (movement ops followed down to loads and constants), or -1
   /// where it cannot tell (an index it cannot map): never equal to another.
   int key(const NodePtr& n, const LaneIndex& idx);
@@ -65,10 +66,13 @@ class LaneKeys {
   int intern(std::vector<std::int64_t> k, std::uint64_t ranges, const Node* leaf = nullptr);
   int const_key(DType dtype, const Scalar& s);
   int elementwise(const NodePtr& n, const LaneIndex& idx);
+  bool always_within(const Aff& a, std::int64_t n) const;
   std::size_t ndim_;
+  Shape extent_;
   std::map<std::vector<std::int64_t>, int> ids_;
   std::vector<std::uint64_t> ranges_;   ///< per key: axes it depends on
   std::vector<std::optional<double>> const_value_;  ///< per key: a CONST's value (for x+0, x*1)
+  std::vector<std::optional<Scalar>> const_scalar_;  ///< per key: a CONST's Scalar (CAST folds)
   std::vector<const Node*> leaf_;       ///< per key: the loaded node when it is a load
   std::map<std::pair<const Node*, std::vector<std::int64_t>>, int> memo_;
 };

@@ -55,7 +55,7 @@ std::optional<std::vector<std::size_t>> upcast_axes(const NodePtr& root) {
     if (s[a] == 1) fixed[a] = 0;
     else dims.push_back(a);
   }
-  LaneKeys keys(s.size());
+  LaneKeys keys(s);
   keys.key(root, lane(s, fixed));
   if (keys.failed || keys.reads_reduce) return std::nullopt;
   if (keys.loads.empty()) return std::vector<std::size_t>{};  // constants alone: every element alike
@@ -85,7 +85,7 @@ void analyze(const NodePtr& root, std::unordered_map<const Node*, Decision>& out
   std::vector<std::int64_t> fixed(s.size(), -1);
   for (std::size_t a = 0; a < s.size(); ++a)
     if (s[a] == 1) fixed[a] = 0;
-  LaneKeys keys(s.size());
+  LaneKeys keys(s);
   std::function<void(std::size_t)> each = [&](std::size_t i) {  // every value of the upcast axes
     if (i == up->size()) {
       keys.key(root, lane(s, fixed));
