@@ -210,7 +210,8 @@ int LaneKeys::key(const NodePtr& np, const LaneIndex& idx) {
         bool varies = false;  // the source index along a padded axis changes from lane to lane
         if (n->op == Op::Pad)
           for (std::size_t a = 0; a < in.size(); ++a)
-            varies = varies || (in[a] > 1 && std::get<Ranges>(n->arg)[a] != std::pair<std::int64_t, std::int64_t>{0, 0});
+            varies = varies || (in[a] > 1 && (std::get<Ranges>(n->arg)[a].first != 0 ||
+                                              std::get<Ranges>(n->arg)[a].second != 0));
         if (varies && child >= 0 && !const_value_[static_cast<std::size_t>(child)]) {
           // A load read through a pad is that pad's: cat pieces of one tensor (two pads) stay two
           // loads in tinygrad (x.cat(x) / x.cat(x).flip(0) of zeros is all nan), one pad twice
