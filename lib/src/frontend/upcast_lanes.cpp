@@ -193,7 +193,7 @@ void region(const NodePtr& r, std::unordered_set<const Node*>& nodes) {
 }  // namespace upcast_lanes_impl
 using namespace upcast_lanes_impl;
 
-Tensor fold_upcast_lanes(const Tensor& t) {
+Tensor fold_upcast_self_ops(const Tensor& t) {
   // Kernels: the root's and one per input of each boundary below it.
   std::vector<std::pair<NodePtr, bool>> roots;  // (root, elementwise: analyzed)
   std::unordered_map<const Node*, std::size_t> root_at;
