@@ -5,8 +5,10 @@
 
 #include <bit>
 #include <cstring>
+#include <exception>
 
 #include "realize/fusion.hpp"
+#include "realize/scalar_ops.hpp"
 
 namespace tensor_inspect::tg::detail {
 
@@ -78,6 +80,39 @@ std::vector<std::int64_t> serialize(const LaneIndex& idx) {
   return v;
 }
 
+// Whether a cat (tinygrad's: pieces padded to the whole length and added) is below `n` within
+// its kernel, looked for over at most `budget` nodes.
+bool reads_cat(const Node* n, int budget = 64) {
+  std::vector<const Node*> todo{n};
+  while (!todo.empty() && budget-- > 0) {
+    const Node* m = todo.back();
+    todo.pop_back();
+    if (realize_detail::is_boundary(*m)) continue;
+    if (m->op == Op::Add)
+      for (const NodePtr& s : m->src)
+        if (s->op == Op::Pad || (s->op == Op::Bitcast && s->src[0]->op == Op::Pad)) return true;
+    for (const NodePtr& s : m->src) todo.push_back(s.get());
+  }
+  return false;
+}
+
+// A producer whose element is a formula of its index alone, as tinygrad builds it from ranges
+// (arange, eye, tril/triu's mask, linspace): a CONST wherever its index is. A Tensor.full or a
+// literal is a buffer in tinygrad (constructors.cpp), whose loads no rewrite sees through.
+bool index_only(const Node& n) {
+  if (!realize_detail::is_formula(n)) return false;
+  const std::string& l = std::get<std::shared_ptr<const Producer>>(n.arg)->label;
+  return l == "arange" || l == "eye" || l == "tril" || l == "triu" || l == "linspace";
+}
+
+// The value of an index-only producer read at a constant index.
+std::optional<Scalar> index_only_value(const Node& n, const LaneIndex& idx) {
+  if (!index_only(n)) return std::nullopt;
+  const Aff flat = flat_of(idx, n.shape);
+  if (!flat.constant() || flat.c < 0 || flat.c >= tensor_inspect::prod(n.shape)) return std::nullopt;
+  return std::get<std::shared_ptr<const Producer>>(n.arg)->element(flat.c);
+}
+
 }  // namespace lane_keys_impl
 using namespace lane_keys_impl;
 
@@ -132,6 +167,8 @@ int LaneKeys::key(const NodePtr& np, const LaneIndex& idx) {
   int r = -1;
   if (n->op == Op::Const) {
     r = const_key(n->dtype, std::get<Scalar>(n->arg));
+  } else if (const std::optional<Scalar> v = index_only_value(*n, idx)) {
+    r = const_key(n->dtype, *v);
   } else if (realize_detail::is_boundary(*n) || n->op == Op::Producer) {
     const Aff flat = flat_of(idx, n->shape);
     loads.push_back(flat);
@@ -180,6 +217,9 @@ int LaneKeys::key(const NodePtr& np, const LaneIndex& idx) {
           break;
         }
         case Op::Flip:
+          // a flip of a flip: tinygrad's index of it is not always the plain one again (over a cat,
+          // x.cat(y).flip(0).flip(0) is no longer the same load as x.cat(y)), so no lane is told apart
+          if (n->src[0]->op == Op::Flip && reads_cat(n->src[0].get())) failed = true;
           for (std::int64_t a : std::get<Shape>(n->arg)) {
             const auto u = static_cast<std::size_t>(a);
             s[u] = scaled((*ax)[u], -1);
@@ -256,6 +296,9 @@ int LaneKeys::elementwise(const NodePtr& np, const LaneIndex& idx) {
     return const_key(n->dtype, cast_scalar(*const_scalar_[static_cast<std::size_t>(ch[0])], n->dtype));
   }
   if (n->op == Op::Where) {
+    // a condition of the index alone that holds or fails over the whole loop is a CONST: symbolic
+    // folds it by its bounds before the optimizer looks for masks ((arange(3) < 3).where(x, 0))
+    if (const int c = constant_over_loop(n->src[0], idx); c >= 0) ch[0] = c;
     masked |= ranges_[static_cast<std::size_t>(ch[0])];
     if (const_value_[static_cast<std::size_t>(ch[0])]) return is_const(ch[0], 0) ? ch[2] : ch[1];
   }
@@ -289,9 +332,17 @@ int LaneKeys::elementwise(const NodePtr& np, const LaneIndex& idx) {
     case Op::CmpNe: foldable = !is_float(d) && n->src[0] != n->src[1]; break;
     default: break;
   }
-  // Two CONSTs fold as constants first (0 * (1/0) is nan); only x // x comes before (folding.cpp).
-  if (n->op != Op::Mul && n->op != Op::FloorDiv && same && const_value_[static_cast<std::size_t>(ch[0])]) same = false;
+  // Two CONSTs fold as constants first (0 * (1/0) is nan); only an int x // x comes before
+  // (folding.cpp): a float // is a floor of a product, whose CONSTs fold first.
+  const bool int_div = n->op == Op::FloorDiv && !is_float(d);
+  if (n->op != Op::Mul && !int_div && same && const_value_[static_cast<std::size_t>(ch[0])]) same = false;
   if (foldable) reaches.push_back(Reach{n, idx, same});
+  if (foldable && same) {  // the folded op is a CONST to the ops above it (chained folds)
+    if (n->op == Op::Max || n->op == Op::Min) return ch[0];
+    const bool one = n->op == Op::FloorDiv || n->op == Op::Mul;
+    return const_key(n->dtype, cast_scalar(Scalar::from_int(one ? 1 : 0), n->dtype));
+  }
+  if (const int c = folded_constants(n, ch); c >= 0) return c;
   std::vector<std::int64_t> k{kElt, static_cast<std::int64_t>(n->op), static_cast<std::int64_t>(n->dtype)};
   std::uint64_t ranges = 0;
   for (int c : ch) {
@@ -299,6 +350,83 @@ int LaneKeys::elementwise(const NodePtr& np, const LaneIndex& idx) {
     ranges |= ranges_[static_cast<std::size_t>(c)];
   }
   return intern(std::move(k), ranges);
+}
+
+int LaneKeys::folded_constants(const Node* n, const std::vector<int>& ch) {
+  if (n->src.empty() || n->src.size() > 2 || n->op == Op::Bitcast) return -1;
+  // arithmetic and comparisons; a transcendental of a CONST is left to the self folds (tinygrad
+  // gives ((x < x) == 0.5).sin() / (...).flip(0) of a bool pair as 1.0, not 0 * (1/0))
+  switch (n->op) {
+    case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sin: case Op::Cos: case Op::Tan:
+    case Op::Sqrt: case Op::Tanh: case Op::Pow:
+      return -1;
+    default: break;
+  }
+  std::vector<Scalar> v;
+  for (int c : ch) {
+    const std::optional<Scalar>& s = const_scalar_[static_cast<std::size_t>(c)];
+    if (!s) return -1;
+    v.push_back(*s);
+  }
+  try {  // the reference arithmetic of one element (scalar_ops.hpp), as exec_alu folds two CONSTs
+    const Scalar r = v.size() == 1 ? realize_detail::apply_unary(n->op, n->dtype, v[0])
+                                   : realize_detail::apply_binary(n->op, n->src[0]->dtype, v[0], v[1]);
+    return const_key(n->dtype, r);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+int LaneKeys::constant_over_loop(const NodePtr& cond, const LaneIndex& idx) {
+  std::uint64_t axes = idx.flat ? idx.flat->axes() : 0;
+  for (const Aff& a : idx.axes) axes |= a.axes();
+  if (axes == 0) return -1;  // a constant index: the key is the value already
+  std::vector<std::size_t> loop;
+  std::int64_t count = 1;
+  for (std::size_t a = 0; a < ndim_; ++a)
+    if (axes >> a & 1) {
+      loop.push_back(a);
+      count *= extent_[a];
+      if (count > kMaxLoopValues) return -1;
+    }
+  // the walk below must leave no trace: it reads the condition at points of the loop, not lanes
+  const std::size_t n_loads = loads.size(), n_reaches = reaches.size();
+  const std::uint64_t was_masked = masked;
+  const bool was_failed = failed, was_reduce = reads_reduce;
+  int found = -1;
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::vector<std::int64_t> at(ndim_, 0);
+    for (std::size_t j = 0; j < loop.size(); ++j) at[loop[j]] = i / stride_of(loop, j) % extent_[loop[j]];
+    auto fix = [&](Aff a) {
+      for (std::size_t x = 0; x < a.k.size(); ++x) {
+        a.c += a.k[x] * at[x];
+        a.k[x] = 0;
+      }
+      return a;
+    };
+    LaneIndex point;
+    if (idx.flat) point.flat = fix(*idx.flat);
+    for (const Aff& a : idx.axes) point.axes.push_back(fix(a));
+    const int c = key(cond, point);
+    const bool is_const = c >= 0 && const_scalar_[static_cast<std::size_t>(c)].has_value();
+    if (!is_const || (found >= 0 && c != found) || loads.size() != n_loads) {
+      found = -1;
+      break;
+    }
+    found = c;
+  }
+  loads.resize(n_loads);
+  reaches.resize(n_reaches);
+  masked = was_masked;
+  failed = was_failed;
+  reads_reduce = was_reduce;
+  return found;
+}
+
+std::int64_t LaneKeys::stride_of(const std::vector<std::size_t>& loop, std::size_t j) const {
+  std::int64_t s = 1;
+  for (std::size_t x = j + 1; x < loop.size(); ++x) s *= extent_[loop[x]];
+  return s;
 }
 
 }  // namespace tensor_inspect::tg::detail

@@ -66,6 +66,15 @@ class LaneKeys {
   int intern(std::vector<std::int64_t> k, std::uint64_t ranges, const Node* leaf = nullptr);
   int const_key(DType dtype, const Scalar& s);
   int elementwise(const NodePtr& n, const LaneIndex& idx);
+  /// The CONST key of an op whose operands are all CONSTs at this lane, or -1.
+  int folded_constants(const Node* n, const std::vector<int>& ch);
+  /// The CONST key of `cond` when it has one value at every point of the loop `idx` ranges over
+  /// (read by trying each, at most kMaxLoopValues), or -1.
+  int constant_over_loop(const NodePtr& cond, const LaneIndex& idx);
+  /// The distance in loop points between two values of loop axis loop[j].
+  std::int64_t stride_of(const std::vector<std::size_t>& loop, std::size_t j) const;
+  /// Points of a loop tried by constant_over_loop: the kernels this follows have at most 49 lanes.
+  static constexpr std::int64_t kMaxLoopValues = 64;
   bool always_within(const Aff& a, std::int64_t n) const;
   std::size_t ndim_;
   Shape extent_;
