@@ -1,5 +1,5 @@
 // lane_keys.hpp — what one element of a kernel computes, as tinygrad's UOps see it once its
-// optimizer has upcast some output axes (internal; lane_keys.cpp, upcast_lanes.cpp).
+// optimizer has upcast some output axes (internal; lane_keys.cpp, lane_constants.cpp, upcast_lanes.cpp).
 //
 // tinygrad's hand-coded optimizer (codegen/opt/heuristic.py) upcasts small masked output axes:
 // each element of such an axis is its own copy of the kernel, its index a constant, so the
