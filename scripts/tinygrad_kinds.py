@@ -269,7 +269,7 @@ DOCUMENTED = [
      "fold on it; the tool follows it over 7 elements or fewer; left: larger kernels, reductions, fp8",
      lambda c, n, a, b: n in ("value", "tool-refuses") and ".pad(" in c["expr"] and "value=" in c["expr"]),
     ("a small kernel tinygrad's optimizer upcasts: each element's index is a constant, so x.flip(0) at the middle "
-     "of an odd axis is x itself and x // x, x / x, x - x fold there",
+     "of an odd axis is x itself and x // x, x / x, x - x fold there (followed, but not past a reduce or a flatten)",
      lambda c, n, a, b: n == "value" and ".flip(" in c["expr"] and a["ok"] and result_size(a) <= 8),
     ("a tensor against its own cast (A op A.cast(d)): tinygrad's rewrites see one value on both sides "
      "(cast folding, bounds) and fold A op A (x/x -> 1, x//x -> 1, x%x -> 0, x-x -> 0)",

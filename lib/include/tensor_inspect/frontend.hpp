@@ -177,6 +177,11 @@ Tensor flip(const Tensor& t, const std::vector<std::int64_t>& axes);
 /// dtype, which stays the CONST it is in tinygrad's Tensor, its value unwrapped until a store:
 /// uint16 -5 `.contiguous().cast(dtypes.int32)` is -5 in tinygrad.
 Tensor contiguous(const Tensor& t);
+/// `t` with tinygrad's self folds (x // x, x - x, x * (1/x), ...) made at the elements of a kernel
+/// where both sides are one UOp once its optimizer upcasts small masked axes (codegen/opt/heuristic.py):
+/// `x // x.flip(0)` of three float zeros is [nan, 1.0, nan]. Applied to a finished expression,
+/// before fold_upcast_lanes (frontend/upcast_lanes.cpp).
+Tensor fold_upcast_self_ops(const Tensor& t);
 /// Axes start_dim..end_dim merged into one; a 0-d tensor becomes (1,).
 Tensor flatten(const Tensor& t, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
 /// Axis `dim` split into `sizes` (one -1 allowed).

@@ -277,7 +277,7 @@ Tensor evaluate_expression(std::string_view expr, const std::optional<Tensor>& x
                   v.kind == expr::Value::Kind::Tensor
                       ? std::string(dtype_info(v.tensor->dtype()).name) + " " + shape_repr(v.tensor->shape())
                       : expr::type_name(v));
-  if (v.kind == expr::Value::Kind::Tensor) return tg::fold_upcast_lanes(*v.tensor);
+  if (v.kind == expr::Value::Kind::Tensor) return tg::fold_upcast_lanes(tg::fold_upcast_self_ops(*v.tensor));
   if (v.kind == expr::Value::Kind::Scalar) return tg::from_values({v.num}, {}, std::nullopt, defaults);
   if (v.kind == expr::Value::Kind::BigInt) expr::fail_big(v, 1);
   expr::fail(1, "the expression gives a " + expr::type_name(v) + ", not a Tensor");
