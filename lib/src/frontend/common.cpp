@@ -80,6 +80,22 @@ const std::string* unrunnable_below(const NodePtr& n, std::unordered_set<const N
 }
 }  // namespace
 
+const Node* peel_moves(const Tensor& t, std::vector<const Node*>& moves, bool with_regions) {
+  const Node* n = t.node().get();
+  auto moving = [with_regions](Op op) {
+    return op == Op::Reshape || op == Op::Expand || op == Op::Permute || op == Op::Flip ||
+           (with_regions && (op == Op::Shrink || op == Op::Pad));
+  };
+  for (; moving(n->op); n = n->src[0].get()) moves.push_back(n);
+  return n;
+}
+
+Tensor moved_like(const std::vector<const Node*>& moves, Tensor x) {
+  for (auto it = moves.rbegin(); it != moves.rend(); ++it)
+    x = Tensor(make_node((*it)->op, x.dtype(), (*it)->shape, {x.node()}, (*it)->arg));
+  return x;
+}
+
 bool runnable(const Tensor& t) {
   std::unordered_set<const Node*> seen;
   return unrunnable_below(t.node(), seen) == nullptr;
@@ -88,10 +104,10 @@ bool runnable(const Tensor& t) {
 Tensor reduce_axes(const Tensor& t, Op op, const std::vector<std::int64_t>& axes, bool keepdim) {
   if (axes.empty()) return t;
   std::optional<Tensor> unparented = reduce_unparented(t, op, axes);
-  if (!unparented)
+  if (!unparented) {
     if (std::optional<Tensor> copies = reduce_stacked_copies(t, op, axes, keepdim)) return *copies;
-  if (!unparented)
     if (std::optional<Tensor> moved = reduce_mul_chain(t, op, axes, keepdim)) return *moved;
+  }
   Tensor r = unparented ? *unparented : t.reduce(op, axes);
   // A reduction of no elements into a non-empty output is a constant: tinygrad/schedule/rangeify.py
   // rewrites REDUCE(x) with 0 in x.shape and not in its own shape to reduce.const_like(identity_element),

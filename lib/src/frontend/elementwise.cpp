@@ -77,28 +77,17 @@ namespace {
 std::optional<Tensor> float_relu_source(const Tensor& t) {
   if (!is_float(t.dtype())) return std::nullopt;
   std::vector<const Node*> moves;  // outermost first
-  const Node* n = t.node().get();
-  for (; n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Flip || n->op == Op::Permute; n = n->src[0].get())
-    moves.push_back(n);
-  auto moved = [&moves](Tensor x) {
-    for (auto it = moves.rbegin(); it != moves.rend(); ++it) {
-      const Node* m = *it;
-      x = m->op == Op::Reshape ? x.reshape(m->shape)
-          : m->op == Op::Expand ? x.expand(m->shape)
-          : m->op == Op::Flip   ? x.flip(std::get<Shape>(m->arg))
-                                : x.permute(std::get<Shape>(m->arg));
-    }
-    return x;
-  };
+  const Node* n = peel_moves(t, moves, false);
+  auto moved = [&moves](const NodePtr& x) { return moved_like(moves, Tensor(x)); };
   auto zero = [](const NodePtr& c) {
     const std::optional<Scalar> v = const_value(Tensor(c));
     return v && v->as_double() == 0;
   };
-  if (n->op == Op::Max && zero(n->src[1])) return moved(Tensor(n->src[0]));
+  if (n->op == Op::Max && zero(n->src[1])) return moved(n->src[0]);
   if (n->op != Op::Where || n->src[0]->op != Op::CmpLt) return std::nullopt;
   const Node* cmp = n->src[0].get();
   if (cmp->src[1] != n->src[1] || !zero(cmp->src[0]) || !zero(n->src[2])) return std::nullopt;
-  return moved(Tensor(n->src[1]));
+  return moved(n->src[1]);
 }
 }  // namespace
 

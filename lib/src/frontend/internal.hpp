@@ -92,6 +92,13 @@ bool is_int_isinf(const Node* n);
 /// Axes (all when nullopt) resolved against t's ndim, sorted and without repeats.
 std::vector<std::int64_t> resolve_axes(const Tensor& t, const std::optional<std::vector<std::int64_t>>& axes);
 
+/// The node under t's movement ops, which `moves` collects outermost first: reshapes, expands,
+/// permutes and flips, and shrinks and pads too when `with_regions` (common.cpp).
+const Node* peel_moves(const Tensor& t, std::vector<const Node*>& moves, bool with_regions = true);
+/// `x` under the movement ops `moves` (outermost first, as peel_moves collects them), rebuilt over
+/// a source of the shape theirs had (their args hold no dtype).
+Tensor moved_like(const std::vector<const Node*>& moves, Tensor x);
+
 /// Whether no op tinygrad cannot run (Producer::unrunnable) is below `t` (common.cpp).
 bool runnable(const Tensor& t);
 

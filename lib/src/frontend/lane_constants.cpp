@@ -53,7 +53,11 @@ int LaneKeys::constant_over_loop(const NodePtr& cond, const LaneIndex& idx) {
   int found = -1;
   for (std::int64_t i = 0; i < count; ++i) {
     std::vector<std::int64_t> at(ndim_, 0);
-    for (std::size_t j = 0; j < loop.size(); ++j) at[loop[j]] = i / stride_of(loop, j) % extent_[loop[j]];
+    for (std::size_t j = loop.size(), rest = static_cast<std::size_t>(i); j-- > 0;) {  // i in C order
+      const auto e = static_cast<std::size_t>(extent_[loop[j]]);
+      at[loop[j]] = static_cast<std::int64_t>(rest % e);
+      rest /= e;
+    }
     auto fix = [&](Aff a) {
       for (std::size_t x = 0; x < a.k.size(); ++x) {
         a.c += a.k[x] * at[x];
@@ -78,12 +82,6 @@ int LaneKeys::constant_over_loop(const NodePtr& cond, const LaneIndex& idx) {
   failed = was_failed;
   reads_reduce = was_reduce;
   return found;
-}
-
-std::int64_t LaneKeys::stride_of(const std::vector<std::size_t>& loop, std::size_t j) const {
-  std::int64_t s = 1;
-  for (std::size_t x = j + 1; x < loop.size(); ++x) s *= extent_[loop[x]];
-  return s;
 }
 
 }  // namespace tensor_inspect::tg::detail

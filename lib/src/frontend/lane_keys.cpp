@@ -114,6 +114,11 @@ std::optional<Scalar> index_only_value(const Node& n, const LaneIndex& idx) {
 }  // namespace lane_keys_impl
 using namespace lane_keys_impl;
 
+std::optional<Scalar> self_fold_value(Op op, DType d) {
+  if (op == Op::Max || op == Op::Min) return std::nullopt;
+  return cast_scalar(Scalar::from_int(op == Op::FloorDiv || op == Op::Mul ? 1 : 0), d);
+}
+
 Aff flat_of(const LaneIndex& idx, const Shape& shape) {
   if (idx.flat) return *idx.flat;
   Aff f = constant_aff(0, idx.axes.empty() ? 0 : idx.axes[0].k.size());
@@ -336,9 +341,8 @@ int LaneKeys::elementwise(const NodePtr& np, const LaneIndex& idx) {
   if (n->op != Op::Mul && !int_div && same && const_value_[static_cast<std::size_t>(ch[0])]) same = false;
   if (foldable) reaches.push_back(Reach{n, idx, same});
   if (foldable && same) {  // the folded op is a CONST to the ops above it (chained folds)
-    if (n->op == Op::Max || n->op == Op::Min) return ch[0];
-    const bool one = n->op == Op::FloorDiv || n->op == Op::Mul;
-    return const_key(n->dtype, cast_scalar(Scalar::from_int(one ? 1 : 0), n->dtype));
+    const std::optional<Scalar> v = self_fold_value(n->op, n->dtype);
+    return v ? const_key(n->dtype, *v) : ch[0];
   }
   if (const int c = folded_constants(n, ch); c >= 0) return c;
   std::vector<std::int64_t> k{kElt, static_cast<std::int64_t>(n->op), static_cast<std::int64_t>(n->dtype)};

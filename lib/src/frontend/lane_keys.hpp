@@ -71,8 +71,6 @@ class LaneKeys {
   /// The CONST key of `cond` when it has one value at every point of the loop `idx` ranges over
   /// (read by trying each, at most kMaxLoopValues), or -1.
   int constant_over_loop(const NodePtr& cond, const LaneIndex& idx);
-  /// The distance in loop points between two values of loop axis loop[j].
-  std::int64_t stride_of(const std::vector<std::size_t>& loop, std::size_t j) const;
   /// Points of a loop tried by constant_over_loop: the kernels this follows have at most 49 lanes.
   static constexpr std::int64_t kMaxLoopValues = 64;
   bool always_within(const Aff& a, std::int64_t n) const;
@@ -85,6 +83,11 @@ class LaneKeys {
   std::vector<const Node*> leaf_;       ///< per key: the loaded node when it is a load
   std::map<std::pair<const Node*, std::vector<std::int64_t>>, int> memo_;
 };
+
+/// The CONST symbolic's self fold makes of op(x, x) (uop/symbolic.py), in dtype `d`: 1 for x // x
+/// and x * (1/x), 0 (False) for x - x, x % x, x ^ x, x < x and x != x; nullopt for max and min,
+/// which are x itself.
+std::optional<Scalar> self_fold_value(Op op, DType d);
 
 /// `idx` (of a node of `shape`) as the C-order flat index.
 Aff flat_of(const LaneIndex& idx, const Shape& shape);

@@ -63,13 +63,6 @@ Tensor pow_const(const Tensor& x, double c) {
   return xpow(x, constant(x, c));
 }
 
-// Movement ops rebuilt over another source of the same shape (their args hold no dtype).
-Tensor moved_like(const std::vector<const Node*>& moves, Tensor x) {
-  for (auto it = moves.rbegin(); it != moves.rend(); ++it)
-    x = Tensor(make_node((*it)->op, x.dtype(), (*it)->shape, {x.node()}, (*it)->arg));
-  return x;
-}
-
 }  // namespace
 
 namespace detail {
@@ -90,17 +83,6 @@ std::optional<Tensor> float_operand(const NodePtr& src, FloatMemo& memo, bool& h
   }
   if (const_fold::constant_of(s)) return s.cast(DType::Float32);
   return std::nullopt;
-}
-
-// The node under t's movement ops (a pad among them), which `moves` collects outermost first.
-const Node* peel_moves(const Tensor& t, std::vector<const Node*>& moves) {
-  const Node* n = t.node().get();
-  while (n->op == Op::Reshape || n->op == Op::Expand || n->op == Op::Permute || n->op == Op::Shrink ||
-         n->op == Op::Flip || n->op == Op::Pad) {
-    moves.push_back(n);
-    n = n->src[0].get();
-  }
-  return n;
 }
 
 // The float32 an int op holds once tinygrad's rewrite replaces the int POW under it by xpow's

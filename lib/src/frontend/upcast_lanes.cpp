@@ -142,17 +142,8 @@ void analyze(const NodePtr& root, std::unordered_map<const Node*, Decision>& out
 }
 
 NodePtr folded_value(const Node& n, const NodePtr& rebuilt) {
-  auto filled = [&](double v) {
-    const DType d = n.dtype;
-    Scalar x = is_float(d) ? Scalar::from_float(v) : d == DType::Bool ? Scalar::from_bool(v != 0)
-               : Scalar::from_int(static_cast<std::int64_t>(v));
-    return Tensor::full(n.shape, x, d).node();
-  };
-  switch (n.op) {
-    case Op::FloorDiv: case Op::Mul: return filled(1);
-    case Op::Max: case Op::Min: return rebuilt->src[0];
-    default: return filled(0);  // Sub, Mod, Xor, CmpLt, CmpNe
-  }
+  const std::optional<Scalar> v = detail::self_fold_value(n.op, n.dtype);
+  return v ? Tensor::full(n.shape, *v, n.dtype).node() : rebuilt->src[0];
 }
 
 struct Rewriter {
