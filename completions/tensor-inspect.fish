@@ -20,7 +20,7 @@ function __tensor_inspect_names
 end
 
 # The caps of --limit KEY=VALUE (the library's limit table; `--limit x=1` names them all).
-set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= remote_memory_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes= manifest_bytes= onnx_initializers= onnx_dims= onnx_string_bytes= onnx_graph_depth= hdf5_objects= hdf5_name_bytes= hdf5_chunks= hdf5_chunk_bytes= dcp_metadata_bytes= dcp_chunks= dcp_grid_cells= aws_config_bytes=
+set -l limits stream_bytes= buffer_bytes= npy_header_bytes= npy_header_depth= safetensors_header_bytes= index_bytes= json_depth= gguf_key_bytes= gguf_array_elements= zip_members= zip_ratio= pickle_bytes= pickle_values= pickle_memo= pickle_refs= pickle_depth= pickle_entries= remote_whole_bytes= remote_memory_bytes= out_of_order_bytes= broadcast_pairs= expression_elements= compute_elements= literal_bytes= manifest_bytes= onnx_initializers= onnx_dims= onnx_string_bytes= onnx_graph_depth= hdf5_objects= hdf5_name_bytes= hdf5_chunks= hdf5_chunk_bytes= dcp_metadata_bytes= dcp_chunks= dcp_grid_cells= aws_config_bytes=
 
 function __tensor_inspect_main
     not __fish_seen_subcommand_from diff validate hash export

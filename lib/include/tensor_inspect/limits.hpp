@@ -79,6 +79,13 @@ struct Limits {
   /// once: the window it reads plus the windows fetched ahead of it; the blocks behind it
   /// are given back. Windows are min(32 MiB, this / 8), fetched up to this / 2 ahead.
   std::uint64_t remote_memory_bytes = std::uint64_t{256} << 20;
+  /// Bytes of private memory a kernel holds for each Load of a larger tensor in a local file
+  /// that it reads out of order (`x.T.sum()`, a broadcast of rows), split among its threads:
+  /// the bytes are read in blocks (pread) into a cache of this size, not mapped, so the process
+  /// holds the cache rather than every page it touched. A tensor of at most this many bytes is
+  /// read through the file map. (A remote tensor of more than remote_memory_bytes / 2 read out
+  /// of order takes a cache of remote_memory_bytes / 4; a smaller one is fetched whole.)
+  std::uint64_t out_of_order_bytes = std::uint64_t{32} << 20;
   /// Element pairs a comparison (diff) visits when both tensors broadcast their stored
   /// values (torch's expand saved with a 0 stride) along different axes, so the repetition
   /// cannot be counted instead of visited: a few stored bytes could ask for 10**12 pairs.

@@ -35,6 +35,7 @@ constexpr LimitInfo kTable[] = {
     {"pickle_entries", &Limits::pickle_entries, "items"},
     {"remote_whole_bytes", &Limits::remote_whole_bytes, "bytes"},
     {"remote_memory_bytes", &Limits::remote_memory_bytes, "bytes"},
+    {"out_of_order_bytes", &Limits::out_of_order_bytes, "bytes"},
     {"broadcast_pairs", &Limits::broadcast_pairs, "items"},
     {"expression_elements", &Limits::expression_elements, "items"},
     {"compute_elements", &Limits::compute_elements, "items"},

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cstring>
 
+
 #include "buffer/byte_source.hpp"
 #include "realize/program.hpp"
 #include "realize/mulacc.hpp"
@@ -65,6 +66,9 @@ std::size_t chunk_capacity(const Shape& space) {
   return n;
 }
 
+/// Kernel elements whose reads settle a Load's block size (BlockReads::settle): 32 chunks.
+constexpr std::int64_t kBlockSample = std::int64_t{1} << 16;
+
 // A remote Load under views read in order (fetch_on_read): the elements `idx` reads (sorted one
 // way or the other, -1 aside) fetched before they are read, in runs of nearby ones, so a large
 // step fetches the blocks it reads, not the ones between (those the windows ahead have brought
@@ -103,6 +107,25 @@ ChunkEvaluator::ChunkEvaluator(const Program& program)
   for (auto& v : values_) v.resize(capacity_);
 }
 
+BlockReads& ChunkEvaluator::block_reads(std::size_t k) {
+  if (block_reads_.empty()) block_reads_.resize(program_.nodes.size(), nullptr);
+  if (!block_reads_[k]) {
+    const Instance& inst = program_.nodes[k];
+    block_reads_[k] = &inst.block_caches->mine([&] {  // the kernel's first reads, once per Load
+      std::int64_t space = 1;
+      for (const std::int64_t d : program_.space) space *= d;
+      std::vector<std::int64_t> sample;
+      for (std::int64_t at = 0; at < std::min(space, kBlockSample); at += static_cast<std::int64_t>(capacity_)) {
+        const auto n = static_cast<std::size_t>(std::min(static_cast<std::int64_t>(capacity_), space - at));
+        const std::int64_t* idx = indices(inst, at, n);
+        sample.insert(sample.end(), idx, idx + n);
+      }
+      return sample;
+    });
+  }
+  return *block_reads_[k];
+}
+
 const std::int64_t* ChunkEvaluator::indices(const Instance& inst, std::int64_t start, std::size_t n) {
   std::int64_t* idx = idx_.data();
   if (inst.views.empty()) {
@@ -120,13 +143,16 @@ void ChunkEvaluator::gather(std::size_t k, std::int64_t start, std::size_t n, st
   assert(n <= capacity_);
   const Instance& inst = program_.nodes[k];
   const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
-  if (inst.views.empty()) {
+  if (inst.views.empty() && inst.block_reads == Instance::BlockReadsFrom::None) {
     if (inst.fetch_on_read)
       inst.file->fetch(inst.file_offset + static_cast<std::uint64_t>(start) * itemsize, n * itemsize);
     std::memcpy(out, inst.data + static_cast<std::size_t>(start) * itemsize, n * itemsize);
     return;
   }
+  // (block_reads before indices: its first call reads a sample of indices into the same scratch)
+  BlockReads* blocks = inst.block_reads != Instance::BlockReadsFrom::None ? &block_reads(k) : nullptr;
   const std::int64_t* idx = indices(inst, start, n);
+  if (blocks) return blocks->gather(idx, n, out);
   if (inst.fetch_on_read) fetch_reads(inst, idx, n);
   const auto copy = [&](auto size) {  // a fixed size per dtype: each copy is one move
     for (std::size_t i = 0; i < n; ++i, out += size) {
@@ -150,7 +176,15 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
     Word* out = values_[k].data();
     switch (inst.kind) {
       case Instance::Load:
-        if (inst.views.empty()) {
+        if (inst.block_reads != Instance::BlockReadsFrom::None && block_reads(k).through_map()) {
+          decode(inst.dtype, inst.data, indices(inst, start, n), n, out);  // given up to the map
+        } else if (inst.block_reads != Instance::BlockReadsFrom::None) {  // out of order: the block cache
+          const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
+          bytes_.resize(n * itemsize);
+          BlockReads& blocks = block_reads(k);  // first: see gather
+          blocks.gather(indices(inst, start, n), n, bytes_.data());
+          decode(inst.dtype, bytes_.data(), nullptr, n, out);
+        } else if (inst.views.empty()) {
           const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
           if (inst.fetch_on_read)
             inst.file->fetch(inst.file_offset + static_cast<std::uint64_t>(start) * itemsize, n * itemsize);

@@ -2,12 +2,14 @@
 #include "realize/program.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "realize/fusion.hpp"
 #include "realize/mulacc.hpp"
 #include "realize/view_order.hpp"
 #include "buffer/byte_source.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::realize_detail {
 namespace {
@@ -72,13 +74,31 @@ class Lowering {
       inst.order = views.empty() ? 1 : scan_order(views);
       inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 &&
                            (views.empty() || prod(views.back().shape) > kEnumerateReads);
-      inst.data = inst.fetch_on_read || (!fetch_ && buffer.device() == Device::DISK)
+      const std::size_t itemsize = dtype_info(n->dtype).itemsize;
+      // A large one read out of order (a permute, a broadcast) goes through block caches
+      // (block_reads.hpp); a remote one of at most half of remote_memory_bytes is fetched here.
+      if (in_file && inst.order == 0 && !inst.fetch_on_read && std::has_single_bit(itemsize) &&
+          (views.empty() || prod(views.back().shape) > kEnumerateReads)) {
+        if (buffer.file()->is_remote()) {
+          if (buffer.nbytes() > limits().remote_memory_bytes / 2)
+            inst.block_reads = Instance::BlockReadsFrom::RemoteFile;
+        } else if (buffer.file()->is_mapped() && buffer.nbytes() > limits().out_of_order_bytes) {
+          inst.block_reads = Instance::BlockReadsFrom::LocalMap;
+        }
+      }
+      const bool blocks = inst.block_reads != Instance::BlockReadsFrom::None;
+      inst.data = inst.fetch_on_read || blocks || (!fetch_ && buffer.device() == Device::DISK)
                       ? buffer.bytes_unfetched().data()
                       : fetch_reachable(buffer, views, loop, n->dtype);
       if (in_file && inst.order != 0) {
         inst.file = buffer.file().get();
         inst.file_offset = static_cast<std::uint64_t>(inst.data - inst.file->bytes().data());
         inst.file_bytes = buffer.nbytes();
+      }
+      if (blocks) {
+        inst.file_bytes = buffer.nbytes();
+        inst.block_caches = std::make_shared<BlockReadsPerThread>(
+            inst.data, inst.file_bytes, itemsize, inst.block_reads == Instance::BlockReadsFrom::RemoteFile);
       }
     } else if (n->op == Op::Const) {
       inst.kind = Instance::Const;

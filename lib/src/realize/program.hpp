@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "realize/block_reads.hpp"
 #include "realize/chunk.hpp"
 #include "tensor_inspect/graph.hpp"
 
@@ -43,6 +44,13 @@ struct Instance {
   /// windows it reads (release_behind.hpp fetches them ahead and gives them back behind).
   /// With no views, or under views read in order that reach more than a few elements.
   bool fetch_on_read = false;
+  /// Load of a tensor of more than Limits::out_of_order_bytes in a file (local map or remote)
+  /// that the kernel reads out of order (a permute, a broadcast): its elements are read through
+  /// a bounded block cache of each evaluator (block_reads.hpp), not through `data`'s pages;
+  /// `file_bytes` is the buffer's length.
+  enum class BlockReadsFrom : std::uint8_t { None, LocalMap, RemoteFile } block_reads = BlockReadsFrom::None;
+  /// Its caches, one per thread, shared by the copies of the program's evaluators.
+  std::shared_ptr<BlockReadsPerThread> block_caches;
   Word value{};                       ///< Const: the value as a word of its dtype
   const Producer* formula = nullptr;  ///< Formula: element(i)
   /// MulAcc (realize/mulacc.hpp): src {a, b, c}, the value (±a*b) + (±c) in one rounding.
@@ -109,6 +117,9 @@ class ChunkEvaluator {
   std::vector<std::int64_t> idx_, counter_;
   std::vector<std::byte> bytes_;
   std::vector<bool> const_ready_;
+  /// For each Load with block_reads, this thread's cache (found at its first read).
+  std::vector<BlockReads*> block_reads_;
+  BlockReads& block_reads(std::size_t k);
 };
 
 }  // namespace tensor_inspect::realize_detail

@@ -1,0 +1,147 @@
+// block_reads.hpp — a Load that reads a large file out of order (`x.T.sum()` of a file of few
+// rows, `x.T[::2]`, a broadcast of rows, `(x + x.T)`), read through a bounded cache of private
+// memory instead of the file map.
+//
+// Why not the map: a read fault on a file map maps the whole page-cache folio it lands in (up
+// to 2 MiB on the kernels we run on, MADV_RANDOM or not), and those pages stay resident until
+// unmapped. A permuted read touches every row of the file for each column it steps to, so it
+// held the whole file (261 MiB for x.T.sum() of a 256 MiB file of 150 or 300 rows), and giving
+// pages back between batches cannot help when each touch maps 2 MiB again. Here a miss copies
+// one aligned block of the tensor's bytes into a cache slot (pread through the map's kept
+// descriptor, buffer/mapped_read.hpp, so the page cache serves it and nothing is mapped; for a
+// remote file a ranged request streamed into the slot, byte_source.hpp), and the kernel's
+// element reads come from the slots. The cache is fully associative through a table of one
+// pointer per block of the tensor, and evicts the oldest block when full: a column walk reads
+// each row's next block as it leaves the last one, so the oldest blocks are those it has left.
+// A walk over more rows than the cache holds would read each block again for every element of
+// it; a look at the kernel's first reads sizes the blocks so the rows fit (settle), and a count
+// of bytes read against bytes used catches the rest: blocks a quarter the size, then, at a page,
+// the map as before (through_map).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace tensor_inspect::realize_detail {
+
+/// The bytes of one Load's buffer (element 0 at `base`, `nbytes` long, in a local file map or
+/// a remote file's reserved address space) read in blocks into at most `budget` bytes of slots.
+/// Not thread-safe: one per thread (BlockReadsPerThread).
+class BlockReads {
+ public:
+  /// `remote`: the buffer lies in a remote file (misses stream ranged requests; blocks of at
+  /// least kFetchBlock). Nothing is allocated or read until the first gather.
+  /// `learned` (may be null) is shared by the evaluators of one Load: the block size the
+  /// thrashing check settled on (its log2), kThroughMap, or 0 before any did; read at the first
+  /// gather, written when the check changes the size.
+  BlockReads(const std::byte* base, std::uint64_t nbytes, std::size_t itemsize, bool remote, std::uint64_t budget,
+             std::atomic<unsigned>* learned = nullptr);
+  /// `learned`'s value once the cache gave up to the map.
+  static constexpr unsigned kThroughMap = 1;
+  /// A first value for `learned` from the buffer indices `sample` of the kernel's first elements
+  /// (-1 masked): the largest block size at which a cache of `budget` bytes, run over the sample,
+  /// reads each block about once (at most 1/8 of them again), or kThroughMap when none does (a
+  /// column walk over more rows than any holds: it would read each block again for every element).
+  static unsigned settle(const std::vector<std::int64_t>& sample, std::uint64_t nbytes, std::size_t itemsize,
+                         bool remote, std::uint64_t budget);
+  BlockReads(const BlockReads&) = delete;
+  BlockReads& operator=(const BlockReads&) = delete;
+  ~BlockReads();
+
+  /// Copies elements idx[0..n) (buffer element indices, each < nbytes / itemsize; -1: a masked
+  /// element, zero bytes) to `out`, itemsize bytes each. Throws Error(Io) as MappedFile::fetch
+  /// when a remote block cannot be had.
+  void gather(const std::int64_t* idx, std::size_t n, std::byte* out);
+
+  /// Bytes one block holds: a power of two of at least 16 KiB (kFetchBlock for a remote file),
+  /// larger for a tensor of more than 2**18 blocks so the table stays at most 2 MiB.
+  std::uint64_t block_bytes() const { return std::uint64_t{1} << shift_; }
+  /// True once the cache gave up to the map (thrashing at its smallest block): the Load is then
+  /// read as any other, through `base`, a remote file's bytes all fetched (once) first, as a
+  /// remote Load read out of order was before these caches (gather still works). Throws as
+  /// MappedFile::fetch.
+  bool through_map();
+  /// Blocks read so far (misses), for tests and -vv.
+  std::uint64_t reads() const { return reads_; }
+
+ private:
+  /// Reads per use past which the cache is thrashing (a column walk over more rows than its
+  /// slots hold): bytes read over bytes the kernel reads, in windows of kWindowBytes read.
+  static constexpr std::uint64_t kThrashRatio = 16;
+  static constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 20;
+  /// An empty cache of slots_ blocks of the current size.
+  void lay_out();
+  /// Counts one block read; when the reads pass kThrashRatio, lays the cache out anew with
+  /// blocks a quarter the size (true), or, at the smallest, gives up to the map (through_map_).
+  bool thrashing();
+  /// Reads `block` into a free or evicted slot: its bytes; null when the cache was laid out
+  /// anew instead (thrashing), so no pointer taken before stays valid.
+  const std::byte* slot_of(std::uint64_t block);
+  /// A free slot, or a random victim's, now owned by `block` (not yet in the table).
+  std::byte* take_slot(std::uint64_t block);
+  /// Reads remote `blocks` into slots in one set of ranged requests (several at once).
+  void read_remote(std::span<const std::uint64_t> blocks);
+  /// The blocks elements idx[0..n) miss, read at once (remote files).
+  void read_ahead(const std::int64_t* idx, std::size_t n);
+  /// Copies elements [i, n) of a kSize-byte dtype (0: itemsize_) until the cache is laid out
+  /// anew: where it stopped.
+  template <std::size_t kSize>
+  std::size_t copy(const std::int64_t* idx, std::size_t i, std::size_t n, std::byte* out);
+  const std::byte* base_;
+  std::uint64_t nbytes_;
+  std::size_t itemsize_;
+  bool remote_;
+  std::uint64_t budget_;
+  std::atomic<unsigned>* learned_;
+  unsigned shift_ = 14, min_shift_ = 12;
+  bool through_map_ = false;    ///< thrashing at the smallest block: read through the map
+  bool fetched_whole_ = false;  ///< through_map_ of a remote file: all of it fetched
+  std::size_t slots_ = 0;       ///< slots the budget holds (at least 2)
+  std::size_t used_ = 0;        ///< slots filled so far
+  std::size_t next_ = 0;        ///< the slot to fill next (the oldest once all are used)
+  std::vector<const std::byte*> table_;  ///< block -> its slot, null when not held
+  std::vector<std::uint64_t> owner_;     ///< slot -> block
+  class Memory;
+  std::unique_ptr<Memory> memory_;
+  std::size_t memory_bytes_ = 0;
+  std::vector<std::uint64_t> missing_;  ///< read_ahead's scratch
+  std::uint64_t window_used_ = 0, window_read_ = 0;  ///< bytes the kernel read, bytes read into slots
+  std::uint64_t reads_ = 0;
+};
+
+/// The caches of one Load, one for each thread that reads it, kept as long as its program: a
+/// thread's evaluator of the next batch goes on with the blocks the last one read (a cache per
+/// evaluator read each row's blocks again at each batch: 1.6 times a remote file's bytes).
+/// Thread-safe.
+class BlockReadsPerThread {
+ public:
+  /// The Load's bytes as BlockReads takes them; Limits::out_of_order_bytes split among OpenMP's
+  /// threads, read when made.
+  BlockReadsPerThread(const std::byte* base, std::uint64_t nbytes, std::size_t itemsize, bool remote);
+  /// The calling thread's cache. The first call of all settles the block size
+  /// (BlockReads::settle) from `sample()`, the buffer indices of the kernel's first elements.
+  BlockReads& mine(const std::function<std::vector<std::int64_t>()>& sample);
+  /// Logs (-vv) what the caches read: blocks and their size, or that they gave up to the map.
+  ~BlockReadsPerThread();
+  BlockReadsPerThread(const BlockReadsPerThread&) = delete;
+  BlockReadsPerThread& operator=(const BlockReadsPerThread&) = delete;
+
+ private:
+  const std::byte* base_;
+  std::uint64_t nbytes_;
+  std::size_t itemsize_;
+  bool remote_;
+  std::uint64_t budget_;
+  std::atomic<unsigned> learned_{0};
+  std::mutex mutex_;
+  std::vector<std::pair<std::thread::id, std::unique_ptr<BlockReads>>> caches_;
+};
+
+}  // namespace tensor_inspect::realize_detail
