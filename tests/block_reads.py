@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""A kernel that reads a large tensor out of order (a permute, a broadcast of rows) reads it through a
+bounded block cache (realize/block_reads.hpp), with the values it printed before, in bounded memory.
+
+    /usr/bin/python3 tests/block_reads.py build/tensor-inspect
+
+1. Values: over .npy files of NumPy's standard-normal values (seed 8; float32 with a nan and a -0.0,
+   float16, int32, float64) of few rows and of many, each expression prints exactly what it prints with
+   `--limit out_of_order_bytes=1G` (the file map, as before the caches) under
+   `--limit out_of_order_bytes=512K`, which sends every file here through caches of 16 slots of 16 KiB a
+   thread: 7 rows fit them, 40 take 4 KiB blocks, 2,500 the map again; float64 sums match NumPy's.
+2. Memory: over a 256 MiB float32 file of 150 rows (a column walk: every row for each column), the
+   permuted reductions below match NumPy's float64 value and peak under the tool's idle peak plus 64 MiB
+   (they held the whole file: 261 MiB).
+3. Remote: the same file of 150 rows through a local nginx with `--limit remote_memory_bytes=128M` prints
+   what the local file prints, under the idle peak plus 64 MiB (it fetched the whole tensor: 146 MiB).
+Under ASan (CI's instrumented run) only the small values.
+Prints one line per check and `N passed, M failed`.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import tally
+from tally import check
+from peak_rss import run_measured
+
+MiB = 1 << 20
+ASAN = "ASAN_OPTIONS" in os.environ
+# (rows, cols): few rows (16 KiB blocks), a middle count (4 KiB blocks), many (the map).
+SHAPES = [(7, 40000), (40, 8000), (2500, 120)]
+EXPRS = ["x.T.sum()", "x.T.max()", "x.T[::2].sum()", "x.T[1:, ::-1].min()", "(x.T * 2).sum(axis=1)",
+         "(x[:, None, :] + x[None, :2, :]).sum()", "x.T.contiguous().sum(axis=0)", "(x + x.flip(0)).T.mean()"]
+
+
+def run(binary, path, expr, *extra, log=None):
+    """The value the tool prints (an error's text when it fails); `log` (a list) gets its -vv lines."""
+    p = subprocess.run([binary, path, "-e", expr, "--json", "--json-nonfinite", "python", *extra] +
+                       (["-vv"] if log is not None else []), capture_output=True, text=True, timeout=300)
+    if log is not None:
+        log += p.stderr.splitlines()
+    return json.loads(p.stdout)["tolist"] if p.returncode == 0 else "exit %d: %s" % (p.returncode, p.stderr[-300:])
+
+
+def values(binary, tmp):
+    rng = np.random.default_rng(8)
+    shapes = SHAPES[:2] if ASAN else SHAPES
+    for shape in shapes:
+        for dt in ("float32",) if ASAN else ("float32", "float16", "int32", "float64"):
+            a = (rng.standard_normal(shape) * 100).astype(dt)
+            if dt == "float32":
+                a.flat[3], a.flat[2100] = -0.0, np.nan
+            if dt == "float16":
+                a /= 64
+            path = os.path.join(tmp, "a.npy")
+            np.save(path, a)
+            exprs = EXPRS[:3] if ASAN else EXPRS
+            differ, log = [], {}
+            for e in exprs:
+                cached = run(binary, path, e, "--limit", "out_of_order_bytes=512K", log=log.setdefault(e, []))
+                mapped = run(binary, path, e, "--limit", "out_of_order_bytes=1G")
+                if isinstance(cached, str) or json.dumps(cached) != json.dumps(mapped):
+                    differ.append(f"{e}: {cached} vs {mapped}")
+            check(f"{dt} {shape}: through the caches as through the map", not differ, f"differ: {differ}")
+            # What -vv says the caches did in the column walk of x.T[::2].sum(): 16 KiB blocks for 7
+            # rows, 4 KiB for 40, the map for 2,500.
+            said = [line for line in log["x.T[::2].sum()"] if "read out of order through" in line]
+            want = {7: "blocks of 16 KiB read", 40: "blocks of 4 KiB read", 2500: "through the file map"}[shape[0]]
+            check(f"{dt} {shape}: -vv says x.T[::2].sum() read the tensor {want}",
+                  len(said) == 1 and want in said[0], f"{said}")
+            if dt == "float64":
+                got = run(binary, path, "x.T[::2].sum()", "--limit", "out_of_order_bytes=512K")
+                check(f"{dt} {shape}: x.T[::2].sum() matches NumPy's", np.isclose(got, a.T[::2].sum(), rtol=1e-9),
+                      f"{got}")
+
+
+def measure(binary, args, value, idle, name):
+    status, out, err, peak = run_measured(binary, args + ["--json"], 300)
+    got = json.loads(out)["tolist"] if status == 0 else None
+    check(f"{name} matches NumPy's float64 value", got is not None and np.isclose(got, value, rtol=1e-3, atol=1e-2),
+          f"status {status}: {got} vs {value}: {err[-300:]!r}")
+    check(f"{name} peaks under idle + 64 MiB", peak < idle + 64 * MiB,
+          f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB")
+    return got
+
+
+def memory(binary, tmp):
+    tiny = os.path.join(tmp, "tiny.npy")
+    np.save(tiny, np.ones((2, 3), dtype=np.float32))
+    _, _, _, idle = run_measured(binary, [tiny, "-e", "x.T.sum()"], 60)
+    a = np.random.default_rng(9).standard_normal((150, (1 << 26) // 150), dtype=np.float32)
+    path = os.path.join(tmp, "rows.npy")
+    np.save(path, a)
+    w = a.astype(np.float64)
+    del a
+    exprs = [("x.T.sum()", w.sum()), ("x.T[::2].sum()", w.T[::2].sum()), ("x.T.max()", w.max()),
+             ("(x[:, None, :] * x[None, :1, :]).sum()", (w * w[:1]).sum())]
+    del w
+    for expr, value in exprs:
+        measure(binary, [path, "-e", expr], value, idle, f"(150, 447392) float32: {expr}")
+    return path
+
+
+def remote(binary, path):
+    from nginx_server import servers  # only here: the ASan run does not start nginx
+    with servers("ti-block-reads-") as (_, www, nginx, _):
+        os.symlink(path, os.path.join(www, "rows.npy"))
+        np.save(os.path.join(www, "tiny.npy"), np.ones((2, 3), dtype=np.float32))
+        limit = ["--limit", "remote_memory_bytes=128M"]
+        _, _, _, idle = run_measured(binary, [nginx.url("files", "tiny.npy"), "-e", "x.T.sum()"] + limit, 60)
+        for expr in ("x.T.sum()", "x.T[::2].sum()"):
+            want = run(binary, path, expr)
+            url = nginx.url("files", "rows.npy")
+            status, out, err, peak = run_measured(binary, [url, "-e", expr, "--json"] + limit, 300)
+            got = json.loads(out)["tolist"] if status == 0 else err[-300:]
+            check(f"remote {expr} prints what the local file's does", got == want, f"{got} vs {want}")
+            check(f"remote {expr} peaks under idle + 64 MiB", peak < idle + 64 * MiB,
+                  f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB")
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="ti-block-reads-") as tmp:
+        values(binary, tmp)
+        if not ASAN:
+            path = memory(binary, tmp)
+            remote(binary, path)
+    return tally.summary()
+
+
+if __name__ == "__main__":
+    tally.pass_details = True
+    sys.exit(main())
