@@ -11,7 +11,8 @@ bounded block cache (realize/block_reads.hpp), with the values it printed before
    thread: 7 rows fit them, 40 take 4 KiB blocks, 2,500 the map again; float64 sums match NumPy's.
 2. Memory: over a 256 MiB float32 file of 150 rows (a column walk: every row for each column), the
    permuted reductions below match NumPy's float64 value and peak under the tool's idle peak plus 64 MiB
-   (they held the whole file: 261 MiB).
+   (they held the whole file: 261 MiB), and so does a flip of half the file (`x.reshape(2, -1).flip(1)`,
+   read in order a block of 128 MiB at a time: 137 MiB).
 3. Remote: the same file of 150 rows through a local nginx with `--limit remote_memory_bytes=128M` prints
    what the local file prints, under the idle peak plus 64 MiB (it fetched the whole tensor: 146 MiB).
 Under ASan (CI's instrumented run) only the small values.
@@ -98,7 +99,8 @@ def memory(binary, tmp):
     w = a.astype(np.float64)
     del a
     exprs = [("x.T.sum()", w.sum()), ("x.T[::2].sum()", w.T[::2].sum()), ("x.T.max()", w.max()),
-             ("(x[:, None, :] * x[None, :1, :]).sum()", (w * w[:1]).sum())]
+             ("(x[:, None, :] * x[None, :1, :]).sum()", (w * w[:1]).sum()),
+             ("x.reshape(2, -1).flip(1).sum()", w.sum())]
     del w
     for expr, value in exprs:
         measure(binary, [path, "-e", expr], value, idle, f"(150, 447392) float32: {expr}")

@@ -45,7 +45,8 @@ class BlockReads::Memory {
   explicit Memory(std::size_t bytes) {
     constexpr std::size_t kHuge = std::size_t{2} << 20;
     const std::size_t length = (bytes + kHuge - 1) / kHuge * kHuge;
-    void* p = ::mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p =
+        ::mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       heap_.reset(new std::byte[bytes]);
       return;
@@ -116,7 +117,8 @@ unsigned BlockReads::settle(const std::vector<std::int64_t>& sample, std::uint64
 
 void BlockReads::lay_out() {
   const std::uint64_t blocks = (nbytes_ + block_bytes() - 1) >> shift_;
-  slots_ = static_cast<std::size_t>(std::clamp<std::uint64_t>(budget_ >> shift_, 2, std::max<std::uint64_t>(blocks, 2)));
+  slots_ =
+      static_cast<std::size_t>(std::clamp<std::uint64_t>(budget_ >> shift_, 2, std::max<std::uint64_t>(blocks, 2)));
   used_ = next_ = 0;
   table_.assign(static_cast<std::size_t>(blocks), nullptr);
   owner_.assign(slots_, 0);

@@ -10,6 +10,7 @@
 // own indices.
 #include "realize/view_order.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 
@@ -112,6 +113,19 @@ int scan_order(const std::vector<View>& views) {
   int order = 1;
   for (const View& v : views) order *= view_order(box_of(v)).sign;
   return order;
+}
+
+std::int64_t scan_block(const std::vector<View>& views) {
+  std::int64_t block = 0;
+  for (const View& v : views) {
+    const Box b = box_of(v);
+    const Order o = view_order(b);
+    if (o.sign == 0) return 0;
+    std::int64_t reach = 0;  // of the axes after the outer ones, either way
+    for (std::size_t d = o.outer; d < b.first.size(); ++d) reach += std::abs(b.stride[d]) * (b.last[d] - b.first[d]);
+    block = std::max(block, reach);
+  }
+  return block;
 }
 
 std::int64_t scan_position(const std::vector<View>& views, std::int64_t at) { return carried(views, at, true); }

@@ -25,6 +25,12 @@ namespace tensor_inspect::realize_detail {
 /// is read forwards), 0 neither. No views: +1.
 int scan_order(const std::vector<View>& views);
 
+/// For a Load of scan order +1 or -1: how far back, in elements of its buffer, a read may lie
+/// behind the furthest one before it: the reach of the block of inner axes each view reads in
+/// any order (a row of `x.flip(0)`: its row; `x.reshape(2, -1).flip(1)`: half the buffer), the
+/// largest of the views'. The pages of that many elements stay behind a scan. 0 for order 0.
+std::int64_t scan_block(const std::vector<View>& views);
+
 /// For a Load of scan order +1 (-1) and a kernel index `at` in its space: a buffer index that
 /// every read by kernel index `at` or later is at or above (at or below): where the scan stands,
 /// up to a block of inner axes behind it.
