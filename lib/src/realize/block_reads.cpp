@@ -17,8 +17,8 @@
 namespace tensor_inspect::realize_detail {
 namespace {
 
-/// Blocks a table indexes at most: 2**18 pointers.
-constexpr std::uint64_t kMaxTableBlocks = std::uint64_t{1} << 18;
+/// Blocks a table indexes at most: 2**19 pointers (4 MiB).
+constexpr std::uint64_t kMaxTableBlocks = std::uint64_t{1} << 19;
 
 /// A ranged request's bytes, in order, into one slot.
 class SlotSink final : public RangeSink {
@@ -76,7 +76,7 @@ class BlockReads::Memory {
 BlockReads::BlockReads(const std::byte* base, std::uint64_t nbytes, std::size_t itemsize, bool remote,
                        std::uint64_t budget, std::atomic<unsigned>* learned)
     : base_(base), nbytes_(nbytes), itemsize_(itemsize), remote_(remote), budget_(budget), learned_(learned) {
-  min_shift_ = remote_ ? 16 : 12;  // kFetchBlock, a remote file's fetch granularity; a page
+  min_shift_ = remote_ ? 16 : 11;  // kFetchBlock, a remote file's fetch granularity; 2 KiB
   while ((nbytes_ >> min_shift_) >= kMaxTableBlocks) ++min_shift_;
   shift_ = std::max(min_shift_, remote_ ? 18U : 14U);  // 256 KiB a request when the rows allow
 }

@@ -15,8 +15,9 @@
 // each row's next block as it leaves the last one, so the oldest blocks are those it has left.
 // A walk over more rows than the cache holds would read each block again for every element of
 // it; a look at the kernel's first reads sizes the blocks so the rows fit (settle), and a count
-// of bytes read against bytes used catches the rest: blocks a quarter the size, then, at a page,
-// the map as before (through_map).
+// of bytes read against bytes used catches the rest: blocks a quarter the size, then, below 2 KiB,
+// the map as before (through_map). A 2 KiB pread costs about what reading its page through the
+// map did: x.T[::2].sum() of 8,192 rows of 32 KiB ran 1.3-1.6 times as long as through the map.
 #pragma once
 
 #include <atomic>
@@ -60,8 +61,9 @@ class BlockReads {
   /// when a remote block cannot be had.
   void gather(const std::int64_t* idx, std::size_t n, std::byte* out);
 
-  /// Bytes one block holds: a power of two of at least 16 KiB (kFetchBlock for a remote file),
-  /// larger for a tensor of more than 2**18 blocks so the table stays at most 2 MiB.
+  /// Bytes one block holds: a power of two, 16 KiB at first (256 KiB for a remote file), down to
+  /// 2 KiB (64 KiB, the remote fetch block) when rows do not fit, and at least what keeps the
+  /// table to 2**19 blocks (4 MiB of pointers): a tensor of more than 1 GiB starts larger.
   std::uint64_t block_bytes() const { return std::uint64_t{1} << shift_; }
   /// True once the cache gave up to the map (thrashing at its smallest block): the Load is then
   /// read as any other, through `base`, a remote file's bytes all fetched (once) first, as a
