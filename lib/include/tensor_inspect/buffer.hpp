@@ -135,12 +135,14 @@ const char* mapped_file_name_at(const void* address) noexcept;
 /// MappedFile::open of a regular file does (a checkpoint's shards, an ONNX model's external
 /// data, a DCP folder's .distcp files), and so must any other reader of an input's side file
 /// (note_input_path). OutputFiles refuses to write over such a file. Thread-safe; the list
-/// holds one entry per file opened, which the loaders' caps bound.
-void note_input_read(std::uint64_t dev, std::uint64_t ino);
+/// holds one entry per file opened, which the loaders' caps bound. `ctime_ns` is the file's
+/// status change time (stat's st_ctim, in ns since the epoch): a file the run read and deleted
+/// whose inode a new file reuses (another ctime) is not an input.
+void note_input_read(std::uint64_t dev, std::uint64_t ino, std::uint64_t ctime_ns);
 /// note_input_read for `path` as stat(2) finds it; nothing when it does not exist.
 void note_input_path(const std::string& path);
-/// True when note_input_read recorded the file (device, inode) in this run.
-bool was_read_as_input(std::uint64_t dev, std::uint64_t ino);
+/// True when note_input_read recorded the file (device, inode, status change time) in this run.
+bool was_read_as_input(std::uint64_t dev, std::uint64_t ino, std::uint64_t ctime_ns);
 /// Records (and forgets) a file mapping for mapped_file_name_at; `name` must outlive it.
 void register_mapping(const void* begin, std::size_t size, const char* name) noexcept;
 void unregister_mapping(const void* begin) noexcept;

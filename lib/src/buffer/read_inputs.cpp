@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -17,25 +18,27 @@ namespace tensor_inspect {
 namespace {
 
 std::mutex read_inputs_mutex;
-std::vector<std::pair<std::uint64_t, std::uint64_t>> read_inputs;  // (st_dev, st_ino)
+std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> read_inputs;  // (st_dev, st_ino, ctime ns)
 
 }  // namespace
 
-void note_input_read(std::uint64_t dev, std::uint64_t ino) {
+void note_input_read(std::uint64_t dev, std::uint64_t ino, std::uint64_t ctime_ns) {
   const std::lock_guard<std::mutex> lock(read_inputs_mutex);
-  const std::pair<std::uint64_t, std::uint64_t> key{dev, ino};
+  const std::tuple<std::uint64_t, std::uint64_t, std::uint64_t> key{dev, ino, ctime_ns};
   if (std::find(read_inputs.begin(), read_inputs.end(), key) == read_inputs.end()) read_inputs.push_back(key);
 }
 
 void note_input_path(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-    note_input_read(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+    note_input_read(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                    static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000U +
+                        static_cast<std::uint64_t>(st.st_ctim.tv_nsec));
 }
 
-bool was_read_as_input(std::uint64_t dev, std::uint64_t ino) {
+bool was_read_as_input(std::uint64_t dev, std::uint64_t ino, std::uint64_t ctime_ns) {
   const std::lock_guard<std::mutex> lock(read_inputs_mutex);
-  return std::find(read_inputs.begin(), read_inputs.end(), std::make_pair(dev, ino)) != read_inputs.end();
+  return std::find(read_inputs.begin(), read_inputs.end(), std::make_tuple(dev, ino, ctime_ns)) != read_inputs.end();
 }
 
 }  // namespace tensor_inspect

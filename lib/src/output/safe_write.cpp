@@ -192,7 +192,9 @@ bool OutputFiles::is_input(const struct stat& st) const {
   const auto dev = static_cast<std::uint64_t>(st.st_dev), ino = static_cast<std::uint64_t>(st.st_ino);
   for (const auto& [d, i] : protected_)
     if (d == dev && i == ino) return true;
-  return was_read_as_input(dev, ino);
+  return was_read_as_input(dev, ino,
+                           static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000U +
+                               static_cast<std::uint64_t>(st.st_ctim.tv_nsec));
 }
 
 void OutputFiles::refuse_input(const std::string& path) {
