@@ -136,8 +136,7 @@ bool BlockReads::thrashing() {
     shift_ = std::max(min_shift_, shift_ - 2);
     if (learned_) learned_->store(shift_, std::memory_order_relaxed);
   } else {
-    through_map_ = true;
-    table_ = {}, owner_ = {}, memory_.reset(), memory_bytes_ = 0;
+    give_up_to_map();
     if (learned_) learned_->store(kThroughMap, std::memory_order_relaxed);
     return true;
   }
@@ -211,11 +210,13 @@ void BlockReads::read_ahead(const std::int64_t* idx, std::size_t n) {
   read_remote(missing_);
 }
 
+void BlockReads::give_up_to_map() {
+  through_map_ = true;
+  table_ = {}, owner_ = {}, memory_.reset(), memory_bytes_ = 0;
+}
+
 bool BlockReads::through_map() {
-  if (!through_map_ && learned_ && learned_->load(std::memory_order_relaxed) == kThroughMap) {
-    through_map_ = true;
-    table_ = {}, owner_ = {}, memory_.reset(), memory_bytes_ = 0;
-  }
+  if (!through_map_ && learned_ && learned_->load(std::memory_order_relaxed) == kThroughMap) give_up_to_map();
   if (through_map_ && remote_ && !fetched_whole_) {
     fetch_bytes(std::span(base_, static_cast<std::size_t>(nbytes_)));
     fetched_whole_ = true;

@@ -80,6 +80,8 @@ class BlockReads {
   static constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 20;
   /// An empty cache of slots_ blocks of the current size.
   void lay_out();
+  /// Frees the cache: reads go through the map from now on (through_map_).
+  void give_up_to_map();
   /// Counts one block read; when the reads pass kThrashRatio, lays the cache out anew with
   /// blocks a quarter the size (true), or, at the smallest, gives up to the map (through_map_).
   bool thrashing();

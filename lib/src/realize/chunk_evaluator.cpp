@@ -3,7 +3,6 @@
 #include <cassert>
 #include <cstring>
 
-
 #include "buffer/byte_source.hpp"
 #include "realize/program.hpp"
 #include "realize/mulacc.hpp"
@@ -176,14 +175,15 @@ const Word* ChunkEvaluator::run(std::int64_t start, std::size_t n) {
     Word* out = values_[k].data();
     switch (inst.kind) {
       case Instance::Load:
-        if (inst.block_reads != Instance::BlockReadsFrom::None && block_reads(k).through_map()) {
-          decode(inst.dtype, inst.data, indices(inst, start, n), n, out);  // given up to the map
-        } else if (inst.block_reads != Instance::BlockReadsFrom::None) {  // out of order: the block cache
-          const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
-          bytes_.resize(n * itemsize);
-          BlockReads& blocks = block_reads(k);  // first: see gather
-          blocks.gather(indices(inst, start, n), n, bytes_.data());
-          decode(inst.dtype, bytes_.data(), nullptr, n, out);
+        if (inst.block_reads != Instance::BlockReadsFrom::None) {  // out of order: the block cache
+          BlockReads& blocks = block_reads(k);                       // first: see gather
+          if (blocks.through_map()) {
+            decode(inst.dtype, inst.data, indices(inst, start, n), n, out);  // given up to the map
+          } else {
+            bytes_.resize(n * dtype_info(inst.dtype).itemsize);
+            blocks.gather(indices(inst, start, n), n, bytes_.data());
+            decode(inst.dtype, bytes_.data(), nullptr, n, out);
+          }
         } else if (inst.views.empty()) {
           const std::size_t itemsize = dtype_info(inst.dtype).itemsize;
           if (inst.fetch_on_read)

@@ -72,14 +72,14 @@ class Lowering {
       // broadcast) the elements they reach are fetched once, here.
       const bool in_file = buffer.device() == Device::DISK && buffer.file() && buffer.nbytes() > 0;
       inst.order = views.empty() ? 1 : scan_order(views);
+      const std::size_t itemsize = dtype_info(n->dtype).itemsize;
       // A local one whose scan goes back over more than out_of_order_bytes (the block of a flip of
       // its inner axes: `x.reshape(2, -1).flip(1)`) would hold that block's pages: out of order.
       if (in_file && inst.order != 0 && !buffer.file()->is_remote() &&
-          static_cast<std::uint64_t>(scan_block(views)) * dtype_info(n->dtype).itemsize > limits().out_of_order_bytes)
+          static_cast<std::uint64_t>(scan_block(views)) * itemsize > limits().out_of_order_bytes)
         inst.order = 0;
       inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 &&
                            (views.empty() || prod(views.back().shape) > kEnumerateReads);
-      const std::size_t itemsize = dtype_info(n->dtype).itemsize;
       // A large one read out of order (a permute, a broadcast) goes through block caches
       // (block_reads.hpp); a remote one of at most half of remote_memory_bytes is fetched here.
       if (in_file && inst.order == 0 && !inst.fetch_on_read && std::has_single_bit(itemsize) &&

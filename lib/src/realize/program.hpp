@@ -46,8 +46,8 @@ struct Instance {
   bool fetch_on_read = false;
   /// Load of a tensor of more than Limits::out_of_order_bytes in a file (local map or remote)
   /// that the kernel reads out of order (a permute, a broadcast): its elements are read through
-  /// a bounded block cache of each evaluator (block_reads.hpp), not through `data`'s pages;
-  /// `file_bytes` is the buffer's length.
+  /// a bounded block cache of each thread (block_caches, block_reads.hpp), not through `data`'s
+  /// pages; `file_bytes` is the buffer's length.
   enum class BlockReadsFrom : std::uint8_t { None, LocalMap, RemoteFile } block_reads = BlockReadsFrom::None;
   /// Its caches, one per thread, shared by the copies of the program's evaluators.
   std::shared_ptr<BlockReadsPerThread> block_caches;

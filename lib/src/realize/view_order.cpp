@@ -47,6 +47,7 @@ Box box_of(const View& v) {
 struct Order {
   int sign = 0;
   std::size_t outer = 0;
+  std::int64_t inner_reach = 0;  ///< the reach of the axes after the outer ones, either way
 };
 
 Order view_order(const Box& b) {
@@ -68,6 +69,7 @@ Order view_order(const Box& b) {
   }
   if (o.sign == 0 && o.outer == nd) o.sign = 1;  // reads one element, or the same ones again
   if (o.outer == 0) o.sign = 0;
+  o.inner_reach = reach[o.outer];
   return o;
 }
 
@@ -118,12 +120,9 @@ int scan_order(const std::vector<View>& views) {
 std::int64_t scan_block(const std::vector<View>& views) {
   std::int64_t block = 0;
   for (const View& v : views) {
-    const Box b = box_of(v);
-    const Order o = view_order(b);
+    const Order o = view_order(box_of(v));
     if (o.sign == 0) return 0;
-    std::int64_t reach = 0;  // of the axes after the outer ones, either way
-    for (std::size_t d = o.outer; d < b.first.size(); ++d) reach += std::abs(b.stride[d]) * (b.last[d] - b.first[d]);
-    block = std::max(block, reach);
+    block = std::max(block, o.inner_reach);
   }
   return block;
 }
