@@ -9,10 +9,13 @@ bounded block cache (realize/block_reads.hpp), with the values it printed before
    `--limit out_of_order_bytes=1G` (the file map, as before the caches) under
    `--limit out_of_order_bytes=512K`, which sends every file here through caches of 16 slots of 16 KiB a
    thread: 7 rows fit them, 40 take 4 KiB blocks, 2,500 the map again; float64 sums match NumPy's.
+   A tall table read column by column (x.T.argmax() of 16 MiB) reads each block once per column: 16
+   columns stay in 16 KiB blocks, 32 go to the map, and both print NumPy's index.
 2. Memory: over a 256 MiB float32 file of 150 rows (a column walk: every row for each column), the
    permuted reductions below match NumPy's float64 value and peak under the tool's idle peak plus 64 MiB
    (they held the whole file: 261 MiB), and so does a flip of half the file (`x.reshape(2, -1).flip(1)`,
-   read in order a block of 128 MiB at a time: 137 MiB).
+   read in order a block of 128 MiB at a time: 137 MiB); x.T[::1000].sum(), which uses 4 bytes of each
+   block it reads but reads none again, keeps 16 KiB blocks.
 3. Remote: the same file of 150 rows through a local nginx with `--limit remote_memory_bytes=128M` prints
    what the local file prints, under the idle peak plus 64 MiB (it fetched the whole tensor: 146 MiB).
 Under ASan (CI's instrumented run) only the small values.
@@ -79,6 +82,24 @@ def values(binary, tmp):
                       f"{got}")
 
 
+def tables(binary, tmp):
+    """A tall table read column by column reads each block once per column: 16 columns stay in the
+    caches (16 reads a block), 32 go to the map; the values are the map's either way."""
+    rng = np.random.default_rng(10)
+    for cols, want in ((16, "blocks of 16 KiB read"), (32, "through the file map")):
+        a = rng.standard_normal(((16 * MiB) // 4 // cols, cols), dtype=np.float32)
+        path = os.path.join(tmp, "table.npy")
+        np.save(path, a)
+        log = []
+        cached = run(binary, path, "x.T.argmax()", "--limit", "out_of_order_bytes=512K", log=log)
+        mapped = run(binary, path, "x.T.argmax()", "--limit", "out_of_order_bytes=1G")
+        check(f"({a.shape[0]}, {cols}) float32: x.T.argmax() is NumPy's through the caches and the map",
+              cached == mapped == int(a.T.argmax()), f"{cached}, {mapped} vs {a.T.argmax()}")
+        said = [line for line in log if "read out of order through" in line]
+        check(f"({a.shape[0]}, {cols}) float32: -vv says x.T.argmax() read the tensor {want}",
+              len(said) >= 1 and all(want in s for s in said), f"{said}")
+
+
 def measure(binary, args, value, idle, name):
     status, out, err, peak = run_measured(binary, args + ["--json"], 300)
     got = json.loads(out)["tolist"] if status == 0 else None
@@ -100,10 +121,17 @@ def memory(binary, tmp):
     del a
     exprs = [("x.T.sum()", w.sum()), ("x.T[::2].sum()", w.T[::2].sum()), ("x.T.max()", w.max()),
              ("(x[:, None, :] * x[None, :1, :]).sum()", (w * w[:1]).sum()),
-             ("x.reshape(2, -1).flip(1).sum()", w.sum())]
+             ("x.reshape(2, -1).flip(1).sum()", w.sum()), ("x.T[::1000].sum()", w.T[::1000].sum())]
     del w
     for expr, value in exprs:
         measure(binary, [path, "-e", expr], value, idle, f"(150, 447392) float32: {expr}")
+    # A sparse step reads each 16 KiB block once and uses 4 bytes of it: not thrashing (no block is
+    # read again), so no smaller blocks and no map.
+    log = []
+    run(binary, path, "x.T[::1000].sum()", log=log)
+    said = [line for line in log if "read out of order through" in line]
+    check("(150, 447392) float32: x.T[::1000].sum() keeps 16 KiB blocks",
+          len(said) == 1 and "blocks of 16 KiB read" in said[0], f"{said}")
     return path
 
 
@@ -128,6 +156,7 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="ti-block-reads-") as tmp:
         values(binary, tmp)
+        tables(binary, tmp)
         if not ASAN:
             path = memory(binary, tmp)
             remote(binary, path)

@@ -127,3 +127,38 @@ TEST_CASE("settle sizes the blocks from the kernel's first reads") {
   CHECK(rd::BlockReads::settle(few, bytes, 4, true, std::uint64_t{64} << 20) == 18);
   CHECK(rd::BlockReads::settle(more, bytes, 4, true, std::uint64_t{64} << 20) == rd::BlockReads::kThroughMap);
 }
+
+TEST_CASE("a table read column by column: 16 columns stay in the cache, 32 go to the map") {
+  // A float32 table of C columns read as x.T is, a column at a time: each pass reads every block
+  // again, C times in all, whatever the block size; what counts is blocks read again per byte
+  // used, past kThrashRatio (16). The grid's 1 MiB, 16 times over, is 4 MiB of (rows, C).
+  for (const std::int64_t cols : {16, 32}) {
+    test_util::TempDir dir{"ti-block-reads-"};
+    const std::int64_t rows = (std::int64_t{16} << 20) / 4 / cols;  // 16 MiB
+    std::vector<std::uint32_t> v(static_cast<std::size_t>(rows * cols));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(i * 2654435761U);
+    const auto path = (dir.path / "table.bin").string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()),
+                                                 static_cast<std::streamsize>(v.size() * 4));
+    const auto file = ti::MappedFile::open(path);
+    std::atomic<unsigned> learned{0};
+    rd::BlockReads r(file->bytes().data(), file->size(), 4, false, 16 * 16384, &learned);
+    std::vector<std::uint32_t> out(4096);
+    std::int64_t wrong = 0;
+    for (std::int64_t s = 0; s < rows * cols; s += 4096) {
+      std::vector<std::int64_t> idx;
+      for (std::int64_t k = s; k < s + 4096; ++k) idx.push_back((k % rows) * cols + k / rows);
+      r.gather(idx.data(), idx.size(), reinterpret_cast<std::byte*>(out.data()));
+      for (std::size_t i = 0; i < idx.size(); ++i) wrong += out[i] != v[static_cast<std::size_t>(idx[i])];
+    }
+    CHECK(wrong == 0);
+    if (cols == 16) {  // 1,024 blocks of 16 KiB, each read in each of the 16 passes
+      CHECK_FALSE(r.through_map());
+      CHECK(r.block_bytes() == 16384);
+      CHECK(r.reads() == 16 * 1024);
+    } else {
+      CHECK(r.through_map());
+      CHECK(learned.load() == rd::BlockReads::kThroughMap);
+    }
+  }
+}

@@ -122,17 +122,28 @@ void BlockReads::lay_out() {
   used_ = next_ = 0;
   table_.assign(static_cast<std::size_t>(blocks), nullptr);
   owner_.assign(slots_, 0);
+  seen_.assign(static_cast<std::size_t>((blocks + 63) / 64), 0);
   if (slots_ << shift_ > memory_bytes_) {  // uninitialised: committed as slots are read into
     memory_ = std::make_unique<Memory>(slots_ << shift_);
     memory_bytes_ = slots_ << shift_;
   }
-  window_used_ = window_read_ = 0;
+  window_used_ = window_read_ = window_reread_ = 0;
 }
 
-bool BlockReads::thrashing() {
+bool BlockReads::thrashing(std::uint64_t block) {
   window_read_ += block_bytes();
-  if (window_read_ <= kThrashRatio * std::max(window_used_, kWindowBytes)) return false;
-  if (shift_ > min_shift_) {  // blocks a quarter the size (or the smallest): four times as many fit
+  std::uint64_t& word = seen_[static_cast<std::size_t>(block / 64)];
+  const std::uint64_t bit = std::uint64_t{1} << (block % 64);
+  if (!(word & bit)) {
+    word |= bit;
+    return false;
+  }
+  window_reread_ += block_bytes();
+  if (window_reread_ <= kThrashRatio * std::max(window_used_, kWindowBytes)) return false;
+  // 4 elements used or more for each block read: a run of rows in each, which a block a quarter
+  // the size holds as well (block_reads.hpp).
+  const bool runs = window_used_ >= 4 * itemsize_ * (window_read_ >> shift_);
+  if (shift_ > min_shift_ && !runs) {  // blocks a quarter the size (or the smallest): four times as many fit
     shift_ = std::max(min_shift_, shift_ - 2);
     if (learned_) learned_->store(shift_, std::memory_order_relaxed);
   } else {
@@ -180,7 +191,7 @@ void BlockReads::read_remote(std::span<const std::uint64_t> blocks) {
 }
 
 const std::byte* BlockReads::slot_of(std::uint64_t block) {
-  if (thrashing()) return nullptr;
+  if (thrashing(block)) return nullptr;
   if (remote_) {
     read_remote(std::span(&block, 1));
     return table_[block];
@@ -205,14 +216,14 @@ void BlockReads::read_ahead(const std::int64_t* idx, std::size_t n) {
   std::sort(missing_.begin(), missing_.end());
   missing_.erase(std::unique(missing_.begin(), missing_.end()), missing_.end());
   missing_.resize(std::min(missing_.size(), slots_ / 2));  // the rest as the copies reach them
-  for (std::size_t k = 0; k < missing_.size(); ++k)
-    if (thrashing()) return;
+  for (const std::uint64_t b : missing_)
+    if (thrashing(b)) return;
   read_remote(missing_);
 }
 
 void BlockReads::give_up_to_map() {
   through_map_ = true;
-  table_ = {}, owner_ = {}, memory_.reset(), memory_bytes_ = 0;
+  table_ = {}, owner_ = {}, seen_ = {}, memory_.reset(), memory_bytes_ = 0;
 }
 
 bool BlockReads::through_map() {
@@ -259,7 +270,8 @@ void BlockReads::gather(const std::int64_t* idx, std::size_t n, std::byte* out) 
     if (!through_map_) lay_out();
   }
   window_used_ += n * itemsize_;
-  if (window_used_ >= kWindowBytes && window_read_ <= window_used_ * kThrashRatio) window_used_ = window_read_ = 0;
+  if (window_used_ >= kWindowBytes && window_reread_ <= window_used_ * kThrashRatio)
+    window_used_ = window_read_ = window_reread_ = 0;
   // A remote file's missing blocks in one set of parallel requests, not one round trip each.
   if (remote_ && !through_map_) read_ahead(idx, n);
   for (std::size_t i = 0; i < n;) {
@@ -297,8 +309,9 @@ BlockReadsPerThread::~BlockReadsPerThread() {
   std::uint64_t reads = 0, bytes = 0;
   for (const auto& [id, cache] : caches_) reads += cache->reads(), bytes = cache->block_bytes();
   if (learned_.load(std::memory_order_relaxed) == BlockReads::kThroughMap)
-    lib_log().debug("realize: {} bytes read out of order through the file map: its rows do not fit caches of {} KiB",
-                    nbytes_, budget_ >> 10);
+    lib_log().debug(
+        "realize: {} bytes read out of order through the file map: caches of {} KiB would read blocks again and again",
+        nbytes_, budget_ >> 10);
   else
     lib_log().debug("realize: {} bytes read out of order through {} caches of {} KiB: {} blocks of {} KiB read",
                     nbytes_, caches_.size(), budget_ >> 10, reads, bytes >> 10);

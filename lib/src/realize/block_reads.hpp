@@ -15,8 +15,8 @@
 // each row's next block as it leaves the last one, so the oldest blocks are those it has left.
 // A walk over more rows than the cache holds would read each block again for every element of
 // it; a look at the kernel's first reads sizes the blocks so the rows fit (settle), and a count
-// of bytes read against bytes used catches the rest: blocks a quarter the size, then, below 2 KiB,
-// the map as before (through_map). A 2 KiB pread costs about what reading its page through the
+// of bytes read again against bytes used catches the rest: blocks a quarter the size, then, below
+// 2 KiB, the map as before (through_map). A 2 KiB pread costs about what reading its page through the
 // map did: x.T[::2].sum() of 8,192 rows of 32 KiB ran 1.3-1.6 times as long as through the map.
 #pragma once
 
@@ -74,17 +74,28 @@ class BlockReads {
   std::uint64_t reads() const { return reads_; }
 
  private:
-  /// Reads per use past which the cache is thrashing (a column walk over more rows than its
-  /// slots hold): bytes read over bytes the kernel reads, in windows of kWindowBytes read.
+  /// Bytes read again per byte used past which the cache is thrashing (a column walk over more
+  /// rows than its slots hold reads a block again for each element of it): bytes of blocks read
+  /// a second time (or more) over bytes the kernel reads, in windows of kWindowBytes used. Blocks
+  /// read once do not count, however little of them a read uses (x.T[::1000]: its blocks, the
+  /// map's pages alike, hold a few elements each). A table of C columns read column by column
+  /// reads it C times whatever the block size, a ratio of C: up to 16 it stays in the cache
+  /// (x.T.argmax() of a (2**21, 16) float64: 1.55 times as long as through the map, 38 MiB
+  /// instead of 267), past that it goes to the map.
   static constexpr std::uint64_t kThrashRatio = 16;
   static constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 20;
   /// An empty cache of slots_ blocks of the current size.
   void lay_out();
   /// Frees the cache: reads go through the map from now on (through_map_).
   void give_up_to_map();
-  /// Counts one block read; when the reads pass kThrashRatio, lays the cache out anew with
-  /// blocks a quarter the size (true), or, at the smallest, gives up to the map (through_map_).
-  bool thrashing();
+  /// Counts a read of `block`; when the bytes read again pass kThrashRatio, lays the cache out
+  /// anew with blocks a quarter the size (true), or gives up to the map: at the smallest size, or
+  /// when the kernel reads 4 elements or more of each block it reads. A column walk over more
+  /// rows than the slots hold reads one element a block (a row's), and blocks a quarter the size
+  /// make four times as many slots; a tall table read column by column reads a run of rows from
+  /// each block (16 KiB: 64 rows of 32 float64), and blocks a quarter the size would still hold
+  /// 16 of them, read again in each column's pass as before: no block size helps it.
+  bool thrashing(std::uint64_t block);
   /// Reads `block` into a free or evicted slot: its bytes; null when the cache was laid out
   /// anew instead (thrashing), so no pointer taken before stays valid.
   const std::byte* slot_of(std::uint64_t block);
@@ -116,7 +127,9 @@ class BlockReads {
   std::unique_ptr<Memory> memory_;
   std::size_t memory_bytes_ = 0;
   std::vector<std::uint64_t> missing_;  ///< read_ahead's scratch
-  std::uint64_t window_used_ = 0, window_read_ = 0;  ///< bytes the kernel read, bytes read into slots
+  std::vector<std::uint64_t> seen_;  ///< a bit for each block: read before (at this block size)
+  std::uint64_t window_used_ = 0;    ///< bytes the kernel read in this window
+  std::uint64_t window_read_ = 0, window_reread_ = 0;  ///< bytes read into slots, of them read again
   std::uint64_t reads_ = 0;
 };
 
