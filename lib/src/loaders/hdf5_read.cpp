@@ -23,6 +23,10 @@ namespace {
 
 /// Datasets up to this many bytes are read whole even for a few elements.
 constexpr std::uint64_t kHdf5ReadWholeBytes = std::uint64_t{16} << 20;
+/// Chunks and bytes one H5Dread of a chunked dataset spans at most (or one chunk, when larger).
+/// libhdf5 keeps a record with its own dataspace for each chunk a read selects, about 2 KB: a
+/// dataset of 655,360 chunks of (2, 4) read whole peaked at 1.26 GB.
+constexpr std::uint64_t kHdf5SlabChunks = 4096, kHdf5SlabBytes = std::uint64_t{64} << 20;
 
 [[noreturn]] void hdf5_read_failed(const Hdf5File& file, const std::string& name, const std::string& what) {
   throw Error(ErrorCode::BadFile, file.name() + ": dataset '" + name + "': cannot be read (" + what + ")");
@@ -51,6 +55,47 @@ void read_hdf5_block(const Hdf5File& file, const std::string& name, hid_t dset, 
       H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
       H5Dread(dset, type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, out.data()) < 0)
     hdf5_read_failed(file, name, hdf5_error_text());
+}
+
+/// Calls `read(start, count)` for blocks of whole chunks of the chunked dataset `d` that cover it
+/// in C order, each of at most kHdf5SlabChunks chunks and kHdf5SlabBytes (or one chunk): a
+/// run of chunks along one axis, each spanning the whole of the axes after it.
+template <class Read>
+void for_each_hdf5_slab(const Hdf5Dataset& d, Read&& read) {
+  const std::size_t rank = d.shape.size();
+  std::vector<hsize_t> chunks(rank);  // chunks along each axis
+  std::uint64_t chunk_bytes = dtype_info(*d.type.dtype).itemsize;
+  for (std::size_t k = 0; k < rank; ++k) {
+    const auto dim = static_cast<hsize_t>(d.shape[k]), c = static_cast<hsize_t>(d.chunk[k]);
+    if (dim == 0) return;
+    chunks[k] = (dim + c - 1) / c;
+    chunk_bytes *= static_cast<std::uint64_t>(c);
+  }
+  const std::uint64_t most = std::max<std::uint64_t>(1, std::min(kHdf5SlabChunks, kHdf5SlabBytes / chunk_bytes));
+  std::size_t axis = rank;  // the axes from `axis` on fit one read whole...
+  std::uint64_t after = 1;   // ...in this many chunks
+  while (axis > 0 && chunks[axis - 1] <= most / after) after *= chunks[--axis];
+  if (axis == 0) {  // all of it in one read
+    read(std::vector<hsize_t>(rank, 0), std::vector<hsize_t>(d.shape.begin(), d.shape.end()));
+    return;
+  }
+  --axis;  // runs of chunks along this axis, each whole over the axes after it
+  const hsize_t run = static_cast<hsize_t>(std::max<std::uint64_t>(1, most / after));
+  std::vector<hsize_t> at(axis + 1, 0), start(rank, 0), count(d.shape.begin(), d.shape.end());
+  for (;;) {
+    for (std::size_t k = 0; k <= axis; ++k) {
+      const auto c = static_cast<hsize_t>(d.chunk[k]), dim = static_cast<hsize_t>(d.shape[k]);
+      start[k] = at[k] * c;
+      count[k] = std::min((k == axis ? run : 1) * c, dim - start[k]);
+    }
+    read(start, count);
+    at[axis] += run;  // the next step, carried into the axes before
+    std::size_t k = axis;
+    while (at[k] >= chunks[k]) {
+      if (k == 0) return;
+      at[k] = 0, ++at[--k];
+    }
+  }
 }
 
 /// The last chunk read of one dataset, for element-by-element reads.
@@ -130,7 +175,21 @@ void read_hdf5_dataset(const Hdf5File& file, const Hdf5Dataset& d, std::span<std
     auto lock = hdf5_lock();
     Hdf5Id dset(H5Dopen2(file.id(), d.name.c_str(), H5P_DEFAULT), H5Dclose);
     if (!dset.ok()) hdf5_read_failed(file, d.name, hdf5_error_text());
-    read_hdf5_block(file, d.name, dset.get(), {}, {}, out);
+    if (d.layout != "chunked" || d.shape.empty()) {
+      read_hdf5_block(file, d.name, dset.get(), {}, {}, out);
+    } else {  // slab by slab, each into its place in `out` (the same selection of the whole shape)
+      Hdf5Id type(H5Dget_type(dset.get()), H5Tclose);
+      Hdf5Id fspace(H5Dget_space(dset.get()), H5Sclose);
+      std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
+      Hdf5Id mspace(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+      if (!type.ok() || !fspace.ok() || !mspace.ok()) hdf5_read_failed(file, d.name, hdf5_error_text());
+      for_each_hdf5_slab(d, [&](const std::vector<hsize_t>& start, const std::vector<hsize_t>& count) {
+        if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
+            H5Sselect_hyperslab(mspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
+            H5Dread(dset.get(), type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, out.data()) < 0)
+          hdf5_read_failed(file, d.name, hdf5_error_text());
+      });
+    }
   }
   if (d.type.big_endian) swap_hdf5_elements(out, dtype_info(*d.type.dtype).itemsize);
 }
@@ -145,31 +204,16 @@ void check_hdf5_chunks(const Hdf5File& file, const Hdf5Dataset& d) {
     read_hdf5_block(file, d.name, dset.get(), {}, {}, out);
     return;
   }
-  // libhdf5 1.10 takes no H5S_ALL here: the dataset's own dataspace.
-  Hdf5Id space(H5Dget_space(dset.get()), H5Sclose);
-  hsize_t allocated = 0;
-  if (!space.ok() || H5Dget_num_chunks(dset.get(), space.get(), &allocated) < 0)
-    hdf5_read_failed(file, d.name, hdf5_error_text());
-  const std::size_t rank = d.shape.size();
-  std::vector<hsize_t> start(rank), count(rank);
+  // Every chunk through the filter pipeline, a slab of them at a time (its index asked chunk by
+  // chunk, H5Dget_chunk_info, walks the index from its start each time in libhdf5 1.10: hours
+  // for 655,360 chunks); a chunk never written reads as the fill value.
   std::vector<std::byte> out;
-  for (hsize_t i = 0; i < allocated && i < d.chunks; ++i) {
-    unsigned filter_mask = 0;
-    haddr_t addr = 0;
-    hsize_t size = 0;
-    if (H5Dget_chunk_info(dset.get(), space.get(), i, start.data(), &filter_mask, &addr, &size) < 0)
-      hdf5_read_failed(file, d.name, hdf5_error_text());
-    std::uint64_t n = 1;
-    for (std::size_t k = 0; k < rank; ++k) {
-      if (start[k] >= static_cast<hsize_t>(d.shape[k]))
-        hdf5_read_failed(file, d.name,
-                         "chunk " + std::to_string(i) + " lies outside the dataset's shape " + shape_repr(d.shape));
-      count[k] = std::min<hsize_t>(static_cast<hsize_t>(d.chunk[k]), static_cast<hsize_t>(d.shape[k]) - start[k]);
-      n *= count[k];
-    }
-    out.resize(static_cast<std::size_t>(n * itemsize));
-    read_hdf5_block(file, d.name, dset.get(), rank ? start : std::vector<hsize_t>{}, count, out);
-  }
+  for_each_hdf5_slab(d, [&](const std::vector<hsize_t>& start, const std::vector<hsize_t>& count) {
+    std::uint64_t n = itemsize;
+    for (const hsize_t c : count) n *= c;
+    out.resize(static_cast<std::size_t>(n));
+    read_hdf5_block(file, d.name, dset.get(), start, count, out);
+  });
 }
 
 Tensor hdf5_read_tensor(std::shared_ptr<const Hdf5File> file, const Hdf5Dataset& d) {
