@@ -60,9 +60,9 @@ _tensor_inspect() {
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
   local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit $remote_opts"
-  local validate_opts="-h --help --json --strict $remote_opts"
+  local validate_opts="-h --help --json --strict --limit $remote_opts"
   local hash_opts="-h --help --algo --check --json --quiet --limit $remote_opts"
-  local export_opts="-h --help --name --all -e --expr --dtype -o --output --format --force $remote_opts"
+  local export_opts="-h --help --name --all -e --expr --dtype -o --output --format --force --limit $remote_opts"
   local subcommands="diff validate hash export"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do

@@ -11,6 +11,8 @@ time in libhdf5 1.10), which had not ended after 10 minutes. Checked here:
    written chunks, one never written but 4 rows (its fill value 1.5 elsewhere), a 3-D one whose
    slabs run along its middle axis (7 x 5,000 x 5 chunks), a gzip one with partial edge chunks.
 2. `--stats` and `validate` of the file end inside 60 s and peak under the idle peak + 128 MiB.
+3. `export` and `validate` take `--limit` after their name: hdf5_chunks=100000 stops them at the cap
+   the error names (exit 2 and 1), 1M lets them read the file.
 Prints one line per check and `N passed, M failed`.
 """
 import os
@@ -55,6 +57,18 @@ def main():
             check(f"export of '{name}' {value.shape} equals h5py's array",
                   got is not None and got.dtype == value.dtype and got.shape == value.shape and
                   got.tobytes() == value.tobytes(), f"exit {p.returncode}: {p.stderr[-300:]}")
+        # The cap the error names is raised where it says, after the subcommand as before it.
+        for verb, code in (("export", 2), ("validate", 1)):
+            args = [verb, path, "--limit", "hdf5_chunks=100000"] + (["-o", os.path.join(tmp, "o.npz"), "--all"]
+                                                                     if verb == "export" else [])
+            p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120)
+            check(f"{verb} --limit hdf5_chunks=100000 stops at the cap, exit {code}",
+                  p.returncode == code and "raise it with --limit hdf5_chunks=N" in p.stdout + p.stderr,
+                  f"exit {p.returncode}: {p.stdout[-200:]} {p.stderr[-200:]}")
+            p = subprocess.run([binary] + [a.replace("100000", "1M") for a in args], capture_output=True, text=True,
+                               timeout=120)
+            check(f"{verb} --limit hdf5_chunks=1M reads the file, exit 0", p.returncode == 0,
+                  f"exit {p.returncode}: {p.stderr[-300:]}")
         tiny = os.path.join(tmp, "tiny.h5")
         with h5py.File(tiny, "w") as f:
             f.create_dataset("x", data=np.ones((2, 3), "f4"), chunks=(1, 3))

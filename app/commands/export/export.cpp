@@ -11,6 +11,7 @@
 #include "tensor_inspect/dtype.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/expr.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/remote.hpp"
 #include "tensor_inspect/safe_write.hpp"
@@ -63,10 +64,12 @@ CLI::App* setup_export(CLI::App& app, ExportOptions& o) {
   sub->add_option("-o,--output", o.output, "the file to write: .npy, .npz or .safetensors, or - (stdout)")->required();
   sub->add_option("--format", o.format, "npy, npz or safetensors: the format where OUT has no such extension (-)");
   sub->add_flag("--force", o.force, "replace an existing output file");
+  sub->add_option("--limit", o.limits, "raise a resource cap, e.g. hdf5_chunks=64M (errors name the cap they hit)");
   return sub;
 }
 
 int run_export(const ExportOptions& o) {
+  set_limits_from(o.limits);
   if (o.all && !o.names.empty())
     throw Error(ErrorCode::Usage,
                 "export: --all and --name contradict (--all takes every tensor, --name those it matches): choose one");

@@ -24,6 +24,7 @@ struct ExportOptions {
   std::string output;                ///< -o OUT
   std::optional<std::string> format; ///< --format npy|npz|safetensors (needed where OUT has no such extension: -)
   bool force = false;                ///< --force: replace an existing OUT
+  std::vector<std::string> limits;   ///< --limit NAME=N (tensor_inspect/limits.hpp)
 };
 
 /// Adds the `export` subcommand to `app`, filling `o`; returns it (test `*sub` after parsing).

@@ -15,6 +15,7 @@
 
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/loader.hpp"
 #include "tensor_inspect/render.hpp"
 #include "tensor_inspect/validate.hpp"
@@ -59,10 +60,12 @@ CLI::App* setup_validate(CLI::App& app, ValidateOptions& o) {
       ->required();
   sub->add_flag("--json", o.json, "one JSON object (kind \"validate\") on stdout");
   sub->add_flag("--strict", o.strict, "exit 1 on warnings too (legal but unusual files); notes never fail");
+  sub->add_option("--limit", o.limits, "raise a resource cap, e.g. hdf5_chunks=64M (errors name the cap they hit)");
   return sub;
 }
 
 int run_validate(const ValidateOptions& o) {
+  set_limits_from(o.limits);
   std::vector<ValidationReport> reports;
   // `-` is standard input, read whole (up to Limits::stream_bytes), as the inspect mode reads it.
   if (std::count(o.files.begin(), o.files.end(), "-") > 1)

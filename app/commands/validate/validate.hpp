@@ -13,6 +13,7 @@ struct ValidateOptions {
   std::vector<std::string> files;
   bool json = false;
   bool strict = false;  ///< --strict: warnings fail too (notes never do)
+  std::vector<std::string> limits;  ///< --limit NAME=N (tensor_inspect/limits.hpp)
 };
 
 /// Adds the `validate` subcommand to `app`, filling `o`; returns it (true once parsed).
