@@ -15,7 +15,8 @@ bounded block cache (realize/block_reads.hpp), with the values it printed before
    permuted reductions below match NumPy's float64 value and peak under the tool's idle peak plus 64 MiB
    (they held the whole file: 261 MiB), and so does a flip of half the file (`x.reshape(2, -1).flip(1)`,
    read in order a block of 128 MiB at a time: 137 MiB); x.T[::1000].sum(), which uses 4 bytes of each
-   block it reads but reads none again, keeps 16 KiB blocks.
+   block it reads but reads none again, keeps 16 KiB blocks; a kernel of three Loads read out of order
+   shares the cap among them (it held 32 MiB each).
 3. Remote: the same file of 150 rows through a local nginx with `--limit remote_memory_bytes=128M` prints
    what the local file prints, under the idle peak plus 64 MiB (it fetched the whole tensor: 146 MiB).
 Under ASan (CI's instrumented run) only the small values.
@@ -121,7 +122,8 @@ def memory(binary, tmp):
     del a
     exprs = [("x.T.sum()", w.sum()), ("x.T[::2].sum()", w.T[::2].sum()), ("x.T.max()", w.max()),
              ("(x[:, None, :] * x[None, :1, :]).sum()", (w * w[:1]).sum()),
-             ("x.reshape(2, -1).flip(1).sum()", w.sum()), ("x.T[::1000].sum()", w.T[::1000].sum())]
+             ("x.reshape(2, -1).flip(1).sum()", w.sum()), ("x.T[::1000].sum()", w.T[::1000].sum()),
+             ("(x.T + x.T.flip(0) + x.T.flip(1) + x.T * 2).sum()", 5 * w.sum())]
     del w
     for expr, value in exprs:
         measure(binary, [path, "-e", expr], value, idle, f"(150, 447392) float32: {expr}")

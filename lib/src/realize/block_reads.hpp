@@ -20,6 +20,7 @@
 // map did: x.T[::2].sum() of 8,192 rows of 32 KiB ran 1.3-1.6 times as long as through the map.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <functional>
@@ -142,6 +143,9 @@ class BlockReadsPerThread {
   /// The Load's bytes as BlockReads takes them; Limits::out_of_order_bytes split among OpenMP's
   /// threads, read when made.
   BlockReadsPerThread(const std::byte* base, std::uint64_t nbytes, std::size_t itemsize, bool remote);
+  /// Keeps 1/`loads` of the budget: a kernel's `loads` Loads read through caches share the cap.
+  /// Before the first mine().
+  void share(std::uint64_t loads) { budget_ /= std::max<std::uint64_t>(1, loads); }
   /// The calling thread's cache. The first call of all settles the block size
   /// (BlockReads::settle) from `sample()`, the buffer indices of the kernel's first elements.
   BlockReads& mine(const std::function<std::vector<std::int64_t>()>& sample);
