@@ -4,6 +4,7 @@
 
 #include "tensor_inspect/buffer.hpp"
 #include "buffer/mapped_read.hpp"
+#include "buffer/read_inputs.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -123,10 +124,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const Stre
   struct stat st {};
   if (::fstat(guard.fd, &st) != 0) fail_io(path, "cannot stat", errno);
   if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::Io, path + ": is a directory");
-  if (S_ISREG(st.st_mode))
-    note_input_read(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-                    static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000U +
-                        static_cast<std::uint64_t>(st.st_ctim.tv_nsec));
+  note_input_stat(st);
 
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->name_ = path;

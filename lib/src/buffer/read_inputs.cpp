@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "buffer/read_inputs.hpp"
 #include "tensor_inspect/buffer.hpp"
 
 namespace tensor_inspect {
@@ -20,7 +21,21 @@ namespace {
 std::mutex read_inputs_mutex;
 std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> read_inputs;  // (st_dev, st_ino, ctime ns)
 
+std::uint64_t ctime_ns(const struct stat& st) {
+  const auto seconds = static_cast<std::uint64_t>(st.st_ctim.tv_sec);
+  return seconds * 1'000'000'000U + static_cast<std::uint64_t>(st.st_ctim.tv_nsec);
+}
+
 }  // namespace
+
+void note_input_stat(const struct stat& st) {
+  if (S_ISREG(st.st_mode))
+    note_input_read(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino), ctime_ns(st));
+}
+
+bool was_read_as_input(const struct stat& st) {
+  return was_read_as_input(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino), ctime_ns(st));
+}
 
 void note_input_read(std::uint64_t dev, std::uint64_t ino, std::uint64_t ctime_ns) {
   const std::lock_guard<std::mutex> lock(read_inputs_mutex);
@@ -30,10 +45,7 @@ void note_input_read(std::uint64_t dev, std::uint64_t ino, std::uint64_t ctime_n
 
 void note_input_path(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-    note_input_read(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-                    static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000U +
-                        static_cast<std::uint64_t>(st.st_ctim.tv_nsec));
+  if (::stat(path.c_str(), &st) == 0) note_input_stat(st);
 }
 
 bool was_read_as_input(std::uint64_t dev, std::uint64_t ino, std::uint64_t ctime_ns) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "buffer/read_inputs.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/error.hpp"
 
@@ -192,9 +193,7 @@ bool OutputFiles::is_input(const struct stat& st) const {
   const auto dev = static_cast<std::uint64_t>(st.st_dev), ino = static_cast<std::uint64_t>(st.st_ino);
   for (const auto& [d, i] : protected_)
     if (d == dev && i == ino) return true;
-  return was_read_as_input(dev, ino,
-                           static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000U +
-                               static_cast<std::uint64_t>(st.st_ctim.tv_nsec));
+  return was_read_as_input(st);
 }
 
 void OutputFiles::refuse_input(const std::string& path) {
