@@ -6,6 +6,7 @@
 
 #include "realize/fusion.hpp"
 #include "realize/mulacc.hpp"
+#include "realize/view_merge.hpp"
 #include "realize/view_order.hpp"
 #include "buffer/byte_source.hpp"
 #include "tensor_inspect/error.hpp"
@@ -232,6 +233,13 @@ class Lowering {
       }
     }
     views.push_back(v);
+    // A View over another that one View can say (view_merge.hpp): x.T[::2] reads in order.
+    while (views.size() >= 2) {
+      std::optional<View> both = merge_views(views[views.size() - 2], views.back());
+      if (!both) break;
+      views.pop_back();
+      views.back() = std::move(*both);
+    }
     std::erase_if(views, [](const View& view) { return view.contiguous; });
     return views;
   }
