@@ -9,14 +9,17 @@ bounded block cache (realize/block_reads.hpp), with the values it printed before
    `--limit out_of_order_bytes=1G` (the file map, as before the caches) under
    `--limit out_of_order_bytes=512K`, which sends every file here through caches of 16 slots of 16 KiB a
    thread: 7 rows fit them, 40 take 4 KiB blocks, 2,500 the map again; float64 sums match NumPy's.
-   A tall table read column by column (x.T.argmax() of 16 MiB) reads each block once per column: 16
-   columns stay in 16 KiB blocks, 32 go to the map, and both print NumPy's index.
+   A tall table read column by column (x.T.contiguous() of 16 MiB) reads each block once per column:
+   16 columns stay in 16 KiB blocks, 32 go to the map, and both print NumPy's values; x.T.argmax()
+   folds in the file's order (reduce.cpp), through no cache.
 2. Memory: over a 256 MiB float32 file of 150 rows (a column walk: every row for each column), the
    permuted reductions below match NumPy's float64 value and peak under the tool's idle peak plus 64 MiB
    (they held the whole file: 261 MiB), and so does a flip of half the file (`x.reshape(2, -1).flip(1)`,
    read in order a block of 128 MiB at a time: 137 MiB); x.T[::1000].sum(), which uses 4 bytes of each
    block it reads but reads none again, keeps 16 KiB blocks; a kernel of three Loads read out of order
-   shares the cap among them (it held 32 MiB each).
+   shares the cap among them (it held 32 MiB each). Over 16,384 rows, more than any cache holds,
+   x.T[::2].sum() and x.T[1::3, ::-2].max() fold in the file's order under the same bound, and
+   x.T.argmax() prints NumPy's index.
 3. Remote: the same file of 150 rows through a local nginx with `--limit remote_memory_bytes=128M` prints
    what the local file prints, under the idle peak plus 64 MiB (it fetched the whole tensor: 146 MiB).
 Under ASan (CI's instrumented run) only the small values.
@@ -85,21 +88,28 @@ def values(binary, tmp):
 
 
 def tables(binary, tmp):
-    """A tall table read column by column reads each block once per column: 16 columns stay in the
-    caches (16 reads a block), 32 go to the map; the values are the map's either way."""
+    """A tall table read column by column (x.T.contiguous()) reads each block once per column: 16
+    columns stay in the caches (16 reads a block), 32 go to the map; the values are the map's either
+    way, and x.T.argmax() (a whole reduction) folds in the file's order, through no cache at all."""
     rng = np.random.default_rng(10)
     for cols, want in ((16, "blocks of 16 KiB read"), (32, "through the file map")):
         a = rng.standard_normal(((16 * MiB) // 4 // cols, cols), dtype=np.float32)
         path = os.path.join(tmp, "table.npy")
         np.save(path, a)
         log = []
-        cached = run(binary, path, "x.T.argmax()", "--limit", "out_of_order_bytes=512K", log=log)
-        mapped = run(binary, path, "x.T.argmax()", "--limit", "out_of_order_bytes=1G")
-        check(f"({a.shape[0]}, {cols}) float32: x.T.argmax() is NumPy's through the caches and the map",
-              cached == mapped == int(a.T.argmax()), f"{cached}, {mapped} vs {a.T.argmax()}")
+        expr = "x.T.contiguous().max(axis=0)"
+        cached = run(binary, path, expr, "--limit", "out_of_order_bytes=512K", log=log)
+        mapped = run(binary, path, expr, "--limit", "out_of_order_bytes=1G")
+        check(f"({a.shape[0]}, {cols}) float32: {expr} is NumPy's through the caches and the map",
+              cached == mapped == a.max(axis=1).tolist(), f"{str(cached)[:200]}, {str(mapped)[:200]}")
         said = [line for line in log if "read out of order through" in line]
-        check(f"({a.shape[0]}, {cols}) float32: -vv says x.T.argmax() read the tensor {want}",
+        check(f"({a.shape[0]}, {cols}) float32: -vv says {expr} read the tensor {want}",
               len(said) >= 1 and all(want in s for s in said), f"{said}")
+        log = []
+        got = run(binary, path, "x.T.argmax()", "--limit", "out_of_order_bytes=512K", log=log)
+        said = [line for line in log if "read out of order" in line]
+        check(f"({a.shape[0]}, {cols}) float32: x.T.argmax() is NumPy's, read in the file's order",
+              got == int(a.T.argmax()) and not said, f"{got} vs {a.T.argmax()}: {said}")
 
 
 def measure(binary, args, value, idle, name):
@@ -128,6 +138,20 @@ def memory(binary, tmp):
     del w
     for expr, value in exprs:
         measure(binary, [path, "-e", expr], value, idle, f"(150, 447392) float32: {expr}")
+    # Many rows (16,384 of 16 KiB: more than any block cache holds a block of): a stepped transpose
+    # and a whole argmax fold in the file's order (view_merge.hpp, reduce.cpp), the map held 267 MiB.
+    many = os.path.join(tmp, "many.npy")
+    b = np.random.default_rng(12).standard_normal((16384, 4096), dtype=np.float32)
+    np.save(many, b)
+    _, out, _, _ = run_measured(binary, [many, "-e", "x.T.argmax()", "--json"], 300)
+    check("(16384, 4096) float32: x.T.argmax() is NumPy's", json.loads(out or "{}").get("tolist") == int(b.T.argmax()),
+          out[-200:])
+    wide = b.astype(np.float64)
+    del b
+    for expr, value in (("x.T[::2].sum()", wide.T[::2].sum()), ("x.T[1::3, ::-2].max()", wide.T[1::3, ::-2].max())):
+        measure(binary, [many, "-e", expr], value, idle, f"(16384, 4096) float32: {expr}")
+    del wide
+    os.unlink(many)
     # A sparse step reads each 16 KiB block once and uses 4 bytes of it: not thrashing (no block is
     # read again), so no smaller blocks and no map.
     log = []

@@ -26,7 +26,9 @@ std::int64_t read(const std::vector<View>& views, std::int64_t i) {
 
 // A random View of `shape` over a buffer: a permute, a shrink, a flip, a pad, a broadcast.
 View random_view(std::mt19937& rng, ti::Shape shape) {
-  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   View v = View::make(shape);
   const std::size_t nd = shape.size();
   for (int step = 0; step < 3; ++step) {
@@ -69,7 +71,9 @@ View random_view(std::mt19937& rng, ti::Shape shape) {
 
 TEST_CASE("merge_views reads what the two views read, at every index") {
   std::mt19937 rng(11);
-  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   int merged = 0, trials = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     const View bottom = random_view(rng, {pick(1, 6), pick(1, 6), pick(1, 4)});

@@ -51,6 +51,17 @@ NodePtr encoded(const NodePtr& red, const std::vector<Word>& acc) {
   return make_node(Op::Buffer, red->dtype, red->shape, {}, buf);
 }
 
+// For a whole reduction (one output) of a flat input: the shape of the view under which one of
+// its Loads reads a file out of order, when it holds the same elements (prod equal, rank > 1).
+std::optional<Shape> unflattened(const NodePtr& in, const BufferMap& buffers, std::int64_t outputs) {
+  if (outputs != 1 || in->shape.size() != 1) return std::nullopt;
+  for (const Instance& i : lower(in, buffers, std::nullopt, false).nodes)
+    if (i.kind == Instance::Load && i.order == 0 && !i.views.empty() && i.views.back().shape.size() > 1 &&
+        prod(i.views.back().shape) == in->shape[0])
+      return i.views.back().shape;
+  return std::nullopt;
+}
+
 }  // namespace
 
 NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
@@ -102,6 +113,16 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
     if (const auto plan = plan_file_order(in, buffers, red->shape, standard)) {
       const Program flat = lower(in, buffers, plan->order);
       if (!flat.is_constant()) return encoded(red, fold_in_file_order(flat, fold, *plan));
+    }
+    // A whole reduction of a flattened view (x.T.argmax() reduces x.T.reshape(-1)) is the same
+    // fold over the view's own shape, C order being the flat order: its axes can then be run in
+    // the file's order.
+    if (const std::optional<Shape> shape = unflattened(in, buffers, n_out)) {
+      const NodePtr whole = make_node(Op::Reshape, in->dtype, *shape, {in}, *shape);
+      if (const auto plan = plan_file_order(whole, buffers, Shape(shape->size(), 1), std::nullopt)) {
+        const Program flat = lower(whole, buffers, plan->order);
+        if (!flat.is_constant()) return encoded(red, fold_in_file_order(flat, fold, *plan));
+      }
     }
   }
   const Program prog = lower(in, buffers, standard);
