@@ -11,6 +11,7 @@
 #include "realize/program.hpp"
 #include "realize/view_merge.hpp"
 #include "realize/view_order.hpp"
+#include "random_views.hpp"
 
 namespace ti = tensor_inspect;
 using ti::View;
@@ -40,27 +41,9 @@ View random_view(std::mt19937& rng, ti::Shape shape) {
         v = v.permute(order);
         break;
       }
-      case 1: {
-        ti::Ranges r;
-        for (std::size_t d = 0; d < nd; ++d) {
-          const std::int64_t b = pick(0, v.shape[d] - 1);
-          r.push_back({b, pick(b + 1, v.shape[d])});
-        }
-        v = v.shrink(r);
-        break;
-      }
-      case 2: {
-        std::vector<bool> axes;
-        for (std::size_t d = 0; d < nd; ++d) axes.push_back(pick(0, 1) == 1);
-        v = v.flip(axes);
-        break;
-      }
-      case 3: {
-        ti::Ranges r;
-        for (std::size_t d = 0; d < nd; ++d) r.push_back({pick(0, 2), pick(0, 2)});
-        v = v.pad(r);
-        break;
-      }
+      case 1: v = random_views::shrink(rng, v); break;
+      case 2: v = random_views::flip(rng, v); break;
+      case 3: v = random_views::pad(rng, v); break;
       default: break;
     }
   }

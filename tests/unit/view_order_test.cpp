@@ -9,6 +9,7 @@
 
 #include "realize/program.hpp"
 #include "realize/view_order.hpp"
+#include "random_views.hpp"
 
 namespace ti = tensor_inspect;
 using ti::View;
@@ -90,27 +91,9 @@ TEST_CASE("scan_order and scan_position agree with the reads of random views") {
     for (int step = 0; step < 3; ++step) {
       const std::size_t nd = v.shape.size();
       switch (pick(0, 5)) {
-        case 0: {  // a shrink
-          ti::Ranges r;
-          for (std::size_t d = 0; d < nd; ++d) {
-            const std::int64_t b = pick(0, v.shape[d] - 1);
-            r.push_back({b, pick(b + 1, v.shape[d])});
-          }
-          v = v.shrink(r);
-          break;
-        }
-        case 1: {  // a pad
-          ti::Ranges r;
-          for (std::size_t d = 0; d < nd; ++d) r.push_back({pick(0, 2), pick(0, 2)});
-          v = v.pad(r);
-          break;
-        }
-        case 2: {  // a flip
-          std::vector<bool> axes;
-          for (std::size_t d = 0; d < nd; ++d) axes.push_back(pick(0, 1) == 1);
-          v = v.flip(axes);
-          break;
-        }
+        case 0: v = random_views::shrink(rng, v); break;
+        case 1: v = random_views::pad(rng, v); break;
+        case 2: v = random_views::flip(rng, v); break;
         case 3: {  // a stride: every k-th element of an axis (x[::k] as a view of its own)
           const auto d = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(nd) - 1));
           const std::int64_t k = pick(1, 3);
