@@ -59,10 +59,10 @@ _tensor_inspect() {
               --name --all --jsonl --list --stored --meta --list0 --overview --format --raw --shape --offset --byte-order --expect --assert
               --graph --view-as -v --limit --header --full --threshold --edgeitems
               --stats --hist --plot --plot-kind --fail-on $remote_opts"
-  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit $remote_opts"
-  local validate_opts="-h --help --json --strict --limit $remote_opts"
-  local hash_opts="-h --help --algo --check --json --quiet --limit $remote_opts"
-  local export_opts="-h --help --name --all -e --expr --dtype -o --output --format --force --limit $remote_opts"
+  local diff_opts="-h --help --name --rename --rename-regex --rtol --atol --nan-differs --exact --ignore-dtype --stored --tolerance --names --json --jsonl --limit -v $remote_opts"
+  local validate_opts="-h --help --json --strict --limit -v $remote_opts"
+  local hash_opts="-h --help --algo --check --json --quiet --limit -v $remote_opts"
+  local export_opts="-h --help --name --all -e --expr --dtype -o --output --format --force --limit -v $remote_opts"
   local subcommands="diff validate hash export"
   local sub="" file="" i w
   for ((i = 1; i < cword; i++)); do

@@ -89,6 +89,7 @@ complete -c tensor-inspect -l cache -x -a '(__fish_complete_directories)' -d 'ke
 complete -c tensor-inspect -l cache-size -x -d 'most bytes the cache takes (500M, 20G)'
 complete -c tensor-inspect -l timeout -x -d 'seconds a URL may take (TI_TIMEOUT)'
 complete -c tensor-inspect -l no-sign-request -d 'send s3:// and gs:// requests unsigned'
+complete -c tensor-inspect -n '__fish_seen_subcommand_from diff validate hash export' -s v -d 'more log output'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l name -x -d 'compare only matching tensors (glob)'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l rename -x -d 'FROM=TO'
 complete -c tensor-inspect -n '__fish_seen_subcommand_from diff' -l rename-regex -x -d 'REGEX=REPLACEMENT'

@@ -180,7 +180,7 @@ if os.path.exists(BASH_COMPLETION):
   got, err = complete("tensor-inspect", "va")
   check("bash: the validate subcommand", got == {"validate"}, (got, err))
   got, err = complete("tensor-inspect", "validate", "x.npy", "--")
-  check("bash: validate's options", pages["validate"][0] - {"-h"} <= got and "--name" not in got, (got, err))
+  check("bash: validate's options", pages["validate"][0] - {"-h", "-v"} <= got and "--name" not in got, (got, err))
   got, err = complete("tensor-inspect", "-")
   check("bash: every option of --help is offered", pages["main"][0] <= got, sorted(pages["main"][0] - got))
   got, err = complete("tensor-inspect", "diff", "a.npy", "b.npy", "-")

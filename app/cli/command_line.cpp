@@ -262,9 +262,11 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& cl) {
   RemoteFlags& remote = cl.remote;
   for (CLI::App* app : {&cli, diff, validate, hash, exporter}) {
     if (!app) continue;
-    if (app != &cli)
+    if (app != &cli) {
       setup_remote(*app, remote);
-    else if (group[kRemote])
+      // -v is every verb's, before its name or after (`diff a b -v`), as the remote options are.
+      app->add_flag("-v", cl.sub_verbosity, "more log output on stderr (-vv for debug; -v takes no value)");
+    } else if (group[kRemote])
       setup_remote(*group[kRemote], remote);
     // A repeatable option takes one value per occurrence (--name a --name b), as grep -e
     // and curl -H do: CLI11's default lets `--name ids FILE` swallow FILE as a second name.
@@ -328,6 +330,7 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& cl) {
     }
   }
 
+  o.verbosity += cl.sub_verbosity;
   cl.verb = diff && *diff           ? Verb::Diff
             : validate && *validate ? Verb::Validate
             : hash && *hash         ? Verb::Hash

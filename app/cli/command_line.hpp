@@ -40,6 +40,7 @@ struct CommandLine {
   HashOptions hash;
   ExportOptions exporter;
   RemoteFlags remote;                ///< --cache, --timeout, ... (every verb)
+  int sub_verbosity = 0;             ///< -v after a subcommand's name (added to inspect.verbosity)
   std::unique_ptr<CLI::App> parser;  ///< CLI11's parser, which the options were parsed by
   /// True when errors are written as one JSON object: the verb's --json (or --jsonl).
   bool json() const;
