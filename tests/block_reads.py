@@ -54,6 +54,19 @@ def run(binary, path, expr, *extra, log=None):
     return json.loads(p.stdout)["tolist"] if p.returncode == 0 else "exit %d: %s" % (p.returncode, p.stderr[-300:])
 
 
+def tinygrad_fold(flat):
+    """A float32 sum as the tool folds it: blocks of 2,048 elements left to right (cumsum is sequential),
+    the block partials met in the tree combine(first n // 2, rest)."""
+    blocks = (flat.size + 2047) // 2048
+    padded = np.zeros(blocks * 2048, np.float32)
+    padded[:flat.size] = flat
+    parts = np.cumsum(padded.reshape(blocks, 2048), axis=1, dtype=np.float32)[:, -1]
+
+    def tree(p):
+        return p[0] if len(p) == 1 else np.float32(tree(p[:len(p) // 2]) + tree(p[len(p) // 2:]))
+    return tree(list(parts))
+
+
 def values(binary, tmp):
     rng = np.random.default_rng(8)
     shapes = SHAPES[:2] if ASAN else SHAPES
@@ -81,6 +94,14 @@ def values(binary, tmp):
             want = {7: "blocks of 16 KiB read", 40: "blocks of 4 KiB read", 2500: "through the file map"}[shape[0]]
             check(f"{dt} {shape}: -vv says x.T.contiguous() read the tensor {want}",
                   len(said) == 1 and want in said[0], f"{said}")
+            if dt == "float32" and not ASAN:
+                # The file-order folds (x.T[::2] merged into one view, x.T.flatten() unflattened) fold
+                # blocks of 2,048 elements left to right and meet the partials in a pairwise tree, as
+                # every reduction does (realize/kernels.hpp): recomputed here, bit for bit.
+                for e, flat in (("x.T[::2].sum()", a.T[::2].reshape(-1)), ("x.T.flatten().sum()", a.T.reshape(-1))):
+                    got, want = run(binary, path, e), tinygrad_fold(flat)
+                    check(f"{dt} {shape}: {e} is the fold of blocks of 2,048 and a pairwise tree, bit for bit",
+                          str(np.float32(got)) == str(want), f"{got} vs {want}")
             if dt == "float64":
                 got = run(binary, path, "x.T[::2].sum()", "--limit", "out_of_order_bytes=512K")
                 check(f"{dt} {shape}: x.T[::2].sum() matches NumPy's", np.isclose(got, a.T[::2].sum(), rtol=1e-9),
