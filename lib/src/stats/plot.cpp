@@ -12,6 +12,7 @@
 
 #include "decode/lanes.hpp"
 #include "stats/cairo_api.hpp"
+#include "stats/heatmap_layout.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
@@ -140,25 +141,31 @@ struct HeatmapPagesBehind {
   }
 };
 
-Cells cells_of(const StoredElements& s, std::int64_t gr, std::int64_t gc) {
+// The cells of `s` laid out as `layout` says (heatmap_layout.hpp), its bytes read in their
+// order: stored row k, a run of `run` elements, is the tensor's row or (transposed) column.
+Cells cells_of(const StoredElements& s, const HeatmapLayout& layout, std::int64_t gr, std::int64_t gc) {
   const std::int64_t rows = s.shape[0], cols = s.shape[1];
+  const std::int64_t stored_rows = layout.transposed ? cols : rows, run = layout.transposed ? rows : cols;
   Cells c;
   c.rows = gr;
   c.cols = gc;
   c.mean.assign(static_cast<std::size_t>(gr * gc), 0.0);
   c.finite.assign(c.mean.size(), 0.0);
   c.kinds.assign(c.mean.size(), 0);
-  std::vector<double> row(static_cast<std::size_t>(std::min<std::int64_t>(cols, kStatsBlock)));
+  std::vector<double> values(static_cast<std::size_t>(std::min<std::int64_t>(run, kStatsBlock)));
   HeatmapPagesBehind behind{s};
-  for (std::int64_t r = 0; r < rows; ++r) {
-    behind(r * cols);
-    const std::int64_t cr = r * gr / rows;
-    for (std::int64_t c0 = 0; c0 < cols; c0 += static_cast<std::int64_t>(row.size())) {
-      const auto n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(row.size()), cols - c0));
-      decode_values(s, r * cols + c0, std::span(row.data(), n));
-      for (std::size_t j = 0; j < n; ++j) {
-        const auto cell = static_cast<std::size_t>(cr * gc + (c0 + static_cast<std::int64_t>(j)) * gc / cols);
-        const double v = row[j];
+  for (std::int64_t k = 0; k < stored_rows; ++k) {
+    behind(k * run);
+    for (std::int64_t j0 = 0; j0 < run; j0 += static_cast<std::int64_t>(values.size())) {
+      const auto n = static_cast<std::size_t>(std::min(static_cast<std::int64_t>(values.size()), run - j0));
+      decode_values(s, k * run + j0, std::span(values.data(), n));
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t j = j0 + static_cast<std::int64_t>(i);
+        std::int64_t r = layout.transposed ? j : k, col = layout.transposed ? k : j;
+        if (layout.flip_rows) r = rows - 1 - r;
+        if (layout.flip_cols) col = cols - 1 - col;
+        const auto cell = static_cast<std::size_t>(r * gr / rows * gc + col * gc / cols);
+        const double v = values[i];
         if (std::isfinite(v)) {
           c.mean[cell] += v;
           c.finite[cell] += 1;
@@ -321,12 +328,17 @@ PlotLayout draw_histogram(const Histogram& h, const std::string& title, PlotForm
 }
 
 PlotLayout draw_heatmap(const StoredElements& s, const std::string& title, PlotFormat format, std::string& out) {
+  return draw_heatmap(s, HeatmapLayout{}, title, format, out);
+}
+
+PlotLayout draw_heatmap(const StoredElements& s, const HeatmapLayout& layout, const std::string& title,
+                        PlotFormat format, std::string& out) {
   if (s.shape.size() != 2 || s.numel == 0)
     throw Error(ErrorCode::Usage, "--plot-kind heatmap needs a non-empty 2-D tensor, not shape " + shape_repr(s.shape) +
                                       " (choose a 2-D slice with -e, e.g. -e 'x[0]')");
   const std::int64_t rows = s.shape[0], cols = s.shape[1];
   const std::int64_t gr = std::min<std::int64_t>(rows, 512), gc = std::min<std::int64_t>(cols, 512);
-  const Cells cells = cells_of(s, gr, gc);
+  const Cells cells = cells_of(s, layout, gr, gc);
 
   PlotLayout l;
   const double px = kArea / static_cast<double>(std::max(gr, gc));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "stats/heatmap_layout.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/memoryview.hpp"
 #include "tensor_inspect/plot.hpp"
@@ -71,12 +72,16 @@ TensorStatsResult tensor_stats(const Tensor& t, const TensorEntry* entry, const 
     const std::string title =
         label.empty() ? std::string(dtype_info(row.stats->dtype).name) + " " + shape_repr(row.shape) : label;
     if (req.heatmap) {
-      // A heatmap reads rows in C order: a permuted or flipped view, or a computed tensor, is
-      // realized contiguous first.
-      const StoredElements c_order =
-          source && source->c_order ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
-      plots->write(*req.plot_path, "heatmap of " + title,
-                   [&](PlotFormat f, std::string& out) { draw_heatmap(c_order, title, f, out); });
+      // A heatmap reads the stored bytes in their order: a transposed or flipped 2-D view (a
+      // Fortran-order file) as laid out there (heatmap_layout.hpp); another view or a computed
+      // tensor is realized contiguous first.
+      const std::optional<HeatmapLayout> layout =
+          !source ? std::nullopt : source->c_order ? std::optional(HeatmapLayout{}) : heatmap_layout(t);
+      const StoredElements stored =
+          layout ? *source : scan_source(Tensor(realize(t.contiguous().node())), defaults);
+      plots->write(*req.plot_path, "heatmap of " + title, [&](PlotFormat f, std::string& out) {
+        draw_heatmap(stored, layout.value_or(HeatmapLayout{}), title, f, out);
+      });
     } else {
       plots->write(*req.plot_path, "histogram of " + title,
                    [&](PlotFormat f, std::string& out) { draw_histogram(*hist, title, f, out); });
