@@ -63,7 +63,7 @@ def main():
                 check(f"{shape}: the heatmap of {label} is that of its C-order copy",
                       isinstance(got, list) and got == want and len(got) > 0,
                       f"{len(got) if isinstance(got, list) else got} vs {len(want) if isinstance(want, list) else want}")
-        if "ASAN_OPTIONS" in os.environ:  # CI's instrumented run: the pictures; peak RSS is the Release run's
+        if "ASAN_OPTIONS" in os.environ:  # CI's instrumented run: the pictures; peak RSS is Release's
             return tally.summary()
         tiny = os.path.join(tmp, "tiny.npy")
         np.save(tiny, np.ones((4, 4), np.float32, order="F"))
