@@ -60,9 +60,9 @@ def main():
                 np.save(path, stored)
                 np.save(want_path, np.ascontiguousarray(logical))
                 got, want = cells(binary, path, *extra), cells(binary, want_path)
+                size = lambda r: len(r) if isinstance(r, list) else r  # noqa: E731
                 check(f"{shape}: the heatmap of {label} is that of its C-order copy",
-                      isinstance(got, list) and got == want and len(got) > 0,
-                      f"{len(got) if isinstance(got, list) else got} vs {len(want) if isinstance(want, list) else want}")
+                      isinstance(got, list) and got == want and len(got) > 0, f"{size(got)} vs {size(want)}")
         if "ASAN_OPTIONS" in os.environ:  # CI's instrumented run: the pictures; peak RSS is Release's
             return tally.summary()
         tiny = os.path.join(tmp, "tiny.npy")
