@@ -215,7 +215,8 @@ void BlockReads::read_ahead(const std::int64_t* idx, std::size_t n) {
   if (missing_.size() < 2) return;
   std::sort(missing_.begin(), missing_.end());
   missing_.erase(std::unique(missing_.begin(), missing_.end()), missing_.end());
-  missing_.resize(std::min(missing_.size(), slots_ / 2));  // the rest as the copies reach them
+  // The rest as the copies reach them; a shared cache's threads each take their share.
+  missing_.resize(std::min(missing_.size(), slots_ / 2 / sharers_));
   for (const std::uint64_t b : missing_)
     if (thrashing(b)) return;
   read_remote(missing_);
@@ -227,6 +228,12 @@ void BlockReads::give_up_to_map() {
 }
 
 bool BlockReads::through_map() {
+  std::unique_lock<std::mutex> hold;
+  if (lock_) hold = std::unique_lock(*lock_);
+  return through_map_held();
+}
+
+bool BlockReads::through_map_held() {
   if (!through_map_ && learned_ && learned_->load(std::memory_order_relaxed) == kThroughMap) give_up_to_map();
   if (through_map_ && remote_ && !fetched_whole_) {
     fetch_bytes(std::span(base_, static_cast<std::size_t>(nbytes_)));
@@ -262,6 +269,8 @@ std::size_t BlockReads::copy(const std::int64_t* idx, std::size_t i, std::size_t
 }
 
 void BlockReads::gather(const std::int64_t* idx, std::size_t n, std::byte* out) {
+  std::unique_lock<std::mutex> hold;
+  if (lock_) hold = std::unique_lock(*lock_);
   if (!through_map_ && table_.empty()) {
     // What another evaluator of this Load learned: the smaller blocks, or the map.
     const unsigned learned = learned_ ? learned_->load(std::memory_order_relaxed) : 0;
@@ -275,7 +284,7 @@ void BlockReads::gather(const std::int64_t* idx, std::size_t n, std::byte* out) 
   // A remote file's missing blocks in one set of parallel requests, not one round trip each.
   if (remote_ && !through_map_) read_ahead(idx, n);
   for (std::size_t i = 0; i < n;) {
-    if (through_map()) {  // thrashing at the smallest block: the map, as before (block_reads.hpp)
+    if (through_map_held()) {  // thrashing at the smallest block: the map, as before (block_reads.hpp)
       for (; i < n; ++i) {
         std::byte* to = out + i * itemsize_;
         if (idx[i] < 0) {
@@ -301,8 +310,8 @@ BlockReadsPerThread::BlockReadsPerThread(const std::byte* base, std::uint64_t nb
       nbytes_(nbytes),
       itemsize_(itemsize),
       remote_(remote),
-      budget_((remote ? limits().remote_memory_bytes / 4 : limits().out_of_order_bytes) /
-              static_cast<std::uint64_t>(std::max(1, omp_get_max_threads()))) {}
+      budget_(remote ? limits().remote_memory_bytes / 4
+                     : limits().out_of_order_bytes / static_cast<std::uint64_t>(std::max(1, omp_get_max_threads()))) {}
 
 BlockReadsPerThread::~BlockReadsPerThread() {
   if (caches_.empty()) return;
@@ -319,12 +328,16 @@ BlockReadsPerThread::~BlockReadsPerThread() {
 
 BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64_t>()>& sample) {
   const std::lock_guard lock(mutex_);
+  // A remote file's one cache holds each thread's rows at once: sized for its share of them.
+  const std::uint64_t share =
+      remote_ ? budget_ / static_cast<std::uint64_t>(std::max(1, omp_get_max_threads())) : budget_;
   if (learned_.load(std::memory_order_relaxed) == 0)
-    learned_.store(BlockReads::settle(sample(), nbytes_, itemsize_, remote_, budget_), std::memory_order_relaxed);
+    learned_.store(BlockReads::settle(sample(), nbytes_, itemsize_, remote_, share), std::memory_order_relaxed);
   const std::thread::id me = std::this_thread::get_id();
   for (auto& [id, cache] : caches_)
-    if (id == me) return *cache;
+    if (id == me || remote_) return *cache;  // a remote file's one cache (see the class comment)
   caches_.emplace_back(me, std::make_unique<BlockReads>(base_, nbytes_, itemsize_, remote_, budget_, &learned_));
+  if (remote_) caches_.back().second->lock_with(&shared_, static_cast<std::size_t>(std::max(1, omp_get_max_threads())));
   return *caches_.back().second;
 }
 
