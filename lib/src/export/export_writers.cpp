@@ -15,18 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "tensor_inspect/error.hpp"
+#include "realize/encoded_stream.hpp"
 #include "tensor_inspect/realize.hpp"
 #include "tensor_inspect/stats.hpp"
 
 namespace tensor_inspect {
 namespace {
 
-// Elements the executor hands over at a time: 8 MiB of values in flight.
+// Elements the executor hands over at a time: 8 MiB of words and their bytes in flight.
 constexpr std::size_t kExportBatchElements = std::size_t{1} << 20;
-
-DType export_uint_of_itemsize(std::size_t itemsize) {
-  return itemsize == 1 ? DType::UInt8 : itemsize == 2 ? DType::UInt16 : itemsize == 4 ? DType::UInt32 : DType::UInt64;
-}
 
 }  // namespace
 
@@ -74,8 +71,9 @@ std::uint32_t crc32_update(std::uint32_t crc, const std::byte* p, std::size_t n)
 }
 
 void write_elements(const Tensor& t, std::FILE* f, const std::string& path, std::uint32_t* crc) {
-  // The values as unsigned ints of their itemsize: the executor hands over every bit, where
-  // a value conversion would quiet a NaN's payload.
+  // The bytes realize would store, streamed (realize/encoded_stream.hpp): stored elements moved
+  // are copied bit for bit (a NaN's payload too), computed ones encoded as a kernel stores them,
+  // and a computed tensor is never held whole (export -e 'x * 2' of a 256 MiB file held 300 MiB).
   const std::size_t k = dtype_info(t.dtype()).itemsize;
   // Where the values are a mapped file's bytes in C order, the pages behind the batch written
   // leave the resident set (in runs of at least 4 MiB), so memory stays flat however large
@@ -85,19 +83,16 @@ void write_elements(const Tensor& t, std::FILE* f, const std::string& path, std:
   const std::uint64_t base =
       release ? static_cast<std::uint64_t>(stored->bytes.data() - stored->file->bytes().data()) : 0;
   std::uint64_t released = 0;
-  std::vector<std::byte> out;
-  for_each_chunk(t.bitcast(export_uint_of_itemsize(k)).node(), kExportBatchElements, [&](const ValueChunk& c) {
-    out.resize(c.size * k);
-    for (std::size_t i = 0; i < c.size; ++i)
-      std::memcpy(out.data() + i * k, &c.u[i], k);  // little-endian host: the low k bytes
-    put_bytes(f, out.data(), out.size(), path);
-    if (crc) *crc = crc32_update(*crc, out.data(), out.size());
-    const std::uint64_t done = (static_cast<std::uint64_t>(c.start) + c.size) * k;
-    if (release && (done - released >= (std::uint64_t{4} << 20) || done == stored->bytes.size())) {
-      stored->file->release_pages(base + released, done - released);
-      released = done;
-    }
-  });
+  realize_detail::for_each_encoded(
+      t.node(), kExportBatchElements, [&](std::int64_t start, std::span<const std::byte> bytes) {
+        put_bytes(f, bytes.data(), bytes.size(), path);
+        if (crc) *crc = crc32_update(*crc, bytes.data(), bytes.size());
+        const std::uint64_t done = static_cast<std::uint64_t>(start) * k + bytes.size();
+        if (release && (done - released >= (std::uint64_t{4} << 20) || done == stored->bytes.size())) {
+          stored->file->release_pages(base + released, done - released);
+          released = done;
+        }
+      });
 }
 
 std::string npy_preamble(const Tensor& t, const std::string& path) {

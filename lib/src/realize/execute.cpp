@@ -9,6 +9,7 @@
 
 #include "log/log.hpp"
 
+#include "realize/encoded_stream.hpp"
 #include "realize/kernels.hpp"
 #include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
@@ -242,6 +243,38 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
   }
   release.finish();
 }
+
+namespace realize_detail {
+
+void for_each_encoded(const NodePtr& root, std::size_t max_elements, const EncodedSink& sink) {
+  const std::int64_t n = prod(root->shape);
+  if (n == 0) return;
+  BufferMap buffers;
+  const Program prog = streaming_program(root, buffers);
+  ReleaseBehind release(prog);  // a file read in place gives its pages back behind the stream
+  const std::size_t itemsize = dtype_info(root->dtype).itemsize;
+  const bool copy = prog.moves_only() && prog.nodes.back().dtype == root->dtype;  // as run_loop
+  const std::size_t batch = std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk);
+  std::vector<std::byte> bytes(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))) *
+                               itemsize);
+  for (std::int64_t start = 0; start < n; start += static_cast<std::int64_t>(batch)) {
+    const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(batch), n - start));
+    parallel_for(
+        chunk_count(static_cast<std::int64_t>(m)), [&] { return ChunkEvaluator(prog); },
+        [&](ChunkEvaluator& ev, std::int64_t c) {
+          const std::size_t off = static_cast<std::size_t>(c) * kChunk, len = std::min(kChunk, m - off);
+          std::byte* at = bytes.data() + off * itemsize;
+          if (copy) ev.gather(prog.root(), start + static_cast<std::int64_t>(off), len, at);
+          else encode(root->dtype, ev.run(start + static_cast<std::int64_t>(off), len), len, at);
+        },
+        prog.serial());
+    sink(start, std::span<const std::byte>(bytes.data(), m * itemsize));
+    release(start + static_cast<std::int64_t>(m));
+  }
+  release.finish();
+}
+
+}  // namespace realize_detail
 
 void for_each_chunk_zipped(const std::vector<NodePtr>& roots, std::int64_t batch_chunks, const ZippedChunkSink& sink,
                            const std::function<void(std::int64_t done)>& batch_done) {
