@@ -24,8 +24,8 @@ namespace {
 /// Datasets up to this many bytes are read whole even for a few elements.
 constexpr std::uint64_t kHdf5ReadWholeBytes = std::uint64_t{16} << 20;
 /// Chunks and bytes one H5Dread of a chunked dataset spans at most (or one chunk, when larger).
-/// libhdf5 keeps a record with its own dataspace for each chunk a read selects, about 2 KB: a
-/// dataset of 655,360 chunks of (2, 4) read whole peaked at 1.26 GB.
+/// libhdf5 keeps a record with its own dataspace for each chunk a read selects, about 2 KB: two
+/// datasets of 327,680 chunks of (2, 4) each, read whole, peaked at 1.26 GB.
 constexpr std::uint64_t kHdf5SlabChunks = 4096, kHdf5SlabBytes = std::uint64_t{64} << 20;
 
 [[noreturn]] void hdf5_read_failed(const Hdf5File& file, const std::string& name, const std::string& what) {
@@ -39,9 +39,11 @@ void swap_hdf5_elements(std::span<std::byte> data, std::size_t itemsize) {
 }
 
 /// Reads the block [start, start + count) of the open dataset `dset` into `out` (C order of
-/// the block), or the whole dataset when `start` is empty. Call under hdf5_lock().
+/// the block; with `whole`, the dataset's shape, `out` holds the whole dataset and the block goes
+/// to its place in it), or the whole dataset when `start` is empty. Call under hdf5_lock().
 void read_hdf5_block(const Hdf5File& file, const std::string& name, hid_t dset, const std::vector<hsize_t>& start,
-                     const std::vector<hsize_t>& count, std::span<std::byte> out) {
+                     const std::vector<hsize_t>& count, std::span<std::byte> out,
+                     const std::vector<hsize_t>* whole = nullptr) {
   Hdf5Id type(H5Dget_type(dset), H5Tclose);
   if (!type.ok()) hdf5_read_failed(file, name, hdf5_error_text());
   if (start.empty()) {
@@ -50,9 +52,12 @@ void read_hdf5_block(const Hdf5File& file, const std::string& name, hid_t dset, 
     return;
   }
   Hdf5Id fspace(H5Dget_space(dset), H5Sclose);
-  Hdf5Id mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
-  if (!fspace.ok() || !mspace.ok() ||
-      H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
+  const int rank = static_cast<int>(count.size());
+  Hdf5Id mspace(H5Screate_simple(rank, whole ? whole->data() : count.data(), nullptr), H5Sclose);
+  const auto select = [&](hid_t space) {
+    return H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) >= 0;
+  };
+  if (!fspace.ok() || !mspace.ok() || !select(fspace.get()) || (whole && !select(mspace.get())) ||
       H5Dread(dset, type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, out.data()) < 0)
     hdf5_read_failed(file, name, hdf5_error_text());
 }
@@ -177,17 +182,10 @@ void read_hdf5_dataset(const Hdf5File& file, const Hdf5Dataset& d, std::span<std
     if (!dset.ok()) hdf5_read_failed(file, d.name, hdf5_error_text());
     if (d.layout != "chunked" || d.shape.empty()) {
       read_hdf5_block(file, d.name, dset.get(), {}, {}, out);
-    } else {  // slab by slab, each into its place in `out` (the same selection of the whole shape)
-      Hdf5Id type(H5Dget_type(dset.get()), H5Tclose);
-      Hdf5Id fspace(H5Dget_space(dset.get()), H5Sclose);
-      std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
-      Hdf5Id mspace(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
-      if (!type.ok() || !fspace.ok() || !mspace.ok()) hdf5_read_failed(file, d.name, hdf5_error_text());
+    } else {  // slab by slab, each into its place in `out`
+      const std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
       for_each_hdf5_slab(d, [&](const std::vector<hsize_t>& start, const std::vector<hsize_t>& count) {
-        if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
-            H5Sselect_hyperslab(mspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
-            H5Dread(dset.get(), type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, out.data()) < 0)
-          hdf5_read_failed(file, d.name, hdf5_error_text());
+        read_hdf5_block(file, d.name, dset.get(), start, count, out, &dims);
       });
     }
   }
@@ -205,8 +203,8 @@ void check_hdf5_chunks(const Hdf5File& file, const Hdf5Dataset& d) {
     return;
   }
   // Every chunk through the filter pipeline, a slab of them at a time (its index asked chunk by
-  // chunk, H5Dget_chunk_info, walks the index from its start each time in libhdf5 1.10: hours
-  // for 655,360 chunks); a chunk never written reads as the fill value.
+  // chunk, H5Dget_chunk_info, walks the index from its start each time in libhdf5 1.10: over 10
+  // minutes for 327,680 chunks); a chunk never written reads as the fill value.
   std::vector<std::byte> out;
   for_each_hdf5_slab(d, [&](const std::vector<hsize_t>& start, const std::vector<hsize_t>& count) {
     std::uint64_t n = itemsize;

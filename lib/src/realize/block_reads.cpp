@@ -310,8 +310,8 @@ BlockReadsPerThread::BlockReadsPerThread(const std::byte* base, std::uint64_t nb
       nbytes_(nbytes),
       itemsize_(itemsize),
       remote_(remote),
-      budget_(remote ? limits().remote_memory_bytes / 4
-                     : limits().out_of_order_bytes / static_cast<std::uint64_t>(std::max(1, omp_get_max_threads()))) {}
+      threads_(static_cast<std::uint64_t>(std::max(1, omp_get_max_threads()))),
+      budget_(remote ? limits().remote_memory_bytes / 4 : limits().out_of_order_bytes / threads_) {}
 
 BlockReadsPerThread::~BlockReadsPerThread() {
   if (caches_.empty()) return;
@@ -329,15 +329,14 @@ BlockReadsPerThread::~BlockReadsPerThread() {
 BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64_t>()>& sample) {
   const std::lock_guard lock(mutex_);
   // A remote file's one cache holds each thread's rows at once: sized for its share of them.
-  const std::uint64_t share =
-      remote_ ? budget_ / static_cast<std::uint64_t>(std::max(1, omp_get_max_threads())) : budget_;
+  const std::uint64_t share = remote_ ? budget_ / threads_ : budget_;
   if (learned_.load(std::memory_order_relaxed) == 0)
     learned_.store(BlockReads::settle(sample(), nbytes_, itemsize_, remote_, share), std::memory_order_relaxed);
   const std::thread::id me = std::this_thread::get_id();
   for (auto& [id, cache] : caches_)
     if (id == me || remote_) return *cache;  // a remote file's one cache (see the class comment)
   caches_.emplace_back(me, std::make_unique<BlockReads>(base_, nbytes_, itemsize_, remote_, budget_, &learned_));
-  if (remote_) caches_.back().second->lock_with(&shared_, static_cast<std::size_t>(std::max(1, omp_get_max_threads())));
+  if (remote_) caches_.back().second->lock_with(&shared_, static_cast<std::size_t>(threads_));
   return *caches_.back().second;
 }
 

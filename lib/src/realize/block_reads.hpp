@@ -170,6 +170,7 @@ class BlockReadsPerThread {
   std::uint64_t nbytes_;
   std::size_t itemsize_;
   bool remote_;
+  std::uint64_t threads_;  ///< OpenMP's, when made
   std::uint64_t budget_;
   std::atomic<unsigned> learned_{0};
   std::mutex mutex_;

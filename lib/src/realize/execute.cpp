@@ -157,6 +157,34 @@ Program streaming_program(const NodePtr& root, BufferMap& buffers) {
   return lower(body, buffers);
 }
 
+// Elements a batch of max_elements holds: whole chunks, at least one.
+std::size_t batch_of(std::size_t max_elements) { return std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk); }
+
+// Streams the last kernel of `root` (n > 0 elements) in batches of `batch` elements: fill(prog,
+// ev, index, len, off) for each chunk of a batch on all threads (`off`: its place in the batch),
+// then done(start, m) for the batch on the calling thread; a file read in place gives its pages
+// back behind the stream.
+template <class Fill, class Done>
+void stream_batches(const NodePtr& root, std::size_t batch, const Fill& fill, const Done& done) {
+  const std::int64_t n = prod(root->shape);
+  BufferMap buffers;
+  const Program prog = streaming_program(root, buffers);
+  ReleaseBehind release(prog);
+  for (std::int64_t start = 0; start < n; start += static_cast<std::int64_t>(batch)) {
+    const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(batch), n - start));
+    parallel_for(
+        chunk_count(static_cast<std::int64_t>(m)), [&] { return ChunkEvaluator(prog); },
+        [&](ChunkEvaluator& ev, std::int64_t c) {
+          const std::size_t off = static_cast<std::size_t>(c) * kChunk;
+          fill(prog, ev, start + static_cast<std::int64_t>(off), std::min(kChunk, m - off), off);
+        },
+        prog.serial());
+    done(start, m);
+    release(start + static_cast<std::int64_t>(m));
+  }
+  release.finish();
+}
+
 ValueChunk chunk_of(DType dtype, std::int64_t start, std::size_t n, const Word* words) {
   // NOTE: Word is a union of 8-byte members; its array is read as an array of one of them.
   ValueChunk chunk{dtype, start, n, nullptr, nullptr, nullptr};
@@ -222,26 +250,15 @@ void for_each_run_parallel(const NodePtr& root, std::size_t run_elements, const 
 void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSink& sink) {
   const std::int64_t n = prod(root->shape);
   if (n == 0) return;
-  BufferMap buffers;
-  const Program prog = streaming_program(root, buffers);
-  ReleaseBehind release(prog);  // a file read in place gives its pages back behind the stream
-
-  const std::size_t batch = std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk);
+  const std::size_t batch = batch_of(max_elements);
   std::vector<Word> words(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))));
-  for (std::int64_t start = 0; start < n; start += static_cast<std::int64_t>(batch)) {
-    const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(batch), n - start));
-    const auto chunks = chunk_count(static_cast<std::int64_t>(m));
-    parallel_for(
-        chunks, [&] { return ChunkEvaluator(prog); },
-        [&](ChunkEvaluator& ev, std::int64_t c) {
-          const std::size_t off = static_cast<std::size_t>(c) * kChunk;
-          const Word* v = ev.run(start + static_cast<std::int64_t>(off), std::min(kChunk, m - off));
-          std::copy(v, v + std::min(kChunk, m - off), words.data() + off);
-        }, prog.serial());
-    sink(chunk_of(root->dtype, start, m, words.data()));
-    release(start + static_cast<std::int64_t>(m));
-  }
-  release.finish();
+  stream_batches(
+      root, batch,
+      [&](const Program&, ChunkEvaluator& ev, std::int64_t at, std::size_t len, std::size_t off) {
+        const Word* v = ev.run(at, len);
+        std::copy(v, v + len, words.data() + off);
+      },
+      [&](std::int64_t start, std::size_t m) { sink(chunk_of(root->dtype, start, m, words.data())); });
 }
 
 namespace realize_detail {
@@ -249,29 +266,18 @@ namespace realize_detail {
 void for_each_encoded(const NodePtr& root, std::size_t max_elements, const EncodedSink& sink) {
   const std::int64_t n = prod(root->shape);
   if (n == 0) return;
-  BufferMap buffers;
-  const Program prog = streaming_program(root, buffers);
-  ReleaseBehind release(prog);  // a file read in place gives its pages back behind the stream
-  const std::size_t itemsize = dtype_info(root->dtype).itemsize;
-  const bool copy = prog.moves_only() && prog.nodes.back().dtype == root->dtype;  // as run_loop
-  const std::size_t batch = std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk);
+  const std::size_t itemsize = dtype_info(root->dtype).itemsize, batch = batch_of(max_elements);
   std::vector<std::byte> bytes(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))) *
                                itemsize);
-  for (std::int64_t start = 0; start < n; start += static_cast<std::int64_t>(batch)) {
-    const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(batch), n - start));
-    parallel_for(
-        chunk_count(static_cast<std::int64_t>(m)), [&] { return ChunkEvaluator(prog); },
-        [&](ChunkEvaluator& ev, std::int64_t c) {
-          const std::size_t off = static_cast<std::size_t>(c) * kChunk, len = std::min(kChunk, m - off);
-          std::byte* at = bytes.data() + off * itemsize;
-          if (copy) ev.gather(prog.root(), start + static_cast<std::int64_t>(off), len, at);
-          else encode(root->dtype, ev.run(start + static_cast<std::int64_t>(off), len), len, at);
-        },
-        prog.serial());
-    sink(start, std::span<const std::byte>(bytes.data(), m * itemsize));
-    release(start + static_cast<std::int64_t>(m));
-  }
-  release.finish();
+  stream_batches(
+      root, batch,
+      [&](const Program& prog, ChunkEvaluator& ev, std::int64_t at, std::size_t len, std::size_t off) {
+        std::byte* to = bytes.data() + off * itemsize;
+        const bool copy = prog.moves_only() && prog.nodes.back().dtype == root->dtype;  // as run_loop
+        if (copy) ev.gather(prog.root(), at, len, to);
+        else encode(root->dtype, ev.run(at, len), len, to);
+      },
+      [&](std::int64_t start, std::size_t m) { sink(start, std::span<const std::byte>(bytes.data(), m * itemsize)); });
 }
 
 }  // namespace realize_detail

@@ -110,20 +110,21 @@ NodePtr run_reduce(const Kernel& k, const BufferMap& buffers) {
   // One whose own order reads a file out of order (x.T.sum()) folds in the file's order, in a
   // few scans of it (reduce_file_order.cpp).
   if (!leading && per > 0) {
-    if (const auto plan = plan_file_order(in, buffers, red->shape, standard)) {
-      const Program flat = lower(in, buffers, plan->order);
-      if (!flat.is_constant()) return encoded(red, fold_in_file_order(flat, fold, *plan));
-    }
+    const auto in_file_order = [&](const NodePtr& input, const Shape& out_shape,
+                                   const std::optional<std::vector<std::int64_t>>& own) -> NodePtr {
+      const auto plan = plan_file_order(input, buffers, out_shape, own);
+      if (!plan) return nullptr;
+      const Program flat = lower(input, buffers, plan->order);
+      return flat.is_constant() ? nullptr : encoded(red, fold_in_file_order(flat, fold, *plan));
+    };
+    if (NodePtr done = in_file_order(in, red->shape, standard)) return done;
     // A whole reduction of a flattened view (x.T.argmax() reduces x.T.reshape(-1)) is the same
     // fold over the view's own shape, C order being the flat order: its axes can then be run in
     // the file's order.
-    if (const std::optional<Shape> shape = unflattened(in, buffers, n_out)) {
-      const NodePtr whole = make_node(Op::Reshape, in->dtype, *shape, {in}, *shape);
-      if (const auto plan = plan_file_order(whole, buffers, Shape(shape->size(), 1), std::nullopt)) {
-        const Program flat = lower(whole, buffers, plan->order);
-        if (!flat.is_constant()) return encoded(red, fold_in_file_order(flat, fold, *plan));
-      }
-    }
+    if (const std::optional<Shape> shape = unflattened(in, buffers, n_out))
+      if (NodePtr done = in_file_order(make_node(Op::Reshape, in->dtype, *shape, {in}, *shape),
+                                       Shape(shape->size(), 1), std::nullopt))
+        return done;
   }
   const Program prog = lower(in, buffers, standard);
 
