@@ -360,17 +360,19 @@ void BlockCache::write(std::uint64_t first, std::uint64_t last, const std::byte*
   }
   if (n == 0) return;
   last = first + n - 1;
+  // The slots are hashed from the bytes before they are written: were the bytes to change
+  // meanwhile, the copy would fail its check and be fetched again, never pass with other bytes.
+  std::vector<std::byte> table(static_cast<std::size_t>(8 * n));
+  for (std::uint64_t b = first; b <= last; ++b) {
+    const std::uint64_t at = b * kRemoteBlock, size = std::min(info_->size, at + kRemoteBlock) - at;
+    store_le64(table.data() + 8 * (b - first), cache_block_hash(base + at, static_cast<std::size_t>(size)));
+  }
   const std::uint64_t begin = first * kRemoteBlock, end = end_of(n);
   if (!pwrite_all(data_fd_, base + begin, end - begin, begin))
     return off(std::string("cannot write: ") + std::strerror(errno));
   // The slots go after the bytes they vouch for; a slot whose bytes did not reach the disk
   // only fails its check later.
-  std::vector<std::byte> table(static_cast<std::size_t>(8 * n));
-  for (std::uint64_t b = first; b <= last; ++b) {
-    const std::uint64_t at = b * kRemoteBlock, size = std::min(info_->size, at + kRemoteBlock) - at;
-    slots_[b] = cache_block_hash(base + at, static_cast<std::size_t>(size));
-    store_le64(table.data() + 8 * (b - first), slots_[b]);
-  }
+  for (std::uint64_t b = first; b <= last; ++b) slots_[b] = load_le64(table.data() + 8 * (b - first));
   if (!pwrite_all(blocks_fd_, table.data(), table.size(), 8 * first))
     return off(std::string("cannot write: ") + std::strerror(errno));
 }

@@ -139,9 +139,11 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
     }
   }
   source_->fetch(ranges);
+  // Cached before they are marked: a marked block may be read by another thread and given
+  // back behind its scan (release, lock-free), which zeroes its pages under the write.
   for (const auto& [b0, b1] : runs) {
-    mark(b0, b1);
     if (cache_) cache_->write(b0, b1, base_);
+    mark(b0, b1);
   }
 }
 
