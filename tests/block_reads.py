@@ -41,8 +41,20 @@ from peak_rss import run_measured
 
 MiB = 1 << 20
 ASAN = "ASAN_OPTIONS" in os.environ
-# (rows, cols): few rows (16 KiB blocks), a middle count (4 KiB blocks), many (the map).
-SHAPES = [(7, 40000), (40, 8000), (2500, 120)]
+# (rows, cols): few rows (16 KiB blocks), a middle count (4 KiB blocks on 2 threads), more (256
+# bytes), too many (the map).
+SHAPES = [(7, 40000), (40, 8000), (600, 1000), (2500, 120)]
+THREADS = len(os.sched_getaffinity(0))
+
+
+def block_words(rows, budget=512 * 1024):
+    """What -vv says x.T.contiguous() of `rows` rows read through: each thread's cache (the budget
+    split among the threads) in the largest power-of-two blocks, 16 KiB to 256 bytes, of which it
+    holds one a row; else the map (realize/block_reads.hpp)."""
+    for size in (16384, 8192, 4096, 2048, 1024, 512, 256):
+        if budget // THREADS // size >= rows:
+            return f"blocks of {size // 1024} KiB read" if size >= 1024 else f"blocks of {size} bytes read"
+    return "through the file map"
 EXPRS = ["x.T.sum()", "x.T.max()", "x.T[::2].sum()", "x.T[1:, ::-1].min()", "(x.T * 2).sum(axis=1)",
          "(x[:, None, :] + x[None, :2, :]).sum()", "x.T.contiguous().sum(axis=0)", "(x + x.flip(0)).T.mean()"]
 
@@ -89,11 +101,11 @@ def values(binary, tmp):
                 if isinstance(cached, str) or json.dumps(cached) != json.dumps(mapped):
                     differ.append(f"{e}: {cached} vs {mapped}")
             check(f"{dt} {shape}: through the caches as through the map", not differ, f"differ: {differ}")
-            # What -vv says the caches did in the column walk of x.T.contiguous(): 16 KiB blocks for 7
-            # rows, 4 KiB for 40, the map for 2,500. (x.T[::2].sum() of 2,500 rows folds in the file's
-            # order instead: reduce_file_order.hpp.)
+            # What -vv says the caches did in the column walk of x.T.contiguous(): on 2 threads 16 KiB
+            # blocks for 7 rows, 4 KiB for 40, 256 bytes for 600, the map for 2,500. (x.T[::2].sum()
+            # of 2,500 rows folds in the file's order instead: reduce_file_order.hpp.)
             said = [line for line in log["x.T.contiguous().sum(axis=0)"] if "read out of order through" in line]
-            want = {7: "blocks of 16 KiB read", 40: "blocks of 4 KiB read", 2500: "through the file map"}[shape[0]]
+            want = block_words(shape[0])
             check(f"{dt} {shape}: -vv says x.T.contiguous() read the tensor {want}",
                   len(said) == 1 and want in said[0], f"{said}")
             if dt == "float32" and not ASAN:

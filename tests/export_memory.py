@@ -10,7 +10,8 @@ It now streams the bytes realize would store (realize/encoded_stream.hpp).
    exported as it is, as `-e 'x[::2]'` and as `-e 'x.T'`; each file holds NumPy's same view's
    bytes, bit for bit (the stored elements are copied, never decoded).
 2. Memory (not under ASan): over a 256 MiB float32 file of small integers, `--dtype float16`,
-   `-e 'x * 2'` and `-e 'x.T[::2] + 1'` write NumPy's values and peak under the idle peak + 64 MiB.
+   `-e 'x * 2'` and `-e 'x.T[::2] + 1'` write NumPy's values and peak under the idle peak + 64 MiB;
+   so does `-e 'x.T'` of one of 32,768 rows (its column walk went through the file map: 271 MiB).
 Prints one line per check and `N passed, M failed`.
 """
 import os
@@ -54,10 +55,14 @@ def main():
         tiny, big = os.path.join(tmp, "tiny.npy"), os.path.join(tmp, "big.npy")
         np.save(tiny, np.ones((4, 4), np.float32))
         a = np.random.default_rng(41).integers(-100, 100, (8192, 8192)).astype(np.float32)
-        np.save(big, a)
-        for label, extra, want in (("--dtype float16", ["--dtype", "float16"], lambda: a.astype(np.float16)),
-                                   ("-e 'x * 2'", ["-e", "x * 2"], lambda: a * 2),
-                                   ("-e 'x.T[::2] + 1'", ["-e", "x.T[::2] + 1"], lambda: a.T[::2] + 1)):
+        # 32,768 rows: x.T reads them through caches of 512- or 256-byte blocks (block_reads.hpp).
+        tall = np.random.default_rng(42).integers(-100, 100, (32768, 2048)).astype(np.float32)
+        cases = (("--dtype float16", ["--dtype", "float16"], a, lambda: a.astype(np.float16)),
+                 ("-e 'x * 2'", ["-e", "x * 2"], a, lambda: a * 2),
+                 ("-e 'x.T[::2] + 1'", ["-e", "x.T[::2] + 1"], a, lambda: a.T[::2] + 1),
+                 ("-e 'x.T' (32,768 rows)", ["-e", "x.T"], tall, lambda: tall.T))
+        for label, extra, src, want in cases:
+            np.save(big, src)
             out = os.path.join(tmp, "out.npy")
             _, _, _, idle = run_measured(binary, ["export", tiny, "--all", "-o", out, "--force"] + extra, 60)
             status, _, err, peak = run_measured(binary, ["export", big, "--all", "-o", out, "--force"] + extra, 300)

@@ -85,15 +85,27 @@ TEST_CASE("a column walk over rows the cache holds reads each block once") {
 
 TEST_CASE("a column walk over more rows than the cache holds: smaller blocks, then the map") {
   Grid g;
-  {  // 64 rows against 4 slots of 16 KiB thrash: 4 KiB blocks hold 16 of them, 2 KiB 32, still thrashing...
+  {  // 64 rows against 2 slots of 16 KiB (an 8 KiB budget) thrash: 4 KiB blocks make 2 slots,
+     // 1 KiB 8, 256 bytes (the smallest) 32, still thrashing...
     std::atomic<unsigned> learned{0};
-    rd::BlockReads r(g.file->bytes().data(), g.file->size(), 4, false, 4 * 16384, &learned);
+    rd::BlockReads r(g.file->bytes().data(), g.file->size(), 4, false, 8192, &learned);
+    // Twice: 256-byte blocks read again pass 16 times the bytes used (64 MiB a 4 MiB window)
+    // only past the first walk.
+    check_walk(g, r, kRows);
     check_walk(g, r, kRows);
     CHECK(r.through_map());  // ...so it gave up to the map, and said so to the Load's other caches
     CHECK(learned.load() == rd::BlockReads::kThroughMap);
-    rd::BlockReads next(g.file->bytes().data(), g.file->size(), 4, false, 4 * 16384, &learned);
+    rd::BlockReads next(g.file->bytes().data(), g.file->size(), 4, false, 8192, &learned);
     check_walk(g, next, kRows);
     CHECK(next.reads() == 0);
+  }
+  {  // 64 rows against 4 slots of 16 KiB: 4 KiB blocks (16 slots) thrash, 1 KiB (64 slots) hold them
+    std::atomic<unsigned> learned{0};
+    rd::BlockReads r(g.file->bytes().data(), g.file->size(), 4, false, 4 * 16384, &learned);
+    check_walk(g, r, kRows);
+    CHECK_FALSE(r.through_map());
+    CHECK(r.block_bytes() == 1024);
+    CHECK(learned.load() == 10);
   }
   {  // 16 rows against 8 slots of 16 KiB: 4 KiB blocks (32 slots) hold them
     std::atomic<unsigned> learned{0};
@@ -111,18 +123,23 @@ TEST_CASE("settle sizes the blocks from the kernel's first reads") {
   std::vector<std::int64_t> few;
   for (std::int64_t k = 0; k < 65536; ++k) few.push_back((k % 150) * (1 << 18) + k / 150);
   CHECK(rd::BlockReads::settle(few, bytes, 4, false, budget) == 14);
-  // x.T of 2,000 rows of 128 KiB: 4 KiB blocks (4,096 slots).
+  // x.T of 2,000 rows of 128 KiB: 8 KiB blocks (2,048 slots).
   std::vector<std::int64_t> more;
   for (std::int64_t k = 0; k < 65536; ++k) more.push_back((k % 2000) * (1 << 15) + k / 2000);
-  CHECK(rd::BlockReads::settle(more, bytes, 4, false, budget) == 12);
+  CHECK(rd::BlockReads::settle(more, bytes, 4, false, budget) == 13);
   // x.T of 8,192 rows of 32 KiB: 2 KiB blocks (8,192 slots).
   std::vector<std::int64_t> rows8k;
   for (std::int64_t k = 0; k < 65536; ++k) rows8k.push_back((k % 8192) * (1 << 13) + k / 8192);
   CHECK(rd::BlockReads::settle(rows8k, bytes, 4, false, budget) == 11);
-  // x.T of 16,384 rows of 16 KiB: no block size fits; the map.
+  // x.T of 16,384 rows of 16 KiB: 1 KiB blocks (16,384 slots).
   std::vector<std::int64_t> many;
   for (std::int64_t k = 0; k < 65536; ++k) many.push_back((k % 16384) * (1 << 12) + k / 16384);
-  CHECK(rd::BlockReads::settle(many, bytes, 4, false, budget) == rd::BlockReads::kThroughMap);
+  CHECK(rd::BlockReads::settle(many, bytes, 4, false, budget) == 10);
+  // x.T of 32,768 rows of 8 KiB against 4 MiB: 256-byte blocks make 16,384 slots; the map.
+  std::vector<std::int64_t> rows32k;
+  for (std::int64_t k = 0; k < 65536; ++k) rows32k.push_back((k % 32768) * (1 << 11) + k / 32768);
+  CHECK(rd::BlockReads::settle(rows32k, bytes, 4, false, budget / 4) == rd::BlockReads::kThroughMap);
+  CHECK(rd::BlockReads::settle(rows32k, bytes, 4, false, budget) == 9);  // 512 bytes: 32,768 slots
   // A remote file: 256 KiB requests when the rows fit, 64 KiB (its fetch block) at least.
   CHECK(rd::BlockReads::settle(few, bytes, 4, true, std::uint64_t{64} << 20) == 18);
   CHECK(rd::BlockReads::settle(more, bytes, 4, true, std::uint64_t{64} << 20) == rd::BlockReads::kThroughMap);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <span>
+#include <string>
 
 #include "buffer/byte_source.hpp"
 #include "buffer/mapped_read.hpp"
@@ -17,8 +18,9 @@
 namespace tensor_inspect::realize_detail {
 namespace {
 
-/// Blocks a table indexes at most: 2**19 pointers (4 MiB).
-constexpr std::uint64_t kMaxTableBlocks = std::uint64_t{1} << 19;
+/// Bits the record of blocks read before keeps at most (4 MiB): past that, blocks share bits
+/// (block mod this), and a block read for the first time may count as read again.
+constexpr std::uint64_t kMaxSeenBits = std::uint64_t{1} << 25;
 
 /// A ranged request's bytes, in order, into one slot.
 class SlotSink final : public RangeSink {
@@ -76,9 +78,10 @@ class BlockReads::Memory {
 BlockReads::BlockReads(const std::byte* base, std::uint64_t nbytes, std::size_t itemsize, bool remote,
                        std::uint64_t budget, std::atomic<unsigned>* learned)
     : base_(base), nbytes_(nbytes), itemsize_(itemsize), remote_(remote), budget_(budget), learned_(learned) {
-  min_shift_ = remote_ ? 16 : 11;  // kFetchBlock, a remote file's fetch granularity; 2 KiB
-  while ((nbytes_ >> min_shift_) >= kMaxTableBlocks) ++min_shift_;
-  shift_ = std::max(min_shift_, remote_ ? 18U : 14U);  // 256 KiB a request when the rows allow
+  // kFetchBlock, a remote file's fetch granularity; 256 bytes, a pread of which costs about a
+  // fifth of a 16 KiB one (block_reads.hpp).
+  min_shift_ = remote_ ? 16 : 8;
+  shift_ = remote_ ? 18U : 14U;  // 256 KiB a request when the rows allow
 }
 
 BlockReads::~BlockReads() = default;
@@ -88,7 +91,7 @@ unsigned BlockReads::settle(const std::vector<std::int64_t>& sample, std::uint64
   const BlockReads sizes(nullptr, nbytes, itemsize, remote, budget);
   std::vector<std::uint64_t> reads, blocks;
   reads.reserve(sample.size());
-  for (unsigned shift = sizes.shift_;; shift = std::max(sizes.min_shift_, shift - 2)) {
+  for (unsigned shift = sizes.shift_;; --shift) {
     // The sample's reads through a cache of this many slots, oldest out first, as gather runs
     // them: the blocks fit when it reads each one once (no block read again after its eviction).
     reads.clear();
@@ -120,9 +123,10 @@ void BlockReads::lay_out() {
   slots_ =
       static_cast<std::size_t>(std::clamp<std::uint64_t>(budget_ >> shift_, 2, std::max<std::uint64_t>(blocks, 2)));
   used_ = next_ = 0;
-  table_.assign(static_cast<std::size_t>(blocks), nullptr);
+  table_.reset(blocks, slots_);
   owner_.assign(slots_, 0);
-  seen_.assign(static_cast<std::size_t>((blocks + 63) / 64), 0);
+  seen_bits_ = std::min(std::max<std::uint64_t>(blocks, 1), kMaxSeenBits);
+  seen_.assign(static_cast<std::size_t>((seen_bits_ + 63) / 64), 0);
   if (slots_ << shift_ > memory_bytes_) {  // uninitialised: committed as slots are read into
     memory_ = std::make_unique<Memory>(slots_ << shift_);
     memory_bytes_ = slots_ << shift_;
@@ -132,8 +136,9 @@ void BlockReads::lay_out() {
 
 bool BlockReads::thrashing(std::uint64_t block) {
   window_read_ += block_bytes();
-  std::uint64_t& word = seen_[static_cast<std::size_t>(block / 64)];
-  const std::uint64_t bit = std::uint64_t{1} << (block % 64);
+  const std::uint64_t at = block % seen_bits_;
+  std::uint64_t& word = seen_[static_cast<std::size_t>(at / 64)];
+  const std::uint64_t bit = std::uint64_t{1} << (at % 64);
   if (!(word & bit)) {
     word |= bit;
     return false;
@@ -160,7 +165,7 @@ std::byte* BlockReads::take_slot(std::uint64_t block) {
   const std::size_t s = next_;
   next_ = next_ + 1 == slots_ ? 0 : next_ + 1;
   if (used_ < slots_) ++used_;
-  else table_[owner_[s]] = nullptr;
+  else table_.erase(owner_[s]);
   owner_[s] = block;
   ++reads_;
   return memory_->get() + (s << shift_);
@@ -186,7 +191,7 @@ void BlockReads::read_remote(std::span<const std::uint64_t> blocks) {
   }
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     const auto s = static_cast<std::size_t>(slots[k] - memory_->get()) >> shift_;
-    if (owner_[s] == blocks[k]) table_[blocks[k]] = slots[k];
+    if (owner_[s] == blocks[k]) table_.set(blocks[k], slots[k]);
   }
 }
 
@@ -194,14 +199,14 @@ const std::byte* BlockReads::slot_of(std::uint64_t block) {
   if (thrashing(block)) return nullptr;
   if (remote_) {
     read_remote(std::span(&block, 1));
-    return table_[block];
+    return table_.find(block);
   }
   std::byte* slot = take_slot(block);
   const std::uint64_t at = block << shift_;
   const std::byte* from = base_ + at;
   const std::span<std::byte> to(slot, static_cast<std::size_t>(std::min(block_bytes(), nbytes_ - at)));
   if (!read_mapped(from, to)) std::memcpy(to.data(), from, to.size());  // no kept descriptor: the map itself
-  table_[block] = slot;
+  table_.set(block, slot);
   return slot;
 }
 
@@ -210,7 +215,7 @@ void BlockReads::read_ahead(const std::int64_t* idx, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     if (idx[i] >= 0) {
       const std::uint64_t b = static_cast<std::uint64_t>(idx[i]) * itemsize_ >> shift_;
-      if (!table_[b] && (missing_.empty() || missing_.back() != b)) missing_.push_back(b);
+      if (!table_.find(b) && (missing_.empty() || missing_.back() != b)) missing_.push_back(b);
     }
   if (missing_.size() < 2) return;
   std::sort(missing_.begin(), missing_.end());
@@ -224,7 +229,7 @@ void BlockReads::read_ahead(const std::int64_t* idx, std::size_t n) {
 
 void BlockReads::give_up_to_map() {
   through_map_ = true;
-  table_ = {}, owner_ = {}, seen_ = {}, memory_.reset(), memory_bytes_ = 0;
+  table_.release(), owner_ = {}, seen_ = {}, memory_.reset(), memory_bytes_ = 0;
 }
 
 bool BlockReads::through_map() {
@@ -256,7 +261,7 @@ std::size_t BlockReads::copy(const std::int64_t* idx, std::size_t i, std::size_t
     const std::uint64_t at = static_cast<std::uint64_t>(idx[i]) * size;
     const std::uint64_t block = at >> shift_;
     if (block != last) {
-      slot = table_[block];
+      slot = table_.find(block);
       if (!slot) [[unlikely]] {
         slot = slot_of(block);
         if (!slot) return i;  // laid out anew (or given up): go on from element i
@@ -322,8 +327,9 @@ BlockReadsPerThread::~BlockReadsPerThread() {
         "realize: {} bytes read out of order through the file map: caches of {} KiB would read blocks again and again",
         nbytes_, budget_ >> 10);
   else
-    lib_log().debug("realize: {} bytes read out of order through {} caches of {} KiB: {} blocks of {} KiB read",
-                    nbytes_, caches_.size(), budget_ >> 10, reads, bytes >> 10);
+    lib_log().debug("realize: {} bytes read out of order through {} caches of {} KiB: {} blocks of {} read",
+                    nbytes_, caches_.size(), budget_ >> 10, reads,
+                    bytes >= 1024 ? std::to_string(bytes >> 10) + " KiB" : std::to_string(bytes) + " bytes");
 }
 
 BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64_t>()>& sample) {

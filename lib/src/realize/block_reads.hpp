@@ -10,14 +10,17 @@
 // one aligned block of the tensor's bytes into a cache slot (pread through the map's kept
 // descriptor, buffer/mapped_read.hpp, so the page cache serves it and nothing is mapped; for a
 // remote file a ranged request streamed into the slot, byte_source.hpp), and the kernel's
-// element reads come from the slots. The cache is fully associative through a table of one
-// pointer per block of the tensor, and evicts the oldest block when full: a column walk reads
+// element reads come from the slots. The cache is fully associative through a
+// block-to-slot table (block_table.hpp: a pointer per block, or a hash of the blocks held when
+// the tensor has more than 2**19), and evicts the oldest block when full: a column walk reads
 // each row's next block as it leaves the last one, so the oldest blocks are those it has left.
 // A walk over more rows than the cache holds would read each block again for every element of
 // it; a look at the kernel's first reads sizes the blocks so the rows fit (settle), and a count
 // of bytes read again against bytes used catches the rest: blocks a quarter the size, then, below
-// 2 KiB, the map as before (through_map). A 2 KiB pread costs about what reading its page through the
-// map did: x.T[::2].sum() of 8,192 rows of 32 KiB ran 1.3-1.6 times as long as through the map.
+// 256 bytes, the map as before (through_map). A 2 KiB pread costs about what reading its page
+// through the map did (x.T[::2].sum() of 8,192 rows of 32 KiB ran 1.3-1.6 times as long as through
+// the map); blocks of 512 and 256 bytes let 16 MiB hold 32,768 and 65,536 rows: export -e 'x.T' of
+// a 256 MiB file of 32,768 rows, 1.3 times the map's time at 50 MiB instead of 265.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +33,8 @@
 #include <memory>
 #include <span>
 #include <vector>
+
+#include "realize/block_table.hpp"
 
 namespace tensor_inspect::realize_detail {
 
@@ -66,8 +71,7 @@ class BlockReads {
   void lock_with(std::mutex* lock, std::size_t threads) { lock_ = lock, sharers_ = std::max<std::size_t>(1, threads); }
 
   /// Bytes one block holds: a power of two, 16 KiB at first (256 KiB for a remote file), down to
-  /// 2 KiB (64 KiB, the remote fetch block) when rows do not fit, and at least what keeps the
-  /// table to 2**19 blocks (4 MiB of pointers): a tensor of more than 1 GiB starts larger.
+  /// 256 bytes (64 KiB, the remote fetch block) when rows do not fit.
   std::uint64_t block_bytes() const { return std::uint64_t{1} << shift_; }
   /// True once the cache gave up to the map (thrashing at its smallest block): the Load is then
   /// read as any other, through `base`, a remote file's bytes all fetched (once) first, as a
@@ -127,13 +131,14 @@ class BlockReads {
   std::size_t slots_ = 0;       ///< slots the budget holds (at least 2)
   std::size_t used_ = 0;        ///< slots filled so far
   std::size_t next_ = 0;        ///< the slot to fill next (the oldest once all are used)
-  std::vector<const std::byte*> table_;  ///< block -> its slot, null when not held
+  BlockTable table_;                     ///< block -> its slot
   std::vector<std::uint64_t> owner_;     ///< slot -> block
   class Memory;
   std::unique_ptr<Memory> memory_;
   std::size_t memory_bytes_ = 0;
   std::vector<std::uint64_t> missing_;  ///< read_ahead's scratch
-  std::vector<std::uint64_t> seen_;  ///< a bit for each block: read before (at this block size)
+  std::vector<std::uint64_t> seen_;  ///< a bit for each block (mod seen_bits_): read before (at this block size)
+  std::uint64_t seen_bits_ = 1;
   std::uint64_t window_used_ = 0;    ///< bytes the kernel read in this window
   std::uint64_t window_read_ = 0, window_reread_ = 0;  ///< bytes read into slots, of them read again
   std::uint64_t reads_ = 0;
