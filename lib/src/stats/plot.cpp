@@ -1,4 +1,5 @@
-// stats/plot.cpp — histogram and heatmap pictures through cairo (see plot.hpp for why cairo).
+// stats/plot.cpp — histogram and heatmap pictures through cairo (see plot.hpp for why cairo); a
+// heatmap's cells are made in heatmap_cells.cpp.
 #include "tensor_inspect/plot.hpp"
 
 #include <unistd.h>
@@ -12,7 +13,7 @@
 
 #include "decode/lanes.hpp"
 #include "stats/cairo_api.hpp"
-#include "stats/heatmap_layout.hpp"
+#include "stats/heatmap_cells.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect {
@@ -103,100 +104,7 @@ void axes(cairo_t* cr, const PlotLayout& l, double w, double h, const std::strin
   text(cr, l.x0 - 6, l.y0 + h, y_bottom, 11, 1);
 }
 
-// The heatmap's cells: block means of the finite values, and which non-finite kinds each holds.
-struct Cells {
-  std::int64_t rows = 0, cols = 0;
-  std::vector<double> mean;         ///< the mean of the finite values (when `finite` > 0)
-  std::vector<double> finite;       ///< how many finite values
-  std::vector<std::uint8_t> kinds;  ///< bit 0: a NaN, bit 1: a +inf, bit 2: a -inf
-  std::uint64_t nan = 0, posinf = 0, neginf = 0;
-  double lo = 0, hi = 0;            ///< the finite cell means' range
-};
-
-// The pages of rows a heatmap has read leave the resident set behind it, as --stats' scan
-// does (MappedFile::release_pages, a local file map only: it reads them again from the page
-// cache if asked): a heatmap of a 1 GiB tensor held the whole file.
-struct HeatmapPagesBehind {
-  const StoredElements& s;
-  std::int64_t done_elements = 0;  ///< elements handed to release_scanned so far
-  std::uint64_t released = 0;      ///< the byte of s.bytes the next release starts at
-  // Elements [0, done) are read (`last`: all). decode_values starts a read at a multiple of
-  // kStatsBlock, so only the elements before the block `done` lies in are given back, in
-  // runs of a million elements at least (each release is a TLB flush).
-  void operator()(std::int64_t done, bool last = false) {
-    done = last ? s.numel : done / kStatsBlock * kStatsBlock;
-    if (done - done_elements < (last ? 1 : kStatsBlock * 256)) return;
-    if (s.file && !s.file->is_remote() && !s.bytes.empty()) {
-      const auto base = static_cast<std::uint64_t>(s.bytes.data() - s.file->bytes().data());
-      const std::uint64_t end = last ? s.bytes.size() : byte_offset_of(s, done);
-      s.file->release_pages(base + released, end - released);  // the whole pages inside
-      // The page the end lies in goes with the next run (by address: a slice starts anywhere).
-      static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-      const auto start = reinterpret_cast<std::uintptr_t>(s.bytes.data());
-      const std::uint64_t aligned = (start + end) / page * page;
-      if (aligned > start + released) released = aligned - start;
-    }
-    if (s.release_scanned) s.release_scanned(done_elements, done);
-    done_elements = done;
-  }
-};
-
-// The cells of `s` laid out as `layout` says (heatmap_layout.hpp), its bytes read in their
-// order: stored row k, a run of `run` elements, is the tensor's row or (transposed) column.
-Cells cells_of(const StoredElements& s, const HeatmapLayout& layout, std::int64_t gr, std::int64_t gc) {
-  const std::int64_t rows = s.shape[0], cols = s.shape[1];
-  const std::int64_t stored_rows = layout.transposed ? cols : rows, run = layout.transposed ? rows : cols;
-  Cells c;
-  c.rows = gr;
-  c.cols = gc;
-  c.mean.assign(static_cast<std::size_t>(gr * gc), 0.0);
-  c.finite.assign(c.mean.size(), 0.0);
-  c.kinds.assign(c.mean.size(), 0);
-  std::vector<double> values(static_cast<std::size_t>(std::min<std::int64_t>(run, kStatsBlock)));
-  HeatmapPagesBehind behind{s};
-  for (std::int64_t k = 0; k < stored_rows; ++k) {
-    behind(k * run);
-    for (std::int64_t j0 = 0; j0 < run; j0 += static_cast<std::int64_t>(values.size())) {
-      const auto n = static_cast<std::size_t>(std::min(static_cast<std::int64_t>(values.size()), run - j0));
-      decode_values(s, k * run + j0, std::span(values.data(), n));
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::int64_t j = j0 + static_cast<std::int64_t>(i);
-        std::int64_t r = layout.transposed ? j : k, col = layout.transposed ? k : j;
-        if (layout.flip_rows) r = rows - 1 - r;
-        if (layout.flip_cols) col = cols - 1 - col;
-        const auto cell = static_cast<std::size_t>(r * gr / rows * gc + col * gc / cols);
-        const double v = values[i];
-        if (std::isfinite(v)) {
-          c.mean[cell] += v;
-          c.finite[cell] += 1;
-        } else if (std::isnan(v)) {
-          c.kinds[cell] |= 1;
-          ++c.nan;
-        } else if (v > 0) {
-          c.kinds[cell] |= 2;
-          ++c.posinf;
-        } else {
-          c.kinds[cell] |= 4;
-          ++c.neginf;
-        }
-      }
-    }
-  }
-  behind(rows * cols, true);
-  double lo = INFINITY, hi = -INFINITY;
-  for (std::size_t i = 0; i < c.mean.size(); ++i)
-    if (c.finite[i] > 0) {
-      c.mean[i] /= c.finite[i];
-      lo = std::min(lo, c.mean[i]);
-      hi = std::max(hi, c.mean[i]);
-    }
-  if (!(lo <= hi)) lo = hi = 0;
-  c.lo = lo;
-  c.hi = hi;
-  return c;
-}
-
-std::uint32_t cell_colour(const Cells& c, std::size_t k) {
+std::uint32_t cell_colour(const HeatmapCells& c, std::size_t k) {
   if (c.kinds[k] & 1) return kHeatmapNan;
   if (c.kinds[k] & 2) return kHeatmapPosInf;
   if (c.kinds[k] & 4) return kHeatmapNegInf;
@@ -205,7 +113,7 @@ std::uint32_t cell_colour(const Cells& c, std::size_t k) {
 
 // The cells as an image of one pixel each, scaled onto the data area without smoothing: one
 // image in an SVG or PDF, where 512 x 512 rectangles would be megabytes.
-void paint_cells(cairo_t* cr, const Cells& c, const PlotLayout& l) {
+void paint_cells(cairo_t* cr, const HeatmapCells& c, const PlotLayout& l) {
   Surface image(cairo().image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(c.cols), static_cast<int>(c.rows)));
   cairo().surface_flush(image.get());
   unsigned char* data = cairo().image_surface_get_data(image.get());
@@ -248,7 +156,7 @@ void paint_cells(cairo_t* cr, const Cells& c, const PlotLayout& l) {
 }
 
 // Under the x axis: a swatch and the count of each non-finite kind.
-void legend(cairo_t* cr, const Cells& c, const PlotLayout& l, double ht) {
+void legend(cairo_t* cr, const HeatmapCells& c, const PlotLayout& l, double ht) {
   const struct {
     std::uint32_t colour;
     const char* name;
@@ -327,18 +235,15 @@ PlotLayout draw_histogram(const Histogram& h, const std::string& title, PlotForm
   return l;
 }
 
-PlotLayout draw_heatmap(const StoredElements& s, const std::string& title, PlotFormat format, std::string& out) {
-  return draw_heatmap(s, HeatmapLayout{}, title, format, out);
-}
-
-PlotLayout draw_heatmap(const StoredElements& s, const HeatmapLayout& layout, const std::string& title,
-                        PlotFormat format, std::string& out) {
-  if (s.shape.size() != 2 || s.numel == 0)
-    throw Error(ErrorCode::Usage, "--plot-kind heatmap needs a non-empty 2-D tensor, not shape " + shape_repr(s.shape) +
+PlotLayout draw_heatmap_cells(const Shape& shape,
+                              const std::function<HeatmapCells(std::int64_t rows, std::int64_t cols)>& make,
+                              const std::string& title, PlotFormat format, std::string& out) {
+  if (shape.size() != 2 || shape[0] == 0 || shape[1] == 0)
+    throw Error(ErrorCode::Usage, "--plot-kind heatmap needs a non-empty 2-D tensor, not shape " + shape_repr(shape) +
                                       " (choose a 2-D slice with -e, e.g. -e 'x[0]')");
-  const std::int64_t rows = s.shape[0], cols = s.shape[1];
+  const std::int64_t rows = shape[0], cols = shape[1];
   const std::int64_t gr = std::min<std::int64_t>(rows, 512), gc = std::min<std::int64_t>(cols, 512);
-  const Cells cells = cells_of(s, layout, gr, gc);
+  const HeatmapCells cells = make(gr, gc);
 
   PlotLayout l;
   const double px = kArea / static_cast<double>(std::max(gr, gc));
@@ -358,7 +263,7 @@ PlotLayout draw_heatmap(const StoredElements& s, const HeatmapLayout& layout, co
   l.neginf = cells.neginf;
   const ReleaseFontCaches release;
   auto [surface, cr] = canvas(format, out, l.width, l.height, title,
-                              shape_repr(s.shape) + (gr < rows || gc < cols ? ", block means in " + std::to_string(gr) +
+                              shape_repr(shape) + (gr < rows || gc < cols ? ", block means in " + std::to_string(gr) +
                                                                                   " x " + std::to_string(gc) + " cells"
                                                                             : ""));
   paint_cells(cr.get(), cells, l);
