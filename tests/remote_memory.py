@@ -109,6 +109,27 @@ def main():
                   out.replace(url, path) == want.stdout, f"status {status}: {err[-300:]!r}")
             check(f"remote {name} peaks under idle + {BOUND // MiB} MiB + {MARGIN // MiB} MiB", peak < bound,
                   f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, file {size / MiB:.0f} MiB")
+        # A step of rows fetches the rows it reads, not those between (its windows spanned them all).
+        # Bytes arrive in the file's aligned blocks of 64 KiB: those holding the rows read, and a few
+        # more (10 % allowed) where the kernel's own small reads pass the fetcher and read ahead.
+        rows, row = 8197 if ASAN else 4099, 4 * 8191
+        with open(path, "rb") as f:
+            data_at = 8 + struct.unpack("<Q", f.read(8))[0]
+        weight = rows * row
+        for e, picked, cols in (("x[::7].sum()", range(0, rows, 7), (0, 8191)),
+                                ("x[::-5, 3:].max()", range(rows - 1, -1, -5), (3, 8191))):
+            blocks = {b for r in picked for b in range((data_at + r * row + 4 * cols[0]) >> 16,
+                                                        ((data_at + r * row + 4 * cols[1] - 1) >> 16) + 1)}
+            want = subprocess.run([binary, path, "--name", "a.weight", "-e", e, "--json"], capture_output=True,
+                                  text=True, timeout=120)
+            m = nginx.mark()
+            got = subprocess.run([binary, url, "--name", "a.weight", "-e", e, "--json"] + limit, capture_output=True,
+                                 text=True, timeout=300)
+            sent = sum(int(line.split()[2]) for line in nginx.lines_since(m))
+            check(f"remote -e '{e}' prints what the local file's does and transfers the blocks of its rows "
+                  f"({len(blocks) * 64 // 1024} MiB of {weight // MiB}) and the header's", got.returncode == 0 and
+                  json.loads(got.stdout)["tolist"] == json.loads(want.stdout)["tolist"] and
+                  sent <= (len(blocks) + 1) * 65536 * 1.1, f"{sent} bytes: {got.stderr[-200:]!r}")
         # --full of the 128 MiB tensor (400 MB of text, written to a file): printed window by
         # window as they arrive, given back behind (the whole tensor was fetched first). Not under
         # ASan, where formatting 33 million floats alone takes minutes.

@@ -63,6 +63,21 @@ void fetch_bytes(std::span<const std::byte> bytes) {
     }
 }
 
+void fetch_byte_ranges(std::span<const std::byte> within,
+                       std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) {
+  ByteSourceRegistry& r = byte_source_registry();
+  if (within.empty() || ranges.empty() || r.count.load(std::memory_order_acquire) == 0) return;
+  std::shared_lock lock(r.mutex);
+  for (ByteSource* s : r.sources)
+    if (within.data() >= s->base() && within.data() < s->base() + s->size()) {
+      const auto at = static_cast<std::uint64_t>(within.data() - s->base());
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> shifted(ranges.begin(), ranges.end());
+      for (auto& range : shifted) range.first += at;
+      s->fetch_ranges(shifted);
+      return;
+    }
+}
+
 bool stream_bytes(std::span<const StreamedRange> ranges) {
   ByteSourceRegistry& r = byte_source_registry();
   if (ranges.empty() || r.count.load(std::memory_order_acquire) == 0) return false;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 
 namespace tensor_inspect {
 
@@ -42,6 +43,11 @@ class ByteSource {
   /// Makes bytes [offset, offset + length) (clamped to size()) readable; thread-safe.
   /// Throws Error(Io) when they cannot be had.
   virtual void fetch(std::uint64_t offset, std::uint64_t length) = 0;
+  /// fetch() of several ranges (offset, length), their requests several at once where the
+  /// source can; the bytes between them are not fetched. Throws as fetch() does.
+  virtual void fetch_ranges(std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) {
+    for (const auto& [offset, length] : ranges) fetch(offset, length);
+  }
   /// Gives back the memory of the whole fetch blocks inside [offset, offset + length): a
   /// later read must fetch() them again. Thread-safe against fetches of other ranges.
   virtual void release(std::uint64_t offset, std::uint64_t length) = 0;
@@ -62,6 +68,11 @@ void register_byte_source(ByteSource* source);
 void unregister_byte_source(ByteSource* source);
 /// Calls `visit` for every registered source, under the registry's shared lock.
 void visit_byte_sources(const std::function<void(ByteSource&)>& visit);
+
+/// ByteSource::fetch_ranges() of the source whose bytes hold `within`, for ranges (offset, length)
+/// of `within` (each inside it): nothing for bytes of no on-demand source. Throws as fetch_bytes().
+void fetch_byte_ranges(std::span<const std::byte> within,
+                       std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges);
 
 /// ByteSource::stream() of the source whose bytes hold every range (all in one source);
 /// false, with nothing delivered, for bytes of no on-demand source or one that does not

@@ -3,13 +3,15 @@
 
 #include <algorithm>
 
+#include "buffer/byte_source.hpp"
 #include "tensor_inspect/context.hpp"
 
 namespace tensor_inspect {
 
 WindowFetcher::WindowFetcher(std::span<const std::byte> bytes,
-                             std::vector<std::pair<std::uint64_t, std::uint64_t>> windows, std::size_t ahead)
-    : bytes_(bytes), windows_(std::move(windows)), ahead_(std::max<std::size_t>(1, ahead)) {
+                             std::vector<std::pair<std::uint64_t, std::uint64_t>> windows, std::size_t ahead,
+                             std::vector<std::pair<std::uint64_t, std::uint64_t>> reads)
+    : bytes_(bytes), windows_(std::move(windows)), reads_(std::move(reads)), ahead_(std::max<std::size_t>(1, ahead)) {
   // The fetching thread reads the caller's caps and remote options, not the process default.
   thread_ = std::thread([this, &caller = current_context()] {
     const ContextScope inherited = ContextScope::borrowing(caller);
@@ -45,7 +47,18 @@ void WindowFetcher::run() {
       // Windows in order down the bytes (a scan that reads them backwards) span the other way.
       const std::uint64_t begin = std::min(windows_[from].first, windows_[to - 1].first);
       const std::uint64_t end = std::max(windows_[from].second, windows_[to - 1].second);
-      fetch_bytes(bytes_.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+      if (reads_.empty()) {
+        fetch_bytes(bytes_.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+      } else {  // the parts of [begin, end) the scan reads, several requests at once
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> parts;
+        auto it = std::upper_bound(reads_.begin(), reads_.end(), std::pair{begin, UINT64_MAX});
+        if (it != reads_.begin()) --it;
+        for (; it != reads_.end() && it->first < end; ++it) {
+          const std::uint64_t lo = std::max(begin, it->first), hi = std::min(end, it->second);
+          if (lo < hi) parts.emplace_back(lo, hi - lo);
+        }
+        fetch_byte_ranges(bytes_, parts);
+      }
     } catch (...) {
       lock.lock();
       error_ = std::current_exception();

@@ -28,8 +28,11 @@ class WindowFetcher {
   /// Starts fetching (fetch_bytes) `windows`, byte ranges [first, second) of `bytes`, in
   /// order, at most `ahead` (>= 1) past the last done(). Bytes of no remote file cost nothing.
   /// The windows follow each other up the bytes, or down them (a scan that reads backwards).
+  /// `reads`, when not empty, are the byte ranges [first, second) the scan reads, ascending and
+  /// apart: of each window only its parts inside them are fetched (a step of rows, x[::7], reads
+  /// one row in seven, and its windows span the rows between).
   WindowFetcher(std::span<const std::byte> bytes, std::vector<std::pair<std::uint64_t, std::uint64_t>> windows,
-                std::size_t ahead);
+                std::size_t ahead, std::vector<std::pair<std::uint64_t, std::uint64_t>> reads = {});
   WindowFetcher(const WindowFetcher&) = delete;
   WindowFetcher& operator=(const WindowFetcher&) = delete;
   /// Stops fetching (a window in flight completes) and joins the thread.
@@ -44,6 +47,7 @@ class WindowFetcher {
   void run();
   std::span<const std::byte> bytes_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> windows_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> reads_;
   std::size_t ahead_;
   std::mutex mutex_;
   std::condition_variable changed_;

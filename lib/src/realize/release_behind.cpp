@@ -11,6 +11,7 @@
 #include "buffer/byte_source.hpp"
 #include "realize/kernels.hpp"
 #include "realize/view_order.hpp"
+#include "realize/view_reads.hpp"
 #include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -24,6 +25,10 @@ bool read_out_of_order(const Program& program, const MappedFile& f) {
     return i.kind == Instance::Load && !i.fetch_on_read && i.data >= base && i.data < base + f.size();
   });
 }
+
+/// Runs of adjacent elements a view may read for its windows to skip the bytes between them
+/// (view_reads): a list of at most 1 MiB.
+constexpr std::uint64_t kMaxReadRuns = std::uint64_t{1} << 16;
 
 }  // namespace
 
@@ -60,7 +65,12 @@ ReleaseBehind::ReleaseBehind(const Program& program) {
         windows.emplace_back(l.order > 0 ? std::pair{l.begin + at, l.begin + to} : std::pair{l.end - to, l.end - at});
       }
       const std::span<const std::byte> bytes(inst.data, static_cast<std::size_t>(inst.file_bytes));
-      l.ahead = std::make_shared<WindowFetcher>(bytes, std::move(windows), 4);
+      // A view that reads apart (x[::7]: a row in seven) fetches only what it reads of each window.
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;
+      if (inst.views.size() == 1)
+        if (auto r = view_reads(inst.views[0], static_cast<std::size_t>(itemsize), kFetchBlock, kMaxReadRuns))
+          reads = std::move(*r);
+      l.ahead = std::make_shared<WindowFetcher>(bytes, std::move(windows), 4, std::move(reads));
     }
     loads_.push_back(std::move(l));
   }

@@ -127,6 +127,33 @@ void RemoteBytes::fetch(std::uint64_t offset, std::uint64_t length) {
         ++runs.back().second;
     next_block_ = runs.back().second + 1;
   }
+  fetch_runs(std::move(runs));
+}
+
+void RemoteBytes::fetch_ranges(std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks;  // each range's first and last block
+  for (auto [offset, length] : ranges) {
+    if (offset >= size_ || length == 0) continue;
+    length = std::min(length, size_ - offset);
+    blocks.emplace_back(offset / kRemoteBlock, (offset + length - 1) / kRemoteBlock);
+  }
+  const auto missing = [&] {
+    for (const auto& [first, last] : blocks)
+      for (std::uint64_t b = first; b <= last; ++b)
+        if (!present(b)) return true;
+    return false;
+  };
+  if (!missing()) return;
+  std::sort(blocks.begin(), blocks.end());
+  std::lock_guard lock(mutex_);
+  Runs runs;
+  for (const auto& [first, last] : blocks)
+    for (std::uint64_t b = runs.empty() ? first : std::max(first, runs.back().second + 1); b <= last; ++b)
+      if (!present(b)) append_block(runs, b);
+  if (!runs.empty()) fetch_runs(std::move(runs));
+}
+
+void RemoteBytes::fetch_runs(Runs runs) {
   if (cache_) runs = read_cached(runs);
   if (runs.empty()) return;
   std::vector<HttpSource::Range> ranges;

@@ -34,6 +34,8 @@ class RemoteBytes final : public ByteSource {
 
   /// Fetches the missing blocks of [offset, offset + length) (see MappedFile::fetch).
   void fetch(std::uint64_t offset, std::uint64_t length) override;
+  /// Fetches the missing blocks of every range in one set of requests (several at once).
+  void fetch_ranges(std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) override;
   /// Streams the ranges from the server to their sinks (several requests at once), unless a
   /// block cache is open (its runs keep what they fetch: the ranges are fetched and read
   /// instead) or every block of the ranges is here already (read where they are).
@@ -55,6 +57,9 @@ class RemoteBytes final : public ByteSource {
   void mark(std::uint64_t first, std::uint64_t last);
   using Runs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
   Runs read_cached(const Runs& runs);
+  /// Fetches `runs` of missing blocks (ascending, under mutex_): from the block cache, then in
+  /// ranged requests several at once; cached, then marked present.
+  void fetch_runs(Runs runs);
   std::unique_ptr<HttpSource> source_;
   std::unique_ptr<BlockCache> cache_;
   std::uint64_t head_cached_ = 0;
