@@ -39,7 +39,8 @@ std::optional<std::vector<std::pair<std::uint64_t, std::uint64_t>>> view_reads(c
   const auto size = static_cast<std::uint64_t>(itemsize);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
   for (const std::int64_t s : starts) {
-    const auto first = static_cast<std::uint64_t>(base + s) * size, last = first + static_cast<std::uint64_t>(run) * size;
+    const auto first = static_cast<std::uint64_t>(base + s) * size;
+    const std::uint64_t last = first + static_cast<std::uint64_t>(run) * size;
     if (!out.empty() && first <= out.back().second + gap) {  // near, or overlapping (a stride under the run)
       out.back().second = std::max(out.back().second, last);
       continue;
