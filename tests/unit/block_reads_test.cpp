@@ -179,3 +179,32 @@ TEST_CASE("a table read column by column: 16 columns stay in the cache, 32 go to
     }
   }
 }
+
+TEST_CASE("rows shorter than a block: blocks of a row's bytes or less when their slots hold every row") {
+  // A float32 (1024, 256) table, rows of 1 KiB, read column by column against 320 KiB: 16 KiB
+  // blocks (16 rows each, 20 slots) thrash with a run of rows in each; 256-byte blocks make 1,280
+  // slots, one a row or more. (They went to the map: a run of rows in each block read was taken for a
+  // table too tall for any block size.)
+  test_util::TempDir dir{"ti-block-reads-"};
+  constexpr std::int64_t rows = 1024, cols = 256;
+  std::vector<std::uint32_t> v(static_cast<std::size_t>(rows * cols));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(i * 2654435761U);
+  const auto path = (dir.path / "table.bin").string();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()),
+                                               static_cast<std::streamsize>(v.size() * 4));
+  const auto file = ti::MappedFile::open(path);
+  std::atomic<unsigned> learned{0};
+  rd::BlockReads r(file->bytes().data(), file->size(), 4, false, 320 * 1024, &learned);
+  std::vector<std::uint32_t> out(2048);
+  std::int64_t wrong = 0;
+  for (std::int64_t s = 0; s < rows * cols; s += 2048) {
+    std::vector<std::int64_t> idx;
+    for (std::int64_t k = s; k < s + 2048; ++k) idx.push_back((k % rows) * cols + k / rows);
+    r.gather(idx.data(), idx.size(), reinterpret_cast<std::byte*>(out.data()));
+    for (std::size_t i = 0; i < idx.size(); ++i) wrong += out[i] != v[static_cast<std::size_t>(idx[i])];
+  }
+  CHECK(wrong == 0);
+  CHECK_FALSE(r.through_map());
+  CHECK(r.block_bytes() == 256);
+  CHECK(learned.load() == 8);
+}

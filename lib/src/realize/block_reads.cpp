@@ -145,11 +145,22 @@ bool BlockReads::thrashing(std::uint64_t block) {
   }
   window_reread_ += block_bytes();
   if (window_reread_ <= kThrashRatio * std::max(window_used_, kWindowBytes)) return false;
-  // 4 elements used or more for each block read: a run of rows in each, which a block a quarter
-  // the size holds as well (block_reads.hpp).
-  const bool runs = window_used_ >= 4 * itemsize_ * (window_read_ >> shift_);
-  if (shift_ > min_shift_ && !runs) {  // blocks a quarter the size (or the smallest): four times as many fit
-    shift_ = std::max(min_shift_, shift_ - 2);
+  // 4 elements used or more for each block read: a run of rows in each (rows shorter than the
+  // block), which a block a quarter the size holds as well (block_reads.hpp). Blocks of at most a
+  // row's bytes read one element a row; they fit when their slots hold every row the walk crosses,
+  // the tensor's bytes over a row's (each pass over a column reads every block).
+  const std::uint64_t blocks_read = std::max<std::uint64_t>(1, window_read_ >> shift_);
+  const bool runs = window_used_ >= 4 * itemsize_ * blocks_read;
+  unsigned fits = 0;  // the largest block size (its log2) that holds the rows, or 0
+  if (runs) {
+    const double per_block = static_cast<double>(window_used_) / static_cast<double>(itemsize_ * blocks_read);
+    const double row = static_cast<double>(block_bytes()) / per_block;
+    const double rows = static_cast<double>(nbytes_) / row;
+    for (unsigned s = shift_ - 1; s >= min_shift_ && fits == 0; --s)
+      if (static_cast<double>(std::uint64_t{1} << s) <= row && static_cast<double>(budget_ >> s) >= rows) fits = s;
+  }
+  if (fits != 0 || (shift_ > min_shift_ && !runs)) {  // rows' blocks, or a quarter the size: four times as many
+    shift_ = fits != 0 ? fits : std::max(min_shift_, shift_ - 2);
     if (learned_) learned_->store(shift_, std::memory_order_relaxed);
   } else {
     give_up_to_map();

@@ -99,12 +99,13 @@ class BlockReads {
   /// through_map() under the lock gather holds.
   bool through_map_held();
   /// Counts a read of `block`; when the bytes read again pass kThrashRatio, lays the cache out
-  /// anew with blocks a quarter the size (true), or gives up to the map: at the smallest size, or
-  /// when the kernel reads 4 elements or more of each block it reads. A column walk over more
-  /// rows than the slots hold reads one element a block (a row's), and blocks a quarter the size
-  /// make four times as many slots; a tall table read column by column reads a run of rows from
-  /// each block (16 KiB: 64 rows of 32 float64), and blocks a quarter the size would still hold
-  /// 16 of them, read again in each column's pass as before: no block size helps it.
+  /// anew with smaller blocks (true), or gives up to the map. A column walk over more rows than
+  /// the slots hold reads one element a block (a row's): blocks a quarter the size make four times
+  /// as many slots, down to the smallest. One that reads 4 elements or more of each block reads a
+  /// run of rows from each (rows shorter than the block): blocks of a row's bytes or less, when
+  /// their slots hold every row (the tensor's bytes over a row's; a (60,000, 256) float32 went to
+  /// the map), else the map: a tall table read column by column (2**20 rows of 32 float64) reads
+  /// each block again in each column's pass, whatever its size.
   bool thrashing(std::uint64_t block);
   /// Reads `block` into a free or evicted slot: its bytes; null when the cache was laid out
   /// anew instead (thrashing), so no pointer taken before stays valid.
