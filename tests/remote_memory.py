@@ -117,7 +117,8 @@ def main():
             data_at = 8 + struct.unpack("<Q", f.read(8))[0]
         weight = rows * row
         for e, picked, cols in (("x[::7].sum()", range(0, rows, 7), (0, 8191)),
-                                ("x[::-5, 3:].max()", range(rows - 1, -1, -5), (3, 8191))):
+                                ("x[::-5, 3:].max()", range(rows - 1, -1, -5), (3, 8191)),
+                                ("x[::7, ::-3].sum()", range(0, rows, 7), (0, 8191))):
             blocks = {b for r in picked for b in range((data_at + r * row + 4 * cols[0]) >> 16,
                                                         ((data_at + r * row + 4 * cols[1] - 1) >> 16) + 1)}
             want = subprocess.run([binary, path, "--name", "a.weight", "-e", e, "--json"], capture_output=True,

@@ -19,10 +19,17 @@ std::optional<std::vector<std::pair<std::uint64_t, std::uint64_t>>> view_reads(c
     axes.emplace_back(v.strides[d] < 0 ? -v.strides[d] : v.strides[d], v.shape[d]);
   }
   std::sort(axes.begin(), axes.end());
-  // The run: inner axes that lie end to end.
+  // The run: the inner axes whose steps leave less than `gap` between one copy of the run and the
+  // next (end to end, overlapping, or a small step: x[:, ::3] of float32 reads 4 bytes in 12, and
+  // fetching those 12 costs nothing more), as one range from its first element to its last.
   std::int64_t run = 1;
   std::size_t k = 0;
-  while (k < axes.size() && axes[k].first == run) run *= axes[k++].second;
+  const auto size = static_cast<std::uint64_t>(itemsize);
+  const auto bytes = [&](std::int64_t elements) { return static_cast<std::uint64_t>(elements) * size; };
+  while (k < axes.size() && bytes(axes[k].first) <= bytes(run) + gap) {
+    run += (axes[k].second - 1) * axes[k].first;
+    ++k;
+  }
   std::uint64_t runs = 1;
   for (std::size_t j = k; j < axes.size(); ++j) {
     runs *= static_cast<std::uint64_t>(axes[j].second);
@@ -36,7 +43,6 @@ std::optional<std::vector<std::pair<std::uint64_t, std::uint64_t>>> view_reads(c
       for (std::size_t s = 0; s < n; ++s) starts.push_back(starts[s] + i * axes[j].first);
   }
   std::sort(starts.begin(), starts.end());
-  const auto size = static_cast<std::uint64_t>(itemsize);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
   for (const std::int64_t s : starts) {
     const auto first = static_cast<std::uint64_t>(base + s) * size;
