@@ -101,7 +101,9 @@ def main():
                                (["--name", "a.weight", "-e", e, "--json"], f"-e '{e}'")
                                for e in (("x[::2].sum()", "x.T.sum(axis=1)") if ASAN else
                                          ("x[::2].sum()", "x.flip(0).sum()", "x[:, ::3].mean(axis=0)",
-                                          "x.T.sum(axis=1)", "x[::-1, 5:].max()"))]:
+                                          "x.T.sum(axis=1)", "x[::-1, 5:].max()",
+                                          # few elements, in every block: fetched all at once before
+                                          "x.reshape(-1)[::4096].min()"))]:
             local_args = [a for a in args if a not in ("--cache", cache)]
             want = subprocess.run([binary, path] + local_args, capture_output=True, text=True, timeout=120)
             status, out, err, peak = run_measured(binary, [url] + args + limit, 300)

@@ -79,12 +79,13 @@ class Lowering {
       if (in_file && inst.order != 0 && !buffer.file()->is_remote() &&
           static_cast<std::uint64_t>(scan_block(views)) * itemsize > limits().out_of_order_bytes)
         inst.order = 0;
-      inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 &&
-                           (views.empty() || prod(views.back().shape) > kEnumerateReads);
+      const bool few = !views.empty() && prod(views.back().shape) <= kEnumerateReads;
+      const bool spread = in_file && buffer.file()->is_remote() && few &&
+                          spread_over_remote(views, static_cast<std::int64_t>(itemsize));
+      inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 && (!few || spread);
       // A large one read out of order (a permute, a broadcast) goes through block caches
       // (block_reads.hpp); a remote one of at most half of remote_memory_bytes is fetched here.
-      if (in_file && inst.order == 0 && !inst.fetch_on_read && std::has_single_bit(itemsize) &&
-          (views.empty() || prod(views.back().shape) > kEnumerateReads)) {
+      if (in_file && inst.order == 0 && !inst.fetch_on_read && std::has_single_bit(itemsize) && (!few || spread)) {
         if (buffer.file()->is_remote()) {
           if (buffer.nbytes() > limits().remote_memory_bytes / 2)
             inst.block_reads = Instance::BlockReadsFrom::RemoteFile;
@@ -164,20 +165,7 @@ class Lowering {
     for (std::int64_t d : top.shape) count *= d;
     if (count <= kEnumerateReads) {
       // Few elements (a summary's edges, a small slice): each one's index, in runs of nearby ones.
-      std::vector<std::int64_t> at;
-      for (std::int64_t i = 0; i < count; ++i) {
-        std::int64_t idx = i;
-        for (std::size_t j = views.size(); j-- > 0 && idx >= 0;) idx = map_index(views[j], idx);
-        if (idx >= 0) at.push_back(idx);
-      }
-      std::sort(at.begin(), at.end());
-      const std::int64_t gap = static_cast<std::int64_t>(kFetchBlock) / itemsize;
-      for (std::size_t k = 0; k < at.size();) {
-        std::size_t e = k;
-        while (e + 1 < at.size() && at[e + 1] - at[e] < gap) ++e;
-        fetch(at[k], at[e]);
-        k = e + 1;
-      }
+      for (const auto& [lo, hi] : enumerated_runs(views, itemsize)) fetch(lo, hi);
       return all.data();
     }
     // Otherwise the bottom view's image, within its mask.
@@ -193,6 +181,37 @@ class Lowering {
     if (v.strides.empty()) return buffer.bytes().data();
     fetch(lo, hi);
     return all.data();
+  }
+
+  /// The element runs [lo, hi] the views read, when their top view has at most kEnumerateReads
+  /// elements: each element's index, ascending, joined where less than a fetch block apart.
+  static std::vector<std::pair<std::int64_t, std::int64_t>> enumerated_runs(const std::vector<View>& views,
+                                                                           std::int64_t itemsize) {
+    std::vector<std::int64_t> at;
+    for (std::int64_t i = 0; i < prod(views.back().shape); ++i) {
+      std::int64_t idx = i;
+      for (std::size_t j = views.size(); j-- > 0 && idx >= 0;) idx = map_index(views[j], idx);
+      if (idx >= 0) at.push_back(idx);
+    }
+    std::sort(at.begin(), at.end());
+    const std::int64_t gap = static_cast<std::int64_t>(kFetchBlock) / itemsize;
+    std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+    for (const std::int64_t i : at) {
+      if (!runs.empty() && i - runs.back().second < gap) runs.back().second = i;
+      else runs.emplace_back(i, i);
+    }
+    return runs;
+  }
+
+  /// Whether the few elements `views` read (enumerated_runs) lie in more fetch blocks of a remote
+  /// file than half of remote_memory_bytes holds: fetched at once before the kernel, x[::4096] of a
+  /// 120 MB tensor held all of it under a 16 MiB limit. Such a Load is read in windows (in order)
+  /// or through a block cache (out of order) instead.
+  static bool spread_over_remote(const std::vector<View>& views, std::int64_t itemsize) {
+    std::uint64_t bytes = 0;
+    for (const auto& [lo, hi] : enumerated_runs(views, itemsize))
+      bytes += static_cast<std::uint64_t>(hi - lo + 1) * static_cast<std::uint64_t>(itemsize) + kFetchBlock;
+    return bytes > limits().remote_memory_bytes / 2;
   }
 
   static MoveStep step_of(const Node& m) {
