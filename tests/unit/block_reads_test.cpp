@@ -4,10 +4,12 @@
 // cache holds, masked elements), and the cache sizes its blocks as the file comment says.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <vector>
 
 #include "realize/block_reads.hpp"
@@ -145,30 +147,46 @@ TEST_CASE("settle sizes the blocks from the kernel's first reads") {
   CHECK(rd::BlockReads::settle(more, bytes, 4, true, std::uint64_t{64} << 20) == rd::BlockReads::kThroughMap);
 }
 
+namespace {
+
+// A file of a (rows, cols) uint32 table, element i holding i * 2654435761 (no two alike).
+struct Table {
+  test_util::TempDir dir{"ti-block-reads-"};
+  std::int64_t rows, cols;
+  std::vector<std::uint32_t> v;
+  std::shared_ptr<ti::MappedFile> file;
+  Table(std::int64_t rows_, std::int64_t cols_) : rows(rows_), cols(cols_), v(static_cast<std::size_t>(rows_ * cols_)) {
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(i * 2654435761U);
+    const auto path = (dir.path / "table.bin").string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()),
+                                                 static_cast<std::streamsize>(v.size() * 4));
+    file = ti::MappedFile::open(path);
+  }
+  // Gathers all of x.T through `r`, `chunk` elements at a time: the elements that differ from v's.
+  std::int64_t walk_columns(rd::BlockReads& r, std::int64_t chunk) const {
+    std::vector<std::uint32_t> out(static_cast<std::size_t>(chunk));
+    std::int64_t wrong = 0;
+    for (std::int64_t s = 0; s < rows * cols; s += chunk) {
+      std::vector<std::int64_t> idx;
+      for (std::int64_t k = s; k < std::min(s + chunk, rows * cols); ++k) idx.push_back((k % rows) * cols + k / rows);
+      r.gather(idx.data(), idx.size(), reinterpret_cast<std::byte*>(out.data()));
+      for (std::size_t i = 0; i < idx.size(); ++i) wrong += out[i] != v[static_cast<std::size_t>(idx[i])];
+    }
+    return wrong;
+  }
+};
+
+}  // namespace
+
 TEST_CASE("a table read column by column: 16 columns stay in the cache, 32 go to the map") {
   // A float32 table of C columns read as x.T is, a column at a time: each pass reads every block
   // again, C times in all, whatever the block size; what counts is blocks read again per byte
   // used, past kThrashRatio (16). The grid's 1 MiB, 16 times over, is 4 MiB of (rows, C).
   for (const std::int64_t cols : {16, 32}) {
-    test_util::TempDir dir{"ti-block-reads-"};
-    const std::int64_t rows = (std::int64_t{16} << 20) / 4 / cols;  // 16 MiB
-    std::vector<std::uint32_t> v(static_cast<std::size_t>(rows * cols));
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(i * 2654435761U);
-    const auto path = (dir.path / "table.bin").string();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()),
-                                                 static_cast<std::streamsize>(v.size() * 4));
-    const auto file = ti::MappedFile::open(path);
+    const Table t((std::int64_t{16} << 20) / 4 / cols, cols);  // 16 MiB
     std::atomic<unsigned> learned{0};
-    rd::BlockReads r(file->bytes().data(), file->size(), 4, false, 16 * 16384, &learned);
-    std::vector<std::uint32_t> out(4096);
-    std::int64_t wrong = 0;
-    for (std::int64_t s = 0; s < rows * cols; s += 4096) {
-      std::vector<std::int64_t> idx;
-      for (std::int64_t k = s; k < s + 4096; ++k) idx.push_back((k % rows) * cols + k / rows);
-      r.gather(idx.data(), idx.size(), reinterpret_cast<std::byte*>(out.data()));
-      for (std::size_t i = 0; i < idx.size(); ++i) wrong += out[i] != v[static_cast<std::size_t>(idx[i])];
-    }
-    CHECK(wrong == 0);
+    rd::BlockReads r(t.file->bytes().data(), t.file->size(), 4, false, 16 * 16384, &learned);
+    CHECK(t.walk_columns(r, 4096) == 0);
     if (cols == 16) {  // 1,024 blocks of 16 KiB, each read in each of the 16 passes
       CHECK_FALSE(r.through_map());
       CHECK(r.block_bytes() == 16384);
@@ -185,25 +203,10 @@ TEST_CASE("rows shorter than a block: blocks of a row's bytes or less when their
   // blocks (16 rows each, 20 slots) thrash with a run of rows in each; 256-byte blocks make 1,280
   // slots, one a row or more. (They went to the map: a run of rows in each block read was taken for a
   // table too tall for any block size.)
-  test_util::TempDir dir{"ti-block-reads-"};
-  constexpr std::int64_t rows = 1024, cols = 256;
-  std::vector<std::uint32_t> v(static_cast<std::size_t>(rows * cols));
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(i * 2654435761U);
-  const auto path = (dir.path / "table.bin").string();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()),
-                                               static_cast<std::streamsize>(v.size() * 4));
-  const auto file = ti::MappedFile::open(path);
+  const Table t(1024, 256);
   std::atomic<unsigned> learned{0};
-  rd::BlockReads r(file->bytes().data(), file->size(), 4, false, 320 * 1024, &learned);
-  std::vector<std::uint32_t> out(2048);
-  std::int64_t wrong = 0;
-  for (std::int64_t s = 0; s < rows * cols; s += 2048) {
-    std::vector<std::int64_t> idx;
-    for (std::int64_t k = s; k < s + 2048; ++k) idx.push_back((k % rows) * cols + k / rows);
-    r.gather(idx.data(), idx.size(), reinterpret_cast<std::byte*>(out.data()));
-    for (std::size_t i = 0; i < idx.size(); ++i) wrong += out[i] != v[static_cast<std::size_t>(idx[i])];
-  }
-  CHECK(wrong == 0);
+  rd::BlockReads r(t.file->bytes().data(), t.file->size(), 4, false, 320 * 1024, &learned);
+  CHECK(t.walk_columns(r, 2048) == 0);
   CHECK_FALSE(r.through_map());
   CHECK(r.block_bytes() == 256);
   CHECK(learned.load() == 8);
