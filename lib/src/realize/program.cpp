@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "realize/fusion.hpp"
 #include "realize/mulacc.hpp"
@@ -32,6 +35,9 @@ bool same_views(const std::vector<View>& a, const std::vector<View>& b) {
 
 // Reads of a remote buffer this many or fewer are fetched element by element (coalesced).
 constexpr std::int64_t kEnumerateReads = std::int64_t{1} << 16;
+
+/// Element runs [lo, hi] of a buffer, ascending.
+using Runs = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 class Lowering {
  public:
@@ -80,8 +86,11 @@ class Lowering {
           static_cast<std::uint64_t>(scan_block(views)) * itemsize > limits().out_of_order_bytes)
         inst.order = 0;
       const bool few = !views.empty() && prod(views.back().shape) <= kEnumerateReads;
-      const bool spread = in_file && buffer.file()->is_remote() && few &&
-                          spread_over_remote(views, static_cast<std::int64_t>(itemsize));
+      // The few elements of a remote one, enumerated once: to choose how it is read, and to fetch.
+      std::optional<Runs> few_runs;
+      if (in_file && buffer.file()->is_remote() && few)
+        few_runs = enumerated_runs(views, static_cast<std::int64_t>(itemsize));
+      const bool spread = few_runs && spread_over_remote(*few_runs, static_cast<std::int64_t>(itemsize));
       inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 && (!few || spread);
       // A large one read out of order (a permute, a broadcast) goes through block caches
       // (block_reads.hpp); a remote one of at most half of remote_memory_bytes is fetched here.
@@ -96,7 +105,7 @@ class Lowering {
       const bool blocks = inst.block_reads != Instance::BlockReadsFrom::None;
       inst.data = inst.fetch_on_read || blocks || (!fetch_ && buffer.device() == Device::DISK)
                       ? buffer.bytes_unfetched().data()
-                      : fetch_reachable(buffer, views, loop, n->dtype);
+                      : fetch_reachable(buffer, views, loop, n->dtype, few_runs ? &*few_runs : nullptr);
       if (in_file && inst.order != 0) {
         inst.file = buffer.file().get();
         inst.file_offset = static_cast<std::uint64_t>(inst.data - inst.file->bytes().data());
@@ -142,8 +151,9 @@ class Lowering {
  private:
   /// The buffer's bytes, of which the elements `views` can reach have been fetched when the
   /// buffer lies in a remote file: a slice or a summary of a remote tensor reads only its part.
+  /// `runs`: the views' enumerated_runs when already made (null: made here when needed).
   static const std::byte* fetch_reachable(const Buffer& buffer, const std::vector<View>& views, const Shape& loop,
-                                          DType dtype) {
+                                          DType dtype, const Runs* runs) {
     if (buffer.device() != Device::DISK || !remote_files_open()) return buffer.bytes().data();
     const std::span<const std::byte> all = buffer.bytes_unfetched();
     const auto itemsize = static_cast<std::int64_t>(dtype_info(dtype).itemsize);
@@ -165,7 +175,8 @@ class Lowering {
     for (std::int64_t d : top.shape) count *= d;
     if (count <= kEnumerateReads) {
       // Few elements (a summary's edges, a small slice): each one's index, in runs of nearby ones.
-      for (const auto& [lo, hi] : enumerated_runs(views, itemsize)) fetch(lo, hi);
+      const Runs made = runs ? Runs{} : enumerated_runs(views, itemsize);
+      for (const auto& [lo, hi] : runs ? *runs : made) fetch(lo, hi);
       return all.data();
     }
     // Otherwise the bottom view's image, within its mask.
@@ -185,8 +196,7 @@ class Lowering {
 
   /// The element runs [lo, hi] the views read, when their top view has at most kEnumerateReads
   /// elements: each element's index, ascending, joined where less than a fetch block apart.
-  static std::vector<std::pair<std::int64_t, std::int64_t>> enumerated_runs(const std::vector<View>& views,
-                                                                           std::int64_t itemsize) {
+  static Runs enumerated_runs(const std::vector<View>& views, std::int64_t itemsize) {
     std::vector<std::int64_t> at;
     for (std::int64_t i = 0; i < prod(views.back().shape); ++i) {
       std::int64_t idx = i;
@@ -195,7 +205,7 @@ class Lowering {
     }
     std::sort(at.begin(), at.end());
     const std::int64_t gap = static_cast<std::int64_t>(kFetchBlock) / itemsize;
-    std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+    Runs runs;
     for (const std::int64_t i : at) {
       if (!runs.empty() && i - runs.back().second < gap) runs.back().second = i;
       else runs.emplace_back(i, i);
@@ -203,13 +213,13 @@ class Lowering {
     return runs;
   }
 
-  /// Whether the few elements `views` read (enumerated_runs) lie in more fetch blocks of a remote
-  /// file than half of remote_memory_bytes holds: fetched at once before the kernel, x[::4096] of a
-  /// 120 MB tensor held all of it under a 16 MiB limit. Such a Load is read in windows (in order)
-  /// or through a block cache (out of order) instead.
-  static bool spread_over_remote(const std::vector<View>& views, std::int64_t itemsize) {
+  /// Whether the few elements a view reads (its enumerated_runs) lie in more fetch blocks of a
+  /// remote file than half of remote_memory_bytes holds: fetched at once before the kernel,
+  /// x[::4096] of a 120 MB tensor held all of it under a 16 MiB limit. Such a Load is read in
+  /// windows (in order) or through a block cache (out of order) instead.
+  static bool spread_over_remote(const Runs& runs, std::int64_t itemsize) {
     std::uint64_t bytes = 0;
-    for (const auto& [lo, hi] : enumerated_runs(views, itemsize))
+    for (const auto& [lo, hi] : runs)
       bytes += static_cast<std::uint64_t>(hi - lo + 1) * static_cast<std::uint64_t>(itemsize) + kFetchBlock;
     return bytes > limits().remote_memory_bytes / 2;
   }

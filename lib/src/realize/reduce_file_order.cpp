@@ -29,6 +29,9 @@ namespace {
 /// Scans of the file a plan may take: each reads the whole file again.
 constexpr std::int64_t kMaxPasses = 4;
 
+/// Block partials a plan may keep (a Word and a cursor each): 20 MiB.
+constexpr std::int64_t kMaxPartials = std::int64_t{1} << 21;
+
 // Whether Load `i` reads a remote file read whole, not through block caches (at most half of
 // remote_memory_bytes): the plain kernel fetches it once, where each scan of a fold in the
 // file's order fetches it again (x.sum() of a remote 8 MB Fortran-order file: 4 scans, 31.8 MB).
@@ -40,8 +43,6 @@ bool fetched_whole(const Instance& i) {
   visit_byte_sources([&](ByteSource& s) { remote = remote || (i.data >= s.base() && i.data < s.base() + s.size()); });
   return remote;
 }
-/// Block partials a plan may keep (a Word and a cursor each): 20 MiB.
-constexpr std::int64_t kMaxPartials = std::int64_t{1} << 21;
 
 std::int64_t file_loads(const Program& p) {
   return std::count_if(p.nodes.begin(), p.nodes.end(),

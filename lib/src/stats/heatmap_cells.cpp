@@ -97,7 +97,7 @@ HeatmapCells heatmap_cells(const StoredElements& s, const HeatmapLayout& layout,
         std::int64_t r = layout.transposed ? j : k, col = layout.transposed ? k : j;
         if (layout.flip_rows) r = rows - 1 - r;
         if (layout.flip_cols) col = cols - 1 - col;
-        c.add(static_cast<std::size_t>(r * gr / rows * gc + col * gc / cols), values[i]);
+        c.add(c.cell(r, col, rows, cols), values[i]);
       }
     }
   }
@@ -117,17 +117,13 @@ HeatmapCells heatmap_cells_streamed(const Tensor& t, std::int64_t gr, std::int64
       const double v = chunk.f   ? chunk.f[k]
                        : chunk.i ? static_cast<double>(chunk.i[k])
                                  : static_cast<double>(chunk.u[k]);
-      c.add(static_cast<std::size_t>(r * gr / rows * gc + col * gc / cols), v);
+      c.add(c.cell(r, col, rows, cols), v);
       if (++col == cols) col = 0, ++r;
     }
   });
   c.finish();
   return c;
 }
-
-}  // namespace tensor_inspect
-
-namespace tensor_inspect {
 
 PlotLayout draw_heatmap(const StoredElements& s, const HeatmapLayout& layout, const std::string& title,
                         PlotFormat format, std::string& out) {

@@ -28,6 +28,10 @@ struct HeatmapCells {
 
   /// Empty cells, `rows` x `cols` of them.
   HeatmapCells(std::int64_t rows_, std::int64_t cols_);
+  /// The cell of element (r, c) of a tensor of `tensor_rows` x `tensor_cols` elements.
+  std::size_t cell(std::int64_t r, std::int64_t c, std::int64_t tensor_rows, std::int64_t tensor_cols) const {
+    return static_cast<std::size_t>(r * rows / tensor_rows * cols + c * cols / tensor_cols);
+  }
   /// Adds value `v` to cell `cell` (a sum of the finite ones, a kind bit and count otherwise).
   void add(std::size_t cell, double v);
   /// Turns the sums into means and sets lo and hi (both 0 when no cell holds a finite value).
