@@ -24,6 +24,11 @@ bounded block cache (realize/block_reads.hpp), with the values it printed before
    what the local file prints, under the idle peak plus 64 MiB (it fetched the whole tensor: 146 MiB),
    and with the default remote_memory_bytes fetches at most 1.1 times the file (the threads share one
    cache; separate ones fetched 1.55 times).
+4. Remote, more rows than the remote cache holds (4,096 under `--limit remote_memory_bytes=16M`): the
+   tensor is copied to a temporary file once and read from there (buffer/spill_file.hpp); two column
+   walks print NumPy's exact values (ternary float32), peak under the idle peak plus 48 MiB (the tensor,
+   128 MiB, was fetched whole) and fetch at most 2.1 times it; with TMPDIR a missing folder, one line
+   naming the URL, exit 2.
 Under ASan (CI's instrumented run) only the small values.
 Prints one line per check and `N passed, M failed`.
 """
@@ -219,6 +224,40 @@ def remote(binary, path):
         sent, size = nginx.bytes_since(mark), os.path.getsize(path)
         check("remote x.T.sum() fetches at most 1.1 times the file", got == run(binary, path, "x.T.sum()") and
               sent <= 1.1 * size, f"{got}: {sent / size:.2f} times its {size / MiB:.0f} MiB")
+        spilled(binary, www, nginx, idle)
+
+
+def spilled(binary, www, nginx, idle):
+    """4. A column walk over more rows than the remote cache holds: 4,096 rows of 8,192 float32 (128 MiB)
+    under `--limit remote_memory_bytes=16M` (a cache of 64 blocks of 64 KiB). The tensor is copied to a
+    temporary file once and read as a local file is (buffer/spill_file.hpp); it was fetched whole."""
+    a = np.random.default_rng(4).integers(-1, 2, size=(4096, 8192)).astype(np.float32)  # sums exact in float32
+    np.save(os.path.join(www, "wide.npy"), a)
+    url, size = nginx.url("files", "wide.npy"), a.nbytes
+    limit = ["--limit", "remote_memory_bytes=16M"]
+    square = a[:, :4096]
+    want = {"(x[:, :4096] + x[:, :4096].T).sum()": float((square + square.T).sum(dtype=np.float64)),
+            "(x[:, :4096].T * x[:, 4096:]).sum(axis=0)[:6]": (square.T * a[:, 4096:]).sum(axis=0)[:6].tolist()}
+    for expr, value in want.items():
+        mark = nginx.mark()
+        status, out, err, peak = run_measured(binary, [url, "-e", expr, "--json", "-v"] + limit, 300)
+        sent = nginx.bytes_since(mark)
+        got = json.loads(out)["tolist"] if status == 0 else err[-300:]
+        check(f"remote {expr} through a temporary copy prints NumPy's value", got == value, f"{got} vs {value}")
+        check(f"remote {expr}: -v says the tensor was copied to a temporary file",
+              "copied to a temporary file" in err, err[-300:])
+        # Its one copy, and the other Load's bytes fetched in order: not a fetch per column.
+        check(f"remote {expr} peaks under idle + 48 MiB and fetches at most 2.1 times the tensor",
+              peak < idle + 48 * MiB and sent <= 2.1 * size,
+              f"peak {peak / MiB:.0f} MiB (idle {idle / MiB:.0f}), {sent / size:.2f} times {size / MiB:.0f} MiB")
+    # No folder for the copy: one line naming the URL, exit 2, nothing on stdout.
+    env = dict(os.environ, TMPDIR="/nonexistent-ti-folder")
+    p = subprocess.run([binary, url, "-e", "(x[:, :4096] + x[:, :4096].T).sum()"] + limit, capture_output=True,
+                       text=True, timeout=300, env=env)
+    lines = p.stderr.splitlines()
+    check("no folder for the temporary copy: exit 2, one line naming the URL and TMPDIR, no stdout",
+          p.returncode == 2 and p.stdout == "" and len(lines) == 1 and url in lines[0] and "TMPDIR" in lines[0],
+          f"exit {p.returncode}: {p.stderr[-300:]!r} {p.stdout[:100]!r}")
 
 
 def main():

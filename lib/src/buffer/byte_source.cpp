@@ -78,7 +78,7 @@ void fetch_byte_ranges(std::span<const std::byte> within,
     }
 }
 
-bool stream_bytes(std::span<const StreamedRange> ranges) {
+bool stream_bytes(std::span<const StreamedRange> ranges, bool even_if_fetched) {
   ByteSourceRegistry& r = byte_source_registry();
   if (ranges.empty() || r.count.load(std::memory_order_acquire) == 0) return false;
   std::shared_lock lock(r.mutex);
@@ -89,8 +89,17 @@ bool stream_bytes(std::span<const StreamedRange> ranges) {
     };
     if (!inside(ranges.front())) continue;
     if (!std::all_of(ranges.begin(), ranges.end(), inside)) return false;
-    return s->stream(ranges);
+    return s->stream(ranges, even_if_fetched);
   }
+  return false;
+}
+
+bool always_streamed(const std::byte* at) {
+  ByteSourceRegistry& r = byte_source_registry();
+  if (r.count.load(std::memory_order_acquire) == 0) return false;
+  std::shared_lock lock(r.mutex);
+  for (ByteSource* s : r.sources)
+    if (at >= s->base() && at < s->base() + s->size()) return s->streams_always();
   return false;
 }
 

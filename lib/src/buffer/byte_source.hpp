@@ -53,12 +53,17 @@ class ByteSource {
   virtual void release(std::uint64_t offset, std::uint64_t length) = 0;
   /// Hands each range's bytes (offsets from base()) to its sink as they arrive, several
   /// ranges at once, and keeps none of them: nothing becomes readable. False, with nothing
-  /// delivered, when this source does not stream these ranges (then fetch and read them).
-  /// Throws as fetch() does.
-  virtual bool stream(std::span<const StreamedRange> ranges) {
-    (void)ranges;
+  /// delivered, when this source does not stream these ranges (then fetch and read them):
+  /// always when it keeps what it fetches (a block cache), and when they are all fetched
+  /// already unless `even_if_fetched` (a reader that must not read fetched bytes in place, which
+  /// a scan may release under it). Throws as fetch() does.
+  virtual bool stream(std::span<const StreamedRange> ranges, bool even_if_fetched) {
+    (void)ranges, (void)even_if_fetched;
     return false;
   }
+  /// True when stream(ranges, true) never declines (no block cache): its readers never read the
+  /// fetched bytes in place.
+  virtual bool streams_always() const { return false; }
   virtual const std::byte* base() const = 0;
   virtual std::uint64_t size() const = 0;
 };
@@ -77,7 +82,9 @@ void fetch_byte_ranges(std::span<const std::byte> within,
 /// ByteSource::stream() of the source whose bytes hold every range (all in one source);
 /// false, with nothing delivered, for bytes of no on-demand source or one that does not
 /// stream them. Throws as fetch_bytes() does.
-bool stream_bytes(std::span<const StreamedRange> ranges);
+bool stream_bytes(std::span<const StreamedRange> ranges, bool even_if_fetched = false);
+/// ByteSource::streams_always() of the source holding the byte at `at`; false for bytes of none.
+bool always_streamed(const std::byte* at);
 
 /// True while any on-demand source is open (DISK buffers then fetch their bytes at first use).
 bool remote_files_open();

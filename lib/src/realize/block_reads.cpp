@@ -5,15 +5,18 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <span>
 #include <string>
 
 #include "buffer/byte_source.hpp"
 #include "buffer/mapped_read.hpp"
+#include "buffer/spill_file.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "tensor_inspect/limits.hpp"
 #include "log/log.hpp"
+#include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::realize_detail {
 namespace {
@@ -77,7 +80,13 @@ class BlockReads::Memory {
 
 BlockReads::BlockReads(const std::byte* base, std::uint64_t nbytes, std::size_t itemsize, bool remote,
                        std::uint64_t budget, std::atomic<unsigned>* learned)
-    : base_(base), nbytes_(nbytes), itemsize_(itemsize), remote_(remote), budget_(budget), learned_(learned) {
+    : base_(base),
+      map_(base),
+      nbytes_(nbytes),
+      itemsize_(itemsize),
+      remote_(remote),
+      budget_(budget),
+      learned_(learned) {
   // kFetchBlock, a remote file's fetch granularity; 256 bytes, a pread of which costs about a
   // fifth of a 16 KiB one (block_reads.hpp).
   min_shift_ = remote_ ? 16 : 8;
@@ -163,8 +172,10 @@ bool BlockReads::thrashing(std::uint64_t block) {
     shift_ = fits != 0 ? fits : std::max(min_shift_, shift_ - 2);
     if (learned_) learned_->store(shift_, std::memory_order_relaxed);
   } else {
-    give_up_to_map();
-    if (learned_) learned_->store(kThroughMap, std::memory_order_relaxed);
+    if (!spill()) {
+      give_up_to_map();
+      if (learned_) learned_->store(kThroughMap, std::memory_order_relaxed);
+    }
     return true;
   }
   lay_out();
@@ -194,7 +205,9 @@ void BlockReads::read_remote(std::span<const std::uint64_t> blocks) {
     ranges.push_back({base_ + at, std::min(block_bytes(), nbytes_ - at), &sinks.back()});
   }
   // NOTE: a slot taken above may be the victim of a later one; its block is then not entered.
-  if (!stream_bytes(ranges)) {  // a block cache (--cache) is open, or the blocks are here: read them where they are
+  // Streamed even where a scan of the same file fetched them: it may release them under a read
+  // in place (release_behind.cpp counts on this Load never reading the file's fetched bytes).
+  if (!stream_bytes(ranges, true)) {  // a block cache (--cache) is open: read them where they are
     for (const StreamedRange& r : ranges) {
       fetch_bytes(std::span(r.begin, r.length));
       sinks[static_cast<std::size_t>(&r - ranges.data())].consume(std::span(r.begin, r.length));
@@ -216,7 +229,8 @@ const std::byte* BlockReads::slot_of(std::uint64_t block) {
   const std::uint64_t at = block << shift_;
   const std::byte* from = base_ + at;
   const std::span<std::byte> to(slot, static_cast<std::size_t>(std::min(block_bytes(), nbytes_ - at)));
-  if (!read_mapped(from, to)) std::memcpy(to.data(), from, to.size());  // no kept descriptor: the map itself
+  if (spill_) spill_->read(at, to);
+  else if (!read_mapped(from, to)) std::memcpy(to.data(), from, to.size());  // no kept descriptor: the map itself
   table_.set(block, slot);
   return slot;
 }
@@ -241,16 +255,52 @@ void BlockReads::read_ahead(const std::int64_t* idx, std::size_t n) {
 void BlockReads::give_up_to_map() {
   through_map_ = true;
   table_.release(), owner_ = {}, seen_ = {}, memory_.reset(), memory_bytes_ = 0;
+  if (spill_) map_ = spill_->map();
+}
+
+bool BlockReads::spill() {
+  if (!remote_ || spill_tried_) return false;
+  spill_tried_ = true;
+  std::string why;
+  const auto start = std::chrono::steady_clock::now();
+  spill_ = SpillFile::make(base_, nbytes_, why);
+  if (!spill_) {
+    // Without a block cache the file's other scans release what they read, and this Load may not
+    // read those bytes in place (release_behind.cpp): no copy, no way on.
+    if (always_streamed(base_))
+      throw Error(ErrorCode::Io, "reading " + std::to_string(nbytes_) +
+                                     " bytes of a remote file out of order needs a temporary copy of them: " + why +
+                                     " (set TMPDIR to a folder with room)");
+    lib_log().info("realize: {} bytes of a remote file read out of order are fetched into memory: {}", nbytes_, why);
+    return false;
+  }
+  lib_log().info("realize: {} bytes of a remote file read out of order were copied to a temporary file in {} in "
+                 "{:.0f} ms (a cache of fetched blocks would fetch them again and again)",
+                 nbytes_, spill_->folder(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  // From now on the copy is read as a local file is (block_reads.hpp), its block size found anew,
+  // by this thread's share of the budget: the other threads' next batches read it through caches
+  // of their own (BlockReadsPerThread::mine).
+  read_copy(spill_, 14, nullptr);
+  budget_ /= sharers_;
+  lay_out();
+  return true;
+}
+
+void BlockReads::read_copy(std::shared_ptr<SpillFile> copy, unsigned shift, std::atomic<unsigned>* learned) {
+  spill_ = std::move(copy), spill_tried_ = true;
+  remote_ = false, min_shift_ = 8, shift_ = shift, learned_ = learned;
 }
 
 bool BlockReads::through_map() {
   std::unique_lock<std::mutex> hold;
   if (lock_) hold = std::unique_lock(*lock_);
-  return through_map_held();
+  return through_map_held() && !spill_;
 }
 
 bool BlockReads::through_map_held() {
-  if (!through_map_ && learned_ && learned_->load(std::memory_order_relaxed) == kThroughMap) give_up_to_map();
+  if (!through_map_ && learned_ && learned_->load(std::memory_order_relaxed) == kThroughMap && !spill())
+    give_up_to_map();
   if (through_map_ && remote_ && !fetched_whole_) {
     fetch_bytes(std::span(base_, static_cast<std::size_t>(nbytes_)));
     fetched_whole_ = true;
@@ -290,7 +340,7 @@ void BlockReads::gather(const std::int64_t* idx, std::size_t n, std::byte* out) 
   if (!through_map_ && table_.empty()) {
     // What another evaluator of this Load learned: the smaller blocks, or the map.
     const unsigned learned = learned_ ? learned_->load(std::memory_order_relaxed) : 0;
-    if (learned == kThroughMap) through_map_ = true;
+    if (learned == kThroughMap && !spill()) through_map_ = true;
     else if (learned >= min_shift_ && learned < shift_) shift_ = learned;
     if (!through_map_) lay_out();
   }
@@ -307,7 +357,7 @@ void BlockReads::gather(const std::int64_t* idx, std::size_t n, std::byte* out) 
           std::memset(to, 0, itemsize_);
           continue;
         }
-        std::memcpy(to, base_ + static_cast<std::uint64_t>(idx[i]) * itemsize_, itemsize_);
+        std::memcpy(to, map_ + static_cast<std::uint64_t>(idx[i]) * itemsize_, itemsize_);
       }
       return;
     }
@@ -333,14 +383,16 @@ BlockReadsPerThread::~BlockReadsPerThread() {
   if (caches_.empty()) return;
   std::uint64_t reads = 0, bytes = 0;
   for (const auto& [id, cache] : caches_) reads += cache->reads(), bytes = cache->block_bytes();
-  if (learned_.load(std::memory_order_relaxed) == BlockReads::kThroughMap)
+  const bool spilled = std::any_of(caches_.begin(), caches_.end(), [](const auto& c) { return c.second->spilled(); });
+  if (learned_.load(std::memory_order_relaxed) == BlockReads::kThroughMap && !spilled)
     lib_log().debug(
         "realize: {} bytes read out of order through the file map: caches of {} KiB would read blocks again and again",
         nbytes_, budget_ >> 10);
   else
-    lib_log().debug("realize: {} bytes read out of order through {} caches of {} KiB: {} blocks of {} read",
+    lib_log().debug("realize: {} bytes read out of order through {} caches of {} KiB: {} blocks of {} read{}",
                     nbytes_, caches_.size(), budget_ >> 10, reads,
-                    bytes >= 1024 ? std::to_string(bytes >> 10) + " KiB" : std::to_string(bytes) + " bytes");
+                    bytes >= 1024 ? std::to_string(bytes >> 10) + " KiB" : std::to_string(bytes) + " bytes",
+                    spilled ? " from a temporary copy" : "");
 }
 
 BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64_t>()>& sample) {
@@ -350,8 +402,23 @@ BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64
   if (learned_.load(std::memory_order_relaxed) == 0)
     learned_.store(BlockReads::settle(sample(), nbytes_, itemsize_, remote_, share), std::memory_order_relaxed);
   const std::thread::id me = std::this_thread::get_id();
+  if (remote_ && !caches_.empty()) {
+    BlockReads& shared = *caches_.front().second;
+    std::shared_ptr<SpillFile> copy;
+    {
+      const std::lock_guard held(shared_);
+      if (shared.spilled()) copy = shared.copy();
+    }
+    if (!copy) return shared;  // a remote file's one cache (see the class comment)
+    // Copied to disk: each thread reads the copy through a cache of its own, as a local file's.
+    for (auto& [id, cache] : caches_)
+      if (id == me) return *cache;
+    caches_.emplace_back(me, std::make_unique<BlockReads>(base_, nbytes_, itemsize_, false, budget_ / threads_));
+    caches_.back().second->read_copy(std::move(copy), 14, &copy_learned_);
+    return *caches_.back().second;
+  }
   for (auto& [id, cache] : caches_)
-    if (id == me || remote_) return *cache;  // a remote file's one cache (see the class comment)
+    if (id == me) return *cache;
   caches_.emplace_back(me, std::make_unique<BlockReads>(base_, nbytes_, itemsize_, remote_, budget_, &learned_));
   if (remote_) caches_.back().second->lock_with(&shared_, static_cast<std::size_t>(threads_));
   return *caches_.back().second;

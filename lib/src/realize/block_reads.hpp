@@ -36,6 +36,10 @@
 
 #include "realize/block_table.hpp"
 
+namespace tensor_inspect {
+class SpillFile;
+}
+
 namespace tensor_inspect::realize_detail {
 
 /// The bytes of one Load's buffer (element 0 at `base`, `nbytes` long, in a local file map or
@@ -75,9 +79,18 @@ class BlockReads {
   std::uint64_t block_bytes() const { return std::uint64_t{1} << shift_; }
   /// True once the cache gave up to the map (thrashing at its smallest block): the Load is then
   /// read as any other, through `base`, a remote file's bytes all fetched (once) first, as a
-  /// remote Load read out of order was before these caches (gather still works). Throws as
-  /// MappedFile::fetch.
+  /// remote Load read out of order was before these caches (gather still works). A remote
+  /// file's cache first copies the tensor to a temporary file (buffer/spill_file.hpp) and reads
+  /// that as a local file's: then never true, gather reads the copy. Throws as MappedFile::fetch.
   bool through_map();
+  /// True once a remote file's cache reads a copy of the tensor on disk (spill).
+  bool spilled() const { return spill_ != nullptr; }
+  /// That copy (null before).
+  const std::shared_ptr<SpillFile>& copy() const { return spill_; }
+  /// Reads `copy`, the remote tensor's copy on disk, from now on, as a local file's cache does:
+  /// blocks of 2**shift bytes at first; `learned` (may be null) as the constructor's, shared by the
+  /// caches of the copy. Before the first gather, or from spill().
+  void read_copy(std::shared_ptr<SpillFile> copy, unsigned shift, std::atomic<unsigned>* learned);
   /// Blocks read so far (misses), for tests and -vv.
   std::uint64_t reads() const { return reads_; }
 
@@ -94,8 +107,13 @@ class BlockReads {
   static constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 20;
   /// An empty cache of slots_ blocks of the current size.
   void lay_out();
-  /// Frees the cache: reads go through the map from now on (through_map_).
+  /// Frees the cache: reads go through the map from now on (through_map_), a spill's own once
+  /// there is one.
   void give_up_to_map();
+  /// A remote file's cache, giving up: copies the tensor to a temporary file and reads that from
+  /// now on, as a local file is read, through slots laid out anew (true). False when this is no
+  /// remote file's cache, a spill was tried before, or none can be made (said at -v): then the map.
+  bool spill();
   /// through_map() under the lock gather holds.
   bool through_map_held();
   /// Counts a read of `block`; when the bytes read again pass kThrashRatio, lays the cache out
@@ -121,6 +139,7 @@ class BlockReads {
   template <std::size_t kSize>
   std::size_t copy(const std::int64_t* idx, std::size_t i, std::size_t n, std::byte* out);
   const std::byte* base_;
+  const std::byte* map_;  ///< what through_map_ reads: base_, or the spill's own map
   std::uint64_t nbytes_;
   std::size_t itemsize_;
   bool remote_;
@@ -129,6 +148,8 @@ class BlockReads {
   unsigned shift_ = 14, min_shift_ = 12;
   bool through_map_ = false;    ///< thrashing at the smallest block: read through the map
   bool fetched_whole_ = false;  ///< through_map_ of a remote file: all of it fetched
+  bool spill_tried_ = false;
+  std::shared_ptr<SpillFile> spill_;  ///< a remote tensor's copy on disk, read as a local file
   std::size_t slots_ = 0;       ///< slots the budget holds (at least 2)
   std::size_t used_ = 0;        ///< slots filled so far
   std::size_t next_ = 0;        ///< the slot to fill next (the oldest once all are used)
@@ -173,12 +194,14 @@ class BlockReadsPerThread {
 
  private:
   const std::byte* base_;
+  const std::byte* map_;  ///< what through_map_ reads: base_, or the spill's own map
   std::uint64_t nbytes_;
   std::size_t itemsize_;
   bool remote_;
   std::uint64_t threads_;  ///< OpenMP's, when made
   std::uint64_t budget_;
   std::atomic<unsigned> learned_{0};
+  std::atomic<unsigned> copy_learned_{0};  ///< learned_ of the caches of a remote tensor's copy
   std::mutex mutex_;
   std::mutex shared_;  ///< a remote file's one cache's lock
   std::vector<std::pair<std::thread::id, std::unique_ptr<BlockReads>>> caches_;

@@ -174,9 +174,9 @@ void RemoteBytes::fetch_runs(Runs runs) {
   }
 }
 
-bool RemoteBytes::stream(std::span<const StreamedRange> ranges) {
+bool RemoteBytes::stream(std::span<const StreamedRange> ranges, bool even_if_fetched) {
   if (cache_) return false;
-  bool all = true;
+  bool all = !even_if_fetched;
   for (const StreamedRange& g : ranges) {
     const auto offset = static_cast<std::uint64_t>(g.begin - base_);
     if (g.length == 0) continue;

@@ -38,8 +38,10 @@ class RemoteBytes final : public ByteSource {
   void fetch_ranges(std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) override;
   /// Streams the ranges from the server to their sinks (several requests at once), unless a
   /// block cache is open (its runs keep what they fetch: the ranges are fetched and read
-  /// instead) or every block of the ranges is here already (read where they are).
-  bool stream(std::span<const StreamedRange> ranges) override;
+  /// instead) or every block of the ranges is here already (read where they are) and not
+  /// `even_if_fetched`.
+  bool stream(std::span<const StreamedRange> ranges, bool even_if_fetched) override;
+  bool streams_always() const override { return !cache_; }
   /// Gives back the fetched blocks wholly inside [offset, offset + length) (madvise
   /// MADV_DONTNEED on the anonymous reservation, which then reads as zeros until fetched
   /// again, so their bits are cleared first). The file's last, partial block counts as whole.
