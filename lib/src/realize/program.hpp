@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "realize/block_reads.hpp"
+#include "realize/block_reads_per_thread.hpp"
 #include "realize/chunk.hpp"
 #include "tensor_inspect/graph.hpp"
 
