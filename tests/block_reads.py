@@ -27,8 +27,8 @@ bounded block cache (realize/block_reads.hpp), with the values it printed before
 4. Remote, more rows than the remote cache holds (4,096 under `--limit remote_memory_bytes=16M`): the
    tensor is copied to a temporary file once and read from there (buffer/spill_file.hpp); two column
    walks print NumPy's exact values (ternary float32), peak under the idle peak plus 48 MiB (the tensor,
-   128 MiB, was fetched whole) and fetch at most 2.1 times it; with TMPDIR a missing folder, one line
-   naming the URL, exit 2.
+   128 MiB, was fetched whole) and fetch at most 2.1 times it, with --cache too (a second run then
+   fetches nothing); with TMPDIR a missing folder, one line naming the URL, exit 2.
 Under ASan (CI's instrumented run) only the small values.
 Prints one line per check and `N passed, M failed`.
 """
@@ -250,6 +250,20 @@ def spilled(binary, www, nginx, idle):
         check(f"remote {expr} peaks under idle + 48 MiB and fetches at most 2.1 times the tensor",
               peak < idle + 48 * MiB and sent <= 2.1 * size,
               f"peak {peak / MiB:.0f} MiB (idle {idle / MiB:.0f}), {sent / size:.2f} times {size / MiB:.0f} MiB")
+    # With --cache the copy streams through the block cache (remote/cached_stream.cpp): the same bound,
+    # where the tensor was fetched into memory and kept; a second run takes it all from the cache.
+    expr = "(x[:, :4096] + x[:, :4096].T).sum()"
+    with tempfile.TemporaryDirectory(prefix="ti-block-reads-cache-") as cache:
+        for n in ("first", "second"):
+            mark = nginx.mark()
+            status, out, err, peak = run_measured(binary, [url, "-e", expr, "--json", "--cache", cache, "--cache-size",
+                                                           "1G"] + limit, 300)
+            sent = nginx.bytes_since(mark)
+            got = json.loads(out)["tolist"] if status == 0 else err[-300:]
+            check(f"remote {expr} with --cache, {n} run: NumPy's value, peak under idle + 48 MiB" +
+                  (", nothing fetched" if n == "second" else ""),
+                  got == want[expr] and peak < idle + 48 * MiB and (n == "first" or sent < MiB),
+                  f"{got}: peak {peak / MiB:.0f} MiB (idle {idle / MiB:.0f}), {sent / size:.2f} times the tensor")
     # No folder for the copy: one line naming the URL, exit 2, nothing on stdout.
     env = dict(os.environ, TMPDIR="/nonexistent-ti-folder")
     p = subprocess.run([binary, url, "-e", "(x[:, :4096] + x[:, :4096].T).sum()"] + limit, capture_output=True,

@@ -7,7 +7,7 @@ Serves files made here (NumPy) and copies of samples/ through tests/nginx_server
 the fault-injecting server of tests/http_faults.py for validators nginx does not send.
 Checks, from nginx's access log and du: a second run with the same --cache transfers 0 body
 bytes (304 answers) and prints byte-identical output, for listings, values, --stats, -e,
-diff and validate; a file rewritten on the server is fetched again and gives its new
+diff, validate and a column walk read through a temporary copy; a file rewritten on the server is fetched again and gives its new
 values; a file replaced between two ranges of one run is an error, never mixed bytes; no
 ETag/Last-Modified, or a weak ETag, means nothing cached; Last-Modified alone is
 revalidated; --cache-size bounds du of DIR and evicts the least recently used file first, and
@@ -106,6 +106,7 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
     cache = os.path.join(tmp, "cache")
     model = nginx.url("files", "model.safetensors")
     # 1. A second look is local: listings, values, statistics, expressions, zip members, GGUF.
+    walk = [model, "--name", "big", "-e", "(x + x.T).sum()", "--json", "--limit", "remote_memory_bytes=4M"]
     for args, name in [([model, "--list"], "listing"), ([model, "--name", "small", "--json"], "values"),
                        ([model, "--name", "mid", "--stats", "--json"], "--stats"),
                        ([model, "--name", "big", "-e", "x[::7, 3:9].sum()", "--json"], "-e slice"),
@@ -117,8 +118,15 @@ def checks(binary, nginx, fault_url, tmp, www, tensors):
                        (["diff", os.path.join(www, "model.safetensors"), model, "--json"], "diff"),
                        (["validate", nginx.url("files", "mixed.safetensors")], "validate"),
                        ([nginx.url("redirect", "weights_f32.npy"), "--json"], "through a redirect"),
-                       ([nginx.url("norange", "mixed.safetensors"), "--all"], "a server ignoring Range")]:
+                       ([nginx.url("norange", "mixed.safetensors"), "--all"], "a server ignoring Range"),
+                       (walk, "a column walk through a temporary copy")]:
         twice(binary, nginx, cache, args, name)
+    # That walk's copy came from the cache: 4 MiB of 1,024 rows, more than a remote cache of 1 MiB
+    # holds, streamed into the copy (buffer/spill_file.hpp) through the block cache, not fetched into
+    # memory (remote/cached_stream.cpp).
+    status, _, err = run(binary, ["-v", "--cache", cache] + walk)
+    check("the column walk's -v says it read a temporary copy, all of it from the cache",
+          status == 0 and b"copied to a temporary file" in err and b", 0 bytes over the network" in err, err[-400:])
     status, out, _ = run(binary, ["--cache", cache, model, "--name", "mid", "--json"])
     check("values from the cache are NumPy's", status == 0 and
           json.loads(out)["tolist"] == tensors["mid"].astype(np.float64).tolist())

@@ -53,16 +53,16 @@ class ByteSource {
   virtual void release(std::uint64_t offset, std::uint64_t length) = 0;
   /// Hands each range's bytes (offsets from base()) to its sink as they arrive, several
   /// ranges at once, and keeps none of them: nothing becomes readable. False, with nothing
-  /// delivered, when this source does not stream these ranges (then fetch and read them):
-  /// always when it keeps what it fetches (a block cache), and when they are all fetched
-  /// already unless `even_if_fetched` (a reader that must not read fetched bytes in place, which
-  /// a scan may release under it). Throws as fetch() does.
+  /// delivered, when this source does not stream these ranges (then fetch and read them): when
+  /// it keeps what it fetches (a block cache) or they are all fetched already, unless
+  /// `even_if_fetched` (a reader that must not read fetched bytes in place, which a scan may
+  /// release under it). Throws as fetch() does.
   virtual bool stream(std::span<const StreamedRange> ranges, bool even_if_fetched) {
     (void)ranges, (void)even_if_fetched;
     return false;
   }
-  /// True when stream(ranges, true) never declines (no block cache): its readers never read the
-  /// fetched bytes in place.
+  /// True when stream(ranges, true) never declines: its readers never read the fetched bytes
+  /// in place.
   virtual bool streams_always() const { return false; }
   virtual const std::byte* base() const = 0;
   virtual std::uint64_t size() const = 0;

@@ -93,7 +93,7 @@ std::shared_ptr<SpillFile> SpillFile::make(const std::byte* begin, std::uint64_t
     ranges.push_back({begin + at, std::min(kPiece, length - at), &sinks.back()});
   }
   if (!stream_bytes(ranges, true)) {
-    why = "a block cache (--cache) is open";
+    why = "its source does not stream it";
     return nullptr;
   }
   for (const FileSink& s : sinks)

@@ -205,7 +205,7 @@ void BlockReads::read_remote(std::span<const std::uint64_t> blocks) {
   // NOTE: a slot taken above may be the victim of a later one; its block is then not entered.
   // Streamed even where a scan of the same file fetched them: it may release them under a read
   // in place (release_behind.cpp counts on this Load never reading the file's fetched bytes).
-  if (!stream_bytes(ranges, true)) {  // a block cache (--cache) is open: read them where they are
+  if (!stream_bytes(ranges, true)) {  // a source that does not stream (no remote file does): read them in place
     for (const StreamedRange& r : ranges) {
       fetch_bytes(std::span(r.begin, r.length));
       sinks[static_cast<std::size_t>(&r - ranges.data())].consume(std::span(r.begin, r.length));
@@ -263,8 +263,8 @@ bool BlockReads::spill() {
   const auto start = std::chrono::steady_clock::now();
   spill_ = SpillFile::make(base_, nbytes_, why);
   if (!spill_) {
-    // Without a block cache the file's other scans release what they read, and this Load may not
-    // read those bytes in place (release_behind.cpp): no copy, no way on.
+    // A remote file's other scans release what they read, and this Load may not read those bytes
+    // in place (release_behind.cpp): no copy, no way on. (A source that does not stream keeps them.)
     if (always_streamed(base_))
       throw Error(ErrorCode::Io, "reading " + std::to_string(nbytes_) +
                                      " bytes of a remote file out of order needs a temporary copy of them: " + why +

@@ -300,14 +300,15 @@ bool BlockCache::create_entry() {
 
 bool BlockCache::holds(std::uint64_t b) const { return data_fd_ >= 0 && b < slots_.size() && slots_[b] != 0; }
 
-std::vector<bool> BlockCache::read(std::uint64_t first, std::uint64_t last, std::byte* base) {
+std::vector<bool> BlockCache::read_into(std::uint64_t first, std::uint64_t last, std::byte* to) {
   std::vector<bool> ok(static_cast<std::size_t>(last - first + 1), false);
   if (data_fd_ < 0) return ok;
   const std::uint64_t begin = first * kRemoteBlock, end = std::min(info_->size, (last + 1) * kRemoteBlock);
-  const std::uint64_t got = pread_all(data_fd_, base + begin, end - begin, begin);
+  const std::uint64_t got = pread_all(data_fd_, to, end - begin, begin);
   for (std::uint64_t b = first; b <= last; ++b) {
     const std::uint64_t at = b * kRemoteBlock, n = std::min(info_->size, at + kRemoteBlock) - at;
-    const bool good = at + n <= begin + got && cache_block_hash(base + at, static_cast<std::size_t>(n)) == slots_[b];
+    const bool good =
+        at + n <= begin + got && cache_block_hash(to + (at - begin), static_cast<std::size_t>(n)) == slots_[b];
     ok[b - first] = good;
     if (good) bytes_read_ += n;
     else slots_[b] = 0;  // fetched and written again
@@ -340,7 +341,7 @@ std::uint64_t BlockCache::room(std::uint64_t want) {
   return left();
 }
 
-void BlockCache::write(std::uint64_t first, std::uint64_t last, const std::byte* base) {
+void BlockCache::write_from(std::uint64_t first, std::uint64_t last, const std::byte* from) {
   if (data_fd_ < 0 || full_) return;
   // What storing blocks [first, first + n) may allocate: their pages, the pages of the block
   // table their slots reach, and a page of file-system metadata for each file.
@@ -365,10 +366,11 @@ void BlockCache::write(std::uint64_t first, std::uint64_t last, const std::byte*
   std::vector<std::byte> table(static_cast<std::size_t>(8 * n));
   for (std::uint64_t b = first; b <= last; ++b) {
     const std::uint64_t at = b * kRemoteBlock, size = std::min(info_->size, at + kRemoteBlock) - at;
-    store_le64(table.data() + 8 * (b - first), cache_block_hash(base + at, static_cast<std::size_t>(size)));
+    store_le64(table.data() + 8 * (b - first),
+               cache_block_hash(from + (at - first * kRemoteBlock), static_cast<std::size_t>(size)));
   }
   const std::uint64_t begin = first * kRemoteBlock, end = end_of(n);
-  if (!pwrite_all(data_fd_, base + begin, end - begin, begin))
+  if (!pwrite_all(data_fd_, from, end - begin, begin))
     return off(std::string("cannot write: ") + std::strerror(errno));
   // The slots go after the bytes they vouch for; a slot whose bytes did not reach the disk
   // only fails its check later.

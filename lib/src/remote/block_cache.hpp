@@ -32,6 +32,8 @@
 #include <string_view>
 #include <vector>
 
+#include "buffer/byte_source.hpp"
+
 namespace tensor_inspect {
 
 /// What an entry's `info` file says.
@@ -87,12 +89,20 @@ class BlockCache {
 
   /// True when block `b` has a slot (its bytes are checked on read()).
   bool holds(std::uint64_t b) const;
-  /// Reads blocks [first, last] (each holds()) into base + first * block; returns for each
-  /// whether it arrived and matched its hash. A block that did not is forgotten (fetch it).
-  std::vector<bool> read(std::uint64_t first, std::uint64_t last, std::byte* base);
-  /// Stores blocks [first, last] from base + first * block, within the size cap: when they
-  /// do not all fit, those that do, from `first`, and no more blocks after them.
-  void write(std::uint64_t first, std::uint64_t last, const std::byte* base);
+  /// Reads blocks [first, last] (each holds()) into `to`, block `first` at its start; returns
+  /// for each whether it arrived and matched its hash. A block that did not is forgotten (fetch it).
+  std::vector<bool> read_into(std::uint64_t first, std::uint64_t last, std::byte* to);
+  /// read_into() the file's bytes at `base`: block b at base + b * block (kFetchBlock, kRemoteBlock).
+  std::vector<bool> read(std::uint64_t first, std::uint64_t last, std::byte* base) {
+    return read_into(first, last, base + first * kFetchBlock);
+  }
+  /// Stores blocks [first, last] from `from`, block `first` at its start, within the size cap:
+  /// when they do not all fit, those that do, from `first`, and no more blocks after them.
+  void write_from(std::uint64_t first, std::uint64_t last, const std::byte* from);
+  /// write_from() the file's bytes at `base`: block b at base + b * block.
+  void write(std::uint64_t first, std::uint64_t last, const std::byte* base) {
+    write_from(first, last, base + first * kFetchBlock);
+  }
 
   /// Bytes read() delivered (for -v).
   std::uint64_t bytes_read() const { return bytes_read_; }

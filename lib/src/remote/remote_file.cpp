@@ -175,7 +175,12 @@ void RemoteBytes::fetch_runs(Runs runs) {
 }
 
 bool RemoteBytes::stream(std::span<const StreamedRange> ranges, bool even_if_fetched) {
-  if (cache_) return false;
+  if (cache_ && !even_if_fetched) return false;
+  if (cache_) {
+    std::lock_guard lock(mutex_);
+    stream_cached(ranges);
+    return true;
+  }
   bool all = !even_if_fetched;
   for (const StreamedRange& g : ranges) {
     const auto offset = static_cast<std::uint64_t>(g.begin - base_);

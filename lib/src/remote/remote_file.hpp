@@ -36,12 +36,13 @@ class RemoteBytes final : public ByteSource {
   void fetch(std::uint64_t offset, std::uint64_t length) override;
   /// Fetches the missing blocks of every range in one set of requests (several at once).
   void fetch_ranges(std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) override;
-  /// Streams the ranges from the server to their sinks (several requests at once), unless a
-  /// block cache is open (its runs keep what they fetch: the ranges are fetched and read
-  /// instead) or every block of the ranges is here already (read where they are) and not
-  /// `even_if_fetched`.
+  /// Streams the ranges from the server to their sinks (several requests at once). Unless
+  /// `even_if_fetched`, declines when a block cache is open (its runs keep what they fetch: the
+  /// ranges are fetched and read instead) or every block of the ranges is here already (read
+  /// where they are); with it and a block cache, stream_cached().
   bool stream(std::span<const StreamedRange> ranges, bool even_if_fetched) override;
-  bool streams_always() const override { return !cache_; }
+  /// stream(ranges, true) never declines.
+  bool streams_always() const override { return true; }
   /// Gives back the fetched blocks wholly inside [offset, offset + length) (madvise
   /// MADV_DONTNEED on the anonymous reservation, which then reads as zeros until fetched
   /// again, so their bits are cleared first). The file's last, partial block counts as whole.
@@ -62,6 +63,10 @@ class RemoteBytes final : public ByteSource {
   /// Fetches `runs` of missing blocks (ascending, under mutex_): from the block cache, then in
   /// ranged requests several at once; cached, then marked present.
   void fetch_runs(Runs runs);
+  /// stream() with a block cache open (under mutex_; remote/cached_stream.cpp): a range whose
+  /// blocks the cache holds, and which pass their checks, from the cache; the others from the
+  /// server, their whole blocks written to the cache as they arrive. Nothing is marked present.
+  void stream_cached(std::span<const StreamedRange> ranges);
   std::unique_ptr<HttpSource> source_;
   std::unique_ptr<BlockCache> cache_;
   std::uint64_t head_cached_ = 0;
