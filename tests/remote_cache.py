@@ -7,9 +7,9 @@ Serves files made here (NumPy) and copies of samples/ through tests/nginx_server
 the fault-injecting server of tests/http_faults.py for validators nginx does not send.
 Checks, from nginx's access log and du: a second run with the same --cache transfers 0 body
 bytes (304 answers) and prints byte-identical output, for listings, values, --stats, -e,
-diff, validate and a column walk read through a temporary copy; a file rewritten on the server is fetched again and gives its new
-values; a file replaced between two ranges of one run is an error, never mixed bytes; no
-ETag/Last-Modified, or a weak ETag, means nothing cached; Last-Modified alone is
+diff, validate and a column walk read through a temporary copy; a file rewritten on the
+server is fetched again and gives its new values; a file replaced between two ranges of one
+run is an error, never mixed bytes; no ETag/Last-Modified, or a weak ETag, means nothing cached; Last-Modified alone is
 revalidated; --cache-size bounds du of DIR and evicts the least recently used file first, and
 a file larger than it keeps the blocks that fit; a malformed TI_CACHE_SIZE stops only a run
 that uses the cache; --cache before diff/validate wins over TI_CACHE_DIR;

@@ -130,6 +130,7 @@ void BlockReads::lay_out() {
   slots_ =
       static_cast<std::size_t>(std::clamp<std::uint64_t>(budget_ >> shift_, 2, std::max<std::uint64_t>(blocks, 2)));
   used_ = next_ = 0;
+  referenced_.assign(sharers_ > 1 ? slots_ : 0, 0);
   table_.reset(blocks, slots_);
   owner_.assign(slots_, 0);
   seen_bits_ = std::min(std::max<std::uint64_t>(blocks, 1), kMaxSeenBits);
@@ -182,10 +183,15 @@ bool BlockReads::thrashing(std::uint64_t block) {
 
 std::byte* BlockReads::take_slot(std::uint64_t block) {
   // The slots in turn, the oldest block evicted first: see the file comment of block_reads.hpp.
-  const std::size_t s = next_;
-  next_ = next_ + 1 == slots_ ? 0 : next_ + 1;
+  std::size_t s = next_;
+  const auto after = [&](std::size_t k) { return k + 1 == slots_ ? 0 : k + 1; };
+  // A shared cache's slots read since the hand last passed them get a second chance (CLOCK).
+  if (used_ == slots_ && !referenced_.empty())
+    for (; referenced_[s]; s = after(s)) referenced_[s] = 0;
+  next_ = after(s);
   if (used_ < slots_) ++used_;
   else table_.erase(owner_[s]);
+  if (!referenced_.empty()) referenced_[s] = 1;
   owner_[s] = block;
   ++reads_;
   return memory_->get() + (s << shift_);
@@ -326,6 +332,7 @@ std::size_t BlockReads::copy(const std::int64_t* idx, std::size_t i, std::size_t
         if (!slot) return i;  // laid out anew (or given up): go on from element i
       }
       last = block;
+      if (!referenced_.empty()) referenced_[static_cast<std::size_t>(slot - memory_->get()) >> shift_] = 1;
     }
     std::memcpy(out, slot + (at & mask), size);
   }

@@ -14,6 +14,10 @@
 // block-to-slot table (block_table.hpp: a pointer per block, or a hash of the blocks held when
 // the tensor has more than 2**19), and evicts the oldest block when full: a column walk reads
 // each row's next block as it leaves the last one, so the oldest blocks are those it has left.
+// A cache the threads share (a remote file's) gives a block read since the hand last passed it a
+// second chance (CLOCK): its threads walk different columns and drift apart, and the oldest block
+// may be one the slower thread still reads (x.T.sum() of a remote file of 150 rows under
+// remote_memory_bytes=128M fetched 1.04 to 1.4 times the file, varying from run to run).
 // A walk over more rows than the cache holds would read each block again for every element of
 // it; a look at the kernel's first reads sizes the blocks so the rows fit (settle), and a count
 // of bytes read again against bytes used catches the rest: blocks a quarter the size, then, below
@@ -150,7 +154,8 @@ class BlockReads {
   std::shared_ptr<SpillFile> spill_;  ///< a remote tensor's copy on disk, read as a local file
   std::size_t slots_ = 0;       ///< slots the budget holds (at least 2)
   std::size_t used_ = 0;        ///< slots filled so far
-  std::size_t next_ = 0;        ///< the slot to fill next (the oldest once all are used)
+  std::size_t next_ = 0;        ///< the slot to fill next (the oldest once all are used), the CLOCK's hand
+  std::vector<std::uint8_t> referenced_;  ///< a shared cache's (sharers_ > 1): slot read since the hand passed
   BlockTable table_;                     ///< block -> its slot
   std::vector<std::uint64_t> owner_;     ///< slot -> block
   class Memory;
