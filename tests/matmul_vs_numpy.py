@@ -103,6 +103,25 @@ with tempfile.TemporaryDirectory() as tmp:
     exact_case(tmp, "f16_generic", x, "x @ x[:32, :24]", x, x[:32, :24])
     x = rng.standard_normal((30, 20)).astype(np.float32)
     exact_case(tmp, "f32_vector_matrix", x, "x[:, 0] @ x", x[:, 0], x)
+    # A long K in slices (realize/matmul.cpp, kPanelBytes): 40,000 = 16,384 + 16,384 + 7,232.
+    x = rng.standard_normal((40000, 256)).astype(np.float32)
+    blas_case(tmp, "f32_sliced_K", x, "x[:, :200].T @ x[:, 56:]", x[:, :200].T, x[:, 56:])
+    x = rng.standard_normal((30000, 200))
+    blas_case(tmp, "f64_sliced_K", x, "(x.T @ x)[::7, 3:]", x.T[::7], x[:, 3:])
+    # Its memory: x.T @ x of a 128 MiB float32 (131,072, 256) packed both operands whole (256 MiB)
+    # and kept the file's pages of their column walks (about 400 MiB in all).
+    from peak_rss import run_measured
+    path = os.path.join(tmp, "tall.npy")
+    x = rng.standard_normal((131072, 256)).astype(np.float32)
+    np.save(path, x)
+    x64 = x.astype(np.float64)
+    want = (x64.T @ x64)[:3, :3]
+    del x, x64
+    status, out, err, peak = run_measured(BIN, [path, "-e", "(x.T @ x)[:3, :3]", "--json"], 300)
+    got = np.array(json.loads(out)["tolist"]) if status == 0 else None
+    check("x.T @ x of a 128 MiB file: within K*eps*|A||B| of float64", got is not None and
+          bool((np.abs(got - want) <= 131072 * np.finfo(np.float32).eps * 131072 * 4).all()), err[-300:])
+    check("x.T @ x of a 128 MiB file peaks under 128 MiB", peak < 128 << 20, f"{peak >> 20} MiB")
 
 print(f"matmul_vs_numpy: {failures} failed")
 sys.exit(1 if failures else 0)

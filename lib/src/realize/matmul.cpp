@@ -29,6 +29,13 @@ namespace tensor_inspect::realize_detail {
 namespace {
 
 constexpr std::int64_t kRows = 64;
+// Bytes the two operands' panels may take: a longer K is cut into slices, each slice's product
+// added to the output (beta = 1). x.T @ x of a (262144, 256) float32 packed 512 MiB of panels, and
+// its column walks over all rows kept the file's pages; a slice of 16,384 rows fits the block
+// caches (block_reads.hpp). OpenBLAS cuts K into blocks of its own and adds each block's product to
+// C the same way; a slice of fewer than kMinSlice would cost its speed.
+constexpr std::uint64_t kPanelBytes = std::uint64_t{32} << 20;
+constexpr std::int64_t kMinSlice = 256;
 // codegen/opt/heuristic.py unrolls a reduce of at most 32 whole (mulacc_chain_product).
 constexpr std::int64_t kChainMax = 32;
 
@@ -103,14 +110,27 @@ void chain_gemm(const float* a, const float* b, float* c, std::int64_t m, std::i
   }
 }
 
-void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-  if (k <= kChainMax && k % 8 != 0) return chain_gemm(a, b, c, m, n, k);
+// c = a @ b.T (beta 0), or c += a @ b.T (beta 1: a later slice of K).
+void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k, float beta) {
+  if (k <= kChainMax && k % 8 != 0) return chain_gemm(a, b, c, m, n, k);  // never sliced: k <= kMinSlice
   blas()->sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-                1.0f, a, static_cast<int>(k), b, static_cast<int>(k), 0.0f, c, static_cast<int>(n));
+                1.0f, a, static_cast<int>(k), b, static_cast<int>(k), beta, c, static_cast<int>(n));
 }
-void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k, double beta) {
   blas()->dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-                1.0, a, static_cast<int>(k), b, static_cast<int>(k), 0.0, c, static_cast<int>(n));
+                1.0, a, static_cast<int>(k), b, static_cast<int>(k), beta, c, static_cast<int>(n));
+}
+
+// Elements [k0, k1) of the last axis of `operand`.
+NodePtr k_slice(const NodePtr& operand, std::int64_t k0, std::int64_t k1) {
+  const Shape& shape = operand->shape;
+  if (k0 == 0 && k1 == shape.back()) return operand;
+  Ranges ranges;
+  for (const std::int64_t d : shape) ranges.emplace_back(0, d);
+  ranges.back() = {k0, k1};
+  Shape sliced = shape;
+  sliced.back() = k1 - k0;
+  return make_node(Op::Shrink, operand->dtype, sliced, {operand}, ranges);
 }
 
 template <typename T>
@@ -122,33 +142,44 @@ NodePtr run(const NodePtr& red, const NodePtr& a_node, const NodePtr& b_node, co
   const std::int64_t batches = prod(batch);
   lib_log().debug("matmul: {} batches of ({}, {}) x ({}, {}) through {}", batches, m, k, k, n,
                   sizeof(T) == 8 ? "dgemm" : k <= kChainMax && k % 8 != 0 ? "the MULACC chain" : "sgemm");
-  const std::vector<T> a = pack<T>(a_node, buffers), b = pack<T>(b_node, buffers);
-  // Batch strides of each panel set: 0 along axes the operand broadcasts.
-  std::vector<std::int64_t> a_stride(batch.size()), b_stride(batch.size());
-  for (std::int64_t sa = m * k, sb = n * k, d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
-    const auto du = static_cast<std::size_t>(d);
-    a_stride[du] = a_node->shape[du] == 1 ? 0 : sa;
-    b_stride[du] = b_node->shape[du] == 1 ? 0 : sb;
-    sa *= a_node->shape[du];
-    sb *= b_node->shape[du];
-  }
+  // Panel rows per element of K, of both operands: a slice of K holds kPanelBytes of them.
+  const auto per_k = static_cast<std::uint64_t>(prod(a_node->shape) / k + prod(b_node->shape) / k) * sizeof(T);
+  const std::int64_t slice =
+      per_k * static_cast<std::uint64_t>(k) <= kPanelBytes
+          ? k
+          : std::min(k, std::max(kMinSlice, static_cast<std::int64_t>(kPanelBytes / per_k) / kMinSlice * kMinSlice));
+  if (slice < k) lib_log().debug("matmul: K in slices of {}", slice);
   auto buf = Buffer::cpu(static_cast<std::size_t>(batches * m * n) * sizeof(T));
   T* c = reinterpret_cast<T*>(buf->mutable_bytes().data());
   const std::int64_t row_blocks = (m + kRows - 1) / kRows;
-  parallel_for(
-      batches * row_blocks, [] { return 0; },
-      [&](int, std::int64_t t) {
-        const std::int64_t bi = t / row_blocks, r0 = (t % row_blocks) * kRows, rows = std::min(kRows, m - r0);
-        std::int64_t ao = 0, bo = 0;
-        for (std::int64_t rest = bi, d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
-          const auto du = static_cast<std::size_t>(d);
-          const std::int64_t i = rest % batch[du];
-          rest /= batch[du];
-          ao += i * a_stride[du];
-          bo += i * b_stride[du];
-        }
-        gemm(a.data() + ao + r0 * k, b.data() + bo, c + (bi * m + r0) * n, rows, n, k);
-      });
+  for (std::int64_t k0 = 0; k0 < k; k0 += slice) {
+    const std::int64_t kk = std::min(slice, k - k0);
+    const std::vector<T> a = pack<T>(k_slice(a_node, k0, k0 + kk), buffers),
+                         b = pack<T>(k_slice(b_node, k0, k0 + kk), buffers);
+    // Batch strides of each panel set: 0 along axes the operand broadcasts.
+    std::vector<std::int64_t> a_stride(batch.size()), b_stride(batch.size());
+    for (std::int64_t sa = m * kk, sb = n * kk, d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
+      const auto du = static_cast<std::size_t>(d);
+      a_stride[du] = a_node->shape[du] == 1 ? 0 : sa;
+      b_stride[du] = b_node->shape[du] == 1 ? 0 : sb;
+      sa *= a_node->shape[du];
+      sb *= b_node->shape[du];
+    }
+    parallel_for(
+        batches * row_blocks, [] { return 0; },
+        [&](int, std::int64_t t) {
+          const std::int64_t bi = t / row_blocks, r0 = (t % row_blocks) * kRows, rows = std::min(kRows, m - r0);
+          std::int64_t ao = 0, bo = 0;
+          for (std::int64_t rest = bi, d = static_cast<std::int64_t>(batch.size()) - 1; d >= 0; --d) {
+            const auto du = static_cast<std::size_t>(d);
+            const std::int64_t i = rest % batch[du];
+            rest /= batch[du];
+            ao += i * a_stride[du];
+            bo += i * b_stride[du];
+          }
+          gemm(a.data() + ao + r0 * kk, b.data() + bo, c + (bi * m + r0) * n, rows, n, kk, T(k0 == 0 ? 0 : 1));
+        });
+  }
   return make_node(Op::Buffer, red->dtype, red->shape, {}, buf);
 }
 
