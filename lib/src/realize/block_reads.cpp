@@ -287,6 +287,7 @@ bool BlockReads::spill() {
   // of their own (BlockReadsPerThread::mine).
   read_copy(spill_, 14, nullptr);
   budget_ /= sharers_;
+  memory_.reset(), memory_bytes_ = 0;  // the remote cache's slots, given back: lay_out maps this share's
   lay_out();
   return true;
 }
