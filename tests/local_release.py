@@ -9,7 +9,10 @@ Writes two files of 192 MiB of NumPy's standard-normal float32 (seed 0), the sec
 mismatched elements (np.isclose's rule, rtol 1e-5, atol 1e-8), first mismatch and max |a - b|,
 and peak under the tool's own idle peak (the same diff of two tiny files: under ASan it holds
 the sanitizer's memory) plus 2 x 32 MiB (one batch of each file's pages) plus a 48 MiB
-margin: holding the files' pages would take 384 MiB more. Prints one line per check and
+margin: holding the files' pages would take 384 MiB more. So do scans: x.cumsum(axis=0)[-1]
+and x.T.cumsum(axis=1)[:, -1] of the same values as a (196608, 256) file, within the float32
+bound of NumPy's float64 column sums, bit-identical to each other, under the idle peak plus
+48 MiB (they held the file). Prints one line per check and
 `N passed, M failed`.
 """
 import json
@@ -61,7 +64,30 @@ def main():
         bound = idle + 2 * 32 * MiB + 48 * MiB
         check("diff of two 192 MiB files peaks under idle + 2 x 32 MiB + 48 MiB", peak < bound,
               f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, files 2 x {a.nbytes / MiB:.0f} MiB")
+        scans(binary, tmp, a.reshape(-1, 256), idle)
     return tally.summary()
+
+
+def scans(binary, tmp, x, idle):
+    """Running sums down the rows of a (196608, 256) float32 (the 192 MiB `a` above, reshaped):
+    x.cumsum(axis=0) reads the file in order and gives its pages back by rows; x.T.cumsum(axis=1),
+    the same lanes, reads it with the scanned axis first (realize/scan_sum.cpp), not column by column
+    through the map. Both held the whole file. Their last row is a float32 sum of each column: within
+    len * eps * sum|x| of NumPy's float64 sums, and bit-identical to each other (the same additions)."""
+    path = os.path.join(tmp, "rows.npy")
+    np.save(path, x)
+    x64 = x.astype(np.float64)
+    want, tol = x64.sum(axis=0), x.shape[0] * np.finfo(np.float32).eps * np.abs(x64).sum(axis=0)
+    got = {}
+    for expr in ("x.cumsum(axis=0)[-1]", "x.T.cumsum(axis=1)[:, -1]"):
+        status, out, err, peak = run_measured(binary, [path, "-e", expr, "--json"], 300)
+        got[expr] = np.array(json.loads(out)["tolist"]) if status == 0 else None
+        check(f"{expr} of a {x.nbytes / MiB:.0f} MiB file: within the float32 bound of NumPy's float64 column sums",
+              got[expr] is not None and bool((np.abs(got[expr] - want) <= tol).all()), err[-300:])
+        check(f"{expr} of a {x.nbytes / MiB:.0f} MiB file peaks under idle + 48 MiB", peak < idle + 48 * MiB,
+              f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB")
+    check("both orders give the same bits", all(v is not None for v in got.values()) and
+          np.array_equal(*got.values()))
 
 
 if __name__ == "__main__":

@@ -17,9 +17,16 @@
 //
 // The input is (outer, len, inner) in C order, `len` the scanned axis, and the output the
 // same from row `first` on (a shrink moved below the scan keeps only those); a work item is
-// one outer index and a block of up to kChunk lanes, read a run of rows at a time.
+// one outer index and a block of up to kChunk lanes, read a run of rows at a time. Where that
+// C order reads a file out of order and the scanned axis moved first reads it in order (the
+// scan of a transpose, x.T.cumsum(axis=1): the rows of x), the input is read in that order,
+// every lane at once, and the outputs go to their places. A file read in order gives its pages
+// back behind the rows done (release_behind.hpp): x.cumsum(axis=0)[-1] of a 256 MiB file held
+// all of it, and x.T.cumsum(axis=1) read it through the map.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <vector>
 
 #include "realize/kernels.hpp"
@@ -36,6 +43,7 @@ struct Layout {
   std::int64_t outer = 1, len = 0, inner = 1;
   std::int64_t s = 0;      ///< the row length the order is laid out for (len, or more when shrunk)
   std::int64_t first = 0;  ///< the first row kept in the output
+  std::int64_t moved_inner = 0;  ///< read with the scanned axis first: the input's inner size (else 0)
   std::int64_t pad() const { return s > kWhole ? (kSplit - s % kSplit) % kSplit : 0; }
   std::int64_t chunks() const { return (s + pad()) / kSplit; }
 };
@@ -60,26 +68,52 @@ std::int64_t split_parts(const Layout& l) {
   return 0;
 }
 
+struct ScanState {
+  ChunkEvaluator ev;
+  std::vector<Word> sums, bases;
+  ReleaseBehind* release = nullptr;  ///< the one work item of a single pass: pages given back by rows
+  std::vector<std::byte> moved;      ///< a run's outputs in the moved order (moved_inner)
+};
+
 // Calls visit(i0, rows, values) for runs of rows of lanes [k0, k0 + kb) at outer index o:
 // `values` holds rows x kb input words, row-major. Whole rows of lanes are contiguous, so a
-// run holds as many as fit a chunk.
+// run holds as many as fit a chunk. With st.release (outer index 0, all lanes), the kernel
+// indices of the rows done are given back after each run.
 template <typename Visit>
-void for_each_run(const Layout& l, std::int64_t o, std::int64_t k0, std::int64_t kb, ChunkEvaluator& ev, Visit visit) {
+void for_each_run(const Layout& l, std::int64_t o, std::int64_t k0, std::int64_t kb, ScanState& st, Visit visit) {
   const std::int64_t step = kb == l.inner ? std::max<std::int64_t>(1, static_cast<std::int64_t>(kChunk) / kb) : 1;
   for (std::int64_t i0 = 0; i0 < l.len; i0 += step) {
     const std::int64_t rows = std::min(step, l.len - i0);
-    visit(i0, rows, ev.run((o * l.len + i0) * l.inner + k0, static_cast<std::size_t>(rows * kb)));
+    visit(i0, rows, st.ev.run((o * l.len + i0) * l.inner + k0, static_cast<std::size_t>(rows * kb)));
+    if (st.release) (*st.release)((i0 + rows) * l.inner);
   }
 }
 
-// Writes the rows of a run that the output keeps (from l.first on) as `out` elements.
+// Writes the rows of a run that the output keeps (from l.first on) as `out` elements. With
+// l.moved_inner, the lanes are the input's (outer, inner) lanes read with the scanned axis first:
+// lane k goes to outer k / moved_inner, inner k % moved_inner of the output.
 void emit(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, std::int64_t i0,
-          std::int64_t rows, const Word* w, std::byte* dst) {
+          std::int64_t rows, const Word* w, std::byte* dst, ScanState& st) {
   const std::int64_t skip = std::clamp<std::int64_t>(l.first - i0, 0, rows);
   if (skip == rows) return;
-  const std::int64_t at = (o * (l.len - l.first) + i0 + skip - l.first) * l.inner + k0;
-  encode(out, w + skip * kb, static_cast<std::size_t>((rows - skip) * kb),
-         dst + static_cast<std::size_t>(at) * dtype_info(out).itemsize);
+  const std::size_t size = dtype_info(out).itemsize;
+  const std::int64_t kept = l.len - l.first;
+  if (l.moved_inner == 0) {
+    const std::int64_t at = (o * kept + i0 + skip - l.first) * l.inner + k0;
+    encode(out, w + skip * kb, static_cast<std::size_t>((rows - skip) * kb), dst + static_cast<std::size_t>(at) * size);
+    return;
+  }
+  const auto n = static_cast<std::size_t>((rows - skip) * kb);
+  st.moved.resize(n * size);
+  encode(out, w + skip * kb, n, st.moved.data());
+  const std::int64_t inner = l.moved_inner;
+  for (std::int64_t r = skip; r < rows; ++r)
+    for (std::int64_t k = 0; k < kb; k += inner) {  // a run of `inner` lanes is contiguous in the output
+      const std::int64_t at = ((k / inner) * kept + i0 + r - l.first) * inner;
+      std::memcpy(dst + static_cast<std::size_t>(at) * size,
+                  st.moved.data() + static_cast<std::size_t>((r - skip) * kb + k) * size,
+                  static_cast<std::size_t>(inner) * size);
+    }
 }
 
 double round_to(DType d, double v) {
@@ -132,11 +166,6 @@ std::vector<double> split_bases(const std::vector<Acc>& t, std::int64_t c, std::
   return bases;
 }
 
-struct ScanState {
-  ChunkEvaluator ev;
-  std::vector<Word> sums, bases;
-};
-
 // One work item of a float scan, summing in Acc (float or double) and rounding to `out`.
 template <typename Acc>
 void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std::int64_t kb, ScanState& st,
@@ -160,7 +189,7 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
 
   if (!chunked) {
     std::vector<unsigned char> negative_zeros(lanes, 1);  // every addend so far is -0.0
-    for_each_run(l, o, k0, kb, st.ev, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
+    for_each_run(l, o, k0, kb, st, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
       running_sums(i0, rows, v);
       for (std::int64_t r = 0; l.s <= 32 && r < rows; ++r)
         for (std::size_t k = 0; k < lanes; ++k) {
@@ -169,7 +198,7 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
           if (negative_zeros[k] && keeps_negative_zero(l, i0 + r))
             st.sums[static_cast<std::size_t>(r * kb) + k].f = -0.0;
         }
-      emit(l, out, o, k0, kb, i0, rows, st.sums.data(), dst);
+      emit(l, out, o, k0, kb, i0, rows, st.sums.data(), dst, st);
     });
     return;
   }
@@ -180,7 +209,7 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
   std::vector<std::vector<double>> table;
   if (parts) {
     std::vector<std::vector<Acc>> totals(lanes);
-    for_each_run(l, o, k0, kb, st.ev, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
+    for_each_run(l, o, k0, kb, st, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
       running_sums(i0, rows, v);
       for (std::int64_t r = 0; r < rows; ++r)
         if (is_chunk_end(i0 + r))
@@ -192,7 +221,7 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
   }
   std::vector<Acc> totals(lanes, Acc(0));
   std::vector<double> base(lanes, 0.0);  // chunk 0's base is the padding's 0
-  for_each_run(l, o, k0, kb, st.ev, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
+  for_each_run(l, o, k0, kb, st, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
     running_sums(i0, rows, v);
     for (std::int64_t r = 0; r < rows; ++r) {
       const std::int64_t i = i0 + r;
@@ -208,7 +237,7 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
     // P + B, added in the result dtype as tinygrad's chunks.alu(ADD, base) is.
     const auto n = static_cast<std::size_t>(rows * kb);
     apply_binary_chunk(Op::Add, out, st.sums.data(), st.bases.data(), n, st.sums.data());
-    emit(l, out, o, k0, kb, i0, rows, st.sums.data(), dst);
+    emit(l, out, o, k0, kb, i0, rows, st.sums.data(), dst, st);
   });
 }
 
@@ -217,13 +246,13 @@ void scan_ints(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std:
                std::byte* dst) {
   const auto lanes = static_cast<std::size_t>(kb);
   std::vector<std::uint64_t> run(lanes, 0);
-  for_each_run(l, o, k0, kb, st.ev, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
+  for_each_run(l, o, k0, kb, st, [&](std::int64_t i0, std::int64_t rows, const Word* v) {
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::size_t k = 0; k < lanes; ++k) {
         const auto at = static_cast<std::size_t>(r * kb) + k;
         st.sums[at].u = run[k] += v[at].u;
       }
-    emit(l, out, o, k0, kb, i0, rows, st.sums.data(), dst);
+    emit(l, out, o, k0, kb, i0, rows, st.sums.data(), dst, st);
   });
 }
 
@@ -247,20 +276,51 @@ NodePtr run_scan(const Kernel& k, const BufferMap& buffers) {
   auto buf = Buffer::cpu(static_cast<std::size_t>(n) * dtype_info(out).itemsize);
   if (n > 0) {
     std::byte* dst = buf->mutable_bytes().data();
-    const Program prog = lower(in, buffers);  // the input's own C order
+    Program prog = lower(in, buffers);  // the input's own C order
+    const auto out_of_order = [](const Program& p) {
+      return std::any_of(p.nodes.begin(), p.nodes.end(), [](const Instance& i) {
+        return i.kind == Instance::Load && i.block_reads != Instance::BlockReadsFrom::None;
+      });
+    };
+    if (l.outer > 1 && l.outer * l.inner <= static_cast<std::int64_t>(kChunk) && out_of_order(prog)) {
+      std::vector<std::int64_t> axes{static_cast<std::int64_t>(axis)};
+      for (std::size_t d = 0; d < in->shape.size(); ++d)
+        if (d != axis) axes.push_back(static_cast<std::int64_t>(d));
+      Program moved = lower(in, buffers, axes);
+      if (!out_of_order(moved)) {  // the scanned axis first: every lane at once, in the file's order
+        prog = std::move(moved);
+        l.moved_inner = l.inner, l.inner *= l.outer, l.outer = 1;
+      }
+    }
     const std::int64_t lanes = std::min<std::int64_t>(l.inner, static_cast<std::int64_t>(kChunk));
     const std::int64_t blocks = (l.inner + lanes - 1) / lanes;
     const DType acc = in->dtype;
+    // Pages given back behind the rows done: by rows inside the one work item of a single pass (a
+    // long float scan that tinygrad splits reads its rows twice: not given back), or by work items,
+    // each a whole outer index, when there are several.
+    const bool one_item = l.outer * blocks == 1;
+    const bool two_passes = (acc == DType::Float64 || acc == DType::Float32) && split_parts(l) != 0;
+    std::optional<ReleaseBehind> release;
+    if (blocks == 1 && !(one_item && two_passes)) release.emplace(prog);
+    const std::int64_t per_item = l.len * l.inner;
+    const auto after_batch = [&](std::int64_t done) {
+      if (release && !one_item) (*release)(done * per_item);
+    };
     parallel_for(
         l.outer * blocks,
-        [&] { return ScanState{ChunkEvaluator(prog), std::vector<Word>(kChunk), std::vector<Word>(kChunk)}; },
+        [&] {
+          return ScanState{ChunkEvaluator(prog), std::vector<Word>(kChunk), std::vector<Word>(kChunk),
+                           release && one_item ? &*release : nullptr, {}};
+        },
         [&](ScanState& st, std::int64_t item) {
           const std::int64_t o = item / blocks, k0 = item % blocks * lanes, kb = std::min(lanes, l.inner - k0);
           if (acc == DType::Float64) scan_floats<double>(l, out, o, k0, kb, st, dst);
           else if (acc == DType::Float32) scan_floats<float>(l, out, o, k0, kb, st, dst);
           else scan_ints(l, out, o, k0, kb, st, dst);
         },
-        prog.serial());
+        prog.serial(), after_batch,
+        release && !one_item ? std::max<std::int64_t>(1, release->batch_items(per_item)) : kBatchItems);
+    if (release) release->finish();
   }
   return make_node(Op::Buffer, out, node->shape, {}, buf);
 }
