@@ -25,6 +25,21 @@ ByteSourceRegistry& byte_source_registry() {
   return r;
 }
 
+/// use(source) for the registered source whose bytes hold the byte at `at`, under the registry's
+/// shared lock (no source is unregistered meanwhile); false, use not called, when none does.
+template <typename Use>
+bool with_source_of(const std::byte* at, Use use) {
+  ByteSourceRegistry& r = byte_source_registry();
+  if (r.count.load(std::memory_order_acquire) == 0) return false;
+  std::shared_lock lock(r.mutex);
+  for (ByteSource* s : r.sources)
+    if (at >= s->base() && at < s->base() + s->size()) {
+      use(*s);
+      return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 void register_byte_source(ByteSource* source) {
@@ -53,54 +68,40 @@ void visit_byte_sources(const std::function<void(ByteSource&)>& visit) {
 bool remote_files_open() { return byte_source_registry().count.load(std::memory_order_acquire) > 0; }
 
 void fetch_bytes(std::span<const std::byte> bytes) {
-  ByteSourceRegistry& r = byte_source_registry();
-  if (bytes.empty() || r.count.load(std::memory_order_acquire) == 0) return;
-  std::shared_lock lock(r.mutex);
-  for (ByteSource* s : r.sources)
-    if (bytes.data() >= s->base() && bytes.data() < s->base() + s->size()) {
-      s->fetch(static_cast<std::uint64_t>(bytes.data() - s->base()), bytes.size());
-      return;
-    }
+  if (bytes.empty()) return;
+  with_source_of(bytes.data(), [&](ByteSource& s) {
+    s.fetch(static_cast<std::uint64_t>(bytes.data() - s.base()), bytes.size());
+  });
 }
 
 void fetch_byte_ranges(std::span<const std::byte> within,
                        std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) {
-  ByteSourceRegistry& r = byte_source_registry();
-  if (within.empty() || ranges.empty() || r.count.load(std::memory_order_acquire) == 0) return;
-  std::shared_lock lock(r.mutex);
-  for (ByteSource* s : r.sources)
-    if (within.data() >= s->base() && within.data() < s->base() + s->size()) {
-      const auto at = static_cast<std::uint64_t>(within.data() - s->base());
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> shifted(ranges.begin(), ranges.end());
-      for (auto& range : shifted) range.first += at;
-      s->fetch_ranges(shifted);
-      return;
-    }
+  if (within.empty() || ranges.empty()) return;
+  with_source_of(within.data(), [&](ByteSource& s) {
+    const auto at = static_cast<std::uint64_t>(within.data() - s.base());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> shifted(ranges.begin(), ranges.end());
+    for (auto& range : shifted) range.first += at;
+    s.fetch_ranges(shifted);
+  });
 }
 
 bool stream_bytes(std::span<const StreamedRange> ranges, bool even_if_fetched) {
-  ByteSourceRegistry& r = byte_source_registry();
-  if (ranges.empty() || r.count.load(std::memory_order_acquire) == 0) return false;
-  std::shared_lock lock(r.mutex);
-  for (ByteSource* s : r.sources) {
+  bool streamed = false;
+  if (ranges.empty()) return false;
+  with_source_of(ranges.front().begin, [&](ByteSource& s) {
     const auto inside = [&](const StreamedRange& g) {
-      return g.begin >= s->base() && g.begin < s->base() + s->size() &&
-             g.length <= static_cast<std::uint64_t>(s->base() + s->size() - g.begin);
+      return g.begin >= s.base() && g.begin < s.base() + s.size() &&
+             g.length <= static_cast<std::uint64_t>(s.base() + s.size() - g.begin);
     };
-    if (!inside(ranges.front())) continue;
-    if (!std::all_of(ranges.begin(), ranges.end(), inside)) return false;
-    return s->stream(ranges, even_if_fetched);
-  }
-  return false;
+    streamed = std::all_of(ranges.begin(), ranges.end(), inside) && s.stream(ranges, even_if_fetched);
+  });
+  return streamed;
 }
 
 bool always_streamed(const std::byte* at) {
-  ByteSourceRegistry& r = byte_source_registry();
-  if (r.count.load(std::memory_order_acquire) == 0) return false;
-  std::shared_lock lock(r.mutex);
-  for (ByteSource* s : r.sources)
-    if (at >= s->base() && at < s->base() + s->size()) return s->streams_always();
-  return false;
+  bool always = false;
+  with_source_of(at, [&](ByteSource& s) { always = s.streams_always(); });
+  return always;
 }
 
 }  // namespace tensor_inspect
