@@ -14,6 +14,7 @@
 #include "buffer/spill_file.hpp"
 #include "tensor_inspect/buffer.hpp"
 #include "log/log.hpp"
+#include "tensor_inspect/limits.hpp"
 #include "tensor_inspect/error.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -152,7 +153,7 @@ bool BlockReads::thrashing(std::uint64_t block) {
     return false;
   }
   window_reread_ += block_bytes();
-  if (window_reread_ <= kThrashRatio * std::max(window_used_, kWindowBytes)) return false;
+  if (window_reread_ <= reread_allowed()) return false;
   // 4 elements used or more for each block read: a run of rows in each (rows shorter than the
   // block), which a block a quarter the size holds as well (block_reads.hpp). Blocks of at most a
   // row's bytes read one element a row; they fit when their slots hold every row the walk crosses,
@@ -282,12 +283,13 @@ bool BlockReads::spill() {
                  "{:.0f} ms (a cache of fetched blocks would fetch them again and again)",
                  nbytes_, spill_->folder(),
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  // From now on the copy is read as a local file is (block_reads.hpp), its block size found anew,
-  // by this thread's share of the budget: the other threads' next batches read it through caches
-  // of their own (BlockReadsPerThread::mine).
+  // From now on the copy is read as a local file is (block_reads.hpp), its block size found anew.
+  // The other threads' next batches read it through caches of their own (BlockReadsPerThread::mine),
+  // but until their batches end they share this one: it keeps the whole budget (a thread's share
+  // made the two thrash now and then, and give up to the copy's map: 296 MiB instead of 40).
   read_copy(spill_, 14, nullptr);
-  budget_ /= sharers_;
-  memory_.reset(), memory_bytes_ = 0;  // the remote cache's slots, given back: lay_out maps this share's
+  budget_ = std::max(budget_, limits().out_of_order_bytes / sharers_);  // as the copy's other caches
+  memory_.reset(), memory_bytes_ = 0;  // the remote cache's slots, given back: lay_out maps them anew
   lay_out();
   return true;
 }
@@ -346,12 +348,12 @@ void BlockReads::gather(const std::int64_t* idx, std::size_t n, std::byte* out) 
   if (!through_map_ && table_.empty()) {
     // What another evaluator of this Load learned: the smaller blocks, or the map.
     const unsigned learned = learned_ ? learned_->load(std::memory_order_relaxed) : 0;
-    if (learned == kThroughMap && !spill()) through_map_ = true;
+    if (learned == kThroughMap && !spill()) give_up_to_map();  // a copy's caches: its own map, not base_
     else if (learned >= min_shift_ && learned < shift_) shift_ = learned;
     if (!through_map_) lay_out();
   }
   window_used_ += n * itemsize_;
-  if (window_used_ >= kWindowBytes && window_reread_ <= window_used_ * kThrashRatio)
+  if (window_used_ >= kWindowBytes && window_reread_ <= reread_allowed())
     window_used_ = window_read_ = window_reread_ = 0;
   // A remote file's missing blocks in one set of parallel requests, not one round trip each.
   if (remote_ && !through_map_) read_ahead(idx, n);

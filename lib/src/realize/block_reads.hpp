@@ -106,6 +106,15 @@ class BlockReads {
   /// (x.T.argmax() of a (2**21, 16) float64: 1.55 times as long as through the map, 38 MiB
   /// instead of 267), past that it goes to the map.
   static constexpr std::uint64_t kThrashRatio = 16;
+  /// Bytes the window may read again before the cache is thrashing: kThrashRatio times the bytes
+  /// used, or, for a remote file's cache, where a block read again is fetched again, twice them or
+  /// one cache-ful, whichever is more (a table of 16 columns fetched 11 to 16 times the tensor before
+  /// it gave up to its copy on disk; a cache-ful is what the threads' shares fetch again where they
+  /// meet, 150 blocks for 150 rows).
+  std::uint64_t reread_allowed() const {
+    const std::uint64_t used = std::max(window_used_, kWindowBytes);
+    return remote_ ? std::max(2 * used, budget_) : kThrashRatio * used;
+  }
   static constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 20;
   /// An empty cache of slots_ blocks of the current size.
   void lay_out();

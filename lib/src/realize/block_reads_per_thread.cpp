@@ -54,7 +54,11 @@ BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64
     // Copied to disk: each thread reads the copy through a cache of its own, as a local file's.
     for (auto& [id, cache] : caches_)
       if (id == me) return *cache;
-    caches_.emplace_back(me, std::make_unique<BlockReads>(base_, nbytes_, itemsize_, false, budget_ / threads_));
+    // The copy is a local file: caches of a local file's share (out_of_order_bytes), or the remote
+    // one's when larger (a share of remote_memory_bytes / 4 under --limit remote_memory_bytes=16M made
+    // 4 threads' caches thrash, and give up to the copy's map: the whole tensor resident).
+    const std::uint64_t local = std::max(budget_, limits().out_of_order_bytes) / threads_;
+    caches_.emplace_back(me, std::make_unique<BlockReads>(base_, nbytes_, itemsize_, false, local));
     caches_.back().second->read_copy(std::move(copy), 14, &copy_learned_);
     return *caches_.back().second;
   }
