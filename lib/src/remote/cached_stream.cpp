@@ -16,18 +16,29 @@ namespace {
 /// Blocks written to the cache at once: each write checks the cache's room (a few fstat).
 constexpr std::uint64_t kCacheRun = 16;
 
-/// Hands one range's bytes to its sink and writes the whole blocks among them to the cache, a
-/// run of up to kCacheRun blocks at a time. A block the range holds only part of is not cached.
+/// Ranges of at least this many bytes are requested from their first block's start to their last
+/// block's end, so that every block they touch is cached: a copy's 16 MiB pieces begin and end
+/// inside blocks (a tensor's bytes begin anywhere), which no piece held whole, so a second run
+/// found none of them whole in the cache and fetched the copy again.
+constexpr std::uint64_t kWholeBlocks = std::uint64_t{1} << 20;
+
+/// Hands the bytes [keep, keep + kept) of one requested range [offset, offset + length) to its sink
+/// and writes the whole blocks among them to the cache, a run of up to kCacheRun blocks at a time.
+/// A block the request holds only part of is not cached.
 class CachingSink final : public RangeSink {
  public:
-  CachingSink(RangeSink& sink, BlockCache& cache, std::uint64_t offset, std::uint64_t length, std::uint64_t size)
-      : sink_(sink), cache_(cache), offset_(offset), length_(length), size_(size) {}
+  CachingSink(RangeSink& sink, BlockCache& cache, std::uint64_t offset, std::uint64_t length, std::uint64_t keep,
+              std::uint64_t kept, std::uint64_t size)
+      : sink_(sink), cache_(cache), offset_(offset), length_(length), keep_(keep), kept_(kept), size_(size) {}
   void restart() override {
     sink_.restart();
     at_ = 0, run_.clear();
   }
   void consume(std::span<const std::byte> bytes) override {
-    sink_.consume(bytes);
+    const std::uint64_t start = offset_ + at_;
+    const std::uint64_t from = std::max(start, keep_), to = std::min(start + bytes.size(), keep_ + kept_);
+    if (from < to)
+      sink_.consume(bytes.subspan(static_cast<std::size_t>(from - start), static_cast<std::size_t>(to - from)));
     while (!bytes.empty()) {
       const std::uint64_t pos = offset_ + at_;
       if (pos % kRemoteBlock == 0 && run_.empty()) first_ = pos / kRemoteBlock;
@@ -55,7 +66,7 @@ class CachingSink final : public RangeSink {
   }
   RangeSink& sink_;
   BlockCache& cache_;
-  std::uint64_t offset_, length_, size_;
+  std::uint64_t offset_, length_, keep_, kept_, size_;
   std::uint64_t at_ = 0;
   std::uint64_t first_ = 0;     ///< the block run_ begins with
   std::vector<std::byte> run_;  ///< whole blocks (and the one arriving) not yet written
@@ -83,8 +94,11 @@ void RemoteBytes::stream_cached(std::span<const StreamedRange> ranges) {
         continue;
       }
     }
-    tees.push_back(std::make_unique<CachingSink>(*g.sink, *cache_, offset, g.length, size_));
-    requests.push_back({offset, g.length, nullptr, tees.back().get()});
+    const bool whole = g.length >= kWholeBlocks;
+    const std::uint64_t begin = whole ? b0 * kRemoteBlock : offset;
+    const std::uint64_t end = whole ? std::min(size_, (b1 + 1) * kRemoteBlock) : offset + g.length;
+    tees.push_back(std::make_unique<CachingSink>(*g.sink, *cache_, begin, end - begin, offset, g.length, size_));
+    requests.push_back({begin, end - begin, nullptr, tees.back().get()});
   }
   if (!requests.empty()) source_->fetch(requests);
 }
