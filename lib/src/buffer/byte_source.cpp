@@ -74,6 +74,13 @@ void fetch_bytes(std::span<const std::byte> bytes) {
   });
 }
 
+void release_bytes(std::span<const std::byte> bytes) {
+  if (bytes.empty()) return;
+  with_source_of(bytes.data(), [&](ByteSource& s) {
+    s.release(static_cast<std::uint64_t>(bytes.data() - s.base()), bytes.size());
+  });
+}
+
 void fetch_byte_ranges(std::span<const std::byte> within,
                        std::span<const std::pair<std::uint64_t, std::uint64_t>> ranges) {
   if (within.empty() || ranges.empty()) return;

@@ -74,6 +74,10 @@ void unregister_byte_source(ByteSource* source);
 /// Calls `visit` for every registered source, under the registry's shared lock.
 void visit_byte_sources(const std::function<void(ByteSource&)>& visit);
 
+/// ByteSource::release() of the whole fetch blocks inside `bytes`, of the source holding them;
+/// nothing for bytes of no on-demand source.
+void release_bytes(std::span<const std::byte> bytes);
+
 /// ByteSource::fetch_ranges() of the source whose bytes hold `within`, for ranges (offset, length)
 /// of `within` (each inside it): nothing for bytes of no on-demand source. Throws as fetch_bytes().
 void fetch_byte_ranges(std::span<const std::byte> within,
