@@ -285,13 +285,17 @@ def spilled(binary, www, nginx, idle):
     check("4 threads, remote_memory_bytes=4M: the copy's sum peaks under idle + 64 MiB",
           max(peaks) < idle + 64 * MiB, f"peaks {[round(q / MiB) for q in peaks]} MiB, idle {idle / MiB:.0f}")
     # No folder for the copy: one line naming the URL, exit 2, nothing on stdout.
+    # The other threads stop there too: they fell back to fetching the whole tensor before the first
+    # one's error ended the run.
     env = dict(os.environ, TMPDIR="/nonexistent-ti-folder")
+    mark = nginx.mark()
     p = subprocess.run([binary, url, "-e", "(x[:, :4096] + x[:, :4096].T).sum()"] + limit, capture_output=True,
                        text=True, timeout=300, env=env)
-    lines = p.stderr.splitlines()
-    check("no folder for the temporary copy: exit 2, one line naming the URL and TMPDIR, no stdout",
-          p.returncode == 2 and p.stdout == "" and len(lines) == 1 and url in lines[0] and "TMPDIR" in lines[0],
-          f"exit {p.returncode}: {p.stderr[-300:]!r} {p.stdout[:100]!r}")
+    lines, sent = p.stderr.splitlines(), nginx.bytes_since(mark)
+    check("no folder for the temporary copy: exit 2, one line naming the URL and TMPDIR, no stdout, "
+          "a tenth of the tensor fetched at most", p.returncode == 2 and p.stdout == "" and len(lines) == 1 and
+          url in lines[0] and "TMPDIR" in lines[0] and sent < size / 10,
+          f"exit {p.returncode}: {p.stderr[-300:]!r} {p.stdout[:100]!r}, {sent / size:.2f} times the tensor")
 
 
 def main():

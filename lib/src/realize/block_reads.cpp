@@ -264,18 +264,26 @@ void BlockReads::give_up_to_map() {
 }
 
 bool BlockReads::spill() {
+  // The error again for the threads still at work: they fetched the whole tensor, falling back to
+  // the map, before the first one's error stopped the run.
+  if (spill_error_) std::rethrow_exception(spill_error_);
   if (!remote_ || spill_tried_) return false;
   spill_tried_ = true;
   std::string why;
   const auto start = std::chrono::steady_clock::now();
-  spill_ = SpillFile::make(base_, nbytes_, why);
-  if (!spill_) {
+  try {
+    spill_ = SpillFile::make(base_, nbytes_, why);
     // A remote file's other scans release what they read, and this Load may not read those bytes
     // in place (release_behind.cpp): no copy, no way on. (A source that does not stream keeps them.)
-    if (always_streamed(base_))
+    if (!spill_ && always_streamed(base_))
       throw Error(ErrorCode::Io, "reading " + std::to_string(nbytes_) +
                                      " bytes of a remote file out of order needs a temporary copy of them: " + why +
                                      " (set TMPDIR to a folder with room)");
+  } catch (...) {
+    spill_error_ = std::current_exception();
+    throw;
+  }
+  if (!spill_) {
     lib_log().info("realize: {} bytes of a remote file read out of order are fetched into memory: {}", nbytes_, why);
     return false;
   }

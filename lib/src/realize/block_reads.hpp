@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <mutex>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <span>
 #include <vector>
@@ -160,6 +161,7 @@ class BlockReads {
   bool through_map_ = false;    ///< thrashing at the smallest block: read through the map
   bool fetched_whole_ = false;  ///< through_map_ of a remote file: all of it fetched
   bool spill_tried_ = false;
+  std::exception_ptr spill_error_;  ///< why the copy could not be made: thrown again at every try
   std::shared_ptr<SpillFile> spill_;  ///< a remote tensor's copy on disk, read as a local file
   std::size_t slots_ = 0;       ///< slots the budget holds (at least 2)
   std::size_t used_ = 0;        ///< slots filled so far
