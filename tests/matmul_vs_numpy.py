@@ -121,7 +121,10 @@ with tempfile.TemporaryDirectory() as tmp:
     got = np.array(json.loads(out)["tolist"]) if status == 0 else None
     check("x.T @ x of a 128 MiB file: within K*eps*|A||B| of float64", got is not None and
           bool((np.abs(got - want) <= 131072 * np.finfo(np.float32).eps * 131072 * 4).all()), err[-300:])
-    check("x.T @ x of a 128 MiB file peaks under 128 MiB", peak < 128 << 20, f"{peak >> 20} MiB")
+    if "ASAN_OPTIONS" in os.environ:  # its quarantine keeps the slices' freed panels: ASan's memory, not ours
+        print(f"# x.T @ x of a 128 MiB file under ASan, not checked: {peak >> 20} MiB")
+    else:
+        check("x.T @ x of a 128 MiB file peaks under 128 MiB", peak < 128 << 20, f"{peak >> 20} MiB")
 
 print(f"matmul_vs_numpy: {failures} failed")
 sys.exit(1 if failures else 0)

@@ -43,7 +43,6 @@ class BlockReadsPerThread {
 
  private:
   const std::byte* base_;
-  const std::byte* map_;  ///< what through_map_ reads: base_, or the spill's own map
   std::uint64_t nbytes_;
   std::size_t itemsize_;
   bool remote_;
