@@ -36,6 +36,11 @@ constexpr std::int64_t kRows = 64;
 // C the same way; a slice of fewer than kMinSlice would cost its speed.
 constexpr std::uint64_t kPanelBytes = std::uint64_t{32} << 20;
 constexpr std::int64_t kMinSlice = 256;
+// Rows of K a slice takes at most: its column walks (x.T's rows are x's columns over the slice's
+// rows) fit a thread's block cache on 4 threads at rows of 512 bytes (out_of_order_bytes / 4 / 512).
+// On 4 threads, slices of 87,296 rows of a (1200000, 24) float64 went through the file map (295 MiB).
+// A constant, not the thread count: the slices decide the bits.
+constexpr std::uint64_t kSliceRows = 16384;
 // codegen/opt/heuristic.py unrolls a reduce of at most 32 whole (mulacc_chain_product).
 constexpr std::int64_t kChainMax = 32;
 
@@ -71,11 +76,14 @@ const Blas* blas() {
 bool broadcast_on(const Node& x, std::size_t axis) { return x.op == Op::Expand && x.src[0]->shape[axis] == 1; }
 
 // Evaluates `operand` (a node of shape (..., 1 or M, 1 or N, K)) into packed values of T.
+// A file read in order gives its pages back behind the packing (release_behind.hpp): a batched
+// product's slices kept every page they read (x.permute(0, 2, 1) @ x of a 117 MiB file: 160 MiB).
 template <typename T>
 std::vector<T> pack(const NodePtr& operand, const BufferMap& buffers) {
   const Program prog = lower(operand, buffers);
   const std::int64_t n = prod(operand->shape);
   std::vector<T> out(static_cast<std::size_t>(n));
+  ReleaseBehind release(prog);
   parallel_for((n + static_cast<std::int64_t>(kChunk) - 1) / static_cast<std::int64_t>(kChunk),
                [&] { return ChunkEvaluator(prog); },
                [&](ChunkEvaluator& ev, std::int64_t c) {
@@ -85,7 +93,9 @@ std::vector<T> pack(const NodePtr& operand, const BufferMap& buffers) {
                  const Word* v = ev.run(start, m);
                  for (std::size_t i = 0; i < m; ++i) out[static_cast<std::size_t>(start) + i] = static_cast<T>(v[i].f);
                },
-               prog.serial());
+               prog.serial(), [&](std::int64_t done) { release(done * static_cast<std::int64_t>(kChunk)); },
+               release.batch_items(static_cast<std::int64_t>(kChunk)));
+  release.finish();
   return out;
 }
 
@@ -144,10 +154,10 @@ NodePtr run(const NodePtr& red, const NodePtr& a_node, const NodePtr& b_node, co
                   sizeof(T) == 8 ? "dgemm" : k <= kChainMax && k % 8 != 0 ? "the MULACC chain" : "sgemm");
   // Panel rows per element of K, of both operands: a slice of K holds kPanelBytes of them.
   const auto per_k = static_cast<std::uint64_t>(prod(a_node->shape) / k + prod(b_node->shape) / k) * sizeof(T);
-  const std::int64_t slice =
-      per_k * static_cast<std::uint64_t>(k) <= kPanelBytes
-          ? k
-          : std::min(k, std::max(kMinSlice, static_cast<std::int64_t>(kPanelBytes / per_k) / kMinSlice * kMinSlice));
+  const auto most = static_cast<std::int64_t>(std::min(kPanelBytes / per_k, kSliceRows));
+  const std::int64_t slice = per_k * static_cast<std::uint64_t>(k) <= kPanelBytes
+                                 ? k
+                                 : std::min(k, std::max(kMinSlice, most / kMinSlice * kMinSlice));
   if (slice < k) lib_log().debug("matmul: K in slices of {}", slice);
   auto buf = Buffer::cpu(static_cast<std::size_t>(batches * m * n) * sizeof(T));
   T* c = reinterpret_cast<T*>(buf->mutable_bytes().data());
