@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -71,7 +72,8 @@ std::int64_t split_parts(const Layout& l) {
 struct ScanState {
   ChunkEvaluator ev;
   std::vector<Word> sums, bases;
-  ReleaseBehind* release = nullptr;  ///< the one work item of a single pass: pages given back by rows
+  ReleaseBehind* release = nullptr;  ///< the one work item's: pages given back by rows
+  std::function<void()> next_pass;    ///< with release, before a second pass over the rows: from row 0 again
   std::vector<std::byte> moved;      ///< a run's outputs in the moved order (moved_inner)
 };
 
@@ -218,6 +220,7 @@ void scan_floats(const Layout& l, DType out, std::int64_t o, std::int64_t k0, st
     });
     for (std::size_t k = 0; k < lanes; ++k) table.push_back(split_bases(totals[k], l.chunks(), parts, need, out));
     std::fill(run.begin(), run.end(), Acc(0));
+    if (st.next_pass) st.next_pass();
   }
   std::vector<Acc> totals(lanes, Acc(0));
   std::vector<double> base(lanes, 0.0);  // chunk 0's base is the padding's 0
@@ -295,13 +298,16 @@ NodePtr run_scan(const Kernel& k, const BufferMap& buffers) {
     const std::int64_t lanes = std::min<std::int64_t>(l.inner, static_cast<std::int64_t>(kChunk));
     const std::int64_t blocks = (l.inner + lanes - 1) / lanes;
     const DType acc = in->dtype;
-    // Pages given back behind the rows done: by rows inside the one work item of a single pass (a
-    // long float scan that tinygrad splits reads its rows twice: not given back), or by work items,
-    // each a whole outer index, when there are several.
+    // Pages given back behind the rows done: by rows inside one work item (a long float scan that
+    // tinygrad splits reads its rows twice: given back in each pass, a remote file's fetched twice,
+    // where it held all of them), or by work items, each a whole outer index, when there are several.
     const bool one_item = l.outer * blocks == 1;
-    const bool two_passes = (acc == DType::Float64 || acc == DType::Float32) && split_parts(l) != 0;
     std::optional<ReleaseBehind> release;
-    if (blocks == 1 && !(one_item && two_passes)) release.emplace(prog);
+    if (blocks == 1) release.emplace(prog);
+    const auto next_pass = [&] {  // the same storage: ScanState's pointer stays good
+      release->finish();
+      release.emplace(prog);
+    };
     const std::int64_t per_item = l.len * l.inner;
     const auto after_batch = [&](std::int64_t done) {
       if (release && !one_item) (*release)(done * per_item);
@@ -309,8 +315,9 @@ NodePtr run_scan(const Kernel& k, const BufferMap& buffers) {
     parallel_for(
         l.outer * blocks,
         [&] {
+          const bool by_rows = release && one_item;
           return ScanState{ChunkEvaluator(prog), std::vector<Word>(kChunk), std::vector<Word>(kChunk),
-                           release && one_item ? &*release : nullptr, {}};
+                           by_rows ? &*release : nullptr, by_rows ? std::function<void()>(next_pass) : nullptr, {}};
         },
         [&](ScanState& st, std::int64_t item) {
           const std::int64_t o = item / blocks, k0 = item % blocks * lanes, kb = std::min(lanes, l.inner - k0);
