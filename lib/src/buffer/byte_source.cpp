@@ -105,10 +105,4 @@ bool stream_bytes(std::span<const StreamedRange> ranges, bool even_if_fetched) {
   return streamed;
 }
 
-bool always_streamed(const std::byte* at) {
-  bool always = false;
-  with_source_of(at, [&](ByteSource& s) { always = s.streams_always(); });
-  return always;
-}
-
 }  // namespace tensor_inspect

@@ -56,14 +56,11 @@ class ByteSource {
   /// delivered, when this source does not stream these ranges (then fetch and read them): when
   /// it keeps what it fetches (a block cache) or they are all fetched already, unless
   /// `even_if_fetched` (a reader that must not read fetched bytes in place, which a scan may
-  /// release under it). Throws as fetch() does.
+  /// release under it): a remote file then never declines. Throws as fetch() does.
   virtual bool stream(std::span<const StreamedRange> ranges, bool even_if_fetched) {
     (void)ranges, (void)even_if_fetched;
     return false;
   }
-  /// True when stream(ranges, true) never declines: its readers never read the fetched bytes
-  /// in place.
-  virtual bool streams_always() const { return false; }
   virtual const std::byte* base() const = 0;
   virtual std::uint64_t size() const = 0;
 };
@@ -87,8 +84,6 @@ void fetch_byte_ranges(std::span<const std::byte> within,
 /// false, with nothing delivered, for bytes of no on-demand source or one that does not
 /// stream them. Throws as fetch_bytes() does.
 bool stream_bytes(std::span<const StreamedRange> ranges, bool even_if_fetched = false);
-/// ByteSource::streams_always() of the source holding the byte at `at`; false for bytes of none.
-bool always_streamed(const std::byte* at);
 
 /// True while any on-demand source is open (DISK buffers then fetch their bytes at first use).
 bool remote_files_open();

@@ -30,7 +30,7 @@ class SpillFile {
   /// Streams bytes [begin, begin + length) of an on-demand source (byte_source.hpp, stream_bytes)
   /// into a new unlinked file (even bytes fetched already: a scan may release them under a copy).
   /// nullptr, with the reason in `why`, when the source does not stream them
-  /// (ByteSource::streams_always: a remote file always does, --cache or not) or no file of `length`
+  /// (a remote file always does, --cache or not) or no file of `length`
   /// bytes can be made (no folder, no room: the space is reserved before the transfer). Throws
   /// Error(Io) when the transfer fails (as fetch_bytes) or a write to the file does.
   static std::shared_ptr<SpillFile> make(const std::byte* begin, std::uint64_t length, std::string& why);

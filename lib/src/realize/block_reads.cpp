@@ -274,18 +274,14 @@ bool BlockReads::spill() {
   try {
     spill_ = SpillFile::make(base_, nbytes_, why);
     // A remote file's other scans release what they read, and this Load may not read those bytes
-    // in place (release_behind.cpp): no copy, no way on. (A source that does not stream keeps them.)
-    if (!spill_ && always_streamed(base_))
+    // in place (release_behind.cpp): no copy, no way on.
+    if (!spill_)
       throw Error(ErrorCode::Io, "reading " + std::to_string(nbytes_) +
                                      " bytes of a remote file out of order needs a temporary copy of them: " + why +
                                      " (set TMPDIR to a folder with room)");
   } catch (...) {
     spill_error_ = std::current_exception();
     throw;
-  }
-  if (!spill_) {
-    lib_log().info("realize: {} bytes of a remote file read out of order are fetched into memory: {}", nbytes_, why);
-    return false;
   }
   lib_log().info("realize: {} bytes of a remote file read out of order were copied to a temporary file in {} in "
                  "{:.0f} ms (a cache of fetched blocks would fetch them again and again)",
@@ -316,10 +312,6 @@ bool BlockReads::through_map() {
 bool BlockReads::through_map_held() {
   if (!through_map_ && learned_ && learned_->load(std::memory_order_relaxed) == kThroughMap && !spill())
     give_up_to_map();
-  if (through_map_ && remote_ && !fetched_whole_) {
-    fetch_bytes(std::span(base_, static_cast<std::size_t>(nbytes_)));
-    fetched_whole_ = true;
-  }
   return through_map_;
 }
 

@@ -80,15 +80,13 @@ class BlockReads {
   /// Bytes one block holds: a power of two, 16 KiB at first (256 KiB for a remote file), down to
   /// 256 bytes (64 KiB, the remote fetch block) when rows do not fit.
   std::uint64_t block_bytes() const { return std::uint64_t{1} << shift_; }
-  /// True once the cache gave up to the map (thrashing at its smallest block): the Load is then
-  /// read as any other, through `base`, a remote file's bytes all fetched (once) first, as a
-  /// remote Load read out of order was before these caches (gather still works). A remote
-  /// file's cache first copies the tensor to a temporary file (buffer/spill_file.hpp) and reads
-  /// that as a local file's: then never true, gather reads the copy. Throws as MappedFile::fetch.
+  /// True once a local file's cache gave up to the map (thrashing at its smallest block): the Load
+  /// is then read as any other, through `base` (gather still works). A remote file's cache copies
+  /// the tensor to a temporary file instead (buffer/spill_file.hpp) and reads that as a local
+  /// file's, giving up to the copy's own map: never true, gather reads the copy. Throws Error(Io)
+  /// when no copy can be made, or as MappedFile::fetch.
   bool through_map();
-  /// True once a remote file's cache reads a copy of the tensor on disk (spill).
-  bool spilled() const { return spill_ != nullptr; }
-  /// That copy (null before).
+  /// The remote tensor's copy on disk this cache reads once it spilled; null before (or never).
   const std::shared_ptr<SpillFile>& copy() const { return spill_; }
   /// Reads `copy`, the remote tensor's copy on disk, from now on, as a local file's cache does:
   /// blocks of 2**shift bytes at first; `learned` (may be null) as the constructor's, shared by the
@@ -124,7 +122,8 @@ class BlockReads {
   void give_up_to_map();
   /// A remote file's cache, giving up: copies the tensor to a temporary file and reads that from
   /// now on, as a local file is read, through slots laid out anew (true). False when this is no
-  /// remote file's cache, a spill was tried before, or none can be made (said at -v): then the map.
+  /// remote file's cache (or one tried before): then the map. Throws Error(Io) when no copy can be
+  /// made (every later call throws it again).
   bool spill();
   /// through_map() under the lock gather holds.
   bool through_map_held();
@@ -159,7 +158,6 @@ class BlockReads {
   std::atomic<unsigned>* learned_;
   unsigned shift_ = 14, min_shift_ = 12;
   bool through_map_ = false;    ///< thrashing at the smallest block: read through the map
-  bool fetched_whole_ = false;  ///< through_map_ of a remote file: all of it fetched
   bool spill_tried_ = false;
   std::exception_ptr spill_error_;  ///< why the copy could not be made: thrown again at every try
   std::shared_ptr<SpillFile> spill_;  ///< a remote tensor's copy on disk, read as a local file

@@ -24,7 +24,8 @@ BlockReadsPerThread::~BlockReadsPerThread() {
   if (caches_.empty()) return;
   std::uint64_t reads = 0, bytes = 0;
   for (const auto& [id, cache] : caches_) reads += cache->reads(), bytes = cache->block_bytes();
-  const bool spilled = std::any_of(caches_.begin(), caches_.end(), [](const auto& c) { return c.second->spilled(); });
+  const bool spilled =
+      std::any_of(caches_.begin(), caches_.end(), [](const auto& c) { return c.second->copy() != nullptr; });
   if (learned_.load(std::memory_order_relaxed) == BlockReads::kThroughMap && !spilled)
     lib_log().debug(
         "realize: {} bytes read out of order through the file map: caches of {} KiB would read blocks again and again",
@@ -48,7 +49,7 @@ BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64
     std::shared_ptr<SpillFile> copy;
     {
       const std::lock_guard held(shared_);
-      if (shared.spilled()) copy = shared.copy();
+      copy = shared.copy();
     }
     if (!copy) return shared;  // a remote file's one cache (see the class comment)
     // Copied to disk: each thread reads the copy through a cache of its own, as a local file's.

@@ -19,13 +19,13 @@ namespace {
 
 // Whether a Load the scan does not track (a permute's, fetched when the program was built) reads
 // the remote file `f` in place: its blocks must stay, as a release would clear them under that
-// Load. A block cache's Load (block_reads.hpp) streams its blocks into its own slots, or a copy on
-// disk, without a --cache: it reads none in place.
+// Load. A remote file's block cache (block_reads.hpp) streams its blocks into its own slots, or a
+// copy on disk, --cache or not: it reads none in place.
 bool read_out_of_order(const Program& program, const MappedFile& f) {
   const std::byte* base = f.bytes().data();
   return std::any_of(program.nodes.begin(), program.nodes.end(), [&](const Instance& i) {
     return i.kind == Instance::Load && !i.fetch_on_read && i.data >= base && i.data < base + f.size() &&
-           !(i.block_reads == Instance::BlockReadsFrom::RemoteFile && always_streamed(i.data));
+           i.block_reads != Instance::BlockReadsFrom::RemoteFile;
   });
 }
 

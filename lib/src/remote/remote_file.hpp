@@ -41,8 +41,6 @@ class RemoteBytes final : public ByteSource {
   /// ranges are fetched and read instead) or every block of the ranges is here already (read
   /// where they are); with it and a block cache, stream_cached().
   bool stream(std::span<const StreamedRange> ranges, bool even_if_fetched) override;
-  /// stream(ranges, true) never declines.
-  bool streams_always() const override { return true; }
   /// Gives back the fetched blocks wholly inside [offset, offset + length) (madvise
   /// MADV_DONTNEED on the anonymous reservation, which then reads as zeros until fetched
   /// again, so their bits are cleared first). The file's last, partial block counts as whole.
