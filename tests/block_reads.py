@@ -9,9 +9,10 @@ bounded block cache (realize/block_reads.hpp), with the values it printed before
    `--limit out_of_order_bytes=1G` (the file map, as before the caches) under
    `--limit out_of_order_bytes=512K`, which sends every file here through caches of 16 slots of 16 KiB a
    thread: 7 rows fit them, 40 take 4 KiB blocks, 2,500 the map again; float64 sums match NumPy's.
-   A tall table read column by column (x.T.contiguous() of 16 MiB) reads each block once per column:
-   16 columns stay in 16 KiB blocks, 32 go to the map, and both print NumPy's values; x.T.argmax()
-   folds in the file's order (reduce.cpp), through no cache.
+   A tall table read column by column (x.T.contiguous() of 16 MiB, 131,072 and 262,144 rows) runs band
+   by band (realize/chunk_order.hpp): its caches read the tensor once, in 16 KiB blocks, where 32
+   columns went to the map; both print NumPy's values; x.T.argmax() folds in the file's order
+   (reduce.cpp), through no cache.
 2. Memory: over a 256 MiB float32 file of 150 rows (a column walk: every row for each column), the
    permuted reductions below match NumPy's float64 value and peak under the tool's idle peak plus 64 MiB
    (they held the whole file: 261 MiB), and so does a flip of half the file (`x.reshape(2, -1).flip(1)`,
@@ -130,11 +131,12 @@ def values(binary, tmp):
 
 
 def tables(binary, tmp):
-    """A tall table read column by column (x.T.contiguous()) reads each block once per column: 16
-    columns stay in the caches (16 reads a block), 32 go to the map; the values are the map's either
-    way, and x.T.argmax() (a whole reduction) folds in the file's order, through no cache at all."""
+    """A tall table read column by column (x.T.contiguous()) runs band by band: the caches read each
+    16 KiB block once (1,024 of them, the 16 MiB tensor) for 16 columns and for 32 (which went to the
+    map when the walk ran column after column); the values are the map's either way, and x.T.argmax()
+    (a whole reduction) folds in the file's order, through no cache at all."""
     rng = np.random.default_rng(10)
-    for cols, want in ((16, "blocks of 16 KiB read"), (32, "through the file map")):
+    for cols, want in ((16, ": 1024 blocks of 16 KiB read"), (32, ": 1024 blocks of 16 KiB read")):
         a = rng.standard_normal(((16 * MiB) // 4 // cols, cols), dtype=np.float32)
         path = os.path.join(tmp, "table.npy")
         np.save(path, a)

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include <zlib.h>
 
@@ -30,8 +31,10 @@ constexpr std::size_t kExportBatchElements = std::size_t{1} << 20;
 ExportFile open_export_file(const std::string& path) {
   // Descriptor 1 itself, duplicated: reopening /dev/stdout would truncate a file the shell
   // opened for appending, and start a file opened with `>` over at byte 0 behind the shell.
+  // A named file is opened for reading too: a zip member written out of order has its CRC read
+  // back from it (write_elements).
   const int fd = path == "/dev/stdout" ? ::dup(1)
-                                       : ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+                                       : ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
   if (!f) {
     const int err = errno;
@@ -50,6 +53,35 @@ bool export_file_seekable(std::FILE* f) {
 void put_bytes(std::FILE* f, const void* data, std::size_t n, const std::string& path) {
   if (n && std::fwrite(data, 1, n, f) != n) throw Error(ErrorCode::Io, path + ": write error: " + std::strerror(errno));
 }
+
+namespace {
+
+// Writes all of `bytes` at offset `at` of descriptor `fd` (a regular file).
+void put_bytes_at(int fd, std::span<const std::byte> bytes, off_t at, const std::string& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(ErrorCode::Io, path + ": write error: " + std::strerror(n < 0 ? errno : EIO));
+    bytes = bytes.subspan(static_cast<std::size_t>(n)), at += n;
+  }
+}
+
+// The CRC-32 of bytes [at, at + n) of descriptor `fd`, read back (pread, a MiB at a time),
+// continuing `crc`.
+std::uint32_t crc32_of_file(int fd, off_t at, std::uint64_t n, std::uint32_t crc, const std::string& path) {
+  std::vector<std::byte> piece(std::size_t{1} << 20);
+  while (n > 0) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(n, piece.size()));
+    const ssize_t got = ::pread(fd, piece.data(), want, at);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) throw Error(ErrorCode::Io, path + ": cannot read back: " + std::strerror(got < 0 ? errno : EIO));
+    crc = crc32_update(crc, piece.data(), static_cast<std::size_t>(got));
+    n -= static_cast<std::uint64_t>(got), at += got;
+  }
+  return crc;
+}
+
+}  // namespace
 
 void finish_export_file(ExportFile f, const std::string& path) {
   std::FILE* raw = f.release();
@@ -83,16 +115,41 @@ void write_elements(const Tensor& t, std::FILE* f, const std::string& path, std:
   const std::uint64_t base =
       release ? static_cast<std::uint64_t>(stored->bytes.data() - stored->file->bytes().data()) : 0;
   std::uint64_t released = 0;
+  // A regular file takes each run at its place (pwrite), so a column walk (`-e 'x.T'` of a tall
+  // table) may come band by band, reading each block of its file once and holding none of its
+  // pages (realize/chunk_order.hpp); a pipe takes them in order. A zip member's CRC follows the
+  // runs while they come in order, else it is read back from the file once they are written.
+  const int fd = ::fileno(f);
+  const bool placed = export_file_seekable(f) && (!crc || (::fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR);
+  off_t at = 0;
+  if (placed) {
+    if (std::fflush(f) != 0 || (at = ::ftello(f)) < 0)
+      throw Error(ErrorCode::Io, path + ": write error: " + std::strerror(errno));
+  }
+  const std::uint64_t total = static_cast<std::uint64_t>(t.numel()) * k;
+  std::uint64_t in_order = 0;  // bytes written in order from the start, or UINT64_MAX once out of order
+  std::uint32_t running = crc ? *crc : 0;  // their CRC
   realize_detail::for_each_encoded(
-      t.node(), kExportBatchElements, [&](std::int64_t start, std::span<const std::byte> bytes) {
-        put_bytes(f, bytes.data(), bytes.size(), path);
-        if (crc) *crc = crc32_update(*crc, bytes.data(), bytes.size());
+      t.node(), kExportBatchElements,
+      [&](std::int64_t start, std::span<const std::byte> bytes) {
+        if (placed) put_bytes_at(fd, bytes, at + static_cast<off_t>(static_cast<std::uint64_t>(start) * k), path);
+        else put_bytes(f, bytes.data(), bytes.size(), path);
+        if (in_order == static_cast<std::uint64_t>(start) * k) {
+          in_order += bytes.size();
+          if (crc) running = crc32_update(running, bytes.data(), bytes.size());
+        } else {
+          in_order = UINT64_MAX;
+        }
         const std::uint64_t done = static_cast<std::uint64_t>(start) * k + bytes.size();
         if (release && (done - released >= (std::uint64_t{4} << 20) || done == stored->bytes.size())) {
           stored->file->release_pages(base + released, done - released);
           released = done;
         }
-      });
+      },
+      placed);
+  if (crc) *crc = in_order == total ? running : crc32_of_file(fd, at, total, *crc, path);
+  if (placed && ::fseeko(f, at + static_cast<off_t>(total), SEEK_SET) != 0)
+    throw Error(ErrorCode::Io, path + ": write error: " + std::strerror(errno));
 }
 
 std::string npy_preamble(const Tensor& t, const std::string& path) {

@@ -40,9 +40,9 @@ BlockReadsPerThread::~BlockReadsPerThread() {
 BlockReads& BlockReadsPerThread::mine(const std::function<std::vector<std::int64_t>()>& sample) {
   const std::lock_guard lock(mutex_);
   // A remote file's one cache holds each thread's rows at once: sized for its share of them.
-  const std::uint64_t share = remote_ ? budget_ / threads_ : budget_;
   if (learned_.load(std::memory_order_relaxed) == 0)
-    learned_.store(BlockReads::settle(sample(), nbytes_, itemsize_, remote_, share), std::memory_order_relaxed);
+    learned_.store(BlockReads::settle(sample(), nbytes_, itemsize_, remote_, thread_share()),
+                   std::memory_order_relaxed);
   const std::thread::id me = std::this_thread::get_id();
   if (remote_ && !caches_.empty()) {
     BlockReads& shared = *caches_.front().second;

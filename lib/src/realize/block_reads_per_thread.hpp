@@ -33,6 +33,11 @@ class BlockReadsPerThread {
   /// Keeps 1/`loads` of the budget: a kernel's `loads` Loads read through caches share the cap.
   /// Before the first mine().
   void share(std::uint64_t loads) { budget_ /= std::max<std::uint64_t>(1, loads); }
+  /// The bytes of blocks one thread's reads may hold: its cache's budget, or its share of a
+  /// remote file's one cache (what the block size settles for).
+  std::uint64_t thread_share() const { return remote_ ? budget_ / threads_ : budget_; }
+  /// True for a remote file's caches, whose blocks are at least kFetchBlock (64 KiB).
+  bool remote() const { return remote_; }
   /// The calling thread's cache. The first call of all settles the block size
   /// (BlockReads::settle) from `sample()`, the buffer indices of the kernel's first elements.
   BlockReads& mine(const std::function<std::vector<std::int64_t>()>& sample);

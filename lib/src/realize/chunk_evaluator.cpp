@@ -114,6 +114,16 @@ BlockReads& ChunkEvaluator::block_reads(std::size_t k) {
       std::int64_t space = 1;
       for (const std::int64_t d : program_.space) space *= d;
       std::vector<std::int64_t> sample;
+      const ChunkOrder& order = program_.order;
+      if (order.banded()) {  // its first chunks in the order they run
+        const auto most = static_cast<std::size_t>(kBlockSample);
+        for (std::int64_t item = 0; item < order.items() && sample.size() < most; ++item) {
+          const auto [at, n] = order.at(item);
+          const std::int64_t* idx = indices(inst, at, n);
+          sample.insert(sample.end(), idx, idx + n);
+        }
+        return sample;
+      }
       for (std::int64_t at = 0; at < std::min(space, kBlockSample); at += static_cast<std::int64_t>(capacity_)) {
         const auto n = static_cast<std::size_t>(std::min(static_cast<std::int64_t>(capacity_), space - at));
         const std::int64_t* idx = indices(inst, at, n);

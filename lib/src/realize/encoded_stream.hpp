@@ -15,7 +15,8 @@
 
 namespace tensor_inspect::realize_detail {
 
-/// Receives the bytes of elements [start, start + bytes.size() / itemsize) in C order.
+/// Receives the bytes of elements [start, start + bytes.size() / itemsize), in C order (but see
+/// for_each_encoded's `any_order`).
 using EncodedSink = std::function<void(std::int64_t start, std::span<const std::byte> bytes)>;
 
 /// Streams the bytes of `root` in C order, at most `max_elements` elements a batch (rounded up to
@@ -24,6 +25,10 @@ using EncodedSink = std::function<void(std::int64_t start, std::span<const std::
 /// elements copied when it only moves them, its words encoded otherwise, as run_loop does).
 /// Earlier kernels are realized as usual; a file read in place gives its pages back behind the
 /// stream. Memory: one batch's bytes and words. Throws what realize throws, and what `sink` throws.
-void for_each_encoded(const NodePtr& root, std::size_t max_elements, const EncodedSink& sink);
+/// With `any_order`, for a sink that puts each run in its place (a seekable file), a column walk
+/// (`x.T` of a table of more rows than a block cache holds) comes in runs of at most 2048 elements
+/// in the order of its bands (realize/chunk_order.hpp), each block of its file read once; other
+/// kernels come in C order as without it.
+void for_each_encoded(const NodePtr& root, std::size_t max_elements, const EncodedSink& sink, bool any_order = false);
 
 }  // namespace tensor_inspect::realize_detail

@@ -32,17 +32,17 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers) {
   const DTypeInfo& info = dtype_info(out->dtype);
   const std::int64_t n = prod(out->shape);
   auto buf = Buffer::cpu(static_cast<std::size_t>(n) * info.itemsize);
-  const Program prog = lower(body, buffers);
+  Program prog = lower(body, buffers);
+  prog.order = ChunkOrder::of(prog);  // a column walk runs band by band (chunk_order.hpp)
   std::byte* dst = buf->mutable_bytes().data();
   // A kernel that only moves stored elements copies their bytes (bit for bit, and without
   // decoding them); any other computes words and encodes them.
   const bool copy = prog.moves_only() && prog.nodes.back().dtype == out->dtype;
-  ReleaseBehind release(prog);  // chunks finish in index order, batch by batch
+  ReleaseBehind release(prog);  // linear chunks finish in index order, batch by batch
   parallel_for(
-      chunk_count(n), [&] { return ChunkEvaluator(prog); },
+      prog.order.items(), [&] { return ChunkEvaluator(prog); },
       [&](ChunkEvaluator& ev, std::int64_t c) {
-        const std::int64_t start = c * static_cast<std::int64_t>(kChunk);
-        const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(kChunk), n - start));
+        const auto [start, m] = prog.order.at(c);
         std::byte* at = dst + static_cast<std::size_t>(start) * info.itemsize;
         if (copy) ev.gather(prog.root(), start, m, at);
         else encode(out->dtype, ev.run(start, m), m, at);
@@ -160,27 +160,32 @@ Program streaming_program(const NodePtr& root, BufferMap& buffers) {
 // Elements a batch of max_elements holds: whole chunks, at least one.
 std::size_t batch_of(std::size_t max_elements) { return std::max<std::size_t>(kChunk, max_elements / kChunk * kChunk); }
 
-// Streams the last kernel of `root` (n > 0 elements) in batches of `batch` elements: fill(prog,
-// ev, index, len, off) for each chunk of a batch on all threads (`off`: its place in the batch),
-// then done(start, m) for the batch on the calling thread; a file read in place gives its pages
-// back behind the stream.
+// Streams the last kernel of `root` (n > 0 elements) in batches of `batch` elements (whole
+// chunks): fill(prog, ev, index, len, off) for each chunk of a batch on all threads (`off`: its
+// place in the batch, kChunk a chunk), then done(order, first, count) for the batch's chunks
+// order.at(first .. first + count) on the calling thread. Their order is C order, chunk after
+// chunk, or, with `any_order`, a column walk's bands (chunk_order.hpp). A file read in place
+// gives its pages back behind the stream.
 template <class Fill, class Done>
-void stream_batches(const NodePtr& root, std::size_t batch, const Fill& fill, const Done& done) {
+void stream_batches(const NodePtr& root, std::size_t batch, bool any_order, const Fill& fill, const Done& done) {
   const std::int64_t n = prod(root->shape);
   BufferMap buffers;
-  const Program prog = streaming_program(root, buffers);
-  ReleaseBehind release(prog);
-  for (std::int64_t start = 0; start < n; start += static_cast<std::int64_t>(batch)) {
-    const auto m = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(batch), n - start));
+  Program prog = streaming_program(root, buffers);
+  if (any_order) prog.order = ChunkOrder::of(prog);
+  const ChunkOrder order = prog.order.banded() ? prog.order : ChunkOrder{n};
+  const auto per_batch = static_cast<std::int64_t>(batch / kChunk);
+  ReleaseBehind release(prog);  // nothing to give back when banded
+  for (std::int64_t first = 0; first < order.items(); first += per_batch) {
+    const std::int64_t count = std::min(per_batch, order.items() - first);
     parallel_for(
-        chunk_count(static_cast<std::int64_t>(m)), [&] { return ChunkEvaluator(prog); },
+        count, [&] { return ChunkEvaluator(prog); },
         [&](ChunkEvaluator& ev, std::int64_t c) {
-          const std::size_t off = static_cast<std::size_t>(c) * kChunk;
-          fill(prog, ev, start + static_cast<std::int64_t>(off), std::min(kChunk, m - off), off);
+          const auto [at, len] = order.at(first + c);
+          fill(prog, ev, at, len, static_cast<std::size_t>(c) * kChunk);
         },
         prog.serial());
-    done(start, m);
-    release(start + static_cast<std::int64_t>(m));
+    done(order, first, count);
+    release(std::min(n, (first + count) * static_cast<std::int64_t>(kChunk)));
   }
   release.finish();
 }
@@ -253,31 +258,49 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
   const std::size_t batch = batch_of(max_elements);
   std::vector<Word> words(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))));
   stream_batches(
-      root, batch,
+      root, batch, false,
       [&](const Program&, ChunkEvaluator& ev, std::int64_t at, std::size_t len, std::size_t off) {
         const Word* v = ev.run(at, len);
         std::copy(v, v + len, words.data() + off);
       },
-      [&](std::int64_t start, std::size_t m) { sink(chunk_of(root->dtype, start, m, words.data())); });
+      [&](const ChunkOrder&, std::int64_t first, std::int64_t count) {
+        const std::int64_t start = first * static_cast<std::int64_t>(kChunk);
+        const auto m = static_cast<std::size_t>(std::min(n - start, count * static_cast<std::int64_t>(kChunk)));
+        sink(chunk_of(root->dtype, start, m, words.data()));
+      });
 }
 
 namespace realize_detail {
 
-void for_each_encoded(const NodePtr& root, std::size_t max_elements, const EncodedSink& sink) {
+void for_each_encoded(const NodePtr& root, std::size_t max_elements, const EncodedSink& sink, bool any_order) {
   const std::int64_t n = prod(root->shape);
   if (n == 0) return;
   const std::size_t itemsize = dtype_info(root->dtype).itemsize, batch = batch_of(max_elements);
-  std::vector<std::byte> bytes(static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(batch))) *
-                               itemsize);
+  // (A banded batch's chunks take kChunk elements each, the short ones at rows' ends too.)
+  const auto whole = static_cast<std::int64_t>(batch);
+  const std::int64_t held = any_order ? whole : std::min(n, whole);
+  std::vector<std::byte> bytes(static_cast<std::size_t>(held) * itemsize);
   stream_batches(
-      root, batch,
+      root, batch, any_order,
       [&](const Program& prog, ChunkEvaluator& ev, std::int64_t at, std::size_t len, std::size_t off) {
         std::byte* to = bytes.data() + off * itemsize;
         const bool copy = prog.moves_only() && prog.nodes.back().dtype == root->dtype;  // as run_loop
         if (copy) ev.gather(prog.root(), at, len, to);
         else encode(root->dtype, ev.run(at, len), len, to);
       },
-      [&](std::int64_t start, std::size_t m) { sink(start, std::span<const std::byte>(bytes.data(), m * itemsize)); });
+      [&](const ChunkOrder& order, std::int64_t first, std::int64_t count) {
+        if (!order.banded()) {  // the batch's chunks follow one another
+          const std::int64_t start = first * static_cast<std::int64_t>(kChunk);
+          const auto m = static_cast<std::size_t>(std::min(n - start, count * static_cast<std::int64_t>(kChunk)));
+          sink(start, std::span<const std::byte>(bytes.data(), m * itemsize));
+          return;
+        }
+        for (std::int64_t c = 0; c < count; ++c) {
+          const auto [at, len] = order.at(first + c);
+          sink(at, std::span<const std::byte>(bytes.data() + static_cast<std::size_t>(c) * kChunk * itemsize,
+                                              len * itemsize));
+        }
+      });
 }
 
 }  // namespace realize_detail

@@ -16,6 +16,7 @@
 
 #include "realize/block_reads_per_thread.hpp"
 #include "realize/chunk.hpp"
+#include "realize/chunk_order.hpp"
 #include "tensor_inspect/graph.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -66,6 +67,9 @@ struct Instance {
 struct Program {
   Shape space;                     ///< the kernel's index space (C order)
   std::vector<Instance> nodes;
+  /// The order its chunks run in: linear, or banded for a Loop kernel (run_loop and the streams
+  /// set it: ChunkOrder::of), which the block caches' first reads sample in the same order.
+  ChunkOrder order;
   std::size_t root() const { return nodes.size() - 1; }
   /// True when the root is a load: the kernel only moves stored elements (a slice, a
   /// flip, a permute, a pad), so ChunkEvaluator::gather can copy them as bytes.
