@@ -10,7 +10,9 @@
 
 #include "decode/lanes.hpp"
 #include "buffer/byte_source.hpp"
+#include "stats/bit_patterns.hpp"
 #include "stats/float_moments.hpp"
+#include "stats/histogram_bins.hpp"
 #include "stats/parts.hpp"
 #include "stats/moments.hpp"
 #include "tensor_inspect/context.hpp"
@@ -194,8 +196,24 @@ std::optional<double> TensorStats::max_value() const {
 TensorStats compute_stats(const StoredElements& s, const ScanOptions& o) {
   const Lane lane = lane_of(s);
   std::vector<Moments> parts(static_cast<std::size_t>(chunk_count(s)));
-  if (!receive_chunk_moments(s, lane, o, parts))
+  if (o.bit_patterns) o.bit_patterns->clear();
+  if (receive_chunk_moments(s, lane, o, parts)) {
+  } else if (!o.bit_patterns || !counts_bit_patterns(s)) {
     for_each_chunk(s, o, [&](std::int64_t c) { parts[static_cast<std::size_t>(c)] = chunk_moments(s, lane, c); });
+  } else {  // the chunks' bit patterns counted too, a table a thread (counts add up in any order)
+    const std::size_t itemsize = dtype_info(s.stored).itemsize;
+    std::vector<std::vector<std::uint64_t>> counts(static_cast<std::size_t>(omp_get_max_threads()),
+                                                   std::vector<std::uint64_t>(pattern_count(s), 0));
+    for_each_chunk(s, o, [&](std::int64_t c) {
+      parts[static_cast<std::size_t>(c)] = chunk_moments(s, lane, c);
+      const auto [begin, end] = chunk_bytes(s, c, c + 1);
+      count_patterns(s.bytes.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)), itemsize,
+                     counts[static_cast<std::size_t>(omp_get_thread_num())].data());
+    });
+    o.bit_patterns->assign(pattern_count(s), 0);
+    for (const auto& mine : counts)
+      for (std::size_t k = 0; k < mine.size(); ++k) (*o.bit_patterns)[k] += mine[k];
+  }
   return stats_of_parts(parts, lane, s.ggml_type ? DType::Float32 : s.stored, s.numel);
 }
 
@@ -260,29 +278,13 @@ double Histogram::edge(std::size_t i) const {
 }
 
 Histogram compute_histogram(const StoredElements& s, std::size_t bins, double lo, double hi, const ScanOptions& o) {
-  if (bins == 0) throw Error(ErrorCode::Usage, "--hist: the number of bins must be at least 1");
-  if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
-    throw Error(ErrorCode::Usage,
-                "histogram range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is not a finite interval");
-  if (lo == hi) {
-    lo -= 0.5;
-    hi += 0.5;
-  }
-  Histogram h;
-  h.lo = lo;
-  h.hi = hi;
-  h.counts.assign(bins, 0);
-  std::vector<double> edges(bins + 1);
-  for (std::size_t i = 0; i <= bins; ++i) edges[i] = h.edge(i);
+  Histogram h = histogram_frame(bins, lo, hi);
+  const HistogramBins slots(h);
   const Lane lane = lane_of(s);
   const int threads = omp_get_max_threads();
   // Integer counts add up the same in any order: each thread keeps its own.
   std::vector<std::vector<std::uint64_t>> per_thread(static_cast<std::size_t>(threads),
-                                                     std::vector<std::uint64_t>(bins + 4, 0));
-  // Values are scaled by 1/2 when the range overflows a double, as the edges are (edge()).
-  const double scale = std::isfinite(hi - lo) ? 1.0 : 0.5;
-  const double lo_scaled = lo * scale, denom = hi * scale - lo * scale, numer = static_cast<double>(bins);
-  const auto last_bin = static_cast<std::int64_t>(bins) - 1;
+                                                     std::vector<std::uint64_t>(slots.slots(), 0));
   for_each_chunk(s, o, [&](std::int64_t c) {
     auto& counts = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
     double values[kStatsBlock];
@@ -291,35 +293,11 @@ Histogram compute_histogram(const StoredElements& s, std::size_t bins, double lo
     for (std::int64_t b = first; b < last; b += kStatsBlock) {
       const std::int64_t n = std::min(kStatsBlock, last - b);
       decode_block(s, b, n, buf);
-      for (std::int64_t i = 0; i < n; ++i) {
-        switch (lane) {
-          case Lane::F32: values[i] = static_cast<double>(reinterpret_cast<const float*>(buf)[i]); break;
-          case Lane::F64: values[i] = reinterpret_cast<const double*>(buf)[i]; break;
-          case Lane::I64: values[i] = static_cast<double>(reinterpret_cast<const std::int64_t*>(buf)[i]); break;
-          case Lane::U64: values[i] = static_cast<double>(reinterpret_cast<const std::uint64_t*>(buf)[i]); break;
-        }
-      }
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double v = values[i];
-        if (std::isnan(v)) { ++counts[bins]; continue; }
-        if (std::isinf(v)) { ++counts[v > 0 ? bins + 1 : bins + 2]; continue; }
-        if (v < lo || v > hi) { ++counts[bins + 3]; continue; }
-        // NumPy's np.histogram for equal bins: scale, truncate, then correct by the edges.
-        auto k = static_cast<std::int64_t>((v * scale - lo_scaled) / denom * numer);
-        if (k > last_bin) k = last_bin;
-        if (v < edges[static_cast<std::size_t>(k)]) --k;
-        if (k != last_bin && v >= edges[static_cast<std::size_t>(k) + 1]) ++k;
-        ++counts[static_cast<std::size_t>(k)];
-      }
+      lane_values(lane, buf, n, values);
+      for (std::int64_t i = 0; i < n; ++i) ++counts[slots.slot(values[i])];
     }
   });
-  for (const auto& counts : per_thread) {
-    for (std::size_t i = 0; i < bins; ++i) h.counts[i] += counts[i];
-    h.nan += counts[bins];
-    h.posinf += counts[bins + 1];
-    h.neginf += counts[bins + 2];
-    h.outside += counts[bins + 3];
-  }
+  for (const auto& counts : per_thread) slots.add_to(h, counts);
   return h;
 }
 
