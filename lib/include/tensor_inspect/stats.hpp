@@ -62,6 +62,12 @@ struct ScanOptions {
   bool release_pages = false;
   /// Called after each window with the bytes scanned so far (progress display).
   std::function<void(std::uint64_t bytes_done)> progress;
+  /// When set, and counts_bit_patterns(source), compute_stats also counts each stored bit
+  /// pattern in the same pass, into this vector (resized to 256 or 65,536 entries: entry k
+  /// counts the elements whose bytes, read as a little-endian integer, are k), so that a
+  /// histogram needs no second pass over the elements (histogram_of_patterns): a remote
+  /// file's is not fetched twice. Left empty when the pass did not count.
+  std::vector<std::uint64_t>* bit_patterns = nullptr;
 };
 
 /// Statistics of a tensor's values (decoded: float16, bfloat16, fp8 and GGUF blocks as
@@ -103,6 +109,19 @@ struct Histogram {
 /// Error(Usage) when bins is 0 or lo > hi or either is not finite.
 Histogram compute_histogram(const StoredElements& source, std::size_t bins, double lo, double hi,
                             const ScanOptions& options = {});
+
+/// True when `source`'s elements are stored whole in 1 or 2 bytes each (int8, uint8, bool,
+/// float16, bfloat16, the fp8 types, int16, uint16; not GGUF blocks, not decoded on
+/// demand): each value is a function of its bit pattern alone, so at most 65,536 counts
+/// describe them all (ScanOptions::bit_patterns).
+bool counts_bit_patterns(const StoredElements& source);
+
+/// compute_histogram(source, bins, lo, hi) from the counts of its bit patterns that
+/// compute_stats took (ScanOptions::bit_patterns): each pattern decoded once and put in
+/// its bin with its count, the same counts without reading the elements again. Throws
+/// Error(Usage) as compute_histogram does.
+Histogram histogram_of_patterns(const StoredElements& source, const std::vector<std::uint64_t>& counts,
+                                std::size_t bins, double lo, double hi);
 
 /// compute_stats of a tensor the executor computes (weak dtypes committed with
 /// `defaults`), streamed through the executor one chunk (kStatsChunk elements) at a time on

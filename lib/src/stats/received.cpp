@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "buffer/byte_source.hpp"
 #include "decode/lanes.hpp"
+#include "stats/bit_patterns.hpp"
 #include "stats/parts.hpp"
 
 namespace tensor_inspect {
@@ -25,13 +27,20 @@ namespace {
 constexpr std::uint64_t kMinRequest = std::uint64_t{4} << 20;
 constexpr std::uint64_t kMaxRequest = std::uint64_t{32} << 20;
 
+// The bit pattern counts of every request (ScanOptions::bit_patterns), added up as each ends.
+struct PatternTotals {
+  std::mutex lock;
+  std::vector<std::uint64_t>* into;
+  std::size_t itemsize;
+};
+
 // Chunks [first, last) of a source, consumed in order as their bytes arrive.
 class ReceivedChunks final : public RangeSink {
  public:
   ReceivedChunks(const StoredElements& source, Lane lane, std::vector<Moments>& parts, std::int64_t first,
-                 std::int64_t last, std::uint64_t& done, const ScanOptions& options)
+                 std::int64_t last, std::uint64_t& done, const ScanOptions& options, PatternTotals* totals)
       : source_(source), lane_(lane), parts_(parts), first_(first), last_(last), done_(done), options_(options),
-        one_(source) {
+        totals_(totals), one_(source) {
     one_.file = nullptr;  // one chunk's bytes in a buffer of ours, described as the source's
     one_.keep = nullptr;
   }
@@ -39,6 +48,7 @@ class ReceivedChunks final : public RangeSink {
   void restart() override {
     chunk_ = first_;
     filled_ = 0;
+    counts_.clear();  // counted again from the first chunk
   }
 
   void consume(std::span<const std::byte> bytes) override {
@@ -59,6 +69,11 @@ class ReceivedChunks final : public RangeSink {
     if (chunk_ == last_ && !reported_) {  // bytes past the last chunk are refused by the transfer's own check
       reported_ = true;
       staging_ = {};
+      if (totals_ && !counts_.empty()) {
+        const std::lock_guard held(totals_->lock);
+        for (std::size_t k = 0; k < counts_.size(); ++k) (*totals_->into)[k] += counts_[k];
+      }
+      counts_ = {};
       done_ += byte_offset(last_) - byte_offset(first_);
       if (options_.progress) options_.progress(done_);
     }
@@ -76,6 +91,10 @@ class ReceivedChunks final : public RangeSink {
     one_.shape.assign(1, one_.numel);
     one_.bytes = {at, static_cast<std::size_t>(chunk_size(chunk_))};
     parts_[static_cast<std::size_t>(chunk_)] = chunk_moments(one_, lane_, 0);
+    if (totals_) {
+      if (counts_.empty()) counts_.assign(totals_->into->size(), 0);
+      count_patterns(one_.bytes, totals_->itemsize, counts_.data());
+    }
     ++chunk_;
     filled_ = 0;
   }
@@ -86,6 +105,8 @@ class ReceivedChunks final : public RangeSink {
   std::int64_t first_, last_;
   std::uint64_t& done_;
   const ScanOptions& options_;
+  PatternTotals* totals_;              ///< null: no patterns counted
+  std::vector<std::uint64_t> counts_;  ///< this request's pattern counts so far
   StoredElements one_;  ///< the chunk being scanned, as a source of its own
   std::int64_t chunk_ = 0;
   std::uint64_t filled_ = 0;
@@ -104,16 +125,22 @@ bool receive_chunk_moments(const StoredElements& source, Lane lane, const ScanOp
   const std::uint64_t request = std::clamp(source.bytes.size() / 8, kMinRequest, kMaxRequest);
   const std::int64_t per_request = std::max<std::int64_t>(1, static_cast<std::int64_t>(request / chunk_bytes));
   std::uint64_t done = 0;
+  PatternTotals totals{{}, options.bit_patterns, dtype_info(source.stored).itemsize};
+  const bool count = options.bit_patterns && counts_bit_patterns(source);
+  if (count) options.bit_patterns->assign(pattern_count(source), 0);
   std::vector<std::unique_ptr<ReceivedChunks>> sinks;
   std::vector<StreamedRange> ranges;
   for (std::int64_t c = 0; c < chunks; c += per_request) {
     const std::int64_t end = std::min(chunks, c + per_request);
     const std::uint64_t begin = byte_offset_of(source, c * kStatsChunk);
     const std::uint64_t stop = end == chunks ? source.bytes.size() : byte_offset_of(source, end * kStatsChunk);
-    sinks.push_back(std::make_unique<ReceivedChunks>(source, lane, parts, c, end, done, options));
+    sinks.push_back(
+        std::make_unique<ReceivedChunks>(source, lane, parts, c, end, done, options, count ? &totals : nullptr));
     ranges.push_back({source.bytes.data() + begin, stop - begin, sinks.back().get()});
   }
-  return stream_bytes(ranges);
+  const bool streamed = stream_bytes(ranges);
+  if (!streamed && count) options.bit_patterns->clear();
+  return streamed;
 }
 
 }  // namespace tensor_inspect

@@ -58,15 +58,21 @@ TensorStatsResult tensor_stats(const Tensor& t, const TensorEntry* entry, const 
   // 394 MB when the first pass kept them; a user's finding).
   ScanOptions scan;
   scan.release_pages = true;
+  // Elements of 1 or 2 bytes have their bit patterns counted in the statistics pass: the
+  // histogram comes from the counts, with no second pass (a remote file fetched twice).
+  std::vector<std::uint64_t> patterns;
+  if (hist_asked && source && counts_bit_patterns(*source)) scan.bit_patterns = &patterns;
   row.stats = source ? compute_stats(*source, scan) : compute_stats_streamed(t, defaults, scan);
+  scan.bit_patterns = nullptr;
   apply_fail_on(req.fail_on, row);
   if (std::find(row.failed.begin(), row.failed.end(), "nan") != row.failed.end())
     row.first_nan = first_nan_index(t, defaults);
   std::optional<Histogram>& hist = result.hist;
   if (hist_asked) {
     const auto lo = row.stats->min_value(), hi = row.stats->max_value();
-    hist = source ? compute_histogram(*source, req.bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan)
-                  : compute_histogram_streamed(t, defaults, req.bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan);
+    hist = !patterns.empty() ? histogram_of_patterns(*source, patterns, req.bins, lo ? *lo : 0.0, hi ? *hi : 1.0)
+           : source        ? compute_histogram(*source, req.bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan)
+                           : compute_histogram_streamed(t, defaults, req.bins, lo ? *lo : 0.0, hi ? *hi : 1.0, scan);
   }
   if (req.plot_path && plots) {
     const std::string title =
