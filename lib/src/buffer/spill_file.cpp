@@ -65,6 +65,10 @@ int unnamed_file(const std::string& folder) {
 
 }  // namespace
 
+std::shared_ptr<MappedFile> SpillFile::as_file() const {
+  return MappedFile::open("/proc/self/fd/" + std::to_string(fd_));
+}
+
 std::shared_ptr<SpillFile> SpillFile::make(const std::byte* begin, std::uint64_t length, std::string& why) {
   const std::string folder = spill_folder();
   const int fd = unnamed_file(folder);

@@ -23,6 +23,8 @@
 #include <span>
 #include <string>
 
+#include "tensor_inspect/buffer.hpp"
+
 namespace tensor_inspect {
 
 class SpillFile {
@@ -44,6 +46,10 @@ class SpillFile {
   /// The file mapped read-only (mapped at the first call), for reads that no cache serves. Throws
   /// Error(Io) when it cannot be mapped. Thread-safe.
   const std::byte* map();
+  /// The copy as a local file of its own, mapped read-only (through /proc/self/fd: it has no
+  /// name), which stays readable as long as that MappedFile lives; messages call it `name`.
+  /// Throws Error(Io) when it cannot be opened or mapped.
+  std::shared_ptr<MappedFile> as_file() const;
   /// The folder the file is in (for -v).
   const std::string& folder() const { return folder_; }
 

@@ -11,6 +11,7 @@
 
 #include "realize/encoded_stream.hpp"
 #include "realize/kernels.hpp"
+#include "realize/reread_copies.hpp"
 #include "tensor_inspect/context.hpp"
 #include "tensor_inspect/error.hpp"
 #include "tensor_inspect/limits.hpp"
@@ -75,7 +76,7 @@ std::shared_ptr<Buffer> buffer_of(const NodePtr& buffer_node) {
 
 // Runs every kernel of `kernels` but the ones from `stop` on; returns the buffers made.
 BufferMap run_kernels(const std::vector<Kernel>& kernels, std::size_t stop) {
-  BufferMap buffers;
+  BufferMap buffers = reread_copies(kernels);  // a remote tensor read twice: copied to disk once
   auto resolve = [&buffers](const NodePtr& n) {
     auto it = buffers.find(n.get());
     return it != buffers.end() ? it->second : n;

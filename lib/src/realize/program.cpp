@@ -67,7 +67,9 @@ class Lowering {
     inst.node_rank = n->shape.size();
     if (is_load) {
       inst.after_reduce = n->op != Op::Buffer && (is_reduce(n->op) || is_scan(n->op));
-      const NodePtr& buf = n->op == Op::Buffer ? n : buffers_.at(n.get());
+      // (a BUFFER node too may have a stand-in: a remote tensor read twice, copied to disk once)
+      const auto stand_in = buffers_.find(n.get());
+      const NodePtr& buf = stand_in != buffers_.end() ? stand_in->second : n;
       inst.kind = Instance::Load;
       // With no views left (all contiguous), the loop reads elements [0, numel) of its own
       // shape: the shape of the topmost movement above the load, or the load's own.

@@ -29,7 +29,8 @@ void count_patterns(std::span<const std::byte> bytes, std::size_t itemsize, std:
     for (std::size_t i = 0; i < n; ++i) ++counts[p[i]];
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) ++counts[static_cast<unsigned>(p[2 * i]) | static_cast<unsigned>(p[2 * i + 1]) << 8];
+  for (std::size_t i = 0; i < n; ++i)
+    ++counts[static_cast<unsigned>(p[2 * i]) | static_cast<unsigned>(p[2 * i + 1]) << 8];
 }
 
 Histogram histogram_of_patterns(const StoredElements& source, const std::vector<std::uint64_t>& counts,
