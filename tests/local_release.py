@@ -12,8 +12,9 @@ the sanitizer's memory) plus 2 x 32 MiB (one batch of each file's pages) plus a 
 margin: holding the files' pages would take 384 MiB more. So do scans: x.cumsum(axis=0)[-1]
 and x.T.cumsum(axis=1)[:, -1] of the same values as a (196608, 256) file, within the float32
 bound of NumPy's float64 column sums, bit-identical to each other, under the idle peak plus
-48 MiB (they held the file), and so does a scan of 8,392,704 rows, read twice. Prints one line per check and
-`N passed, M failed`.
+48 MiB (they held the file), and so does a scan of 8,392,704 rows, read twice. Reductions of a column of
+the same values as a (6144, 8192) file (x[:, 5].sum(), x[::3, 7].max(), a softmax's column) print NumPy's
+values under the same bound (they held the file). Prints one line per check and `N passed, M failed`.
 """
 import json
 import os
@@ -65,6 +66,7 @@ def main():
         check("diff of two 192 MiB files peaks under idle + 2 x 32 MiB + 48 MiB", peak < bound,
               f"peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB, files 2 x {a.nbytes / MiB:.0f} MiB")
         scans(binary, tmp, a.reshape(-1, 256), idle)
+        sparse(binary, tmp, a.reshape(-1, 8192), idle)
     return tally.summary()
 
 
@@ -100,6 +102,27 @@ def scans(binary, tmp, x, idle):
     check("x.cumsum(axis=0)[-1] of (8392704, 2): within the float32 bound of NumPy's float64 sums, "
           "peak under idle + 48 MiB", got is not None and bool((np.abs(got - want) <= tol).all()) and
           peak < idle + 48 * MiB, f"{err[-300:]} peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f} MiB")
+
+
+def sparse(binary, tmp, x, idle):
+    """Reductions of a column of a (6144, 8192) float32 (the same 192 MiB, rows of 32 KiB): one element
+    in 32 KiB or 96 KiB, read in blocks (pread), not through the map, each of whose read faults mapped
+    a folio of up to 2 MiB (x[:, 5].sum() held the file: 261 MiB of a 256 MiB one)."""
+    path = os.path.join(tmp, "wide.npy")
+    np.save(path, x)
+    col, every3 = x[:, 5].astype(np.float64), x[::3, 7]
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    soft = (e[:, 5] / e.sum(axis=1)).sum()
+    del e
+    cases = [("x[:, 5].sum()", col.sum(), x.shape[0] * np.finfo(np.float32).eps * np.abs(col).sum()),
+             ("x[::3, 7].max()", float(every3.max()), 0.0),
+             ("x.softmax(1)[:, 5].sum()", soft, 1e-4 * soft)]
+    for expr, want, tol in cases:
+        status, out, err, peak = run_measured(binary, [path, "-e", expr, "--json"], 300)
+        got = json.loads(out)["tolist"] if status == 0 else None
+        check(f"{expr} of a {x.nbytes / MiB:.0f} MiB (6144, 8192) file: NumPy's value (float64, within float32's "
+              f"bound), peak under idle + 48 MiB", got is not None and abs(got - want) <= tol and
+              peak < idle + 48 * MiB, f"{got} vs {want}: {err[-300:]} peak {peak / MiB:.0f} MiB, idle {idle / MiB:.0f}")
 
 
 if __name__ == "__main__":

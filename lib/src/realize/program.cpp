@@ -36,6 +36,23 @@ bool same_views(const std::vector<View>& a, const std::vector<View>& b) {
 // Reads of a remote buffer this many or fewer are fetched element by element (coalesced).
 constexpr std::int64_t kEnumerateReads = std::int64_t{1} << 16;
 
+// A local file read in order with more than this many bytes between its elements, on average, is
+// read through block caches (pread) rather than its map: a chunk of kChunk such reads spans more
+// than the 32 MiB of pages a scan's batch holds (release_behind.hpp), and each read fault maps the
+// folio it lands in whole, so one chunk held them all (x[:, 5].sum() of an (8192, 8192) float32:
+// 261 MiB; x[::3, 7].sum() 200 MiB with the batches cut to a chunk).
+constexpr std::uint64_t kSparseStepBytes = std::uint64_t{16} << 10;
+
+// Whether a Load of a local mapped file under `views` read in order `order` lies that sparsely.
+bool sparse_in_file(const std::vector<View>& views, int order, std::uint64_t itemsize) {
+  if (views.empty() || order == 0) return false;
+  const auto reach = scan_reach(views, order);
+  const std::int64_t reads = prod(views.back().shape);
+  if (!reach || reads <= 0) return false;
+  const auto span = static_cast<std::uint64_t>(reach->second - reach->first + 1) * itemsize;
+  return span / static_cast<std::uint64_t>(reads) > kSparseStepBytes;
+}
+
 /// Element runs [lo, hi] of a buffer, ascending.
 using Runs = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
@@ -87,6 +104,11 @@ class Lowering {
       if (in_file && inst.order != 0 && !buffer.file()->is_remote() &&
           static_cast<std::uint64_t>(scan_block(views)) * itemsize > limits().out_of_order_bytes)
         inst.order = 0;
+      // One that lies sparsely in a large file: read in blocks, as one out of order.
+      const bool sparse = in_file && !buffer.file()->is_remote() && buffer.file()->is_mapped() &&
+                          buffer.nbytes() > limits().out_of_order_bytes && std::has_single_bit(itemsize) &&
+                          sparse_in_file(views, inst.order, itemsize);
+      if (sparse) inst.order = 0;
       const bool few = !views.empty() && prod(views.back().shape) <= kEnumerateReads;
       // The few elements of a remote one, enumerated once: to choose how it is read, and to fetch.
       std::optional<Runs> few_runs;
@@ -96,7 +118,8 @@ class Lowering {
       inst.fetch_on_read = in_file && buffer.file()->is_remote() && inst.order != 0 && (!few || spread);
       // A large one read out of order (a permute, a broadcast) goes through block caches
       // (block_reads.hpp); a remote one of at most half of remote_memory_bytes is fetched here.
-      if (in_file && inst.order == 0 && !inst.fetch_on_read && std::has_single_bit(itemsize) && (!few || spread)) {
+      if (in_file && inst.order == 0 && !inst.fetch_on_read && std::has_single_bit(itemsize) &&
+          (!few || spread || sparse)) {
         if (buffer.file()->is_remote()) {
           if (buffer.nbytes() > limits().remote_memory_bytes / 2)
             inst.block_reads = Instance::BlockReadsFrom::RemoteFile;

@@ -29,6 +29,9 @@ bool read_out_of_order(const Program& program, const MappedFile& f) {
   });
 }
 
+/// The largest page-cache folio a read fault on a file map maps at once, in bytes.
+constexpr double kFolioBytes = 2.0 * 1024 * 1024;
+
 /// Runs of adjacent elements a view may read for its windows to skip the bytes between them
 /// (view_reads): a list of at most 1 MiB.
 constexpr std::uint64_t kMaxReadRuns = std::uint64_t{1} << 16;
@@ -38,7 +41,6 @@ constexpr std::uint64_t kMaxReadRuns = std::uint64_t{1} << 16;
 ReleaseBehind::ReleaseBehind(const Program& program) {
   space_ = 1;
   for (const std::int64_t d : program.space) space_ *= d;
-  static const auto page = static_cast<double>(::sysconf(_SC_PAGESIZE));
   for (const Instance& inst : program.nodes) {
     if (inst.kind != Instance::Load || !inst.file || inst.file_bytes == 0 || space_ == 0) continue;
     if (inst.file->is_remote() && read_out_of_order(program, *inst.file)) continue;
@@ -53,10 +55,12 @@ ReleaseBehind::ReleaseBehind(const Program& program) {
       l.begin = static_cast<std::uint64_t>(reach->first) * itemsize;
       l.end = static_cast<std::uint64_t>(reach->second + 1) * itemsize;
     }
-    // A batch reads the elements a kernel index steps over, or a page each when they lie apart
-    // (a remote file's windows fetch every byte between them).
+    // A batch reads the elements a kernel index steps over, or, when they lie apart, the page-cache
+    // folio each lands in, which a read fault maps whole (up to 2 MiB: block_reads.hpp); a remote
+    // file's windows fetch every byte between them. (A page each held x[:, 5].sum() of an (8192,
+    // 8192) float32, one element in 32 KiB, at 261 MiB: its four chunks made one batch.)
     const double step = static_cast<double>(l.end - l.begin) / static_cast<double>(space_);
-    bytes_per_index_ += inst.file->is_remote() ? step : std::min(step, page);
+    bytes_per_index_ += inst.file->is_remote() ? step : std::min(step, kFolioBytes);
     if (inst.fetch_on_read) {
       l.window = std::clamp<std::uint64_t>(limits().remote_memory_bytes / 8, kFetchBlock, std::uint64_t{16} << 20);
       batch_bytes_ = std::min(batch_bytes_, std::max<std::uint64_t>(limits().remote_memory_bytes / 2, kFetchBlock));

@@ -62,8 +62,8 @@ BufferMap reread_copies(const std::vector<Kernel>& kernels) {
     }
     const std::shared_ptr<Buffer> local = Buffer::disk(copy->as_file(), 0, buffer->nbytes());
     copies[node] = make_node(Op::Buffer, node->dtype, node->shape, {}, local);
-    lib_log().info("realize: {} bytes of a remote file read {} times were copied to a temporary file in {} in {:.0f} ms "
-                   "(each read would fetch them again)",
+    lib_log().info("realize: {} bytes of a remote file read {} times were copied to a temporary file in {} in "
+                   "{:.0f} ms (each read would fetch them again)",
                    buffer->nbytes(), by.size(), copy->folder(),
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
