@@ -10,7 +10,9 @@ Over a (4096, 8192) float32 .npy of NumPy's small integers (sums exact), served 
 prints, NumPy's values where NumPy has them, the server sends the file at most 1.05 times (2.0 and 3.0
 before), and -v says the tensor was copied; peaks stay under the local run's plus 24 MiB (not under ASan), and
 under the idle peak plus 64 MiB where the local run's does (softmax holds its 128 MiB exp either way).
-`x.sum()` (one read) makes no copy. With TMPDIR a folder that does not exist the same expressions
+`x.sum()` (one read) and `x[:10].argmax()` (a few rows, fetched alone) make no copy. A running sum
+of a (8392704, 2) float32, which tinygrad splits in two passes, is copied and fetched once; one that
+outputs rows 100 to 102 reads those alone. With TMPDIR a folder that does not exist the same expressions
 print the same values, fetching each time, and -v says why; with TMPDIR a folder of its own, the folder
 is empty after the run (the copy has no name).
 Prints one line per check and `N passed, M failed`.
@@ -81,10 +83,35 @@ def main():
                   status == 0 and strip(out) == strip(local[1]) and sent >= size * 1.9 and
                   "are fetched each time: no temporary file can be made" in err,
                   f"exit {status}, {sent / size:.2f} times: {err[-300:]!r}")
-        # One read: no copy.
-        status, out, err = run(binary, url, ["-e", "x.sum()", "--json", "-v"])
-        check("x.sum(): NumPy's value, no copy", status == 0 and json.loads(out)["tolist"] == float(w.sum())
-              and "temporary file" not in err, f"{out[:200]!r} {err[-300:]!r}")
+        # One read, or reads of a few rows: no copy, and those rows fetched alone.
+        for expr, want in (("x.sum()", float(w.sum())), ("x[:10].argmax()", int(a[:10].argmax()))):
+            mark = nginx.mark()
+            status, out, err = run(binary, url, ["-e", expr, "--json", "-v"])
+            sent = sum(int(line.split()[2]) for line in nginx.lines_since(mark))
+            check(f"{expr}: NumPy's value, no copy, fetched at most once",
+                  status == 0 and json.loads(out)["tolist"] == want and "temporary file" not in err and
+                  sent <= size * 1.05 and (expr == "x.sum()" or sent < size / 10),
+                  f"{out[:200]!r} {sent / size:.2f} times, {err[-300:]!r}")
+        # A scan of more than 2**23 rows reads them twice (tinygrad splits the sum of its chunk totals):
+        # copied; one that outputs its first rows reads those alone.
+        long = a.reshape(-1)[:8392704 * 2].reshape(8392704, 2)
+        np.save(os.path.join(www, "long.npy"), long)
+        lurl, lsize = nginx.url("files", "long.npy"), long.nbytes
+        first = long[:103].astype(np.float64).cumsum(axis=0)[100:103].tolist()
+        for expr, want in (("x.cumsum(axis=0)[-1]", long.astype(np.float64).sum(axis=0).tolist()),
+                           ("x.cumsum(axis=0)[100:103]", first)):
+            local = run(binary, os.path.join(www, "long.npy"), ["-e", expr, "--json"])
+            mark = nginx.mark()
+            status, out, err = run(binary, lurl, ["-e", expr, "--json", "-v", "--limit", "remote_memory_bytes=128M"])
+            sent = sum(int(line.split()[2]) for line in nginx.lines_since(mark))
+            whole = expr.endswith("[-1]")
+            check(f"(8392704, 2) float32 {expr}: the local output (NumPy's integers), " +
+                  ("copied, fetched once" if whole else "no copy, a few rows fetched"),
+                  status == 0 and out.replace(lurl, "X") == local[1].replace(os.path.join(www, "long.npy"), "X") and
+                  json.loads(out)["tolist"] == want and
+                  ("copied to a temporary file" in err) == whole and
+                  (sent <= lsize * 1.05 if whole else sent < lsize / 10),
+                  f"{out[:200]!r} vs {local[1][:200]!r}, {sent / lsize:.2f} times: {err[-300:]!r}")
         # The copy has no name: its folder is empty after the run.
         folder = os.path.join(tmp, "spill")
         os.mkdir(folder)

@@ -120,6 +120,12 @@ NodePtr run_loop(const Kernel& k, const BufferMap& buffers);
 NodePtr run_reduce(const Kernel& k, const BufferMap& buffers);
 /// A Scan kernel: running sums in tinygrad's cumsum order, lanes on all threads (scan_sum.cpp).
 NodePtr run_scan(const Kernel& k, const BufferMap& buffers);
+/// The passes a Scan kernel makes over its input: 2 where tinygrad splits the sum of its chunk
+/// totals (a first pass makes them: rows past about 2**23), else 1.
+int scan_passes(const Kernel& k);
+/// The fraction of a Scan kernel's rows it reads: those up to the last it outputs (x.cumsum(0)[:5]
+/// reads 5), over all of them.
+double scan_rows_read(const Kernel& k);
 /// A Reduce kernel that is a matrix product BLAS can compute (matmul.cpp), or nullptr.
 NodePtr try_run_matmul(const Kernel& k, const BufferMap& buffers);
 

@@ -1,6 +1,7 @@
 // reread_copies.cpp — reread_copies: see reread_copies.hpp.
 #include "realize/reread_copies.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <utility>
@@ -10,6 +11,7 @@
 
 #include "buffer/spill_file.hpp"
 #include "log/log.hpp"
+#include "realize/kernels.hpp"
 #include "tensor_inspect/limits.hpp"
 
 namespace tensor_inspect::realize_detail {
@@ -21,6 +23,11 @@ bool remote_buffer(const Node& n) {
   return buffer && buffer->device() == Device::DISK && buffer->file() && buffer->file()->is_remote() &&
          buffer->nbytes() > limits().remote_memory_bytes / 4;
 }
+
+// Whether a read of `bytes` of a tensor of `whole` bytes counts: it reaches a quarter of them or more
+// (a shrink, x[:10], reaches a few: fetched again at little cost, where a copy would fetch them all;
+// a step, x[::2], reaches half, and fetches the blocks between).
+bool large_read(double bytes, std::uint64_t whole) { return bytes >= static_cast<double>(whole) / 4; }
 
 }  // namespace
 
@@ -41,10 +48,22 @@ BufferMap reread_copies(const std::vector<Kernel>& kernels) {
       stack.pop_back();
       if (!seen.insert(n).second) continue;
       for (const NodePtr& s : n->src) {
+        // Down the movement chain: the elements it reaches are at most the fewest along it.
         const Node* c = s.get();
-        while (is_movement(c->op) && !made.count(c)) c = c->src[0].get();
-        if (remote_buffer(*c)) readers[c].insert({i, s.get()});
-        else if (!made.count(c)) stack.push_back(c);
+        std::int64_t reach = prod(c->shape);
+        while (is_movement(c->op) && !made.count(c)) c = c->src[0].get(), reach = std::min(reach, prod(c->shape));
+        if (!remote_buffer(*c)) {
+          if (!made.count(c)) stack.push_back(c);
+          continue;
+        }
+        // A scan reads the rows up to the last it outputs, in one pass or two.
+        const bool scan = k.kind == KernelKind::Scan && n == (k.output->op == Op::Contiguous ? k.output->src[0].get()
+                                                                                               : k.output.get());
+        const double bytes = static_cast<double>(reach) * dtype_info(c->dtype).itemsize *
+                             (scan ? scan_rows_read(k) : 1.0);
+        if (!large_read(bytes, std::get<std::shared_ptr<Buffer>>(c->arg)->nbytes())) continue;
+        readers[c].insert({i, s.get()});
+        if (scan && scan_passes(k) == 2) readers[c].insert({i, nullptr});
       }
     }
   }

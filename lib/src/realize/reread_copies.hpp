@@ -19,7 +19,9 @@ namespace tensor_inspect::realize_detail {
 
 /// For each BUFFER node of a remote file of more than Limits::remote_memory_bytes / 4 (a remote block
 /// cache's size: a smaller one is fetched again, or held, at little cost) that `kernels` read more
-/// than once (two kernels, or one under two movement chains), a BUFFER node of the same dtype and
+/// than once (two kernels, or one under two movement chains; a scan split in two passes twice),
+/// each read reaching a quarter of it or more (x[:10] twice is no reason to copy it all; a
+/// scan reads its rows up to the last it outputs), a BUFFER node of the same dtype and
 /// shape over its copy on disk: stand-ins that lower() reads instead. Logs each copy at -v, and a
 /// copy that cannot be made. Throws Error(Io) as a fetch does when the transfer fails.
 BufferMap reread_copies(const std::vector<Kernel>& kernels);

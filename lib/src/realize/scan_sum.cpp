@@ -261,19 +261,41 @@ void scan_ints(const Layout& l, DType out, std::int64_t o, std::int64_t k0, std:
 
 }  // namespace
 
-NodePtr run_scan(const Kernel& k, const BufferMap& buffers) {
+namespace {
+
+// A Scan kernel's layout: its rows (the scanned axis), the lanes before and after it.
+Layout layout_of(const Kernel& k) {
   const NodePtr& node = k.output->op == Op::Contiguous ? k.output->src[0] : k.output;
-  const NodePtr& in = node->src[0];
   const Shape& arg = std::get<Shape>(node->arg);
   const auto axis = static_cast<std::size_t>(arg[0]);
   Layout l;
-  l.len = in->shape[axis];
+  l.len = node->src[0]->shape[axis];
   l.s = arg[1];
   l.first = arg[2];
   for (std::size_t d = 0; d < node->shape.size(); ++d) {
     if (d < axis) l.outer *= node->shape[d];
     if (d > axis) l.inner *= node->shape[d];
   }
+  return l;
+}
+
+}  // namespace
+
+int scan_passes(const Kernel& k) { return split_parts(layout_of(k)) != 0 ? 2 : 1; }
+
+double scan_rows_read(const Kernel& k) {
+  const NodePtr& node = k.output->op == Op::Contiguous ? k.output->src[0] : k.output;
+  const Layout l = layout_of(k);
+  const auto axis = static_cast<std::size_t>(std::get<Shape>(node->arg)[0]);
+  if (l.len <= 0) return 0.0;
+  return std::min(1.0, static_cast<double>(l.first + node->shape[axis]) / static_cast<double>(l.len));
+}
+
+NodePtr run_scan(const Kernel& k, const BufferMap& buffers) {
+  const NodePtr& node = k.output->op == Op::Contiguous ? k.output->src[0] : k.output;
+  const NodePtr& in = node->src[0];
+  const auto axis = static_cast<std::size_t>(std::get<Shape>(node->arg)[0]);
+  Layout l = layout_of(k);
   const DType out = node->dtype;
   const std::int64_t n = prod(node->shape);
   auto buf = Buffer::cpu(static_cast<std::size_t>(n) * dtype_info(out).itemsize);
