@@ -40,8 +40,10 @@ struct NoBatchHook {
 /// reads far apart in a file: ReleaseBehind::batch_items), they run in batches of `batch`
 /// with report_progress after each (a state per thread and batch). After each batch, items
 /// [0, end) all done, the calling thread calls after_batch(end) (a kernel gives back the
-/// pages it has read: release_behind.hpp). The first exception thrown by any item is
-/// rethrown once all threads stop.
+/// pages it has read: release_behind.hpp). The exception of the lowest item that throws is
+/// rethrown once all threads stop, whatever the thread count: the items after it are skipped,
+/// those before it all run (export --dtype int8 of a tensor with a nan, then an inf, named
+/// either of them at random on 2 threads).
 template <typename MakeState, typename Body, typename AfterBatch = NoBatchHook>
 void parallel_for(std::int64_t count, MakeState make_state, Body body, bool serial = false,
                   AfterBatch after_batch = {}, std::int64_t batch = kBatchItems) {
@@ -60,7 +62,7 @@ void parallel_for(std::int64_t count, MakeState make_state, Body body, bool seri
   for (std::int64_t first = 0; first < count; first += batch) {
     const std::int64_t end = std::min(count, first + batch);
     std::exception_ptr error;
-    std::atomic<bool> failed{false};
+    std::atomic<std::int64_t> failed{INT64_MAX};  // the lowest item that threw so far
     std::mutex m;
     const Context& caller = current_context();
 #pragma omp parallel
@@ -69,13 +71,15 @@ void parallel_for(std::int64_t count, MakeState make_state, Body body, bool seri
       auto state = make_state();
 #pragma omp for schedule(static)
       for (std::int64_t i = first; i < end; ++i) {
-        if (failed.load(std::memory_order_relaxed)) continue;
+        if (i > failed.load(std::memory_order_relaxed)) continue;
         try {
           body(state, i);
         } catch (...) {
           std::lock_guard<std::mutex> lock(m);
-          if (!error) error = std::current_exception();
-          failed = true;
+          if (i < failed.load(std::memory_order_relaxed)) {
+            error = std::current_exception();
+            failed.store(i, std::memory_order_relaxed);
+          }
         }
       }
     }
