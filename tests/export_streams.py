@@ -178,6 +178,25 @@ b = open(path("appended.npz"), "rb").read()
 tally.check("... and an .npz appended: streamed "
             "(descriptors), read back equal", rc == 0 and b[:4] == b"KEEP" and npz_members_equal(b[4:]), err)
 
+# Standard output a regular file past a prefix (`{ printf KEEP; tensor-inspect ... -o -; } > out`): each
+# member's CRC, patched into its local header after its data, goes at that header's place, not at the
+# file's byte 14 + offset (which overwrote the prefix's method and time fields).
+with open(path("prefixed.npz"), "wb") as f:
+  f.write(b"KEEP")
+  f.flush()
+  rc, _, err = run(["export", path("src.npz"), "--all", "--format", "npz", "-o", "-"], stdout=f)
+b = open(path("prefixed.npz"), "rb").read()
+z = b[4:]
+try:
+  members = zipfile.ZipFile(io.BytesIO(z)).infolist()
+  local_crcs = [struct.unpack("<I", z[m.header_offset + 14:m.header_offset + 18])[0] for m in members]
+  ok = (rc == 0 and b[:4] == b"KEEP" and npz_members_equal(z) and local_crcs == [m.CRC for m in members]
+        and all(z[m.header_offset:m.header_offset + 4] == b"PK\x03\x04" for m in members))
+except Exception as e:  # noqa: BLE001
+  ok, err = False, err + repr(e)
+tally.check("... an .npz into a regular file past a prefix (> out, seekable): each local header's CRC is "
+            "the central directory's, the prefix kept", ok, err)
+
 os.mkfifo(path("fifo.npz"))
 import threading
 received = []

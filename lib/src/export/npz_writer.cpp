@@ -144,6 +144,10 @@ void write_npz(const std::vector<std::pair<std::string, Tensor>>& tensors, const
   std::vector<NpzMember> members;
   ExportFile f = open_export_file(path);
   const bool streamed = !export_file_seekable(f.get());
+  // Where the archive starts in the file: a standard output opened past a prefix starts there, and
+  // each CRC is patched at its header's place after it (it went to the file's byte 14 + offset).
+  const off_t start = streamed ? 0 : ::ftello(f.get());
+  if (start < 0) throw Error(ErrorCode::Io, path + ": cannot seek: " + std::strerror(errno));
   std::uint64_t at = 0;
   for (const auto& [key, t] : tensors) {
     NpzMember m;
@@ -168,7 +172,7 @@ void write_npz(const std::vector<std::pair<std::string, Tensor>>& tensors, const
     } else {  // the CRC is known once the data is written: patched into the local header (offset 14)
       std::string crc;
       npz_le(crc, m.crc, 4);
-      const bool back = ::fseeko(f.get(), static_cast<off_t>(m.offset + 14), SEEK_SET) == 0;
+      const bool back = ::fseeko(f.get(), start + static_cast<off_t>(m.offset + 14), SEEK_SET) == 0;
       if (back) put_bytes(f.get(), crc.data(), 4, path);
       if (!back || ::fseeko(f.get(), 0, SEEK_END) != 0)
         throw Error(ErrorCode::Io, path + ": cannot seek: " + std::strerror(errno));
