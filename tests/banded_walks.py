@@ -13,6 +13,8 @@ are NumPy's, bit for bit.
    `-e 'x.T.contiguous().max(axis=0)'` prints NumPy's values (the nan's row aside: max meets it in an
    order of its own) and what the file map gives, and -vv says its caches read each block once (before:
    the walk thrashed the caches and went through the file map).
+   A cast that raises at a nan and later at an inf (export --dtype int8) names the nan on 1, 2 and 3
+   threads alike (the lowest failing chunk's error; 2 threads named either).
 2. Memory (not under ASan): export -e 'x.T' of a (393216, 64) float32 table (96 MiB) under the same limit,
    to a .npy file, peaks under the tool's idle peak plus 32 MiB; it held the file's pages, about 100 MiB.
 Prints one line per check and `N passed, M failed`.
@@ -116,6 +118,23 @@ def values(binary, tmp):
           len(blocks) == 1 and blocks[0] <= a.nbytes * 1.05, f"{said}")
 
 
+def first_error(binary, tmp):
+    """A cast that raises at a nan and, later, at an inf names the nan on any thread count: the lowest
+    failing chunk's error (it named either at random on 2 threads)."""
+    a = np.random.default_rng(23).standard_normal((70000, 3), dtype=np.float32)
+    a[0, 0], a[60000, 2] = np.nan, np.inf
+    src, out = os.path.join(tmp, "bad.npy"), os.path.join(tmp, "bad_out.npy")
+    np.save(src, a)
+    for expr in ("x.T", "x"):
+        said = set()
+        for threads in (1, 2, 2, 2, 2, 3, 3, 3):
+            status, err = tool(binary, "export", src, "-e", expr, "--dtype", "int8", "-o", out, "--force",
+                               threads=threads)
+            said.add((status, err.strip()))
+        check(f"export -e '{expr}' --dtype int8 over a nan, then an inf: one error on 1, 2 and 3 threads, the nan's",
+              len(said) == 1 and next(iter(said))[0] == 2 and "NaN" in next(iter(said))[1], f"{said}")
+
+
 def memory(binary, tmp):
     tiny = os.path.join(tmp, "tiny.npy")
     np.save(tiny, np.ones((2, 3), dtype=np.float32))
@@ -134,6 +153,7 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="ti-banded-") as tmp:
         values(binary, tmp)
+        first_error(binary, tmp)
         if not ASAN:
             memory(binary, tmp)
     return tally.summary()

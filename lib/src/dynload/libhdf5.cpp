@@ -6,7 +6,8 @@
 // So these definitions of the HDF5 functions the loader calls open TI_LIBHDF5_SONAME with
 // dlopen at the first call and forward to it. A function newly used in loaders/hdf5*.cpp
 // needs one line here: until then the link fails with "undefined reference". Of libhdf5's
-// globals only H5P_FILE_ACCESS's class is read (hdf5_file_access_class); the H5T_NATIVE_*
+// globals only H5P_FILE_ACCESS's and H5P_DATASET_ACCESS's classes are read (hdf5_file_access_class,
+// hdf5_dataset_access_class); the H5T_NATIVE_*
 // types are not needed, as data is read in the type the file stores (no conversion).
 #include <dlfcn.h>
 #include <hdf5.h>
@@ -47,6 +48,11 @@ F resolve_hdf5(const char* name) {
 hid_t hdf5_file_access_class() {
   if (H5open() < 0) throw Error(ErrorCode::Unsupported, TI_LIBHDF5_SONAME ": H5open failed");
   return *static_cast<const hid_t*>(libhdf5_symbol("H5P_CLS_FILE_ACCESS_ID_g"));
+}
+
+hid_t hdf5_dataset_access_class() {
+  if (H5open() < 0) throw Error(ErrorCode::Unsupported, TI_LIBHDF5_SONAME ": H5open failed");
+  return *static_cast<const hid_t*>(libhdf5_symbol("H5P_CLS_DATASET_ACCESS_ID_g"));
 }
 
 }  // namespace tensor_inspect
@@ -130,5 +136,8 @@ H5Z_filter_t H5Pget_filter2(hid_t p, unsigned i, unsigned* flags, size_t* nelmts
 }
 int H5Pget_external_count(hid_t p) { TI_LIBHDF5(H5Pget_external_count, p); }
 herr_t H5Pclose(hid_t p) { TI_LIBHDF5(H5Pclose, p); }
+herr_t H5Pset_chunk_cache(hid_t p, size_t slots, size_t bytes, double w0) {
+  TI_LIBHDF5(H5Pset_chunk_cache, p, slots, bytes, w0);
+}
 htri_t H5Zfilter_avail(H5Z_filter_t id) { TI_LIBHDF5(H5Zfilter_avail, id); }
 }

@@ -5,13 +5,16 @@
 // type), so libhdf5 only decompresses and copies, and byte order is ours to fix, as for a
 // big-endian .npy. A realize reads the dataset whole (libhdf5 goes chunk by chunk); a
 // larger dataset than kHdf5ReadWholeBytes of which loops ask single elements (a summary's
-// edges) is read one chunk at a time, keeping the last chunk read: memory stays at one
-// chunk (at most Limits::hdf5_chunk_bytes) whatever the dataset's size.
+// edges, or a kernel streamed through its producer) is read a block at a time, a chunk or a band of
+// one, keeping the blocks read last (Hdf5ChunkCache): memory stays at 32 MiB of them (or one chunk,
+// at most Limits::hdf5_chunk_bytes) whatever the dataset's size.
 #include "loaders/hdf5_read.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <list>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tensor_inspect/error.hpp"
@@ -23,6 +26,9 @@ namespace {
 
 /// Datasets up to this many bytes are read whole even for a few elements.
 constexpr std::uint64_t kHdf5ReadWholeBytes = std::uint64_t{16} << 20;
+/// Bytes (and blocks) the blocks of element-by-element reads hold at most, and bytes libhdf5's
+/// decompressed chunks of the dataset hold at most (Hdf5ChunkCache); one block is kept whatever its size.
+constexpr std::uint64_t kHdf5BlocksBytes = std::uint64_t{32} << 20, kHdf5MaxBlocks = 65536;
 /// Chunks and bytes one H5Dread of a chunked dataset spans at most (or one chunk, when larger).
 /// libhdf5 keeps a record with its own dataspace for each chunk a read selects, about 2 KB: two
 /// datasets of 327,680 chunks of (2, 4) each, read whole, peaked at 1.26 GB.
@@ -103,16 +109,36 @@ void for_each_hdf5_slab(const Hdf5Dataset& d, Read&& read) {
   }
 }
 
-/// The last chunk read of one dataset, for element-by-element reads.
+/// Blocks of one dataset read for element-by-element reads (a summary's edges, or a whole kernel
+/// streamed through its producer in C order): a block is a chunk, or a band of rows of it along the
+/// first axis, so sized that the blocks across the dataset's other axes, a band of its rows, take
+/// half of kHdf5BlocksBytes; up to kHdf5BlocksBytes (and kHdf5MaxBlocks) of them are kept, the least
+/// recently used leaving first. libhdf5 keeps up to as many bytes of decompressed chunks for the
+/// dataset (H5Pset_chunk_cache), so a band of a compressed chunk does not decompress it again.
+/// One chunk kept was not enough: a C-order walk of a dataset chunked by column, (200000, 48)
+/// float32 in chunks of (200000, 1), read a chunk of 800 KB for every element, and never ended.
 class Hdf5ChunkCache {
  public:
   Hdf5ChunkCache(std::shared_ptr<const Hdf5File> file, Hdf5Dataset d) : file_(std::move(file)), d_(std::move(d)) {
     itemsize_ = dtype_info(*d_.type.dtype).itemsize;
+    const std::size_t rank = d_.shape.size();
+    block_.assign(rank, 1);
+    grid_.assign(rank, 1);
+    std::uint64_t row = itemsize_;  // bytes of one index along the first axis, over every chunk
+    for (std::size_t k = 1; k < rank; ++k) {
+      const auto c = static_cast<std::uint64_t>(d_.chunk[k]), dim = static_cast<std::uint64_t>(d_.shape[k]);
+      row *= (dim + c - 1) / c * c;
+    }
+    for (std::size_t k = 0; k < rank; ++k) {
+      const auto c = static_cast<hsize_t>(d_.chunk[k]);
+      block_[k] = k > 0 ? c : static_cast<hsize_t>(std::clamp<std::uint64_t>(kHdf5BlocksBytes / 2 / row, 1, c));
+      grid_[k] = (static_cast<hsize_t>(d_.shape[k]) + block_[k] - 1) / block_[k];
+    }
   }
   ~Hdf5ChunkCache() {
-    if (dset_ < 0) return;
     auto lock = hdf5_lock();
-    H5Dclose(dset_);
+    if (active_ == this) active_ = nullptr;
+    if (dset_ >= 0) H5Dclose(dset_);
   }
   Hdf5ChunkCache(const Hdf5ChunkCache&) = delete;
   Hdf5ChunkCache& operator=(const Hdf5ChunkCache&) = delete;
@@ -120,53 +146,85 @@ class Hdf5ChunkCache {
   Scalar element(std::int64_t i) {
     auto lock = hdf5_lock();
     const std::size_t rank = d_.shape.size();
-    std::vector<hsize_t> coord(rank);
+    coord_.resize(rank);
     for (std::size_t k = rank; k-- > 0;) {
-      coord[k] = static_cast<hsize_t>(i % d_.shape[k]);
+      coord_[k] = static_cast<hsize_t>(i % d_.shape[k]);
       i /= d_.shape[k];
     }
-    bool inside = !start_.empty();
-    for (std::size_t k = 0; k < rank && inside; ++k) inside = coord[k] >= start_[k] && coord[k] < start_[k] + count_[k];
-    if (!inside) load_chunk(coord);
+    std::uint64_t id = 0;
+    for (std::size_t k = 0; k < rank; ++k) id = id * grid_[k] + coord_[k] / block_[k];
+    const auto found = held_.find(id);
+    if (found != held_.end()) blocks_.splice(blocks_.begin(), blocks_, found->second);  // the most recent
+    else load(id);
+    const Block& b = blocks_.front();
     std::uint64_t at = 0;
-    for (std::size_t k = 0; k < rank; ++k) at = at * count_[k] + (coord[k] - start_[k]);
-    std::byte b[16];
-    std::memcpy(b, chunk_.data() + at * itemsize_, itemsize_);
-    if (d_.type.big_endian) std::reverse(b, b + itemsize_);
-    return load_scalar(*d_.type.dtype, b);
+    for (std::size_t k = 0; k < rank; ++k) at = at * b.count[k] + (coord_[k] - b.start[k]);
+    std::byte bytes[16];
+    std::memcpy(bytes, b.bytes.data() + at * itemsize_, itemsize_);
+    if (d_.type.big_endian) std::reverse(bytes, bytes + itemsize_);
+    return load_scalar(*d_.type.dtype, bytes);
   }
 
  private:
-  void load_chunk(const std::vector<hsize_t>& coord) {
+  struct Block {
+    std::uint64_t id = 0;
+    std::vector<hsize_t> start, count;
+    std::vector<std::byte> bytes;
+  };
+
+  // Reads block `id` (coord_ lies in it) to the front of blocks_, the least recently used leaving.
+  // Only the dataset read last keeps its blocks: the tensors of a file live as long as its
+  // selection (--stats of two such datasets held both caches, 155 MiB).
+  void load(std::uint64_t id) {
+    if (active_ != this) {
+      if (active_) active_->drop();
+      active_ = this;
+    }
     if (dset_ < 0) {
-      dset_ = H5Dopen2(file_->id(), d_.name.c_str(), H5P_DEFAULT);
+      Hdf5Id access(H5Pcreate(hdf5_dataset_access_class()), H5Pclose);
+      if (access.ok()) H5Pset_chunk_cache(access.get(), 12421, kHdf5BlocksBytes, 0.75);
+      dset_ = H5Dopen2(file_->id(), d_.name.c_str(), access.ok() ? access.get() : H5P_DEFAULT);
       if (dset_ < 0) hdf5_read_failed(*file_, d_.name, hdf5_error_text());
     }
-    const std::size_t rank = coord.size();
-    start_.assign(rank, 0);
-    count_.assign(rank, 1);
-    std::uint64_t n = 1;
+    const std::size_t rank = coord_.size();
+    Block b;
+    b.id = id;
+    b.start.resize(rank), b.count.resize(rank);
+    std::uint64_t n = itemsize_;
     for (std::size_t k = 0; k < rank; ++k) {
-      const auto c = static_cast<hsize_t>(d_.chunk[k]);
-      start_[k] = coord[k] / c * c;
-      count_[k] = std::min<hsize_t>(c, static_cast<hsize_t>(d_.shape[k]) - start_[k]);
-      n *= count_[k];
+      b.start[k] = coord_[k] / block_[k] * block_[k];
+      b.count[k] = std::min<hsize_t>(block_[k], static_cast<hsize_t>(d_.shape[k]) - b.start[k]);
+      n *= b.count[k];
     }
-    chunk_.resize(static_cast<std::size_t>(n * itemsize_));
-    try {
-      read_hdf5_block(*file_, d_.name, dset_, start_, count_, chunk_);
-    } catch (...) {
-      start_.clear();
-      throw;
+    while (!blocks_.empty() && (held_bytes_ + n > kHdf5BlocksBytes || blocks_.size() >= kHdf5MaxBlocks)) {
+      held_bytes_ -= blocks_.back().bytes.size();
+      held_.erase(blocks_.back().id);
+      blocks_.pop_back();
     }
+    b.bytes.resize(static_cast<std::size_t>(n));
+    read_hdf5_block(*file_, d_.name, dset_, b.start, b.count, b.bytes);
+    blocks_.push_front(std::move(b));
+    held_[id] = blocks_.begin();
+    held_bytes_ += n;
   }
 
+  // Gives back the blocks, and libhdf5's chunks of the dataset (closed: its chunk cache goes with it).
+  void drop() {
+    blocks_.clear(), held_.clear(), held_bytes_ = 0;
+    if (dset_ >= 0) H5Dclose(dset_);
+    dset_ = -1;
+  }
+
+  static inline Hdf5ChunkCache* active_ = nullptr;  ///< the cache that holds blocks (under hdf5_lock)
   std::shared_ptr<const Hdf5File> file_;
   Hdf5Dataset d_;
   std::size_t itemsize_ = 0;
   hid_t dset_ = -1;
-  std::vector<hsize_t> start_, count_;  ///< the block held (empty: none)
-  std::vector<std::byte> chunk_;
+  std::vector<hsize_t> block_, grid_;  ///< a block's extent along each axis; blocks along each axis
+  std::vector<hsize_t> coord_;
+  std::list<Block> blocks_;  ///< the most recently used first
+  std::unordered_map<std::uint64_t, std::list<Block>::iterator> held_;  ///< block id -> its place
+  std::uint64_t held_bytes_ = 0;
 };
 
 }  // namespace

@@ -34,6 +34,9 @@ std::string hdf5_error_text();
 /// H5P_FILE_ACCESS, the property list class of file access: a global of libhdf5, read
 /// after it is loaded and initialized (dynload/libhdf5.cpp).
 hid_t hdf5_file_access_class();
+/// H5P_DATASET_ACCESS, the class of a dataset access property list, read from the loaded
+/// libhdf5 as hdf5_file_access_class reads its file access class. Throws as it does.
+hid_t hdf5_dataset_access_class();
 
 /// An hid_t closed with `close` at scope end (under the lock the caller holds).
 class Hdf5Id {
