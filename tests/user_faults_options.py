@@ -204,7 +204,7 @@ def fault6_plot_temporaries_on_signals():
         time.sleep(0.005)
       return p, sorted(os.listdir(out_dir))
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
       p, staged = start()
       p.send_signal(sig)
       err = p.communicate(timeout=60)[1]

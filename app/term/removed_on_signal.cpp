@@ -24,7 +24,9 @@ static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<RemovalTicke
 
 std::atomic<RemovalTicket*> registered{nullptr};
 
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+// SIGPIPE too: a reader that stops early (`| head -1`) ends the run by it (main.cpp), and a kill -PIPE
+// left an output's temporary file behind.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 void remove_and_end(int sig) {
   for (RemovalTicket* t = registered.load(); t != nullptr; t = t->next)

@@ -1,5 +1,5 @@
 // app/term/removed_on_signal.hpp — files a run is half-way through making (--plot's temporary
-// PNGs), removed when SIGINT, SIGTERM or SIGHUP ends the process, which runs no destructor.
+// PNGs), removed when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the process, which runs no destructor.
 //
 //   const RemovalTicket* t = remove_on_signal(tmp);   // after creating tmp
 //   ...                                                // Ctrl-C here: tmp is unlinked, then the

@@ -147,7 +147,7 @@ int OutputFiles::stage_file(Staged s) {
   // one arriving in between would leave the temporary file behind (a SIGTERM right after open).
   sigset_t ending, before;
   sigemptyset(&ending);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&ending, sig);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&ending, sig);
   pthread_sigmask(SIG_BLOCK, &ending, &before);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   const int open_errno = errno;
