@@ -111,21 +111,11 @@ BlockReads& ChunkEvaluator::block_reads(std::size_t k) {
   if (!block_reads_[k]) {
     const Instance& inst = program_.nodes[k];
     block_reads_[k] = &inst.block_caches->mine([&] {  // the kernel's first reads, once per Load
-      std::int64_t space = 1;
-      for (const std::int64_t d : program_.space) space *= d;
-      std::vector<std::int64_t> sample;
+      std::vector<std::int64_t> sample;  // its first chunks, in the order they run
       const ChunkOrder& order = program_.order;
-      if (order.banded()) {  // its first chunks in the order they run
-        const auto most = static_cast<std::size_t>(kBlockSample);
-        for (std::int64_t item = 0; item < order.items() && sample.size() < most; ++item) {
-          const auto [at, n] = order.at(item);
-          const std::int64_t* idx = indices(inst, at, n);
-          sample.insert(sample.end(), idx, idx + n);
-        }
-        return sample;
-      }
-      for (std::int64_t at = 0; at < std::min(space, kBlockSample); at += static_cast<std::int64_t>(capacity_)) {
-        const auto n = static_cast<std::size_t>(std::min(static_cast<std::int64_t>(capacity_), space - at));
+      for (std::int64_t item = 0; item < order.items() && sample.size() < static_cast<std::size_t>(kBlockSample);
+           ++item) {
+        const auto [at, n] = order.at(item);
         const std::int64_t* idx = indices(inst, at, n);
         sample.insert(sample.end(), idx, idx + n);
       }

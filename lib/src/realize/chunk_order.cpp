@@ -32,9 +32,7 @@ std::uint64_t last_axis_step(const Instance& load) {
 }  // namespace
 
 ChunkOrder ChunkOrder::of(const Program& program) {
-  ChunkOrder order;
-  order.elements = 1;
-  for (const std::int64_t d : program.space) order.elements *= d;
+  ChunkOrder order{prod(program.space)};
   if (program.space.size() < 2 || program.space.back() < kBandedRow) return order;
   const std::int64_t rows = order.elements / program.space.back();
   if (rows < 2) return order;

@@ -65,6 +65,12 @@ struct ChunkOrder {
     const std::int64_t s = item / rows, j = first_row + item % rows;
     return {j * row + s * band, static_cast<std::size_t>(std::min(band, row - s * band))};
   }
+  /// Linear: the first element of chunks [first, first + count) and their length together (they
+  /// follow one another).
+  std::pair<std::int64_t, std::size_t> run(std::int64_t first, std::int64_t count) const {
+    const auto chunk = static_cast<std::int64_t>(kChunk);
+    return {first * chunk, static_cast<std::size_t>(std::min(elements - first * chunk, count * chunk))};
+  }
 
  private:
   std::int64_t bands() const { return (row + band - 1) / band; }

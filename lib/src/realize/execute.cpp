@@ -173,7 +173,7 @@ void stream_batches(const NodePtr& root, std::size_t batch, bool any_order, cons
   BufferMap buffers;
   Program prog = streaming_program(root, buffers);
   if (any_order) prog.order = ChunkOrder::of(prog);
-  const ChunkOrder order = prog.order.banded() ? prog.order : ChunkOrder{n};
+  const ChunkOrder& order = prog.order;
   const auto per_batch = static_cast<std::int64_t>(batch / kChunk);
   ReleaseBehind release(prog);  // nothing to give back when banded
   for (std::int64_t first = 0; first < order.items(); first += per_batch) {
@@ -264,9 +264,8 @@ void for_each_chunk(const NodePtr& root, std::size_t max_elements, const ChunkSi
         const Word* v = ev.run(at, len);
         std::copy(v, v + len, words.data() + off);
       },
-      [&](const ChunkOrder&, std::int64_t first, std::int64_t count) {
-        const std::int64_t start = first * static_cast<std::int64_t>(kChunk);
-        const auto m = static_cast<std::size_t>(std::min(n - start, count * static_cast<std::int64_t>(kChunk)));
+      [&](const ChunkOrder& order, std::int64_t first, std::int64_t count) {
+        const auto [start, m] = order.run(first, count);
         sink(chunk_of(root->dtype, start, m, words.data()));
       });
 }
@@ -291,8 +290,7 @@ void for_each_encoded(const NodePtr& root, std::size_t max_elements, const Encod
       },
       [&](const ChunkOrder& order, std::int64_t first, std::int64_t count) {
         if (!order.banded()) {  // the batch's chunks follow one another
-          const std::int64_t start = first * static_cast<std::int64_t>(kChunk);
-          const auto m = static_cast<std::size_t>(std::min(n - start, count * static_cast<std::int64_t>(kChunk)));
+          const auto [start, m] = order.run(first, count);
           sink(start, std::span<const std::byte>(bytes.data(), m * itemsize));
           return;
         }

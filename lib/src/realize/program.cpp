@@ -331,6 +331,7 @@ Program lower(const NodePtr& body, const BufferMap& buffers, const std::optional
     l.steps_.push_back(MoveStep{Op::Permute, s, *permute, {}});
   }
   l.visit(body);
+  p.order = ChunkOrder{prod(p.space)};  // linear until a Loop kernel's runner bands it
   // The Loads read through block caches share the cap between them: three of x.T's in one kernel
   // held 32 MiB each (105 MiB peak for a 256 MiB file; 42 MiB shared).
   const auto cached = static_cast<std::uint64_t>(

@@ -67,8 +67,9 @@ struct Instance {
 struct Program {
   Shape space;                     ///< the kernel's index space (C order)
   std::vector<Instance> nodes;
-  /// The order its chunks run in: linear, or banded for a Loop kernel (run_loop and the streams
-  /// set it: ChunkOrder::of), which the block caches' first reads sample in the same order.
+  /// The order its chunks run in: linear (as lower() makes it), or banded for a Loop kernel (run_loop
+  /// and the streams set it: ChunkOrder::of), which the block caches' first reads sample in the same
+  /// order.
   ChunkOrder order;
   std::size_t root() const { return nodes.size() - 1; }
   /// True when the root is a load: the kernel only moves stored elements (a slice, a

@@ -57,8 +57,7 @@ BufferMap reread_copies(const std::vector<Kernel>& kernels) {
           continue;
         }
         // A scan reads the rows up to the last it outputs, in one pass or two.
-        const bool scan = k.kind == KernelKind::Scan && n == (k.output->op == Op::Contiguous ? k.output->src[0].get()
-                                                                                               : k.output.get());
+        const bool scan = k.kind == KernelKind::Scan && is_scan(n->op);
         const double bytes = static_cast<double>(reach) * dtype_info(c->dtype).itemsize *
                              (scan ? scan_rows_read(k) : 1.0);
         if (!large_read(bytes, std::get<std::shared_ptr<Buffer>>(c->arg)->nbytes())) continue;
